@@ -1,0 +1,56 @@
+"""Errors that say which file, which field, and what to do about it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class MemgovError(Exception):
+    """Base class: every error memgov raises on purpose."""
+
+
+class ValidationError(MemgovError):
+    """A record or config value is wrong.
+
+    ``path`` is the file (may be None for a candidate not yet written),
+    ``field`` the front-matter field, ``hint`` what to do.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | str | None = None,
+        field: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.path = str(path) if path is not None else None
+        self.field = field
+        self.message = message
+        self.hint = hint
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        where = self.path or "<candidate>"
+        if self.field:
+            where += f": field '{self.field}'"
+        text = f"{where}: {self.message}"
+        if self.hint:
+            text += f" ({self.hint})"
+        return text
+
+
+class TransitionError(MemgovError):
+    """A lifecycle transition the state machine does not allow."""
+
+
+class StoreError(MemgovError):
+    """The store cannot do what was asked (missing, locked, not a store...)."""
+
+
+class NotFoundError(StoreError):
+    """No memory, item or decision with that id."""
+
+
+class AuthorizationError(MemgovError):
+    """The actor may not make this decision."""

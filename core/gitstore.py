@@ -1,0 +1,91 @@
+"""The store's git repository, driven through gitpython.
+
+Every change to the store is one commit whose author is the actor. The
+committer identity is set explicitly, so a machine without a global git
+identity (CI) still commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+COMMITTER = ("memgov", "memgov@localhost")
+
+
+def actor_identity(actor: str) -> tuple[str, str]:
+    """(name, email) for a git author from an actor string (an email or a name)."""
+    actor = actor.strip() or "unknown"
+    if "@" in actor:
+        return actor.split("@", 1)[0], actor
+    return actor, f"{actor}@memgov.invalid"
+
+
+def _env(actor: str) -> dict[str, str]:
+    name, email = actor_identity(actor)
+    return {
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_COMMITTER_NAME": COMMITTER[0],
+        "GIT_COMMITTER_EMAIL": COMMITTER[1],
+    }
+
+
+def init_repo(root: Path) -> git.Repo:
+    repo = git.Repo.init(root, initial_branch="main")
+    with repo.config_writer() as cfg:
+        cfg.set_value("core", "quotepath", "false")
+    return repo
+
+
+def open_repo(root: Path) -> git.Repo:
+    return git.Repo(root)
+
+
+def commit(repo: git.Repo, paths: Iterable[str], *, actor: str, message: str) -> str | None:
+    """Stage exactly these paths (added, changed or removed) and commit them.
+
+    Returns the new commit's hexsha, or None when nothing changed.
+    """
+    paths = sorted(set(paths))
+    if not paths:
+        return None
+    repo.git.add("--all", "--", *paths)
+    if not repo.git.diff("--cached", "--name-only", "--", *paths):
+        return None
+    with repo.git.custom_environment(**_env(actor)):
+        repo.git.commit("--no-verify", "--quiet", "-m", message, "--", *paths)
+    return str(repo.head.commit.hexsha)
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    author: str
+    when: str
+    message: str
+
+
+def log_for(repo: git.Repo, path: str, *, limit: int = 200) -> list[CommitInfo]:
+    """Commits touching one path, oldest first (following renames is not needed:
+    memory files never move)."""
+    if not repo.head.is_valid():
+        return []
+    out = []
+    for c in repo.iter_commits(paths=path, max_count=limit):
+        out.append(
+            CommitInfo(
+                sha=c.hexsha,
+                author=str(c.author.email),
+                when=c.authored_datetime.isoformat(),
+                message=str(c.message).strip(),
+            )
+        )
+    return list(reversed(out))
+
+
+def status_porcelain(repo: git.Repo) -> list[str]:
+    return [line for line in repo.git.status("--porcelain").splitlines() if line.strip()]

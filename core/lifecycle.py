@@ -1,0 +1,61 @@
+"""The lifecycle state machine (SPEC section 3, seed 3.1), as one table.
+
+``NEW`` stands for "no record yet". Every transition the store makes goes
+through :func:`check`; anything not in the table is refused with the reason.
+"""
+
+from __future__ import annotations
+
+from core.errors import TransitionError
+from core.record import STATUSES
+
+NEW = "new"
+
+#: (from, to) -> (trigger, who may cause it)
+TRANSITIONS: dict[tuple[str, str], tuple[str, str]] = {
+    (NEW, "active"): ("write gate passed, no contradiction", "pipeline"),
+    (NEW, "conflict"): ("write contradicts an active record of the same key", "pipeline"),
+    ("active", "active"): ("reconfirmed: verified_at = now, source added", "pipeline"),
+    ("active", "superseded"): ("replaced by newer evidence", "decision or policy"),
+    ("active", "conflict"): ("contradicting evidence arrived", "pipeline"),
+    ("active", "expired"): ("past expires_at, or verification too old", "sweep"),
+    ("active", "deleted"): ("deletion approved", "person"),
+    ("conflict", "active"): ("contradiction adjudicated", "person"),
+    ("conflict", "deleted"): ("'use neither'", "person"),
+    ("superseded", "deleted"): ("deletion approved", "person"),
+    ("expired", "active"): ("re-verified", "pipeline or person"),
+    ("expired", "deleted"): ("deletion approved", "person"),
+}
+
+_WHY_NOT: dict[tuple[str, str], str] = {
+    ("conflict", "superseded"): (
+        "an unresolved contradiction cannot be declared replaced: adjudicate it first "
+        "(conflict -> active), then supersede the loser (active -> superseded)"
+    ),
+}
+
+
+def is_legal(from_status: str, to_status: str) -> bool:
+    return (from_status, to_status) in TRANSITIONS
+
+
+def check(from_status: str, to_status: str, *, memory_id: str = "") -> tuple[str, str]:
+    """Return (trigger, who) for a legal transition, raise TransitionError otherwise."""
+    for status in (from_status, to_status):
+        if status != NEW and status not in STATUSES:
+            raise TransitionError(f"unknown status {status!r}; statuses are {', '.join(STATUSES)}")
+    rule = TRANSITIONS.get((from_status, to_status))
+    if rule is not None:
+        return rule
+    who = f"memory {memory_id}: " if memory_id else ""
+    if from_status == "deleted":
+        reason = "a deleted memory is erased; nothing comes back out of deleted"
+    elif to_status == NEW:
+        reason = "a memory cannot become new again"
+    else:
+        reason = _WHY_NOT.get((from_status, to_status), "not a transition of the lifecycle")
+    legal = sorted(to for (frm, to) in TRANSITIONS if frm == from_status)
+    allowed = f"; from {from_status} the legal targets are {', '.join(legal)}" if legal else ""
+    raise TransitionError(
+        f"{who}illegal transition {from_status} -> {to_status}: {reason}{allowed}"
+    )

@@ -1,0 +1,169 @@
+"""Daily logs (``logs/YYYY/MM/YYYY-MM-DD.md``): the raw evidence sources point into.
+
+A day's log groups messages by task::
+
+    # 2027-03-14
+
+    ## task tr_20270314_02
+
+    - [7] 10:20 user: 以后文档都用中文,对比直接上表
+
+A source pointer ``{task, message_index, log}`` resolves to the message line;
+:func:`resolve` returns it with a few lines of context. Imported memories point
+at their original file and line instead (``file``, ``line``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from core.fsutil import atomic_write_text
+from core.record import Source
+
+LOG_DIR = "logs"
+TASK_RE = re.compile(r"^##\s+task\s+(?P<task>\S+)\s*$")
+MESSAGE_RE = re.compile(r"^\s*-\s+\[(?P<index>\d+)\]\s")
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """The resolved evidence: where it is, and the lines around it."""
+
+    file: str  # relative to the store root, or the original path for imports
+    line: int  # 1-based line of the pointed-at message
+    lines: tuple[tuple[int, str], ...]  # (line number, text) with context
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "lines": [{"line": n, "text": t} for n, t in self.lines],
+        }
+
+
+def log_path(when: datetime) -> str:
+    return f"{LOG_DIR}/{when:%Y}/{when:%m}/{when:%Y-%m-%d}.md"
+
+
+def append_message(
+    root: Path, *, task: str, index: int, role: str, text: str, when: datetime
+) -> tuple[str, int]:
+    """Append one message to the day's log; return (log path, line number).
+
+    Messages of a task that already has a section that day go at its end.
+    Writing is a whole-file replace through a temporary file (the caller holds
+    the store lock and commits the file).
+    """
+    rel = log_path(when)
+    path = root / rel
+    lines = (
+        path.read_text(encoding="utf-8").splitlines() if path.exists() else [f"# {when:%Y-%m-%d}"]
+    )
+    body = " ".join(text.split())
+    entry = f"- [{index}] {when:%H:%M} {role}: {body}"
+    start = next(
+        (i for i, line in enumerate(lines) if (m := TASK_RE.match(line)) and m["task"] == task),
+        None,
+    )
+    if start is None:
+        lines += ["", f"## task {task}", "", entry]
+        number = len(lines)
+    else:
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
+        )
+        while end > start + 1 and not lines[end - 1].strip():
+            end -= 1
+        lines.insert(end, entry)
+        number = end + 1
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return rel, number
+
+
+def _find_in_lines(lines: list[str], task: str, index: int | None) -> int | None:
+    in_task = False
+    for number, line in enumerate(lines, start=1):
+        header = TASK_RE.match(line)
+        if header:
+            if in_task:
+                return None
+            in_task = header["task"] == task
+            if in_task and index is None:
+                return number
+            continue
+        if in_task and (m := MESSAGE_RE.match(line)) and int(m["index"]) == index:
+            return number
+    return None
+
+
+def _read_lines(path: Path) -> list[str] | None:
+    try:
+        if not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+
+
+def _excerpt(lines: list[str], number: int, shown: str, context: int) -> Excerpt:
+    low, high = max(number - context, 1), min(number + context, len(lines))
+    return Excerpt(
+        file=shown, line=number, lines=tuple((n, lines[n - 1]) for n in range(low, high + 1))
+    )
+
+
+def resolve(
+    root: Path, source: Source, *, context: int = 2, task_logs: dict[str, list[str]] | None = None
+) -> Excerpt | None:
+    """The evidence a source points at, or None when it does not resolve.
+
+    ``task_logs`` (task id -> log paths) lets callers that resolve many sources
+    build :func:`task_index` once instead of scanning the logs each time.
+    """
+    if source.file is not None:
+        target = Path(source.file)
+        if not target.is_absolute():
+            target = root / target
+        lines = _read_lines(target)
+        if lines is None:
+            return None
+        if source.line is None:
+            return _excerpt(lines, 1, source.file, context) if lines else None
+        if source.line > len(lines):
+            return None
+        return _excerpt(lines, source.line, source.file, context)
+    candidates: list[str]
+    if source.log is not None:
+        if ".." in Path(source.log).parts:
+            return None
+        candidates = [source.log]
+    elif task_logs is not None:
+        candidates = task_logs.get(source.task, [])
+    else:
+        candidates = task_index(root).get(source.task, [])
+    for rel in candidates:
+        lines = _read_lines(root / rel)
+        if lines is None:
+            continue
+        number = _find_in_lines(lines, source.task, source.message_index)
+        if number is not None:
+            return _excerpt(lines, number, rel, context)
+    return None
+
+
+def task_index(root: Path) -> dict[str, list[str]]:
+    """Which daily logs mention each task (one pass over the logs)."""
+    found: dict[str, list[str]] = {}
+    base = root / LOG_DIR
+    if not base.is_dir():
+        return found
+    for path in sorted(base.rglob("*.md")):
+        lines = _read_lines(path)
+        for line in lines or ():
+            match = TASK_RE.match(line)
+            if match:
+                found.setdefault(match["task"], []).append(path.relative_to(root).as_posix())
+    return found

@@ -54,3 +54,15 @@ class NotFoundError(StoreError):
 
 class AuthorizationError(MemgovError):
     """The actor may not make this decision."""
+
+
+class SecretBlocked(MemgovError):
+    """A secret scan hit blocked a write. Carries rule ids, never the value."""
+
+    def __init__(self, where: str, rules: list[str]) -> None:
+        self.rules = sorted(set(rules))
+        super().__init__(
+            f"{where}: blocked by the secret scanner (rules: "
+            f"{', '.join(self.rules)}); remove the credential and try again. "
+            f"The value is not shown."
+        )

@@ -11,12 +11,16 @@ from pathlib import Path
 
 from core.errors import StoreError
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write through a temporary file in the same folder, fsync, then rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; files get the usual mode
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

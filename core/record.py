@@ -52,6 +52,7 @@ FIELD_ORDER = (
     "subject",
     "attribute",
     "condition",
+    "value",
     "source",
     "sources",
     "confidence",
@@ -186,6 +187,7 @@ class Memory:
     usage_count: int = 0
     last_used_at: datetime | None = None
     title: str | None = None
+    value: str | None = None  # the attribute's value in short ("pnpm"): what duplicates compare
     environment: dict[str, str] | None = None
     path: str = field(default="", compare=False)  # relative to the store root
 
@@ -234,6 +236,7 @@ class Memory:
             "subject": self.subject,
             "attribute": self.attribute,
             "condition": self.condition,
+            "value": self.value,
             "source": self.source.to_dict() if self.source else None,
             "sources": [s.to_dict() for s in self.sources],
             "confidence": round(float(self.confidence), 4),
@@ -246,7 +249,7 @@ class Memory:
             "environment": dict(self.environment) if self.environment else None,
         }
         # optional fields that are empty stay out of the file
-        for name in ("title", "sources", "environment"):
+        for name in ("title", "value", "sources", "environment"):
             if not data[name]:
                 del data[name]
         return data
@@ -269,6 +272,7 @@ class Memory:
         data["content"] = self.content
         data["path"] = self.path
         data.setdefault("title", None)
+        data.setdefault("value", None)
         data.setdefault("sources", [])
         return data
 
@@ -387,6 +391,7 @@ def memory_from_mapping(
     attribute = _text(meta, "attribute", path, required=True)
     condition = _text(meta, "condition", path, required=False)
     title = _text(meta, "title", path, required=False)
+    value = _text(meta, "value", path, required=False)
     supersedes = _text(meta, "supersedes", path, required=False)
     if supersedes is not None:
         validate_id(supersedes, path=path)
@@ -467,6 +472,7 @@ def memory_from_mapping(
             meta.get("last_used_at"), path=path, field_name="last_used_at", required=False
         ),
         title=title,
+        value=value,
         environment=environment,
         path=rel_path,
     )

@@ -25,7 +25,7 @@ import os
 import pickle
 import re
 import secrets as _random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -35,7 +35,7 @@ import git
 
 from core import gitstore, lifecycle
 from core.config import CONFIG_FILE, Config, load_config
-from core.errors import NotFoundError, StoreError, ValidationError
+from core.errors import NotFoundError, SecretBlocked, StoreError, ValidationError
 from core.events import EVENTS_FILE, BadLine, Event, append_events, new_event_id, read_events
 from core.fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from core.index import INDEX_FILE, render_index
@@ -372,6 +372,8 @@ class Transaction:
             return
         store = self.store
         root = store.root
+        if store.config.scope == "team":
+            _guard_team_writes(self.changed.values())
         index_text = render_index(self.view.values(), store.config)
         writes: dict[str, bytes] = {
             m.path: m.to_markdown().encode("utf-8") for m in self.changed.values()
@@ -420,6 +422,17 @@ class Transaction:
         if self.events:
             lines.append("events: " + ", ".join(e.id for e in self.events[:20]))
         return "\n".join(lines)
+
+
+def _guard_team_writes(memories: Iterable[Memory]) -> None:
+    """Nothing with a credential in it is ever written to the team scope (SPEC 8)."""
+    from core import secrets  # the scanner compiles its rules on first use
+
+    for memory in memories:
+        texts = [memory.content, memory.title or ""] + [s.evidence for s in memory.all_sources]
+        rules = [f.rule_id for text in texts for f in secrets.scan(text)]
+        if rules:
+            raise SecretBlocked(f"team memory {memory.id}", rules)
 
 
 # --------------------------------------------------------------------- journal

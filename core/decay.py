@@ -1,0 +1,156 @@
+"""Decay, expiry and recall (SPEC section 7, seed 6.2).
+
+weight = w0 * exp(-d1 / tau1) * exp(-d2 / tau2)
+
+d1 is days since last use (since creation when never used), d2 days since the
+last verification, tau2 = 2 * tau1 by default. w0 is the record's confidence
+times the store's ``w0``: confidence is the ranking weight (SPEC section 2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from core.config import Config
+from core.record import TRUST, Memory
+from core.store import Store
+
+DAY = 86_400.0
+
+
+def days_between(earlier: datetime, later: datetime) -> float:
+    return max((later - earlier).total_seconds() / DAY, 0.0)
+
+
+def weight(memory: Memory, now: datetime, config: Config) -> float:
+    d1 = days_between(memory.last_used_at or memory.created_at, now)
+    d2 = days_between(memory.verified_at, now)
+    w0 = config.w0 * memory.confidence
+    return w0 * math.exp(-d1 / config.tau1_days) * math.exp(-d2 / config.tau2_days)
+
+
+def unused(memory: Memory, now: datetime, config: Config) -> bool:
+    """Not a consolidation input: unused for ``unused_days`` (never deleted for it)."""
+    return days_between(memory.last_used_at or memory.created_at, now) >= config.unused_days
+
+
+def environment_changed(memory: Memory, current: Mapping[str, str]) -> list[str]:
+    """Tools a reflection was learnt with whose version is now different."""
+    if memory.type != "reflection" or not memory.environment:
+        return []
+    return [
+        f"{tool} {was} -> {current[tool]}"
+        for tool, was in memory.environment.items()
+        if tool in current and str(current[tool]) != str(was)
+    ]
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    expired: tuple[tuple[str, str], ...]  # (memory id, why)
+    unused: tuple[str, ...]  # no longer consolidation input
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "expired": [{"id": i, "why": why} for i, why in self.expired],
+            "not_consolidation_input": list(self.unused),
+        }
+
+
+def sweep(
+    store: Store, *, actor: str, environment: Mapping[str, str] | None = None, dry_run: bool = False
+) -> SweepReport:
+    """Expire what is past expires_at or learnt in a changed environment (recorded)."""
+    env = dict(store.config.extra.get("environment") or {})
+    env.update(environment or {})
+    now = store.now()
+    due: list[tuple[str, str]] = []
+    for memory in store.memories.values():
+        if memory.status != "active":
+            continue
+        if memory.expires_at is not None and memory.expires_at <= now:
+            due.append((memory.id, f"past expires_at {memory.expires_at.isoformat()}"))
+        elif changed := environment_changed(memory, env):
+            due.append((memory.id, "environment changed: " + ", ".join(changed)))
+    if due and not dry_run:
+        with store.transaction(actor=actor, message=f"sweep: expire {len(due)} memories") as tx:
+            for memory_id, why in due:
+                tx.transition(memory_id, "expired", action="expire", reason=why)
+    idle = tuple(
+        sorted(
+            m.id
+            for m in store.memories.values()
+            if m.status == "active" and unused(m, now, store.config)
+        )
+    )
+    return SweepReport(expired=tuple(due), unused=idle)
+
+
+@dataclass(frozen=True)
+class Recalled:
+    memory: Memory
+    weight: float
+
+    def to_dict(self) -> dict[str, Any]:
+        position, trust, check = TRUST[self.memory.type]
+        return {
+            "id": self.memory.id,
+            "type": self.memory.type,
+            "weight": round(self.weight, 4),
+            "injection": position,
+            "trust": trust,
+            "check": check,
+            "subject": self.memory.subject,
+            "attribute": self.memory.attribute,
+            "condition": self.memory.condition,
+            "content": self.memory.content,
+        }
+
+
+def matches(memory: Memory, subject_prefix: str | None, attribute: str | None) -> bool:
+    if subject_prefix and not memory.subject.startswith(subject_prefix):
+        return False
+    return not attribute or memory.attribute == attribute
+
+
+def rank(memories: Iterable[Memory], now: datetime, config: Config) -> list[Recalled]:
+    ranked = [Recalled(m, weight(m, now, config)) for m in memories]
+    ranked.sort(key=lambda r: (-r.weight, r.memory.id))
+    return ranked
+
+
+def recall(
+    store: Store,
+    *,
+    subject_prefix: str | None,
+    attribute: str | None,
+    actor: str,
+    limit: int = 10,
+    record_usage: bool = True,
+) -> list[Recalled]:
+    """Active records of the query key, ranked by weight; their use is recorded."""
+    now = store.now()
+    found = [
+        m
+        for m in store.memories.values()
+        if m.status == "active" and matches(m, subject_prefix, attribute)
+    ]
+    ranked = rank(found, now, store.config)[:limit]
+    if ranked and record_usage:
+        query = f"{subject_prefix or '*'}#{attribute or '*'}"
+        with store.transaction(actor=actor, message=f"recall: {query}") as tx:
+            for item in ranked:
+                current = tx.get(item.memory.id)
+                tx.update(
+                    current.id,
+                    action="use",
+                    reason=f"recalled for {query}",
+                    usage_count=current.usage_count + 1,
+                    last_used_at=now,
+                    details={"query": query, "weight": round(item.weight, 4)},
+                )
+    return ranked

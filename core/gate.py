@@ -1,0 +1,193 @@
+"""The write gate (SPEC section 5, seed 4): score = min(s1, s2, s3, s4) >= theta.
+
+A minimum, not a weighted sum: the four criteria do not compensate each other.
+s1 (stable) and s2 (reusable) are probabilities from the caller, usually a
+model; without them the gate refuses. s3 is 1 when the source pointer resolves
+to its evidence. s4 is 0 on any secret or sensitive pattern. Before scoring,
+content that can be derived from the current state is excluded outright (seed
+3.2): memory is not a second copy of the code, the git history or a log.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from core import secrets
+
+CRITERIA = {
+    "s1": "stable: still true next week",
+    "s2": "reusable: future tasks will use it",
+    "s3": "has a source: the pointer resolves to its evidence",
+    "s4": "authorised: no secrets or sensitive data",
+}
+
+
+@dataclass(frozen=True)
+class Criterion:
+    name: str
+    score: float | None
+    passed: bool
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "criterion": self.name,
+            "meaning": CRITERIA[self.name],
+            "score": self.score,
+            "passed": self.passed,
+            "why": self.why,
+        }
+
+
+@dataclass(frozen=True)
+class GateResult:
+    theta: float
+    criteria: tuple[Criterion, ...] = ()
+    excluded: tuple[str, ...] = ()  # reasons the content is never memory
+    secret_rules: tuple[str, ...] = field(default=())
+
+    @property
+    def score(self) -> float:
+        scores = [c.score for c in self.criteria]
+        if not scores or any(s is None for s in scores):
+            return 0.0
+        return min(s for s in scores if s is not None)
+
+    @property
+    def passed(self) -> bool:
+        return (
+            not self.excluded and all(c.passed for c in self.criteria) and self.score >= self.theta
+        )
+
+    def reasons(self) -> list[str]:
+        out = [f"excluded: {why}" for why in self.excluded]
+        out += [
+            f"{c.name} ({CRITERIA[c.name].split(':')[0]}): {c.why}"
+            for c in self.criteria
+            if not c.passed
+        ]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "score": round(self.score, 4),
+            "theta": self.theta,
+            "criteria": [c.to_dict() for c in self.criteria],
+            "excluded": list(self.excluded),
+            "secret_rules": list(self.secret_rules),
+        }
+
+
+# -- exclusions: derivable content (kept conservative; listed in the README) ----------
+_PATH = re.compile(r"^\s*(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+/?\s*$|^\s*[A-Za-z]:\\[^\n]+$")
+_COMMIT = re.compile(
+    r"^\s*(?:commit\s+)?(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\s*$", re.IGNORECASE
+)
+_TRACE_MARKERS = (
+    re.compile(r"Traceback \(most recent call last\):"),
+    re.compile(r"^\s+File \"[^\"]+\", line \d+", re.MULTILINE),
+    re.compile(r"^\s+at [\w$.<>]+ ?\(?[^\n]*:\d+(?::\d+)?\)?$", re.MULTILINE),
+    re.compile(r"^goroutine \d+ \[[\w ]+\]:$", re.MULTILINE),
+)
+_PROMPT = re.compile(r"^\s*(?:\$|#|>>>|PS [^>]*>)\s+\S")
+_IN_PROGRESS = re.compile(
+    r"^\s*(?:currently\b|right now\b|wip\b|todo\b|in progress\b|now (?:editing|working|fixing)"
+    r"|i am (?:now )?(?:editing|working on|fixing)|正在|进行中|当前任务|已经在改)",
+    re.IGNORECASE,
+)
+
+
+def exclusions(content: str) -> list[str]:
+    """Why this content must never be memory (empty list: it may be)."""
+    text = content.strip()
+    reasons = []
+    if _PATH.match(text):
+        reasons.append("a bare file path: read the current tree instead")
+    if _COMMIT.match(text):
+        reasons.append("a commit hash: git is the authority on history")
+    trace_hits = sum(1 for marker in _TRACE_MARKERS if marker.search(text))
+    at_lines = len(_TRACE_MARKERS[2].findall(text))
+    if _TRACE_MARKERS[0].search(text) or at_lines >= 2 or trace_hits >= 2:
+        reasons.append("a stack trace: the fix lives in the code, the story in the commit")
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) >= 2 and _PROMPT.match(lines[0]):
+        reasons.append("a command and its output: rerun the command when it is needed")
+    if _IN_PROGRESS.match(text):
+        reasons.append("in-progress task state: it belongs to the task, not to memory")
+    return reasons
+
+
+# -- sensitive patterns beyond credentials (internal addresses) -----------------------
+_PRIVATE_IP = re.compile(
+    r"(?<![\d.])(?:10(?:\.\d{1,3}){3}|192\.168(?:\.\d{1,3}){2}|172\.(?:1[6-9]|2\d|3[01])"
+    r"(?:\.\d{1,3}){2})(?![\d.])"
+)
+_INTERNAL_HOST = re.compile(
+    r"\b[\w-]+(?:\.[\w-]+)*\.(?:internal|corp|intranet|lan)\b", re.IGNORECASE
+)
+
+
+def sensitive_patterns(text: str) -> list[str]:
+    found = []
+    if _PRIVATE_IP.search(text):
+        found.append("internal-ip-address")
+    if _INTERNAL_HOST.search(text):
+        found.append("internal-hostname")
+    return found
+
+
+def evaluate(
+    *,
+    content: str,
+    evidence: str,
+    s1: float | None,
+    s2: float | None,
+    source_resolves: bool,
+    theta: float,
+) -> GateResult:
+    def probability(name: str, value: float | None) -> Criterion:
+        if value is None:
+            return Criterion(
+                name,
+                None,
+                False,
+                f"no {name} given: the caller must estimate how "
+                f"{CRITERIA[name].split(':')[0]} this is (a probability 0..1)",
+            )
+        ok = value >= theta
+        return Criterion(name, value, ok, f"{value:.2f} {'>=' if ok else '<'} theta {theta:.2f}")
+
+    hits = secrets.scan(content) + secrets.scan(evidence)
+    rules = tuple(sorted({h.rule_id for h in hits}))
+    sensitive = tuple(sorted(set(sensitive_patterns(content) + sensitive_patterns(evidence))))
+    if rules or sensitive:
+        s4 = Criterion(
+            "s4",
+            0.0,
+            False,
+            "matches "
+            + ", ".join(rules + sensitive)
+            + ": secrets and internal addresses are never memory",
+        )
+    else:
+        s4 = Criterion("s4", 1.0, True, "no secret or sensitive pattern found")
+    s3 = (
+        Criterion("s3", 1.0, True, "the source resolves to its evidence")
+        if source_resolves
+        else Criterion(
+            "s3",
+            0.0,
+            False,
+            "the source does not resolve: point it at the task "
+            "and message in a daily log, or the original file",
+        )
+    )
+    return GateResult(
+        theta=theta,
+        criteria=(probability("s1", s1), probability("s2", s2), s3, s4),
+        excluded=tuple(exclusions(content)),
+        secret_rules=rules + sensitive,
+    )

@@ -1,0 +1,71 @@
+"""One memory's history: its events, its commits, its supersedes chain (SPEC 10)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core import gitstore
+from core.events import Event
+from core.store import MEMORY_DIR, Store
+
+
+@dataclass(frozen=True)
+class History:
+    memory_id: str
+    exists: bool
+    status: str | None
+    events: tuple[Event, ...]
+    commits: tuple[gitstore.CommitInfo, ...]
+    older: tuple[str, ...]  # what this memory replaced, nearest first
+    newer: tuple[str, ...]  # what replaced it, nearest first
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.memory_id,
+            "exists": self.exists,
+            "status": self.status,
+            "events": [e.to_dict() for e in self.events],
+            "commits": [
+                {"sha": c.sha, "author": c.author, "when": c.when, "message": c.message}
+                for c in self.commits
+            ],
+            "supersedes_chain": {"older": list(self.older), "newer": list(self.newer)},
+        }
+
+
+def supersedes_chain(store: Store, memory_id: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    memories = store.memories
+    older: list[str] = []
+    seen = {memory_id}
+    current = memories.get(memory_id)
+    while current is not None and current.supersedes and current.supersedes not in seen:
+        older.append(current.supersedes)
+        seen.add(current.supersedes)
+        current = memories.get(current.supersedes)
+    replaced_by: dict[str, str] = {m.supersedes: m.id for m in memories.values() if m.supersedes}
+    newer: list[str] = []
+    cursor = memory_id
+    while cursor in replaced_by and replaced_by[cursor] not in seen:
+        cursor = replaced_by[cursor]
+        newer.append(cursor)
+        seen.add(cursor)
+    return tuple(older), tuple(newer)
+
+
+def history(store: Store, memory_id: str) -> History:
+    memory = store.memories.get(memory_id)
+    events, _bad = store.events()
+    mine = tuple(e for e in events if memory_id in e.memory_ids)
+    path = memory.path if memory else f"{MEMORY_DIR}/{memory_id}.md"
+    commits = tuple(gitstore.log_for(store.repo, path))
+    older, newer = supersedes_chain(store, memory_id)
+    return History(
+        memory_id=memory_id,
+        exists=memory is not None,
+        status=memory.status if memory else (mine[-1].to_status if mine else None),
+        events=mine,
+        commits=commits,
+        older=older,
+        newer=newer,
+    )

@@ -1,0 +1,386 @@
+"""The one entry point agents call to remember something (SPEC sections 5 to 8).
+
+:func:`remember` takes a :class:`Candidate` and answers with exactly one
+:class:`Outcome`: written, merged, conflict, refused or empty. In order:
+
+1. empty content is a valid outcome, logged as an event;
+2. working memory and task scope never reach disk (refused, with the reason);
+3. the write gate (exclusions, then min(s1, s2, s3, s4) >= theta);
+4. the key (scope, subject, attribute, condition) decides, never text alone:
+   same key and same value merges the sources (active -> active, or
+   expired -> active when it was expired); same key and a different value
+   opens a conflict (both records -> conflict), except that a newer
+   preference supersedes the older one by policy (recorded, reviewable).
+
+Confidence with independent sources (different tasks) is a noisy OR:
+``1 - (1 - a) * (1 - b)``, capped at 0.99. Two pointers into the same task are
+not independent and only keep the higher confidence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from core import gate, logs
+from core.errors import ValidationError
+from core.record import SCOPES, TYPES, Memory, Source, parse_time
+from core.store import Store, new_memory_id
+
+MAX_CONFIDENCE = 0.99
+
+
+@dataclass(frozen=True)
+class Candidate:
+    content: str
+    type: str
+    scope: str
+    subject: str
+    attribute: str
+    source: Source | None
+    s1: float | None = None
+    s2: float | None = None
+    confidence: float = 0.7
+    condition: str | None = None
+    value: str | None = None
+    title: str | None = None
+    expires_at: datetime | None = None
+    environment: dict[str, str] | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, str | None]:
+        return (self.scope, self.subject, self.attribute, self.condition)
+
+
+def _probability(data: Mapping[str, Any], name: str, default: float | None) -> float | None:
+    value = data.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValidationError(f"must be a probability from 0 to 1, got {value!r}", field=name)
+    return float(value)
+
+
+def candidate_from_dict(data: Any) -> Candidate:
+    """Validate a candidate as agents send it (JSON), naming the bad field."""
+    if not isinstance(data, Mapping):
+        raise ValidationError(
+            "a candidate is a JSON object", hint="see 'memgov remember --help' for its fields"
+        )
+
+    def text(name: str, *, required: bool, choices: tuple[str, ...] | None = None) -> str | None:
+        value = data.get(name)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if required:
+                hint = f"one of: {', '.join(choices)}" if choices else None
+                raise ValidationError("is required", field=name, hint=hint)
+            return None
+        if not isinstance(value, str):
+            raise ValidationError(f"must be text, got {type(value).__name__}", field=name)
+        value = value.strip()
+        if choices and value not in choices:
+            raise ValidationError(
+                f"unknown value {value!r}", field=name, hint=f"one of: {', '.join(choices)}"
+            )
+        return value
+
+    content = data.get("content", "")
+    if content is None:
+        content = ""
+    if not isinstance(content, str):
+        raise ValidationError(f"must be text, got {type(content).__name__}", field="content")
+    source = None
+    if data.get("source") is not None:
+        source = Source.from_value(data["source"], path=None, field_name="source")
+    environment = data.get("environment")
+    if environment is not None and not isinstance(environment, Mapping):
+        raise ValidationError("must be a mapping of tool to version", field="environment")
+    return Candidate(
+        content=content.strip(),
+        type=text("type", required=bool(content.strip()), choices=TYPES) or "semantic",
+        scope=text("scope", required=bool(content.strip()), choices=SCOPES) or "private",
+        subject=text("subject", required=bool(content.strip())) or "",
+        attribute=text("attribute", required=bool(content.strip())) or "",
+        condition=text("condition", required=False),
+        value=text("value", required=False),
+        title=text("title", required=False),
+        source=source,
+        s1=_probability(data, "s1", None),
+        s2=_probability(data, "s2", None),
+        confidence=_probability(data, "confidence", 0.7) or 0.0,
+        expires_at=parse_time(
+            data.get("expires_at"), path=None, field_name="expires_at", required=False
+        ),
+        environment={str(k): str(v) for k, v in environment.items()} if environment else None,
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one candidate. ``kind`` is one of the five outcomes."""
+
+    kind: str  # written | merged | conflict | refused | empty
+    memory_ids: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = ()
+    item: str | None = None  # the review item a conflict opened or joined
+    gate: gate.GateResult | None = None
+    superseded: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.kind,
+            "memory_ids": list(self.memory_ids),
+            "reasons": list(self.reasons),
+            "item": self.item,
+            "superseded": list(self.superseded),
+            "gate": self.gate.to_dict() if self.gate else None,
+        }
+
+
+def normalise(text: str) -> str:
+    """Same value, different spacing, case or final punctuation."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = re.sub(r"\s+", " ", text).strip()
+    return re.sub(r"[.。!!;;]+$", "", text)
+
+
+def same_value(memory: Memory, candidate: Candidate) -> bool:
+    if memory.value is not None and candidate.value is not None:
+        return normalise(memory.value) == normalise(candidate.value)
+    return normalise(memory.content) == normalise(candidate.content)
+
+
+def conflict_item_id(key: tuple[str, str, str, str | None]) -> str:
+    digest = hashlib.sha256(repr(key).encode("utf-8")).hexdigest()[:10]
+    return f"conflict-{digest}"
+
+
+def merged_confidence(memory: Memory, candidate: Candidate, source: Source) -> float:
+    tasks = {s.task for s in memory.all_sources}
+    if source.task in tasks:
+        return max(memory.confidence, candidate.confidence)
+    combined = 1 - (1 - memory.confidence) * (1 - candidate.confidence)
+    return round(min(MAX_CONFIDENCE, max(combined, memory.confidence)), 4)
+
+
+def _add_source(memory: Memory, source: Source) -> tuple[Source, ...]:
+    known = {s.key for s in memory.all_sources}
+    if source.key in known:
+        return memory.sources
+    existing = memory.sources or ((memory.source,) if memory.source else ())
+    return (*existing, source)
+
+
+def remember(store: Store, candidate: Candidate, *, actor: str) -> Outcome:
+    """Run one candidate through the pipeline and record what happened."""
+    if not candidate.content:
+        with store.transaction(actor=actor, message="remember: nothing to write") as tx:
+            tx.event("empty-write", reason="the candidate was empty: nothing worth remembering")
+        return Outcome(
+            "empty", reasons=("nothing to write: an empty candidate is a valid, logged outcome",)
+        )
+    refusal = _refuse_early(store, candidate)
+    if refusal:
+        return _refused(store, candidate, actor, refusal, None)
+    source = candidate.source
+    assert source is not None
+    resolves = logs.resolve(store.root, source, context=0) is not None
+    result = gate.evaluate(
+        content=candidate.content,
+        evidence=source.evidence,
+        s1=candidate.s1,
+        s2=candidate.s2,
+        source_resolves=resolves,
+        theta=store.config.theta,
+    )
+    if not result.passed:
+        return _refused(store, candidate, actor, tuple(result.reasons()), result)
+    return _place(store, candidate, source, result, actor)
+
+
+def _refuse_early(store: Store, candidate: Candidate) -> tuple[str, ...]:
+    if candidate.type == "working" or candidate.scope == "task":
+        return (
+            "working memory and task scope are never persisted past the task: keep it "
+            "in the task's state",
+        )
+    if candidate.source is None:
+        return (
+            "s3 (has a source): no source pointer; every write needs {task, "
+            "message_index, evidence}",
+        )
+    if candidate.scope != store.config.scope:
+        return (
+            f"scope {candidate.scope}: this is the {store.config.scope} store; "
+            f"write {candidate.scope} memories to a {candidate.scope} store",
+        )
+    return ()
+
+
+def _refused(
+    store: Store,
+    candidate: Candidate,
+    actor: str,
+    reasons: tuple[str, ...],
+    result: gate.GateResult | None,
+) -> Outcome:
+    failing = [c.name for c in result.criteria if not c.passed] if result else []
+    with store.transaction(actor=actor, message="remember: refused by the write gate") as tx:
+        # only the key and the failing criteria: a refused candidate's content (which may
+        # hold a secret) never reaches the log
+        tx.event(
+            "refuse",
+            reason="; ".join(r.split(":")[0] for r in reasons),
+            details={
+                "key": {
+                    "scope": candidate.scope,
+                    "subject": candidate.subject,
+                    "attribute": candidate.attribute,
+                    "condition": candidate.condition,
+                },
+                "criteria": failing,
+                "excluded": bool(result and result.excluded),
+                "secret_rules": list(result.secret_rules) if result else [],
+            },
+        )
+    return Outcome("refused", reasons=reasons, gate=result)
+
+
+def _place(
+    store: Store, candidate: Candidate, source: Source, result: gate.GateResult, actor: str
+) -> Outcome:
+    with store.transaction(
+        actor=actor, message=f"remember: {candidate.subject} {candidate.attribute}"
+    ) as tx:
+        now = tx.now
+        same_key = [
+            m
+            for m in tx.view.values()
+            if m.key == candidate.key and m.status in ("active", "conflict", "expired")
+        ]
+        match = next(
+            (m for m in same_key if same_value(m, candidate) and m.status != "superseded"), None
+        )
+        if match is not None:
+            changes: dict[str, Any] = {
+                "verified_at": now,
+                "sources": _add_source(match, source),
+                "confidence": merged_confidence(match, candidate, source),
+            }
+            new_source = len(changes["sources"]) != len(match.sources)
+            why = (
+                "same key and same value from a new source: sources merged"
+                if new_source
+                else "same key and same value: reconfirmed"
+            )
+            if match.status == "conflict":
+                tx.update(match.id, action="merge", reason=why, **changes)
+                return Outcome(
+                    "merged", (match.id,), (why,), item=conflict_item_id(match.key), gate=result
+                )
+            to = "active"
+            tx.transition(
+                match.id,
+                to,
+                action="reconfirm" if match.status == "active" else "reverify",
+                reason=why,
+                **changes,
+            )
+            return Outcome("merged", (match.id,), (why,), gate=result)
+
+        memory = Memory(
+            id=new_memory_id(candidate.attribute),
+            type=candidate.type,
+            scope=candidate.scope,
+            status="active",
+            subject=candidate.subject,
+            attribute=candidate.attribute,
+            condition=candidate.condition,
+            value=candidate.value,
+            title=candidate.title,
+            content=candidate.content,
+            confidence=candidate.confidence,
+            created_at=now,
+            verified_at=now,
+            expires_at=candidate.expires_at,
+            source=source,
+            environment=candidate.environment,
+        )
+        contradicted = [m for m in same_key if m.status in ("active", "conflict")]
+        if not contradicted:
+            tx.create(
+                memory,
+                action="create",
+                reason="write gate passed, no contradiction",
+                details={"gate": round(result.score, 4)},
+            )
+            return Outcome("written", (memory.id,), ("written",), gate=result)
+
+        if candidate.type == "preference" and all(
+            m.type == "preference" and m.status == "active" for m in contradicted
+        ):
+            # a newer preference overrides the older one (seed 3): recorded and revertible
+            older = contradicted[0]
+            memory = memory.with_changes(supersedes=older.id)
+            tx.create(
+                memory,
+                action="create",
+                reason="newer preference for the same key",
+                details={"gate": round(result.score, 4)},
+            )
+            for old in contradicted:
+                tx.transition(
+                    old.id,
+                    "superseded",
+                    action="supersede",
+                    reason=f"a newer preference ({memory.id}) overrides it",
+                    details={"by": memory.id, "policy": "preference-override"},
+                )
+            return Outcome(
+                "written",
+                (memory.id,),
+                ("newer preference supersedes the older",),
+                gate=result,
+                superseded=tuple(m.id for m in contradicted),
+            )
+
+        item = conflict_item_id(candidate.key)
+        tx.create(
+            memory.with_changes(status="conflict"),
+            action="conflict",
+            reason="contradicts a record of the same key",
+            request=item,
+            details={"gate": round(result.score, 4), "against": [m.id for m in contradicted]},
+        )
+        opened = False
+        for other in contradicted:
+            if other.status == "active":
+                tx.transition(
+                    other.id,
+                    "conflict",
+                    action="conflict",
+                    request=item,
+                    reason=f"contradicting evidence arrived ({memory.id})",
+                    details={"against": [memory.id]},
+                )
+                opened = True
+        if opened:
+            tx.event(
+                "conflict-opened",
+                (memory.id, *(m.id for m in contradicted)),
+                reason="same key, different values: waiting for a person",
+                request=item,
+            )
+        ids = (memory.id, *(m.id for m in contradicted))
+        return Outcome(
+            "conflict",
+            ids,
+            ("same key, different value: review item " + item,),
+            item=item,
+            gate=result,
+        )

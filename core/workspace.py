@@ -1,0 +1,74 @@
+"""Which stores a command works on: a user's private store and the team store.
+
+``--store PATH`` names a store folder, or a folder holding ``private/`` and
+``team/`` stores (the demo lays them out so). A private store's config may
+name its team store (``team_store``, relative to the private store).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.config import CONFIG_FILE
+from core.errors import StoreError
+from core.store import Clock, Store
+
+
+@dataclass
+class Workspace:
+    stores: list[Store] = field(default_factory=list)
+
+    @property
+    def private(self) -> Store | None:
+        return next((s for s in self.stores if s.config.scope == "private"), None)
+
+    @property
+    def team(self) -> Store | None:
+        return next((s for s in self.stores if s.config.scope == "team"), None)
+
+    def for_scope(self, scope: str) -> Store:
+        store = next((s for s in self.stores if s.config.scope == scope), None)
+        if store is None:
+            names = ", ".join(f"{s.root} ({s.config.scope})" for s in self.stores) or "none"
+            raise StoreError(
+                f"no {scope} store among the stores given ({names}); pass it with --store"
+            )
+        return store
+
+    def find_memory(self, memory_id: str) -> Store:
+        for store in self.stores:
+            if memory_id in store.memories:
+                return store
+        raise StoreError(
+            f"no memory with id {memory_id!r} in " + ", ".join(str(s.root) for s in self.stores)
+        )
+
+
+def open_workspace(paths: Iterable[Path | str], *, clock: Clock | None = None) -> Workspace:
+    roots: list[Path] = []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if (path / CONFIG_FILE).is_file():
+            roots.append(path.resolve())
+            continue
+        nested = [
+            path / name for name in ("private", "team") if (path / name / CONFIG_FILE).is_file()
+        ]
+        if not nested:
+            raise StoreError(
+                f"{path}: not a memgov store (no {CONFIG_FILE}, nor private/ "
+                f"or team/ stores inside); create one with 'memgov init "
+                f"--store {path}' or 'memgov demo --store {path}'"
+            )
+        roots.extend(p.resolve() for p in nested)
+    workspace = Workspace()
+    for root in dict.fromkeys(roots):
+        workspace.stores.append(Store(root, clock=clock))
+    private = workspace.private
+    if private is not None and workspace.team is None and private.config.team_store:
+        team_root = (private.root / private.config.team_store).resolve()
+        if (team_root / CONFIG_FILE).is_file():
+            workspace.stores.append(Store(team_root, clock=clock))
+    return workspace

@@ -1,0 +1,481 @@
+"""The ``memgov`` command line, for agents, scripts and CI.
+
+Exit status: 0 success (written, merged, clean), 1 the command found something
+or refused (a refused write, a secret, doctor problems), 2 bad input or an
+error, 3 a write opened or joined a conflict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core import __version__
+from core.errors import MemgovError
+from core.store import Clock, Store
+from core.workspace import Workspace, open_workspace
+
+EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_CONFLICT = 0, 1, 2, 3
+
+
+# ------------------------------------------------------------------ shared plumbing
+def clock_from_env() -> Clock | None:
+    """``MEMGOV_NOW`` pins the clock (ISO 8601 with offset): for demos and tests."""
+    pinned = os.environ.get("MEMGOV_NOW")
+    if not pinned:
+        return None
+    when = datetime.fromisoformat(pinned)
+    if when.tzinfo is None:
+        raise MemgovError(f"MEMGOV_NOW={pinned!r} has no UTC offset; add one, e.g. +08:00")
+    return lambda: when
+
+
+def actor_from(args: argparse.Namespace) -> str:
+    if getattr(args, "actor", None):
+        return str(args.actor)
+    if os.environ.get("MEMGOV_ACTOR"):
+        return os.environ["MEMGOV_ACTOR"]
+    try:
+        email = subprocess.run(
+            ["git", "config", "user.email"], capture_output=True, text=True, timeout=5
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        email = ""
+    return email or getpass.getuser()
+
+
+def store_paths(args: argparse.Namespace) -> list[str]:
+    paths = list(args.store or [])
+    if not paths and os.environ.get("MEMGOV_STORE"):
+        paths = [p for p in os.environ["MEMGOV_STORE"].split(os.pathsep) if p]
+    if not paths:
+        raise MemgovError(
+            "no store given: pass --store PATH or set MEMGOV_STORE "
+            "(try 'memgov demo' for a demo store)"
+        )
+    return paths
+
+
+def workspace(args: argparse.Namespace) -> Workspace:
+    return open_workspace(store_paths(args), clock=clock_from_env())
+
+
+def one_store(args: argparse.Namespace) -> Store:
+    ws = workspace(args)
+    if len(ws.stores) != 1:
+        return ws.private or ws.stores[0]
+    return ws.stores[0]
+
+
+def emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    else:
+        out = text()
+        if out:
+            print(out)
+
+
+def read_input(name: str | None) -> str:
+    if name in (None, "-"):
+        return sys.stdin.read()
+    path = Path(name)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MemgovError(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise MemgovError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+# ------------------------------------------------------------------------- commands
+def cmd_init(args: argparse.Namespace) -> int:
+    paths = store_paths(args)
+    store = Store.init(
+        paths[0],
+        scope=args.scope,
+        owner=args.owner,
+        maintainers=tuple(args.maintainer or ()),
+        team_store=args.team_store,
+        actor=actor_from(args),
+        clock=clock_from_env(),
+    )
+    emit(
+        args,
+        {"store": str(store.root), "scope": args.scope},
+        lambda: f"created an empty {args.scope} store at {store.root}",
+    )
+    return EXIT_OK
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from core.doctor import diagnose
+
+    results = []
+    failing = False
+    for store in workspace(args).stores:
+        findings = diagnose(store)
+        failing |= any(f.severity == "error" or args.strict for f in findings)
+        results.append((store, findings))
+
+    def text() -> str:
+        lines = []
+        for store, findings in results:
+            count = len(store.memories)
+            if not findings:
+                lines.append(f"{store.root}: clean ({count} memories)")
+                continue
+            lines.append(f"{store.root}: {len(findings)} finding(s) in {count} memories")
+            lines += ["  " + f.render() for f in findings]
+        return "\n".join(lines)
+
+    emit(
+        args,
+        {
+            "clean": not failing,
+            "stores": [
+                {
+                    "store": str(s.root),
+                    "memories": len(s.memories),
+                    "findings": [f.to_dict() for f in fs],
+                }
+                for s, fs in results
+            ],
+        },
+        text,
+    )
+    return EXIT_FOUND if failing else EXIT_OK
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from core.history import history
+
+    ws = workspace(args)
+    store = next((s for s in ws.stores if args.id in s.memories), None)
+    if store is None:  # erased or unknown: the events still tell
+        store = next(
+            (s for s in ws.stores if any(args.id in e.memory_ids for e in s.events()[0])), None
+        )
+    if store is None:
+        raise MemgovError(f"no memory and no events with id {args.id!r}")
+    result = history(store, args.id)
+
+    def text() -> str:
+        lines = [
+            f"{result.memory_id}: {result.status or 'unknown'}"
+            + ("" if result.exists else " (erased: only its events remain)")
+        ]
+        if result.older:
+            lines.append("  replaced: " + " <- ".join(result.older))
+        if result.newer:
+            lines.append("  replaced by: " + " -> ".join(result.newer))
+        for ev in result.events:
+            change = f"{ev.from_status or 'new'} -> {ev.to_status}" if ev.to_status else "-"
+            lines.append(f"  {ev.ts}  {ev.action:<12} {change:<22} {ev.actor}: {ev.reason}")
+        for c in result.commits:
+            lines.append(f"  commit {c.sha[:10]} {c.when} {c.author}: {c.message.splitlines()[0]}")
+        return "\n".join(lines)
+
+    emit(args, result.to_dict(), text)
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    rows = []
+    for store in workspace(args).stores:
+        for memory in sorted(store.memories.values(), key=lambda m: (m.subject, m.attribute)):
+            if args.status and memory.status not in args.status:
+                continue
+            if args.subject and not memory.subject.startswith(args.subject):
+                continue
+            rows.append(memory)
+    emit(
+        args,
+        [m.to_dict() for m in rows],
+        lambda: (
+            "\n".join(
+                f"{m.id:<34} {m.status:<10} {m.type:<10} {m.subject} #{m.attribute}: {m.hook[:60]}"
+                for m in rows
+            )
+            or "no memories"
+        ),
+    )
+    return EXIT_OK
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    from core.pipeline import candidate_from_dict, remember
+
+    raw = read_input(args.file)
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise MemgovError(
+            f"{args.file or 'stdin'}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    candidate = candidate_from_dict(data)
+    ws = workspace(args)
+    store = (
+        ws.for_scope(candidate.scope)
+        if candidate.scope in ("private", "team") and len(ws.stores) > 1
+        else ws.stores[0]
+    )
+    outcome = remember(store, candidate, actor=actor_from(args))
+
+    def text() -> str:
+        lines = [f"{outcome.kind}: " + (", ".join(outcome.memory_ids) or "-")]
+        lines += [f"  {reason}" for reason in outcome.reasons]
+        return "\n".join(lines)
+
+    emit(args, outcome.to_dict(), text)
+    return {"refused": EXIT_FOUND, "conflict": EXIT_CONFLICT}.get(outcome.kind, EXIT_OK)
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    from core import secrets
+
+    findings = secrets.scan(read_input(args.file))
+    name = args.file if args.file not in (None, "-") else "stdin"
+    emit(
+        args,
+        {"file": name, "clean": not findings, "findings": [f.to_dict() for f in findings]},
+        lambda: (
+            "\n".join(
+                f"{name}:{f.line}:{f.column}: {f.rule_id} ({f.description})" for f in findings
+            )
+            or f"{name}: clean"
+        ),
+    )
+    return EXIT_FOUND if findings else EXIT_OK
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from core.decay import sweep
+
+    env = {}
+    for item in args.env or ():
+        tool, sep, version = item.partition("=")
+        if not sep or not tool:
+            raise MemgovError(f"--env {item!r}: write TOOL=VERSION, e.g. --env node=20.11")
+        env[tool] = version
+    reports = [
+        (s, sweep(s, actor=actor_from(args), environment=env, dry_run=args.dry_run))
+        for s in workspace(args).stores
+    ]
+
+    def text() -> str:
+        lines = []
+        for store, rep in reports:
+            verb = "would expire" if args.dry_run else "expired"
+            lines.append(
+                f"{store.root}: {verb} {len(rep.expired)}, "
+                f"{len(rep.unused)} not consolidation input (unused "
+                f"{store.config.unused_days}+ days)"
+            )
+            lines += [f"  {verb} {i}: {why}" for i, why in rep.expired]
+            lines += [f"  unused {i}" for i in rep.unused]
+        return "\n".join(lines)
+
+    emit(args, [{"store": str(s.root), **r.to_dict()} for s, r in reports], text)
+    return EXIT_OK
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    from core.decay import recall
+
+    subject, _, attribute = args.query.partition("#")
+    attribute = args.attribute or attribute or None
+    results = []
+    for store in workspace(args).stores:
+        results += recall(
+            store,
+            subject_prefix=subject or None,
+            attribute=attribute,
+            actor=actor_from(args),
+            limit=args.limit,
+            record_usage=not args.no_usage,
+        )
+    results.sort(key=lambda r: -r.weight)
+    results = results[: args.limit]
+    emit(
+        args,
+        [r.to_dict() for r in results],
+        lambda: (
+            "\n".join(
+                f"{r.weight:6.3f} {r.memory.type:<10} [{r.to_dict()['injection']}] "
+                f"{r.memory.subject} #{r.memory.attribute}: {r.memory.hook}"
+                for r in results
+            )
+            or "nothing recalled"
+        ),
+    )
+    return EXIT_OK
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    from core.fsutil import file_lock
+    from core.logs import append_message
+
+    store = one_store(args)
+    with file_lock(store.state_dir / "lock"):
+        rel, line = append_message(
+            store.root,
+            task=args.task,
+            index=args.index,
+            role=args.role,
+            text=args.text,
+            when=store.now(),
+        )
+    from core import gitstore
+
+    gitstore.commit(
+        store.repo,
+        [rel],
+        actor=actor_from(args),
+        message=f"log: task {args.task} message {args.index}",
+    )
+    emit(args, {"log": rel, "line": line}, lambda: f"{rel}:{line}")
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from core.demo import build_demo
+
+    target = Path(args.store[0] if args.store else "demo-store")
+    stores = build_demo(target, force=args.force)
+    if args.no_open:
+        print(f"demo stores ready: {', '.join(str(s.root) for s in stores)}")
+        return EXIT_OK
+    return open_desk([str(target)], args)
+
+
+def open_desk(paths: Sequence[str], args: argparse.Namespace) -> int:
+    try:
+        from tui.app import run_desk
+    except ImportError:  # the desk arrives with its own issue; until then, the queue
+        from core.queue import build_queue
+
+        ws = open_workspace(paths, clock=clock_from_env())
+        for item in build_queue(ws):
+            print(f"{item.kind:<13} {item.id:<28} {item.title}")
+        return EXIT_OK
+    return run_desk(open_workspace(paths, clock=clock_from_env()), actor=actor_from(args))
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    return open_desk(store_paths(args), args)
+
+
+# --------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memgov",
+        description="Govern what AI agents remember: the store, the write "
+        "pipeline and the review desk.",
+        epilog="Exit status: 0 ok, 1 found something or "
+        "refused, 2 bad input or error, 3 a conflict was opened.",
+    )
+    parser.add_argument("--version", action="version", version=f"memgov {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--store",
+        action="append",
+        metavar="PATH",
+        help="a store folder, or a folder with private/ and team/ stores; "
+        "repeatable (default: $MEMGOV_STORE)",
+    )
+    common.add_argument(
+        "--as", dest="actor", metavar="USER", help="who is acting (default: git's user.email)"
+    )
+    common.add_argument("--json", action="store_true", help="machine-readable output")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(
+        name: str, func: Callable[[argparse.Namespace], int], help_text: str
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
+        p.set_defaults(func=func)
+        return p
+
+    p = add("init", cmd_init, "create an empty store (a git repository with config)")
+    p.add_argument("--scope", choices=("private", "team"), default="private")
+    p.add_argument("--owner", help="private store: the user it belongs to")
+    p.add_argument("--maintainer", action="append", help="team store: a maintainer (repeat)")
+    p.add_argument("--team-store", help="private store: path of its team store")
+
+    p = add("demo", cmd_demo, "build a demo store from the seed's scenarios and open the desk")
+    p.add_argument("--no-open", action="store_true", help="build it, do not open the desk")
+    p.add_argument("--force", action="store_true", help="replace an existing demo store")
+
+    p = add("review", cmd_review, "open the review desk on the configured stores")
+
+    p = add("doctor", cmd_doctor, "validate the whole store without changing it")
+    p.add_argument("--strict", action="store_true", help="warnings fail too")
+
+    p = add("history", cmd_history, "one memory's events, commits and supersedes chain")
+    p.add_argument("id")
+
+    p = add("list", cmd_list, "list memories")
+    p.add_argument(
+        "--status",
+        action="append",
+        choices=("active", "superseded", "conflict", "expired", "deleted"),
+    )
+    p.add_argument("--subject", help="subject prefix")
+
+    p = add("remember", cmd_remember, "run a candidate (JSON) through the write pipeline")
+    p.add_argument("file", nargs="?", help="JSON file, or - for stdin (default)")
+
+    p = add("scan", cmd_scan, "scan text for credentials (rule ids only, never values)")
+    p.add_argument("file", nargs="?", help="file to scan, or - for stdin (default)")
+
+    p = add("sweep", cmd_sweep, "expire what is past expires_at or learnt in an old environment")
+    p.add_argument(
+        "--env",
+        action="append",
+        metavar="TOOL=VERSION",
+        help="the current version of a tool (repeat); reflections learnt with "
+        "another version expire",
+    )
+    p.add_argument("--dry-run", action="store_true")
+
+    p = add("recall", cmd_recall, "active memories for a key, ranked by weight (records use)")
+    p.add_argument(
+        "query", help="SUBJECT_PREFIX, optionally #ATTRIBUTE (e.g. project:liyyro#deploy_command)"
+    )
+    p.add_argument("--attribute")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--no-usage", action="store_true", help="do not record a usage event")
+
+    p = add("log", cmd_log, "append a message to today's daily log (raw evidence)")
+    p.add_argument("--task", required=True)
+    p.add_argument("--index", type=int, required=True, help="message index in the task")
+    p.add_argument("--role", default="user")
+    p.add_argument("text")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        args = parser.parse_args(["review", *(argv or sys.argv[1:])])
+    try:
+        return int(args.func(args))
+    except MemgovError as exc:
+        print(f"memgov: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -35,10 +35,12 @@ import git
 
 from core import gitstore, lifecycle
 from core.config import CONFIG_FILE, Config, load_config
+from core.erase import needles_for, purge_history, scrub
 from core.errors import NotFoundError, SecretBlocked, StoreError, ValidationError
 from core.events import EVENTS_FILE, BadLine, Event, append_events, new_event_id, read_events
 from core.fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from core.index import INDEX_FILE, render_index
+from core.logs import LOG_DIR
 from core.record import LARGE_FILE_CHARS, Memory, parse_memory, validate_id
 
 MEMORY_DIR = "memories"
@@ -217,6 +219,8 @@ class Transaction:
         self.removed: dict[str, Memory] = {}
         self.files: dict[str, str] = {}
         self.events: list[Event] = []
+        self.needles: list[bytes] = []  # content of erased memories, to scrub everywhere
+        self.history_rewritten = 0
 
     # -- events
     def event(
@@ -361,6 +365,59 @@ class Transaction:
         self.event(action, (memory_id,), reason=reason, details=details)
         return after
 
+    def erase(
+        self,
+        memory_id: str,
+        *,
+        action: str,
+        reason: str,
+        request: str | None = None,
+        decision: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> Memory:
+        """-> deleted: the file goes, the index line goes, the event keeps only the id,
+        the key and a content hash; in a private store, history is rewritten."""
+        before = self.get(memory_id)
+        lifecycle.check(before.status, "deleted", memory_id=memory_id)
+        del self.view[memory_id]
+        self.changed.pop(memory_id, None)
+        self.removed[memory_id] = before
+        self.needles += needles_for(before.content)
+        self.event(
+            action,
+            (memory_id,),
+            reason=reason,
+            from_status=before.status,
+            to_status="deleted",
+            request=request,
+            decision=decision,
+            details={**self._key_details(before), **(details or {})},
+        )
+        return before
+
+    def restore(
+        self, before: Memory, *, reason: str, decision: str, details: dict[str, Any] | None = None
+    ) -> Memory:
+        """Put a memory back exactly as a decision found it (a revert).
+
+        Not checked against the lifecycle table: a revert undoes transitions the
+        decision itself made, which its caller checks against the decision record.
+        """
+        current = self.get(before.id)
+        restored = before.with_changes(path=current.path)
+        self.view[before.id] = restored
+        self.changed[before.id] = restored
+        self.event(
+            "revert",
+            (before.id,),
+            reason=reason,
+            from_status=current.status,
+            to_status=before.status,
+            decision=decision,
+            details={**self._key_details(restored), **(details or {})},
+        )
+        return restored
+
     def write_file(self, rel: str, text: str) -> None:
         if rel.startswith(("/", STATE_DIR)) or ".." in Path(rel).parts:
             raise ValidationError(f"refusing to write outside the store: {rel!r}")
@@ -383,6 +440,12 @@ class Transaction:
         if not index_path.exists() or index_path.read_text(encoding="utf-8") != index_text:
             writes[INDEX_FILE] = index_text.encode("utf-8")
         removes = [m.path for m in self.removed.values()]
+        if self.needles:  # erased content also leaves the daily logs
+            for log in sorted((root / LOG_DIR).rglob("*.md")) if (root / LOG_DIR).is_dir() else ():
+                data = log.read_bytes()
+                cleaned = scrub(data, self.needles)
+                if cleaned != data:
+                    writes[log.relative_to(root).as_posix()] = cleaned
         events_path = root / EVENTS_FILE
         journal = {
             "phase": "files",
@@ -409,6 +472,12 @@ class Transaction:
             message=self._commit_message(),
         )
         (store.state_dir / JOURNAL_FILE).unlink()
+        if self.removed:
+            # the derived cache held the erased content: drop it, it rebuilds itself
+            (store.state_dir / CACHE_FILE).unlink(missing_ok=True)
+        if self.needles and store.config.scope == "private":
+            self.history_rewritten = purge_history(root, drop_paths=removes, needles=self.needles)
+            store._repo = None
         snap = store.load()
         for memory_id in self.removed:
             snap.memories.pop(memory_id, None)

@@ -1,0 +1,593 @@
+"""Decisions on review items, and their reverts (SPEC sections 3, 6, 8, 10).
+
+Each decision is atomic in its store: files, events, index and one git commit,
+or nothing. It records the actor, the reason and the transitions, and keeps a
+decision record (``decisions/<id>.json``: the front matter of every record
+before and after, never content) so that :func:`revert` can restore the exact
+prior states as a new event and commit. Erasures cannot be reverted.
+
+Who may decide is enforced here, not only in the desk: team items (team
+conflicts, promotions) by the maintainers listed in the team store's config;
+a user's private items by that user (the private store's ``owner``).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets as _random
+from dataclasses import dataclass, field
+from typing import Any
+
+from core import secrets
+from core.errors import AuthorizationError, NotFoundError, SecretBlocked, ValidationError
+from core.pipeline import conflict_item_id, normalise
+from core.queue import Item, find_item
+from core.record import Memory, memory_from_mapping
+from core.requests import get_request
+from core.store import Store, Transaction, new_memory_id
+from core.workspace import Workspace
+
+DECISION_DIR = "decisions"
+CONFLICT_OPTIONS = ("newer", "older", "parallel", "neither", "defer")
+TEAM_HISTORY_NOTE = (
+    "this is a team store: the content is gone from its files, but clones "
+    "already pushed keep it in their history"
+)
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: str
+    item: str
+    kind: str
+    option: str
+    actor: str
+    reason: str
+    ts: str
+    store: str
+    before: dict[str, dict[str, Any]] = field(default_factory=dict)
+    after: dict[str, dict[str, Any]] = field(default_factory=dict)
+    created: list[dict[str, str]] = field(default_factory=list)  # [{store, id}]
+    request: str | None = None
+    erased: list[str] = field(default_factory=list)
+    reverted_by: str | None = None
+    note: str | None = None
+
+    @property
+    def revertible(self) -> bool:
+        return not self.erased and self.reverted_by is None and self.option != "defer"
+
+    @property
+    def path(self) -> str:
+        return f"{DECISION_DIR}/{self.id}.json"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "item": self.item,
+            "kind": self.kind,
+            "option": self.option,
+            "actor": self.actor,
+            "reason": self.reason,
+            "ts": self.ts,
+            "store": self.store,
+            "before": self.before,
+            "after": self.after,
+            "created": self.created,
+            "request": self.request,
+            "erased": self.erased,
+            "reverted_by": self.reverted_by,
+            "note": self.note,
+            "revertible": self.revertible,
+        }
+
+    def to_json(self) -> str:
+        data = self.to_dict()
+        del data["revertible"]
+        return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+# ------------------------------------------------------------------- who may decide
+def same_person(actor: str, name: str) -> bool:
+    """``liys05`` and ``liys05@example.com`` name the same person."""
+    a, b = actor.strip().casefold(), name.strip().casefold()
+    if not a or not b:
+        return False
+    return a == b or a.split("@")[0] == b or b.split("@")[0] == a
+
+
+def same_value_memories(a: Memory, b: Memory) -> bool:
+    if a.value is not None and b.value is not None:
+        return normalise(a.value) == normalise(b.value)
+    return normalise(a.content) == normalise(b.content)
+
+
+def check_may_decide(item: Item, actor: str, workspace: Workspace) -> None:
+    if item.kind == "promotion" or item.scope == "team":
+        team = workspace.team if item.kind == "promotion" else item.store
+        if team is None:
+            raise AuthorizationError(
+                "no team store is configured: a promotion needs one "
+                "(pass it with --store, or set team_store in the "
+                "private store's memgov.yaml)"
+            )
+        maintainers = team.config.maintainers
+        if not any(same_person(actor, m) for m in maintainers):
+            listed = ", ".join(maintainers) or "nobody"
+            raise AuthorizationError(
+                f"{actor} may not decide team item {item.id}: only the "
+                f"team store's maintainers may ({listed}; listed in "
+                f"{team.root}/memgov.yaml)"
+            )
+        return
+    owner = item.store.config.owner
+    if owner and not same_person(actor, owner):
+        raise AuthorizationError(
+            f"{actor} may not decide {item.id}: private items are "
+            f"decided by the store's owner, {owner}"
+        )
+
+
+# ------------------------------------------------------------------------ deciding
+def _new_decision_id(store: Store) -> str:
+    return f"dec-{store.now():%Y%m%dT%H%M%S}-{_random.token_hex(3)}"
+
+
+def _front(memory: Memory) -> dict[str, Any]:
+    data = memory.front_matter()
+    data["path"] = memory.path
+    return data
+
+
+def decide(
+    workspace: Workspace,
+    item_id: str,
+    *,
+    approve: bool,
+    actor: str,
+    reason: str = "",
+    option: str | None = None,
+    conditions: dict[str, str] | None = None,
+) -> Decision:
+    """Decide one open item. ``approve`` with ``option`` for conflicts; reject = defer."""
+    item = find_item(workspace, item_id)
+    check_may_decide(item, actor, workspace)
+    if item.kind == "conflict":
+        chosen = option if approve else "defer"
+        if chosen not in CONFLICT_OPTIONS:
+            raise ValidationError(
+                f"unknown option {chosen!r}",
+                field="option",
+                hint="newer, older, parallel, neither or defer",
+            )
+        return _decide_conflict(
+            item, chosen, actor=actor, reason=reason, conditions=conditions or {}
+        )
+    if item.kind == "promotion":
+        return _decide_promotion(workspace, item, approve, actor=actor, reason=reason)
+    if item.kind == "deletion":
+        return _decide_deletion(item, approve, actor=actor, reason=reason)
+    from core import consolidate  # type: ignore[attr-defined]
+
+    return consolidate.decide_batch(item, approve, actor=actor, reason=reason)  # type: ignore[no-any-return]
+
+
+def _record(tx: Transaction, decision: Decision) -> Decision:
+    tx.write_file(decision.path, decision.to_json())
+    tx.event(
+        "decide",
+        tuple(sorted(set(decision.before) | set(decision.after))),
+        reason=decision.reason,
+        decision=decision.id,
+        request=decision.request,
+        details={"item": decision.item, "kind": decision.kind, "option": decision.option},
+    )
+    return decision
+
+
+def _decide_conflict(
+    item: Item, option: str, *, actor: str, reason: str, conditions: dict[str, str]
+) -> Decision:
+    store = item.store
+    members = [r.memory for r in item.records]
+    by_age = sorted(members, key=lambda m: (m.created_at, m.id))
+    reason = (
+        reason.strip()
+        or {
+            "newer": "the newer record wins",
+            "older": "the older record is right",
+            "parallel": "both hold, under different conditions",
+            "neither": "neither record holds",
+            "defer": "deferred: needs more evidence",
+        }[option]
+    )
+    decision_id = _new_decision_id(store)
+    with store.transaction(actor=actor, message=f"decide {item.id}: {option}") as tx:
+        before = {m.id: _front(m) for m in members}
+        erased: list[str] = []
+        if option in ("newer", "older"):
+            winner = by_age[-1] if option == "newer" else by_age[0]
+            losers = [m for m in by_age if m.id != winner.id]
+            nearest_loser = max(losers, key=lambda m: m.created_at)
+            tx.transition(
+                winner.id,
+                "active",
+                action="adjudicate",
+                reason=reason,
+                decision=decision_id,
+                request=item.id,
+                verified_at=tx.now,
+                supersedes=nearest_loser.id,
+            )
+            for loser in losers:
+                tx.transition(
+                    loser.id,
+                    "active",
+                    action="adjudicate",
+                    reason=reason,
+                    decision=decision_id,
+                    request=item.id,
+                )
+                tx.transition(
+                    loser.id,
+                    "superseded",
+                    action="supersede",
+                    reason=f"{winner.id} wins: {reason}",
+                    decision=decision_id,
+                    request=item.id,
+                    details={"by": winner.id},
+                )
+        elif option == "parallel":
+            missing = [m.id for m in members if not (conditions.get(m.id) or "").strip()]
+            if missing:
+                raise ValidationError(
+                    "parallel needs a condition for every record; missing for "
+                    + ", ".join(missing),
+                    field="condition",
+                    hint="e.g. --condition ID=env=production (read the sources first)",
+                )
+            values = [conditions[m.id].strip() for m in members]
+            if len(set(values)) != len(values):
+                raise ValidationError(
+                    "parallel conditions must differ, or the records would share a key again",
+                    field="condition",
+                )
+            for memory in members:
+                condition = conditions[memory.id].strip()
+                clash = [
+                    m.id
+                    for m in tx.view.values()
+                    if m.id not in before
+                    and m.status in ("active", "conflict")
+                    and m.key == (memory.scope, memory.subject, memory.attribute, condition)
+                ]
+                if clash:
+                    raise ValidationError(
+                        f"condition {condition!r} for {memory.id} clashes with {', '.join(clash)}",
+                        field="condition",
+                    )
+                tx.transition(
+                    memory.id,
+                    "active",
+                    action="adjudicate",
+                    reason=reason,
+                    decision=decision_id,
+                    request=item.id,
+                    condition=condition,
+                    verified_at=tx.now,
+                    details={"condition": condition},
+                )
+        elif option == "neither":
+            for memory in members:
+                tx.erase(
+                    memory.id, action="erase", reason=reason, decision=decision_id, request=item.id
+                )
+                erased.append(memory.id)
+        else:  # defer: nothing changes, the item stays open; the decision is still recorded
+            pass
+        after = {m.id: _front(tx.view[m.id]) for m in members if m.id in tx.view}
+        if erased:
+            before = {
+                mid: {
+                    k: v
+                    for k, v in front.items()
+                    if k in ("id", "scope", "subject", "attribute", "condition", "status")
+                }
+                for mid, front in before.items()
+            }
+        decision = Decision(
+            id=decision_id,
+            item=item.id,
+            kind="conflict",
+            option=option,
+            actor=actor,
+            reason=reason,
+            ts=tx.now.isoformat(),
+            store=str(store.root),
+            before=before,
+            after=after,
+            erased=erased,
+            note=TEAM_HISTORY_NOTE if erased and store.config.scope == "team" else None,
+        )
+        return _record(tx, decision)
+
+
+def _decide_deletion(item: Item, approve: bool, *, actor: str, reason: str) -> Decision:
+    store = item.store
+    request = item.request
+    assert request is not None
+    memory = item.records[0].memory
+    decision_id = _new_decision_id(store)
+    reason = reason.strip() or (
+        f"deletion approved: {request.reason}" if approve else "kept: the memory still holds"
+    )
+    with store.transaction(
+        actor=actor, message=f"decide {item.id}: {'erase' if approve else 'keep'} {memory.id}"
+    ) as tx:
+        closed = request.with_changes(
+            status="approved" if approve else "rejected",
+            decision=decision_id,
+            decided_by=actor,
+            decision_reason=reason,
+        )
+        tx.write_file(request.path, closed.to_yaml())
+        if approve:
+            tx.erase(
+                memory.id, action="erase", reason=reason, request=request.id, decision=decision_id
+            )
+        decision = Decision(
+            id=decision_id,
+            item=item.id,
+            kind="deletion",
+            option="approve" if approve else "reject",
+            actor=actor,
+            reason=reason,
+            ts=tx.now.isoformat(),
+            store=str(store.root),
+            request=request.id,
+            before={
+                memory.id: {
+                    "id": memory.id,
+                    "status": memory.status,
+                    "subject": memory.subject,
+                    "attribute": memory.attribute,
+                }
+            },
+            erased=[memory.id] if approve else [],
+            note=TEAM_HISTORY_NOTE if approve and store.config.scope == "team" else None,
+        )
+        return _record(tx, decision)
+
+
+def _decide_promotion(
+    workspace: Workspace, item: Item, approve: bool, *, actor: str, reason: str
+) -> Decision:
+    private = item.store
+    request = item.request
+    assert request is not None
+    memory = item.records[0].memory
+    decision_id = _new_decision_id(private)
+    created: list[dict[str, str]] = []
+    if approve:
+        team = workspace.team
+        assert team is not None  # check_may_decide made sure
+        texts = [memory.content, memory.title or ""] + [s.evidence for s in memory.all_sources]
+        rules = [f.rule_id for text in texts for f in secrets.scan(text)]
+        if rules:  # a fresh scan, whatever the queue showed earlier
+            raise SecretBlocked(f"promotion of {memory.id}", rules)
+        reason = reason.strip() or f"promoted to team: {request.reason}"
+        with team.transaction(
+            actor=actor, message=f"promote {memory.id} from {private.root.name}"
+        ) as tx:
+            team_id = _place_team_copy(
+                tx, memory, reason=reason, request=request.id, decision=decision_id
+            )
+        created.append({"store": str(team.root), "id": team_id})
+    else:
+        reason = reason.strip() or "stays private"
+    with private.transaction(
+        actor=actor,
+        message=f"decide {item.id}: {'promoted' if approve else 'rejected'} {memory.id}",
+    ) as tx:
+        closed = request.with_changes(
+            status="approved" if approve else "rejected",
+            decision=decision_id,
+            decided_by=actor,
+            decision_reason=reason,
+        )
+        tx.write_file(request.path, closed.to_yaml())
+        decision = Decision(
+            id=decision_id,
+            item=item.id,
+            kind="promotion",
+            option="approve" if approve else "reject",
+            actor=actor,
+            reason=reason,
+            ts=tx.now.isoformat(),
+            store=str(private.root),
+            request=request.id,
+            before={memory.id: _front(memory)},
+            after={memory.id: _front(memory)},
+            created=created,
+        )
+        return _record(tx, decision)
+
+
+def _place_team_copy(
+    tx: Transaction, memory: Memory, *, reason: str, request: str, decision: str
+) -> str:
+    """The team record: a new id, scope team, every source kept; through the same
+    duplicate and conflict rules as any write."""
+    sources = memory.all_sources
+    copy = memory.with_changes(
+        id=new_memory_id(memory.attribute),
+        scope="team",
+        status="active",
+        path="",
+        source=sources[0] if sources else None,
+        sources=tuple(sources[1:]),
+        supersedes=None,
+        created_at=tx.now,
+        verified_at=tx.now,
+        usage_count=0,
+        last_used_at=None,
+    )
+    same_key = [
+        m for m in tx.view.values() if m.key == copy.key and m.status in ("active", "conflict")
+    ]
+    match = next((m for m in same_key if same_value_memories(m, copy)), None)
+    details = {"promoted_from": memory.id}
+    if match is not None:
+        merged = match.sources + tuple(
+            s for s in sources if s.key not in {k.key for k in match.all_sources}
+        )
+        tx.update(
+            match.id,
+            action="merge",
+            reason=f"promotion of {memory.id}: same value",
+            sources=merged,
+            verified_at=tx.now,
+            details=details,
+        ) if match.status == "conflict" else tx.transition(
+            match.id,
+            "active",
+            action="reconfirm",
+            reason=reason,
+            request=request,
+            decision=decision,
+            sources=merged,
+            verified_at=tx.now,
+            details=details,
+        )
+        return match.id
+    if same_key:
+        item = conflict_item_id(copy.key)
+        tx.create(
+            copy.with_changes(status="conflict"),
+            action="conflict",
+            reason=reason,
+            request=item,
+            decision=decision,
+            details=details,
+        )
+        for other in same_key:
+            if other.status == "active":
+                tx.transition(
+                    other.id,
+                    "conflict",
+                    action="conflict",
+                    request=item,
+                    reason=f"promoted {copy.id} contradicts it",
+                    decision=decision,
+                )
+        return copy.id
+    tx.create(
+        copy, action="promote", reason=reason, request=request, decision=decision, details=details
+    )
+    return copy.id
+
+
+# --------------------------------------------------------------------------- revert
+def load_decision(store: Store, decision_id: str) -> Decision:
+    path = store.root / DECISION_DIR / f"{decision_id}.json"
+    if not path.is_file():
+        raise NotFoundError(f"no decision {decision_id!r} in {store.root}")
+    return Decision(**json.loads(path.read_text(encoding="utf-8")))
+
+
+def find_decision(workspace: Workspace, decision_id: str) -> tuple[Store, Decision]:
+    for store in workspace.stores:
+        try:
+            return store, load_decision(store, decision_id)
+        except NotFoundError:
+            continue
+    raise NotFoundError(
+        f"no decision {decision_id!r} in " + ", ".join(str(s.root) for s in workspace.stores)
+    )
+
+
+def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = "") -> Decision:
+    """Restore the exact prior states of a decision, as a new event and commit."""
+    store, decision = find_decision(workspace, decision_id)
+    if decision.erased:
+        raise ValidationError(
+            f"{decision_id} erased {', '.join(decision.erased)}: an erasure "
+            "cannot be reverted, its content is gone",
+            field="decision",
+        )
+    if decision.reverted_by:
+        raise ValidationError(
+            f"{decision_id} was already reverted by {decision.reverted_by}", field="decision"
+        )
+    reason = reason.strip() or f"revert {decision_id}"
+    revert_id = _new_decision_id(store)
+    for created in decision.created:  # a promotion's team copy leaves the team store
+        target = next((s for s in workspace.stores if str(s.root) == created["store"]), None)
+        if target is None:
+            raise NotFoundError(
+                f"{decision_id} created {created['id']} in {created['store']}, "
+                "which is not among the stores given; pass it with --store"
+            )
+        with target.transaction(actor=actor, message=f"revert {decision_id}") as tx:
+            if created["id"] in tx.view:
+                tx.erase(
+                    created["id"],
+                    action="revert-erase",
+                    reason=reason,
+                    decision=revert_id,
+                    details={"reverts": decision_id},
+                )
+    with store.transaction(actor=actor, message=f"revert {decision_id}") as tx:
+        for memory_id, front in decision.before.items():
+            current = tx.view.get(memory_id)
+            if current is None:
+                raise ValidationError(
+                    f"{memory_id} no longer exists; nothing to restore", field="decision"
+                )
+            expected = decision.after.get(memory_id, {}).get("status")
+            if expected and current.status != expected:
+                raise ValidationError(
+                    f"{memory_id} changed since {decision_id} ({expected} -> {current.status});"
+                    " revert the later decision first",
+                    field="decision",
+                )
+            meta = {k: v for k, v in front.items() if k != "path"}
+            if current.front_matter() == {k: v for k, v in meta.items()}:
+                continue
+            tx.restore(
+                memory_from_mapping(meta, current.content, rel_path=current.path),
+                reason=reason,
+                decision=revert_id,
+                details={"reverts": decision_id},
+            )
+        if decision.request:
+            request = get_request(store, decision.request)
+            tx.write_file(
+                request.path,
+                request.with_changes(
+                    status="open", decision=None, decided_by=None, decision_reason=None
+                ).to_yaml(),
+            )
+        undone = _with_reverted(decision, revert_id)
+        tx.write_file(decision.path, undone.to_json())
+        result = Decision(
+            id=revert_id,
+            item=decision.item,
+            kind=decision.kind,
+            option="revert",
+            actor=actor,
+            reason=reason,
+            ts=tx.now.isoformat(),
+            store=str(store.root),
+            before=decision.after,
+            after=decision.before,
+            request=decision.request,
+            note=f"reverts {decision_id}",
+        )
+        return _record(tx, result)
+
+
+def _with_reverted(decision: Decision, revert_id: str) -> Decision:
+    data = json.loads(decision.to_json())
+    data["reverted_by"] = revert_id
+    return Decision(**data)

@@ -1,0 +1,289 @@
+"""The review queue (SPEC section 10): what people decide, with the evidence.
+
+Four kinds of item, oldest first: conflict sets (grouped by key), promotion
+requests, deletion requests and consolidation batches. Every item carries, for
+each record involved, the source quote, task and message, the resolved log
+excerpt with context, dates, confidence, source count, and what points at it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core import logs, secrets
+from core.errors import NotFoundError
+from core.index import INDEX_FILE, parse_index
+from core.pipeline import conflict_item_id
+from core.record import Memory, Source
+from core.requests import Request, load_requests
+from core.store import Store
+from core.workspace import Workspace
+
+KINDS = ("conflict", "promotion", "deletion", "consolidation")
+KIND_OF_REQUEST = {"promote": "promotion", "delete": "deletion"}
+
+# words in the evidence that suggest the values hold at different times or in different places
+SEQUENTIAL_HINTS = re.compile(
+    r"from next week|starting|from now on|switched|no longer|instead"
+    r"|改用|从下周|以后|不再|换成",
+    re.IGNORECASE,
+)
+PARALLEL_HINTS = re.compile(
+    r"\b(?:production|prod|staging|testing|test env|dev(?:elopment)?)\b"
+    r"|生产|测试|预发|开发环境",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class SourceEvidence:
+    source: Source
+    excerpt: logs.Excerpt | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.source.to_dict(),
+            "resolves": self.excerpt is not None,
+            "excerpt": self.excerpt.to_dict() if self.excerpt else None,
+        }
+
+
+@dataclass(frozen=True)
+class RecordEvidence:
+    memory: Memory
+    store: str
+    sources: tuple[SourceEvidence, ...]
+    pointers: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        m = self.memory
+        return {
+            "id": m.id,
+            "store": self.store,
+            "status": m.status,
+            "type": m.type,
+            "scope": m.scope,
+            "subject": m.subject,
+            "attribute": m.attribute,
+            "condition": m.condition,
+            "value": m.value,
+            "content": m.content,
+            "confidence": m.confidence,
+            "created_at": m.created_at.isoformat(),
+            "verified_at": m.verified_at.isoformat(),
+            "source_count": len(self.sources),
+            "sources": [s.to_dict() for s in self.sources],
+            "pointers": list(self.pointers),
+        }
+
+
+@dataclass(frozen=True)
+class Item:
+    kind: str
+    id: str
+    title: str
+    opened_at: str
+    store: Store = field(compare=False, repr=False)
+    scope: str = "private"
+    subject: str = ""
+    records: tuple[RecordEvidence, ...] = ()
+    request: Request | None = None
+    team_records: tuple[RecordEvidence, ...] = ()
+    scan: tuple[dict[str, Any], ...] = ()
+    analysis: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "title": self.title,
+            "opened_at": self.opened_at,
+            "store": str(self.store.root),
+            "scope": self.scope,
+            "subject": self.subject,
+            "records": [r.to_dict() for r in self.records],
+            "request": self.request.to_dict() if self.request else None,
+            "team_records": [r.to_dict() for r in self.team_records],
+            "secret_scan": list(self.scan),
+            "analysis": self.analysis,
+        }
+
+
+class _Context:
+    """What evidence-building needs from one store, computed once."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.tasks = logs.task_index(store.root)
+        index_path = store.root / INDEX_FILE
+        text = index_path.read_text(encoding="utf-8") if index_path.exists() else ""
+        self.index_lines = {line.target: line.number for line in parse_index(text)}
+        self.replaced_by = {m.supersedes: m.id for m in store.memories.values() if m.supersedes}
+        self.requests = load_requests(store)
+
+    def evidence(self, memory: Memory) -> RecordEvidence:
+        sources = tuple(
+            SourceEvidence(s, logs.resolve(self.store.root, s, task_logs=self.tasks))
+            for s in memory.all_sources
+        )
+        pointers = []
+        if memory.path in self.index_lines:
+            pointers.append(f"{INDEX_FILE} line {self.index_lines[memory.path]}")
+        if memory.supersedes:
+            pointers.append(f"supersedes {memory.supersedes}")
+        if memory.id in self.replaced_by:
+            pointers.append(f"superseded by {self.replaced_by[memory.id]}")
+        pointers += [
+            f"{r.kind} request {r.id} ({r.status})"
+            for r in self.requests
+            if r.memory_id == memory.id and r.status == "open"
+        ]
+        return RecordEvidence(memory, str(self.store.root), sources, tuple(pointers))
+
+
+def weigh(records: Iterable[RecordEvidence]) -> dict[str, Any]:
+    """Step 2 and 3 of adjudication: which record the sources favour, and hints
+    from reading the evidence about conditions (the reader decides)."""
+    recs = list(records)
+    if not recs:
+        return {}
+    newest = max(recs, key=lambda r: r.memory.created_at)
+    verified = max(recs, key=lambda r: r.memory.verified_at)
+    most = max(recs, key=lambda r: len(r.sources))
+    surest = max(recs, key=lambda r: r.memory.confidence)
+    votes: dict[str, list[str]] = {r.memory.id: [] for r in recs}
+    votes[newest.memory.id].append("newer")
+    votes[verified.memory.id].append("verified more recently")
+    if len({len(r.sources) for r in recs}) > 1:
+        votes[most.memory.id].append("more sources")
+    if len({r.memory.confidence for r in recs}) > 1:
+        votes[surest.memory.id].append("higher confidence")
+    favoured = max(recs, key=lambda r: (len(votes[r.memory.id]), r.memory.created_at))
+    hints = {}
+    for r in recs:
+        text = " ".join(
+            [s.source.evidence for s in r.sources]
+            + [line for s in r.sources if s.excerpt for _n, line in s.excerpt.lines]
+        )
+        hints[r.memory.id] = {
+            "sequential": sorted({m.group(0).lower() for m in SEQUENTIAL_HINTS.finditer(text)}),
+            "parallel": sorted({m.group(0).lower() for m in PARALLEL_HINTS.finditer(text)}),
+        }
+    return {
+        "favoured": favoured.memory.id,
+        "why": votes[favoured.memory.id],
+        "votes": votes,
+        "condition_hints": hints,
+        "newer": newest.memory.id,
+        "older": min(recs, key=lambda r: r.memory.created_at).memory.id,
+    }
+
+
+def _conflict_items(ctx: _Context) -> list[Item]:
+    groups: dict[tuple[str, str, str, str | None], list[Memory]] = {}
+    for memory in ctx.store.memories.values():
+        if memory.status == "conflict":
+            groups.setdefault(memory.key, []).append(memory)
+    items = []
+    for key, members in groups.items():
+        members.sort(key=lambda m: m.created_at)
+        records = tuple(ctx.evidence(m) for m in members)
+        scope, subject, attribute, condition = key
+        title = f"{subject} #{attribute}" + (f" [{condition}]" if condition else "")
+        items.append(
+            Item(
+                kind="conflict",
+                id=conflict_item_id(key),
+                title=title,
+                opened_at=max(m.created_at for m in members).isoformat(),
+                store=ctx.store,
+                scope=scope,
+                subject=subject,
+                records=records,
+                analysis={
+                    "key": {
+                        "scope": scope,
+                        "subject": subject,
+                        "attribute": attribute,
+                        "condition": condition,
+                    },
+                    **weigh(records),
+                },
+            )
+        )
+    return items
+
+
+def _request_items(ctx: _Context, team: Store | None) -> list[Item]:
+    items = []
+    for request in ctx.requests:
+        if request.status != "open" or request.memory_id not in ctx.store.memories:
+            continue
+        memory = ctx.store.memories[request.memory_id]
+        record = ctx.evidence(memory)
+        kind = KIND_OF_REQUEST[request.kind]
+        team_records: tuple[RecordEvidence, ...] = ()
+        scan: tuple[dict[str, Any], ...] = ()
+        if kind == "promotion":
+            texts = [memory.content, memory.title or ""] + [s.evidence for s in memory.all_sources]
+            scan = tuple(f.to_dict() for text in texts for f in secrets.scan(text))
+            if team is not None:
+                team_ctx = _Context(team)
+                team_records = tuple(
+                    team_ctx.evidence(m)
+                    for m in team.memories.values()
+                    if (m.subject, m.attribute) == (memory.subject, memory.attribute)
+                    and m.status in ("active", "conflict")
+                )
+        verb = "promote to team" if kind == "promotion" else "delete"
+        items.append(
+            Item(
+                kind=kind,
+                id=request.id,
+                title=f"{verb}: {memory.display_title}",
+                opened_at=request.requested_at,
+                store=ctx.store,
+                scope=memory.scope,
+                subject=memory.subject,
+                records=(record,),
+                request=request,
+                team_records=team_records,
+                scan=scan,
+                analysis={"secret_hits": len(scan)} if kind == "promotion" else {},
+            )
+        )
+    return items
+
+
+def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> list[Item]:
+    wanted = set(kinds or KINDS)
+    items: list[Item] = []
+    for store in workspace.stores:
+        ctx = _Context(store)
+        if "conflict" in wanted:
+            items += _conflict_items(ctx)
+        if wanted & {"promotion", "deletion"}:
+            items += [i for i in _request_items(ctx, workspace.team) if i.kind in wanted]
+        if "consolidation" in wanted:
+            items += _batch_items(store)
+    items.sort(key=lambda i: (i.opened_at, i.id))
+    return items
+
+
+def _batch_items(store: Store) -> list[Item]:
+    """Consolidation batches arrive with the consolidation engine (core.consolidate)."""
+    try:
+        from core import consolidate  # type: ignore[attr-defined]
+    except ImportError:
+        return []
+    return list(consolidate.pending_items(store))
+
+
+def find_item(workspace: Workspace, item_id: str) -> Item:
+    for item in build_queue(workspace):
+        if item.id == item_id:
+            return item
+    raise NotFoundError(f"no open review item {item_id!r}; 'memgov queue' lists them")

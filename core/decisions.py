@@ -18,11 +18,11 @@ import secrets as _random
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import secrets
+from core import logs, secrets
 from core.errors import AuthorizationError, NotFoundError, SecretBlocked, ValidationError
 from core.pipeline import conflict_item_id, normalise
 from core.queue import Item, find_item
-from core.record import Memory, memory_from_mapping
+from core.record import Memory, Source, memory_from_mapping
 from core.requests import get_request
 from core.store import Store, Transaction, new_memory_id
 from core.workspace import Workspace
@@ -380,7 +380,7 @@ def _decide_promotion(
             actor=actor, message=f"promote {memory.id} from {private.root.name}"
         ) as tx:
             team_id = _place_team_copy(
-                tx, memory, reason=reason, request=request.id, decision=decision_id
+                tx, memory, private, reason=reason, request=request.id, decision=decision_id
             )
         created.append({"store": str(team.root), "id": team_id})
     else:
@@ -413,12 +413,41 @@ def _decide_promotion(
         return _record(tx, decision)
 
 
+def _carry_evidence(
+    tx: Transaction, private: Store, sources: tuple[Source, ...]
+) -> tuple[Source, ...]:
+    """Copy each source's quoted message line into the team store's daily log, so the
+    team record's sources resolve there too. Nothing else of the private log travels."""
+    carried = []
+    for source in sources:
+        excerpt = logs.resolve(private.root, source, context=0)
+        if source.file is not None or excerpt is None:
+            carried.append(source)
+            continue
+        rel = excerpt.file
+        current = tx.files.get(rel)
+        if current is None and (tx.store.root / rel).is_file():
+            current = (tx.store.root / rel).read_text(encoding="utf-8")
+        day = rel.rsplit("/", 1)[-1].removesuffix(".md")
+        text = logs.with_message_line(current, day=day, task=source.task, line=excerpt.lines[0][1])
+        tx.write_file(rel, text)
+        carried.append(
+            Source(
+                task=source.task,
+                message_index=source.message_index,
+                evidence=source.evidence,
+                log=rel,
+            )
+        )
+    return tuple(carried)
+
+
 def _place_team_copy(
-    tx: Transaction, memory: Memory, *, reason: str, request: str, decision: str
+    tx: Transaction, memory: Memory, private: Store, *, reason: str, request: str, decision: str
 ) -> str:
     """The team record: a new id, scope team, every source kept; through the same
     duplicate and conflict rules as any write."""
-    sources = memory.all_sources
+    sources = _carry_evidence(tx, private, memory.all_sources)
     copy = memory.with_changes(
         id=new_memory_id(memory.attribute),
         scope="team",

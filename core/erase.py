@@ -17,11 +17,13 @@ from pathlib import Path
 ERASED = b"[erased]"
 
 
-def needles_for(content: str) -> list[bytes]:
-    """The content, and each of its lines long enough to identify it."""
-    found = {content.strip()}
-    found.update(line.strip() for line in content.splitlines() if len(line.strip()) >= 12)
-    return sorted((n.encode("utf-8") for n in found if n), key=len, reverse=True)
+def needles_for(content: str, quotes: Iterable[str] = ()) -> list[bytes]:
+    """What must not survive: the content, each of its lines long enough to identify
+    it (12 bytes: four CJK characters), and the source quotes it was drawn from."""
+    found = {content.strip(), *(q.strip() for q in quotes)}
+    found.update(line.strip() for line in content.splitlines())
+    encoded = {n.encode("utf-8") for n in found}
+    return sorted((n for n in encoded if len(n) >= 12), key=len, reverse=True)
 
 
 def scrub(data: bytes, needles: Iterable[bytes]) -> bytes:

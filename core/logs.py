@@ -167,3 +167,28 @@ def task_index(root: Path) -> dict[str, list[str]]:
             if match:
                 found.setdefault(match["task"], []).append(path.relative_to(root).as_posix())
     return found
+
+
+def with_message_line(text: str | None, *, day: str, task: str, line: str) -> str:
+    """A daily log's text with one raw message line added under its task (if absent).
+
+    Used when a promotion carries evidence into the team store: only the quoted
+    message line travels, never the rest of the private log.
+    """
+    lines = text.splitlines() if text else [f"# {day}"]
+    if line in lines:
+        return "\n".join(lines) + "\n"
+    start = next(
+        (i for i, item in enumerate(lines) if (m := TASK_RE.match(item)) and m["task"] == task),
+        None,
+    )
+    if start is None:
+        lines += ["", f"## task {task}", "", line]
+    else:
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
+        )
+        while end > start + 1 and not lines[end - 1].strip():
+            end -= 1
+        lines.insert(end, line)
+    return "\n".join(lines) + "\n"

@@ -40,7 +40,7 @@ from core.errors import NotFoundError, SecretBlocked, StoreError, ValidationErro
 from core.events import EVENTS_FILE, BadLine, Event, append_events, new_event_id, read_events
 from core.fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from core.index import INDEX_FILE, render_index
-from core.logs import LOG_DIR
+from core.logs import LOG_DIR, append_message
 from core.record import LARGE_FILE_CHARS, Memory, parse_memory, validate_id
 
 MEMORY_DIR = "memories"
@@ -193,6 +193,20 @@ class Store:
             tx = Transaction(self, actor=actor, message=message)
             yield tx
             tx.apply()
+
+    def log_message(
+        self, *, task: str, index: int, role: str, text: str, actor: str
+    ) -> tuple[str, int]:
+        """Append one message to today's daily log and commit it; (path, line)."""
+        with file_lock(self.state_dir / "lock"):
+            recover(self)
+            rel, line = append_message(
+                self.root, task=task, index=index, role=role, text=text, when=self.now()
+            )
+            gitstore.commit(
+                self.repo, [rel], actor=actor, message=f"log: task {task} message {index}"
+            )
+        return rel, line
 
     def write_raw(self, rel: str, text: str, *, actor: str, message: str) -> None:
         """Write a non-memory file of the store (a daily log, a request) and commit it."""
@@ -382,7 +396,9 @@ class Transaction:
         del self.view[memory_id]
         self.changed.pop(memory_id, None)
         self.removed[memory_id] = before
-        self.needles += needles_for(before.content)
+        shared = {s.evidence for m in self.view.values() for s in m.all_sources}
+        quotes = [s.evidence for s in before.all_sources if s.evidence not in shared]
+        self.needles += needles_for(before.content, quotes)
         self.event(
             action,
             (memory_id,),

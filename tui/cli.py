@@ -321,35 +321,150 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    from core.fsutil import file_lock
-    from core.logs import append_message
-
     store = one_store(args)
-    with file_lock(store.state_dir / "lock"):
-        rel, line = append_message(
-            store.root,
-            task=args.task,
-            index=args.index,
-            role=args.role,
-            text=args.text,
-            when=store.now(),
-        )
-    from core import gitstore
-
-    gitstore.commit(
-        store.repo,
-        [rel],
-        actor=actor_from(args),
-        message=f"log: task {args.task} message {args.index}",
+    rel, line = store.log_message(
+        task=args.task, index=args.index, role=args.role, text=args.text, actor=actor_from(args)
     )
     emit(args, {"log": rel, "line": line}, lambda: f"{rel}:{line}")
     return EXIT_OK
 
 
+def cmd_queue(args: argparse.Namespace) -> int:
+    from core.queue import build_queue
+
+    items = build_queue(workspace(args), kinds=args.kind)
+    emit(
+        args,
+        [i.to_dict() for i in items],
+        lambda: (
+            "\n".join(
+                f"{i.opened_at[:16]}  {i.kind:<13} {i.id:<26} {i.scope:<7} {i.title}" for i in items
+            )
+            or "the queue is empty"
+        ),
+    )
+    return EXIT_OK
+
+
+def render_item(item: Any) -> str:
+    lines = [
+        f"{item.kind} {item.id}: {item.title}",
+        f"  store: {item.store.root}",
+        f"  opened: {item.opened_at}",
+    ]
+    if item.request is not None:
+        lines.append(f"  requested by {item.request.requested_by}: {item.request.reason}")
+    if item.kind == "promotion":
+        hits = ", ".join(sorted({h["rule"] for h in item.scan})) or "clean"
+        lines.append(f"  secret scan: {hits}")
+    analysis = item.analysis
+    if item.kind == "conflict" and analysis:
+        lines.append(f"  sources favour {analysis['favoured']}: {', '.join(analysis['why'])}")
+    for title, records in (("records", item.records), ("team records", item.team_records)):
+        if records:
+            lines.append(f"  {title}:")
+        for rec in records:
+            m = rec.memory
+            lines.append(
+                f"  - {m.id} [{m.status}] {m.type} confidence {m.confidence:.2f}, "
+                f"{len(rec.sources)} source(s), created {m.created_at:%Y-%m-%d}, "
+                f"verified {m.verified_at:%Y-%m-%d}"
+                + (f", condition {m.condition}" if m.condition else "")
+            )
+            lines += ["      " + line for line in m.content.splitlines()]
+            for src in rec.sources:
+                s = src.source
+                lines.append(f"      source: task {s.task} message {s.message_index}: {s.evidence}")
+                if src.excerpt:
+                    lines += [
+                        f"        {src.excerpt.file}:{n}: {text}" for n, text in src.excerpt.lines
+                    ]
+                else:
+                    lines.append("        (does not resolve)")
+            if rec.pointers:
+                lines.append("      pointed at by: " + "; ".join(rec.pointers))
+    return "\n".join(lines)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from core.queue import find_item
+
+    item = find_item(workspace(args), args.item)
+    emit(args, item.to_dict(), lambda: render_item(item))
+    return EXIT_OK
+
+
+def parse_conditions(values: Sequence[str] | None) -> dict[str, str]:
+    out = {}
+    for raw in values or ():
+        memory_id, sep, condition = raw.partition("=")
+        if not sep or not condition:
+            raise MemgovError(
+                f"--condition {raw!r}: write MEMORY_ID=CONDITION, "
+                f"e.g. --condition deploy-1a2b=env=production"
+            )
+        out[memory_id] = condition
+    return out
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    from core.decisions import decide
+
+    if args.approve == args.reject:
+        raise MemgovError("say --approve or --reject")
+    decision = decide(
+        workspace(args),
+        args.item,
+        approve=args.approve,
+        actor=actor_from(args),
+        reason=args.reason or "",
+        option=args.option,
+        conditions=parse_conditions(args.condition),
+    )
+    emit(
+        args,
+        decision.to_dict(),
+        lambda: (
+            f"{decision.id}: {decision.kind} {decision.item} "
+            f"-> {decision.option} ({decision.reason})"
+            + (f"\n  erased: {', '.join(decision.erased)}" if decision.erased else "")
+            + (f"\n  note: {decision.note}" if decision.note else "")
+            + ("\n  undo with: memgov revert " + decision.id if decision.revertible else "")
+        ),
+    )
+    return EXIT_OK
+
+
+def cmd_revert(args: argparse.Namespace) -> int:
+    from core.decisions import revert
+
+    result = revert(
+        workspace(args), args.decision, actor=actor_from(args), reason=args.reason or ""
+    )
+    emit(args, result.to_dict(), lambda: f"{result.id}: reverted {args.decision}")
+    return EXIT_OK
+
+
+def cmd_request(kind: str) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        from core.requests import file_request
+
+        ws = workspace(args)
+        store = ws.find_memory(args.id)
+        request = file_request(
+            store, kind=kind, memory_id=args.id, reason=args.reason, actor=actor_from(args)
+        )
+        emit(args, request.to_dict(), lambda: f"{request.id}: {kind} {args.id} requested")
+        return EXIT_OK
+
+    return run
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from core.demo import build_demo
 
-    target = Path(args.store[0] if args.store else "demo-store")
+    target = Path(args.store[0] if args.store else
+                  os.environ.get("MEMGOV_STORE", "").split(os.pathsep)[0] or "demo-store")
     stores = build_demo(target, force=args.force)
     if args.no_open:
         print(f"demo stores ready: {', '.join(str(s.root) for s in stores)}")
@@ -454,6 +569,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--attribute")
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--no-usage", action="store_true", help="do not record a usage event")
+
+    p = add("queue", cmd_queue, "the review queue: conflicts, promotions, deletions, batches")
+    p.add_argument(
+        "--kind", action="append", choices=("conflict", "promotion", "deletion", "consolidation")
+    )
+
+    p = add("show", cmd_show, "one review item with its evidence")
+    p.add_argument("item")
+
+    p = add("decide", cmd_decide, "decide a review item (recorded, committed, revertible)")
+    p.add_argument("item")
+    p.add_argument("--approve", action="store_true")
+    p.add_argument("--reject", action="store_true", help="for a conflict: defer")
+    p.add_argument(
+        "--option",
+        choices=("newer", "older", "parallel", "neither", "defer"),
+        help="conflict outcome",
+    )
+    p.add_argument(
+        "--condition",
+        action="append",
+        metavar="ID=CONDITION",
+        help="parallel: the condition under which each record holds (repeat)",
+    )
+    p.add_argument("--reason")
+
+    p = add("revert", cmd_revert, "undo a decision (not an erasure) as a new event and commit")
+    p.add_argument("decision")
+    p.add_argument("--reason")
+
+    for kind, verb in (("delete", "erasure"), ("promote", "promotion to the team store")):
+        p = add(f"request-{kind}", cmd_request(kind), f"ask for the {verb} of a memory")
+        p.add_argument("id")
+        p.add_argument("--reason", required=True)
 
     p = add("log", cmd_log, "append a message to today's daily log (raw evidence)")
     p.add_argument("--task", required=True)

@@ -287,3 +287,8 @@ def find_item(workspace: Workspace, item_id: str) -> Item:
         if item.id == item_id:
             return item
     raise NotFoundError(f"no open review item {item_id!r}; 'memgov queue' lists them")
+
+
+def evidence_for(store: Store, memory: Memory) -> RecordEvidence:
+    """One record's evidence, outside any queue item (about me, history)."""
+    return _Context(store).evidence(memory)

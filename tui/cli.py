@@ -463,8 +463,11 @@ def cmd_request(kind: str) -> Callable[[argparse.Namespace], int]:
 def cmd_demo(args: argparse.Namespace) -> int:
     from core.demo import build_demo
 
-    target = Path(args.store[0] if args.store else
-                  os.environ.get("MEMGOV_STORE", "").split(os.pathsep)[0] or "demo-store")
+    target = Path(
+        args.store[0]
+        if args.store
+        else os.environ.get("MEMGOV_STORE", "").split(os.pathsep)[0] or "demo-store"
+    )
     stores = build_demo(target, force=args.force)
     if args.no_open:
         print(f"demo stores ready: {', '.join(str(s.root) for s in stores)}")

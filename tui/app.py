@@ -1,0 +1,172 @@
+"""The review desk: a Textual app over the core's queue, decisions and history.
+
+Decisions run in a thread worker (the UI never freezes) and come back as
+messages; the app remembers the last one so ``u`` can undo it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from core.decisions import Decision, revert
+from core.errors import MemgovError
+from core.workspace import Workspace
+from tui.messages import DecisionApplied, DecisionFailed
+from tui.screens.dialogs import KeysHelp
+
+
+class MemgovDesk(App[None]):
+    """memgov's review desk."""
+
+    CSS_PATH = "desk.tcss"
+    TITLE = "memgov"
+    BINDINGS = [
+        Binding("question_mark", "keys", "Keys", id="app.keys", tooltip="Every key here"),
+        Binding(
+            "u",
+            "undo",
+            "Undo",
+            id="app.undo",
+            tooltip="Revert the last decision made in this session",
+        ),
+        Binding(
+            "t",
+            "toggle_theme",
+            "Theme",
+            show=False,
+            id="app.theme",
+            tooltip="Switch between the light and the dark theme",
+        ),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the desk"),
+    ]
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        actor: str,
+        cursor_blink: bool = True,
+        keymap: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.actor = actor
+        self.cursor_blink = cursor_blink
+        self.last_decision: Decision | None = None
+        self.user_keymap = keymap or {}
+        self.sub_title = f"review desk · acting as {actor}"
+
+    def on_mount(self) -> None:
+        from tui.screens.queue import QueueScreen
+
+        if self.user_keymap:
+            self.set_keymap(self.user_keymap)
+        self.push_screen(QueueScreen())
+
+    # --------------------------------------------------------------- decisions
+    def apply(self, label: str, run: Callable[[], Decision]) -> None:
+        """Run a decision through core in a thread; report back as a message."""
+        self._apply(label, run)
+
+    @work(thread=True, exclusive=True, group="decide")
+    def _apply(self, label: str, run: Callable[[], Decision]) -> None:
+        try:
+            decision = run()
+        except MemgovError as exc:
+            self.post_message(DecisionFailed(str(exc), label))
+            return
+        self.post_message(DecisionApplied(decision, label))
+
+    @on(DecisionApplied)
+    def decision_applied(self, message: DecisionApplied) -> None:
+        decision = message.decision
+        undo = "  (u to undo)" if decision.revertible else ""
+        note = f"\n{decision.note}" if decision.note else ""
+        self.notify(f"{message.label}: {decision.id}{undo}{note}", title="Decided", timeout=8)
+        if decision.revertible:
+            self.last_decision = decision
+        elif decision.option == "revert":
+            self.last_decision = None
+        self.refresh_screens()
+
+    @on(DecisionFailed)
+    def decision_failed(self, message: DecisionFailed) -> None:
+        self.notify(message.error, title=f"{message.label}: not done", severity="error", timeout=12)
+
+    def refresh_screens(self) -> None:
+        for screen in self.screen_stack:
+            reload = getattr(screen, "reload", None)
+            if callable(reload):
+                reload()
+
+    def action_undo(self) -> None:
+        decision = self.last_decision
+        if decision is None:
+            self.notify("Nothing to undo in this session", severity="warning")
+            return
+        self.apply(
+            f"Undo {decision.id}",
+            lambda: revert(
+                self.workspace, decision.id, actor=self.actor, reason=f"undo {decision.id}"
+            ),
+        )
+
+    # ---------------------------------------------------------------- keys
+    def key_rows(self, screen: Screen[Any]) -> list[tuple[str, str, str]]:
+        rows = []
+        for key, active in screen.active_bindings.items():
+            binding = active.binding
+            if binding.description:
+                rows.append(
+                    (
+                        binding.key_display or self.get_key_display(binding),
+                        binding.description,
+                        binding.tooltip,
+                    )
+                )
+        del key
+        return rows
+
+    def action_keys(self) -> None:
+        self.push_screen(KeysHelp(self.key_rows(self.screen)))
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Every binding of the screen is also a command in the palette (ctrl+p)."""
+        seen = set()
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if not binding.description or binding.action in seen or not active.enabled:
+                continue
+            seen.add(binding.action)
+            node = active.node
+            action = binding.action
+
+            def run(node: Any = node, action: str = action) -> None:
+                self.call_later(node.run_action, action)
+
+            yield SystemCommand(binding.description, binding.tooltip or binding.description, run)
+        yield from super().get_system_commands(screen)
+
+
+def keymap_from(workspace: Workspace) -> dict[str, str]:
+    """``keymap:`` in a store's memgov.yaml remaps keys by binding id."""
+    keymap: dict[str, str] = {}
+    for store in workspace.stores:
+        raw = store.config.extra.get("keymap") or {}
+        if isinstance(raw, dict):
+            keymap.update({str(k): str(v) for k, v in raw.items()})
+    return keymap
+
+
+def run_desk(workspace: Workspace, *, actor: str) -> int:
+    MemgovDesk(workspace, actor=actor, keymap=keymap_from(workspace)).run()
+    return 0

@@ -1,0 +1,1 @@
+"""The desk's screens: one module per screen."""

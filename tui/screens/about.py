@@ -1,0 +1,210 @@
+"""About me: everything remembered about the current user, grouped by type."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from core.decisions import correct
+from core.queue import evidence_for
+from core.record import TRUST, TYPES, Memory
+from core.requests import file_request
+from core.store import Store
+from tui.render import record_card, safe
+from tui.screens.dialogs import CorrectDialog, Proposal, ReasonDialog
+
+
+def about(workspace: Any) -> list[tuple[Store, Memory]]:
+    """Records whose subject is the user (``user:<owner>``...) and the private store."""
+    private = workspace.private
+    owner = private.config.owner if private else None
+    found = []
+    for store in workspace.stores:
+        for memory in store.memories.values():
+            mine = owner and (
+                memory.subject == f"user:{owner}" or memory.subject.startswith(f"user:{owner}/")
+            )
+            if mine or store.config.scope == "private":
+                found.append((store, memory))
+    order = {t: i for i, t in enumerate(TYPES)}
+    found.sort(
+        key=lambda sm: (order[sm[1].type], sm[1].status != "active", sm[1].subject, sm[1].attribute)
+    )
+    return found
+
+
+class AboutMeScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="about.back"),
+        Binding(
+            "c",
+            "correct",
+            "Correct",
+            id="about.correct",
+            tooltip="Write what is true; the new record supersedes this one",
+        ),
+        Binding(
+            "d",
+            "request_delete",
+            "Ask to delete",
+            id="about.delete",
+            tooltip="File a deletion request for this memory",
+        ),
+        Binding("h", "history", "History", id="about.history"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[tuple[Store, Memory]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="about-head")
+        with Horizontal(id="columns"):
+            yield OptionList(id="about-list")
+            yield VerticalScroll(
+                Static(id="about-detail"), id="about-detail-column", classes="record-column"
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.reload()
+        self.query_one("#about-list", OptionList).focus()
+
+    def reload(self) -> None:
+        workspace = self.app.workspace  # type: ignore[attr-defined]
+        self.rows = about(workspace)
+        owner = workspace.private.config.owner if workspace.private else "you"
+        self.query_one("#about-head", Static).update(
+            Text.assemble(
+                ("About me", "bold"),
+                f" · what agents remember about {owner}: "
+                f"{len(self.rows)} memories · c correct · d ask to delete · h history",
+            )
+        )
+        options: list[Option | None] = []
+        current_type = None
+        for index, (_store, memory) in enumerate(self.rows):
+            if memory.type != current_type:
+                current_type = memory.type
+                _pos, trust, _ = TRUST[memory.type]
+                options.append(
+                    Option(
+                        Text(f"{memory.type} · trust {trust}", style="bold underline"),
+                        disabled=True,
+                    )
+                )
+            label = Text(f"  {memory.display_title}: ", style="bold")
+            label.append(safe(memory.hook)[:60])
+            if memory.status != "active":
+                label.append(f"  [{memory.status}]", style="dim")
+            options.append(Option(label, id=str(index)))
+        listing = self.query_one("#about-list", OptionList)
+        listing.clear_options()
+        listing.add_options([o for o in options if o is not None])
+        first = next((i for i, o in enumerate(listing.options) if not o.disabled), None)
+        if first is not None:
+            listing.highlighted = first
+        self.show()
+
+    def selected(self) -> tuple[Store, Memory] | None:
+        listing = self.query_one("#about-list", OptionList)
+        if listing.highlighted is None:
+            return None
+        option = listing.get_option_at_index(listing.highlighted)
+        return self.rows[int(option.id)] if option.id is not None else None
+
+    def show(self) -> None:
+        chosen = self.selected()
+        detail = self.query_one("#about-detail", Static)
+        if chosen is None:
+            detail.update(Text("Nothing remembered about you.", style="dim"))
+            return
+        store, memory = chosen
+        detail.update(record_card(evidence_for(store, memory)))
+
+    @on(OptionList.OptionHighlighted)
+    def highlighted(self) -> None:
+        self.show()
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_history(self) -> None:
+        from tui.screens.history import HistoryScreen
+
+        chosen = self.selected()
+        self.app.push_screen(HistoryScreen(chosen[1].id if chosen else None))
+
+    def action_correct(self) -> None:
+        chosen = self.selected()
+        if chosen is None or chosen[1].status != "active":
+            self.notify("Only an active memory can be corrected", severity="warning")
+            return
+        memory = chosen[1]
+        app: Any = self.app
+
+        def with_content(content: str | None) -> None:
+            if not content or content == memory.content:
+                return
+            proposal = Proposal(
+                f"Correct {memory.id}",
+                (
+                    f"new record: {safe(content)[:60]}",
+                    f"{memory.id}: active → superseded (kept in history)",
+                    "events and one commit; undo with u",
+                ),
+                "corrected by the person it is about",
+            )
+
+            def chosen_reason(reason: str | None) -> None:
+                if reason is not None:
+                    app.apply(
+                        f"correct {memory.id}",
+                        lambda: correct(
+                            app.workspace,
+                            memory.id,
+                            content=content,
+                            actor=app.actor,
+                            reason=reason,
+                        ),
+                    )
+
+            app.push_screen(ReasonDialog(proposal), chosen_reason)
+
+        app.push_screen(CorrectDialog(memory.id, memory.content), with_content)
+
+    def action_request_delete(self) -> None:
+        chosen = self.selected()
+        if chosen is None:
+            return
+        store, memory = chosen
+        app: Any = self.app
+        proposal = Proposal(
+            f"Ask to delete {memory.id}",
+            ("a deletion request joins the queue", "nothing is erased until it is approved"),
+            "I do not want this remembered",
+        )
+
+        def chosen_reason(reason: str | None) -> None:
+            if reason is None:
+                return
+            try:
+                request = file_request(
+                    store, kind="delete", memory_id=memory.id, reason=reason, actor=app.actor
+                )
+            except Exception as exc:
+                self.notify(str(exc), severity="error")
+                return
+            self.notify(f"Deletion requested: {request.id}")
+            app.refresh_screens()
+
+        app.push_screen(ReasonDialog(proposal), chosen_reason)

@@ -1,0 +1,194 @@
+"""Modal dialogs: the reason for a decision (with what it will change), conditions
+for a parallel outcome, a correction, and the keys help."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What a decision will do, shown before it is done."""
+
+    title: str
+    changes: tuple[str, ...]
+    reason: str
+    destructive: bool = False
+    warning: str = ""
+
+
+class ReasonDialog(ModalScreen[str | None]):
+    """Ask for the reason (prefilled, editable; enter accepts) and show the changes."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+
+    def __init__(self, proposal: Proposal) -> None:
+        super().__init__(classes="destructive" if proposal.destructive else "")
+        self.proposal = proposal
+
+    def compose(self) -> ComposeResult:
+        p = self.proposal
+        with Vertical(id="dialog"):
+            yield Label(p.title, id="dialog-title")
+            if p.warning:
+                yield Static(p.warning, id="dialog-warning")
+            yield Static("\n".join(f"• {c}" for c in p.changes), id="dialog-changes")
+            yield Label("Reason (enter to accept, esc to cancel):")
+            yield Input(value=p.reason, id="reason")
+            with Horizontal(id="dialog-buttons"):
+                yield Button(
+                    "Erase for good" if p.destructive else "Apply",
+                    variant="error" if p.destructive else "primary",
+                    id="ok",
+                )
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#reason", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._accept()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self._accept()
+        else:
+            self.dismiss(None)
+
+    def _accept(self) -> None:
+        reason = self.query_one("#reason", Input).value.strip()
+        self.dismiss(reason or self.proposal.reason)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConditionsDialog(ModalScreen[dict[str, str] | None]):
+    """Parallel outcome: the condition under which each record holds."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+
+    def __init__(self, records: list[tuple[str, str, str]]) -> None:
+        """``records``: (memory id, short content, suggested condition)."""
+        super().__init__()
+        self.records = records
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label("Parallel: both hold, each under its own condition", id="dialog-title")
+            yield Static(
+                "Read the sources first: write the condition each one states "
+                "(e.g. env=production).",
+                id="dialog-changes",
+            )
+            with VerticalScroll(id="conditions"):
+                for memory_id, content, suggestion in self.records:
+                    yield Label(f"{memory_id}: {content}")
+                    yield Input(
+                        value=suggestion,
+                        placeholder="condition, e.g. env=testing",
+                        id=f"cond-{memory_id}",
+                    )
+            with Horizontal(id="dialog-buttons"):
+                yield Button("Next", variant="primary", id="ok")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query(Input).first().focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        inputs = list(self.query(Input))
+        index = inputs.index(event.input)
+        if index + 1 < len(inputs):
+            inputs[index + 1].focus()
+        else:
+            self._accept()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self._accept()
+        else:
+            self.dismiss(None)
+
+    def _accept(self) -> None:
+        values = {
+            memory_id: self.query_one(f"#cond-{memory_id}", Input).value.strip()
+            for memory_id, _c, _s in self.records
+        }
+        missing = [k for k, v in values.items() if not v]
+        if missing:
+            self.notify("Every record needs a condition: " + ", ".join(missing), severity="warning")
+            return
+        self.dismiss(values)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CorrectDialog(ModalScreen[str | None]):
+    """Write what is true instead: a new record supersedes the old one."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+
+    def __init__(self, memory_id: str, content: str) -> None:
+        super().__init__()
+        self.memory_id = memory_id
+        self.content = content
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(f"Correct {self.memory_id}", id="dialog-title")
+            yield Static(
+                "A new record supersedes this one; the old one stays in its "
+                "history. Enter to continue.",
+                id="dialog-changes",
+            )
+            yield Input(value=self.content, id="content")
+            with Horizontal(id="dialog-buttons"):
+                yield Button("Next", variant="primary", id="ok")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#content", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self.dismiss(self.query_one("#content", Input).value.strip() or None)
+        else:
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class KeysHelp(ModalScreen[None]):
+    """Every key of the screen underneath, with what it does."""
+
+    BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="help.close")]
+
+    def __init__(self, rows: list[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        width = max((len(k) for k, _d, _t in self.rows), default=4)
+        text = "\n".join(f"{k:>{width}}  {d}" + (f"  — {t}" if t else "") for k, d, t in self.rows)
+        with Vertical(id="dialog"):
+            yield Label("Keys", id="dialog-title")
+            yield VerticalScroll(Static(text, id="keys-text"))
+            yield Label("esc to close · ctrl+p lists every command", classes="dim")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,114 @@
+"""Health: counts by status and type, the index against its limits, reverse signals."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from core.metrics import Health, health
+from tui.render import STATUS_STYLE, sparkline
+
+
+def bar(value: int, limit: int, width: int = 20) -> Text:
+    filled = min(int(value / limit * width), width) if limit else 0
+    style = "red" if value > limit else "yellow" if value > 0.8 * limit else "green"
+    text = Text("█" * filled, style=style)
+    text.append("░" * (width - filled), style="dim")
+    text.append(f" {value:,}/{limit:,}")
+    return text
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def render_health(h: Health) -> RenderableType:
+    head = Text(f"{h.scope} store · {h.store}", style="bold")
+    counts = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    for status in h.by_status:
+        counts.add_column(status, style=STATUS_STYLE.get(status, ""), justify="right")
+    counts.add_row(*(str(v) for v in h.by_status.values()))
+    types = Text("types: " + " · ".join(f"{t} {n}" for t, n in h.by_type.items() if n), style="dim")
+    idx = h.index
+    index = Table.grid(padding=(0, 1))
+    index.add_row("index lines", bar(idx["lines"], idx["max_lines"]))
+    index.add_row("index bytes", bar(idx["bytes"], idx["max_bytes"]))
+    index.add_row("longest line", bar(idx["longest_line"], idx["max_line_chars"]))
+    w, r = h.write, h.retrieval
+    metrics = Table.grid(padding=(0, 2))
+    metrics.add_row(
+        "source completeness",
+        percent(w["source_completeness"]),
+        "duplicate rate by key",
+        percent(w["duplicate_rate_by_key"]),
+    )
+    metrics.add_row(
+        "writes refused",
+        f"{w['refused']}/{w['write_attempts']}",
+        "secrets intercepted",
+        str(w["sensitive_intercepted"]),
+    )
+    metrics.add_row(
+        "recalls", str(r["recall_events"]), "active never used", percent(r["unused_share"])
+    )
+    series = Table.grid(padding=(0, 1))
+    for name, values in h.series.items():
+        series.add_row(
+            f"{name} (12 weeks)", Text(sparkline(values), style="cyan"), str(sum(values))
+        )
+    signals: list[RenderableType] = []
+    for signal in h.signals:
+        line = Text("⚠ " + signal["signal"], style="bold yellow")
+        line.append(f": {signal['detail']} — {signal['meaning']}")
+        signals.append(line)
+    if not signals:
+        signals.append(Text("no reverse signal", style="green"))
+    return Group(
+        head,
+        counts,
+        types,
+        Text(""),
+        index,
+        Text(""),
+        metrics,
+        Text(""),
+        series,
+        Text(""),
+        *signals,
+        Text(""),
+    )
+
+
+class HealthScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="health.back"),
+        Binding("r", "reload", "Reload", id="health.reload"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield VerticalScroll(Static(id="health"))
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    def reload(self) -> None:
+        workspace: Any = self.app.workspace  # type: ignore[attr-defined]
+        self.query_one("#health", Static).update(
+            Group(*(render_health(health(s)) for s in workspace.stores))
+        )
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def action_back(self) -> None:
+        self.dismiss(None)

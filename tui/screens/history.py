@@ -1,0 +1,164 @@
+"""History: any memory's timeline from the event log and git, and its supersedes chain."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from core.history import history
+from core.queue import evidence_for
+from core.store import Store
+from tui.render import record_card, safe, status_text
+
+
+def timeline(store: Store, memory_id: str) -> RenderableType:
+    h = history(store, memory_id)
+    parts: list[RenderableType] = []
+    chain = Text()
+    if h.older:
+        chain.append("replaced: " + " ← ".join(h.older) + "\n", style="dim")
+    chain.append(memory_id, style="bold")
+    if h.newer:
+        chain.append("\nreplaced by: " + " → ".join(h.newer), style="cyan")
+    parts.append(chain)
+    if not h.exists:
+        parts.append(Text("erased: only its events remain (ids, key, content hash)", style="red"))
+    table = Table(box=None, pad_edge=False, expand=True, show_header=True, header_style="bold")
+    table.add_column("when", no_wrap=True, style="dim")
+    table.add_column("what", no_wrap=True)
+    table.add_column("who · why", overflow="fold")
+    for ev in h.events:
+        change = Text(ev.action)
+        if ev.to_status:
+            change.append(f"\n{ev.from_status or 'new'} → ")
+            change.append_text(status_text(ev.to_status))
+        why = Text(ev.actor, style="cyan")
+        why.append(f": {safe(ev.reason)}")
+        if ev.decision:
+            why.append(f"\n{ev.decision}", style="dim")
+        table.add_row(ev.ts[:16].replace("T", " "), change, why)
+    parts.append(table)
+    if h.commits:
+        commits = Text("\ncommits\n", style="bold")
+        for c in h.commits:
+            commits.append(f"{c.sha[:8]} ", style="yellow")
+            commits.append(f"{c.when[:10]} {c.author}: {c.message.splitlines()[0]}\n")
+        parts.append(commits)
+    return Group(*parts)
+
+
+class HistoryScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="history.back"),
+        Binding("slash", "search", "Search", key_display="/", id="history.search"),
+        Binding(
+            "e",
+            "evidence",
+            "Evidence",
+            id="history.evidence",
+            tooltip="Switch between the timeline and the record with its evidence",
+        ),
+    ]
+
+    def __init__(self, memory_id: str | None = None) -> None:
+        super().__init__()
+        self.start = memory_id
+        self.rows: list[tuple[Store, str]] = []
+        self.show_evidence = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="columns"):
+            with Vertical(id="history-left"):
+                search = Input(placeholder="filter memories", id="history-search", classes="hidden")
+                search.cursor_blink = bool(getattr(self.app, "cursor_blink", True))
+                yield search
+                yield DataTable(id="history-list", cursor_type="row")
+            yield VerticalScroll(
+                Static(id="history-detail"), id="history-detail-column", classes="record-column"
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#history-list", DataTable)
+        table.add_columns("Memory", "Status")
+        self.fill("")
+        table.focus()
+
+    def reload(self) -> None:
+        self.fill(self.query_one("#history-search", Input).value)
+
+    def fill(self, needle: str) -> None:
+        workspace: Any = self.app.workspace  # type: ignore[attr-defined]
+        table = self.query_one("#history-list", DataTable)
+        table.clear()
+        self.rows = []
+        needle = needle.casefold()
+        for store in workspace.stores:
+            erased = {
+                i for e in store.events()[0] if e.to_status == "deleted" for i in e.memory_ids
+            }
+            ids = sorted(set(store.memories) | erased)
+            for memory_id in ids:
+                memory = store.memories.get(memory_id)
+                text = f"{memory_id} {memory.subject if memory else ''}".casefold()
+                if needle and needle not in text:
+                    continue
+                self.rows.append((store, memory_id))
+                table.add_row(
+                    memory_id,
+                    status_text(memory.status if memory else "deleted"),
+                    key=f"{store.root}:{memory_id}",
+                )
+        if self.start is not None:
+            ids = [m for _s, m in self.rows]
+            if self.start in ids:
+                table.move_cursor(row=ids.index(self.start))
+            self.start = None
+        self.show()
+
+    def show(self) -> None:
+        table = self.query_one("#history-list", DataTable)
+        detail = self.query_one("#history-detail", Static)
+        if not self.rows or not 0 <= table.cursor_row < len(self.rows):
+            detail.update(Text("no memory", style="dim"))
+            return
+        store, memory_id = self.rows[table.cursor_row]
+        memory = store.memories.get(memory_id)
+        if self.show_evidence and memory is not None:
+            detail.update(record_card(evidence_for(store, memory)))
+        else:
+            detail.update(timeline(store, memory_id))
+
+    @on(DataTable.RowHighlighted)
+    def highlighted(self) -> None:
+        self.show()
+
+    def action_evidence(self) -> None:
+        self.show_evidence = not self.show_evidence
+        self.show()
+
+    def action_search(self) -> None:
+        search = self.query_one("#history-search", Input)
+        search.remove_class("hidden")
+        search.focus()
+
+    @on(Input.Changed, "#history-search")
+    def search_changed(self, event: Input.Changed) -> None:
+        self.fill(event.value.strip())
+
+    @on(Input.Submitted, "#history-search")
+    def search_done(self) -> None:
+        self.query_one("#history-list", DataTable).focus()
+
+    def action_back(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,531 @@
+"""Item views: the evidence side by side, one keystroke per outcome.
+
+Every decision asks for a reason (prefilled; enter accepts), shows what it will
+change first, and runs through core in a worker; ``u`` undoes it afterwards.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from core.decisions import decide
+from core.errors import MemgovError
+from core.queue import Item, find_item
+from core.workspace import Workspace
+from tui.render import record_card, safe
+from tui.screens.dialogs import ConditionsDialog, Proposal, ReasonDialog
+
+HINT_CONDITIONS = (
+    (re.compile(r"production|\bprod\b|生产", re.I), "env=production"),
+    (re.compile(r"staging|预发", re.I), "env=staging"),
+    (re.compile(r"testing|test env|测试", re.I), "env=testing"),
+    (re.compile(r"\bdev(elopment)?\b|开发环境", re.I), "env=development"),
+)
+
+
+class ItemScreen(Screen[None]):
+    """Shared by every item view: the item, back with esc, reload after decisions."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="item.back", tooltip="Back to the queue"),
+        Binding("tab", "focus_next", "Next column", show=False, id="item.next_column"),
+        Binding(
+            "h", "history", "History", id="item.history", tooltip="Timeline of the first record"
+        ),
+    ]
+
+    def __init__(self, item: Item) -> None:
+        super().__init__()
+        self.item = item
+
+    @property
+    def workspace(self) -> Workspace:
+        return self.app.workspace  # type: ignore[attr-defined, no-any-return]
+
+    @property
+    def actor(self) -> str:
+        return str(self.app.actor)  # type: ignore[attr-defined]
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_history(self) -> None:
+        from tui.screens.history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen(self.item.records[0].memory.id))
+
+    def reload(self) -> None:
+        """After a decision: the item is gone (back to the queue) or changed."""
+        if self is not self.app.screen:
+            return
+        try:
+            self.item = find_item(self.workspace, self.item.id)
+        except MemgovError:
+            self.dismiss(None)
+            return
+        self.refresh_view()
+
+    def refresh_view(self) -> None:  # pragma: no cover - each view overrides
+        pass
+
+    def propose(self, proposal: Proposal, label: str, run: Any) -> None:
+        def chosen(reason: str | None) -> None:
+            if reason is not None:
+                self.app.apply(label, lambda: run(reason))  # type: ignore[attr-defined]
+
+        self.app.push_screen(ReasonDialog(proposal), chosen)
+
+    def banner(self) -> RenderableType:
+        store = self.item.store
+        who = (
+            "maintainers decide (" + ", ".join(store.config.maintainers) + ")"
+            if self.item.scope == "team" or self.item.kind == "promotion"
+            else f"{store.config.owner or 'the owner'} decides"
+        )
+        head = Text(f"{self.item.kind} · {self.item.title}", style="bold")
+        head.append(
+            f"\n{store.root.name} store · {who} · opened {self.item.opened_at[:16]}", style="dim"
+        )
+        return head
+
+
+# ------------------------------------------------------------------------- conflict
+class ConflictScreen(ItemScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "n",
+            "decide('newer')",
+            "Newer wins",
+            id="conflict.newer",
+            tooltip="The newer record supersedes the older",
+        ),
+        Binding(
+            "o",
+            "decide('older')",
+            "Older wins",
+            id="conflict.older",
+            tooltip="The older record is right; the newer is superseded",
+        ),
+        Binding(
+            "p",
+            "parallel",
+            "Parallel",
+            id="conflict.parallel",
+            tooltip="Both hold, each under its own condition",
+        ),
+        Binding(
+            "x",
+            "decide('neither')",
+            "Neither",
+            id="conflict.neither",
+            tooltip="Both are wrong: erase both for good",
+        ),
+        Binding(
+            "d",
+            "decide('defer')",
+            "Defer",
+            id="conflict.defer",
+            tooltip="Leave it open; record that it was looked at",
+        ),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(self.banner(), id="item-head")
+        yield Static(id="steps")
+        yield Horizontal(id="columns")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    def ordered(self) -> list[Any]:
+        return sorted(self.item.records, key=lambda r: r.memory.created_at)
+
+    def refresh_view(self) -> None:
+        self.query_one("#steps", Static).update(self.steps())
+        columns = self.query_one("#columns", Horizontal)
+        columns.remove_children()
+        analysis = self.item.analysis
+        records = self.ordered()
+        for index, rec in enumerate(records):
+            label = "older" if index == 0 else "newer" if index == len(records) - 1 else "middle"
+            verdict = ""
+            if rec.memory.id == analysis.get("favoured"):
+                verdict = "sources favour this one: " + ", ".join(analysis.get("why", []))
+            column = VerticalScroll(
+                Static(record_card(rec, label=f" {label} ", verdict=verdict)),
+                classes="record-column",
+            )
+            column.can_focus = True
+            columns.mount(column)
+
+    def steps(self) -> RenderableType:
+        a = self.item.analysis
+        key = a.get("key", {})
+        records = self.ordered()
+        values = " vs ".join(safe(r.memory.value or r.memory.hook)[:30] for r in records)
+        lines = [
+            Text.assemble(
+                ("1 identify ", "bold"),
+                f"{key.get('scope')} · "
+                f"{key.get('subject')} #{key.get('attribute')}"
+                + (f" [{key['condition']}]" if key.get("condition") else "")
+                + f": {len(records)} records, {values}",
+            ),
+            Text.assemble(
+                ("2 weigh    ", "bold"),
+                f"sources favour {a.get('favoured')}: " + ", ".join(a.get("why", [])),
+            ),
+        ]
+        hints = a.get("condition_hints", {})
+        said = []
+        for rec in records:
+            h = hints.get(rec.memory.id, {})
+            words = h.get("parallel", []) + h.get("sequential", [])
+            if words:
+                said.append(f"{rec.memory.id} says " + ", ".join(f"“{w}”" for w in words))
+        lines.append(
+            Text.assemble(
+                ("3 conditions ", "bold"),
+                "; ".join(said) + " → read them: parallel or sequential?"
+                if said
+                else "no source states a condition",
+            )
+        )
+        pointers = [p for r in records for p in r.pointers if "MEMORY.md" in p]
+        lines.append(
+            Text.assemble(
+                ("4 downstream ", "bold"),
+                "; ".join(pointers)
+                if pointers
+                else "no index line points at them while in conflict; the winner gets one",
+            )
+        )
+        lines.append(
+            Text.assemble(
+                ("5 record   ", "bold"),
+                "events for every transition with your reason, one commit, undo with u",
+            )
+        )
+        return Group(*lines)
+
+    def action_decide(self, option: str) -> None:
+        records = self.ordered()
+        older, newer = records[0].memory, records[-1].memory
+        store = self.item.store
+        if option in ("newer", "older"):
+            winner, loser = (newer, older) if option == "newer" else (older, newer)
+            others = [r.memory.id for r in records if r.memory.id != winner.id]
+            changes = (
+                f"{winner.id}: conflict → active, supersedes {loser.id}",
+                *(f"{o}: conflict → active → superseded" for o in others),
+                f"MEMORY.md lists {winner.id} only",
+                f"events and one commit in {store.root.name}",
+            )
+            title = f"{option.capitalize()} wins: {winner.id}"
+            proposal = Proposal(title, changes, f"the {option} record wins")
+        elif option == "neither":
+            history = (
+                "history is rewritten so the content is gone from git too"
+                if store.config.scope == "private"
+                else "team store: clones already pushed keep it in their history"
+            )
+            proposal = Proposal(
+                "Neither: erase both records for good",
+                tuple(
+                    f"{r.memory.id}: conflict → deleted (file and index line removed)"
+                    for r in records
+                )
+                + (f"events keep only ids, key and content hashes; {history}",),
+                "neither record holds",
+                destructive=True,
+                warning="This cannot be undone: the content is erased.",
+            )
+        else:
+            proposal = Proposal(
+                "Defer: leave the conflict open",
+                ("nothing changes; the decision is recorded",),
+                "deferred: needs more evidence",
+            )
+        item_id = self.item.id
+        self.propose(
+            proposal,
+            f"{option} for {item_id}",
+            lambda reason: decide(
+                self.workspace,
+                item_id,
+                approve=option != "defer",
+                option=option,
+                actor=self.actor,
+                reason=reason,
+            ),
+        )
+
+    def action_parallel(self) -> None:
+        records = self.ordered()
+        rows = []
+        for rec in records:
+            evidence = " ".join(s.source.evidence for s in rec.sources)
+            suggestion = next(
+                (cond for pattern, cond in HINT_CONDITIONS if pattern.search(evidence)),
+                rec.memory.condition or "",
+            )
+            rows.append((rec.memory.id, safe(rec.memory.hook)[:50], suggestion))
+        item_id = self.item.id
+
+        def with_conditions(conditions: dict[str, str] | None) -> None:
+            if conditions is None:
+                return
+            proposal = Proposal(
+                "Parallel: both hold",
+                tuple(
+                    f"{mid}: conflict → active, condition {cond}"
+                    for mid, cond in conditions.items()
+                )
+                + ("both keep an index line", "events and one commit"),
+                "both hold, under different conditions",
+            )
+            self.propose(
+                proposal,
+                f"parallel for {item_id}",
+                lambda reason: decide(
+                    self.workspace,
+                    item_id,
+                    approve=True,
+                    option="parallel",
+                    conditions=conditions,
+                    actor=self.actor,
+                    reason=reason,
+                ),
+            )
+
+        self.app.push_screen(ConditionsDialog(rows), with_conditions)
+
+
+# ------------------------------------------------------------------------ promotion
+class PromotionScreen(ItemScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "a",
+            "approve",
+            "Approve",
+            id="promotion.approve",
+            tooltip="Create the team copy (sources kept)",
+        ),
+        Binding(
+            "r",
+            "reject",
+            "Reject",
+            id="promotion.reject",
+            tooltip="Close the request; the record stays private",
+        ),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(self.banner(), id="item-head")
+        yield Static(id="scan")
+        with Horizontal(id="columns"):
+            yield VerticalScroll(Static(id="private-record"), classes="record-column")
+            yield VerticalScroll(Static(id="team-records"), classes="record-column")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    @property
+    def blocked(self) -> list[str]:
+        return sorted({h["rule"] for h in self.item.scan})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "approve" and self.blocked:
+            return None  # shown, greyed out
+        return True
+
+    def refresh_view(self) -> None:
+        request = self.item.request
+        assert request is not None
+        scan = Text()
+        if self.blocked:
+            scan.append("secret scan: " + ", ".join(self.blocked), style="bold red")
+            scan.append(
+                "  approve is disabled: remove the credential from the record "
+                "(correct it) and ask again; the value is never shown",
+                style="red",
+            )
+        else:
+            scan.append("secret scan: clean", style="bold green")
+        scan.append(
+            f"\nrequested by {request.requested_by}: {safe(request.reason)}", style="italic"
+        )
+        self.query_one("#scan", Static).update(scan)
+        self.query_one("#private-record", Static).update(
+            record_card(self.item.records[0], label=" private record ")
+        )
+        team = self.item.team_records
+        self.query_one("#team-records", Static).update(
+            Group(*(record_card(r, label=" team record of the same key ") for r in team))
+            if team
+            else Text(
+                " team store \n\nno team record of this key: approving creates one", style="dim"
+            )
+        )
+        self.refresh_bindings()
+
+    def action_approve(self) -> None:
+        if self.blocked:
+            self.notify("Blocked by the secret scan: " + ", ".join(self.blocked), severity="error")
+            return
+        memory = self.item.records[0].memory
+        team = self.workspace.team
+        same = [r.memory for r in self.item.team_records]
+        outcome = (
+            "merges into " + same[0].id
+            if same
+            and all((r.value or r.content) == (memory.value or memory.content) for r in same)
+            else "opens a conflict with " + ", ".join(m.id for m in same)
+            if same
+            else "a new active team record"
+        )
+        proposal = Proposal(
+            f"Promote {memory.id} to the team store",
+            (
+                f"team store {team.root.name if team else '?'}: {outcome}",
+                "sources kept; the private record stays as it is",
+                "secret scan again before writing",
+                "request closed",
+            ),
+            f"promoted to team: {self.item.request.reason}",  # type: ignore[union-attr]
+        )
+        item_id = self.item.id
+        self.propose(
+            proposal,
+            f"promote {memory.id}",
+            lambda reason: decide(
+                self.workspace, item_id, approve=True, actor=self.actor, reason=reason
+            ),
+        )
+
+    def action_reject(self) -> None:
+        item_id = self.item.id
+        self.propose(
+            Proposal(
+                "Reject the promotion",
+                ("the record stays private", "request closed with your reason"),
+                "stays private: a personal preference, not a team rule",
+            ),
+            f"reject {item_id}",
+            lambda reason: decide(
+                self.workspace, item_id, approve=False, actor=self.actor, reason=reason
+            ),
+        )
+
+
+# ------------------------------------------------------------------------- deletion
+class DeletionScreen(ItemScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "a", "approve", "Erase", id="deletion.approve", tooltip="Erase the memory for good"
+        ),
+        Binding(
+            "r",
+            "reject",
+            "Keep",
+            id="deletion.reject",
+            tooltip="Keep it; the request closes with your reason",
+        ),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(self.banner(), id="item-head")
+        yield Static(id="request")
+        yield VerticalScroll(Static(id="record"), classes="record-column")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        request = self.item.request
+        assert request is not None
+        text = Text(
+            f"requested by {request.requested_by} on {request.requested_at[:10]}: ", style="bold"
+        )
+        text.append(safe(request.reason), style="italic")
+        text.append(
+            "\napproving erases the content for good: file, index line and "
+            + (
+                "git history"
+                if self.item.store.config.scope == "private"
+                else "working tree (team clones keep their history)"
+            ),
+            style="red",
+        )
+        self.query_one("#request", Static).update(text)
+        self.query_one("#record", Static).update(record_card(self.item.records[0]))
+
+    def action_approve(self) -> None:
+        memory = self.item.records[0].memory
+        rec = self.item.records[0]
+        private = self.item.store.config.scope == "private"
+        proposal = Proposal(
+            f"Erase {memory.id} for good",
+            (
+                f"{memory.id}: {memory.status} → deleted; the file is removed",
+                "its MEMORY.md line is removed"
+                if any("MEMORY.md" in p for p in rec.pointers)
+                else "it has no MEMORY.md line",
+                "the event keeps only its id, key and a content hash",
+                "git history is rewritten so no commit holds it"
+                if private
+                else "team store: clones already pushed keep it in their history",
+            ),
+            f"deletion approved: {self.item.request.reason}",  # type: ignore[union-attr]
+            destructive=True,
+            warning="This cannot be undone.",
+        )
+        item_id = self.item.id
+        self.propose(
+            proposal,
+            f"erase {memory.id}",
+            lambda reason: decide(
+                self.workspace, item_id, approve=True, actor=self.actor, reason=reason
+            ),
+        )
+
+    def action_reject(self) -> None:
+        item_id = self.item.id
+        self.propose(
+            Proposal(
+                "Keep the memory",
+                ("nothing changes in the record", "request closed with your reason"),
+                "kept: the memory still holds",
+            ),
+            f"keep {item_id}",
+            lambda reason: decide(
+                self.workspace, item_id, approve=False, actor=self.actor, reason=reason
+            ),
+        )
+
+
+def screen_for(item: Item) -> Screen[None]:
+    if item.kind == "conflict":
+        return ConflictScreen(item)
+    if item.kind == "promotion":
+        return PromotionScreen(item)
+    if item.kind == "deletion":
+        return DeletionScreen(item)
+    from tui.screens.batch import BatchScreen
+
+    return BatchScreen(item)

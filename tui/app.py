@@ -120,7 +120,7 @@ class MemgovDesk(App[None]):
     # ---------------------------------------------------------------- keys
     def key_rows(self, screen: Screen[Any]) -> list[tuple[str, str, str]]:
         rows = []
-        for key, active in screen.active_bindings.items():
+        for active in screen.active_bindings.values():
             binding = active.binding
             if binding.description:
                 rows.append(
@@ -130,7 +130,6 @@ class MemgovDesk(App[None]):
                         binding.tooltip,
                     )
                 )
-        del key
         return rows
 
     def action_keys(self) -> None:

@@ -242,11 +242,13 @@ class ConflictScreen(ItemScreen):
             )
             proposal = Proposal(
                 "Neither: erase both records for good",
-                tuple(
-                    f"{r.memory.id}: conflict → deleted (file and index line removed)"
-                    for r in records
-                )
-                + (f"events keep only ids, key and content hashes; {history}",),
+                (
+                    *tuple(
+                        f"{r.memory.id}: conflict → deleted (file and index line removed)"
+                        for r in records
+                    ),
+                    f"events keep only ids, key and content hashes; {history}",
+                ),
                 "neither record holds",
                 destructive=True,
                 warning="This cannot be undone: the content is erased.",
@@ -288,11 +290,14 @@ class ConflictScreen(ItemScreen):
                 return
             proposal = Proposal(
                 "Parallel: both hold",
-                tuple(
-                    f"{mid}: conflict → active, condition {cond}"
-                    for mid, cond in conditions.items()
-                )
-                + ("both keep an index line", "events and one commit"),
+                (
+                    *tuple(
+                        f"{mid}: conflict → active, condition {cond}"
+                        for mid, cond in conditions.items()
+                    ),
+                    "both keep an index line",
+                    "events and one commit",
+                ),
                 "both hold, under different conditions",
             )
             self.propose(

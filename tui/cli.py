@@ -469,6 +469,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         else os.environ.get("MEMGOV_STORE", "").split(os.pathsep)[0] or "demo-store"
     )
     stores = build_demo(target, force=args.force)
+    if not args.actor and not os.environ.get("MEMGOV_ACTOR"):
+        from core.demo import OWNER
+
+        args.actor = OWNER  # the demo's user, who owns the private store and maintains the team
     if args.no_open:
         print(f"demo stores ready: {', '.join(str(s.root) for s in stores)}")
         return EXIT_OK

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -32,21 +31,18 @@ def timeline(store: Store, memory_id: str) -> RenderableType:
     parts.append(chain)
     if not h.exists:
         parts.append(Text("erased: only its events remain (ids, key, content hash)", style="red"))
-    table = Table(box=None, pad_edge=False, expand=True, show_header=True, header_style="bold")
-    table.add_column("when", no_wrap=True, style="dim")
-    table.add_column("what", no_wrap=True)
-    table.add_column("who · why", overflow="fold")
+    events = Text()
     for ev in h.events:
-        change = Text(ev.action)
+        events.append(ev.ts[:16].replace("T", " "), style="dim")
+        events.append(f"  {ev.action}", style="bold")
         if ev.to_status:
-            change.append(f"\n{ev.from_status or 'new'} → ")
-            change.append_text(status_text(ev.to_status))
-        why = Text(ev.actor, style="cyan")
-        why.append(f": {safe(ev.reason)}")
+            events.append(f"  {ev.from_status or 'new'} → ")
+            events.append_text(status_text(ev.to_status))
+        events.append(f"\n   {ev.actor}", style="cyan")
+        events.append(f": {safe(ev.reason)}\n")
         if ev.decision:
-            why.append(f"\n{ev.decision}", style="dim")
-        table.add_row(ev.ts[:16].replace("T", " "), change, why)
-    parts.append(table)
+            events.append(f"   {ev.decision}\n", style="dim")
+    parts.append(events)
     if h.commits:
         commits = Text("\ncommits\n", style="bold")
         for c in h.commits:

@@ -13,13 +13,19 @@ a user's private items by that user (the private store's ``owner``).
 
 from __future__ import annotations
 
+import hashlib
 import json
-import secrets as _random
 from dataclasses import dataclass, field
 from typing import Any
 
 from core import logs, secrets
-from core.errors import AuthorizationError, NotFoundError, SecretBlocked, ValidationError
+from core.errors import (
+    AuthorizationError,
+    NotFoundError,
+    SecretBlocked,
+    StoreError,
+    ValidationError,
+)
 from core.pipeline import conflict_item_id, normalise
 from core.queue import Item, find_item
 from core.record import Memory, Source, memory_from_mapping
@@ -55,7 +61,9 @@ class Decision:
 
     @property
     def revertible(self) -> bool:
-        return not self.erased and self.reverted_by is None and self.option != "defer"
+        return (
+            not self.erased and self.reverted_by is None and self.option not in ("defer", "revert")
+        )
 
     @property
     def path(self) -> str:
@@ -129,8 +137,15 @@ def check_may_decide(item: Item, actor: str, workspace: Workspace) -> None:
 
 
 # ------------------------------------------------------------------------ deciding
-def _new_decision_id(store: Store) -> str:
-    return f"dec-{store.now():%Y%m%dT%H%M%S}-{_random.token_hex(3)}"
+def _new_decision_id(store: Store, basis: str) -> str:
+    """``dec-<time>-<digest>``; unique in the store, the same on a pinned replay."""
+    now = store.now()
+    for attempt in range(100):
+        digest = hashlib.sha256(f"{basis}|{attempt}".encode()).hexdigest()[:6]
+        decision_id = f"dec-{now:%Y%m%dT%H%M%S}-{digest}"
+        if not (store.root / DECISION_DIR / f"{decision_id}.json").exists():
+            return decision_id
+    raise StoreError(f"{store.root}: cannot find a free decision id for {basis!r}")
 
 
 def _front(memory: Memory) -> dict[str, Any]:
@@ -201,7 +216,7 @@ def _decide_conflict(
             "defer": "deferred: needs more evidence",
         }[option]
     )
-    decision_id = _new_decision_id(store)
+    decision_id = _new_decision_id(store, f"{item.id}|{option}")
     with store.transaction(actor=actor, message=f"decide {item.id}: {option}") as tx:
         before = {m.id: _front(m) for m in members}
         erased: list[str] = []
@@ -317,7 +332,7 @@ def _decide_deletion(item: Item, approve: bool, *, actor: str, reason: str) -> D
     request = item.request
     assert request is not None
     memory = item.records[0].memory
-    decision_id = _new_decision_id(store)
+    decision_id = _new_decision_id(store, f"{item.id}|{approve}")
     reason = reason.strip() or (
         f"deletion approved: {request.reason}" if approve else "kept: the memory still holds"
     )
@@ -366,7 +381,7 @@ def _decide_promotion(
     request = item.request
     assert request is not None
     memory = item.records[0].memory
-    decision_id = _new_decision_id(private)
+    decision_id = _new_decision_id(private, f"{item.id}|{approve}")
     created: list[dict[str, str]] = []
     if approve:
         team = workspace.team
@@ -449,7 +464,7 @@ def _place_team_copy(
     duplicate and conflict rules as any write."""
     sources = _carry_evidence(tx, private, memory.all_sources)
     copy = memory.with_changes(
-        id=new_memory_id(memory.attribute),
+        id=new_memory_id(memory.attribute, f"team|{memory.id}|{tx.now.isoformat()}"),
         scope="team",
         status="active",
         path="",
@@ -549,7 +564,7 @@ def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = 
             f"{decision_id} was already reverted by {decision.reverted_by}", field="decision"
         )
     reason = reason.strip() or f"revert {decision_id}"
-    revert_id = _new_decision_id(store)
+    revert_id = _new_decision_id(store, f"revert|{decision_id}")
     for created in decision.created:  # a promotion's team copy leaves the team store
         target = next((s for s in workspace.stores if str(s.root) == created["store"]), None)
         if target is None:
@@ -663,10 +678,10 @@ def correct(
         if rules:
             raise SecretBlocked(f"correction of {memory_id}", rules)
     reason = reason.strip() or "corrected by the person it is about"
-    decision_id = _new_decision_id(store)
+    decision_id = _new_decision_id(store, f"correct|{memory_id}|{content}")
     with store.transaction(actor=actor, message=f"correct {memory_id}") as tx:
         new = old.with_changes(
-            id=new_memory_id(old.attribute),
+            id=new_memory_id(old.attribute, f"{old.id}|{content}|{tx.now.isoformat()}"),
             path="",
             content=content.strip(),
             value=value,

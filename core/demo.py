@@ -307,7 +307,7 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         actor=f"{OWNER}@example.com", message="import: hand-written note"
     ) as tx:
         note = Memory(
-            id=new_memory_id("ci_token"),
+            id=new_memory_id("ci_token", "demo hand-written note"),
             type="semantic",
             scope="private",
             status="active",

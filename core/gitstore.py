@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import git
@@ -24,14 +25,17 @@ def actor_identity(actor: str) -> tuple[str, str]:
     return actor, f"{actor}@memgov.invalid"
 
 
-def _env(actor: str) -> dict[str, str]:
+def _env(actor: str, when: datetime | None) -> dict[str, str]:
     name, email = actor_identity(actor)
-    return {
+    env = {
         "GIT_AUTHOR_NAME": name,
         "GIT_AUTHOR_EMAIL": email,
         "GIT_COMMITTER_NAME": COMMITTER[0],
         "GIT_COMMITTER_EMAIL": COMMITTER[1],
     }
+    if when is not None:  # commits carry the store's clock, like its events
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
+    return env
 
 
 def init_repo(root: Path) -> git.Repo:
@@ -45,7 +49,14 @@ def open_repo(root: Path) -> git.Repo:
     return git.Repo(root)
 
 
-def commit(repo: git.Repo, paths: Iterable[str], *, actor: str, message: str) -> str | None:
+def commit(
+    repo: git.Repo,
+    paths: Iterable[str],
+    *,
+    actor: str,
+    message: str,
+    when: datetime | None = None,
+) -> str | None:
     """Stage exactly these paths (added, changed or removed) and commit them.
 
     Returns the new commit's hexsha, or None when nothing changed.
@@ -56,7 +67,7 @@ def commit(repo: git.Repo, paths: Iterable[str], *, actor: str, message: str) ->
     repo.git.add("--all", "--", *paths)
     if not repo.git.diff("--cached", "--name-only", "--", *paths):
         return None
-    with repo.git.custom_environment(**_env(actor)):
+    with repo.git.custom_environment(**_env(actor, when)):
         repo.git.commit("--no-verify", "--quiet", "-m", message, "--", *paths)
     return str(repo.head.commit.hexsha)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core import gate, logs
+from core import gate, logs, secrets
 from core.errors import ValidationError
 from core.record import SCOPES, TYPES, Memory, Source, parse_time
 from core.store import Store, new_memory_id
@@ -62,8 +62,16 @@ def _probability(data: Mapping[str, Any], name: str, default: float | None) -> f
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise ValidationError(f"must be a probability from 0 to 1, got {value!r}", field=name)
+        raise ValidationError(f"must be a probability from 0 to 1, got {_shown(value)}", field=name)
     return float(value)
+
+
+def _shown(value: Any) -> str:
+    """A bad value for an error message, unless it may be a credential (never echoed)."""
+    text = repr(value)
+    if len(text) > 40 or secrets.scan(text):
+        return f"a {type(value).__name__} of {len(str(value))} characters (not shown)"
+    return text
 
 
 def candidate_from_dict(data: Any) -> Candidate:
@@ -85,7 +93,9 @@ def candidate_from_dict(data: Any) -> Candidate:
         value = value.strip()
         if choices and value not in choices:
             raise ValidationError(
-                f"unknown value {value!r}", field=name, hint=f"one of: {', '.join(choices)}"
+                f"unknown value {_shown(value)}",
+                field=name,
+                hint=f"one of: {', '.join(choices)}",
             )
         return value
 
@@ -178,7 +188,7 @@ def _add_source(memory: Memory, source: Source) -> tuple[Source, ...]:
 
 def remember(store: Store, candidate: Candidate, *, actor: str) -> Outcome:
     """Run one candidate through the pipeline and record what happened."""
-    if not candidate.content:
+    if not candidate.content.strip():
         with store.transaction(actor=actor, message="remember: nothing to write") as tx:
             tx.event("empty-write", reason="the candidate was empty: nothing worth remembering")
         return Outcome(
@@ -197,10 +207,29 @@ def remember(store: Store, candidate: Candidate, *, actor: str) -> Outcome:
         s2=candidate.s2,
         source_resolves=resolves,
         theta=store.config.theta,
+        also=_persisted_text(candidate),
     )
     if not result.passed:
         return _refused(store, candidate, actor, tuple(result.reasons()), result)
     return _place(store, candidate, source, result, actor)
+
+
+def _persisted_text(candidate: Candidate) -> tuple[str, ...]:
+    """Every text of the candidate, besides content and evidence, that a write keeps."""
+    fields = (candidate.title, candidate.value, candidate.condition, candidate.subject)
+    env = candidate.environment or {}
+    return (
+        *(f for f in fields if f),
+        candidate.attribute,
+        *(f"{tool} {version}" for tool, version in env.items()),
+    )
+
+
+def _withheld(text: str | None) -> str | None:
+    """A key field for the refusal event, unless it holds a secret or sensitive pattern."""
+    if text and (secrets.scan(text) or gate.sensitive_patterns(text)):
+        return "[withheld: matches a secret or sensitive pattern]"
+    return text
 
 
 def _refuse_early(store: Store, candidate: Candidate) -> tuple[str, ...]:
@@ -229,7 +258,10 @@ def _refused(
     reasons: tuple[str, ...],
     result: gate.GateResult | None,
 ) -> Outcome:
-    failing = [c.name for c in result.criteria if not c.passed] if result else []
+    if result is not None:
+        failing = [c.name for c in result.criteria if not c.passed]
+    else:
+        failing = [r.split(" ")[0] for r in reasons if r.startswith("s3 ")]
     with store.transaction(actor=actor, message="remember: refused by the write gate") as tx:
         # only the key and the failing criteria: a refused candidate's content (which may
         # hold a secret) never reaches the log
@@ -239,9 +271,9 @@ def _refused(
             details={
                 "key": {
                     "scope": candidate.scope,
-                    "subject": candidate.subject,
-                    "attribute": candidate.attribute,
-                    "condition": candidate.condition,
+                    "subject": _withheld(candidate.subject),
+                    "attribute": _withheld(candidate.attribute),
+                    "condition": _withheld(candidate.condition),
                 },
                 "criteria": failing,
                 "excluded": bool(result and result.excluded),
@@ -263,8 +295,21 @@ def _place(
             for m in tx.view.values()
             if m.key == candidate.key and m.status in ("active", "conflict", "expired")
         ]
+        rivals = [
+            m
+            for m in same_key
+            if m.status in ("active", "conflict") and not same_value(m, candidate)
+        ]
+        # an expired record of the same value comes back (expired -> active) only when no
+        # other value holds the key now; otherwise the candidate is new evidence against
+        # that value (a conflict, or a newer preference), and the expired record stays
         match = next(
-            (m for m in same_key if same_value(m, candidate) and m.status != "superseded"), None
+            (
+                m
+                for m in sorted(same_key, key=lambda m: m.status == "expired")
+                if same_value(m, candidate) and not (m.status == "expired" and rivals)
+            ),
+            None,
         )
         if match is not None:
             changes: dict[str, Any] = {
@@ -283,10 +328,16 @@ def _place(
                 return Outcome(
                     "merged", (match.id,), (why,), item=conflict_item_id(match.key), gate=result
                 )
-            to = "active"
+            if match.status == "expired":
+                # re-verified now: a past expiry date or the environment it was learnt in
+                # would expire it again at the next sweep
+                if match.expires_at is not None and match.expires_at <= now:
+                    changes["expires_at"] = candidate.expires_at
+                if candidate.environment:
+                    changes["environment"] = candidate.environment
             tx.transition(
                 match.id,
-                to,
+                "active",
                 action="reconfirm" if match.status == "active" else "reverify",
                 reason=why,
                 **changes,
@@ -294,7 +345,9 @@ def _place(
             return Outcome("merged", (match.id,), (why,), gate=result)
 
         memory = Memory(
-            id=new_memory_id(candidate.attribute),
+            id=new_memory_id(
+                candidate.attribute, f"{candidate.key}|{candidate.content}|{now.isoformat()}"
+            ),
             type=candidate.type,
             scope=candidate.scope,
             status="active",
@@ -311,7 +364,7 @@ def _place(
             source=source,
             environment=candidate.environment,
         )
-        contradicted = [m for m in same_key if m.status in ("active", "conflict")]
+        contradicted = rivals
         if not contradicted:
             tx.create(
                 memory,

@@ -7,7 +7,7 @@ never holds the memory's content, so erasing a memory leaves nothing behind.
 
 from __future__ import annotations
 
-import secrets as _random
+import hashlib
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -45,6 +45,10 @@ class Request:
 
     def with_changes(self, **changes: Any) -> Request:
         return replace(self, **changes)
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:6]
 
 
 def load_requests(store: Store) -> list[Request]:
@@ -100,7 +104,7 @@ def file_request(store: Store, *, kind: str, memory_id: str, reason: str, actor:
             return existing
     now = store.now()
     request = Request(
-        id=f"{kind}-{now:%Y%m%d}-{_random.token_hex(3)}",
+        id=f"{kind}-{now:%Y%m%d}-{_digest(kind, memory_id, reason, now.isoformat())}",
         kind=kind,
         memory_id=memory_id,
         reason=reason.strip(),

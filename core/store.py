@@ -20,6 +20,7 @@ rolls back or finishes the commit.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import pickle
@@ -76,9 +77,12 @@ class Snapshot:
     warnings: list[str] = field(default_factory=list)
 
 
-def new_memory_id(attribute: str) -> str:
+def new_memory_id(attribute: str, basis: str = "") -> str:
+    """``<attribute slug>-<8 hex>``: a digest of ``basis`` (key, content, time) so
+    that the same history replayed gives the same ids; random without a basis."""
     slug = re.sub(r"[^a-z0-9]+", "-", attribute.lower()).strip("-")[:40] or "mem"
-    return f"{slug}-{_random.token_hex(4)}"
+    tail = hashlib.sha256(basis.encode("utf-8")).hexdigest()[:8] if basis else _random.token_hex(4)
+    return f"{slug}-{tail}"
 
 
 class Store:
@@ -130,6 +134,7 @@ class Store:
             [CONFIG_FILE, f"{MEMORY_DIR}/.gitkeep", INDEX_FILE, EVENTS_FILE, ".gitignore"],
             actor=actor,
             message=f"init: new {scope} memgov store",
+            when=(clock or system_clock)(),
         )
         return cls(root, clock=clock)
 
@@ -204,7 +209,11 @@ class Store:
                 self.root, task=task, index=index, role=role, text=text, when=self.now()
             )
             gitstore.commit(
-                self.repo, [rel], actor=actor, message=f"log: task {task} message {index}"
+                self.repo,
+                [rel],
+                actor=actor,
+                message=f"log: task {task} message {index}",
+                when=self.now(),
             )
         return rel, line
 
@@ -249,8 +258,9 @@ class Transaction:
         decision: str | None = None,
         details: dict[str, Any] | None = None,
     ) -> Event:
+        basis = f"{self.message}|{len(self.events)}|{action}|{','.join(memory_ids)}"
         ev = Event(
-            id=new_event_id(self.now),
+            id=new_event_id(self.now, basis),
             ts=self.now.isoformat(),
             actor=self.actor,
             action=action,
@@ -486,6 +496,7 @@ class Transaction:
             [*writes, *removes, EVENTS_FILE],
             actor=self.actor,
             message=self._commit_message(),
+            when=self.now,
         )
         (store.state_dir / JOURNAL_FILE).unlink()
         if self.removed:
@@ -548,6 +559,7 @@ def recover(store: Store) -> str | None:
             [*journal["paths"], EVENTS_FILE],
             actor=journal["actor"],
             message=journal["message"] + "\n\n(finished after an interrupted run)",
+            when=store.now(),
         )
         outcome = "finished"
     else:
@@ -580,6 +592,7 @@ def recover(store: Store) -> str | None:
                 [EVENTS_FILE],
                 actor="memgov",
                 message="recover: roll back an interrupted change",
+                when=store.now(),
             )
         outcome = "rolled back"
     path.unlink()

@@ -491,3 +491,24 @@ def scan(text: str) -> list[Finding]:
 def is_clean(text: str) -> bool:
     """True if no rule finds a secret in text."""
     return next(_found(*_prepare(text, "is_clean")), None) is None
+
+
+def redact(text: str) -> str:
+    """The text with every secret replaced by ``[secret: rule-id]``.
+
+    What the desk and the CLI print of a memory goes through this, so a credential
+    that reached a store (pasted by hand, imported) is never shown.
+    """
+    data, lowered, hits = _prepare(text, "redact")
+    out = bytearray()
+    taken_until = 0
+    for start, order, stop in sorted(_found(data, lowered, hits)):
+        if start < taken_until:
+            continue  # overlaps a secret already replaced
+        out += data[taken_until:start]
+        out += f"[secret: {RULES[order].id}]".encode()
+        taken_until = stop
+    if not taken_until:
+        return text
+    out += data[taken_until:]
+    return out.decode("utf-8", "surrogatepass")

@@ -20,6 +20,7 @@ from typing import Any
 
 from core import __version__
 from core.errors import MemgovError
+from core.secrets import redact
 from core.store import Clock, Store
 from core.workspace import Workspace, open_workspace
 
@@ -75,13 +76,25 @@ def one_store(args: argparse.Namespace) -> Store:
     return ws.stores[0]
 
 
+def redact_tree(data: Any) -> Any:
+    """Every string in a JSON-able tree, with secrets replaced by their rule id."""
+    if isinstance(data, str):
+        return redact(data)
+    if isinstance(data, dict):
+        return {key: redact_tree(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [redact_tree(value) for value in data]
+    return data
+
+
 def emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
+    """Print a command's result; nothing a store holds is printed unredacted."""
     if getattr(args, "json", False):
-        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        print(json.dumps(redact_tree(data), ensure_ascii=False, indent=2, default=str))
     else:
         out = text()
         if out:
-            print(out)
+            print(redact(out))
 
 
 def read_input(name: str | None) -> str:
@@ -202,7 +215,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         [m.to_dict() for m in rows],
         lambda: (
             "\n".join(
-                f"{m.id:<34} {m.status:<10} {m.type:<10} {m.subject} #{m.attribute}: {m.hook[:60]}"
+                f"{m.id:<34} {m.status:<10} {m.type:<10} {m.subject} #{m.attribute}: {redact(m.hook)[:60]}"
                 for m in rows
             )
             or "no memories"

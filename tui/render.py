@@ -14,7 +14,7 @@ from rich.text import Text
 
 from core.queue import RecordEvidence
 from core.record import TRUST, Memory
-from core.redact import redact
+from core.secrets import redact
 
 STATUS_STYLE = {
     "active": "green",

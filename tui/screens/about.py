@@ -180,7 +180,7 @@ class AboutMeScreen(Screen[None]):
 
             app.push_screen(ReasonDialog(proposal), chosen_reason)
 
-        app.push_screen(CorrectDialog(memory.id, memory.content), with_content)
+        app.push_screen(CorrectDialog(memory.id, safe(memory.content)), with_content)
 
     def action_request_delete(self) -> None:
         chosen = self.selected()

@@ -215,7 +215,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         [m.to_dict() for m in rows],
         lambda: (
             "\n".join(
-                f"{m.id:<34} {m.status:<10} {m.type:<10} {m.subject} #{m.attribute}: {redact(m.hook)[:60]}"
+                f"{m.id:<34} {m.status:<10} {m.type:<10} {m.subject} #{m.attribute}: "
+                f"{redact(m.hook)[:60]}"
                 for m in rows
             )
             or "no memories"

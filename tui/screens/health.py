@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -31,7 +32,7 @@ def percent(value: float | None) -> str:
 
 
 def render_health(h: Health) -> RenderableType:
-    head = Text(f"{h.scope} store · {h.store}", style="bold")
+    head = Text(f"{h.scope} store · {Path(h.store).name}", style="bold")
     counts = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     for status in h.by_status:
         counts.add_column(status, style=STATUS_STYLE.get(status, ""), justify="right")

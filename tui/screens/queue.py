@@ -73,6 +73,7 @@ class QueueScreen(Screen[None]):
             "enter",
             "open",
             "Open",
+            priority=True,
             id="queue.open",
             tooltip="Open the item with its evidence side by side",
         ),
@@ -144,7 +145,7 @@ class QueueScreen(Screen[None]):
         yield Header()
         yield Tabs(*(Tab(label, id=f"tab-{kind}") for kind, label in KIND_TABS), id="kinds")
         search = Input(
-            placeholder="search: id, subject, title (enter to keep, esc to clear)",
+            placeholder="search ids, subjects, contents (enter keeps it, esc clears)",
             id="search",
             classes="hidden",
         )
@@ -156,6 +157,11 @@ class QueueScreen(Screen[None]):
             yield Static(id="preview")
         yield Static(id="status-line")
         yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open" and isinstance(self.focused, Input):
+            return False  # enter in the search box keeps the search
+        return True
 
     @property
     def app_blink(self) -> bool:
@@ -198,8 +204,16 @@ class QueueScreen(Screen[None]):
             for i in self.items
             if (self.kind == "all" or i.kind == self.kind)
             and (self.scope == "all" or i.scope == self.scope)
-            and (not needle or needle in f"{i.id} {i.title} {i.subject}".casefold())
+            and (not needle or needle in self.haystack(i))
         ]
+
+    @staticmethod
+    def haystack(item: Item) -> str:
+        """What search looks in: ids, title, subject, and each record's words."""
+        words = [item.id, item.title, item.subject]
+        for rec in item.records:
+            words += [rec.memory.id, safe(rec.memory.content), rec.memory.value or ""]
+        return " ".join(words).casefold()
 
     def fill(self) -> None:
         table = self.query_one("#queue", DataTable)

@@ -1,0 +1,82 @@
+"""Shared by the desk tests: a demo workspace per test, copied from one built once."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.demo import START, DemoClock, build_demo
+from core.doctor import diagnose
+from core.workspace import Workspace, open_workspace
+from tui.app import MemgovDesk
+
+#: the demo's own "today": the day after its last request
+DEMO_NOW = START + __import__("datetime").timedelta(days=92)
+OWNER = "liys05"
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("demo-template")
+    empty = root / ".gitconfig"
+    empty.write_text("")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(root))
+        mp.setenv("GIT_CONFIG_GLOBAL", str(empty))
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        build_demo(root / "demo")
+    return root / "demo"
+
+
+@pytest.fixture
+def demo(demo_template: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "demo"
+    shutil.copytree(demo_template, target, symlinks=True)
+    return target
+
+
+def workspace(path: Path) -> Workspace:
+    return open_workspace([path], clock=DemoClock(DEMO_NOW))
+
+
+def desk(path: Path, *, actor: str = OWNER) -> MemgovDesk:
+    return MemgovDesk(workspace(path), actor=actor, cursor_blink=False)
+
+
+async def settle(pilot: object, app: MemgovDesk) -> None:
+    """Wait for every worker (loading, deciding) and the messages they post."""
+    for _ in range(3):
+        await app.workers.wait_for_complete()
+        await pilot.pause()  # type: ignore[attr-defined]
+
+
+def git(store: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=store, capture_output=True, text=True, check=True, env={**os.environ}
+    ).stdout
+
+
+def doctor_clean(path: Path) -> None:
+    for store in workspace(path).stores:
+        errors = [f.render() for f in diagnose(store) if f.severity == "error"]
+        assert errors == [], errors
+
+
+def iter_lines(path: Path) -> Iterator[str]:
+    yield from path.read_text(encoding="utf-8").splitlines()
+
+
+def text_of(widget: object) -> str:
+    """What a Static shows, as plain text (its Rich renderable, printed wide)."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=400, file=io.StringIO(), color_system=None)
+    console.print(widget.content)  # type: ignore[attr-defined]
+    return console.file.getvalue()  # type: ignore[attr-defined]

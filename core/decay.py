@@ -61,6 +61,21 @@ class SweepReport:
         }
 
 
+def _due(
+    memories: Iterable[Memory], now: datetime, env: Mapping[str, str]
+) -> list[tuple[str, str]]:
+    """(id, why) of each active record past expires_at or learnt in a changed environment."""
+    due: list[tuple[str, str]] = []
+    for memory in memories:
+        if memory.status != "active":
+            continue
+        if memory.expires_at is not None and memory.expires_at <= now:
+            due.append((memory.id, f"past expires_at {memory.expires_at.isoformat()}"))
+        elif changed := environment_changed(memory, env):
+            due.append((memory.id, "environment changed: " + ", ".join(changed)))
+    return due
+
+
 def sweep(
     store: Store, *, actor: str, environment: Mapping[str, str] | None = None, dry_run: bool = False
 ) -> SweepReport:
@@ -68,16 +83,14 @@ def sweep(
     env = dict(store.config.extra.get("environment") or {})
     env.update(environment or {})
     now = store.now()
-    due: list[tuple[str, str]] = []
-    for memory in store.memories.values():
-        if memory.status != "active":
-            continue
-        if memory.expires_at is not None and memory.expires_at <= now:
-            due.append((memory.id, f"past expires_at {memory.expires_at.isoformat()}"))
-        elif changed := environment_changed(memory, env):
-            due.append((memory.id, "environment changed: " + ", ".join(changed)))
-    if due and not dry_run:
-        with store.transaction(actor=actor, message=f"sweep: expire {len(due)} memories") as tx:
+    if dry_run:
+        due = _due(store.memories.values(), now, env)
+    else:
+        # decided under the store lock, on what the store holds now: another writer may
+        # have changed a record since this process last read it
+        with store.transaction(actor=actor, message="sweep") as tx:
+            due = _due(tx.view.values(), tx.now, env)
+            tx.message = f"sweep: expire {len(due)} memories"
             for memory_id, why in due:
                 tx.transition(memory_id, "expired", action="expire", reason=why)
     idle = tuple(

@@ -49,7 +49,8 @@ def diagnose(store: Store) -> list[Finding]:
     index_path = root / INDEX_FILE
     text = index_path.read_text(encoding="utf-8", errors="replace") if index_path.exists() else ""
     for warning in check_index(text, store.config):
-        found.append(Finding("warning", INDEX_FILE, warning.split(": ", 1)[-1]))
+        # keep the numbers: "MEMORY.md is 30,123 bytes, over the 25,000-byte cap: ..."
+        found.append(Finding("warning", INDEX_FILE, warning.removeprefix(f"{INDEX_FILE}: ")))
     by_path = {m.path: m for m in memories.values()}
     listed = set()
     for line in parse_index(text):

@@ -7,12 +7,13 @@ fresh line, so nothing after it is ever lost and nothing is rewritten.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets as _random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -86,10 +87,13 @@ class BadLine:
     last: bool
 
 
-def new_event_id(now: datetime) -> str:
-    """Sortable and unique: UTC time to the microsecond plus random bits."""
-    stamp = now.astimezone().strftime("%Y%m%dT%H%M%S%f")
-    return f"ev-{stamp}-{_random.token_hex(3)}"
+def new_event_id(now: datetime, basis: str = "") -> str:
+    """Sortable and unique: UTC time to the microsecond plus a digest of what the
+    event is about (``basis``), so a replay with a pinned clock gives the same ids;
+    random bits when no basis is given."""
+    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S%f")
+    tail = hashlib.sha256(basis.encode("utf-8")).hexdigest()[:6] if basis else _random.token_hex(3)
+    return f"ev-{stamp}-{tail}"
 
 
 def append_events(path: Path, events: Iterable[Event]) -> int:

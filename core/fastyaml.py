@@ -17,11 +17,15 @@ import re
 from typing import Any
 
 from yaml.nodes import ScalarNode
+from yaml.reader import Reader
 from yaml.resolver import Resolver
 
 _LINE = re.compile(r"^(?P<indent>(?:  |- )?)(?P<key>[A-Za-z_][A-Za-z0-9_]*):(?: (?P<value>.*))?$")
 _INT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)$")
+#: characters the fast path leaves to YAML: what its reader refuses anywhere, and
+#: the line breaks other than "\n" (YAML breaks lines at them, this parser would not)
+_REFUSE = re.compile(f"[\r\x85\u2028\u2029]|{Reader.NON_PRINTABLE.pattern}")
 _PLAIN_START_BAD = set("[]{}\"'!&*|>%@`#,?:-")
 _resolver = Resolver()
 _STR = "tag:yaml.org,2002:str"
@@ -80,8 +84,11 @@ def _scalar(raw: str) -> Any:
 
 def parse(block: str) -> dict[str, Any] | None:
     """The mapping in a front-matter block, or None when it is outside the subset."""
+    if _REFUSE.search(block):
+        return None
     try:
-        return _parse(block)
+        # a block of blank lines is no mapping: YAML reads it as null
+        return _parse(block) or None
     except _Unsupported:
         return None
 

@@ -11,6 +11,7 @@ content that can be derived from the current state is excluded outright (seed
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,10 +93,15 @@ _TRACE_MARKERS = (
     re.compile(r"^\s+at [\w$.<>]+ ?\(?[^\n]*:\d+(?::\d+)?\)?$", re.MULTILINE),
     re.compile(r"^goroutine \d+ \[[\w ]+\]:$", re.MULTILINE),
 )
-_PROMPT = re.compile(r"^\s*(?:\$|#|>>>|PS [^>]*>)\s+\S")
+# a shell, Python or PowerShell prompt; not "#", which starts a Markdown heading
+_PROMPT = re.compile(r"^\s*(?:\$|>>>|PS [^>]*>)\s+\S")
+# the state of the work at hand, not a fact about the project: "WIP ...", "TODO: ...",
+# "currently editing ...". A sentence that only starts with "Currently" or "TODO"
+# ("TODO comments need an issue number") states a convention and may be memory.
+_DOING = r"(?:editing|working on|fixing|debugging|refactoring|implementing|migrating|writing)"
 _IN_PROGRESS = re.compile(
-    r"^\s*(?:currently\b|right now\b|wip\b|todo\b|in progress\b|now (?:editing|working|fixing)"
-    r"|i am (?:now )?(?:editing|working on|fixing)|正在|进行中|当前任务|已经在改)",
+    r"^\s*(?:currently " + _DOING + r"|right now\b|wip\b|todo\s*[:：-]|in progress\b"
+    r"|now " + _DOING + r"|i am (?:now )?" + _DOING + r"|正在|进行中|当前任务|已经在改)",
     re.IGNORECASE,
 )
 
@@ -121,9 +127,10 @@ def exclusions(content: str) -> list[str]:
 
 
 # -- sensitive patterns beyond credentials (internal addresses) -----------------------
+# not inside a longer dotted number (1.10.0.0.1), but a sentence may end after it
 _PRIVATE_IP = re.compile(
     r"(?<![\d.])(?:10(?:\.\d{1,3}){3}|192\.168(?:\.\d{1,3}){2}|172\.(?:1[6-9]|2\d|3[01])"
-    r"(?:\.\d{1,3}){2})(?![\d.])"
+    r"(?:\.\d{1,3}){2})(?!\d|\.\d)"
 )
 _INTERNAL_HOST = re.compile(
     r"\b[\w-]+(?:\.[\w-]+)*\.(?:internal|corp|intranet|lan)\b", re.IGNORECASE
@@ -147,7 +154,11 @@ def evaluate(
     s2: float | None,
     source_resolves: bool,
     theta: float,
+    also: Sequence[str] = (),
 ) -> GateResult:
+    """Score one candidate. ``also`` is any other text the write would persist (title,
+    value, the key's fields): s4 scans it like the content and the evidence."""
+
     def probability(name: str, value: float | None) -> Criterion:
         if value is None:
             return Criterion(
@@ -160,9 +171,9 @@ def evaluate(
         ok = value >= theta
         return Criterion(name, value, ok, f"{value:.2f} {'>=' if ok else '<'} theta {theta:.2f}")
 
-    hits = secrets.scan(content) + secrets.scan(evidence)
-    rules = tuple(sorted({h.rule_id for h in hits}))
-    sensitive = tuple(sorted(set(sensitive_patterns(content) + sensitive_patterns(evidence))))
+    texts = (content, evidence, *also)
+    rules = tuple(sorted({h.rule_id for text in texts for h in secrets.scan(text)}))
+    sensitive = tuple(sorted({p for text in texts for p in sensitive_patterns(text)}))
     if rules or sensitive:
         s4 = Criterion(
             "s4",

@@ -29,7 +29,11 @@ class IndexLine:
 
 
 def index_line(memory: Memory, max_chars: int) -> str:
-    title = memory.display_title.replace("[", "(").replace("]", ")")
+    # one line, whatever the title holds; a long title is cut like the hook
+    title = " ".join(memory.display_title.split()).replace("[", "(").replace("]", ")")
+    title_room = max_chars - len(f"- []({memory.path})")
+    if len(title) > title_room:
+        title = title[: max(title_room - 1, 1)].rstrip() + "…"
     head = f"- [{title}]({memory.path}) — "
     hook = " ".join(memory.hook.split())
     room = max(max_chars - len(head), 0)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-import frontmatter
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
@@ -42,6 +42,11 @@ TRUST = {
     "reflection": ("hint field, marked as reference", "low, advisory only", "judge"),
 }
 
+_REPR = reprlib.Repr()  # keyword arguments need Python 3.12
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict = 2, 4, 4
+_REPR.maxstring, _REPR.maxother, _REPR.maxlong = 60, 60, 40
+_DELIMITER = re.compile(r"^-{3,}[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
+_DATE_ONLY_RE = re.compile(r"^\d{4}-?\d{2}-?\d{2}$")
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 FIELD_ORDER = (
     "id",
@@ -135,7 +140,7 @@ class Source:
             isinstance(index, bool) or not isinstance(index, int) or index < 0
         ):
             raise ValidationError(
-                f"must be a whole number >= 0 or null, got {index!r}",
+                f"must be a whole number >= 0 or null, got {_short(index)}",
                 path=path,
                 field=f"{field_name}.message_index",
             )
@@ -149,7 +154,9 @@ class Source:
         line = value.get("line")
         if line is not None and (isinstance(line, bool) or not isinstance(line, int) or line < 1):
             raise ValidationError(
-                f"must be a line number >= 1, got {line!r}", path=path, field=f"{field_name}.line"
+                f"must be a line number >= 1, got {_short(line)}",
+                path=path,
+                field=f"{field_name}.line",
             )
         log = value.get("log")
         file = value.get("file")
@@ -281,10 +288,16 @@ def content_hash(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
 
 
+def _short(value: Any) -> str:
+    """A bounded repr: a hostile file (YAML aliases nested nine deep) must not make
+    an error message take minutes and gigabytes to build."""
+    return _REPR.repr(value)
+
+
 def _kind(value: Any) -> str:
     if value is None:
         return "nothing"
-    return f"{type(value).__name__} {value!r}"[:80]
+    return f"{type(value).__name__} {_short(value)}"[:80]
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -314,6 +327,13 @@ def parse_time(
             hint="add a time and an offset, e.g. T10:20:00+08:00",
         )
     elif isinstance(value, str):
+        if _DATE_ONLY_RE.match(value.strip()):
+            raise ValidationError(
+                f"has a date but no time: {value.strip()}",
+                path=path,
+                field=field_name,
+                hint="add a time and an offset, e.g. T10:20:00+08:00",
+            )
         try:
             parsed = datetime.fromisoformat(value.strip())
         except ValueError:
@@ -363,12 +383,12 @@ def _text(
     return value
 
 
-def validate_id(value: str, *, path: Path | str | None = None) -> str:
+def validate_id(value: str, *, path: Path | str | None = None, field_name: str = "id") -> str:
     if not ID_RE.match(value) or ".." in value:
         raise ValidationError(
             f"invalid id {value!r}",
             path=path,
-            field="id",
+            field=field_name,
             hint="ids use letters, digits, '.', '_' and '-', start with a letter or "
             "digit, no '..' or '/', at most 96 characters",
         )
@@ -394,7 +414,7 @@ def memory_from_mapping(
     value = _text(meta, "value", path, required=False)
     supersedes = _text(meta, "supersedes", path, required=False)
     if supersedes is not None:
-        validate_id(supersedes, path=path)
+        validate_id(supersedes, path=path, field_name="supersedes")
 
     confidence = meta.get("confidence")
     if confidence is None:
@@ -430,7 +450,7 @@ def memory_from_mapping(
         usage = 0
     if isinstance(usage, bool) or not isinstance(usage, int) or usage < 0:
         raise ValidationError(
-            f"must be a whole number >= 0, got {usage!r}", path=path, field="usage_count"
+            f"must be a whole number >= 0, got {_short(usage)}", path=path, field="usage_count"
         )
 
     environment = meta.get("environment")
@@ -442,6 +462,14 @@ def memory_from_mapping(
                 field="environment",
                 hint="e.g. {node: '20.11'}",
             )
+        for tool, version in environment.items():
+            if not isinstance(version, str | int | float) or isinstance(version, bool):
+                raise ValidationError(
+                    f"must be a version, got {_kind(version)}",
+                    path=path,
+                    field=f"environment.{tool}",
+                    hint="quote it, e.g. '20.11'",
+                )
         environment = {k: str(v) for k, v in environment.items()}
 
     created = parse_time(meta.get("created_at"), path=path, field_name="created_at", required=True)
@@ -502,10 +530,33 @@ def split_front_matter(text: str, *, path: Path | str | None = None) -> tuple[di
             meta = fastyaml.parse(text[4:end])
             if meta:
                 return meta, text[end + 5 :]
+    # Split by hand, not with frontmatter.loads: that strips the body (and its
+    # delimiter pattern eats blank lines after the closing '---'), so a body
+    # starting with indentation or a blank line would read differently here
+    # than on the fast path above.
+    opening = _DELIMITER.match(text)
+    closing = _DELIMITER.search(text, opening.end()) if opening else None
+    if opening is None or closing is None:
+        raise ValidationError(
+            "front matter has no closing '---' line"
+            if opening
+            else "has no YAML front matter: the first line must be '---'",
+            path=path,
+            hint="put the fields between two '---' lines, then the content",
+        )
+    block, body = text[opening.end() : closing.start()], text[closing.end() :]
     try:
-        post = frontmatter.loads(text, handler=_HANDLER)
+        meta = _HANDLER.load(block)
+    except (ValueError, TypeError, OverflowError) as exc:
+        # PyYAML's constructors raise these for e.g. 2027-13-45T10:20:00+08:00
+        raise ValidationError(
+            f"front matter has a value YAML cannot read: {exc}",
+            path=path,
+            hint="fix the value, or quote it to keep it as text",
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
+        # the block starts on the file's second line
         where = f" at line {mark.line + 2}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "cannot be parsed"
         raise ValidationError(
@@ -513,9 +564,9 @@ def split_front_matter(text: str, *, path: Path | str | None = None) -> tuple[di
             path=path,
             hint="fix the YAML between the '---' lines",
         ) from None
-    if not isinstance(post.metadata, dict) or not post.metadata:
+    if not isinstance(meta, dict) or not meta:
         raise ValidationError("front matter is empty or not a mapping of fields", path=path)
-    return post.metadata, post.content
+    return meta, body
 
 
 def parse_memory(text: str, *, path: Path | str | None = None, rel_path: str = "") -> Memory:

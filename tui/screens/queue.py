@@ -159,9 +159,8 @@ class QueueScreen(Screen[None]):
         yield Footer()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "open" and isinstance(self.focused, Input):
-            return False  # enter in the search box keeps the search
-        return True
+        # enter in the search box keeps the search instead of opening an item
+        return not (action == "open" and isinstance(self.focused, Input))
 
     @property
     def app_blink(self) -> bool:

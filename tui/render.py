@@ -45,9 +45,9 @@ def sparkline(values: Sequence[int]) -> str:
 def memory_header(memory: Memory) -> Text:
     text = Text()
     text.append(memory.id, style="bold")
-    text.append("  ")
+    text.append(" · ", style="dim")
     text.append_text(status_text(memory.status))
-    text.append(f"  {memory.type} · {memory.scope}", style="dim")
+    text.append(f" · {memory.type} · {memory.scope}", style="dim")
     return text
 
 

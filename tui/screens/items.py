@@ -86,14 +86,16 @@ class ItemScreen(Screen[None]):
 
     def banner(self) -> RenderableType:
         store = self.item.store
+        deciders = self.workspace.team if self.item.kind == "promotion" else store
+        maintainers = ", ".join(deciders.config.maintainers) if deciders else "none configured"
         who = (
-            "maintainers decide (" + ", ".join(store.config.maintainers) + ")"
+            f"maintainers decide ({maintainers})"
             if self.item.scope == "team" or self.item.kind == "promotion"
             else f"{store.config.owner or 'the owner'} decides"
         )
         head = Text(f"{self.item.kind} · {self.item.title}", style="bold")
         head.append(
-            f"\n{store.root.name} store · {who} · opened {self.item.opened_at[:16]}", style="dim"
+            f"\n{store.root.name} store · {who} · opened {self.item.opened_at[:10]}", style="dim"
         )
         return head
 
@@ -364,7 +366,7 @@ class PromotionScreen(ItemScreen):
         if self.blocked:
             scan.append("secret scan: " + ", ".join(self.blocked), style="bold red")
             scan.append(
-                "  approve is disabled: remove the credential from the record "
+                " · approve is disabled: remove the credential from the record "
                 "(correct it) and ask again; the value is never shown",
                 style="red",
             )

@@ -263,9 +263,9 @@ class QueueScreen(Screen[None]):
 
     @on(Tabs.TabActivated)
     def tab_changed(self, event: Tabs.TabActivated) -> None:
-        tab_id = event.tab.id or "tab-all"
-        self.kind = tab_id.removeprefix("tab-")
-        if self.items:
+        kind = (event.tab.id or "tab-all").removeprefix("tab-")
+        if kind != self.kind:  # the first tab activates itself on mount: nothing to redo
+            self.kind = kind
             self.fill()
 
     # -------------------------------------------------------------- actions

@@ -1,0 +1,66 @@
+"""Snapshots of every screen and dialog of the desk, at 80x24 and at 160x48.
+
+Regenerate after an intended change with ``pytest tests/test_snapshots.py
+--snapshot-update`` and look at the report before committing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support_desk import demo, demo_template, desk, settle
+
+__all__ = ["demo", "demo_template"]  # fixtures
+
+SIZES = {"small": (80, 24), "large": (160, 48)}
+
+# (name, keys pressed after the queue has loaded)
+SCREENS: list[tuple[str, Sequence[str]]] = [
+    ("queue", ()),
+    ("conflict", ("j", "enter")),
+    ("conflict_newer_dialog", ("j", "enter", "n")),
+    ("conflict_parallel_dialog", ("j", "enter", "p")),
+    ("conflict_neither_dialog", ("j", "enter", "x")),
+    ("promotion_blocked", ("j", "j", "enter")),
+    ("promotion", ("j", "j", "j", "enter")),
+    ("deletion", ("j", "j", "j", "j", "enter")),
+    ("deletion_dialog", ("j", "j", "j", "j", "enter", "a")),
+    ("about_me", ("a",)),
+    ("correct_dialog", ("a", "c")),
+    ("history", ("h",)),
+    ("health", ("m",)),
+    ("problems", ("p",)),
+    ("keys", ("question_mark",)),
+    ("search", ("slash", "d", "e", "p", "l", "o", "y")),
+]
+
+
+def before(keys: Sequence[str]) -> Any:
+    async def run(pilot: Any) -> None:
+        await settle(pilot, pilot.app)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot, pilot.app)
+
+    return run
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize(("name", "keys"), SCREENS, ids=[s[0] for s in SCREENS])
+def test_screen(snap_compare: Any, demo: Path, name: str, keys: Sequence[str], size: str) -> None:
+    assert snap_compare(desk(demo), terminal_size=SIZES[size], run_before=before(keys))
+
+
+def test_light_theme(snap_compare: Any, demo: Path) -> None:
+    app = desk(demo)
+
+    async def run(pilot: Any) -> None:
+        await settle(pilot, pilot.app)
+        await pilot.press("t")
+        await pilot.press("j", "enter")
+        await settle(pilot, pilot.app)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run)

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from core.decay import sweep
+from core.decay import recall, sweep
 from core.errors import StoreError
 from core.pipeline import candidate_from_dict, remember
 from core.record import Memory, Source
@@ -324,6 +324,20 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         )
         tx.write_file("notes/ci.md", "# CI notes\n\nGITHUB_TOKEN: see the chat\n")
         tx.create(note, action="import", reason="hand-written note, before scanning existed")
+
+    # an agent tries to remember a credential: the gate refuses it (s4), the log keeps
+    # only the key and the rule, never the value
+    clock.at(START + 87 * day)
+    slack = fake_token("xoxb-1234567890-1234567890123-", 24, seed=20261113)
+    remember(private, candidate_from_dict({
+        "content": f"部署通知用的 Slack bot token 是 {slack}", "type": "semantic",
+        "scope": "private", "subject": project, "attribute": "deploy_notify_token",
+        "s1": 0.9, "s2": 0.8, "source": {"task": "tr_20261113_02", "message_index": 6,
+                                          "evidence": "token 发你了,记一下"}}), actor=AGENT)
+    # agents recall what they know about the project (usage feeds decay and health)
+    for offset in (87, 88, 89):
+        clock.at(START + offset * day + timedelta(hours=2))
+        recall(private, subject_prefix=project, attribute=None, actor=AGENT, limit=3)
 
     clock.at(START + 90 * day)
     pnpm = next(m for m in private.memories.values() if m.attribute == "package_manager")

@@ -51,6 +51,9 @@ _NUMBERS = {
     "index_max_bytes": (1, 1e9),
 }
 
+#: index limits: a fraction would break slicing and line counting
+_INTEGERS = {"index_line_chars", "index_max_lines", "index_max_bytes"}
+
 
 def load_config(root: Path) -> Config:
     path = root / CONFIG_FILE
@@ -86,6 +89,10 @@ def load_config(root: Path) -> Config:
                     f"must be a number from {low:g} to {high:g}, got {value!r}",
                     path=path,
                     field=key,
+                )
+            if key in _INTEGERS and not isinstance(value, int):
+                raise ValidationError(
+                    f"must be a whole number, got {value!r}", path=path, field=key
                 )
         values[key] = value
     scope = values.get("scope", "private")

@@ -19,6 +19,7 @@ class History:
     commits: tuple[gitstore.CommitInfo, ...]
     older: tuple[str, ...]  # what this memory replaced, nearest first
     newer: tuple[str, ...]  # what replaced it, nearest first
+    rolled_back: tuple[str, ...] = ()  # ids of listed events a crash recovery undid
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -31,6 +32,7 @@ class History:
                 for c in self.commits
             ],
             "supersedes_chain": {"older": list(self.older), "newer": list(self.newer)},
+            "rolled_back_events": list(self.rolled_back),
         }
 
 
@@ -57,15 +59,23 @@ def history(store: Store, memory_id: str) -> History:
     memory = store.memories.get(memory_id)
     events, _bad = store.events()
     mine = tuple(e for e in events if memory_id in e.memory_ids)
+    # events of a change that crashed and was rolled back did not happen: they stay
+    # listed (the log is the evidence) but do not decide the status
+    undone = {
+        i for e in events if e.action == "recover" for i in e.details.get("rolled_back_events", [])
+    }
+    rolled_back = tuple(e.id for e in mine if e.id in undone)
+    transitions = [e for e in mine if e.id not in undone and e.to_status is not None]
     path = memory.path if memory else f"{MEMORY_DIR}/{memory_id}.md"
     commits = tuple(gitstore.log_for(store.repo, path))
     older, newer = supersedes_chain(store, memory_id)
     return History(
         memory_id=memory_id,
         exists=memory is not None,
-        status=memory.status if memory else (mine[-1].to_status if mine else None),
+        status=memory.status if memory else (transitions[-1].to_status if transitions else None),
         events=mine,
         commits=commits,
         older=older,
         newer=newer,
+        rolled_back=rolled_back,
     )

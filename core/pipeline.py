@@ -283,6 +283,19 @@ def _refused(
     return Outcome("refused", reasons=reasons, gate=result)
 
 
+def _fresh_id(taken: Mapping[str, Memory], candidate: Candidate, now: datetime) -> str:
+    """A reproducible id (key, content, time) that no record of the store uses yet: the
+    same statement can come back at the same instant (a pinned clock) after the record
+    it made was superseded or expired."""
+    basis = f"{candidate.key}|{candidate.content}|{now.isoformat()}"
+    memory_id = new_memory_id(candidate.attribute, basis)
+    attempt = 1
+    while memory_id in taken:
+        memory_id = new_memory_id(candidate.attribute, f"{basis}|{attempt}")
+        attempt += 1
+    return memory_id
+
+
 def _place(
     store: Store, candidate: Candidate, source: Source, result: gate.GateResult, actor: str
 ) -> Outcome:
@@ -345,9 +358,7 @@ def _place(
             return Outcome("merged", (match.id,), (why,), gate=result)
 
         memory = Memory(
-            id=new_memory_id(
-                candidate.attribute, f"{candidate.key}|{candidate.content}|{now.isoformat()}"
-            ),
+            id=_fresh_id(tx.view, candidate, now),
             type=candidate.type,
             scope=candidate.scope,
             status="active",

@@ -75,6 +75,7 @@ class Snapshot:
     memories: dict[str, Memory] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    head: str | None = None  # the commit the files were read at
 
 
 def new_memory_id(attribute: str, basis: str = "") -> str:
@@ -194,7 +195,11 @@ class Store:
         """All changes inside land together as files, events, index and one commit."""
         with file_lock(self.state_dir / "lock"):
             recover(self)
-            self.refresh()
+            snap = self._snapshot
+            # re-read only when another writer committed since (or nothing is loaded):
+            # every change commits, so HEAD tells, and reading it costs two small files
+            if snap is None or snap.head is None or snap.head != gitstore.head_sha(self.root):
+                self.refresh()
             tx = Transaction(self, actor=actor, message=message)
             yield tx
             tx.apply()
@@ -203,6 +208,12 @@ class Store:
         self, *, task: str, index: int, role: str, text: str, actor: str
     ) -> tuple[str, int]:
         """Append one message to today's daily log and commit it; (path, line)."""
+        if self.config.scope == "team":
+            from core import secrets
+
+            rules = [f.rule_id for f in secrets.scan(text)]
+            if rules:
+                raise SecretBlocked(f"team store daily log, task {task}", rules)
         with file_lock(self.state_dir / "lock"):
             recover(self)
             rel, line = append_message(
@@ -377,16 +388,26 @@ class Transaction:
         action: str,
         reason: str,
         details: dict[str, Any] | None = None,
+        request: str | None = None,
+        decision: str | None = None,
         **changes: Any,
     ) -> Memory:
-        """A change that is not a transition (usage counts): still an event."""
+        """A change that is not a transition (usage counts, a consolidation's date
+        rewrite): still an event, naming the decision that made it if any."""
         if "status" in changes:
             raise ValidationError("status changes go through transition()", field="status")
         before = self.get(memory_id)
         after = before.with_changes(**changes)
         self.view[memory_id] = after
         self.changed[memory_id] = after
-        self.event(action, (memory_id,), reason=reason, details=details)
+        self.event(
+            action,
+            (memory_id,),
+            reason=reason,
+            details=details,
+            request=request,
+            decision=decision,
+        )
         return after
 
     def erase(
@@ -422,7 +443,13 @@ class Transaction:
         return before
 
     def restore(
-        self, before: Memory, *, reason: str, decision: str, details: dict[str, Any] | None = None
+        self,
+        before: Memory,
+        *,
+        reason: str,
+        decision: str,
+        details: dict[str, Any] | None = None,
+        action: str = "revert",
     ) -> Memory:
         """Put a memory back exactly as a decision found it (a revert).
 
@@ -434,7 +461,7 @@ class Transaction:
         self.view[before.id] = restored
         self.changed[before.id] = restored
         self.event(
-            "revert",
+            action,
             (before.id,),
             reason=reason,
             from_status=current.status,
@@ -456,7 +483,7 @@ class Transaction:
         store = self.store
         root = store.root
         if store.config.scope == "team":
-            _guard_team_writes(self.changed.values())
+            _guard_team_writes(self.changed.values(), self.files)
         index_text = render_index(self.view.values(), store.config)
         writes: dict[str, bytes] = {
             m.path: m.to_markdown().encode("utf-8") for m in self.changed.values()
@@ -506,6 +533,7 @@ class Transaction:
             self.history_rewritten = purge_history(root, drop_paths=removes, needles=self.needles)
             store._repo = None
         snap = store.load()
+        snap.head = gitstore.head_sha(root)
         for memory_id in self.removed:
             snap.memories.pop(memory_id, None)
         snap.memories.update(self.changed)
@@ -520,15 +548,19 @@ class Transaction:
         return "\n".join(lines)
 
 
-def _guard_team_writes(memories: Iterable[Memory]) -> None:
-    """Nothing with a credential in it is ever written to the team scope (SPEC 8)."""
+def _guard_team_writes(memories: Iterable[Memory], files: dict[str, str]) -> None:
+    """Nothing with a credential in it is ever written to the team scope (SPEC 8):
+    every field of every record, and every other file, is scanned first."""
     from core import secrets  # the scanner compiles its rules on first use
 
     for memory in memories:
-        texts = [memory.content, memory.title or ""] + [s.evidence for s in memory.all_sources]
-        rules = [f.rule_id for text in texts for f in secrets.scan(text)]
+        rules = [f.rule_id for f in secrets.scan(memory.to_markdown())]
         if rules:
             raise SecretBlocked(f"team memory {memory.id}", rules)
+    for rel, text in files.items():
+        rules = [f.rule_id for f in secrets.scan(text)]
+        if rules:
+            raise SecretBlocked(f"team store file {rel}", rules)
 
 
 # --------------------------------------------------------------------- journal
@@ -656,7 +688,7 @@ def _load(root: Path, *, use_cache: bool) -> Snapshot:
             cache = {}
     fresh: dict[str, tuple[int, int, int, Memory | Problem]] = {}
     dirty = False
-    snap = Snapshot()
+    snap = Snapshot(head=gitstore.head_sha(root))
     base = root / MEMORY_DIR
     prefix = len(str(root)) + 1
     for entry in _walk(base):

@@ -1,0 +1,388 @@
+"""Export active records as a Claude Code memory folder: ``memgov export claude-code PATH``.
+
+So a user can clean their memory with memgov and hand it back to their agent.
+The folder gets one topic file per active record (private records at the top,
+team records under ``team/``) and a ``MEMORY.md`` index within Claude Code's
+limits: at most 200 lines and 25,000 bytes, lines of at most ~150 characters.
+When the records do not all fit, the index lists the most relevant ones (by
+decay weight, SPEC section 7) and the report names the rest: their files are
+still written.
+
+A topic file::
+
+    ---
+    name: <title, else attribute>
+    description: <the content's first line, at most 150 characters>
+    type: feedback            # see below
+    memgov:                   # exact type and key: an import brings back the same record
+      id: testing-1a2b3c4d
+      type: preference
+      subject: user:alice/project:liyyro
+      attribute: testing
+    ---
+
+    <content>
+
+Claude Code type: preference -> feedback; a record about the user alone
+(subject ``user:<x>``) -> user; reflection -> feedback; semantic whose first
+line holds a web address -> reference; anything else -> project.
+
+Safety: the folder must be new, empty, or a previous memgov export
+(``.memgov-export.json`` lists every file it wrote, with a hash). A previous
+export that changed since (the agent wrote or edited a file) is refused: import
+it first, so nothing the agent learnt is lost. Everything is written to a
+temporary folder next to PATH and renamed into place, so PATH holds the old
+export or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import secrets as _random
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from core.config import Config
+from core.decay import weight
+from core.fsutil import atomic_write_text
+from core.importers.claude_code import INDEX_FILE, TEAM_DIR, without_type_prefix
+from core.importers.common import FolderError, slug
+from core.record import Memory
+from core.store import Store
+from core.workspace import Workspace
+
+MARKER = ".memgov-export.json"
+DESCRIPTION_CHARS = 150
+SECTIONS = (
+    ("user", "User"),
+    ("feedback", "Feedback"),
+    ("project", "Project"),
+    ("reference", "Reference"),
+)
+_URL = re.compile(r"https?://", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    folder: str
+    files: tuple[str, ...]  # topic files written, relative to the folder
+    indexed: tuple[str, ...]  # the ones MEMORY.md lists
+    not_indexed: tuple[str, ...]  # the ones over the index caps
+    index_lines: int
+    index_bytes: int
+    replaced_previous: bool
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "folder": self.folder,
+            "files": list(self.files),
+            "indexed": list(self.indexed),
+            "not_indexed": list(self.not_indexed),
+            "index_lines": self.index_lines,
+            "index_bytes": self.index_bytes,
+            "replaced_previous": self.replaced_previous,
+            "warnings": list(self.warnings),
+        }
+
+    def render(self) -> str:
+        verb = "replaced the previous export in" if self.replaced_previous else "exported to"
+        lines = [
+            f"{verb} {self.folder}: {len(self.files)} memory file(s); {INDEX_FILE} lists "
+            f"{len(self.indexed)} in {self.index_lines} lines, {self.index_bytes:,} bytes"
+        ]
+        if self.not_indexed:
+            lines.append(
+                f"not in {INDEX_FILE} (over its caps; the agent finds them only by searching; "
+                "consolidate to make room):"
+            )
+            lines += [f"  {rel}" for rel in self.not_indexed[:20]]
+            if len(self.not_indexed) > 20:
+                lines.append(f"  ... and {len(self.not_indexed) - 20} more (--json lists them)")
+        lines += [f"warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class _Out:
+    """One topic file to write."""
+
+    rel: str
+    name: str
+    hook: str
+    kind: str  # Claude Code type
+    team: bool
+    rank: float
+    text: str
+
+
+def export_claude_code(source: Workspace | Store, path: Path) -> ExportReport:
+    """Write the active records of the stores (a workspace: private and team) to PATH."""
+    stores = list(source.stores) if isinstance(source, Workspace) else [source]
+    if not stores:
+        raise FolderError("no store to export from; pass one with --store")
+    folder = Path(path).expanduser().absolute()
+    replaced, warnings = _check_target(folder, stores)
+    warnings += _left_behind(stores)
+    config = next((s.config for s in stores if s.config.scope == "private"), stores[0].config)
+    outs = _plan(stores)
+    index, indexed, left = _fit_index(outs, config)
+    files = {o.rel: o.text for o in outs}
+    files[INDEX_FILE] = index
+    files[MARKER] = _marker(files, stores, stores[0].now())
+    _write_folder(folder, files)
+    return ExportReport(
+        folder=str(folder),
+        files=tuple(sorted(o.rel for o in outs)),
+        indexed=tuple(o.rel for o in indexed),
+        not_indexed=tuple(o.rel for o in left),
+        index_lines=len(index.splitlines()),
+        index_bytes=len(index.encode("utf-8")),
+        replaced_previous=replaced,
+        warnings=tuple(warnings),
+    )
+
+
+# ----------------------------------------------------------------------- planning
+def claude_type(memory: Memory) -> str:
+    about_user = re.fullmatch(r"user:[^/]+", memory.subject) is not None
+    if memory.type in ("preference", "reflection"):
+        return "user" if about_user and memory.type == "preference" else "feedback"
+    if about_user:
+        return "user"
+    if memory.type == "semantic" and _URL.search(memory.hook):
+        return "reference"
+    return "project"
+
+
+def _plan(stores: list[Store]) -> list[_Out]:
+    outs = []
+    taken: set[str] = set()
+    for store in stores:
+        now = store.now()
+        team = store.config.scope == "team"
+        active = sorted(
+            (m for m in store.memories.values() if m.status == "active"), key=lambda m: m.id
+        )
+        for memory in active:
+            outs.append(_topic(memory, team, weight(memory, now, store.config), taken))
+    return outs
+
+
+def _left_behind(stores: list[Store]) -> list[str]:
+    """Warnings for records that are not active, hence not exported, but still open."""
+    warnings = []
+    for store in stores:
+        for status, advice in (
+            ("conflict", "decide them in the review desk ('memgov queue'), then export again"),
+            ("expired", "re-verify them if they still hold"),
+        ):
+            ids = sorted(m.id for m in store.memories.values() if m.status == status)
+            if ids:
+                warnings.append(
+                    f"{len(ids)} {store.config.scope} record(s) in status {status} were not "
+                    f"exported ({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}): {advice}"
+                )
+    return warnings
+
+
+def _topic(memory: Memory, team: bool, rank: float, taken: set[str]) -> _Out:
+    kind = claude_type(memory)
+    name = memory.title or memory.attribute
+    base = f"{TEAM_DIR}/" if team else ""
+    stem = f"{kind}_{slug(without_type_prefix(name), limit=60)}"
+    rel = f"{base}{stem}.md"
+    number = 2
+    while rel.casefold() in taken:
+        rel = f"{base}{stem}_{number}.md"
+        number += 1
+    taken.add(rel.casefold())
+    block: dict[str, str] = {
+        "id": memory.id,
+        "type": memory.type,
+        "subject": memory.subject,
+        "attribute": memory.attribute,
+    }
+    if memory.condition:
+        block["condition"] = memory.condition
+    if memory.value:
+        block["value"] = memory.value
+    hook = _cut(" ".join(memory.hook.split()), DESCRIPTION_CHARS)
+    meta = {"name": name, "description": hook, "type": kind, "memgov": block}
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000)
+    text = f"---\n{front}---\n\n{memory.content.strip()}\n"
+    return _Out(rel, name, hook, kind, team, rank, text)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
+
+
+# ------------------------------------------------------------------------- index
+def index_line(out: _Out, limit: int) -> str:
+    """``- [name](file.md) — hook`` in at most ``limit`` characters."""
+    name = out.name.replace("[", "(").replace("]", ")").replace("\n", " ")
+    room = min(max(limit - len(out.rel) - 6, 10), 80)
+    head = f"- [{_cut(name, room)}]({out.rel})"
+    hook = _cut(out.hook, limit - len(head) - 3)
+    return f"{head} — {hook}" if len(hook) > 1 else head
+
+
+def render_index(chosen: list[_Out], limit: int) -> str:
+    groups = [(title, [o for o in chosen if not o.team and o.kind == k]) for k, title in SECTIONS]
+    groups.append(("Team", [o for o in chosen if o.team]))
+    lines: list[str] = []
+    for title, group in groups:
+        if group:
+            lines += ([""] if lines else []) + [f"## {title}"]
+            lines += [index_line(o, limit) for o in group]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _fit_index(outs: list[_Out], config: Config) -> tuple[str, list[_Out], list[_Out]]:
+    """The index of the highest-ranked records that fit the caps; (text, listed, left out)."""
+    chosen: list[_Out] = []
+    left: list[_Out] = []
+    used_lines = 0
+    for out in sorted(outs, key=lambda o: (-o.rank, o.rel)):
+        if used_lines >= config.index_max_lines:
+            left.append(out)
+            continue
+        text = render_index([*chosen, out], config.index_line_chars)
+        lines = len(text.splitlines())
+        if lines <= config.index_max_lines and len(text.encode("utf-8")) <= config.index_max_bytes:
+            chosen.append(out)
+            used_lines = lines
+        else:
+            left.append(out)
+    return render_index(chosen, config.index_line_chars), chosen, left
+
+
+# ------------------------------------------------------------------------ writing
+def _digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _marker(files: dict[str, str], stores: list[Store], now: datetime) -> str:
+    data = {
+        "format": "memgov-export",
+        "version": 1,
+        "exported_at": now.isoformat(timespec="seconds"),
+        "stores": [str(s.root) for s in stores],
+        "files": {rel: _digest(text.encode("utf-8")) for rel, text in sorted(files.items())},
+    }
+    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    """rel path -> digest of every file under folder but the marker."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        if rel == MARKER or rel.startswith(".git/"):
+            continue
+        if path.is_file() or path.is_symlink():
+            found[rel] = _digest(path.read_bytes()) if path.is_file() else "symlink"
+    return found
+
+
+def _check_target(folder: Path, stores: list[Store]) -> tuple[bool, list[str]]:
+    """(whether a previous export is replaced, warnings); raises when PATH must not be written."""
+    if folder.is_symlink():
+        raise FolderError(f"{folder}: a symbolic link; pass the folder it points at")
+    if folder.exists() and not folder.is_dir():
+        raise FolderError(f"{folder}: a file, not a folder; choose a folder path")
+    for store in stores:
+        if folder == store.root or store.root in folder.parents:
+            raise FolderError(
+                f"{folder}: inside the memgov store {store.root}; export to a folder outside it"
+            )
+    if not folder.exists() or not any(folder.iterdir()):
+        return False, []
+    manifest = _previous_manifest(folder)
+    current = _tree(folder)
+    added = sorted(set(current) - set(manifest))
+    changed = sorted(rel for rel in current if rel in manifest and current[rel] != manifest[rel])
+    if added or changed:
+        listed = "; ".join(
+            f"{what}: {', '.join(rels[:5])}{' ...' if len(rels) > 5 else ''}"
+            for what, rels in (("new", added), ("changed", changed))
+            if rels
+        )
+        raise FolderError(
+            f"{folder}: changed since memgov exported it ({listed}). Import it first "
+            f"('memgov import claude-code {folder}') so nothing written there since is lost, "
+            "then export again; or move the folder aside"
+        )
+    gone = sorted(set(manifest) - set(current) - {INDEX_FILE})
+    warnings = [
+        f"{rel} was deleted from the previous export; memgov still holds its record and "
+        "wrote it again: delete the record in memgov if it should go"
+        for rel in gone
+    ]
+    return True, warnings
+
+
+def _previous_manifest(folder: Path) -> dict[str, str]:
+    marker = folder / MARKER
+    if not marker.is_file():
+        raise FolderError(
+            f"{folder}: not empty, and not a previous memgov export (no {MARKER}); memgov "
+            f"does not overwrite it. Export into a new or empty folder, or move this one "
+            f"aside first (e.g. mv {folder} {folder}.bak) and export again"
+        )
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+        files = data["files"]
+        if data.get("format") != "memgov-export" or not isinstance(files, dict):
+            raise ValueError("not a memgov export marker")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise FolderError(
+            f"{marker}: unreadable ({exc}); memgov does not overwrite the folder. Move it "
+            "aside and export again"
+        ) from None
+    return {str(k): str(v) for k, v in files.items()}
+
+
+def _write_folder(folder: Path, files: dict[str, str]) -> None:
+    """Write every file into a temporary sibling folder, then rename it into place."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.export-", dir=folder.parent))
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        tmp.chmod(0o777 & ~mask)
+        for rel, text in files.items():
+            atomic_write_text(tmp / rel, text)
+        _swap(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _swap(new: Path, folder: Path) -> None:
+    if not folder.exists():
+        os.rename(new, folder)
+        return
+    if not any(folder.iterdir()):
+        os.replace(new, folder)  # renaming onto an empty folder replaces it
+        return
+    old = folder.with_name(f".{folder.name}.old-{_random.token_hex(4)}")
+    os.rename(folder, old)
+    try:
+        os.rename(new, folder)
+    except BaseException:
+        os.rename(old, folder)
+        raise
+    with contextlib.suppress(OSError):
+        shutil.rmtree(old)

@@ -1,0 +1,194 @@
+"""Shared fixtures for the core store tests.
+
+Every test runs with HOME in its own temporary folder and with git's global
+and system configuration switched off, so nothing of the developer's machine
+leaks in and nothing is written outside ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core import logs
+from core.record import Memory, Source
+from core.store import Store
+
+TZ = timezone(timedelta(hours=8))
+FIXED_NOW = datetime(2027, 3, 14, 10, 20, tzinfo=TZ)
+ACTOR = "tester@example.com"
+
+
+class FakeClock:
+    """A clock the test moves by hand; it never reads the real time."""
+
+    def __init__(self, now: datetime = FIXED_NOW) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    empty = tmp_path / ".empty-gitconfig"
+    empty.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
+    for name in (
+        "MEMGOV_STORE",
+        "MEMGOV_ACTOR",
+        "MEMGOV_NOW",
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Durability across power loss is not what these tests can check; fsync only
+    makes them slow on a busy disk. Writes, renames and their order are unchanged."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def store(tmp_path: Path, clock: FakeClock) -> Store:
+    """A fresh, empty private store in tmp_path with a fixed clock."""
+    return Store.init(tmp_path / "store", actor=ACTOR, clock=clock)
+
+
+_TEMPLATES: dict[str, Path] = {}
+
+
+@pytest.fixture
+def stored(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, clock: FakeClock
+) -> Callable[[Callable[[Store, FakeClock], None]], Store]:
+    """``stored(build)``: a fresh copy of the store ``build(store, clock)`` fills.
+
+    The build runs once per session (git makes it the slow part); each test gets
+    its own copy in ``tmp_path / "store"``, opened with the test's clock.
+    """
+
+    def make(build: Callable[[Store, FakeClock], None]) -> Store:
+        key = f"{build.__module__}.{build.__qualname__}"
+        if key not in _TEMPLATES:
+            root = tmp_path_factory.mktemp("template") / "store"
+            build_clock = FakeClock()
+            build(Store.init(root, actor=ACTOR, clock=build_clock), build_clock)
+            _TEMPLATES[key] = root
+        target = tmp_path / "store"
+        shutil.copytree(_TEMPLATES[key], target, symlinks=True)
+        return Store(target, clock=clock)
+
+    return make
+
+
+def _make_memory(**overrides: Any) -> Memory:
+    ident = overrides.get("id", "mem-1")
+    values: dict[str, Any] = {
+        "id": ident,
+        "type": "preference",
+        "scope": "private",
+        "status": "active",
+        "subject": "user:alice/project:demo",
+        "attribute": "output_format",
+        "content": "Use tables for comparisons.\n\n**Why:** alice asked for it.",
+        "confidence": 0.9,
+        "created_at": FIXED_NOW,
+        "verified_at": FIXED_NOW,
+        "source": Source(
+            task=f"tr_{ident}",
+            message_index=0,
+            evidence="use tables",
+            log=logs.log_path(FIXED_NOW),
+        ),
+    }
+    values.update(overrides)
+    return Memory(**values)
+
+
+@pytest.fixture
+def make_memory() -> Callable[..., Memory]:
+    """``make_memory(**overrides)``: a valid active private preference."""
+    return _make_memory
+
+
+def add_memories(store: Store, *memories: Memory, actor: str = ACTOR) -> None:
+    """Create memories in one transaction, with the daily-log lines their sources
+    point at, so that the store stays clean for ``doctor``."""
+    with store.transaction(actor=actor, message="test: add memories") as tx:
+        touched = set()
+        for memory in memories:
+            for source in memory.all_sources:
+                if source.log is not None and source.message_index is not None:
+                    rel, _ = logs.append_message(
+                        store.root,
+                        task=source.task,
+                        index=source.message_index,
+                        role="user",
+                        text=source.evidence or "evidence",
+                        when=FIXED_NOW,
+                    )
+                    touched.add(rel)
+            tx.create(memory, action="create", reason="test")
+        for rel in touched:
+            tx.write_file(rel, (store.root / rel).read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def add() -> Callable[..., None]:
+    """``add(store, *memories)``: create them through a transaction."""
+    return add_memories
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(root), "-c", "user.name=test", "-c", f"user.email={ACTOR}", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def git_status(root: Path) -> list[str]:
+    return [line for line in git(root, "status", "--porcelain").splitlines() if line.strip()]
+
+
+def commit_count(root: Path) -> int:
+    return int(git(root, "rev-list", "--count", "HEAD").strip())
+
+
+def snapshot_files(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Bytes and mtime of every file outside .git and .memgov (for "nothing rewritten")."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith((".git/", ".memgov/")) or path.is_symlink() or not path.is_file():
+            continue
+        out[rel] = (path.read_bytes(), path.stat().st_mtime_ns)
+    return out

@@ -474,6 +474,32 @@ def cmd_request(kind: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    from core.importers import import_claude_code, import_codex
+
+    run = import_claude_code if args.format == "claude-code" else import_codex
+    report = run(
+        workspace(args),
+        Path(args.path),
+        actor=actor_from(args),
+        dry_run=args.dry_run,
+        mapping=args.mapping,
+    )
+    emit(args, report.to_dict(), report.render)
+    counts = report.counts
+    if counts.get("refused") or counts.get("failed"):
+        return EXIT_FOUND
+    return EXIT_CONFLICT if counts.get("conflict") else EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from core.importers import export_claude_code
+
+    report = export_claude_code(workspace(args), Path(args.path))
+    emit(args, report.to_dict(), report.render)
+    return EXIT_OK
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from core.demo import build_demo
 
@@ -624,6 +650,25 @@ def build_parser() -> argparse.ArgumentParser:
         p = add(f"request-{kind}", cmd_request(kind), f"ask for the {verb} of a memory")
         p.add_argument("id")
         p.add_argument("--reason", required=True)
+
+    p = add(
+        "import",
+        cmd_import,
+        "review what agents already remembered: import their "
+        "memory folder through the write pipeline (the folder is never modified)",
+    )
+    p.add_argument("format", choices=("claude-code", "codex"))
+    p.add_argument("path", help="the agent's memory folder")
+    p.add_argument("--dry-run", action="store_true", help="say what would happen, change nothing")
+    p.add_argument(
+        "--mapping",
+        help="YAML file correcting subject/attribute/type per file "
+        "(default: PATH/memgov-import.yaml)",
+    )
+
+    p = add("export", cmd_export, "write the active records back as an agent's memory folder")
+    p.add_argument("format", choices=("claude-code",))
+    p.add_argument("path", help="an empty folder, or a previous export")
 
     p = add("log", cmd_log, "append a message to today's daily log (raw evidence)")
     p.add_argument("--task", required=True)

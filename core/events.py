@@ -57,12 +57,19 @@ class Event:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Event:
+        ids = data.get("memory_ids") or []
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            # a bare string would otherwise become one id per character
+            raise ValueError("memory_ids must be a list of ids")
+        for name in ("from", "to"):
+            if data.get(name) is not None and not isinstance(data[name], str):
+                raise ValueError(f"{name!r} must be a status or null")
         return cls(
             id=str(data["id"]),
             ts=str(data["ts"]),
             actor=str(data.get("actor", "")),
             action=str(data["action"]),
-            memory_ids=tuple(data.get("memory_ids") or ()),
+            memory_ids=tuple(ids),
             from_status=data.get("from"),
             to_status=data.get("to"),
             reason=str(data.get("reason") or ""),

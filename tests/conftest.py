@@ -75,12 +75,6 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-@pytest.fixture
-def store(tmp_path: Path, clock: FakeClock) -> Store:
-    """A fresh, empty private store in tmp_path with a fixed clock."""
-    return Store.init(tmp_path / "store", actor=ACTOR, clock=clock)
-
-
 _TEMPLATES: dict[str, Path] = {}
 
 
@@ -106,6 +100,17 @@ def stored(
         return Store(target, clock=clock)
 
     return make
+
+
+def _nothing(store: Store, clock: FakeClock) -> None:
+    pass
+
+
+@pytest.fixture
+def store(stored: Callable[[Callable[[Store, FakeClock], None]], Store]) -> Store:
+    """A fresh, empty private store in ``tmp_path / "store"`` with a fixed clock
+    (a copy of one ``Store.init`` made per session)."""
+    return stored(_nothing)
 
 
 def _make_memory(**overrides: Any) -> Memory:

@@ -84,6 +84,17 @@ class ItemScreen(Screen[None]):
 
         self.app.push_screen(ReasonDialog(proposal), chosen)
 
+    def decide_with(self, proposal: Proposal, label: str, *, approve: bool, **options: Any) -> None:
+        """Ask for the reason, then decide this item through core in a worker."""
+        item_id = self.item.id
+        self.propose(
+            proposal,
+            label,
+            lambda reason: decide(
+                self.workspace, item_id, approve=approve, actor=self.actor, reason=reason, **options
+            ),
+        )
+
     def banner(self) -> RenderableType:
         store = self.item.store
         deciders = self.workspace.team if self.item.kind == "promotion" else store
@@ -261,18 +272,11 @@ class ConflictScreen(ItemScreen):
                 ("nothing changes; the decision is recorded",),
                 "deferred: needs more evidence",
             )
-        item_id = self.item.id
-        self.propose(
+        self.decide_with(
             proposal,
-            f"{option} for {item_id}",
-            lambda reason: decide(
-                self.workspace,
-                item_id,
-                approve=option != "defer",
-                option=option,
-                actor=self.actor,
-                reason=reason,
-            ),
+            f"{option} for {self.item.id}",
+            approve=option != "defer",
+            option=option,
         )
 
     def action_parallel(self) -> None:
@@ -414,27 +418,21 @@ class PromotionScreen(ItemScreen):
             ),
             f"promoted to team: {self.item.request.reason}",  # type: ignore[union-attr]
         )
-        item_id = self.item.id
-        self.propose(
+        self.decide_with(
             proposal,
             f"promote {memory.id}",
-            lambda reason: decide(
-                self.workspace, item_id, approve=True, actor=self.actor, reason=reason
-            ),
+            approve=True,
         )
 
     def action_reject(self) -> None:
-        item_id = self.item.id
-        self.propose(
+        self.decide_with(
             Proposal(
                 "Reject the promotion",
                 ("the record stays private", "request closed with your reason"),
                 "stays private: a personal preference, not a team rule",
             ),
-            f"reject {item_id}",
-            lambda reason: decide(
-                self.workspace, item_id, approve=False, actor=self.actor, reason=reason
-            ),
+            f"reject {self.item.id}",
+            approve=False,
         )
 
 
@@ -502,27 +500,21 @@ class DeletionScreen(ItemScreen):
             destructive=True,
             warning="This cannot be undone.",
         )
-        item_id = self.item.id
-        self.propose(
+        self.decide_with(
             proposal,
             f"erase {memory.id}",
-            lambda reason: decide(
-                self.workspace, item_id, approve=True, actor=self.actor, reason=reason
-            ),
+            approve=True,
         )
 
     def action_reject(self) -> None:
-        item_id = self.item.id
-        self.propose(
+        self.decide_with(
             Proposal(
                 "Keep the memory",
                 ("nothing changes in the record", "request closed with your reason"),
                 "kept: the memory still holds",
             ),
-            f"keep {item_id}",
-            lambda reason: decide(
-                self.workspace, item_id, approve=False, actor=self.actor, reason=reason
-            ),
+            f"keep {self.item.id}",
+            approve=False,
         )
 
 

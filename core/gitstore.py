@@ -100,27 +100,3 @@ def log_for(repo: git.Repo, path: str, *, limit: int = 200) -> list[CommitInfo]:
 
 def status_porcelain(repo: git.Repo) -> list[str]:
     return [line for line in repo.git.status("--porcelain").splitlines() if line.strip()]
-
-
-def head_sha(root: Path) -> str | None:
-    """The commit HEAD points at, read from .git's files (no git process): cheap
-    enough to ask before every write whether another process committed meanwhile."""
-    git_dir = root / ".git"
-    try:
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    if not head.startswith("ref: "):
-        return head or None
-    ref = head[5:]
-    try:
-        return (git_dir / ref).read_text(encoding="utf-8").strip() or None
-    except OSError:
-        pass
-    try:
-        for line in (git_dir / "packed-refs").read_text(encoding="utf-8").splitlines():
-            if line.endswith(" " + ref):
-                return line.split(" ", 1)[0]
-    except OSError:
-        pass
-    return None

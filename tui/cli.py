@@ -680,9 +680,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+        argv = ["review", *argv]  # plain `memgov [--store P]` opens the desk
     args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        args = parser.parse_args(["review", *(argv or sys.argv[1:])])
     try:
         return int(args.func(args))
     except MemgovError as exc:

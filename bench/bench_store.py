@@ -34,11 +34,56 @@ from core.index import INDEX_FILE, render_index  # noqa: E402
 from core.record import TYPES, Memory, Source  # noqa: E402
 from core.store import MEMORY_DIR, STATE_DIR, Store  # noqa: E402
 
-WORDS = ("deploy build test review pnpm npm table docs chinese english staging production "
-         "schema migration cache index token latency retry backoff queue worker release "
-         "branch commit lint format type check feature flag rollout canary metric alert").split()
-ATTRS = ("output_format", "package_manager", "deploy_command", "test_runner", "review_style",
-         "language", "timezone", "editor", "ci_provider", "branch_policy", "doc_language")
+WORDS = [
+    "deploy",
+    "build",
+    "test",
+    "review",
+    "pnpm",
+    "npm",
+    "table",
+    "docs",
+    "chinese",
+    "english",
+    "staging",
+    "production",
+    "schema",
+    "migration",
+    "cache",
+    "index",
+    "token",
+    "latency",
+    "retry",
+    "backoff",
+    "queue",
+    "worker",
+    "release",
+    "branch",
+    "commit",
+    "lint",
+    "format",
+    "type",
+    "check",
+    "feature",
+    "flag",
+    "rollout",
+    "canary",
+    "metric",
+    "alert",
+]
+ATTRS = (
+    "output_format",
+    "package_manager",
+    "deploy_command",
+    "test_runner",
+    "review_style",
+    "language",
+    "timezone",
+    "editor",
+    "ci_provider",
+    "branch_policy",
+    "doc_language",
+)
 
 
 def build(root: Path, count: int) -> None:
@@ -52,23 +97,45 @@ def build(root: Path, count: int) -> None:
         attr = f"{rng.choice(ATTRS)}_{i}"
         body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 120))).capitalize()
         memory = Memory(
-            id=f"{attr.replace('_', '-')}-{i:06x}", type=rng.choice(TYPES[1:]),
-            scope="private", status="active", subject=f"user:u{i % 50}/project:p{i % 7}",
-            attribute=attr, content=f"{body}.\n\n**Why:** {rng.choice(WORDS)}.\n",
-            confidence=round(rng.uniform(0.5, 0.99), 2), created_at=when, verified_at=when,
-            source=Source(task=f"tr_{i:06d}", message_index=rng.randint(0, 40),
-                          evidence=" ".join(rng.choice(WORDS) for _ in range(8))),
-            path=f"{MEMORY_DIR}/{attr.replace('_', '-')}-{i:06x}.md")
+            id=f"{attr.replace('_', '-')}-{i:06x}",
+            type=rng.choice(TYPES[1:]),
+            scope="private",
+            status="active",
+            subject=f"user:u{i % 50}/project:p{i % 7}",
+            attribute=attr,
+            content=f"{body}.\n\n**Why:** {rng.choice(WORDS)}.\n",
+            confidence=round(rng.uniform(0.5, 0.99), 2),
+            created_at=when,
+            verified_at=when,
+            source=Source(
+                task=f"tr_{i:06d}",
+                message_index=rng.randint(0, 40),
+                evidence=" ".join(rng.choice(WORDS) for _ in range(8)),
+            ),
+            path=f"{MEMORY_DIR}/{attr.replace('_', '-')}-{i:06x}.md",
+        )
         memories.append(memory)
-        events.append(Event(id=f"ev-{i:08d}", ts=when.isoformat(), actor="bench",
-                            action="create", memory_ids=(memory.id,), to_status="active",
-                            reason="bench"))
+        events.append(
+            Event(
+                id=f"ev-{i:08d}",
+                ts=when.isoformat(),
+                actor="bench",
+                action="create",
+                memory_ids=(memory.id,),
+                to_status="active",
+                reason="bench",
+            )
+        )
     for memory in memories:
         (root / memory.path).write_text(memory.to_markdown(), encoding="utf-8")
     (root / INDEX_FILE).write_text(render_index(memories, store.config), encoding="utf-8")
     append_events(root / EVENTS_FILE, events)
-    gitstore.commit(store.repo, [MEMORY_DIR, INDEX_FILE, EVENTS_FILE], actor="bench",
-                    message=f"bench: {count} memories")
+    gitstore.commit(
+        store.repo,
+        [MEMORY_DIR, INDEX_FILE, EVENTS_FILE],
+        actor="bench",
+        message=f"bench: {count} memories",
+    )
 
 
 def measure(mode: str, root: Path) -> dict[str, float]:
@@ -88,8 +155,12 @@ def measure(mode: str, root: Path) -> dict[str, float]:
 
 
 def run(mode: str, root: Path) -> dict[str, float]:
-    out = subprocess.run([sys.executable, __file__, "--measure", mode, str(root)],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--measure", mode, str(root)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return dict(json.loads(out.stdout))
 
 
@@ -125,8 +196,10 @@ def main() -> None:
         floor = results["floor"]["seconds"]
         for mode in ("floor", "cold", "warm"):
             res = results[mode]
-            print(f"{size:>9,} {mode:<6} {res['seconds']:>8.3f} "
-                  f"{res['seconds'] / floor:>8.1f} {res['peak_mb']:>8.0f}")
+            print(
+                f"{size:>9,} {mode:<6} {res['seconds']:>8.3f} "
+                f"{res['seconds'] / floor:>8.1f} {res['peak_mb']:>8.0f}"
+            )
 
 
 if __name__ == "__main__":

@@ -329,11 +329,26 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
     # only the key and the rule, never the value
     clock.at(START + 87 * day)
     slack = fake_token("xoxb-1234567890-1234567890123-", 24, seed=20261113)
-    remember(private, candidate_from_dict({
-        "content": f"部署通知用的 Slack bot token 是 {slack}", "type": "semantic",
-        "scope": "private", "subject": project, "attribute": "deploy_notify_token",
-        "s1": 0.9, "s2": 0.8, "source": {"task": "tr_20261113_02", "message_index": 6,
-                                          "evidence": "token 发你了,记一下"}}), actor=AGENT)
+    remember(
+        private,
+        candidate_from_dict(
+            {
+                "content": f"部署通知用的 Slack bot token 是 {slack}",
+                "type": "semantic",
+                "scope": "private",
+                "subject": project,
+                "attribute": "deploy_notify_token",
+                "s1": 0.9,
+                "s2": 0.8,
+                "source": {
+                    "task": "tr_20261113_02",
+                    "message_index": 6,
+                    "evidence": "token 发你了,记一下",
+                },
+            }
+        ),
+        actor=AGENT,
+    )
     # agents recall what they know about the project (usage feeds decay and health)
     for offset in (87, 88, 89):
         clock.at(START + offset * day + timedelta(hours=2))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +62,8 @@ class Decision:
 
     @property
     def revertible(self) -> bool:
+        if self.kind == "consolidation" and self.option == "reject":
+            return False  # a rejected batch changed no record
         return (
             not self.erased and self.reverted_by is None and self.option not in ("defer", "revert")
         )
@@ -163,10 +166,22 @@ def decide(
     reason: str = "",
     option: str | None = None,
     conditions: dict[str, str] | None = None,
+    files: Sequence[str] | None = None,
 ) -> Decision:
-    """Decide one open item. ``approve`` with ``option`` for conflicts; reject = defer."""
+    """Decide one open item. ``approve`` with ``option`` for conflicts; reject = defer.
+
+    ``files`` (consolidation batches only): approve, or reject, just the changes
+    that touch these files; the rest of the batch is decided the other way.
+    """
     item = find_item(workspace, item_id)
     check_may_decide(item, actor, workspace)
+    if files and item.kind != "consolidation":
+        raise ValidationError(
+            f"{item_id} is a {item.kind} item: deciding by file applies to consolidation "
+            f"batches only",
+            field="file",
+            hint="drop --file",
+        )
     if item.kind == "conflict":
         chosen = option if approve else "defer"
         if chosen not in CONFLICT_OPTIONS:
@@ -182,9 +197,9 @@ def decide(
         return _decide_promotion(workspace, item, approve, actor=actor, reason=reason)
     if item.kind == "deletion":
         return _decide_deletion(item, approve, actor=actor, reason=reason)
-    from core import consolidate  # type: ignore[attr-defined]
+    from core import consolidate  # imported here: it builds on this module
 
-    return consolidate.decide_batch(item, approve, actor=actor, reason=reason)  # type: ignore[no-any-return]
+    return consolidate.decide_batch(item, approve, actor=actor, reason=reason, files=files)
 
 
 def _record(tx: Transaction, decision: Decision) -> Decision:
@@ -553,6 +568,10 @@ def find_decision(workspace: Workspace, decision_id: str) -> tuple[Store, Decisi
 def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = "") -> Decision:
     """Restore the exact prior states of a decision, as a new event and commit."""
     store, decision = find_decision(workspace, decision_id)
+    if decision.kind == "consolidation":  # undone by rolling back to the baseline before it
+        from core import consolidate
+
+        return consolidate.revert_decision(store, decision, actor=actor, reason=reason)
     if decision.erased:
         raise ValidationError(
             f"{decision_id} erased {', '.join(decision.erased)}: an erasure "

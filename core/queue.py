@@ -274,11 +274,9 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
 
 
 def _batch_items(store: Store) -> list[Item]:
-    """Consolidation batches arrive with the consolidation engine (core.consolidate)."""
-    try:
-        from core import consolidate  # type: ignore[attr-defined]
-    except ImportError:
-        return []
+    """The store's pending consolidation batch (core.consolidate)."""
+    from core import consolidate  # imported here: it builds on this module
+
     return list(consolidate.pending_items(store))
 
 

@@ -1,0 +1,6 @@
+"""The parts of consolidation; the public entry points are in :mod:`core.consolidate`.
+
+model (the engine interface), dates (relative -> absolute), engine (the
+deterministic engine), gather (orient, gather, prune), batch (plans, the batch
+branch, diffs), apply (decisions, baselines), rollback, gitops (git plumbing).
+"""

@@ -1,0 +1,217 @@
+"""Rolling back to an approved baseline (SPEC 9: "any earlier approved baseline").
+
+:func:`rollback` returns every memory record that differs from an earlier
+baseline to its state there (usage counters excepted: they are the decay's
+record of use, not a conclusion), as ``rollback`` events and one new commit;
+history is never rewritten. The result is tagged as a new baseline, so that
+rolling forward again is a rollback too. Records erased since stay erased,
+records in conflict since are left to their adjudication, and records written
+since the baseline are kept (they came through the write gate, not a batch).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from core.consolidation import gitops
+from core.consolidation.apply import (
+    BatchDecision,
+    baselines,
+    commit_of,
+    find_baseline,
+    make_baseline,
+    record_decision,
+    summaries,
+)
+from core.consolidation.batch import pending_ids
+from core.decisions import DECISION_DIR, Decision, _new_decision_id, check_may_decide
+from core.errors import NotFoundError, StoreError, ValidationError
+from core.queue import Item
+from core.record import parse_memory
+from core.store import MEMORY_DIR, Store
+from core.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class RollbackResult:
+    decision: Decision
+    target: str  # the baseline returned to
+    baseline: str | None  # the new baseline tagging the result
+    restored: tuple[str, ...]
+    skipped: tuple[tuple[str, str], ...]  # (memory id or file, why)
+    kept: tuple[str, ...]  # records written since the baseline: kept as they are
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "decision": self.decision.to_dict(),
+            "target": self.target,
+            "baseline": self.baseline,
+            "restored": list(self.restored),
+            "skipped": [{"id": i, "why": why} for i, why in self.skipped],
+            "kept": list(self.kept),
+        }
+
+    def render(self) -> str:
+        lines = [f"{self.decision.id}: rolled back to {self.target}"]
+        lines.append(
+            f"  restored {len(self.restored)} record(s): "
+            + (", ".join(self.restored[:20]) or "none")
+            + (" ..." if len(self.restored) > 20 else "")
+        )
+        lines += [f"  skipped {i}: {why}" for i, why in self.skipped]
+        if self.kept:
+            lines.append(f"  kept {len(self.kept)} record(s) written since {self.target}")
+        if self.baseline:
+            lines.append(f"  new baseline: {self.baseline}")
+        return "\n".join(lines)
+
+
+def _check_actor(store: Store, actor: str, what: str) -> None:
+    item = Item(
+        kind="consolidation",
+        id=what,
+        title=what,
+        opened_at="",
+        store=store,
+        scope=store.config.scope,
+    )
+    check_may_decide(item, actor, Workspace([store]))
+
+
+def rollback(
+    store: Store, baseline: str | None = None, *, actor: str, reason: str = ""
+) -> RollbackResult:
+    """Return the records to an approved baseline (by default the one before the last)."""
+    _check_actor(store, actor, f"rollback of {store.root.name}")
+    pending = pending_ids(store)
+    if pending:
+        raise StoreError(
+            f"batch {pending[0]} is pending in {store.root}: decide it first "
+            f"(memgov decide {pending[0]} --approve or --reject), then roll back"
+        )
+    known = baselines(store)
+    if baseline is not None:
+        target = find_baseline(store, baseline)
+    elif len(known) >= 2:
+        target = known[-2]
+    else:
+        raise NotFoundError(
+            f"{store.root}: no earlier baseline to roll back to ("
+            + (", ".join(b.name for b in known) or "none yet")
+            + "); baselines are made when a consolidation batch is approved"
+        )
+    erased = {i for e in store.events()[0] if e.to_status == "deleted" for i in e.memory_ids}
+    decision_id = _new_decision_id(store, f"rollback|{target.name}|{gitops.head(store.root)}")
+    reason = reason.strip() or f"rollback to {target.name}"
+    restored: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    with store.transaction(actor=actor, message=f"rollback to {target.name}") as tx:
+        changed = [
+            (path, then)
+            for path, then, _now in gitops.changed_blobs(
+                store.root, target.commit, "HEAD", MEMORY_DIR
+            )
+            if path.endswith(".md")
+        ]
+        blobs = gitops.read_blobs(store.root, (sha for _p, sha in changed if sha))
+        by_path = {m.path: m for m in tx.view.values()}
+        kept = sorted(by_path[p].id for p, sha in changed if sha is None and p in by_path)
+        before, after = [], []
+        for path, sha in changed:
+            blob = blobs.get(sha) if sha else None
+            if blob is None:
+                continue
+            try:
+                then = parse_memory(blob.decode("utf-8", "replace"), path=path, rel_path=path)
+            except ValidationError as exc:
+                skipped.append((path, f"unreadable at {target.name}: {exc.message}"))
+                continue
+            current = tx.view.get(then.id)
+            if current is None:
+                why = "erased since; erasure is final" if then.id in erased else "missing"
+                skipped.append((then.id, why))
+                continue
+            if current.status == "conflict":
+                skipped.append((then.id, "in conflict since: adjudicate it in the queue"))
+                continue
+            want = then.with_changes(
+                usage_count=current.usage_count, last_used_at=current.last_used_at
+            )
+            if want == current:
+                continue
+            before.append(current)
+            after.append(
+                tx.restore(
+                    want,
+                    reason=reason,
+                    decision=decision_id,
+                    action="rollback",
+                    details={"baseline": target.name},
+                )
+            )
+            restored.append(then.id)
+        undone = [b for b in known if b.number > target.number and b.decision]
+        for later in undone:
+            record = store.root / DECISION_DIR / f"{later.decision}.json"
+            if record.is_file():
+                data = json.loads(record.read_text(encoding="utf-8"))
+                if not data.get("reverted_by"):
+                    data["reverted_by"] = decision_id
+                    tx.write_file(
+                        f"{DECISION_DIR}/{later.decision}.json", Decision(**data).to_json()
+                    )
+        decision = BatchDecision(
+            id=decision_id,
+            item=target.name,
+            kind="consolidation",
+            option="rollback",
+            actor=actor,
+            reason=reason,
+            ts=tx.now.isoformat(),
+            store=str(store.root),
+            before=summaries(before),
+            after=summaries(after),
+            note=f"rollback to {target.name}; undoes "
+            + (", ".join(b.name for b in undone) or "changes since it"),
+        )
+        record_decision(tx, decision, {"baseline": target.name, "restored": len(restored)})
+    new = None
+    if restored:
+        new = make_baseline(
+            store,
+            commit_of(store, decision),
+            actor=actor,
+            decision=decision_id,
+            summary=f"rollback to {target.name}",
+        ).name
+    return RollbackResult(decision, target.name, new, tuple(restored), tuple(skipped), tuple(kept))
+
+
+def revert_decision(store: Store, decision: Decision, *, actor: str, reason: str = "") -> Decision:
+    """``memgov revert`` on a consolidation decision: roll back to the baseline before it."""
+    known = baselines(store)
+    mine = next((b for b in known if b.decision == decision.id), None)
+    if mine is None:
+        raise ValidationError(
+            f"{decision.id} ({decision.option}) made no baseline: it changed no record",
+            field="decision",
+        )
+    later = [b.name for b in known if b.number > mine.number]
+    earlier = [b for b in known if b.number < mine.number]
+    if later or not earlier:
+        raise ValidationError(
+            f"{decision.id} made {mine.name}"
+            + (f", and later baselines exist ({', '.join(later)})" if later else "")
+            + (
+                f"; roll back to {earlier[-1].name} to undo it and what came after"
+                if earlier
+                else "; there is no earlier baseline"
+            ),
+            field="decision",
+            hint=f"memgov rollback {earlier[-1].name}" if earlier else None,
+        )
+    return rollback(
+        store, earlier[-1].name, actor=actor, reason=reason or f"revert {decision.id}"
+    ).decision

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from core.consolidate import consolidate
 from core.decay import recall, sweep
 from core.errors import StoreError
 from core.pipeline import candidate_from_dict, remember
@@ -354,6 +355,23 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         clock.at(START + offset * day + timedelta(hours=2))
         recall(private, subject_prefix=project, attribute=None, actor=AGENT, limit=3)
 
+    # a statement with a relative date, which consolidation makes absolute
+    _remember(
+        private,
+        clock,
+        START + 84 * day,
+        task="tr_20261110_04",
+        index=3,
+        said="下周三开始代码冻结,只合修复",
+        type="semantic",
+        scope="private",
+        subject=project,
+        attribute="merge_freeze",
+        value="code freeze",
+        content="下周三开始代码冻结,只合修复。",
+        title="Merge freeze",
+    )
+
     clock.at(START + 90 * day)
     pnpm = next(m for m in private.memories.values() if m.attribute == "package_manager")
     file_request(
@@ -379,4 +397,7 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         actor=f"{OWNER}@example.com",
         reason="I do not want my location remembered",
     )
+    # the nightly consolidation leaves a batch for review
+    clock.at(START + 91 * day + timedelta(hours=3))
+    consolidate(private, actor="memgov-consolidate")
     return [private, team]

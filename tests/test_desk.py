@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Input
 from core.queue import build_queue
 from core.requests import load_requests
 from tui.screens.about import AboutMeScreen
+from tui.screens.batch import BatchScreen
 from tui.screens.dialogs import ConditionsDialog, KeysHelp, ReasonDialog
 from tui.screens.health import HealthScreen
 from tui.screens.history import HistoryScreen
@@ -72,7 +73,7 @@ async def test_queue_lists_every_kind_oldest_first_and_filters(demo: Path) -> No
         await settle(pilot, app)
         screen = app.screen
         kinds = [i.kind for i in screen.items]
-        assert sorted(set(kinds)) == ["conflict", "deletion", "promotion"]
+        assert sorted(set(kinds)) == ["conflict", "consolidation", "deletion", "promotion"]
         opened = [i.opened_at for i in screen.items]
         assert opened == sorted(opened)
         await pilot.press("right_square_bracket")  # conflicts only
@@ -89,7 +90,7 @@ async def test_queue_lists_every_kind_oldest_first_and_filters(demo: Path) -> No
         await pilot.press("slash")
         await pilot.press(*"pnpm")
         await pilot.pause()
-        assert [i.kind for i in screen.visible()] == ["promotion"]
+        assert [i.kind for i in screen.visible()] == ["promotion", "consolidation"]
         await pilot.press("escape")
         await pilot.pause()
         assert len(screen.visible()) == len(screen.items)
@@ -414,3 +415,53 @@ async def test_queue_reads_the_same_items_as_core(demo: Path) -> None:
     async with app.run_test() as pilot:
         await settle(pilot, app)
         assert [i.id for i in app.screen.items] == [i.id for i in build_queue(workspace(demo))]
+
+
+# --------------------------------------------------------------------- consolidation
+async def test_batch_approve_in_part_and_rollback(demo: Path) -> None:
+    private = demo / "private"
+    freeze = by_attribute(demo, "merge_freeze")[0]
+    pnpm = by_attribute(demo, "package_manager")[0]
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await open_item(pilot, app, "consolidation")
+        screen = app.screen
+        assert isinstance(screen, BatchScreen)
+        paths = [f["path"] for f in screen.files]
+        assert pnpm.path in paths and freeze.path in paths
+        diff = text_of(screen.query_one("#batch-diff"))
+        await pilot.press("plus", "plus")
+        await pilot.pause()
+        assert screen.context == 5
+        assert len(text_of(screen.query_one("#batch-diff"))) >= len(diff)
+        for _ in range(paths.index(pnpm.path)):
+            await pilot.press("j")
+        await pilot.press("space")  # reject the dubious reconfirmation of pnpm
+        await pilot.pause()
+        assert screen.rejected == {pnpm.path}
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ReasonDialog)
+        await pilot.press("enter")
+        await settle(pilot, app)
+    after = {
+        m.id: m for m in by_attribute(demo, "merge_freeze") + by_attribute(demo, "package_manager")
+    }
+    assert "2026-11-18" in after[freeze.id].content and "下周" not in after[freeze.id].content
+    assert after[pnpm.id].verified_at == pnpm.verified_at  # the rejected change did not apply
+    assert "baseline/0001" in git(private, "tag")
+    assert "partial" in git(private, "log", "-1", "--format=%s")
+    doctor_clean(demo)
+
+
+async def test_batch_reject_all_changes_nothing(demo: Path) -> None:
+    private = demo / "private"
+    head = git(private, "rev-parse", "HEAD").strip()
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await open_item(pilot, app, "consolidation")
+        await pilot.press("r", "enter")
+        await settle(pilot, app)
+        assert not [i for i in app.screen.items if i.kind == "consolidation"]
+    memories = git(private, "diff", head, "HEAD", "--stat", "--", "memories")
+    assert memories == ""

@@ -28,6 +28,8 @@ SCREENS: list[tuple[str, Sequence[str]]] = [
     ("promotion", ("j", "j", "j", "enter")),
     ("deletion", ("j", "j", "j", "j", "enter")),
     ("deletion_dialog", ("j", "j", "j", "j", "enter", "a")),
+    ("batch", ("j", "j", "j", "j", "j", "enter")),
+    ("batch_wider", ("j", "j", "j", "j", "j", "enter", "plus", "plus")),
     ("about_me", ("a",)),
     ("correct_dialog", ("a", "c")),
     ("history", ("h",)),

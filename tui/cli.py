@@ -372,6 +372,18 @@ def render_item(item: Any) -> str:
         hits = ", ".join(sorted({h["rule"] for h in item.scan})) or "clean"
         lines.append(f"  secret scan: {hits}")
     analysis = item.analysis
+    if item.kind == "consolidation":
+        summary = analysis.get("summary", {})
+        lines.append(
+            f"  {summary.get('changes', 0)} changes: {summary.get('automatic', 0)} "
+            f"automatic, {summary.get('needs_approval', 0)} need approval"
+        )
+        for entry in analysis.get("files", []):
+            cls = "automatic" if entry.get("automatic") else "needs approval"
+            lines.append(f"  - {entry['path']} [{entry.get('status')}, {cls}]")
+            lines += [f"      {reason}" for reason in entry.get("reasons", [])]
+        lines += [f"  note: {finding}" for finding in analysis.get("findings", [])]
+        lines.append("  decide: memgov decide ITEM --approve|--reject [--file PATH ...]")
     if item.kind == "conflict" and analysis:
         lines.append(f"  sources favour {analysis['favoured']}: {', '.join(analysis['why'])}")
     for title, records in (("records", item.records), ("team records", item.team_records)):
@@ -434,6 +446,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
         reason=args.reason or "",
         option=args.option,
         conditions=parse_conditions(args.condition),
+        files=args.file or None,
     )
     emit(
         args,
@@ -472,6 +485,45 @@ def cmd_request(kind: str) -> Callable[[argparse.Namespace], int]:
         return EXIT_OK
 
     return run
+
+
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    from core.consolidate import consolidate
+
+    reports = [
+        (store, consolidate(store, actor=actor_from(args), dry_run=args.dry_run))
+        for store in workspace(args).stores
+    ]
+    emit(
+        args,
+        [r.to_dict() for _s, r in reports],
+        lambda: "\n".join(r.render(diffs=args.diff) for _s, r in reports),
+    )
+    return EXIT_OK
+
+
+def cmd_rollback(args: argparse.Namespace) -> int:
+    from core.consolidate import baselines, rollback
+
+    store = one_store(args)
+    if args.list:
+        found = baselines(store)
+        emit(
+            args,
+            [b.to_dict() for b in found],
+            lambda: (
+                "\n".join(
+                    f"{b.name}  {b.when[:16]}  {b.commit[:10]}  {b.actor or ''}  "
+                    f"{b.message.splitlines()[0] if b.message else ''}"
+                    for b in found
+                )
+                or "no baseline yet: run 'memgov consolidate' first"
+            ),
+        )
+        return EXIT_OK
+    result = rollback(store, args.baseline, actor=actor_from(args), reason=args.reason or "")
+    emit(args, result.to_dict(), result.render)
+    return EXIT_OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -640,6 +692,35 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID=CONDITION",
         help="parallel: the condition under which each record holds (repeat)",
     )
+    p.add_argument("--reason")
+    p.add_argument(
+        "--file",
+        action="append",
+        metavar="PATH",
+        help="consolidation batch: decide only the changes to this file (repeat); "
+        "the rest of the batch is decided the other way",
+    )
+
+    p = add(
+        "consolidate",
+        cmd_consolidate,
+        "orient, gather, consolidate, prune: propose a "
+        "batch of changes for review (automatic ones may apply by policy)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="show the batch, keep nothing")
+    p.add_argument("--diff", action="store_true", help="print each file's diff")
+
+    p = add(
+        "rollback",
+        cmd_rollback,
+        "return the store to an approved baseline (a new commit with events; history is kept)",
+    )
+    p.add_argument(
+        "baseline",
+        nargs="?",
+        help="baseline/NNNN, NNNN or N (default: the one before the last approved batch)",
+    )
+    p.add_argument("--list", action="store_true", help="list the baselines")
     p.add_argument("--reason")
 
     p = add("revert", cmd_revert, "undo a decision (not an erasure) as a new event and commit")

@@ -1,24 +1,267 @@
-"""Consolidation batch: the diff file by file (arrives with the consolidation engine)."""
+"""Consolidation batch: the diff file by file, each change automatic or needs approval.
+
+Every file starts as "apply"; space marks one to reject (or back). ``a`` decides
+the batch as marked (all files, or the marked ones rejected and the rest
+applied), ``r`` rejects the whole batch (the store stays at its baseline).
+``+`` and ``-`` widen and narrow the diff's context.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Header, Static
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import DataTable, Footer, Header, Static
 
+from core.consolidate import file_diff
+from core.errors import MemgovError
+from tui.render import safe
+from tui.screens.dialogs import Proposal
 from tui.screens.items import ItemScreen
+
+MAX_CONTEXT = 40
+
+
+def render_diff(diff: str) -> Text:
+    out = Text()
+    for line in safe(diff).splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        else:
+            style = "dim"
+        out.append(line + "\n", style=style)
+    return out
 
 
 class BatchScreen(ItemScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="batch.back"),
+        Binding(
+            "space",
+            "toggle",
+            "Apply/reject file",
+            id="batch.toggle",
+            tooltip="Mark this file's changes to be rejected, or applied again",
+        ),
+        Binding(
+            "a",
+            "approve",
+            "Decide as marked",
+            id="batch.approve",
+            tooltip="Apply the batch; files marked reject are left out",
+        ),
+        Binding(
+            "r",
+            "reject",
+            "Reject all",
+            id="batch.reject",
+            tooltip="Reject the whole batch: the store stays at its baseline",
+        ),
+        Binding(
+            "plus,equals_sign",
+            "context(1)",
+            "More context",
+            key_display="+",
+            id="batch.wider",
+            tooltip="Widen the diff's context",
+        ),
+        Binding(
+            "minus",
+            "context(-1)",
+            "Less context",
+            key_display="-",
+            id="batch.narrower",
+            tooltip="Narrow the diff's context",
+        ),
+        Binding("j", "down", "Down", show=False, id="batch.down"),
+        Binding("k", "up", "Up", show=False, id="batch.up"),
     ]
+
+    def __init__(self, item: Any) -> None:
+        super().__init__(item)
+        self.context = 3
+        self.rejected: set[str] = set()
+
+    @property
+    def files(self) -> list[dict[str, Any]]:
+        return list(self.item.analysis.get("files", []))
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(self.banner(), id="item-head")
-        yield Static(Text(str(self.item.analysis)), id="batch")
+        yield Static(id="batch-summary")
+        with Horizontal(id="columns"):
+            yield DataTable(id="batch-files", cursor_type="row")
+            yield VerticalScroll(
+                Static(id="batch-diff"), id="batch-diff-column", classes="record-column"
+            )
         yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#batch-files", DataTable)
+        table.add_columns("", "Class", "File")
+        self.refresh_view()
+        table.focus()
+
+    def refresh_view(self) -> None:
+        a = self.item.analysis
+        summary = a.get("summary", {})
+        replay = a.get("replay", {})
+        text = Text()
+        text.append(
+            f"{summary.get('changes', 0)} changes in {summary.get('files', 0)} files: ",
+            style="bold",
+        )
+        text.append(f"{summary.get('automatic', 0)} automatic", style="green")
+        text.append(" · ")
+        text.append(f"{summary.get('needs_approval', 0)} need approval", style="yellow")
+        text.append(
+            f" · input {summary.get('input', 0)} of {summary.get('records', 0)} "
+            f"records ({summary.get('unused', 0)} unused 30+ days left out)",
+            style="dim",
+        )
+        if replay:
+
+            def count(key: str) -> int:
+                value = replay.get(key, 0)
+                return len(value) if isinstance(value, list) else int(value)
+
+            text.append(
+                f"\nreplay of {count('queries')} recall queries: {count('same')} same, "
+                f"{count('changed')} changed, {count('lost')} lost, {count('weaker')} weaker",
+                style="cyan",
+            )
+        for finding in a.get("findings", [])[:2]:
+            text.append(f"\n{safe(finding)}", style="dim italic")
+        self.query_one("#batch-summary", Static).update(text)
+        table = self.query_one("#batch-files", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for entry in self.files:
+            path = entry["path"]
+            mark = Text("✗", style="red") if path in self.rejected else Text("✓", style="green")
+            cls = (
+                Text("auto", style="green")
+                if entry.get("automatic")
+                else Text("review", style="yellow")
+            )
+            table.add_row(mark, cls, path, key=path)
+        if self.files:
+            table.move_cursor(row=min(max(row, 0), len(self.files) - 1))
+        self.show_file()
+
+    def current(self) -> dict[str, Any] | None:
+        table = self.query_one("#batch-files", DataTable)
+        files = self.files
+        row = table.cursor_row
+        return files[row] if 0 <= row < len(files) else None
+
+    def show_file(self) -> None:
+        entry = self.current()
+        view = self.query_one("#batch-diff", Static)
+        if entry is None:
+            view.update(Text("no file", style="dim"))
+            return
+        parts: list[RenderableType] = []
+        head = Text(entry["path"], style="bold")
+        head.append(
+            f"  {entry.get('status', '')} · "
+            + ("automatic" if entry.get("automatic") else "needs approval"),
+            style="green" if entry.get("automatic") else "yellow",
+        )
+        if entry["path"] in self.rejected:
+            head.append("  · marked: reject", style="red")
+        parts.append(head)
+        for reason in entry.get("reasons", []):
+            parts.append(Text(f"• {safe(reason)}", style="italic"))
+        stale = [
+            c
+            for c in self.item.analysis.get("changes", [])
+            if c.get("stale") and c["id"] in entry.get("changes", [])
+        ]
+        if stale:
+            parts.append(
+                Text(
+                    "changed since the batch was made: approving it will be refused; "
+                    "reject this file",
+                    style="bold red",
+                )
+            )
+        try:
+            diff = (
+                entry["diff"]
+                if self.context == 3
+                else file_diff(self.item.store, self.item.id, entry["path"], context=self.context)
+            )
+        except MemgovError as exc:
+            diff = str(exc)
+        parts.append(Text(f"context: {self.context} lines (+/-)", style="dim"))
+        parts.append(render_diff(diff))
+        view.update(Group(*parts))
+
+    @on(DataTable.RowHighlighted, "#batch-files")
+    def highlighted(self) -> None:
+        self.show_file()
+
+    def action_down(self) -> None:
+        self.query_one("#batch-files", DataTable).action_cursor_down()
+
+    def action_up(self) -> None:
+        self.query_one("#batch-files", DataTable).action_cursor_up()
+
+    def action_toggle(self) -> None:
+        entry = self.current()
+        if entry is None:
+            return
+        self.rejected ^= {entry["path"]}
+        self.refresh_view()
+
+    def action_context(self, step: int) -> None:
+        self.context = min(
+            max(self.context + step * (1 if self.context < 5 else 5), 0), MAX_CONTEXT
+        )
+        self.show_file()
+
+    def action_approve(self) -> None:
+        paths = [f["path"] for f in self.files]
+        applied = [p for p in paths if p not in self.rejected]
+        if not applied:
+            self.action_reject()
+            return
+        changes = [f"apply {p}" for p in applied] + [f"reject {p}" for p in sorted(self.rejected)]
+        proposal = Proposal(
+            "Approve the batch" + (" in part" if self.rejected else ""),
+            (
+                *changes,
+                "one commit on main, tagged as the next baseline",
+                "rollback returns to any earlier baseline",
+            ),
+            "consolidation reviewed" if not self.rejected else "consolidation reviewed in part",
+        )
+        if self.rejected:
+            self.decide_with(
+                proposal, f"batch {self.item.id}", approve=False, files=sorted(self.rejected)
+            )
+        else:
+            self.decide_with(proposal, f"batch {self.item.id}", approve=True)
+
+    def action_reject(self) -> None:
+        self.decide_with(
+            Proposal(
+                "Reject the whole batch",
+                ("nothing changes: the store stays at its baseline",),
+                "consolidation rejected",
+            ),
+            f"reject {self.item.id}",
+            approve=False,
+        )

@@ -104,7 +104,11 @@ class ItemScreen(Screen[None]):
             if self.item.scope == "team" or self.item.kind == "promotion"
             else f"{store.config.owner or 'the owner'} decides"
         )
-        head = Text(f"{self.item.kind} · {self.item.title}", style="bold")
+        title = self.item.title
+        head = Text(
+            title if title.startswith(self.item.kind) else f"{self.item.kind} · {title}",
+            style="bold",
+        )
         head.append(
             f"\n{store.root.name} store · {who} · opened {self.item.opened_at[:10]}", style="dim"
         )
@@ -221,13 +225,13 @@ class ConflictScreen(ItemScreen):
                 ("4 downstream ", "bold"),
                 "; ".join(pointers)
                 if pointers
-                else "no index line points at them while in conflict; the winner gets one",
+                else "the winner gets an index line, the loser none",
             )
         )
         lines.append(
             Text.assemble(
                 ("5 record   ", "bold"),
-                "events for every transition with your reason, one commit, undo with u",
+                "an event per transition with your reason, one commit; u undoes",
             )
         )
         return Group(*lines)

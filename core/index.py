@@ -7,6 +7,7 @@ byte cap fires first. Exceeding them warns, never refuses.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,13 +30,19 @@ class IndexLine:
 
 
 def index_line(memory: Memory, max_chars: int) -> str:
+    return _line(memory.display_title, memory.path, memory.hook, max_chars)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _line(display_title: str, path: str, first_line: str, max_chars: int) -> str:
+    """The index line; cached, since every write regenerates the whole index."""
     # one line, whatever the title holds; a long title is cut like the hook
-    title = " ".join(memory.display_title.split()).replace("[", "(").replace("]", ")")
-    title_room = max_chars - len(f"- []({memory.path})")
+    title = " ".join(display_title.split()).replace("[", "(").replace("]", ")")
+    title_room = max_chars - len(f"- []({path})")
     if len(title) > title_room:
         title = title[: max(title_room - 1, 1)].rstrip() + "…"
-    head = f"- [{title}]({memory.path}) — "
-    hook = " ".join(memory.hook.split())
+    head = f"- [{title}]({path}) — "
+    hook = " ".join(first_line.split())
     room = max(max_chars - len(head), 0)
     if len(hook) > room:
         hook = hook[: max(room - 1, 0)].rstrip() + "…" if room else ""

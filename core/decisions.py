@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import logs, secrets
+from core import lifecycle, logs, secrets
+from core.erase import needles_for
 from core.errors import (
     AuthorizationError,
     NotFoundError,
@@ -28,7 +29,7 @@ from core.errors import (
     ValidationError,
 )
 from core.pipeline import conflict_item_id, normalise
-from core.queue import Item, find_item
+from core.queue import Item, find_item, promotion_texts
 from core.record import Memory, Source, memory_from_mapping
 from core.requests import get_request
 from core.store import Store, Transaction, new_memory_id
@@ -55,6 +56,9 @@ class Decision:
     before: dict[str, dict[str, Any]] = field(default_factory=dict)
     after: dict[str, dict[str, Any]] = field(default_factory=dict)
     created: list[dict[str, str]] = field(default_factory=list)  # [{store, id}]
+    #: records of another store that existed before and that the decision changed
+    #: (a promotion merged into or contradicting team records): [{store, id, before, after}]
+    touched: list[dict[str, Any]] = field(default_factory=list)
     request: str | None = None
     erased: list[str] = field(default_factory=list)
     reverted_by: str | None = None
@@ -85,6 +89,7 @@ class Decision:
             "before": self.before,
             "after": self.after,
             "created": self.created,
+            "touched": self.touched,
             "request": self.request,
             "erased": self.erased,
             "reverted_by": self.reverted_by,
@@ -155,6 +160,51 @@ def _front(memory: Memory) -> dict[str, Any]:
     data = memory.front_matter()
     data["path"] = memory.path
     return data
+
+
+#: what a decision record keeps of a record once it is erased: its id and key, no content
+ERASED_KEEP = ("id", "scope", "subject", "attribute", "condition", "status")
+
+
+def _erase(tx: Transaction, memory_id: str, **kwargs: Any) -> None:
+    """Erase a record, and keep only its id and key in the store's earlier decision
+    records: their front matter holds its title, value and source quotes."""
+    value = tx.get(memory_id).value
+    tx.erase(memory_id, **kwargs)
+    if value:  # the value in short goes with the content, unless another record says it too
+        others = [m.to_markdown().encode("utf-8") for m in tx.view.values()]
+        tx.needles += [n for n in needles_for(value) if not any(n in o for o in others)]
+    folder = tx.store.root / DECISION_DIR
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+        rel = f"{DECISION_DIR}/{path.name}"
+        try:
+            data = json.loads(tx.files.get(rel) or path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # doctor reports unreadable decision records
+        if not isinstance(data, dict):
+            continue
+        # (mapping, key) of every place the record's front matter sits
+        places = [(data.get(side), memory_id) for side in ("before", "after")]
+        places += [
+            (entry, side)
+            for entry in data.get("touched") or ()
+            if isinstance(entry, dict)
+            and entry.get("id") == memory_id
+            and entry.get("store") == str(tx.store.root)
+            for side in ("before", "after")
+        ]
+        changed = False
+        for holder, key in places:
+            if not isinstance(holder, dict):
+                continue
+            front = holder.get(key)
+            if isinstance(front, dict) and set(front) - set(ERASED_KEEP):
+                holder[key] = {k: v for k, v in front.items() if k in ERASED_KEEP}
+                changed = True
+        if changed:
+            tx.write_file(
+                rel, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+            )
 
 
 def decide(
@@ -238,7 +288,10 @@ def _decide_conflict(
         if option in ("newer", "older"):
             winner = by_age[-1] if option == "newer" else by_age[0]
             losers = [m for m in by_age if m.id != winner.id]
-            nearest_loser = max(losers, key=lambda m: m.created_at)
+            # a set left with one record (its other was erased since) has nothing to replace
+            replaces: dict[str, Any] = (
+                {"supersedes": max(losers, key=lambda m: m.created_at).id} if losers else {}
+            )
             tx.transition(
                 winner.id,
                 "active",
@@ -247,7 +300,7 @@ def _decide_conflict(
                 decision=decision_id,
                 request=item.id,
                 verified_at=tx.now,
-                supersedes=nearest_loser.id,
+                **replaces,
             )
             for loser in losers:
                 tx.transition(
@@ -309,8 +362,13 @@ def _decide_conflict(
                 )
         elif option == "neither":
             for memory in members:
-                tx.erase(
-                    memory.id, action="erase", reason=reason, decision=decision_id, request=item.id
+                _erase(
+                    tx,
+                    memory.id,
+                    action="erase",
+                    reason=reason,
+                    decision=decision_id,
+                    request=item.id,
                 )
                 erased.append(memory.id)
         else:  # defer: nothing changes, the item stays open; the decision is still recorded
@@ -318,11 +376,7 @@ def _decide_conflict(
         after = {m.id: _front(tx.view[m.id]) for m in members if m.id in tx.view}
         if erased:
             before = {
-                mid: {
-                    k: v
-                    for k, v in front.items()
-                    if k in ("id", "scope", "subject", "attribute", "condition", "status")
-                }
+                mid: {k: v for k, v in front.items() if k in ERASED_KEEP}
                 for mid, front in before.items()
             }
         decision = Decision(
@@ -347,6 +401,12 @@ def _decide_deletion(item: Item, approve: bool, *, actor: str, reason: str) -> D
     request = item.request
     assert request is not None
     memory = item.records[0].memory
+    if approve and memory.status == "conflict":  # it contradicts a record since the request
+        raise ValidationError(
+            f"{memory.id} is in conflict since the deletion was requested: resolve the "
+            "conflict first (choose 'neither' to delete both records)",
+            field="status",
+        )
     decision_id = _new_decision_id(store, f"{item.id}|{approve}")
     reason = reason.strip() or (
         f"deletion approved: {request.reason}" if approve else "kept: the memory still holds"
@@ -362,9 +422,18 @@ def _decide_deletion(item: Item, approve: bool, *, actor: str, reason: str) -> D
         )
         tx.write_file(request.path, closed.to_yaml())
         if approve:
-            tx.erase(
-                memory.id, action="erase", reason=reason, request=request.id, decision=decision_id
+            _erase(
+                tx,
+                memory.id,
+                action="erase",
+                reason=reason,
+                request=request.id,
+                decision=decision_id,
             )
+            # the erased record keeps only its id and key, here as in the event
+            states = {memory.id: {k: v for k, v in _front(memory).items() if k in ERASED_KEEP}}
+        else:  # kept as it is: the whole front matter, so that a revert can compare it
+            states = {memory.id: _front(memory)}
         decision = Decision(
             id=decision_id,
             item=item.id,
@@ -375,14 +444,8 @@ def _decide_deletion(item: Item, approve: bool, *, actor: str, reason: str) -> D
             ts=tx.now.isoformat(),
             store=str(store.root),
             request=request.id,
-            before={
-                memory.id: {
-                    "id": memory.id,
-                    "status": memory.status,
-                    "subject": memory.subject,
-                    "attribute": memory.attribute,
-                }
-            },
+            before=states,
+            after={} if approve else states,
             erased=[memory.id] if approve else [],
             note=TEAM_HISTORY_NOTE if approve and store.config.scope == "team" else None,
         )
@@ -398,27 +461,55 @@ def _decide_promotion(
     memory = item.records[0].memory
     decision_id = _new_decision_id(private, f"{item.id}|{approve}")
     created: list[dict[str, str]] = []
+    touched: list[dict[str, Any]] = []
+    team = workspace.team
     if approve:
-        team = workspace.team
         assert team is not None  # check_may_decide made sure
-        texts = [memory.content, memory.title or ""] + [s.evidence for s in memory.all_sources]
-        rules = [f.rule_id for text in texts for f in secrets.scan(text)]
+        if memory.status != "active":  # replaced or expired since the request was filed
+            raise ValidationError(
+                f"{memory.id} is {memory.status} since the promotion was requested; only an "
+                "active memory can be promoted",
+                field="status",
+                hint="reject the request, or request the promotion of the record that replaced it",
+            )
+        rules = [f.rule_id for text in promotion_texts(memory) for f in secrets.scan(text)]
         if rules:  # a fresh scan, whatever the queue showed earlier
             raise SecretBlocked(f"promotion of {memory.id}", rules)
         reason = reason.strip() or f"promoted to team: {request.reason}"
-        with team.transaction(
-            actor=actor, message=f"promote {memory.id} from {private.root.name}"
-        ) as tx:
-            team_id = _place_team_copy(
-                tx, memory, private, reason=reason, request=request.id, decision=decision_id
-            )
-        created.append({"store": str(team.root), "id": team_id})
     else:
         reason = reason.strip() or "stays private"
+    # the private store's lock first, then the team store's: both stores are checked
+    # before either is written, and a busy or failing store leaves both unchanged
     with private.transaction(
         actor=actor,
         message=f"decide {item.id}: {'promoted' if approve else 'rejected'} {memory.id}",
     ) as tx:
+        if approve:
+            assert team is not None
+            with team.transaction(
+                actor=actor, message=f"promote {memory.id} from {private.root.name}"
+            ) as team_tx:
+                prior = dict(team_tx.view)
+                team_id = _place_team_copy(
+                    team_tx,
+                    memory,
+                    private,
+                    reason=reason,
+                    request=request.id,
+                    decision=decision_id,
+                )
+                if team_id not in prior:
+                    created.append({"store": str(team.root), "id": team_id})
+                touched = [
+                    {
+                        "store": str(team.root),
+                        "id": mid,
+                        "before": _front(prior[mid]),
+                        "after": _front(team_tx.view[mid]),
+                    }
+                    for mid in sorted(team_tx.changed)
+                    if mid in prior
+                ]
         closed = request.with_changes(
             status="approved" if approve else "rejected",
             decision=decision_id,
@@ -439,6 +530,7 @@ def _decide_promotion(
             before={memory.id: _front(memory)},
             after={memory.id: _front(memory)},
             created=created,
+            touched=touched,
         )
         return _record(tx, decision)
 
@@ -582,47 +674,39 @@ def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = 
         raise ValidationError(
             f"{decision_id} was already reverted by {decision.reverted_by}", field="decision"
         )
-    reason = reason.strip() or f"revert {decision_id}"
-    revert_id = _new_decision_id(store, f"revert|{decision_id}")
-    for created in decision.created:  # a promotion's team copy leaves the team store
-        target = next((s for s in workspace.stores if str(s.root) == created["store"]), None)
+    if decision.option in ("defer", "revert"):
+        raise ValidationError(
+            f"{decision_id} is a deferral: it changed nothing, there is nothing to revert"
+            if decision.option == "defer"
+            else f"{decision_id} is itself a revert ({decision.note}); decide the item again",
+            field="decision",
+        )
+    probe = Item(
+        kind=decision.kind,
+        id=decision.item,
+        title=decision.item,
+        opened_at=decision.ts,
+        store=store,
+        scope=store.config.scope,
+    )
+    check_may_decide(probe, actor, workspace)  # who may decide may revert
+    elsewhere: dict[str, Store] = {}  # other stores the decision changed (a promotion's team)
+    for entry in [*decision.created, *decision.touched]:
+        if entry["store"] == str(store.root):
+            continue
+        target = next((s for s in workspace.stores if str(s.root) == entry["store"]), None)
         if target is None:
             raise NotFoundError(
-                f"{decision_id} created {created['id']} in {created['store']}, "
+                f"{decision_id} changed {entry['id']} in {entry['store']}, "
                 "which is not among the stores given; pass it with --store"
             )
-        with target.transaction(actor=actor, message=f"revert {decision_id}") as tx:
-            if created["id"] in tx.view:
-                tx.erase(
-                    created["id"],
-                    action="revert-erase",
-                    reason=reason,
-                    decision=revert_id,
-                    details={"reverts": decision_id},
-                )
+        elsewhere[entry["store"]] = target
+    reason = reason.strip() or f"revert {decision_id}"
+    revert_id = _new_decision_id(store, f"revert|{decision_id}")
+    details = {"reverts": decision_id}
+    # every store is checked before any is written: this store's lock first, then the others'
     with store.transaction(actor=actor, message=f"revert {decision_id}") as tx:
-        for memory_id, front in decision.before.items():
-            current = tx.view.get(memory_id)
-            if current is None:
-                raise ValidationError(
-                    f"{memory_id} no longer exists; nothing to restore", field="decision"
-                )
-            expected = decision.after.get(memory_id, {}).get("status")
-            if expected and current.status != expected:
-                raise ValidationError(
-                    f"{memory_id} changed since {decision_id} ({expected} -> {current.status});"
-                    " revert the later decision first",
-                    field="decision",
-                )
-            meta = {k: v for k, v in front.items() if k != "path"}
-            if current.front_matter() == {k: v for k, v in meta.items()}:
-                continue
-            tx.restore(
-                memory_from_mapping(meta, current.content, rel_path=current.path),
-                reason=reason,
-                decision=revert_id,
-                details={"reverts": decision_id},
-            )
+        _restore_all(tx, decision.before, decision.after, decision_id, reason, revert_id)
         if decision.request:
             request = get_request(store, decision.request)
             tx.write_file(
@@ -633,6 +717,49 @@ def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = 
             )
         undone = _with_reverted(decision, revert_id)
         tx.write_file(decision.path, undone.to_json())
+        for created in decision.created:  # e.g. a correction's new record, in this store
+            if created["store"] == str(store.root) and created["id"] in tx.view:
+                # kept as superseded: a revert never rewrites this store's history
+                made = tx.view[created["id"]]
+                if lifecycle.is_legal(made.status, "superseded"):
+                    tx.transition(
+                        made.id,
+                        "superseded",
+                        action="revert",
+                        reason=reason,
+                        decision=revert_id,
+                        details=details,
+                    )
+                else:
+                    _erase(
+                        tx,
+                        created["id"],
+                        action="revert-erase",
+                        reason=reason,
+                        decision=revert_id,
+                        details=details,
+                    )
+        for root, target in elsewhere.items():  # a promotion's team copy leaves the team store
+            with target.transaction(actor=actor, message=f"revert {decision_id}") as other:
+                touched = [t for t in decision.touched if t["store"] == root]
+                _restore_all(
+                    other,
+                    {t["id"]: t["before"] for t in touched},
+                    {t["id"]: t["after"] for t in touched},
+                    decision_id,
+                    reason,
+                    revert_id,
+                )
+                for created in decision.created:
+                    if created["store"] == root and created["id"] in other.view:
+                        _erase(
+                            other,
+                            created["id"],
+                            action="revert-erase",
+                            reason=reason,
+                            decision=revert_id,
+                            details=details,
+                        )
         result = Decision(
             id=revert_id,
             item=decision.item,
@@ -648,6 +775,39 @@ def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = 
             note=f"reverts {decision_id}",
         )
         return _record(tx, result)
+
+
+def _restore_all(
+    tx: Transaction,
+    before: dict[str, dict[str, Any]],
+    after: dict[str, dict[str, Any]],
+    decision_id: str,
+    reason: str,
+    revert_id: str,
+) -> None:
+    """Put each record back as ``before`` says, if it is still as ``after`` left it."""
+    for memory_id, front in before.items():
+        current = tx.view.get(memory_id)
+        if current is None:
+            raise ValidationError(
+                f"{memory_id} no longer exists; nothing to restore", field="decision"
+            )
+        expected = after.get(memory_id, {}).get("status")
+        if expected and current.status != expected:
+            raise ValidationError(
+                f"{memory_id} changed since {decision_id} ({expected} -> {current.status});"
+                " revert the later decision first",
+                field="decision",
+            )
+        meta = {k: v for k, v in front.items() if k != "path"}
+        if current.front_matter() == meta:
+            continue
+        tx.restore(
+            memory_from_mapping(meta, current.content, rel_path=current.path),
+            reason=reason,
+            decision=revert_id,
+            details={"reverts": decision_id},
+        )
 
 
 def _with_reverted(decision: Decision, revert_id: str) -> Decision:

@@ -217,6 +217,14 @@ def _conflict_items(ctx: _Context) -> list[Item]:
     return items
 
 
+def promotion_texts(memory: Memory) -> list[str]:
+    """What a promotion's secret scan reads (in the queue and again at approval): the
+    record's free text, i.e. content, title, value and source quotes."""
+    return [memory.content, memory.title or "", memory.value or ""] + [
+        s.evidence for s in memory.all_sources
+    ]
+
+
 def _request_items(ctx: _Context, team: Store | None) -> list[Item]:
     items = []
     for request in ctx.requests:
@@ -228,8 +236,9 @@ def _request_items(ctx: _Context, team: Store | None) -> list[Item]:
         team_records: tuple[RecordEvidence, ...] = ()
         scan: tuple[dict[str, Any], ...] = ()
         if kind == "promotion":
-            texts = [memory.content, memory.title or ""] + [s.evidence for s in memory.all_sources]
-            scan = tuple(f.to_dict() for text in texts for f in secrets.scan(text))
+            scan = tuple(
+                f.to_dict() for text in promotion_texts(memory) for f in secrets.scan(text)
+            )
             if team is not None:
                 team_ctx = _Context(team)
                 team_records = tuple(

@@ -436,9 +436,14 @@ class Transaction:
         del self.view[memory_id]
         self.changed.pop(memory_id, None)
         self.removed[memory_id] = before
+        # what another live record still says is not this record's to erase
         shared = {s.evidence for m in self.view.values() for s in m.all_sources}
         quotes = [s.evidence for s in before.all_sources if s.evidence not in shared]
-        self.needles += needles_for(before.content, quotes)
+        needles = needles_for(before.content, quotes)
+        if needles:
+            others = [m.to_markdown().encode("utf-8") for m in self.view.values()]
+            needles = [n for n in needles if not any(n in other for other in others)]
+        self.needles += needles
         self.event(
             action,
             (memory_id,),

@@ -41,56 +41,8 @@ from core.store import MEMORY_DIR, Store  # noqa: E402
 
 TZ = timezone(timedelta(hours=8))
 BASE = datetime(2027, 1, 1, 9, 0, tzinfo=TZ)
-WORDS = (
-    "deploy",
-    "build",
-    "test",
-    "review",
-    "pnpm",
-    "npm",
-    "table",
-    "docs",
-    "chinese",
-    "english",
-    "staging",
-    "production",
-    "schema",
-    "migration",
-    "cache",
-    "index",
-    "token",
-    "latency",
-    "retry",
-    "backoff",
-    "queue",
-    "worker",
-    "release",
-    "branch",
-    "commit",
-    "lint",
-    "format",
-    "type",
-    "check",
-    "feature",
-    "flag",
-    "rollout",
-    "canary",
-    "metric",
-    "alert",
-)
-ATTRS = (
-    "output_format",
-    "package_manager",
-    "deploy_command",
-    "test_runner",
-    "review_style",
-    "language",
-    "timezone",
-    "editor",
-    "ci_provider",
-    "branch_policy",
-    "doc_language",
-)
+from bench_store import ATTRS, WORDS  # noqa: E402  (the same vocabulary)
+
 RELATIVE = (
     "The freeze starts next week.",
     "Agreed yesterday with the team.",

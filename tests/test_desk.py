@@ -465,3 +465,18 @@ async def test_batch_reject_all_changes_nothing(demo: Path) -> None:
         assert not [i for i in app.screen.items if i.kind == "consolidation"]
     memories = git(private, "diff", head, "HEAD", "--stat", "--", "memories")
     assert memories == ""
+
+
+async def test_keys_can_be_remapped_from_the_store_config(demo: Path) -> None:
+    config = demo / "private" / "memgov.yaml"
+    config.write_text(config.read_text() + "keymap:\n  queue.about: g\n")
+    from tui.app import MemgovDesk, keymap_from
+
+    ws = workspace(demo)
+    assert keymap_from(ws) == {"queue.about": "g"}
+    app = MemgovDesk(ws, actor="liys05", cursor_blink=False, keymap=keymap_from(ws))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("g")
+        await settle(pilot, app)
+        assert isinstance(app.screen, AboutMeScreen)

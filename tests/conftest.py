@@ -197,3 +197,30 @@ def snapshot_files(root: Path) -> dict[str, tuple[bytes, int]]:
             continue
         out[rel] = (path.read_bytes(), path.stat().st_mtime_ns)
     return out
+
+
+# ------------------------------------------------------------------------ the demo
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo stores (core.demo), built once per session with no global git config."""
+    from core.demo import build_demo
+
+    root = tmp_path_factory.mktemp("demo-template")
+    empty = root / ".gitconfig"
+    empty.write_text("")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(root))
+        mp.setenv("GIT_CONFIG_GLOBAL", str(empty))
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        build_demo(root / "demo")
+    return root / "demo"
+
+
+@pytest.fixture
+def demo(demo_template: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the demo stores for one test (deterministic: a pinned clock)."""
+    import shutil
+
+    target = tmp_path / "demo"
+    shutil.copytree(demo_template, target, symlinks=True)
+    return target

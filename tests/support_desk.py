@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from core.demo import START, DemoClock, build_demo
+from core.demo import START, DemoClock
 from core.doctor import diagnose
 from core.workspace import Workspace, open_workspace
 from tui.app import MemgovDesk
@@ -18,26 +15,6 @@ from tui.app import MemgovDesk
 #: the demo's own "today": the day after its last request
 DEMO_NOW = START + __import__("datetime").timedelta(days=92)
 OWNER = "liys05"
-
-
-@pytest.fixture(scope="session")
-def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("demo-template")
-    empty = root / ".gitconfig"
-    empty.write_text("")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(root))
-        mp.setenv("GIT_CONFIG_GLOBAL", str(empty))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        build_demo(root / "demo")
-    return root / "demo"
-
-
-@pytest.fixture
-def demo(demo_template: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "demo"
-    shutil.copytree(demo_template, target, symlinks=True)
-    return target
 
 
 def workspace(path: Path) -> Workspace:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import string
 import subprocess
 from collections.abc import Callable, Iterator
@@ -24,7 +23,7 @@ from conftest import ACTOR, FIXED_NOW, add_memories
 
 from core import fsutil, logs
 from core.decisions import TEAM_HISTORY_NOTE, Decision, correct, decide, load_decision, revert
-from core.demo import OWNER, START, DemoClock, build_demo, fake_token
+from core.demo import OWNER, START, DemoClock, fake_token
 from core.doctor import diagnose
 from core.errors import (
     AuthorizationError,
@@ -54,26 +53,6 @@ DECISION_KEYS = {
 
 
 # ----------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="module")
-def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("decisions-demo")
-    empty = root / ".gitconfig"
-    empty.write_text("")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(root))
-        mp.setenv("GIT_CONFIG_GLOBAL", str(empty))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        build_demo(root / "demo")
-    return root / "demo"
-
-
-@pytest.fixture
-def demo(demo_template: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "demo"
-    shutil.copytree(demo_template, target, symlinks=True)
-    return target
-
-
 @pytest.fixture
 def cli(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

@@ -8,8 +8,6 @@ from pathlib import Path
 
 from support_desk import (
     DEMO_NOW,
-    demo,
-    demo_template,
     desk,
     doctor_clean,
     git,
@@ -28,8 +26,6 @@ from tui.screens.health import HealthScreen
 from tui.screens.history import HistoryScreen
 from tui.screens.items import ConflictScreen, DeletionScreen, PromotionScreen
 from tui.screens.problems import ProblemsScreen
-
-__all__ = ["demo", "demo_template"]  # fixtures
 
 
 def by_attribute(path: Path, attribute: str) -> list:

@@ -20,7 +20,7 @@ import pytest
 from conftest import FIXED_NOW, add_memories
 
 from core import logs
-from core.demo import OWNER, START, DemoClock, build_demo, fake_token
+from core.demo import OWNER, START, DemoClock, fake_token
 from core.errors import NotFoundError, ValidationError
 from core.pipeline import conflict_item_id
 from core.queue import Item, build_queue, find_item
@@ -50,26 +50,6 @@ REQUEST_KEYS = {
 
 
 # ----------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="module")
-def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("queue-demo")
-    empty = root / ".gitconfig"
-    empty.write_text("")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(root))
-        mp.setenv("GIT_CONFIG_GLOBAL", str(empty))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        build_demo(root / "demo")
-    return root / "demo"
-
-
-@pytest.fixture
-def demo(demo_template: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "demo"
-    shutil.copytree(demo_template, target, symlinks=True)
-    return target
-
-
 def workspace(path: Path) -> Workspace:
     return open_workspace([path], clock=DemoClock(NOW))
 

@@ -11,9 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support_desk import demo, demo_template, desk, settle
-
-__all__ = ["demo", "demo_template"]  # fixtures
+from support_desk import desk, settle
 
 SIZES = {"small": (80, 24), "large": (160, 48)}
 

@@ -287,6 +287,30 @@ class Transaction:
         self.events.append(ev)
         return ev
 
+    def _transition_event(
+        self,
+        memory: Memory,
+        action: str,
+        from_status: str | None,
+        to_status: str,
+        *,
+        reason: str,
+        decision: str | None,
+        request: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> Event:
+        """The event of one transition: the key and a content hash, never the content."""
+        return self.event(
+            action,
+            (memory.id,),
+            reason=reason,
+            from_status=from_status,
+            to_status=to_status,
+            request=request,
+            decision=decision,
+            details={**self._key_details(memory), **(details or {})},
+        )
+
     @staticmethod
     def _key_details(memory: Memory) -> dict[str, Any]:
         return {
@@ -349,15 +373,15 @@ class Transaction:
             )
         self.view[memory.id] = memory
         self.changed[memory.id] = memory
-        self.event(
+        self._transition_event(
+            memory,
             action,
-            (memory.id,),
+            None,
+            memory.status,
             reason=reason,
-            from_status=None,
-            to_status=memory.status,
-            request=request,
             decision=decision,
-            details={**self._key_details(memory), **(details or {})},
+            request=request,
+            details=details,
         )
         return memory
 
@@ -378,15 +402,15 @@ class Transaction:
         after = before.with_changes(status=to_status, **changes)
         self.view[memory_id] = after
         self.changed[memory_id] = after
-        self.event(
+        self._transition_event(
+            after,
             action,
-            (memory_id,),
+            before.status,
+            to_status,
             reason=reason,
-            from_status=before.status,
-            to_status=to_status,
-            request=request,
             decision=decision,
-            details={**self._key_details(after), **(details or {})},
+            request=request,
+            details=details,
         )
         return after
 
@@ -444,15 +468,15 @@ class Transaction:
             others = [m.to_markdown().encode("utf-8") for m in self.view.values()]
             needles = [n for n in needles if not any(n in other for other in others)]
         self.needles += needles
-        self.event(
+        self._transition_event(
+            before,
             action,
-            (memory_id,),
+            before.status,
+            "deleted",
             reason=reason,
-            from_status=before.status,
-            to_status="deleted",
-            request=request,
             decision=decision,
-            details={**self._key_details(before), **(details or {})},
+            request=request,
+            details=details,
         )
         return before
 
@@ -474,14 +498,14 @@ class Transaction:
         restored = before.with_changes(path=current.path)
         self.view[before.id] = restored
         self.changed[before.id] = restored
-        self.event(
+        self._transition_event(
+            restored,
             action,
-            (before.id,),
+            current.status,
+            before.status,
             reason=reason,
-            from_status=current.status,
-            to_status=before.status,
             decision=decision,
-            details={**self._key_details(restored), **(details or {})},
+            details=details,
         )
         return restored
 

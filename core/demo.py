@@ -329,7 +329,10 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
     # an agent tries to remember a credential: the gate refuses it (s4), the log keeps
     # only the key and the rule, never the value
     clock.at(START + 87 * day)
-    slack = fake_token("xoxb-1234567890-1234567890123-", 24, seed=20261113)
+    digits = random.Random(20261113)
+    team_id = "".join(digits.choice(string.digits) for _ in range(11))
+    bot_id = "".join(digits.choice(string.digits) for _ in range(12))
+    slack = fake_token(f"xoxb-{team_id}-{bot_id}-", 24, seed=20261113)
     remember(
         private,
         candidate_from_dict(

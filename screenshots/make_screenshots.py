@@ -44,6 +44,7 @@ async def shoot(demo: Path, name: str, keys: Sequence[str]) -> None:
                 await pilot.press(key)
             await app.workers.wait_for_complete()
             await pilot.pause()
+        await pilot.pause(0.1)  # let tables size their columns before the shot
         app.save_screenshot(f"{name}.svg", str(HERE))
     print(f"screenshots/{name}.svg")
 

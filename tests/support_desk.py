@@ -30,6 +30,9 @@ async def settle(pilot: object, app: MemgovDesk) -> None:
     for _ in range(3):
         await app.workers.wait_for_complete()
         await pilot.pause()  # type: ignore[attr-defined]
+    # a table sizes its columns on a later refresh: give it one before a screen or
+    # dialog covers it, or a snapshot taken under load catches the half-laid-out frame
+    await pilot.pause(0.1)  # type: ignore[attr-defined]
 
 
 def git(store: Path, *args: str) -> str:

@@ -224,3 +224,22 @@ def demo(demo_template: Path, tmp_path: Path) -> Path:
     target = tmp_path / "demo"
     shutil.copytree(demo_template, target, symlinks=True)
     return target
+
+
+@pytest.fixture
+def demo_cli(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., tuple[int, str, str]]:
+    """``demo_cli(*argv)``: run ``memgov`` in-process with the demo's clock pinned."""
+    from support_desk import DEMO_NOW
+
+    from tui.cli import main
+
+    monkeypatch.setenv("MEMGOV_NOW", DEMO_NOW.isoformat())
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

@@ -14,16 +14,17 @@ import random
 import string
 import subprocess
 from collections.abc import Callable, Iterator
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import ACTOR, FIXED_NOW, add_memories
+from support_desk import DEMO_NOW as NOW
+from support_desk import workspace
 
 from core import fsutil, logs
 from core.decisions import TEAM_HISTORY_NOTE, Decision, correct, decide, load_decision, revert
-from core.demo import OWNER, START, DemoClock, fake_token
+from core.demo import OWNER, fake_token
 from core.doctor import diagnose
 from core.errors import (
     AuthorizationError,
@@ -38,10 +39,8 @@ from core.queue import Item, build_queue, find_item
 from core.record import Memory, Source
 from core.requests import file_request, get_request
 from core.store import Store
-from core.workspace import Workspace, open_workspace
-from tui.cli import main
+from core.workspace import Workspace
 
-NOW = START + timedelta(days=92)  # the demo's "today": the day after its last request
 MAINTAINER = "wang.lead@example.com"  # a team maintainer who does not own the private store
 STRANGER = "dev@example.com"  # neither owner nor maintainer
 DEMO_TOKEN = fake_token("ghp_", 36, seed=20261112)  # the demo's hand-written note holds it
@@ -53,26 +52,7 @@ DECISION_KEYS = {
 
 
 # ----------------------------------------------------------------------------- fixtures
-@pytest.fixture
-def cli(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Callable[..., tuple[int, str, str]]:
-    """``cli(*argv)``: run ``memgov`` in-process with the demo's clock pinned."""
-    monkeypatch.setenv("MEMGOV_NOW", NOW.isoformat())
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
-
-
 # ------------------------------------------------------------------------------ helpers
-def workspace(path: Path) -> Workspace:
-    return open_workspace([path], clock=DemoClock(NOW))
-
-
 def stores(path: Path) -> tuple[Store, Store]:
     ws = workspace(path)
     assert ws.private is not None and ws.team is not None
@@ -991,11 +971,11 @@ def test_only_who_may_decide_may_revert(demo: Path) -> None:
 
 
 def test_cli_refuses_a_decision_with_exit_2(
-    demo: Path, cli: Callable[..., tuple[int, str, str]]
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
     item = the_item(demo, "conflict", scope="team")
     check = unchanged(*(s.root for s in stores(demo)))
-    code, out, err = cli(
+    code, out, err = demo_cli(
         "decide", item.id, "--approve", "--option", "newer", "--store", str(demo),
         "--as", STRANGER,
     )  # fmt: skip
@@ -1004,7 +984,7 @@ def test_cli_refuses_a_decision_with_exit_2(
     check()
     decision = decide(workspace(demo), item.id, approve=True, option="newer", actor=MAINTAINER)
     check = unchanged(*(s.root for s in stores(demo)))
-    code, out, err = cli("revert", decision.id, "--store", str(demo), "--as", STRANGER)
+    code, out, err = demo_cli("revert", decision.id, "--store", str(demo), "--as", STRANGER)
     assert (code, out) == (2, "") and "may not decide" in err
     check()
 
@@ -1012,7 +992,7 @@ def test_cli_refuses_a_decision_with_exit_2(
 @pytest.mark.parametrize(("email", "code"), [(MAINTAINER, 0), (STRANGER, 2)])
 def test_cli_takes_the_actor_from_git_user_email(
     demo: Path,
-    cli: Callable[..., tuple[int, str, str]],
+    demo_cli: Callable[..., tuple[int, str, str]],
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     email: str,
@@ -1023,7 +1003,7 @@ def test_cli_takes_the_actor_from_git_user_email(
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
     monkeypatch.chdir(tmp_path)
     item = the_item(demo, "conflict", scope="team")
-    got, out, err = cli(
+    got, out, err = demo_cli(
         "decide", item.id, "--approve", "--option", "older", "--store", str(demo), "--json"
     )
     assert got == code
@@ -1035,11 +1015,13 @@ def test_cli_takes_the_actor_from_git_user_email(
 
 
 # --------------------------------------------------------------------- CLI decide/revert
-def test_cli_decide_and_revert_json(demo: Path, cli: Callable[..., tuple[int, str, str]]) -> None:
+def test_cli_decide_and_revert_json(
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
+) -> None:
     item = the_item(demo, "conflict", scope="team")
     older, newer = (r.memory.id for r in item.records)
     before = fronts(item.store.root)
-    code, out, err = cli(
+    code, out, err = demo_cli(
         "decide", item.id, "--approve", "--option", "parallel",
         "--condition", f"{older}=env=testing", "--condition", f"{newer}=env=production",
         "--reason", "the source names both", "--store", str(demo), "--as", MAINTAINER, "--json",
@@ -1057,7 +1039,7 @@ def test_cli_decide_and_revert_json(demo: Path, cli: Callable[..., tuple[int, st
     assert decided["revertible"] is True and decided["erased"] == []
     assert decided["store"] == str(item.store.root)
 
-    code, out, err = cli(
+    code, out, err = demo_cli(
         "revert", decided["id"], "--store", str(demo), "--as", MAINTAINER, "--json"
     )
     assert (code, err) == (0, "")
@@ -1070,10 +1052,10 @@ def test_cli_decide_and_revert_json(demo: Path, cli: Callable[..., tuple[int, st
 
 
 def test_cli_decide_text_says_how_to_undo(
-    demo: Path, cli: Callable[..., tuple[int, str, str]]
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
     item = the_item(demo, "deletion")
-    code, out, _ = cli(
+    code, out, _ = demo_cli(
         "decide", item.id, "--reject", "--reason", "keep", "--store", str(demo), "--as", OWNER
     )
     assert code == 0
@@ -1082,22 +1064,22 @@ def test_cli_decide_text_says_how_to_undo(
         f"{decision_id}: deletion {item.id} -> reject (keep)\n"
         f"  undo with: memgov revert {decision_id}\n"
     )
-    code, out, _ = cli("revert", decision_id, "--store", str(demo), "--as", OWNER)
+    code, out, _ = demo_cli("revert", decision_id, "--store", str(demo), "--as", OWNER)
     assert code == 0 and out.endswith(f": reverted {decision_id}\n")
 
 
 def test_cli_erasure_and_its_refused_revert(
-    demo: Path, cli: Callable[..., tuple[int, str, str]]
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
     item = the_item(demo, "deletion")
-    code, out, err = cli(
+    code, out, err = demo_cli(
         "decide", item.id, "--approve", "--store", str(demo), "--as", OWNER, "--json"
     )
     assert (code, err) == (0, "")
     decided = json.loads(out)
     assert decided["erased"] == [item.records[0].memory.id] and decided["revertible"] is False
     check = unchanged(*(s.root for s in stores(demo)))
-    code, out, err = cli("revert", decided["id"], "--store", str(demo), "--as", OWNER)
+    code, out, err = demo_cli("revert", decided["id"], "--store", str(demo), "--as", OWNER)
     assert (code, out) == (2, "")
     assert "an erasure cannot be reverted, its content is gone" in err
     check()
@@ -1115,11 +1097,11 @@ def test_cli_erasure_and_its_refused_revert(
     ],
 )
 def test_cli_decide_bad_input(
-    demo: Path, cli: Callable[..., tuple[int, str, str]], args: list[str], says: str
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]], args: list[str], says: str
 ) -> None:
     item = the_item(demo, "conflict", scope="team")
     check = unchanged(*(s.root for s in stores(demo)))
-    code, out, err = cli("decide", item.id, *args, "--store", str(demo), "--as", MAINTAINER)
+    code, out, err = demo_cli("decide", item.id, *args, "--store", str(demo), "--as", MAINTAINER)
     assert (code, out) == (2, "") and says in err
     check()
 

@@ -18,19 +18,19 @@ from typing import Any
 
 import pytest
 from conftest import FIXED_NOW, add_memories
+from support_desk import workspace
 
 from core import logs
-from core.demo import OWNER, START, DemoClock, fake_token
+from core.demo import OWNER, fake_token
 from core.errors import NotFoundError, ValidationError
 from core.pipeline import conflict_item_id
 from core.queue import Item, build_queue, find_item
 from core.record import Memory
 from core.requests import file_request, load_requests
 from core.store import Store
-from core.workspace import Workspace, open_workspace
+from core.workspace import Workspace
 from tui.cli import main
 
-NOW = START + timedelta(days=92)  # the demo's "today": the day after its last request
 MAINTAINER = "wang.lead@example.com"
 #: the demo's hand-written note carries this made-up token (built at run time)
 DEMO_TOKEN = fake_token("ghp_", 36, seed=20261112)
@@ -50,10 +50,6 @@ REQUEST_KEYS = {
 
 
 # ----------------------------------------------------------------------------- fixtures
-def workspace(path: Path) -> Workspace:
-    return open_workspace([path], clock=DemoClock(NOW))
-
-
 def queue(path: Path, *kinds: str) -> list[Item]:
     return build_queue(workspace(path), kinds=kinds or None)
 
@@ -79,21 +75,6 @@ def tree_state(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and not p.relative_to(root).as_posix().startswith((".git/", ".memgov/"))
     }
-
-
-@pytest.fixture
-def cli(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Callable[..., tuple[int, str, str]]:
-    """``cli(*argv)``: run ``memgov`` in-process with the demo's clock pinned."""
-    monkeypatch.setenv("MEMGOV_NOW", NOW.isoformat())
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 # ------------------------------------------------------------------------- the queue
@@ -350,12 +331,12 @@ def test_a_request_for_an_unknown_memory_is_refused(demo: Path) -> None:
 
 
 def test_cli_request_delete_and_request_promote(
-    demo: Path, cli: Callable[..., tuple[int, str, str]]
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
     private = workspace(demo).private
     assert private is not None
     doc = memory_where(private, attribute="output_format")
-    code, out, err = cli(
+    code, out, err = demo_cli(
         "request-delete", doc.id, "--reason", "I changed my mind",
         "--store", str(demo), "--as", OWNER, "--json",
     )  # fmt: skip
@@ -365,12 +346,12 @@ def test_cli_request_delete_and_request_promote(
     assert (filed["kind"], filed["memory_id"], filed["status"]) == ("delete", doc.id, "open")
     assert filed["requested_by"] == OWNER and filed["reason"] == "I changed my mind"
     # filing twice gives the same open request
-    code, out, _ = cli(
+    code, out, _ = demo_cli(
         "request-delete", doc.id, "--reason", "really", "--store", str(demo), "--as", OWNER
     )
     assert (code, out.strip()) == (0, f"{filed['id']}: delete {doc.id} requested")
 
-    code, out, err = cli(
+    code, out, err = demo_cli(
         "request-promote", doc.id, "--reason", "the team writes docs too",
         "--store", str(demo), "--as", OWNER, "--json",
     )  # fmt: skip
@@ -382,7 +363,7 @@ def test_cli_request_delete_and_request_promote(
 
 
 def test_cli_requests_need_a_reason(
-    demo: Path, cli: Callable[..., tuple[int, str, str]], capsys: pytest.CaptureFixture[str]
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     private = workspace(demo).private
     assert private is not None
@@ -392,12 +373,12 @@ def test_cli_requests_need_a_reason(
         main(["request-promote", doc.id, "--store", str(demo), "--as", OWNER])
     assert exc.value.code == 2
     assert "--reason" in capsys.readouterr().err
-    code, out, err = cli(
+    code, out, err = demo_cli(
         "request-delete", doc.id, "--reason", " ", "--store", str(demo), "--as", OWNER
     )
     assert (code, out) == (2, "")
     assert "a request needs a reason" in err
-    code, _, err = cli(
+    code, _, err = demo_cli(
         "request-delete", "nope-1", "--reason", "x", "--store", str(demo), "--as", OWNER
     )
     assert code == 2 and "no memory with id 'nope-1'" in err
@@ -406,9 +387,9 @@ def test_cli_requests_need_a_reason(
 
 # ------------------------------------------------------------------ CLI: queue and show
 def test_cli_queue_json_is_the_queue_with_secrets_redacted(
-    demo: Path, cli: Callable[..., tuple[int, str, str]]
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
-    code, out, err = cli("queue", "--store", str(demo), "--json")
+    code, out, err = demo_cli("queue", "--store", str(demo), "--json")
     assert (code, err) == (0, "")
     listed = json.loads(out)
     assert [i["id"] for i in listed] == [i.id for i in queue(demo)]
@@ -424,7 +405,7 @@ def test_cli_queue_json_is_the_queue_with_secrets_redacted(
     note = next(i for i in listed if i["secret_scan"])
     assert "[secret: github-pat]" in note["records"][0]["content"]
 
-    code, out, _ = cli(
+    code, out, _ = demo_cli(
         "queue", "--store", str(demo), "--kind", "promotion", "--kind", "deletion", "--json"
     )
     assert code == 0
@@ -432,9 +413,9 @@ def test_cli_queue_json_is_the_queue_with_secrets_redacted(
 
 
 def test_cli_queue_text_is_one_line_per_item(
-    demo: Path, cli: Callable[..., tuple[int, str, str]]
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
-    code, out, _ = cli("queue", "--store", str(demo), "--kind", "conflict")
+    code, out, _ = demo_cli("queue", "--store", str(demo), "--kind", "conflict")
     assert code == 0
     lines = out.splitlines()
     items = queue(demo, "conflict")
@@ -445,25 +426,25 @@ def test_cli_queue_text_is_one_line_per_item(
 
 
 def test_cli_queue_says_when_it_is_empty(
-    store: Store, cli: Callable[..., tuple[int, str, str]]
+    store: Store, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
-    code, out, err = cli("queue", "--store", str(store.root))
+    code, out, err = demo_cli("queue", "--store", str(store.root))
     assert (code, out.strip(), err) == (0, "the queue is empty", "")
-    code, out, _ = cli("queue", "--store", str(store.root), "--json")
+    code, out, _ = demo_cli("queue", "--store", str(store.root), "--json")
     assert (code, json.loads(out)) == (0, [])
 
 
 def test_cli_show_gives_one_item_with_its_evidence(
-    demo: Path, cli: Callable[..., tuple[int, str, str]]
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
     (item,) = [i for i in queue(demo, "conflict") if i.scope == "team"]
-    code, out, err = cli("show", item.id, "--store", str(demo), "--json")
+    code, out, err = demo_cli("show", item.id, "--store", str(demo), "--json")
     assert (code, err) == (0, "")
     shown = json.loads(out)
     assert set(shown) == ITEM_KEYS
     assert shown == json.loads(json.dumps(item.to_dict(), ensure_ascii=False, default=str))
 
-    code, out, _ = cli("show", item.id, "--store", str(demo))
+    code, out, _ = demo_cli("show", item.id, "--store", str(demo))
     assert code == 0
     assert out.startswith(f"conflict {item.id}: {item.title}\n")
     for record in item.records:
@@ -476,21 +457,21 @@ def test_cli_show_gives_one_item_with_its_evidence(
 
 
 def test_cli_show_redacts_the_promotion_blocked_by_a_secret(
-    demo: Path, cli: Callable[..., tuple[int, str, str]]
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
     (item,) = [i for i in queue(demo, "promotion") if i.scan]
-    code, out, _ = cli("show", item.id, "--store", str(demo))
+    code, out, _ = demo_cli("show", item.id, "--store", str(demo))
     assert code == 0
     assert "secret scan: github-pat" in out
     assert DEMO_TOKEN not in out and "[secret: github-pat]" in out
-    code, out, _ = cli("show", item.id, "--store", str(demo), "--json")
+    code, out, _ = demo_cli("show", item.id, "--store", str(demo), "--json")
     assert code == 0 and DEMO_TOKEN not in out
 
 
 def test_cli_show_an_unknown_item_is_an_error(
-    demo: Path, cli: Callable[..., tuple[int, str, str]]
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
-    code, out, err = cli("show", "conflict-0000000000", "--store", str(demo))
+    code, out, err = demo_cli("show", "conflict-0000000000", "--store", str(demo))
     assert (code, out) == (2, "")
     assert "no open review item 'conflict-0000000000'" in err and "memgov queue" in err
 

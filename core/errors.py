@@ -56,6 +56,23 @@ class AuthorizationError(MemgovError):
     """The actor may not make this decision."""
 
 
+class AlreadyDecided(MemgovError):
+    """The item was decided (or the decision reverted) by someone else first.
+
+    Checked under the store lock, so of two people deciding one item exactly one
+    succeeds; the other gets who decided, when, and which decision.
+    """
+
+    def __init__(self, what: str, *, actor: str, ts: str, decision: str) -> None:
+        self.actor = actor
+        self.ts = ts
+        self.decision = decision
+        super().__init__(
+            f"{what}: already decided by {actor} at {ts} (decision {decision}); "
+            "nothing was changed. Reload the queue to see it as it is now."
+        )
+
+
 class SecretBlocked(MemgovError):
     """A secret scan hit blocked a write. Carries rule ids, never the value."""
 

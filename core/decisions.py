@@ -247,6 +247,12 @@ def decide(
         return _decide_promotion(workspace, item, approve, actor=actor, reason=reason)
     if item.kind == "deletion":
         return _decide_deletion(item, approve, actor=actor, reason=reason)
+    if item.kind == "secret":  # a credential found in a stored record (core.secret_records)
+        from core import secret_records
+
+        return secret_records.decide_secret(
+            workspace, item, approve, actor=actor, reason=reason, option=option
+        )
     from core import consolidate  # imported here: it builds on this module
 
     return consolidate.decide_batch(item, approve, actor=actor, reason=reason, files=files)

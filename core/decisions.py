@@ -13,8 +13,10 @@ a user's private items by that user (the private store's ``owner``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,17 +24,19 @@ from typing import Any
 from core import lifecycle, logs, secrets
 from core.erase import needles_for
 from core.errors import (
+    AlreadyDecided,
     AuthorizationError,
     NotFoundError,
     SecretBlocked,
     StoreError,
     ValidationError,
 )
+from core.fsutil import UnsafePath, read_confined
 from core.pipeline import conflict_item_id, normalise
 from core.queue import Item, find_item, promotion_texts
 from core.record import Memory, Source, memory_from_mapping
 from core.requests import get_request
-from core.store import Store, Transaction, new_memory_id
+from core.store import Store, Transaction, joint_transaction, new_memory_id
 from core.workspace import Workspace
 
 DECISION_DIR = "decisions"
@@ -222,8 +226,70 @@ def decide(
 
     ``files`` (consolidation batches only): approve, or reject, just the changes
     that touch these files; the rest of the batch is decided the other way.
+
+    Exactly once: every store's lock is taken (in a fixed order) and the item is
+    found again under them, so of two people deciding one item the second gets
+    :class:`AlreadyDecided` (who, when, which decision) and nothing changes.
     """
-    item = find_item(workspace, item_id)
+    with workspace.locked():
+        try:
+            item = find_item(workspace, item_id)
+        except NotFoundError:
+            earlier = last_decision_for(workspace, item_id)
+            if earlier is None:
+                raise
+            raise AlreadyDecided(
+                f"{item_id}", actor=earlier.actor, ts=earlier.ts, decision=earlier.id
+            ) from None
+        return _decide_item(
+            workspace,
+            item,
+            approve=approve,
+            actor=actor,
+            reason=reason,
+            option=option,
+            conditions=conditions,
+            files=files,
+        )
+
+
+def last_decision_for(workspace: Workspace, item_id: str) -> Decision | None:
+    """The latest decision that closed an item (a request id or an item id), in any
+    store of the workspace; deferrals and reverts do not close one."""
+    found: list[Decision] = []
+    for store in workspace.stores:
+        for decision in load_decisions(store):
+            if item_id in (decision.item, decision.request) and decision.option not in (
+                "defer",
+                "revert",
+            ):
+                found.append(decision)
+    return max(found, key=lambda d: (d.ts, d.id)) if found else None
+
+
+def load_decisions(store: Store) -> list[Decision]:
+    """Every readable decision record of a store (doctor reports the others)."""
+    folder = store.root / DECISION_DIR
+    out = []
+    if folder.is_dir() and not folder.is_symlink():
+        for path in sorted(folder.glob("*.json")):
+            with contextlib.suppress(NotFoundError, ValidationError):
+                out.append(load_decision(store, path.stem))
+    return out
+
+
+def _decide_item(
+    workspace: Workspace,
+    item: Item,
+    *,
+    approve: bool,
+    actor: str,
+    reason: str,
+    option: str | None,
+    conditions: dict[str, str] | None,
+    files: Sequence[str] | None,
+) -> Decision:
+    item_id = item.id
     check_may_decide(item, actor, workspace)
     if files and item.kind != "consolidation":
         raise ValidationError(
@@ -484,38 +550,39 @@ def _decide_promotion(
         reason = reason.strip() or f"promoted to team: {request.reason}"
     else:
         reason = reason.strip() or "stays private"
-    # the private store's lock first, then the team store's: both stores are checked
-    # before either is written, and a busy or failing store leaves both unchanged
-    with private.transaction(
-        actor=actor,
-        message=f"decide {item.id}: {'promoted' if approve else 'rejected'} {memory.id}",
-    ) as tx:
+    # one change across both stores: both land or neither, whatever moment it is killed
+    message = f"decide {item.id}: {'promoted' if approve else 'rejected'} {memory.id}"
+    with contextlib.ExitStack() as stack:
+        if approve:
+            assert team is not None  # check_may_decide made sure
+            tx, team_tx = stack.enter_context(
+                joint_transaction(private, team, actor=actor, message=message)
+            )
+        else:
+            tx = stack.enter_context(private.transaction(actor=actor, message=message))
         if approve:
             assert team is not None
-            with team.transaction(
-                actor=actor, message=f"promote {memory.id} from {private.root.name}"
-            ) as team_tx:
-                prior = dict(team_tx.view)
-                team_id = _place_team_copy(
-                    team_tx,
-                    memory,
-                    private,
-                    reason=reason,
-                    request=request.id,
-                    decision=decision_id,
-                )
-                if team_id not in prior:
-                    created.append({"store": str(team.root), "id": team_id})
-                touched = [
-                    {
-                        "store": str(team.root),
-                        "id": mid,
-                        "before": _front(prior[mid]),
-                        "after": _front(team_tx.view[mid]),
-                    }
-                    for mid in sorted(team_tx.changed)
-                    if mid in prior
-                ]
+            prior = dict(team_tx.view)
+            team_id = _place_team_copy(
+                team_tx,
+                memory,
+                private,
+                reason=reason,
+                request=request.id,
+                decision=decision_id,
+            )
+            if team_id not in prior:
+                created.append({"store": str(team.root), "id": team_id})
+            touched = [
+                {
+                    "store": str(team.root),
+                    "id": mid,
+                    "before": _front(prior[mid]),
+                    "after": _front(team_tx.view[mid]),
+                }
+                for mid in sorted(team_tx.changed)
+                if mid in prior
+            ]
         closed = request.with_changes(
             status="approved" if approve else "rejected",
             decision=decision_id,
@@ -645,11 +712,81 @@ def _place_team_copy(
 
 
 # --------------------------------------------------------------------------- revert
+DECISION_ID = re.compile(r"dec-[0-9]{8}T[0-9]{6}-[0-9a-f]{6}")
+MAX_DECISION_BYTES = 4 * 1024 * 1024
+
+
 def load_decision(store: Store, decision_id: str) -> Decision:
-    path = store.root / DECISION_DIR / f"{decision_id}.json"
-    if not path.is_file():
+    """A decision record, validated: the id must be a decision id (never a path), the
+    file a plain JSON object with the fields memgov writes, of the right types."""
+    if not isinstance(decision_id, str) or not DECISION_ID.fullmatch(decision_id):
+        raise ValidationError(
+            "not a decision id",
+            field="decision",
+            hint="decision ids look like dec-20261114T093200-1a2b3c; 'memgov history ID' "
+            "lists them",
+        )
+    rel = f"{DECISION_DIR}/{decision_id}.json"
+    try:
+        data = read_confined(store.root, rel, limit=MAX_DECISION_BYTES)
+    except UnsafePath as exc:
+        raise ValidationError(str(exc), path=rel, field="decision") from None
+    if data is None:
         raise NotFoundError(f"no decision {decision_id!r} in {store.root}")
-    return Decision(**json.loads(path.read_text(encoding="utf-8")))
+    try:
+        raw = json.loads(data)
+    except (ValueError, RecursionError):
+        raise ValidationError(
+            "is not valid JSON", path=rel, hint="'memgov doctor' reports it; restore it from git"
+        ) from None
+    return _decision_from(raw, rel, decision_id)
+
+
+_DECISION_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "id": str,
+    "item": str,
+    "kind": str,
+    "option": str,
+    "actor": str,
+    "reason": str,
+    "ts": str,
+    "store": str,
+    "before": dict,
+    "after": dict,
+    "created": list,
+    "touched": list,
+    "request": (str, type(None)),
+    "erased": list,
+    "reverted_by": (str, type(None)),
+    "note": (str, type(None)),
+}
+
+
+def _decision_from(raw: Any, rel: str, decision_id: str) -> Decision:
+    if not isinstance(raw, dict):
+        raise ValidationError("is not a JSON object", path=rel)
+    data = {k: v for k, v in raw.items() if k in _DECISION_FIELDS}
+    for name, kind in _DECISION_FIELDS.items():
+        if name not in data:
+            if name in ("id", "item", "kind", "option", "actor", "ts", "store"):
+                raise ValidationError("is missing", path=rel, field=name)
+            continue
+        if not isinstance(data[name], kind):
+            raise ValidationError(
+                f"has the wrong type ({type(data[name]).__name__})", path=rel, field=name
+            )
+    if data["id"] != decision_id:
+        raise ValidationError("does not match its file name", path=rel, field="id")
+    for name in ("created", "touched"):
+        if not all(
+            isinstance(e, dict) and isinstance(e.get("store"), str) and isinstance(e.get("id"), str)
+            for e in data.get(name, [])
+        ):
+            raise ValidationError("holds an entry without store and id", path=rel, field=name)
+    for name in ("before", "after"):
+        if not all(isinstance(v, dict) for v in data.get(name, {}).values()):
+            raise ValidationError("holds a record that is not a mapping", path=rel, field=name)
+    return Decision(**data)
 
 
 def find_decision(workspace: Workspace, decision_id: str) -> tuple[Store, Decision]:
@@ -664,8 +801,28 @@ def find_decision(workspace: Workspace, decision_id: str) -> tuple[Store, Decisi
 
 
 def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = "") -> Decision:
-    """Restore the exact prior states of a decision, as a new event and commit."""
-    store, decision = find_decision(workspace, decision_id)
+    """Restore the exact prior states of a decision, as a new event and commit.
+
+    Exactly once: the decision is read again under every store's lock, so of two
+    reverts of one decision the second gets :class:`AlreadyDecided`."""
+    with workspace.locked():
+        store, decision = find_decision(workspace, decision_id)
+        if decision.reverted_by:
+            try:
+                by = load_decision(store, decision.reverted_by)
+                who, when = by.actor, by.ts
+            except (NotFoundError, ValidationError):
+                who, when = "someone", "an earlier time"
+            raise AlreadyDecided(
+                f"revert of {decision_id}", actor=who, ts=when, decision=decision.reverted_by
+            )
+        return _revert(workspace, store, decision, actor=actor, reason=reason)
+
+
+def _revert(
+    workspace: Workspace, store: Store, decision: Decision, *, actor: str, reason: str
+) -> Decision:
+    decision_id = decision.id
     if decision.kind == "consolidation":  # undone by rolling back to the baseline before it
         from core import consolidate
 
@@ -710,8 +867,24 @@ def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = 
     reason = reason.strip() or f"revert {decision_id}"
     revert_id = _new_decision_id(store, f"revert|{decision_id}")
     details = {"reverts": decision_id}
-    # every store is checked before any is written: this store's lock first, then the others'
-    with store.transaction(actor=actor, message=f"revert {decision_id}") as tx:
+    if len(elsewhere) > 1:
+        raise StoreError(f"{decision_id} changed more than one other store; revert it by hand")
+    # one change across the stores it touched: all land or none, whatever moment it is killed
+    with contextlib.ExitStack() as stack:
+        other_tx: Transaction | None = None
+        if elsewhere:
+            tx, other_tx = stack.enter_context(
+                joint_transaction(
+                    store,
+                    next(iter(elsewhere.values())),
+                    actor=actor,
+                    message=f"revert {decision_id}",
+                )
+            )
+        else:
+            tx = stack.enter_context(
+                store.transaction(actor=actor, message=f"revert {decision_id}")
+            )
         _restore_all(tx, decision.before, decision.after, decision_id, reason, revert_id)
         if decision.request:
             request = get_request(store, decision.request)
@@ -745,27 +918,28 @@ def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = 
                         decision=revert_id,
                         details=details,
                     )
-        for root, target in elsewhere.items():  # a promotion's team copy leaves the team store
-            with target.transaction(actor=actor, message=f"revert {decision_id}") as other:
-                touched = [t for t in decision.touched if t["store"] == root]
-                _restore_all(
-                    other,
-                    {t["id"]: t["before"] for t in touched},
-                    {t["id"]: t["after"] for t in touched},
-                    decision_id,
-                    reason,
-                    revert_id,
-                )
-                for created in decision.created:
-                    if created["store"] == root and created["id"] in other.view:
-                        _erase(
-                            other,
-                            created["id"],
-                            action="revert-erase",
-                            reason=reason,
-                            decision=revert_id,
-                            details=details,
-                        )
+        for root in elsewhere:  # a promotion's team copy leaves the team store
+            assert other_tx is not None
+            other = other_tx
+            touched = [t for t in decision.touched if t["store"] == root]
+            _restore_all(
+                other,
+                {t["id"]: t["before"] for t in touched},
+                {t["id"]: t["after"] for t in touched},
+                decision_id,
+                reason,
+                revert_id,
+            )
+            for created in decision.created:
+                if created["store"] == root and created["id"] in other.view:
+                    _erase(
+                        other,
+                        created["id"],
+                        action="revert-erase",
+                        reason=reason,
+                        decision=revert_id,
+                        details=details,
+                    )
         result = Decision(
             id=revert_id,
             item=decision.item,

@@ -1,24 +1,109 @@
-"""Small file-system helpers: atomic writes and the store lock."""
+"""Small file-system helpers: atomic writes, the store lock, confined paths.
+
+A store folder is untrusted input (a team store holds what anyone pushed), so
+every path memgov reads or writes in it goes through :func:`confined`: relative,
+no ``..``, nothing under ``.git``, and no symbolic link on the way. git itself
+checks symbolic links out as links, so a committed ``logs -> /elsewhere`` would
+otherwise send reads and writes out of the store.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import os
+import stat
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from core.errors import StoreError
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 
+#: the prefix and suffix of atomic_write_bytes' temporary files: a crash can leave one
+TEMP_PREFIX = "."
+TEMP_SUFFIX = ".tmp"
+
+
+class UnsafePath(StoreError):
+    """A path that would leave the store or pass through a symbolic link."""
+
+
+def check_relative(rel: str) -> str:
+    """``rel`` as a clean relative POSIX path inside a store, or UnsafePath."""
+    if not isinstance(rel, str) or not rel or "\0" in rel or "\\" in rel:
+        raise UnsafePath(
+            f"refusing a path that is not a plain relative path ({len(str(rel))} chars)"
+        )
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or rel.startswith("/"):
+        raise UnsafePath(f"refusing an absolute path: {rel!r}")
+    parts = pure.parts
+    if any(p in ("..", ".") for p in rel.split("/")) or not parts:
+        raise UnsafePath(f"refusing a path that leaves the store: {rel!r}")
+    if parts[0] == ".git":
+        raise UnsafePath(f"refusing a path inside .git: {rel!r}")
+    return pure.as_posix()
+
+
+def confined(root: Path, rel: str, *, final_may_be_missing: bool = True) -> Path:
+    """The absolute path of ``rel`` under ``root``, checked component by component:
+    no component may be a symbolic link (nor the file itself), none may leave root."""
+    clean = check_relative(rel)
+    current = root
+    parts = clean.split("/")
+    for i, part in enumerate(parts):
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            if final_may_be_missing:
+                return root / clean  # the rest does not exist yet: nothing to follow
+            raise
+        if stat.S_ISLNK(st.st_mode):
+            where = "/".join(parts[: i + 1])
+            raise UnsafePath(
+                f"{root}/{where} is a symbolic link; memgov never follows links in a store "
+                f"(a link committed to a shared store could point anywhere). Replace it with "
+                f"the real folder or file ('memgov doctor' lists every link)"
+            )
+        if i < len(parts) - 1 and not stat.S_ISDIR(st.st_mode):
+            raise UnsafePath(f"{root}/{'/'.join(parts[: i + 1])} is not a folder")
+    return current
+
+
+def read_confined(root: Path, rel: str, *, limit: int) -> bytes | None:
+    """The bytes of a store file, or None when it does not exist. Never follows a
+    link; a file over ``limit`` bytes is an UnsafePath error naming it."""
+    path = confined(root, rel)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise UnsafePath(f"{path}: cannot be read ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafePath(f"{path}: not a regular file")
+        if st.st_size > limit:
+            raise UnsafePath(
+                f"{path}: {st.st_size:,} bytes, over the {limit:,} memgov reads from such a "
+                f"file; move it out of the store or split it"
+            )
+        return handle.read(limit + 1)[:limit]
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write through a temporary file in the same folder, fsync, then rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f"{TEMP_PREFIX}{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent
+    )
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; files get the usual mode
         with os.fdopen(fd, "wb") as handle:
@@ -36,26 +121,92 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def is_temp_name(name: str) -> bool:
+    """A name atomic_write_bytes gives its temporary files (``.<name>.<random>.tmp``)."""
+    return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX) and name.count(".") >= 3
+
+
+def remove_orphan_temps(root: Path, folders: tuple[str, ...]) -> list[str]:
+    """Delete temporary files a killed writer left (the caller holds the store lock, so
+    no live writer owns one). Walks the given folders without following links."""
+    removed: list[str] = []
+    stack = [root / f for f in folders]
+    stack.append(root)
+    seen_root = False
+    while stack:
+        folder = stack.pop()
+        if folder == root:
+            if seen_root:
+                continue
+            seen_root = True
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                continue
+            if folder != root and entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            elif is_temp_name(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+                    removed.append(os.path.relpath(entry.path, root))
+    return removed
+
+
+# ------------------------------------------------------------------------ locking
+_held_guard = threading.Lock()
+_held: dict[str, tuple[threading.RLock, list[int]]] = {}  # path -> (lock, [fd, depth])
+
+
 @contextlib.contextmanager
 def file_lock(path: Path, *, timeout: float = 30.0) -> Iterator[None]:
-    """An exclusive advisory lock (flock) so two processes never interleave writes."""
-    import time
+    """An exclusive advisory lock (flock) so two processes never interleave writes.
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    Re-entrant within a process: a decision that locks two stores in a fixed order
+    can run each store's own transaction inside, which takes the same lock again.
+    Threads of one process exclude each other too.
+    """
+    key = str(path)
+    with _held_guard:
+        local, state = _held.setdefault(key, (threading.RLock(), [-1, 0]))
+    deadline = time.monotonic() + timeout
+    if not local.acquire(timeout=timeout):
+        raise StoreError(f"{path}: another thread holds the store lock (waited {timeout:g}s)")
     try:
-        deadline = time.monotonic() + timeout
-        while True:
+        if state[1] == 0:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise StoreError(
-                        f"{path}: another memgov process holds the store lock "
-                        f"(waited {timeout:g}s); try again when it finishes"
-                    ) from None
-                time.sleep(0.05)
-        yield
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        if time.monotonic() >= deadline:
+                            raise StoreError(
+                                f"{path}: another memgov process holds the store lock "
+                                f"(waited {timeout:g}s); try again when it finishes"
+                            ) from None
+                        time.sleep(0.02)
+            except BaseException:
+                os.close(fd)
+                raise
+            state[0] = fd
+        state[1] += 1
+        try:
+            yield
+        finally:
+            state[1] -= 1
+            if state[1] == 0:
+                os.close(state[0])
+                state[0] = -1
     finally:
-        os.close(fd)
+        local.release()
+
+
+def holds_lock(path: Path) -> bool:
+    """Whether this process holds ``path``'s lock (in any thread)."""
+    entry = _held.get(str(path))
+    return entry is not None and entry[1][1] > 0

@@ -7,6 +7,8 @@ identity (CI) still commits.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,11 +17,12 @@ from pathlib import Path
 import git
 
 COMMITTER = ("memgov", "memgov@localhost")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def actor_identity(actor: str) -> tuple[str, str]:
     """(name, email) for a git author from an actor string (an email or a name)."""
-    actor = actor.strip() or "unknown"
+    actor = _CONTROL.sub("", actor).strip() or "unknown"
     if "@" in actor:
         return actor.split("@", 1)[0], actor
     return actor, f"{actor}@memgov.invalid"
@@ -64,6 +67,16 @@ def commit(
     paths = sorted(set(paths))
     if not paths:
         return None
+    # a path that is neither on disk nor known to git (a file a rolled-back change had
+    # created and removed again) would fail the whole add: "pathspec did not match"
+    root = Path(repo.working_tree_dir or ".")
+    missing = [p for p in paths if not os.path.lexists(root / p)]
+    if missing:
+        known = set(repo.git.ls_files("-z", "--", *missing).split("\0"))
+        paths = [p for p in paths if p not in missing or p in known]
+        if not paths:
+            return None
+    message = _CONTROL.sub(" ", message)  # a NUL in a commit message breaks every later write
     repo.git.add("--all", "--", *paths)
     with repo.git.custom_environment(**_env(actor, when)):
         try:

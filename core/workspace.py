@@ -7,7 +7,8 @@ name its team store (``team_store``, relative to the private store).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,18 @@ class Workspace:
                 f"no {scope} store among the stores given ({names}); pass it with --store"
             )
         return store
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Every store's lock, in a fixed order (by path) so that two deciders never
+        wait on each other, each store recovered and re-read under its lock: what is
+        checked inside is the stores as they are now, and stays so until the end."""
+        with contextlib.ExitStack() as stack:
+            for store in sorted(self.stores, key=lambda s: str(s.root)):
+                stack.enter_context(store.locked())
+            for store in self.stores:
+                store.reread()
+            yield
 
     def find_memory(self, memory_id: str) -> Store:
         for store in self.stores:

@@ -83,7 +83,16 @@ def _check_actor(store: Store, actor: str, what: str) -> None:
 def rollback(
     store: Store, baseline: str | None = None, *, actor: str, reason: str = ""
 ) -> RollbackResult:
-    """Return the records to an approved baseline (by default the one before the last)."""
+    """Return the records to an approved baseline (by default the one before the last).
+
+    Checked and done under the store lock: what it rolls back from is the store as it
+    is when it runs, not as it was when the command started."""
+    with store.locked():
+        store.reread()
+        return _rollback(store, baseline, actor=actor, reason=reason)
+
+
+def _rollback(store: Store, baseline: str | None, *, actor: str, reason: str) -> RollbackResult:
     _check_actor(store, actor, f"rollback of {store.root.name}")
     pending = pending_ids(store)
     if pending:

@@ -1,0 +1,469 @@
+"""A store is untrusted input: attacks a shared repository can mount, as tests.
+
+Each test plays the attacker (a committed cache, a committed or planted journal,
+committed symbolic links, two deciders racing on one item, a kill between the two
+stores of a promotion) and then checks what a victim's memgov did: nothing
+executed, nothing outside the store touched, every decision exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import ACTOR, git, git_status
+from support_desk import DEMO_NOW, OWNER, workspace
+
+from core import decisions
+from core.doctor import diagnose
+from core.errors import AlreadyDecided, StoreError, ValidationError
+from core.queue import build_queue
+from core.store import CACHE_FILE, JOURNAL_FILE, JournalError, Store
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class _Planted:
+    """Unpickling this creates a marker file: proof that code ran."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str, ...]]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def _commit_all(root: Path, message: str) -> None:
+    git(root, "add", "-f", "-A")
+    git(root, "commit", "-q", "-m", message)
+
+
+def _clone(source: Path, target: Path) -> Path:
+    subprocess.run(["git", "clone", "-q", str(source), str(target)], check=True)
+    return target
+
+
+def _memgov(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MEMGOV_NOW": DEMO_NOW.isoformat()}
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *argv],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env=env,
+        timeout=120,
+    )
+
+
+# ------------------------------------------------------------ derived state from a clone
+def test_a_committed_pickle_cache_never_runs(store: Store, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    legacy = store.root / ".memgov"
+    legacy.mkdir(exist_ok=True)
+    (legacy / "cache.pickle").write_bytes(pickle.dumps(_Planted(marker)))
+    (legacy / CACHE_FILE).write_bytes(pickle.dumps(_Planted(marker)))
+    _commit_all(store.root, "a poisoned cache")
+    clone = _clone(store.root, tmp_path / "clone")
+    Store(clone).load()
+    result = _memgov("list", "--store", str(clone), "--as", ACTOR)
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists()
+    report = diagnose(Store(clone))
+    assert any(".memgov" in f.path and "tracked" in f.reason for f in report)
+
+
+def test_a_bad_json_cache_is_only_a_slower_open(store: Store, add, make_memory) -> None:  # type: ignore[no-untyped-def]
+    add(store, make_memory(id="mem-1"))
+    Store(store.root).load()  # writes the cache
+    cache = store.state_dir / CACHE_FILE
+    assert cache.is_file()
+    data = json.loads(cache.read_text())
+    for entry in data["entries"].values():
+        entry[3]["meta"]["status"] = ["not", "a", "status"]
+        entry[3]["content"] = 42
+    cache.write_text(json.dumps(data))
+    again = Store(store.root).load()
+    assert again.memories["mem-1"].status == "active"
+    cache.write_text("[[[[" * 100_000)
+    assert Store(store.root).load().memories["mem-1"].content.startswith("Use tables")
+
+
+def test_a_committed_journal_deletes_nothing_outside(store: Store, tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    legacy = store.root / ".memgov"
+    legacy.mkdir(exist_ok=True)
+    journal = {
+        "phase": "files",
+        "actor": "evil",
+        "message": "x",
+        "paths": ["../../victim.txt"],
+        "created": ["../../victim.txt"],
+        "events": [],
+        "events_offset": 0,
+    }
+    (legacy / JOURNAL_FILE).write_text(json.dumps(journal))
+    _commit_all(store.root, "a planted journal")
+    clone = _clone(store.root, tmp_path / "c" / "clone")
+    (tmp_path / "c" / "victim.txt").write_text("keep me too")
+    result = _memgov(
+        "log", "--store", str(clone), "--as", ACTOR, "--task", "t1", "--index", "1", "hello"
+    )
+    assert result.returncode == 0, result.stderr
+    assert victim.read_text() == "keep me"
+    assert (tmp_path / "c" / "victim.txt").read_text() == "keep me too"
+
+
+@pytest.mark.parametrize(
+    "paths",
+    [["../victim.txt"], ["/etc/hostname"], ["logs/../../victim.txt"], [".git/config"]],
+)
+def test_a_planted_local_journal_is_refused_with_what_to_do(
+    store: Store, tmp_path: Path, paths: list[str]
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    before = (store.root / ".git" / "config").read_bytes()
+    store.state_dir.mkdir(parents=True, exist_ok=True)
+    journal = {
+        "phase": "files",
+        "actor": "evil",
+        "message": "x",
+        "paths": paths,
+        "created": paths,
+        "events": [],
+        "events_offset": 0,
+    }
+    (store.state_dir / JOURNAL_FILE).write_text(json.dumps(journal))
+    with pytest.raises(JournalError) as caught:
+        Store(store.root).load()
+    assert "delete" in str(caught.value) and "git" in str(caught.value)
+    assert victim.read_text() == "keep me"
+    assert (store.root / ".git" / "config").read_bytes() == before
+    result = _memgov("list", "--store", str(store.root), "--as", ACTOR)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "crash journal" in result.stderr
+
+
+@pytest.mark.parametrize("garbage", [b"", b"{", b"[]", b'{"phase": "files"}', b"\xff\xfe"])
+def test_an_unreadable_journal_is_reported_never_a_traceback(store: Store, garbage: bytes) -> None:
+    store.state_dir.mkdir(parents=True, exist_ok=True)
+    (store.state_dir / JOURNAL_FILE).write_bytes(garbage)
+    result = _memgov(
+        "log", "--store", str(store.root), "--as", ACTOR, "--task", "t", "--index", "1", "x"
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "crash journal" in result.stderr
+
+
+# ------------------------------------------------------------------- symbolic links
+@pytest.mark.parametrize("name", ["logs", "requests", "decisions"])
+def test_a_committed_folder_link_is_never_written_through(
+    demo: Path, tmp_path: Path, name: str
+) -> None:
+    private = demo / "private"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    target = private / name
+    if target.exists():
+        subprocess.run(["cp", "-a", f"{target}/.", str(elsewhere)], check=True)
+        git(private, "rm", "-r", "-q", name)
+    os.symlink(elsewhere, target)
+    _commit_all(private, f"{name} -> elsewhere")
+    before = sorted(p.relative_to(elsewhere) for p in elsewhere.rglob("*"))
+    sizes = {p: p.stat().st_size for p in elsewhere.rglob("*") if p.is_file()}
+    ws = workspace(demo)
+    with pytest.raises(StoreError, match="symbolic link"):
+        if name == "logs":
+            Store(private).log_message(task="t", index=1, role="user", text="hi", actor=OWNER)
+        else:
+            item = next(i for i in build_queue(ws) if i.kind == "deletion")
+            decisions.decide(ws, item.id, approve=False, actor=OWNER)
+    assert sorted(p.relative_to(elsewhere) for p in elsewhere.rglob("*")) == before
+    assert {p: p.stat().st_size for p in elsewhere.rglob("*") if p.is_file()} == sizes
+
+
+def test_a_committed_memories_link_is_not_read(store: Store, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.md").write_text("---\nid: x\n---\nsecret notes of another user\n")
+    git(store.root, "rm", "-r", "-q", "memories")
+    os.symlink(elsewhere, store.root / "memories")
+    snap = Store(store.root).load()
+    assert snap.memories == {}
+    assert any(p.path == "memories" and "symbolic link" in p.reason for p in snap.problems)
+
+
+@pytest.mark.parametrize("name", ["MEMORY.md", "events.jsonl"])
+def test_a_linked_index_or_event_log_is_never_written(
+    store: Store, add, make_memory, tmp_path: Path, name: str  # type: ignore[no-untyped-def]
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("untouched\n")
+    (store.root / name).unlink()
+    os.symlink(outside, store.root / name)
+    with pytest.raises(StoreError, match="symbolic link"):
+        add(store, make_memory(id="mem-1"))
+    assert outside.read_text() == "untouched\n"
+    assert not (store.root / "memories" / "mem-1.md").exists()
+
+
+def test_a_linked_config_is_refused(store: Store, tmp_path: Path) -> None:
+    outside = tmp_path / "memgov.yaml"
+    outside.write_text((store.root / "memgov.yaml").read_text())
+    (store.root / "memgov.yaml").unlink()
+    os.symlink(outside, store.root / "memgov.yaml")
+    with pytest.raises(StoreError, match="symbolic link"):
+        Store(store.root)
+
+
+# --------------------------------------------------------------------- exactly once
+def _first(ws_path: Path, kind: str) -> str:
+    return next(i.id for i in build_queue(workspace(ws_path)) if i.kind == kind)
+
+
+@pytest.mark.parametrize(
+    ("kind", "first", "second"),
+    [
+        ("conflict", {"approve": True, "option": "newer"}, {"approve": True, "option": "neither"}),
+        ("conflict", {"approve": True, "option": "neither"}, {"approve": True, "option": "older"}),
+        ("deletion", {"approve": True}, {"approve": False}),
+        ("deletion", {"approve": False}, {"approve": True}),
+        ("promotion", {"approve": False}, {"approve": True}),
+        ("consolidation", {"approve": True}, {"approve": False}),
+    ],
+)
+def test_the_second_decider_gets_already_decided(
+    demo: Path, kind: str, first: dict[str, object], second: dict[str, object]
+) -> None:
+    item_id = _first(demo, kind)
+    actor = OWNER
+    one, two = workspace(demo), workspace(demo)  # two people, each with the queue on screen
+    build_queue(two)
+    done = decisions.decide(one, item_id, actor=actor, **first)  # type: ignore[arg-type]
+    files_before = {p: p.read_bytes() for p in demo.rglob("*") if p.is_file() and ".git" not in p.parts}
+    with pytest.raises(AlreadyDecided) as caught:
+        decisions.decide(two, item_id, actor=actor, **second)  # type: ignore[arg-type]
+    message = str(caught.value)
+    assert f"already decided by {actor}" in message and done.id in message
+    after = {p: p.read_bytes() for p in demo.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert after == files_before
+
+
+def test_two_processes_racing_on_one_conflict_apply_once(demo: Path) -> None:
+    item_id = _first(demo, "conflict")
+    script = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        from core import decisions
+        from core.demo import DemoClock
+        from core.errors import AlreadyDecided
+        from core.workspace import open_workspace
+        from datetime import datetime
+        ws = open_workspace([{str(demo)!r}], clock=DemoClock(datetime.fromisoformat({DEMO_NOW.isoformat()!r})))
+        while not Path({str(demo / "go")!r}).exists():
+            time.sleep(0.005)
+        try:
+            d = decisions.decide(ws, {item_id!r}, approve=True, option=sys.argv[1], actor={OWNER!r})
+            print("ok", d.id)
+        except AlreadyDecided as exc:
+            print("lost", exc)
+        """
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, option],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for option in ("newer", "neither")
+    ]
+    (demo / "go").write_text("")
+    outs = [p.communicate(timeout=120) for p in procs]
+    (demo / "go").unlink()
+    results = [out.split()[0] if out else err for out, err in outs]
+    assert sorted(results) == ["lost", "ok"], outs
+    made = [
+        json.loads(p.read_text())
+        for p in (demo / "private" / "decisions").glob("*.json")
+        if json.loads(p.read_text())["item"] == item_id
+    ]
+    assert len(made) == 1
+
+
+def test_a_decision_is_reverted_once(demo: Path) -> None:
+    item_id = _first(demo, "conflict")
+    done = decisions.decide(workspace(demo), item_id, approve=True, option="newer", actor=OWNER)
+    one, two = workspace(demo), workspace(demo)
+    decisions.revert(one, done.id, actor=OWNER)
+    with pytest.raises(AlreadyDecided, match="already decided by"):
+        decisions.revert(two, done.id, actor=OWNER)
+
+
+def test_threads_of_one_process_decide_once(demo: Path) -> None:
+    item_id = _first(demo, "deletion")
+    outcomes: list[str] = []
+
+    def run(approve: bool) -> None:
+        try:
+            decisions.decide(workspace(demo), item_id, approve=approve, actor=OWNER)
+            outcomes.append("ok")
+        except AlreadyDecided:
+            outcomes.append("lost")
+
+    threads = [threading.Thread(target=run, args=(flag,)) for flag in (True, False)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["lost", "ok"]
+
+
+@pytest.mark.parametrize("bad", ["../../etc/passwd", "../requests/x", "dec-1", "", "x" * 5000])
+def test_revert_takes_a_decision_id_never_a_path(demo: Path, bad: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        decisions.revert(workspace(demo), bad, actor=OWNER)
+    assert caught.value.field == "decision"
+    assert bad not in str(caught.value) or not bad
+
+
+# ------------------------------------------------------------------- crash leftovers
+def test_a_stale_git_index_lock_is_cleared(store: Store, add, make_memory) -> None:  # type: ignore[no-untyped-def]
+    (store.root / ".git" / "index.lock").write_text("")
+    add(store, make_memory(id="mem-1"))
+    assert not (store.root / ".git" / "index.lock").exists()
+    assert git_status(store.root) == []
+
+
+def test_orphan_temp_files_are_cleaned_by_the_next_writer(store: Store, add, make_memory) -> None:  # type: ignore[no-untyped-def]
+    orphan = store.root / "memories" / ".mem-0.md.abc123.tmp"
+    orphan.write_text("half")
+    (store.root / "logs").mkdir(exist_ok=True)
+    (store.root / "logs" / ".x.md.def456.tmp").write_text("half")
+    add(store, make_memory(id="mem-1"))
+    assert not orphan.exists()
+    assert not (store.root / "logs" / ".x.md.def456.tmp").exists()
+    assert git_status(store.root) == []
+
+
+# ------------------------------------------------------------- killed at a given moment
+KILL = textwrap.dedent(
+    """
+    import os, sys
+    import core.store as st
+    target, nth = sys.argv[1], int(sys.argv[2])
+    cls, name = target.split(".")
+    owner = st.Transaction if cls == "Transaction" else st
+    original = getattr(owner, name)
+    calls = [0]
+    def dying(*a, **k):
+        calls[0] += 1
+        if calls[0] == nth:
+            os._exit(137)
+        return original(*a, **k)
+    setattr(owner, name, dying)
+    if cls == "st" and name == "purge_history":
+        st.purge_history = dying
+    from tui.cli import main
+    sys.exit(main(sys.argv[3:]))
+    """
+)
+
+
+def _killed(point: str, nth: int, *argv: str) -> int:
+    env = {**os.environ, "MEMGOV_NOW": DEMO_NOW.isoformat()}
+    done = subprocess.run(
+        [sys.executable, "-c", KILL, point, str(nth), *argv],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.returncode
+
+
+def _consistent(demo: Path) -> None:
+    for name in ("private", "team"):
+        store = Store(demo / name)
+        store.load()  # recovers
+        assert not (store.state_dir / JOURNAL_FILE).exists()
+        errors = [f for f in diagnose(store) if f.severity == "error"]
+        assert not [e for e in errors if "credential" not in e.reason.lower()], errors
+        assert git_status(store.root) == [], name
+
+
+@pytest.mark.parametrize(
+    ("point", "nth"),
+    [
+        ("Transaction.write", 1),  # the team's files are half written
+        ("Transaction.write", 2),  # the team's done, the private's not
+        ("Transaction.commit", 1),  # past the commit point, nothing in git yet
+        ("Transaction.commit", 2),  # the team committed, the private not
+        ("Transaction.finish", 1),
+        ("Transaction.finish", 2),
+    ],
+)
+def test_a_promotion_killed_anywhere_lands_in_both_stores_or_neither(
+    demo: Path, point: str, nth: int
+) -> None:
+    team_before = {p.name for p in (demo / "team" / "memories").glob("*.md")}
+    item_id = next(
+        i.id for i in build_queue(workspace(demo)) if i.kind == "promotion" and not i.scan
+    )
+    code = _killed(point, nth, "decide", item_id, "--approve", "--store", str(demo), "--as", OWNER)
+    assert code == 137
+    _consistent(demo)
+    team_after = {p.name for p in (demo / "team" / "memories").glob("*.md")}
+    request = next(
+        r
+        for r in (demo / "private" / "requests").glob("*.yaml")
+        if r.stem == item_id or item_id in r.read_text()
+    )
+    approved = "status: approved" in request.read_text()
+    assert (team_after != team_before) == approved, (point, nth, approved)
+    ws = workspace(demo)
+    if approved:  # and the decision can be reverted as a whole
+        decision = decisions.last_decision_for(ws, item_id)
+        assert decision is not None
+        decisions.revert(ws, decision.id, actor=OWNER)
+        assert {p.name for p in (demo / "team" / "memories").glob("*.md")} == team_before
+    else:
+        decisions.decide(ws, item_id, approve=True, actor=OWNER)
+        assert {p.name for p in (demo / "team" / "memories").glob("*.md")} != team_before
+
+
+def _all_objects(root: Path) -> bytes:
+    return subprocess.run(
+        ["git", "-C", str(root), "cat-file", "--batch-all-objects", "--batch"],
+        capture_output=True,
+        check=True,
+    ).stdout
+
+
+@pytest.mark.parametrize(
+    ("point", "nth"),
+    [("Transaction.commit", 1), ("Transaction.finish", 1), ("st.purge_history", 1)],
+)
+def test_an_erasure_killed_anywhere_is_finished_for_good(demo: Path, point: str, nth: int) -> None:
+    item = next(i for i in build_queue(workspace(demo)) if i.kind == "deletion")
+    memory = item.records[0].memory
+    needle = memory.content.strip().splitlines()[0].encode("utf-8")
+    assert needle in _all_objects(demo / "private")
+    code = _killed(point, nth, "decide", item.id, "--approve", "--store", str(demo), "--as", OWNER)
+    assert code == 137
+    Store(demo / "private").load()  # the next command recovers: it finishes the purge
+    events = (demo / "private" / "events.jsonl").read_text()
+    if '"erase"' in events and memory.id in events:
+        assert needle not in _all_objects(demo / "private")
+    _consistent(demo)

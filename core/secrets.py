@@ -47,13 +47,27 @@ logs, and no exception raised here carries any part of the scanned text.
 
 from __future__ import annotations
 
+import binascii
+import bisect
+import functools
+import itertools
 import math
 import re
+import unicodedata
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-__all__ = ["RULES", "Finding", "Rule", "is_clean", "scan", "shannon_entropy"]
+__all__ = [
+    "RULES",
+    "EvadedFinding",
+    "Finding",
+    "Rule",
+    "is_clean",
+    "redact",
+    "scan",
+    "shannon_entropy",
+]
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,26 @@ class Finding:
 
     def __str__(self) -> str:
         return f"{self.rule_id} at line {self.line}, column {self.column}"
+
+
+@dataclass(frozen=True)
+class EvadedFinding(Finding):
+    """A secret that was hidden, and how: seen only once the text was normalised.
+
+    ``via`` is one of ``"zero-width"`` (an invisible character inside: zero-width,
+    bidi control, soft hyphen, BOM, variation selector), ``"nfkc"`` (full-width or
+    other compatibility forms), ``"homoglyph"`` (Cyrillic, Greek, ... look-alike
+    letters), ``"url"`` (``%XX``), ``"escape"`` (JSON, Python or HTML escapes),
+    ``"split"`` (over two lines) or ``"base64"``. Never the value either.
+    """
+
+    via: str
+
+    def to_dict(self) -> dict[str, str | int]:
+        return {**super().to_dict(), "via": self.via}
+
+    def __str__(self) -> str:
+        return f"{super().__str__()} (hidden: {self.via})"
 
 
 # gitleaks' token end (a quote, a space, ``;``, an escaped newline, the end) as a
@@ -462,17 +496,655 @@ def _found(
             yield start, order, stop
 
 
+# --- evasions: a token someone hid ----------------------------------------------
+#
+# The raw scan above sees a token as it is written. Someone who wants one past
+# the gate writes it otherwise: with an invisible character inside, in
+# full-width or look-alike letters, URL- or backslash-escaped, split over two
+# lines, or base64-encoded. Each of those has a cheap tell, and only the text
+# around a tell is normalised and scanned again:
+#
+# * a suspicious non-ASCII character: an invisible one, one whose NFKC form is
+#   made of token characters, or a Cyrillic/Greek/Armenian/Cherokee look-alike
+#   next to an ASCII token character (looked for per 1 KiB block that is not
+#   ASCII, so CJK prose and Cyrillic words cost one regex search per block);
+# * an escape that decodes to a token character or to the lead byte of a
+#   suspicious character (``%67``, ``%E2``, ``\u0067``, ``\x67``, ``\/``,
+#   ``\147``, ``&#103;``); ``%20`` and ``\u4e2d`` are not tells;
+# * a line break between two runs of token characters, one of them nine long
+#   or the break marked by a quote, ``+`` or backslash, whose join holds a rule
+#   keyword (``ghp_abc⏎  def``, ``"gh" +⏎ "p_...``).
+#
+# Around each tell ``_REGION`` bytes either side (to a line end) are normalised
+# in three layers: unescape (runs of ``%XX``, JSON and Python escapes, HTML
+# character references), unhide (invisible characters dropped, NFKC ligatures
+# expanded, then full-width and look-alike letters made ASCII one for one) and
+# join (a line break between token characters dropped, with the indentation,
+# quotes, ``+`` or backslash around it). Each layer records where it changed
+# its input, so a span found in the normalised text maps back to the original.
+# A finding there counts only if a change falls inside its span (otherwise the
+# raw scan has the last word), and ``scan`` drops one that a raw finding
+# overlaps.
+#
+# Base64: runs of ``_B64_MIN`` or more base64 or base64url characters (one
+# line, or whole lines wrapped like MIME or PEM) are decoded in chunks of
+# ``_B64_CHUNK`` characters that overlap by ``_B64_OVERLAP``, at each of the
+# four alignments for a run up to ``_B64_ALIGNED`` long (something glued in
+# front shifts it), at the first beyond. A decoded chunk that is not text
+# (over 5% control bytes or invalid UTF-8) is dropped: a binary blob costs a
+# decode. Text is scanned like the input, evasions and base64 included, down
+# to ``_B64_LEVELS`` levels of nesting; the work stays linear in the input and
+# memory is one chunk per level.
+
+_Span = tuple[int, int, int, str]  # start byte, rule index, stop byte, how it was hidden
+_VIA_ORDER = ("base64", "url", "escape", "zero-width", "nfkc", "homoglyph", "split")
+#: bytes normalised either side of a tell: the longest token (pypi, ~1000
+#: characters) with an invisible character between every two of its characters
+_REGION = 4096
+_BLOCK = 1024  # non-ASCII text is looked at in blocks of this many bytes
+_B64_MIN = 20
+_B64_CHUNK = 64 * 1024
+_B64_OVERLAP = 4096
+_B64_ALIGNED = 4096
+_B64_LEVELS = 2
+_RUN_MAX = 1100  # the longest run of token characters looked at around a line break
+
+_TOKEN_CLASS = "A-Za-z0-9_.+/=-"
+_TOKEN_STR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+/=-")
+
+# Invisible and format characters: soft hyphen, combining grapheme joiner, Arabic
+# letter mark, Hangul fillers, Khmer inherent vowels, Mongolian selectors,
+# zero-width space/joiners, LRM/RLM, bidi embeddings, overrides and isolates,
+# word joiner and invisible operators, BOM, variation selectors, tags.
+_INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+)
+_INVISIBLE_ASTRAL = "\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+
+# Letters that look like ASCII ones in common fonts (Cyrillic, Greek, Armenian,
+# Cherokee, a few Latin). NFKC leaves them alone; a person reading does not.
+_LOOKALIKES: dict[str, str] = {
+    # Cyrillic
+    "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c",
+    "\u0443": "y", "\u0445": "x", "\u043a": "k", "\u0455": "s", "\u0456": "i",
+    "\u0458": "j", "\u04bb": "h", "\u0501": "d", "\u051b": "q", "\u051d": "w",
+    "\u04cf": "l", "\u04af": "y", "\u0410": "A", "\u0412": "B", "\u0415": "E",
+    "\u041a": "K", "\u041c": "M", "\u041d": "H", "\u041e": "O", "\u0420": "P",
+    "\u0421": "C", "\u0422": "T", "\u0425": "X", "\u0423": "Y", "\u0405": "S",
+    "\u0406": "I", "\u0408": "J", "\u051a": "Q", "\u051c": "W", "\u04c0": "I",
+    "\u04ba": "H", "\u04ae": "Y", "\u0500": "D",
+    # Greek
+    "\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0396": "Z", "\u0397": "H",
+    "\u0399": "I", "\u039a": "K", "\u039c": "M", "\u039d": "N", "\u039f": "O",
+    "\u03a1": "P", "\u03a4": "T", "\u03a5": "Y", "\u03a7": "X", "\u03bf": "o",
+    "\u03bd": "v", "\u03b1": "a", "\u03b9": "i", "\u03ba": "k", "\u03c1": "p",
+    "\u03c5": "u", "\u03c7": "x", "\u03f2": "c", "\u03f3": "j", "\u03f9": "C",
+    "\u03d2": "Y", "\u03b5": "e",
+    # Armenian
+    "\u0585": "o", "\u057d": "u", "\u0570": "h", "\u0578": "n", "\u0581": "g",
+    "\u0566": "q", "\u054f": "S", "\u0555": "O", "\u054d": "U",
+    # Cherokee
+    "\u13aa": "A", "\u13ac": "E", "\u13bb": "H", "\u13ab": "J", "\u13e6": "K",
+    "\u13b7": "M", "\u13e2": "P", "\u13da": "S", "\u13a2": "T", "\u13b3": "W",
+    "\u13c3": "Z", "\u13df": "C", "\u13a0": "D", "\u13c0": "G", "\u13de": "L",
+    "\u13a1": "R", "\u13f4": "B", "\u13d9": "V",
+    # Latin
+    "\u0131": "i", "\u0237": "j", "\u0261": "g", "\u0251": "a",
+}  # fmt: skip
+
+# Where NFKC maps a character to token characters: full-width forms,
+# mathematical alphanumerics, circled and squared letters, super- and
+# subscripts, letterlike symbols, ligatures, small forms, CJK compatibility.
+_NFKC_RANGES = (
+    (0x00A0, 0x0250), (0x02B0, 0x0300), (0x1D00, 0x1DC0), (0x2000, 0x2C00),
+    (0x2C7C, 0x2C7E), (0x3000, 0x3400), (0xA770, 0xA771), (0xFB00, 0xFB07),
+    (0xFE10, 0xFE70), (0xFF00, 0xFFF0), (0x1D400, 0x1D800), (0x1F100, 0x1F200),
+    (0x1FBF0, 0x1FBFA),
+)  # fmt: skip
+
+
+def _char_class(chars: Iterable[str]) -> tuple[str, str]:
+    """Regex class bodies for ``chars`` as ranges: (the BMP ones, the others).
+
+    Apart, because a class holding a character beyond U+FFFF is no bitmap to
+    ``re`` but a list it walks for every character of the text.
+    """
+    codes = sorted({ord(c) for c in chars})
+    ranges: list[list[int]] = []
+    for code in codes:
+        if ranges and code == ranges[-1][1] + 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+
+    def body(part: list[list[int]]) -> str:
+        return "".join(
+            re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+            for a, b in part
+        )
+
+    return body([r for r in ranges if r[1] < 0x10000]), body([r for r in ranges if r[0] > 0xFFFF])
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """Character tables, built on the first text that is not ASCII."""
+
+    #: one character for one: look-alikes and one-character NFKC forms
+    one: dict[int, str]
+    #: NFKC forms longer than one character (ligatures, squared units, ``⑩``)
+    expand: dict[str, str]
+    #: the tells that a region must be normalised: an invisible or NFKC-able
+    #: character or a look-alike in the BMP (a look-alike counts next to an
+    #: ASCII letter: ``lookalike_next``), and the same beyond the BMP
+    suspect: re.Pattern[str]
+    suspect_astral: re.Pattern[str]
+    lookalike_next: re.Pattern[str]
+    #: what the unhide layer rewrites: runs of invisible characters, expansions
+    #: (``unhide_astral`` also beyond the BMP, for a text that has such characters)
+    unhide: re.Pattern[str]
+    unhide_astral: re.Pattern[str]
+    lookalike: re.Pattern[str]
+    nfkc_one: re.Pattern[str]
+
+
+@functools.cache
+def _tables() -> _Tables:
+    single: dict[str, str] = {}
+    expand: dict[str, str] = {}
+    for low, high in _NFKC_RANGES:
+        for code in range(low, high):
+            char = chr(code)
+            form = unicodedata.normalize("NFKC", char)
+            if form != char and form and all(c in _TOKEN_STR for c in form):
+                (single if len(form) == 1 else expand)[char] = form
+    near, _ = _char_class(_LOOKALIKES)
+    ascii_token = "A-Za-z0-9_-"
+    nfkc, nfkc_astral = _char_class({*single, *expand})
+    grow, grow_astral = _char_class(expand)
+    one, one_astral = _char_class(single)
+
+    def either(*classes: str) -> str:
+        return "|".join(f"[{c}]" for c in classes if c)
+
+    return _Tables(
+        one={ord(c): a for c, a in {**_LOOKALIKES, **single}.items()},
+        expand=expand,
+        suspect=re.compile(f"[{_INVISIBLE}{nfkc}{near}]"),
+        suspect_astral=re.compile(either(_INVISIBLE_ASTRAL + nfkc_astral)),
+        lookalike_next=re.compile(f"[{near}][{ascii_token}]|[{ascii_token}][{near}]"),
+        unhide=re.compile(f"[{_INVISIBLE}]+|{either(grow)}"),
+        unhide_astral=re.compile(
+            f"[{_INVISIBLE}]+|[{_INVISIBLE_ASTRAL}]+|{either(grow, grow_astral)}"
+        ),
+        lookalike=re.compile(f"[{near}]"),
+        nfkc_one=re.compile(either(one, one_astral)),
+    )
+
+
+class _Edits:
+    """Where one normalising layer changed its input, to map positions back.
+
+    Edit ``k`` replaced input ``[ins[k], ine[k])`` by output ``[outs[k], oute[k])``
+    (empty for a deletion); edits are sorted and disjoint, and the text between
+    them is copied unchanged.
+    """
+
+    __slots__ = ("ine", "ins", "oute", "outs", "vias")
+
+    def __init__(self) -> None:
+        self.ins: list[int] = []
+        self.ine: list[int] = []
+        self.outs: list[int] = []
+        self.oute: list[int] = []
+        self.vias: list[str] = []
+
+    def add(self, start: int, stop: int, out: int, length: int, via: str) -> None:
+        self.ins.append(start)
+        self.ine.append(stop)
+        self.outs.append(out)
+        self.oute.append(out + length)
+        self.vias.append(via)
+
+    def start(self, pos: int) -> int:
+        """The input position of the output character at ``pos``."""
+        k = bisect.bisect_right(self.outs, pos) - 1
+        if k < 0:
+            return pos
+        if pos < self.oute[k]:
+            return self.ins[k]
+        return self.ine[k] + pos - self.oute[k]
+
+    def end(self, pos: int) -> int:
+        """The input position just after the output character at ``pos - 1``."""
+        k = bisect.bisect_right(self.outs, pos - 1) - 1
+        if k < 0:
+            return pos
+        if pos - 1 < self.oute[k]:
+            return self.ine[k]
+        return self.ine[k] + pos - self.oute[k]
+
+    def via(self, start: int, stop: int) -> set[str]:
+        """The labels of the edits inside the output span ``[start, stop)``."""
+        found: set[str] = set()
+        k = bisect.bisect_right(self.oute, start)
+        while k < len(self.outs) and self.outs[k] < stop:
+            found.add(self.vias[k])
+            k += 1
+        return found
+
+
+_Replace = Callable[[str, re.Match[str]], tuple[int, str, str] | None]
+
+
+def _rewrite(text: str, pattern: re.Pattern[str], replace: _Replace) -> tuple[str, _Edits]:
+    """``text`` with matches of ``pattern`` rewritten, and the edits made.
+
+    ``replace(text, match)`` gives (where the edit starts, at or before the
+    match; the new text; its label), or None to leave the match alone.
+    """
+    edits = _Edits()
+    pieces: list[str] = []
+    copied = out = 0
+    for match in pattern.finditer(text):
+        result = replace(text, match)
+        if result is None:
+            continue
+        start, new, via = result
+        if start < copied:
+            continue
+        pieces.append(text[copied:start])
+        out += start - copied
+        edits.add(start, match.end(), out, len(new), via)
+        pieces.append(new)
+        out += len(new)
+        copied = match.end()
+    if not edits.ins:
+        return text, edits
+    pieces.append(text[copied:])
+    return "".join(pieces), edits
+
+
+# Layer 1, unescape: runs of %XX (UTF-8), JSON and Python escapes, HTML references.
+_UNESCAPE = re.compile(
+    r"(?:%[0-9A-Fa-f]{2})+"
+    r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    r"|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\x[0-9a-fA-F]{2}|\\[0-3][0-7]{2}"
+    r"|\\[/\\\"'nrt]"
+    r"|&#[xX][0-9a-fA-F]{1,6};|&#[0-9]{1,7};"
+)
+_SIMPLE_ESCAPES = {"/": "/", "\\": "\\", '"': '"', "'": "'", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unescape_one(_text: str, match: re.Match[str]) -> tuple[int, str, str] | None:
+    raw = match.group()
+    if raw[0] == "%":
+        return match.start(), bytes.fromhex(raw.replace("%", "")).decode("utf-8", "replace"), "url"
+    if raw[0] == "&":
+        value = int(raw[3:-1], 16) if raw[2] in "xX" else int(raw[2:-1])
+    elif raw[1] == "u" and len(raw) == 12:  # a UTF-16 surrogate pair
+        value = 0x10000 + ((int(raw[2:6], 16) - 0xD800) << 10) + int(raw[8:12], 16) - 0xDC00
+    elif raw[1] in "uUx":
+        value = int(raw[2:], 16)
+    elif raw[1].isdigit():
+        value = int(raw[1:], 8)
+    else:
+        return match.start(), _SIMPLE_ESCAPES[raw[1]], "escape"
+    if not 0 < value <= 0x10FFFF:
+        return None
+    return match.start(), chr(value), "escape"
+
+
+# Layer 2, unhide: invisible characters dropped, NFKC expansions (then, by
+# ``str.translate``, look-alikes and one-character NFKC forms).
+def _unhide_one(_text: str, match: re.Match[str]) -> tuple[int, str, str]:
+    expanded = _tables().expand.get(match.group())
+    if expanded is None:
+        return match.start(), "", "zero-width"
+    return match.start(), expanded, "nfkc"
+
+
+# Layer 3, join: a line break between token characters, with what surrounds it.
+_JOIN = re.compile(rf"\n[ \t]*(?:\+[ \t]*)?[\"']?(?=[{_TOKEN_CLASS}])")
+
+
+def _before_break(text: str, newline: int) -> int:
+    """Where the separator before the line break at ``newline`` starts, or -1.
+
+    The separator is what may sit between a token's first half and the break:
+    ``\\r``, spaces, a closing quote then a ``+`` or a backslash. -1 if no token
+    character comes before it.
+    """
+    k = newline
+    if k and text[k - 1] == "\r":
+        k -= 1
+    while k and text[k - 1] in " \t":
+        k -= 1
+    if k and (text[k - 1] == "\\" or (text[k - 1] == "+" and k > 1 and text[k - 2] in " \t\"'")):
+        k -= 1
+        while k and text[k - 1] in " \t":
+            k -= 1
+    if k and text[k - 1] in "\"'":
+        k -= 1
+    return k if k and text[k - 1] in _TOKEN_STR else -1
+
+
+def _join_one(text: str, match: re.Match[str]) -> tuple[int, str, str] | None:
+    start = _before_break(text, match.start())
+    return None if start < 0 else (start, "", "split")
+
+
+def _normalised_spans(data: bytes, begin: int, end: int) -> list[_Span]:
+    """Evaded secrets in ``data[begin:end]``, normalised: (start, rule, stop, via)."""
+    try:
+        original = data[begin:end].decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return []  # decoded base64 that is not UTF-8 throughout: raw scan only
+    unescaped, escapes = _rewrite(original, _UNESCAPE, _unescape_one)
+    tables = None if unescaped.isascii() else _tables()
+    if tables is None:
+        unhidden, hidden, translated = unescaped, _Edits(), unescaped
+    else:
+        astral = max(unescaped) > "\uffff"
+        unhide = tables.unhide_astral if astral else tables.unhide
+        unhidden, hidden = _rewrite(unescaped, unhide, _unhide_one)
+        translated = unhidden.translate(tables.one)
+    joined, splits = _rewrite(translated, _JOIN, _join_one)
+    view = joined.encode("utf-8", "surrogatepass")
+    lowered = view.lower()
+    found = sorted(_found(view, lowered, _keyword_hits(lowered)))
+    if not found:
+        return []
+    spans: list[_Span] = []
+    ascii_view = view.isascii()
+    char = byte = 0  # a position in ``original``, in characters and in bytes
+    for start, order, stop in found:
+        if ascii_view:
+            a, b = start, stop
+        else:
+            a = len(view[:start].decode("utf-8", "surrogatepass"))
+            b = a + len(view[start:stop].decode("utf-8", "surrogatepass"))
+        vias = splits.via(a, b)
+        a, b = splits.start(a), splits.end(b)
+        if tables is not None:
+            if tables.lookalike.search(unhidden, a, b):
+                vias.add("homoglyph")
+            if tables.nfkc_one.search(unhidden, a, b):
+                vias.add("nfkc")
+        vias |= hidden.via(a, b)
+        a, b = hidden.start(a), hidden.end(b)
+        vias |= escapes.via(a, b)
+        a, b = escapes.start(a), escapes.end(b)
+        if not vias:
+            continue  # nothing was hidden here: the raw scan saw it as it is
+        via = min(vias, key=_VIA_ORDER.index)
+        if a < char:
+            char = byte = 0
+        byte += len(original[char:a].encode("utf-8", "surrogatepass"))
+        length = len(original[a:b].encode("utf-8", "surrogatepass"))
+        char = a
+        spans.append((begin + byte, order, begin + byte + length, via))
+    return spans
+
+
+# -- tells ------------------------------------------------------------------------
+
+# For the base64 tell: "A" for the base64 and base64url alphabet, "x" for any
+# other byte. Searched for, "A" twenty times and then "x" lets ``bytes.find``
+# skip ahead twenty-one bytes wherever the text has no such run.
+_B64_CLASSES = bytes(
+    ord("A") if chr(b) in _TOKEN_STR and chr(b) not in ".=" else ord("x") for b in range(256)
+)
+_HEX_TOKEN = rb"(?:2[BbDdEeFf]|3[0-9Dd]|4[1-9A-Fa-f]|5[0-9AaFf]|6[1-9A-Fa-f]|7[0-9Aa])"
+_URL_TELL = re.compile(rb"%(?:" + _HEX_TOKEN + rb"|[C-Fc-f][0-9A-Fa-f])")
+_ESCAPE_TELL = re.compile(
+    rb"\\(?:u(?:[0-2Ff][0-9A-Fa-f]{3}|[Dd]835)|U0001[Dd]|U0000[0-9A-Fa-f]{4}|x"
+    + _HEX_TOKEN
+    + rb"|/|[0-3][0-7]{2})|&#(?:[xX][0-9A-Fa-f]{1,6}|[0-9]{1,7});"
+)
+# A line break after nine token characters, or a token character and a
+# separator (a quote, a backslash, `` +``, a space), before a token character; or
+# after one token character before nine. First a one-byte look back that most
+# line breaks fail (after ``:``, ``)``, ``]``, another line break).
+_T = rb"[A-Za-z0-9_.+/=-]"
+_BREAK_TELL = re.compile(
+    rb"\n(?<=[A-Za-z0-9_.+/=\-\"'\\ \t\r]\n)(?:"
+    + rb"(?:(?<=%s{9}\n)|(?<=%s{9}\r\n)|(?<=%s[\"']\n)|(?<=%s[\"']\r\n)" % (_T, _T, _T, _T)
+    + rb"|(?<=%s\\\n)|(?<=%s[ \t]\\\n)|(?<=[\"'] \+\n)|(?<=[\"']\+\n)|(?<=%s[ \t]\n))"
+    % (_T, _T, _T)
+    + rb"[ \t]*(?:\+[ \t]*)?[\"']?(?=%s)" % _T
+    + rb"|(?:(?<=%s\n)|(?<=%s\r\n))[ \t]*(?:\+[ \t]*)?[\"']?(?=%s{9}))" % (_T, _T, _T)
+)
+_TOKEN_RUN = re.compile(rb"[A-Za-z0-9_.+/=-]*")
+_AFTER_BREAK = re.compile(
+    rb"[ \t]*(?:\+[ \t]*)?[\"']?([A-Za-z0-9_.+/=-]{1,%s})" % str(_RUN_MAX).encode()
+)
+_KEYWORD = re.compile(
+    b"|".join(re.escape(k) for k in sorted({k for n in _NEEDLES for k in n}, key=len)[::-1])
+)
+_TOKEN_MIN = 18  # the shortest token any rule takes (sk_live_ and ten characters)
+
+
+def _suspicious(text: str, block: bytes, tables: _Tables) -> bool:
+    """``text`` (``block`` decoded) holds a tell: see ``_Tables.suspect``."""
+    found = tables.suspect.search(text)
+    while found is not None:
+        at = found.start()
+        if found.group() not in _LOOKALIKES or tables.lookalike_next.search(text, at - 1, at + 2):
+            return True
+        found = tables.suspect.search(text, at + 1)
+    # beyond the BMP: tag characters start with F3, the rest with F0
+    return (b"\xf0" in block or b"\xf3" in block) and bool(tables.suspect_astral.search(text))
+
+
+def _unicode_tells(data: bytes) -> list[int]:
+    """Byte positions around suspicious non-ASCII characters (block by block)."""
+    tables = _tables()
+    tells: list[int] = []
+    for i in range(0, len(data), _BLOCK):
+        block = data[max(0, i - 1) : i + _BLOCK + 3]  # whole characters at both ends
+        if not block.isascii() and _suspicious(block.decode("utf-8", "ignore"), block, tables):
+            tells += (i, i + _BLOCK)
+    return tells
+
+
+def _break_tells(data: bytes) -> list[int]:
+    """Line breaks inside what could be one token split in two."""
+    tells: list[int] = []
+    for match in _BREAK_TELL.finditer(data):
+        newline = match.start()
+        window = data[max(0, newline - 16) : newline].decode("latin-1")
+        stop = _before_break(window, len(window))
+        if stop < 0:
+            continue
+        stop += newline - len(window)
+        before = _TOKEN_RUN.match(data[max(0, stop - _RUN_MAX) : stop][::-1])
+        after = _AFTER_BREAK.match(data, newline + 1)
+        if before is None or after is None:
+            continue
+        joined = (data[stop - before.end() : stop] + after.group(1)).lower()
+        for keyword in _KEYWORD.finditer(joined):
+            if len(keyword.group()) > 2 or len(joined) >= _TOKEN_MIN:
+                tells.append(newline)
+                break
+    return tells
+
+
+def _regions(data: bytes, tells: list[int]) -> list[tuple[int, int]]:
+    """Byte ranges to normalise: ``_REGION`` around each tell, to line ends, merged."""
+    size = len(data)
+    regions: list[tuple[int, int]] = []
+    for tell in sorted(tells):
+        begin, end = max(0, tell - _REGION), min(size, tell + _REGION)
+        line = data.rfind(b"\n", max(0, begin - 512), begin)
+        begin = line + 1 if line >= 0 else begin
+        line = data.find(b"\n", end, end + 512)
+        end = line if line >= 0 else end
+        while 0 < begin < size and 0x80 <= data[begin] < 0xC0:
+            begin -= 1  # not inside a character
+        while 0 < end < size and 0x80 <= data[end] < 0xC0:
+            end += 1
+        if regions and begin <= regions[-1][1]:
+            regions[-1] = (regions[-1][0], max(end, regions[-1][1]))
+        else:
+            regions.append((begin, end))
+    return regions
+
+
+# -- base64 -----------------------------------------------------------------------
+
+# A base64 run: one line, or whole lines of base64 wrapped after it.
+_B64_RUN = re.compile(
+    rb"[A-Za-z0-9+/_-]+(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/_-]{4,}(?==*[ \t]*\r?(?:\n|\Z)))*=*"
+)
+_B64_SPACE = re.compile(rb"[^ \t\r\n]+")
+_URLSAFE = bytes.maketrans(b"-_", b"+/")
+_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r") + b"\x7f"
+
+
+def _texty(raw: bytes) -> bool:
+    """Decoded base64 that reads as text: 5% control bytes or invalid UTF-8 at most."""
+    if not raw:
+        return False
+    bad = len(raw) - len(raw.translate(None, _CONTROL))
+    if not raw.isascii():
+        bad += raw.decode("utf-8", "replace").count("\ufffd")
+    return bad * 20 <= len(raw)
+
+
+def _origin(starts: list[int], origins: list[int], index: int) -> int:
+    """The byte in the input of character ``index`` of a base64 run without its line breaks."""
+    k = bisect.bisect_right(starts, index) - 1
+    k = min(k, len(origins) - 1)
+    return origins[k] + index - starts[k]
+
+
+def _base64_runs(data: bytes) -> Iterator[tuple[int, int]]:
+    """(start, end) of each base64 run of ``data``, wrapped lines included."""
+    classes = data.translate(_B64_CLASSES)
+    needle = b"A" * _B64_MIN + b"x"
+    pos = 0
+    while True:
+        found = classes.find(needle, pos)
+        if found < 0:  # the last run may end the text, with no "x" after it
+            found = len(classes) - _B64_MIN
+            if found < pos or not classes.endswith(needle[:-1]):
+                return
+        begin = max(pos, classes.rfind(b"x", 0, found) + 1)
+        run = _B64_RUN.match(data, begin)
+        end = found + _B64_MIN if run is None else max(run.end(), found + _B64_MIN)
+        yield begin, end
+        pos = end
+
+
+def _base64_spans(data: bytes, depth: int) -> list[_Span]:
+    """Secrets in the text that base64 runs of ``data`` decode to, mapped onto the runs."""
+    spans: list[_Span] = []
+    for begin, pos in _base64_runs(data):
+        raw = data[begin:pos]
+        if raw.islower() or raw.isupper():
+            continue  # snake_case names, hex digests: base64 of text mixes cases
+        # the run without its line breaks, and where each piece of it started
+        pieces = [(m.start(), m.group()) for m in _B64_SPACE.finditer(raw)]
+        clean = b"".join(p for _, p in pieces).rstrip(b"=").translate(_URLSAFE)
+        starts = list(itertools.accumulate((len(p) for _, p in pieces), initial=0))
+        origins = [begin + at for at, _ in pieces]
+
+        shifts = range(4) if len(clean) <= _B64_ALIGNED else range(1)
+        for shift in shifts:
+            for chunk in range(shift, max(shift + 1, len(clean) - _B64_OVERLAP), _B64_CHUNK):
+                piece = clean[chunk : chunk + _B64_CHUNK + _B64_OVERLAP]
+                if len(piece) % 4 == 1:
+                    piece = piece[:-1]  # a lone sextet holds no byte
+                piece += b"=" * (-len(piece) % 4)
+                if len(piece) < _B64_MIN:
+                    continue
+                try:
+                    decoded = binascii.a2b_base64(piece)
+                except binascii.Error:
+                    continue
+                if not _texty(decoded):
+                    continue
+                raw_spans, hidden_spans = _secret_spans(decoded, depth + 1)
+                for start, order, stop, _via in raw_spans + hidden_spans:
+                    first = chunk + start // 3 * 4
+                    last = min(len(clean), chunk + -(-stop // 3) * 4)
+                    spans.append(
+                        (
+                            _origin(starts, origins, first),
+                            order,
+                            _origin(starts, origins, last - 1) + 1,
+                            "base64",
+                        )
+                    )
+    return spans
+
+
+def _hidden_spans(data: bytes, depth: int) -> list[_Span]:
+    """Every evaded secret in ``data``, in its bytes: (start, rule index, stop, via)."""
+    tells: list[int] = []
+    if not data.isascii():
+        tells += _unicode_tells(data)
+    if b"%" in data:
+        tells += [m.start() for m in _URL_TELL.finditer(data)]
+    if b"\\" in data or b"&#" in data:
+        tells += [m.start() for m in _ESCAPE_TELL.finditer(data)]
+    tells += _break_tells(data)
+    spans: list[_Span] = []
+    for begin, end in _regions(data, tells):
+        spans += _normalised_spans(data, begin, end)
+    if depth < _B64_LEVELS:
+        spans += _base64_spans(data, depth)
+    return spans
+
+
+def _secret_spans(data: bytes, depth: int = 0) -> tuple[list[_Span], list[_Span]]:
+    """(raw spans, evaded spans) of the secrets in ``data``; the two may overlap."""
+    lowered = data.lower()
+    raw = [(s, o, e, "") for s, o, e in _found(data, lowered, _keyword_hits(lowered))]
+    return raw, _hidden_spans(data, depth)
+
+
+def _not_overlapping(raw: list[_Span], hidden: list[_Span]) -> list[_Span]:
+    """The evaded spans that no raw span overlaps (the raw finding is the exact one)."""
+    if not raw or not hidden:
+        return hidden
+    raw = sorted(raw)
+    starts = [s for s, _, _, _ in raw]
+    reach = list(itertools.accumulate((e for _, _, e, _ in raw), max))
+    kept = []
+    for span in hidden:
+        k = bisect.bisect_left(starts, span[2])
+        if not k or reach[k - 1] <= span[0]:
+            kept.append(span)
+    return kept
+
+
+# --- the scanner's interface ---------------------------------------------------
+
+
+def _spans(text: str, caller: str) -> tuple[bytes, list[_Span], list[_Span]]:
+    """The text's UTF-8 bytes, its raw secret spans, and its evaded ones."""
+    data, lowered, hits = _prepare(text, caller)
+    raw = [(s, o, e, "") for s, o, e in _found(data, lowered, hits)]
+    return data, raw, _hidden_spans(data, 0)
+
+
 def scan(text: str) -> list[Finding]:
     """All findings in text, sorted by (line, column, rule_id).
 
     One finding per secret span: if two rules match overlapping text, the one
-    starting first is kept, then the one listed first in ``RULES``.
+    starting first is kept, then the one listed first in ``RULES``. A secret
+    found only once the text is normalised (see "evasions" above) is an
+    ``EvadedFinding``, at the line and column in ``text`` where its hidden form
+    starts; one that a plainly written secret overlaps is not reported twice.
     """
-    data, lowered, hits = _prepare(text, "scan")
+    data, raw, hidden = _spans(text, "scan")
     findings: list[Finding] = []
     taken_until = pos = line_start = 0
     line = 1
-    for start, order, stop in sorted(_found(data, lowered, hits)):
+    for start, order, stop, via in sorted(raw + _not_overlapping(raw, hidden)):
         if start < taken_until:
             continue  # overlaps a secret already reported
         taken_until = stop
@@ -483,32 +1155,41 @@ def scan(text: str) -> list[Finding]:
         pos = start
         column = len(data[line_start:start].decode("utf-8", "surrogatepass")) + 1
         rule = RULES[order]
-        findings.append(Finding(rule.id, rule.description, line, column))
+        if via:
+            findings.append(EvadedFinding(rule.id, rule.description, line, column, via))
+        else:
+            findings.append(Finding(rule.id, rule.description, line, column))
     findings.sort(key=lambda f: (f.line, f.column, f.rule_id))
     return findings
 
 
 def is_clean(text: str) -> bool:
-    """True if no rule finds a secret in text."""
-    return next(_found(*_prepare(text, "is_clean")), None) is None
+    """True if no rule finds a secret in text, as written or once normalised."""
+    data, lowered, hits = _prepare(text, "is_clean")
+    return next(_found(data, lowered, hits), None) is None and not _hidden_spans(data, 0)
 
 
 def redact(text: str) -> str:
     """The text with every secret replaced by ``[secret: rule-id]``.
 
     What the desk and the CLI print of a memory goes through this, so a credential
-    that reached a store (pasted by hand, imported) is never shown.
+    that reached a store (pasted by hand, imported) is never shown. A hidden one
+    is replaced where it stands in ``text``, its disguise included (for base64,
+    the characters that encode it); where a raw and a hidden span overlap, both
+    go under one replacement.
     """
-    data, lowered, hits = _prepare(text, "redact")
+    data, raw, hidden = _spans(text, "redact")
+    if not raw and not hidden:
+        return text
     out = bytearray()
     taken_until = 0
-    for start, order, stop in sorted(_found(data, lowered, hits)):
+    for start, order, stop, _via in sorted(raw + hidden):
         if start < taken_until:
-            continue  # overlaps a secret already replaced
+            if stop > taken_until:
+                taken_until = stop  # the same secret seen twice: hide the union
+            continue
         out += data[taken_until:start]
         out += f"[secret: {RULES[order].id}]".encode()
         taken_until = stop
-    if not taken_until:
-        return text
     out += data[taken_until:]
     return out.decode("utf-8", "surrogatepass")

@@ -30,6 +30,7 @@ from core.errors import (
     SecretBlocked,
     StoreError,
     ValidationError,
+    shown_id,
 )
 from core.fsutil import UnsafePath, read_confined
 from core.pipeline import conflict_item_id, normalise
@@ -157,7 +158,7 @@ def _new_decision_id(store: Store, basis: str) -> str:
         decision_id = f"dec-{now:%Y%m%dT%H%M%S}-{digest}"
         if not (store.root / DECISION_DIR / f"{decision_id}.json").exists():
             return decision_id
-    raise StoreError(f"{store.root}: cannot find a free decision id for {basis!r}")
+    raise StoreError(f"{store.root}: cannot find a free decision id")
 
 
 def _front(memory: Memory) -> dict[str, Any]:
@@ -302,7 +303,7 @@ def _decide_item(
         chosen = option if approve else "defer"
         if chosen not in CONFLICT_OPTIONS:
             raise ValidationError(
-                f"unknown option {chosen!r}",
+                "unknown option",
                 field="option",
                 hint="newer, older, parallel, neither or defer",
             )
@@ -312,7 +313,7 @@ def _decide_item(
     if item.kind == "promotion":
         return _decide_promotion(workspace, item, approve, actor=actor, reason=reason)
     if item.kind == "deletion":
-        return _decide_deletion(item, approve, actor=actor, reason=reason)
+        return _decide_deletion(workspace, item, approve, actor=actor, reason=reason)
     if item.kind == "secret":  # a credential found in a stored record (core.secret_records)
         from core import secret_records
 
@@ -418,7 +419,7 @@ def _decide_conflict(
                 ]
                 if clash:
                     raise ValidationError(
-                        f"condition {condition!r} for {memory.id} clashes with {', '.join(clash)}",
+                        f"the condition for {memory.id} clashes with {', '.join(clash)}",
                         field="condition",
                     )
                 tx.transition(
@@ -468,11 +469,68 @@ def _decide_conflict(
         return _record(tx, decision)
 
 
-def _decide_deletion(item: Item, approve: bool, *, actor: str, reason: str) -> Decision:
+def team_copies(workspace: Workspace, memory_id: str) -> list[tuple[Store, str]]:
+    """The team records an approved, unreverted promotion of this private record made
+    (or merged into), that still exist: erasing the private record leaves them, so the
+    deletion names them and opens a deletion request for each in the team store."""
+    out: list[tuple[Store, str]] = []
+    for store in workspace.stores:
+        if store.config.scope != "private":
+            continue
+        for decision in load_decisions(store):
+            if (
+                decision.kind != "promotion"
+                or decision.option != "approve"
+                or decision.reverted_by
+                or memory_id not in decision.before
+            ):
+                continue
+            for entry in [*decision.created, *decision.touched]:
+                team = next((s for s in workspace.stores if str(s.root) == entry["store"]), None)
+                if team is not None and entry["id"] in team.memories:
+                    pair = (team, entry["id"])
+                    if pair not in out:
+                        out.append(pair)
+    return out
+
+
+def _request_team_deletion(
+    tx: Transaction, memory_id: str, private_id: str, *, actor: str, decision: str
+) -> str:
+    """An open deletion request for a team copy, filed with the private erasure."""
+    from core.requests import Request
+
+    for existing in _open_requests(tx.store):
+        if existing.kind == "delete" and existing.memory_id == memory_id:
+            return existing.id
+    digest = hashlib.sha256(f"delete|{memory_id}|{decision}".encode()).hexdigest()[:6]
+    request = Request(
+        id=f"delete-{tx.now:%Y%m%d}-{digest}",
+        kind="delete",
+        memory_id=memory_id,
+        reason=f"the private record it was promoted from ({private_id}) was erased by its owner",
+        requested_by=actor,
+        requested_at=tx.now.isoformat(),
+    )
+    tx.write_file(request.path, request.to_yaml())
+    tx.event("request-delete", (memory_id,), reason=request.reason, request=request.id)
+    return request.id
+
+
+def _open_requests(store: Store) -> list[Any]:
+    from core.requests import load_requests
+
+    return [r for r in load_requests(store) if r.status == "open"]
+
+
+def _decide_deletion(
+    workspace: Workspace, item: Item, approve: bool, *, actor: str, reason: str
+) -> Decision:
     store = item.store
     request = item.request
     assert request is not None
     memory = item.records[0].memory
+    copies = team_copies(workspace, memory.id) if approve else []
     if approve and memory.status == "conflict":  # it contradicts a record since the request
         raise ValidationError(
             f"{memory.id} is in conflict since the deletion was requested: resolve the "
@@ -483,9 +541,21 @@ def _decide_deletion(item: Item, approve: bool, *, actor: str, reason: str) -> D
     reason = reason.strip() or (
         f"deletion approved: {request.reason}" if approve else "kept: the memory still holds"
     )
-    with store.transaction(
-        actor=actor, message=f"decide {item.id}: {'erase' if approve else 'keep'} {memory.id}"
-    ) as tx:
+    message = f"decide {item.id}: {'erase' if approve else 'keep'} {memory.id}"
+    team_requests: list[str] = []
+    with contextlib.ExitStack() as stack:
+        if copies:  # the erasure and the team's deletion requests land together
+            tx, team_tx = stack.enter_context(
+                joint_transaction(store, copies[0][0], actor=actor, message=message)
+            )
+            for _team, copy_id in copies:
+                team_requests.append(
+                    _request_team_deletion(
+                        team_tx, copy_id, memory.id, actor=actor, decision=decision_id
+                    )
+                )
+        else:
+            tx = stack.enter_context(store.transaction(actor=actor, message=message))
         closed = request.with_changes(
             status="approved" if approve else "rejected",
             decision=decision_id,
@@ -519,7 +589,16 @@ def _decide_deletion(item: Item, approve: bool, *, actor: str, reason: str) -> D
             before=states,
             after={} if approve else states,
             erased=[memory.id] if approve else [],
-            note=TEAM_HISTORY_NOTE if approve and store.config.scope == "team" else None,
+            note=TEAM_HISTORY_NOTE
+            if approve and store.config.scope == "team"
+            else (
+                "its team copies stay until a maintainer decides: deletion requested "
+                + ", ".join(
+                    f"{cid} ({rid})" for (_t, cid), rid in zip(copies, team_requests, strict=True)
+                )
+                if team_requests
+                else None
+            ),
         )
         return _record(tx, decision)
 
@@ -732,7 +811,7 @@ def load_decision(store: Store, decision_id: str) -> Decision:
     except UnsafePath as exc:
         raise ValidationError(str(exc), path=rel, field="decision") from None
     if data is None:
-        raise NotFoundError(f"no decision {decision_id!r} in {store.root}")
+        raise NotFoundError(f"no decision {shown_id(decision_id)} in {store.root}")
     try:
         raw = json.loads(data)
     except (ValueError, RecursionError):
@@ -796,7 +875,8 @@ def find_decision(workspace: Workspace, decision_id: str) -> tuple[Store, Decisi
         except NotFoundError:
             continue
     raise NotFoundError(
-        f"no decision {decision_id!r} in " + ", ".join(str(s.root) for s in workspace.stores)
+        f"no decision {shown_id(decision_id)} in "
+        + ", ".join(str(s.root) for s in workspace.stores)
     )
 
 

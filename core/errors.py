@@ -83,3 +83,15 @@ class SecretBlocked(MemgovError):
             f"{', '.join(self.rules)}); remove the credential and try again. "
             f"The value is not shown."
         )
+
+
+_ID_SHAPE = __import__("re").compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,119}")
+
+
+def shown_id(value: object) -> str:
+    """An id as an error message may show it: quoted when it has the shape of an id,
+    else described, so a pasted secret or a path never reaches a message or a log."""
+    if isinstance(value, str) and _ID_SHAPE.fullmatch(value) and ".." not in value:
+        return repr(value)
+    size = len(value) if isinstance(value, str) else 0
+    return f"(not an id: {size} characters)"

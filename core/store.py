@@ -46,7 +46,7 @@ from core import erase as _erase
 from core import gitstore, lifecycle
 from core.config import CONFIG_FILE, Config, load_config
 from core.erase import needles_for, purge_history, scrub
-from core.errors import NotFoundError, SecretBlocked, StoreError, ValidationError
+from core.errors import NotFoundError, SecretBlocked, StoreError, ValidationError, shown_id
 from core.events import EVENTS_FILE, BadLine, Event, append_events, new_event_id, read_events
 from core.fsutil import (
     UnsafePath,
@@ -233,7 +233,7 @@ class Store:
             return self.memories[memory_id]
         except KeyError:
             raise NotFoundError(
-                f"no memory with id {memory_id!r} in {self.root} "
+                f"no memory with id {shown_id(memory_id)} in {self.root} "
                 f"(deleted memories are erased; 'memgov history' still "
                 f"lists their events)"
             ) from None
@@ -379,7 +379,7 @@ class Transaction:
         try:
             return self.view[memory_id]
         except KeyError:
-            raise NotFoundError(f"no memory with id {memory_id!r}") from None
+            raise NotFoundError(f"no memory with id {shown_id(memory_id)}") from None
 
     def create(
         self,
@@ -566,7 +566,9 @@ class Transaction:
         except UnsafePath as exc:
             raise ValidationError(f"refusing to write outside the store: {exc}") from None
         if clean.startswith(f"{STATE_DIR}/") or clean == STATE_DIR:
-            raise ValidationError(f"refusing to write outside the store: {rel!r} is local state, never committed")
+            raise ValidationError(
+                f"refusing to write outside the store: {rel!r} is local state, never committed"
+            )
         self.files[clean] = text
 
     # -- applying
@@ -611,7 +613,11 @@ class Transaction:
                 replace(e, reason=scrub(e.reason.encode("utf-8"), self.needles).decode("utf-8"))
                 for e in self.events
             ]
-        index_text = render_index(self.view.values(), store.config)
+        from core import secrets  # the scanner compiles its rules on first use
+
+        # a record holding a credential (written before scanning, or by hand) never puts
+        # it into the index an agent reads: the line shows [secret: rule-id] instead
+        index_text = secrets.redact(render_index(self.view.values(), store.config))
         writes: dict[str, bytes] = {
             m.path: m.to_markdown().encode("utf-8") for m in self.changed.values()
         }

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.config import CONFIG_FILE
-from core.errors import StoreError
+from core.errors import StoreError, shown_id
 from core.store import Clock, Store
 
 
@@ -55,7 +55,8 @@ class Workspace:
             if memory_id in store.memories:
                 return store
         raise StoreError(
-            f"no memory with id {memory_id!r} in " + ", ".join(str(s.root) for s in self.stores)
+            f"no memory with id {shown_id(memory_id)} in "
+            + ", ".join(str(s.root) for s in self.stores)
         )
 
 

@@ -467,3 +467,26 @@ def test_an_erasure_killed_anywhere_is_finished_for_good(demo: Path, point: str,
     if '"erase"' in events and memory.id in events:
         assert needle not in _all_objects(demo / "private")
     _consistent(demo)
+
+
+# ------------------------------------------------------------------ erasure, complete
+def test_erasing_a_promoted_record_asks_the_team_to_delete_its_copy(demo: Path) -> None:
+    from core.requests import file_request, load_requests
+
+    ws = workspace(demo)
+    item = next(i for i in build_queue(ws) if i.kind == "promotion" and not i.scan)
+    private_id = item.records[0].memory.id
+    decisions.decide(ws, item.id, approve=True, actor=OWNER)
+    ws = workspace(demo)
+    copies = decisions.team_copies(ws, private_id)
+    assert len(copies) == 1
+    team, copy_id = copies[0]
+    asked = file_request(
+        ws.for_scope("private"), kind="delete", memory_id=private_id, reason="wrong", actor=OWNER
+    )
+    done = decisions.decide(workspace(demo), asked.id, approve=True, actor=OWNER)
+    assert done.note is not None and copy_id in done.note
+    opened = [r for r in load_requests(Store(team.root)) if r.status == "open"]
+    assert [(r.kind, r.memory_id) for r in opened if r.memory_id == copy_id] == [("delete", copy_id)]
+    assert copy_id in Store(team.root).memories  # a maintainer decides it, in the team's queue
+    assert any(i.kind == "deletion" and i.records[0].memory.id == copy_id for i in build_queue(workspace(demo)))

@@ -528,9 +528,10 @@ def _found(
 #
 # Base64: runs of ``_B64_MIN`` or more base64 or base64url characters (one
 # line, or whole lines wrapped like MIME or PEM) are decoded in chunks of
-# ``_B64_CHUNK`` characters that overlap by ``_B64_OVERLAP``, at each of the
-# four alignments for a run up to ``_B64_ALIGNED`` long (something glued in
-# front shifts it), at the first beyond. A decoded chunk that is not text
+# ``_B64_CHUNK`` characters that overlap by ``_B64_OVERLAP``, from the run's
+# first character and from just after each ``+`` or ``/`` among its first
+# twelve (what is glued in front, ``path/`` or ``token_``, shifts the
+# alignment and ends with one of them). A decoded chunk that is not text
 # (over 5% control bytes or invalid UTF-8) is dropped: a binary blob costs a
 # decode. Text is scanned like the input, evasions and base64 included, down
 # to ``_B64_LEVELS`` levels of nesting; the work stays linear in the input and
@@ -541,11 +542,11 @@ _VIA_ORDER = ("base64", "url", "escape", "zero-width", "nfkc", "homoglyph", "spl
 #: bytes normalised either side of a tell: the longest token (pypi, ~1000
 #: characters) with an invisible character between every two of its characters
 _REGION = 4096
-_BLOCK = 1024  # non-ASCII text is looked at in blocks of this many bytes
+_BLOCK = 1024  # non-ASCII text is decoded and looked at this many bytes at a time
+_TELL_GAP = _REGION // 4  # tells closer than this to the last one add nothing
 _B64_MIN = 20
 _B64_CHUNK = 64 * 1024
 _B64_OVERLAP = 4096
-_B64_ALIGNED = 4096
 _B64_LEVELS = 2
 _RUN_MAX = 1100  # the longest run of token characters looked at around a line break
 
@@ -647,6 +648,9 @@ class _Tables:
     unhide_astral: re.Pattern[str]
     lookalike: re.Pattern[str]
     nfkc_one: re.Pattern[str]
+    #: the characters ``one`` maps (in the BMP; anywhere)
+    swap: re.Pattern[str]
+    swap_astral: re.Pattern[str]
 
 
 @functools.cache
@@ -657,8 +661,12 @@ def _tables() -> _Tables:
         for code in range(low, high):
             char = chr(code)
             form = unicodedata.normalize("NFKC", char)
-            if form != char and form and all(c in _TOKEN_STR for c in form):
-                (single if len(form) == 1 else expand)[char] = form
+            if form == char or not form or not all(c in _TOKEN_STR for c in form):
+                continue
+            if len(form) == 1:
+                single[char] = form
+            elif any(c.isalnum() for c in form):  # not the ellipsis: dots carry no keyword
+                expand[char] = form
     near, _ = _char_class(_LOOKALIKES)
     ascii_token = "A-Za-z0-9_-"
     nfkc, nfkc_astral = _char_class({*single, *expand})
@@ -680,6 +688,8 @@ def _tables() -> _Tables:
         ),
         lookalike=re.compile(f"[{near}]"),
         nfkc_one=re.compile(either(one, one_astral)),
+        swap=re.compile(f"[{near}{one}]"),
+        swap_astral=re.compile(either(near + one, one_astral)),
     )
 
 
@@ -699,13 +709,6 @@ class _Edits:
         self.outs: list[int] = []
         self.oute: list[int] = []
         self.vias: list[str] = []
-
-    def add(self, start: int, stop: int, out: int, length: int, via: str) -> None:
-        self.ins.append(start)
-        self.ine.append(stop)
-        self.outs.append(out)
-        self.oute.append(out + length)
-        self.vias.append(via)
 
     def start(self, pos: int) -> int:
         """The input position of the output character at ``pos``."""
@@ -746,6 +749,14 @@ def _rewrite(text: str, pattern: re.Pattern[str], replace: _Replace) -> tuple[st
     """
     edits = _Edits()
     pieces: list[str] = []
+    piece, ins, ine, outs, oute, vias = (
+        pieces.append,
+        edits.ins.append,
+        edits.ine.append,
+        edits.outs.append,
+        edits.oute.append,
+        edits.vias.append,
+    )
     copied = out = 0
     for match in pattern.finditer(text):
         result = replace(text, match)
@@ -754,15 +765,20 @@ def _rewrite(text: str, pattern: re.Pattern[str], replace: _Replace) -> tuple[st
         start, new, via = result
         if start < copied:
             continue
-        pieces.append(text[copied:start])
+        stop = match.end()
+        piece(text[copied:start])
+        piece(new)
         out += start - copied
-        edits.add(start, match.end(), out, len(new), via)
-        pieces.append(new)
+        ins(start)
+        ine(stop)
+        outs(out)
         out += len(new)
-        copied = match.end()
-    if not edits.ins:
+        oute(out)
+        vias(via)
+        copied = stop
+    if not pieces:
         return text, edits
-    pieces.append(text[copied:])
+    piece(text[copied:])
     return "".join(pieces), edits
 
 
@@ -777,10 +793,28 @@ _UNESCAPE = re.compile(
 _SIMPLE_ESCAPES = {"/": "/", "\\": "\\", '"': '"', "'": "'", "n": "\n", "r": "\r", "t": "\t"}
 
 
-def _unescape_one(_text: str, match: re.Match[str]) -> tuple[int, str, str] | None:
+def _matters(decoded: str) -> bool:
+    """What an escape decodes to can be part of a hidden token: a token character,
+    a line break, or a suspicious character; not ``%20`` or ``\\"``."""
+    if not _TOKEN_STR.isdisjoint(decoded) or "\n" in decoded:
+        return True
+    if decoded.isascii():
+        return False
+    tables = _tables()
+    return bool(tables.suspect.search(decoded) or tables.suspect_astral.search(decoded))
+
+
+def _unescape_one(text: str, match: re.Match[str]) -> tuple[int, str, str] | None:
     raw = match.group()
     if raw[0] == "%":
-        return match.start(), bytes.fromhex(raw.replace("%", "")).decode("utf-8", "replace"), "url"
+        decoded = bytes.fromhex(raw.replace("%", "")).decode("utf-8", "replace")
+        if _matters(decoded):
+            return match.start(), decoded, "url"
+        # a space between two words (``BEGIN%20RSA``), not where a token ends: one
+        # that runs into ``%20`` is no token, written or decoded
+        start, stop = match.span()
+        inside = start and stop < len(text) and text[start - 1] in _TOKEN_STR
+        return (start, decoded, "url") if inside and text[stop] in _TOKEN_STR else None
     if raw[0] == "&":
         value = int(raw[3:-1], 16) if raw[2] in "xX" else int(raw[2:-1])
     elif raw[1] == "u" and len(raw) == 12:  # a UTF-16 surrogate pair
@@ -790,8 +824,9 @@ def _unescape_one(_text: str, match: re.Match[str]) -> tuple[int, str, str] | No
     elif raw[1].isdigit():
         value = int(raw[1:], 8)
     else:
-        return match.start(), _SIMPLE_ESCAPES[raw[1]], "escape"
-    if not 0 < value <= 0x10FFFF:
+        decoded = _SIMPLE_ESCAPES[raw[1]]
+        return (match.start(), decoded, "escape") if _matters(decoded) else None
+    if not 0 < value <= 0x10FFFF or not _matters(chr(value)):
         return None
     return match.start(), chr(value), "escape"
 
@@ -849,13 +884,41 @@ def _normalised_spans(data: bytes, begin: int, end: int) -> list[_Span]:
         astral = max(unescaped) > "\uffff"
         unhide = tables.unhide_astral if astral else tables.unhide
         unhidden, hidden = _rewrite(unescaped, unhide, _unhide_one)
-        translated = unhidden.translate(tables.one)
-    joined, splits = _rewrite(translated, _JOIN, _join_one)
-    view = joined.encode("utf-8", "surrogatepass")
-    lowered = view.lower()
-    found = sorted(_found(view, lowered, _keyword_hits(lowered)))
-    if not found:
-        return []
+        swap = tables.swap_astral if astral else tables.swap
+        translated = swap.sub(lambda m: tables.one[ord(m.group())], unhidden)
+    # Joined lines are a view of their own: joining two lines that each end
+    # and start with a token would hide both.
+    views = [(translated, _Edits())]
+    if "\n" in translated:
+        joined, splits = _rewrite(translated, _JOIN, _join_one)
+        if splits.ins:
+            views.append((joined, splits))
+    spans: list[_Span] = []
+    for text, splits in views:
+        view = text.encode("utf-8", "surrogatepass")
+        lowered = view.lower()
+        found = sorted(_found(view, lowered, _keyword_hits(lowered)))
+        if found:
+            spans += _mapped_back(
+                found, view, splits, (unhidden, hidden, tables), escapes, original, begin
+            )
+    return spans
+
+
+def _mapped_back(
+    found: list[tuple[int, int, int]],
+    view: bytes,
+    splits: _Edits,
+    unhide: tuple[str, _Edits, _Tables | None],
+    escapes: _Edits,
+    original: str,
+    begin: int,
+) -> list[_Span]:
+    """Spans found in a normalised ``view`` as spans of the original bytes.
+
+    A span no layer changed anything inside is left out: the raw scan saw it.
+    """
+    unhidden, hidden, tables = unhide
     spans: list[_Span] = []
     ascii_view = view.isascii()
     char = byte = 0  # a position in ``original``, in characters and in bytes
@@ -890,11 +953,11 @@ def _normalised_spans(data: bytes, begin: int, end: int) -> list[_Span]:
 
 # -- tells ------------------------------------------------------------------------
 
-# For the base64 tell: "A" for the base64 and base64url alphabet, "x" for any
-# other byte. Searched for, "A" twenty times and then "x" lets ``bytes.find``
-# skip ahead twenty-one bytes wherever the text has no such run.
-_B64_CLASSES = bytes(
-    ord("A") if chr(b) in _TOKEN_STR and chr(b) not in ".=" else ord("x") for b in range(256)
+# Bytes by class, for the base64 and non-ASCII tells: "A" for the base64 and
+# base64url alphabet, "u" for a byte of a non-ASCII character, "x" for the rest.
+_CLASSES = bytes(
+    ord("A") if chr(b) in _TOKEN_STR and chr(b) not in ".=" else ord("u") if b > 0x7F else ord("x")
+    for b in range(256)
 )
 _HEX_TOKEN = rb"(?:2[BbDdEeFf]|3[0-9Dd]|4[1-9A-Fa-f]|5[0-9AaFf]|6[1-9A-Fa-f]|7[0-9Aa])"
 _URL_TELL = re.compile(rb"%(?:" + _HEX_TOKEN + rb"|[C-Fc-f][0-9A-Fa-f])")
@@ -915,6 +978,10 @@ _BREAK_TELL = re.compile(
     % (_T, _T, _T)
     + rb"[ \t]*(?:\+[ \t]*)?[\"']?(?=%s)" % _T
     + rb"|(?:(?<=%s\n)|(?<=%s\r\n))[ \t]*(?:\+[ \t]*)?[\"']?(?=%s{9}))" % (_T, _T, _T)
+)
+# A line break escaped in a JSON or Python string, between token characters.
+_ESCAPED_BREAK_TELL = re.compile(
+    rb"\\n(?<=[A-Za-z0-9_.+/=\-\"' \t]\\n)(?=[ \t]*(?:\+[ \t]*)?[\"']?[A-Za-z0-9_.+/=-])"
 )
 _TOKEN_RUN = re.compile(rb"[A-Za-z0-9_.+/=-]*")
 _AFTER_BREAK = re.compile(
@@ -938,35 +1005,56 @@ def _suspicious(text: str, block: bytes, tables: _Tables) -> bool:
     return (b"\xf0" in block or b"\xf3" in block) and bool(tables.suspect_astral.search(text))
 
 
-def _unicode_tells(data: bytes) -> list[int]:
-    """Byte positions around suspicious non-ASCII characters (block by block)."""
+def _unicode_tells(data: bytes, classes: bytes) -> list[int]:
+    """Byte positions around suspicious non-ASCII characters.
+
+    From each non-ASCII byte, the next ``_BLOCK`` bytes are decoded and looked at
+    at once; then the search goes on after them.
+    """
     tables = _tables()
     tells: list[int] = []
-    for i in range(0, len(data), _BLOCK):
-        block = data[max(0, i - 1) : i + _BLOCK + 3]  # whole characters at both ends
-        if not block.isascii() and _suspicious(block.decode("utf-8", "ignore"), block, tables):
-            tells += (i, i + _BLOCK)
+    pos = 0
+    while (found := classes.find(b"u", pos)) >= 0:
+        begin = max(0, found - 1)  # the ASCII character before, for a look-alike
+        pos = found + _BLOCK
+        block = data[begin : pos + 3]  # whole characters at the end
+        if _suspicious(block.decode("utf-8", "ignore"), block, tables):
+            tells += (begin, pos)
     return tells
 
 
-def _break_tells(data: bytes) -> list[int]:
-    """Line breaks inside what could be one token split in two."""
+def _tells(pattern: re.Pattern[bytes], data: bytes) -> list[int]:
+    """Where ``pattern`` matches, but one position per ``_TELL_GAP`` bytes at most."""
     tells: list[int] = []
-    for match in _BREAK_TELL.finditer(data):
+    pos = 0
+    while (match := pattern.search(data, pos)) is not None:
+        tells.append(match.start())
+        pos = match.start() + _TELL_GAP
+    return tells
+
+
+def _break_tells(data: bytes, pattern: re.Pattern[bytes] = _BREAK_TELL) -> list[int]:
+    """Line breaks (``pattern``: real ones, or escaped) inside what could be one token
+    split in two: the runs of token characters either side, joined, hold a keyword."""
+    tells: list[int] = []
+    pos = 0
+    while (match := pattern.search(data, pos)) is not None:
         newline = match.start()
+        pos = newline + 1
         window = data[max(0, newline - 16) : newline].decode("latin-1")
         stop = _before_break(window, len(window))
         if stop < 0:
             continue
         stop += newline - len(window)
         before = _TOKEN_RUN.match(data[max(0, stop - _RUN_MAX) : stop][::-1])
-        after = _AFTER_BREAK.match(data, newline + 1)
+        after = _AFTER_BREAK.match(data, newline + len(match.group()))
         if before is None or after is None:
             continue
         joined = (data[stop - before.end() : stop] + after.group(1)).lower()
         for keyword in _KEYWORD.finditer(joined):
             if len(keyword.group()) > 2 or len(joined) >= _TOKEN_MIN:
                 tells.append(newline)
+                pos = newline + _TELL_GAP
                 break
     return tells
 
@@ -1020,40 +1108,45 @@ def _origin(starts: list[int], origins: list[int], index: int) -> int:
     return origins[k] + index - starts[k]
 
 
-def _base64_runs(data: bytes) -> Iterator[tuple[int, int]]:
-    """(start, end) of each base64 run of ``data``, wrapped lines included."""
-    classes = data.translate(_B64_CLASSES)
-    needle = b"A" * _B64_MIN + b"x"
+def _base64_runs(data: bytes, classes: bytes) -> Iterator[tuple[int, int]]:
+    """(start, end) of each base64 run of ``data``, wrapped lines included.
+
+    The first twenty alphabet bytes from ``pos`` start a run: had it started
+    earlier, but after ``pos`` (the end of the last run), it would have been
+    found there.
+    """
+    needle = b"A" * _B64_MIN
     pos = 0
-    while True:
-        found = classes.find(needle, pos)
-        if found < 0:  # the last run may end the text, with no "x" after it
-            found = len(classes) - _B64_MIN
-            if found < pos or not classes.endswith(needle[:-1]):
-                return
-        begin = max(pos, classes.rfind(b"x", 0, found) + 1)
+    while (begin := classes.find(needle, pos)) >= 0:
         run = _B64_RUN.match(data, begin)
-        end = found + _B64_MIN if run is None else max(run.end(), found + _B64_MIN)
-        yield begin, end
-        pos = end
+        pos = begin + _B64_MIN if run is None else max(run.end(), begin + _B64_MIN)
+        yield begin, pos
 
 
-def _base64_spans(data: bytes, depth: int) -> list[_Span]:
+def _base64_spans(data: bytes, classes: bytes, depth: int) -> list[_Span]:
     """Secrets in the text that base64 runs of ``data`` decode to, mapped onto the runs."""
     spans: list[_Span] = []
-    for begin, pos in _base64_runs(data):
+    for begin, pos in _base64_runs(data, classes):
         raw = data[begin:pos]
         if raw.islower() or raw.isupper():
             continue  # snake_case names, hex digests: base64 of text mixes cases
         # the run without its line breaks, and where each piece of it started
-        pieces = [(m.start(), m.group()) for m in _B64_SPACE.finditer(raw)]
-        clean = b"".join(p for _, p in pieces).rstrip(b"=").translate(_URLSAFE)
-        starts = list(itertools.accumulate((len(p) for _, p in pieces), initial=0))
-        origins = [begin + at for at, _ in pieces]
-
-        shifts = range(4) if len(clean) <= _B64_ALIGNED else range(1)
-        for shift in shifts:
-            for chunk in range(shift, max(shift + 1, len(clean) - _B64_OVERLAP), _B64_CHUNK):
+        if b"\n" in raw:
+            pieces = [(m.start(), m.group()) for m in _B64_SPACE.finditer(raw)]
+            clean = b"".join(p for _, p in pieces)
+            starts = list(itertools.accumulate((len(p) for _, p in pieces), initial=0))
+            origins = [begin + at for at, _ in pieces]
+        else:
+            clean, starts, origins = raw, [0], [begin]
+        clean = clean.rstrip(b"=").translate(_URLSAFE)
+        # what is glued in front (``token_``, ``path/``) ends with a separator
+        # character of the alphabet: try from just after each one too
+        firsts = [0]
+        lead = clean[:12]
+        if b"/" in lead or b"+" in lead:
+            firsts += [i + 1 for i in range(min(12, len(clean) - 1)) if clean[i] in b"+/"]
+        for first in firsts:
+            for chunk in range(first, max(first + 1, len(clean) - _B64_OVERLAP), _B64_CHUNK):
                 piece = clean[chunk : chunk + _B64_CHUNK + _B64_OVERLAP]
                 if len(piece) % 4 == 1:
                     piece = piece[:-1]  # a lone sextet holds no byte
@@ -1068,13 +1161,13 @@ def _base64_spans(data: bytes, depth: int) -> list[_Span]:
                     continue
                 raw_spans, hidden_spans = _secret_spans(decoded, depth + 1)
                 for start, order, stop, _via in raw_spans + hidden_spans:
-                    first = chunk + start // 3 * 4
-                    last = min(len(clean), chunk + -(-stop // 3) * 4)
+                    head = chunk + start // 3 * 4
+                    tail = min(len(clean), chunk + -(-stop // 3) * 4)
                     spans.append(
                         (
-                            _origin(starts, origins, first),
+                            _origin(starts, origins, head),
                             order,
-                            _origin(starts, origins, last - 1) + 1,
+                            _origin(starts, origins, tail - 1) + 1,
                             "base64",
                         )
                     )
@@ -1084,18 +1177,21 @@ def _base64_spans(data: bytes, depth: int) -> list[_Span]:
 def _hidden_spans(data: bytes, depth: int) -> list[_Span]:
     """Every evaded secret in ``data``, in its bytes: (start, rule index, stop, via)."""
     tells: list[int] = []
+    classes = data.translate(_CLASSES)
     if not data.isascii():
-        tells += _unicode_tells(data)
+        tells += _unicode_tells(data, classes)
     if b"%" in data:
-        tells += [m.start() for m in _URL_TELL.finditer(data)]
+        tells += _tells(_URL_TELL, data)
     if b"\\" in data or b"&#" in data:
-        tells += [m.start() for m in _ESCAPE_TELL.finditer(data)]
+        tells += _tells(_ESCAPE_TELL, data)
     tells += _break_tells(data)
+    if b"\\n" in data:
+        tells += _break_tells(data, _ESCAPED_BREAK_TELL)
     spans: list[_Span] = []
     for begin, end in _regions(data, tells):
         spans += _normalised_spans(data, begin, end)
     if depth < _B64_LEVELS:
-        spans += _base64_spans(data, depth)
+        spans += _base64_spans(data, classes, depth)
     return spans
 
 

@@ -1,4 +1,10 @@
-"""The store's config file, ``memgov.yaml``: thresholds, time constants, people."""
+"""The store's config file, ``memgov.yaml``: thresholds, time constants, people.
+
+The file is untrusted input (a team store is a repository others push to): every
+value is checked for its type and range, text for control characters and length,
+and a file too large, not UTF-8, or nested too deeply is refused with the file named
+and what to do, never a traceback. No message quotes a value.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,24 @@ from typing import Any
 
 import yaml
 
-from core.errors import ValidationError
+from core.errors import StoreError, ValidationError
+from core.record import check_text, describe, shown_word, yaml_error
 
 CONFIG_FILE = "memgov.yaml"
+#: a config is a few hundred bytes; a file over this is not read
+MAX_CONFIG_BYTES = 256 * 1024
+MAX_PERSON_CHARS = 320  # an owner or maintainer: a name or an email address
+MAX_PATH_CHARS = 4_096
+MAX_MAINTAINERS = 1_000
+#: unknown settings are kept as they are; how much of them is read, all levels together
+MAX_EXTRA_VALUES = 10_000
+MAX_EXTRA_DEPTH = 32
+
+
+class UnreadableConfig(ValidationError, StoreError):
+    """``memgov.yaml`` cannot be read at all (too large, not UTF-8, binary, a link):
+    the store cannot open (a StoreError), and the error names the file as a
+    ValidationError does."""
 
 
 @dataclass(frozen=True)
@@ -55,27 +76,128 @@ _NUMBERS = {
 _INTEGERS = {"index_line_chars", "index_max_lines", "index_max_bytes"}
 
 
+def _read(path: Path) -> str:
+    """The file's text; UnreadableConfig when it is not a small UTF-8 text file."""
+    if path.is_symlink():
+        raise UnreadableConfig(
+            "is a symbolic link; memgov reads no store file through a link",
+            path=path,
+            hint="replace it by the file itself, or recreate it with 'memgov init'",
+        )
+    with path.open("rb") as handle:  # FileNotFoundError: the caller says what to do
+        data = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise UnreadableConfig(
+            f"is over {MAX_CONFIG_BYTES // 1024} KiB; a config is a few lines, so it was not read",
+            path=path,
+            hint="restore it from git, or recreate it with 'memgov init'",
+        )
+    if b"\0" in data:
+        raise UnreadableConfig(
+            "is a binary file, not YAML",
+            path=path,
+            hint="restore it from git, or recreate it with 'memgov init'",
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableConfig(
+            f"is not UTF-8 (byte {exc.start + 1:,})",
+            path=path,
+            hint="re-save it as UTF-8",
+        ) from None
+
+
+def _clean_text(value: Any, *, path: Path, field: str, limit: int) -> str:
+    if not isinstance(value, str):
+        raise ValidationError(f"must be text, got {describe(value)}", path=path, field=field)
+    return check_text(value, path=path, field=field, limit=limit)
+
+
+def _setting_name(key: Any) -> str:
+    """How an error names an unknown setting: by its key when that is a plain name."""
+    text = str(key) if isinstance(key, str | int) else ""
+    return (
+        text
+        if text.replace("_", "a").replace("-", "a").isalnum() and len(text) <= 40
+        else ("(an unknown setting)")
+    )
+
+
+def _check_extra(key: Any, value: Any, path: Path) -> None:
+    """Unknown settings are kept and written back: their text follows the same rules,
+    and a YAML alias bomb or deep nesting is refused, not walked for minutes."""
+    name = _setting_name(key)
+    if isinstance(key, str):
+        check_text(key, path=path, field=name, limit=200)
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    seen = 0
+    while stack:
+        item, depth = stack.pop()
+        seen += 1
+        if seen > MAX_EXTRA_VALUES or depth > MAX_EXTRA_DEPTH:
+            raise ValidationError(
+                f"is too large or nested too deeply (over {MAX_EXTRA_VALUES:,} values "
+                f"or {MAX_EXTRA_DEPTH} levels)",
+                path=path,
+                field=name,
+                hint="remove the setting; memgov does not use it",
+            )
+        if isinstance(item, str):
+            check_text(item, path=path, field=name, limit=MAX_PATH_CHARS, multiline=True)
+        elif isinstance(item, dict):
+            for k, v in item.items():
+                stack.append((k, depth + 1))
+                stack.append((v, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+
+
 def load_config(root: Path) -> Config:
     path = root / CONFIG_FILE
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        text = _read(path)
     except FileNotFoundError:
         raise ValidationError(
             "is missing", path=path, hint="run 'memgov init' to create a store here"
         ) from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ValidationError(
-            f"cannot be parsed: {type(exc).__name__}",
+    except OSError as exc:
+        raise UnreadableConfig(
+            f"cannot be read ({exc.strerror or type(exc).__name__})",
             path=path,
-            hint="fix the YAML or recreate it with 'memgov init'",
+            hint="check the file's permissions",
+        ) from None
+    try:
+        raw = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        error = yaml_error(exc, path=path, what="the file")
+        raise ValidationError(
+            error.message, path=path, hint="fix the YAML or recreate it with 'memgov init'"
+        ) from None
+    except RecursionError:
+        raise ValidationError(
+            "is nested too deeply to read",
+            path=path,
+            hint="a config is flat settings; fix it or recreate it with 'memgov init'",
+        ) from None
+    except (ValueError, TypeError, OverflowError) as exc:  # e.g. a date that does not exist
+        raise ValidationError(
+            f"has a value YAML cannot read ({type(exc).__name__})",
+            path=path,
+            hint="fix the value, or quote it to keep it as text",
         ) from None
     if not isinstance(raw, dict):
-        raise ValidationError("must be a mapping of settings", path=path)
+        raise ValidationError(
+            f"must be a mapping of settings, got {describe(raw)}",
+            path=path,
+            hint="write one 'name: value' setting a line",
+        )
     known = {f for f in Config.__dataclass_fields__ if f != "extra"}
     values: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in known:
+            _check_extra(key, value, path)
             extra[str(key)] = value
             continue
         if key in _NUMBERS:
@@ -86,32 +208,43 @@ def load_config(root: Path) -> Config:
                 or not low <= value <= high
             ):
                 raise ValidationError(
-                    f"must be a number from {low:g} to {high:g}, got {value!r}",
+                    f"must be a number from {low:g} to {high:g}, got {describe(value)}"
+                    + (" out of range" if isinstance(value, int | float) else ""),
                     path=path,
                     field=key,
                 )
             if key in _INTEGERS and not isinstance(value, int):
                 raise ValidationError(
-                    f"must be a whole number, got {value!r}", path=path, field=key
+                    f"must be a whole number, got {describe(value)} with a fraction",
+                    path=path,
+                    field=key,
                 )
         values[key] = value
     scope = values.get("scope", "private")
-    if scope not in ("private", "team"):
+    if not isinstance(scope, str) or scope not in ("private", "team"):
+        shown = shown_word(scope) if isinstance(scope, str) else f"({describe(scope)})"
         raise ValidationError(
-            f"unknown scope {scope!r}",
+            f"unknown scope {shown}",
             path=path,
             field="scope",
-            hint="a store holds private or team memories",
+            hint="a store holds private or team memories: scope: private, or scope: team",
         )
-    maint = values.get("maintainers") or []
-    if not isinstance(maint, list) or not all(isinstance(m, str) for m in maint):
+    maint = values.get("maintainers")
+    if maint is None:
+        maint = []
+    if not isinstance(maint, list) or len(maint) > MAX_MAINTAINERS:
         raise ValidationError(
-            "must be a list of user names or emails", path=path, field="maintainers"
+            f"must be a list of user names or emails, got {describe(maint)}",
+            path=path,
+            field="maintainers",
+            hint="e.g. maintainers: [lead@example.com]",
         )
+    for number, person in enumerate(maint):
+        _clean_text(person, path=path, field=f"maintainers[{number}]", limit=MAX_PERSON_CHARS)
     values["maintainers"] = tuple(maint)
-    for key in ("owner", "team_store"):
-        if values.get(key) is not None and not isinstance(values[key], str):
-            raise ValidationError("must be text", path=path, field=key)
+    for key, limit in (("owner", MAX_PERSON_CHARS), ("team_store", MAX_PATH_CHARS)):
+        if values.get(key) is not None:
+            _clean_text(values[key], path=path, field=key, limit=limit)
     if "tau1_days" in values and "tau2_days" not in values:
         values["tau2_days"] = 2 * float(values["tau1_days"])
     return Config(**values, extra=extra)

@@ -3,21 +3,44 @@
 Every change to a memory is an event. A torn last line (a crash mid-append) is
 reported by :func:`read_events` and isolated on the next append by starting a
 fresh line, so nothing after it is ever lost and nothing is rewritten.
+
+The log is untrusted input (a team store is a repository others push to): a line
+that is too long, not UTF-8, nested too deeply, or whose fields have the wrong type
+or shape is a :class:`BadLine` naming the field, never a crash. The same field rules
+hold when an :class:`Event` is built, so memgov never writes a line it would refuse
+to read (a ValidationError before anything is written).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import re
 import secrets as _random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from core.errors import ValidationError
+from core.record import MULTI_LINE_BAD, STATUSES, check_text, describe
+
 EVENTS_FILE = "events.jsonl"
+#: a line longer than this is a bad line, not parsed (memgov's own are a few hundred bytes)
+MAX_LINE_BYTES = 1024 * 1024
+#: how deeply ``details`` may nest (memgov writes two levels); JSON nested deeper is a
+#: bad line, never a RecursionError
+MAX_DEPTH = 32
+#: the most values ``details`` may hold, all levels together
+MAX_DETAIL_ITEMS = 100_000
+MAX_REASON_CHARS = 20_000
+MAX_DETAIL_TEXT_CHARS = 20_000
+MAX_ACTOR_CHARS = 320
+MAX_MEMORY_IDS = 100_000
+_TS_MAX_CHARS = 64
 
 
 @dataclass(frozen=True)
@@ -35,6 +58,12 @@ class Event:
     request: str | None = None
     decision: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    #: set only by read_events, when the line's text already shows that ``details``
+    #: holds no bad character and cannot be too deep or too large
+    details_prechecked: InitVar[bool] = False
+
+    def __post_init__(self, details_prechecked: bool) -> None:
+        _check_event(self, details_prechecked)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -56,26 +85,44 @@ class Event:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Event:
-        ids = data.get("memory_ids") or []
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+    def from_dict(cls, data: dict[str, Any], *, details_prechecked: bool = False) -> Event:
+        """An event from its JSON object; a ValidationError naming the field (never
+        quoting its value) when a field is missing or of the wrong type or shape."""
+        if not isinstance(data, dict):
+            raise ValidationError(f"must be a JSON object, got {describe(data)}", path=EVENTS_FILE)
+        for name in ("id", "ts", "action"):
+            if name not in data:
+                raise ValidationError("is missing", path=EVENTS_FILE, field=name)
+        ids = data.get("memory_ids")
+        if ids is None:
+            ids = []
+        if not isinstance(ids, list):
             # a bare string would otherwise become one id per character
-            raise ValueError("memory_ids must be a list of ids")
-        for name in ("from", "to"):
-            if data.get(name) is not None and not isinstance(data[name], str):
-                raise ValueError(f"{name!r} must be a status or null")
+            raise ValidationError(
+                f"must be a list of ids, got {describe(ids)}", path=EVENTS_FILE, field="memory_ids"
+            )
+        details = data.get("details")
+        if details is None:
+            details = {}
+        if not isinstance(details, dict):
+            raise ValidationError(
+                f"must be a JSON object, got {describe(details)}", path=EVENTS_FILE, field="details"
+            )
+        actor = data.get("actor")
+        reason = data.get("reason")
         return cls(
-            id=str(data["id"]),
-            ts=str(data["ts"]),
-            actor=str(data.get("actor", "")),
-            action=str(data["action"]),
+            id=data["id"],
+            ts=data["ts"],
+            actor="" if actor is None else actor,
+            action=data["action"],
             memory_ids=tuple(ids),
             from_status=data.get("from"),
             to_status=data.get("to"),
-            reason=str(data.get("reason") or ""),
+            reason="" if reason is None else reason,
             request=data.get("request"),
             decision=data.get("decision"),
-            details=dict(data.get("details") or {}),
+            details=details,
+            details_prechecked=details_prechecked,
         )
 
     def line(self) -> bytes:
@@ -83,6 +130,168 @@ class Event:
             json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=False, separators=(",", ":"))
             + "\n"
         ).encode("utf-8")
+
+
+def _bad(field: str, message: str, hint: str | None = None) -> ValidationError:
+    return ValidationError(message, path=EVENTS_FILE, field=field, hint=hint)
+
+
+_ID = re.compile(r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,95}\Z")  # core.record's ID_RE, no '..'
+_STATUSES = frozenset(STATUSES)
+
+
+def _is_id(value: Any) -> bool:
+    return type(value) is str and _ID.match(value) is not None
+
+
+def _is_text(value: Any, limit: int) -> bool:
+    return type(value) is str and len(value) <= limit and MULTI_LINE_BAD.search(value) is None
+
+
+def _details_ok(value: Any, depth: int, budget: list[int]) -> bool:
+    """The quick yes for ``details`` (the usual case); a no is explained by
+    :func:`_explain_details`."""
+    kind = type(value)
+    if kind is str:
+        return len(value) <= MAX_DETAIL_TEXT_CHARS and MULTI_LINE_BAD.search(value) is None
+    if kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        return False
+    if kind is dict:
+        return all(
+            type(k) is str
+            and MULTI_LINE_BAD.search(k) is None
+            and len(k) <= MAX_DETAIL_TEXT_CHARS
+            and _details_ok(v, depth + 1, budget)
+            for k, v in value.items()
+        )
+    if kind is list or kind is tuple:
+        return all(_details_ok(v, depth + 1, budget) for v in value)
+    return False
+
+
+def _event_ok(event: Event, details_prechecked: bool) -> bool:
+    ids = event.memory_ids
+    if not (
+        _is_id(event.id)
+        and _is_id(event.action)
+        and type(event.ts) is str
+        and len(event.ts) <= _TS_MAX_CHARS
+        and _is_text(event.actor, MAX_ACTOR_CHARS)
+        and "\n" not in event.actor
+        and "\t" not in event.actor
+        and type(ids) is tuple
+        and len(ids) <= MAX_MEMORY_IDS
+        and all(_is_id(i) for i in ids)
+        and (event.from_status is None or event.from_status in _STATUSES)
+        and (event.to_status is None or event.to_status in _STATUSES)
+        and _is_text(event.reason, MAX_REASON_CHARS)
+        and (event.request is None or _is_id(event.request))
+        and (event.decision is None or _is_id(event.decision))
+        and type(event.details) is dict
+        and (details_prechecked or _details_ok(event.details, 1, [MAX_DETAIL_ITEMS]))
+    ):
+        return False
+    try:
+        when = datetime.fromisoformat(event.ts)
+    except ValueError:
+        return False
+    return when.tzinfo is not None
+
+
+def _check_id(value: Any, name: str, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        raise _bad(name, f"must be an id, got {describe(value)}")
+    if not _ID.match(value):
+        raise _bad(name, f"is not an id ({describe(value)})", "letters, digits, '.', '_', '-'")
+
+
+def _check_event(event: Event, details_prechecked: bool = False) -> None:
+    """Every field of ``event`` against its type and shape (see the module docstring):
+    a ValidationError naming the first bad field, never quoting it."""
+    if _event_ok(event, details_prechecked):
+        return
+    _check_id(event.id, "id")
+    _check_id(event.action, "action")
+    ts = event.ts
+    if not isinstance(ts, str):
+        raise _bad("ts", f"must be a timestamp, got {describe(ts)}")
+    try:
+        when = datetime.fromisoformat(ts) if len(ts) <= _TS_MAX_CHARS else None
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise _bad("ts", f"is not an ISO 8601 timestamp with an offset ({describe(ts)})")
+    if not isinstance(event.actor, str):
+        raise _bad("actor", f"must be text, got {describe(event.actor)}")
+    check_text(event.actor, field="actor", path=EVENTS_FILE, limit=MAX_ACTOR_CHARS)
+    ids = event.memory_ids
+    if not isinstance(ids, tuple) or len(ids) > MAX_MEMORY_IDS:
+        raise _bad("memory_ids", f"must be a list of at most {MAX_MEMORY_IDS:,} ids")
+    for number, memory_id in enumerate(ids):
+        _check_id(memory_id, f"memory_ids[{number}]")
+    for name, status in (("from", event.from_status), ("to", event.to_status)):
+        if status is not None and status not in _STATUSES:
+            raise _bad(
+                name,
+                f"must be a status or null, got {describe(status)}",
+                f"one of: {', '.join(STATUSES)}",
+            )
+    if not isinstance(event.reason, str):
+        raise _bad("reason", f"must be text, got {describe(event.reason)}")
+    check_text(
+        event.reason, field="reason", path=EVENTS_FILE, limit=MAX_REASON_CHARS, multiline=True
+    )
+    _check_id(event.request, "request", optional=True)
+    _check_id(event.decision, "decision", optional=True)
+    if not isinstance(event.details, dict):
+        raise _bad("details", f"must be a mapping, got {describe(event.details)}")
+    _explain_details(event.details)
+
+
+def _explain_details(details: dict[str, Any]) -> None:
+    """Which value of ``details`` breaks the rules of :func:`_details_ok`, by its path
+    (keys shown only when they are id-like)."""
+    stack: list[tuple[Any, str, int]] = [(details, "details", 1)]
+    containers = 0
+    while stack:
+        value, where, depth = stack.pop()
+        if isinstance(value, str):
+            check_text(
+                value, field=where, path=EVENTS_FILE, limit=MAX_DETAIL_TEXT_CHARS, multiline=True
+            )
+        elif isinstance(value, dict | list | tuple):
+            containers += 1
+            if containers > MAX_DETAIL_ITEMS:
+                raise _bad("details", f"holds over {MAX_DETAIL_ITEMS:,} lists and mappings")
+            if depth > MAX_DEPTH:
+                raise _bad(where, f"is nested over {MAX_DEPTH} levels deep")
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    if not isinstance(key, str):
+                        raise _bad(where, f"has a key that is not text ({describe(key)})")
+                    label = f"{where}.{key}" if _ID.match(key) and len(key) <= 40 else where
+                    check_text(
+                        key,
+                        field=label,
+                        path=EVENTS_FILE,
+                        limit=MAX_DETAIL_TEXT_CHARS,
+                        multiline=True,
+                    )
+                    stack.append((item, label, depth + 1))
+            else:
+                stack.extend((item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value))
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise _bad(where, "is not a finite number")
+        elif value is not None and not isinstance(value, int):  # bool is an int
+            raise _bad(where, f"must be JSON data, got {describe(value)}")
 
 
 @dataclass(frozen=True)
@@ -141,15 +350,58 @@ def read_events(path: Path) -> tuple[list[Event], list[BadLine]]:
         if not raw.strip():
             continue
         is_last = number == count
-        try:
-            item = json.loads(raw)
-            if not isinstance(item, dict):
-                raise ValueError("not a JSON object")
-            events.append(Event.from_dict(item))
-        except (ValueError, KeyError, TypeError) as exc:
-            if is_last and torn_tail:
-                reason = "torn last line (a crash during an append); kept, not replayed"
-            else:
-                reason = f"unreadable event line ({type(exc).__name__}); kept, not replayed"
-            bad.append(BadLine(line=number, reason=reason, last=is_last))
+        problem = _line_problem(raw)
+        if isinstance(problem, Event):
+            events.append(problem)
+            continue
+        if is_last and torn_tail:
+            reason = "torn last line (a crash during an append); kept, not replayed"
+        else:
+            reason = f"unreadable event line ({problem}); kept, not replayed"
+        bad.append(BadLine(line=number, reason=reason, last=is_last))
     return events, bad
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+#: JSON escapes of what MULTI_LINE_BAD refuses (C0 but tab and line feed, DEL, C1,
+#: surrogates); a line without them and without those characters raw holds no bad text
+_BAD_ESCAPE = re.compile(
+    r"\\(?:[bfr]|u00[01][0-9a-fA-F]|u00[89][0-9a-fA-F]|u007[fF]|u[dD][89a-fA-F])"
+)
+
+
+def _line_problem(raw: bytes) -> Event | str:
+    """The event on one line, or why it is not one (never the line's content)."""
+    if len(raw) > MAX_LINE_BYTES:
+        return f"{len(raw):,} bytes, over the {MAX_LINE_BYTES:,} a line may have"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 at byte {exc.start + 1:,}"
+    try:
+        item = _DECODER.decode(text)
+    except RecursionError:
+        return "JSON nested too deeply"
+    except ValueError as exc:  # JSONDecodeError, an over-long integer
+        if isinstance(exc, json.JSONDecodeError):
+            return f"not JSON: {exc.msg} at character {exc.pos + 1:,}"
+        return "not JSON: a number too large"
+    if not isinstance(item, dict):
+        return f"not a JSON object but {describe(item)}"
+    prechecked = (
+        len(text) <= MAX_DETAIL_TEXT_CHARS
+        and text.count("{") + text.count("[") <= MAX_DEPTH
+        and MULTI_LINE_BAD.search(text) is None
+        and _BAD_ESCAPE.search(text) is None
+    )
+    try:
+        return Event.from_dict(item, details_prechecked=prechecked)
+    except ValidationError as exc:
+        where = f"field '{exc.field}': " if exc.field else ""
+        return where + exc.message
+    except RecursionError:  # pragma: no cover - json nests less deeply than Python recurses
+        return "JSON nested too deeply"

@@ -3,19 +3,28 @@
 ``- [Title](memories/id.md) — hook``. The index is an index: content never goes
 in. Limits: about 150 characters a line, 200 lines, 25,000 bytes; by design the
 byte cap fires first. Exceeding them warns, never refuses.
+
+The file on disk is untrusted input (a hand edit, a push to a team store): read it
+with :func:`read_index_text`, which never raises for what the file holds (not
+UTF-8, binary, huge, a link) but says what is wrong; the parse helpers take any text.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from core.config import Config
 from core.record import TYPES, Memory
 
 INDEX_FILE = "MEMORY.md"
+#: an index over this is not read at all (its cap is 25,000 bytes; this is far past it)
+MAX_INDEX_READ_BYTES = 4 * 1024 * 1024
 LINE_RE = re.compile(
     r"^\s*[-*]\s+\[(?P<title>[^\]]*)\]\((?P<target>[^)]+)\)\s*(?:[—–-]+\s*(?P<hook>.*))?$"
 )
@@ -27,6 +36,47 @@ class IndexLine:
     title: str
     target: str
     hook: str
+
+
+def read_index_text(root: Path) -> tuple[str | None, str | None]:
+    """``(text, problem)`` for the store's ``MEMORY.md``, never raising for what the
+    file holds: ``(text, None)`` when it reads; ``(None, None)`` when there is none;
+    ``(None, reason)`` when it is a symbolic link, not a regular file, over
+    :data:`MAX_INDEX_READ_BYTES`, binary or not UTF-8 (the reason names no content
+    and says what to do; 'memgov reindex' rewrites the file from the records)."""
+    path = root / INDEX_FILE
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or type(exc).__name__})"
+    fix = "run 'memgov reindex' to write it again from the records"
+    if stat.S_ISLNK(info.st_mode):
+        return None, f"is a symbolic link; memgov reads no store file through a link: {fix}"
+    if not stat.S_ISREG(info.st_mode):
+        return None, f"is not a regular file: {fix}"
+    if info.st_size > MAX_INDEX_READ_BYTES:
+        return None, (
+            f"is {info.st_size / 1e6:.1f} MB, over the {MAX_INDEX_READ_BYTES // (1024 * 1024)} MiB "
+            f"memgov reads: {fix}"
+        )
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            data = os.read(fd, MAX_INDEX_READ_BYTES + 1)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or type(exc).__name__})"
+    if len(data) > MAX_INDEX_READ_BYTES:
+        return None, f"grew past {MAX_INDEX_READ_BYTES // (1024 * 1024)} MiB while read: {fix}"
+    if b"\0" in data:
+        return None, f"is a binary file, not Markdown: {fix}"
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return None, f"is not UTF-8 (byte {exc.start + 1:,}): {fix}"
 
 
 def index_line(memory: Memory, max_chars: int) -> str:

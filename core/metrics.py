@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from core import logs
-from core.index import INDEX_FILE, check_index
+from core.index import INDEX_FILE, check_index, read_index_text
 from core.record import STATUSES, TYPES
 from core.store import Store
 
@@ -53,6 +53,8 @@ def _week(ts: str, start: datetime) -> int | None:
         when = datetime.fromisoformat(ts)
     except ValueError:
         return None
+    if when.tzinfo is None:  # naive and aware times do not subtract
+        return None
     index = int((when - start).total_seconds() // (7 * 86400))
     return index if 0 <= index < WEEKS else None
 
@@ -70,8 +72,8 @@ def health(store: Store) -> Health:
     out.by_status = {s: sum(1 for m in memories if m.status == s) for s in STATUSES}
     out.by_type = {t: sum(1 for m in memories if m.type == t) for t in TYPES}
 
-    index_path = store.root / INDEX_FILE
-    text = index_path.read_text(encoding="utf-8") if index_path.exists() else ""
+    text, problem = read_index_text(store.root)  # a binary or non-UTF-8 index: a warning
+    text = text or ""
     lines = text.splitlines()
     cfg = store.config
     out.index = {
@@ -81,7 +83,7 @@ def health(store: Store) -> Health:
         "max_bytes": cfg.index_max_bytes,
         "longest_line": max((len(line) for line in lines), default=0),
         "max_line_chars": cfg.index_line_chars,
-        "warnings": check_index(text, cfg),
+        "warnings": ([f"{INDEX_FILE} {problem}"] if problem else []) + check_index(text, cfg),
     }
 
     live = [m for m in memories if m.status in ("active", "conflict")]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
@@ -42,9 +41,6 @@ TRUST = {
     "reflection": ("hint field, marked as reference", "low, advisory only", "judge"),
 }
 
-_REPR = reprlib.Repr()  # keyword arguments need Python 3.12
-_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict = 2, 4, 4
-_REPR.maxstring, _REPR.maxother, _REPR.maxlong = 60, 60, 40
 _DELIMITER = re.compile(r"^-{3,}[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
 _DATE_ONLY_RE = re.compile(r"^\d{4}-?\d{2}-?\d{2}$")
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -81,6 +77,45 @@ REQUIRED = (
     "verified_at",
 )
 LARGE_FILE_CHARS = 40_000
+
+#: Text hygiene (issue 10). A one-line field takes no control character at all: no
+#: C0 (tab and line feed included), no DEL, no C1, no Unicode line or paragraph
+#: separator. Multi-line text (content, evidence, reasons) may hold tabs and line
+#: feeds, nothing else of those. Neither may hold a lone surrogate (what "\ud800" in
+#: JSON or a surrogateescape'd argument gives): it is not Unicode and cannot be
+#: written as UTF-8.
+ONE_LINE_BAD = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+MULTI_LINE_BAD = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+#: Content far too large for any memory file: refused as soon as a Memory is built.
+#: (A memory file holds at most 1 MiB; core.store refuses a write over that, naming
+#: the file; this bound is above it, so that check keeps its say for what is near.)
+CONTENT_MAX_CHARS = 2 * 1024 * 1024
+#: Each text field: (most characters, multi-line). ``source.*`` applies to ``source``
+#: and to every ``sources[i]``; ``environment.key`` / ``.value`` to each tool / version.
+TEXT_FIELDS: dict[str, tuple[int, bool]] = {
+    "id": (96, False),
+    "supersedes": (96, False),
+    "type": (32, False),
+    "scope": (32, False),
+    "status": (32, False),
+    "subject": (512, False),
+    "attribute": (512, False),
+    "condition": (512, False),
+    "value": (4_000, False),
+    "title": (300, False),
+    "content": (CONTENT_MAX_CHARS, True),
+    "source.task": (512, False),
+    "source.evidence": (16_000, True),
+    "source.log": (1_024, False),
+    "source.file": (1_024, False),
+    "environment.key": (100, False),
+    "environment.value": (200, False),
+}
+#: what an enum-like value (type, scope, status, kind) must look like to be quoted
+#: back in an error: a short word. Anything else is described, never shown.
+_WORD_RE = re.compile(r"^[A-Za-z][A-Za-z-]{0,23}$")
+_TOOL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9.+-]{0,31}$")
+ENVIRONMENT_MAX = 64
 
 
 @dataclass(frozen=True)
@@ -119,10 +154,11 @@ class Source:
     def from_value(cls, value: Any, *, path: Path | str | None, field_name: str) -> Source:
         if isinstance(value, str) and value.strip():
             # `sources: [tr_001, tr_014]` in the seed's own example: a bare task id
+            check_field(value, "source.task", path=path, field=field_name)
             return cls(task=value.strip())
         if not isinstance(value, Mapping):
             raise ValidationError(
-                f"must be a mapping with task, message_index and evidence, got {_kind(value)}",
+                f"must be a mapping with task, message_index and evidence, got {describe(value)}",
                 path=path,
                 field=field_name,
                 hint="write e.g. {task: tr_20270314_02, message_index: 7, evidence: '...'}",
@@ -130,17 +166,19 @@ class Source:
         task = value.get("task")
         if not isinstance(task, str) or not task.strip():
             raise ValidationError(
-                "needs a non-empty 'task'",
+                "needs a non-empty 'task'"
+                + (f", got {describe(task)}" if task is not None and task != "" else ""),
                 path=path,
                 field=f"{field_name}.task",
                 hint="name the task or conversation the memory came from",
             )
+        check_field(task, "source.task", path=path, field=f"{field_name}.task")
         index = value.get("message_index")
         if index is not None and (
             isinstance(index, bool) or not isinstance(index, int) or index < 0
         ):
             raise ValidationError(
-                f"must be a whole number >= 0 or null, got {_short(index)}",
+                f"must be a whole number >= 0 or null, got {describe(index)}",
                 path=path,
                 field=f"{field_name}.message_index",
             )
@@ -149,12 +187,13 @@ class Source:
             evidence = ""
         if not isinstance(evidence, str):
             raise ValidationError(
-                f"must be text, got {_kind(evidence)}", path=path, field=f"{field_name}.evidence"
+                f"must be text, got {describe(evidence)}", path=path, field=f"{field_name}.evidence"
             )
+        check_field(evidence, "source.evidence", path=path, field=f"{field_name}.evidence")
         line = value.get("line")
         if line is not None and (isinstance(line, bool) or not isinstance(line, int) or line < 1):
             raise ValidationError(
-                f"must be a line number >= 1, got {_short(line)}",
+                f"must be a line number >= 1, got {describe(line)}",
                 path=path,
                 field=f"{field_name}.line",
             )
@@ -163,10 +202,12 @@ class Source:
         for name, item in (("log", log), ("file", file)):
             if item is not None and not isinstance(item, str):
                 raise ValidationError(
-                    f"must be a path string, got {_kind(item)}",
+                    f"must be a path string, got {describe(item)}",
                     path=path,
                     field=f"{field_name}.{name}",
                 )
+            if item is not None:
+                check_field(item, f"source.{name}", path=path, field=f"{field_name}.{name}")
         return cls(
             task=task.strip(), message_index=index, evidence=evidence, log=log, file=file, line=line
         )
@@ -197,6 +238,11 @@ class Memory:
     value: str | None = None  # the attribute's value in short ("pnpm"): what duplicates compare
     environment: dict[str, str] | None = None
     path: str = field(default="", compare=False)  # relative to the store root
+
+    def __post_init__(self) -> None:
+        # every Memory, however built (parsed, from a candidate, by a decision or a
+        # consolidation), keeps the text rules: refused before anything is written
+        check_memory(self)
 
     @property
     def key(self) -> tuple[str, str, str, str | None]:
@@ -284,20 +330,176 @@ class Memory:
         return data
 
 
+_ONE_LINE_NAMES = ("subject", "attribute", "condition", "value", "title")
+
+
+def check_memory(memory: Memory, *, path: Path | str | None = None) -> None:
+    """Every field of a built :class:`Memory` against the record's rules (ids, choices,
+    text hygiene and length limits): a ValidationError naming ``path`` (the memory's
+    own path by default) and the field. Cheap when all is well: one scan of the
+    one-line fields together, one of the content."""
+    where = path if path is not None else (memory.path or None)
+    validate_id(memory.id, path=where)
+    if memory.supersedes is not None:
+        validate_id(memory.supersedes, path=where, field_name="supersedes")
+    for name, choices, value in (
+        ("type", TYPES, memory.type),
+        ("scope", SCOPES, memory.scope),
+        ("status", STATUSES, memory.status),
+    ):
+        if value not in choices:
+            shown = shown_word(value) if isinstance(value, str) else f"({describe(value)})"
+            raise ValidationError(
+                f"unknown value {shown}",
+                path=where,
+                field=name,
+                hint=f"one of: {', '.join(choices)}",
+            )
+    texts = [getattr(memory, name) for name in _ONE_LINE_NAMES]
+    if any(not isinstance(t, str | None) for t in texts) or not isinstance(memory.content, str):
+        for name in (*_ONE_LINE_NAMES, "content"):
+            value = getattr(memory, name)
+            if not isinstance(value, str) and (value is not None or name == "content"):
+                raise ValidationError(
+                    f"must be text, got {describe(value)}", path=where, field=name
+                )
+    joined = "\x20".join(t for t in texts if t)
+    if ONE_LINE_BAD.search(joined) or any(
+        t is not None and len(t) > TEXT_FIELDS[name][0]
+        for name, t in zip(_ONE_LINE_NAMES, texts, strict=True)
+    ):
+        for name, t in zip(_ONE_LINE_NAMES, texts, strict=True):
+            if t is not None:
+                check_field(t, name, path=where)
+    check_field(memory.content, "content", path=where)
+    primary = (("source", memory.source),) if memory.source is not None else ()
+    for label, src in (*primary, *((f"sources[{i}]", s) for i, s in enumerate(memory.sources))):
+        check_source(src, path=where, field_name=label)
+    if memory.environment:
+        if len(memory.environment) > ENVIRONMENT_MAX:
+            raise ValidationError(
+                f"has {len(memory.environment):,} tools, over the {ENVIRONMENT_MAX}",
+                path=where,
+                field="environment",
+            )
+        for number, (tool, version) in enumerate(memory.environment.items()):
+            label = environment_field(tool, number)
+            check_field(tool, "environment.key", path=where, field=label)
+            check_field(version, "environment.value", path=where, field=label)
+
+
+def check_source(
+    source: Source, *, path: Path | str | None = None, field_name: str = "source"
+) -> None:
+    """A built :class:`Source` against the text rules of its fields."""
+    if not isinstance(source.task, str) or not source.task.strip():
+        raise ValidationError("needs a non-empty 'task'", path=path, field=f"{field_name}.task")
+    check_field(source.task, "source.task", path=path, field=f"{field_name}.task")
+    check_field(source.evidence, "source.evidence", path=path, field=f"{field_name}.evidence")
+    for name in ("log", "file"):
+        value = getattr(source, name)
+        if value is not None:
+            check_field(value, f"source.{name}", path=path, field=f"{field_name}.{name}")
+
+
 def content_hash(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
 
 
-def _short(value: Any) -> str:
-    """A bounded repr: a hostile file (YAML aliases nested nine deep) must not make
-    an error message take minutes and gigabytes to build."""
-    return _REPR.repr(value)
+def environment_field(tool: str, number: int) -> str:
+    """How an error names one tool of ``environment``: by name when it looks like a
+    tool's name (node, pnpm, python3.12), else by position, so a key that holds a
+    credential is never shown."""
+    return f"environment.{tool}" if _TOOL_RE.match(tool) else f"environment[{number}]"
 
 
-def _kind(value: Any) -> str:
+def describe(value: Any) -> str:
+    """What a bad value is, for an error message, without the value itself: its type
+    and its size. A field may hold a credential, so no error ever quotes one; and a
+    hostile file (YAML aliases nested nine deep) costs nothing to describe."""
     if value is None:
         return "nothing"
-    return f"{type(value).__name__} {_short(value)}"[:80]
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return f"text of {len(value):,} character{'s' if len(value) != 1 else ''}"
+    if isinstance(value, bytes):
+        return f"binary data of {len(value):,} bytes"
+    if isinstance(value, Mapping):
+        return f"a mapping of {len(value):,} key{'s' if len(value) != 1 else ''}"
+    if isinstance(value, list | tuple):
+        return f"a list of {len(value):,} item{'s' if len(value) != 1 else ''}"
+    if isinstance(value, datetime):
+        return "a timestamp"
+    if isinstance(value, date):
+        return "a date"
+    return f"a {type(value).__name__}"
+
+
+def shown_word(value: str) -> str:
+    """An enum-like value quoted back only when it is a short word; else described."""
+    return repr(value) if _WORD_RE.match(value) else f"({describe(value)})"
+
+
+def text_problem(value: str, *, limit: int | None, multiline: bool) -> tuple[str, str] | None:
+    """(message, hint) when ``value`` breaks the text rules, else None. The message
+    names the offending character's code point and position, never the text."""
+    if limit is not None and len(value) > limit:
+        return (
+            f"is {len(value):,} characters, over the {limit:,} this field may have",
+            "shorten it; the detail belongs in the memory's content"
+            if not multiline
+            else "shorten it, or split it into several memories",
+        )
+    bad = (MULTI_LINE_BAD if multiline else ONE_LINE_BAD).search(value)
+    if bad is None:
+        return None
+    code = ord(bad.group())
+    where = f"U+{code:04X} at character {bad.start() + 1:,}"
+    if 0xD800 <= code <= 0xDFFF:
+        return (
+            f"holds a lone surrogate ({where}): not valid Unicode",
+            "the text was decoded wrongly (e.g. a non-UTF-8 argument, or '\\ud800' in JSON);"
+            " enter it again as UTF-8",
+        )
+    if multiline:
+        return (
+            f"holds a control character ({where})",
+            "only tabs and line breaks may be in multi-line text; remove it",
+        )
+    return (
+        f"holds a control character or line break ({where})",
+        "a one-line field takes no tab, line break or other control character; remove it",
+    )
+
+
+def check_text(
+    value: str,
+    *,
+    field: str,
+    path: Path | str | None = None,
+    limit: int | None = None,
+    multiline: bool = False,
+) -> str:
+    """Refuse over-long text, control characters and lone surrogates (ValidationError
+    naming ``path`` and ``field``); return ``value`` unchanged."""
+    problem = text_problem(value, limit=limit, multiline=multiline)
+    if problem is not None:
+        raise ValidationError(problem[0], path=path, field=field, hint=problem[1])
+    return value
+
+
+def check_field(
+    value: str, name: str, *, path: Path | str | None = None, field: str | None = None
+) -> str:
+    """:func:`check_text` with the limits of the record field ``name`` (a key of
+    :data:`TEXT_FIELDS`, e.g. ``"subject"`` or ``"source.task"``); ``field`` is the
+    name to report when it differs (``"sources[2].task"``). For candidates, requests
+    and anything else that will become one of these fields."""
+    limit, multiline = TEXT_FIELDS[name]
+    return check_text(value, field=field or name, path=path, limit=limit, multiline=multiline)
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -321,15 +523,22 @@ def parse_time(
         parsed = value
     elif isinstance(value, date):
         raise ValidationError(
-            f"has a date but no time: {value.isoformat()}",
+            "has a date but no time",
             path=path,
             field=field_name,
             hint="add a time and an offset, e.g. T10:20:00+08:00",
         )
     elif isinstance(value, str):
+        if len(value) > 64:
+            raise ValidationError(
+                f"is not an ISO 8601 timestamp ({describe(value)})",
+                path=path,
+                field=field_name,
+                hint="use e.g. 2027-03-14T10:20:00+08:00",
+            )
         if _DATE_ONLY_RE.match(value.strip()):
             raise ValidationError(
-                f"has a date but no time: {value.strip()}",
+                "has a date but no time",
                 path=path,
                 field=field_name,
                 hint="add a time and an offset, e.g. T10:20:00+08:00",
@@ -338,18 +547,18 @@ def parse_time(
             parsed = datetime.fromisoformat(value.strip())
         except ValueError:
             raise ValidationError(
-                f"is not an ISO 8601 timestamp: {value!r}",
+                f"is not an ISO 8601 timestamp ({describe(value)})",
                 path=path,
                 field=field_name,
                 hint="use e.g. 2027-03-14T10:20:00+08:00",
             ) from None
     else:
         raise ValidationError(
-            f"must be a timestamp, got {_kind(value)}", path=path, field=field_name
+            f"must be a timestamp, got {describe(value)}", path=path, field=field_name
         )
     if parsed.tzinfo is None or parsed.utcoffset() is None:
         raise ValidationError(
-            f"has no UTC offset: {value!s}",
+            "has no UTC offset",
             path=path,
             field=field_name,
             hint="append the offset, e.g. +08:00 or Z",
@@ -366,6 +575,9 @@ def _text(
     choices: tuple[str, ...] | None = None,
 ) -> str | None:
     value = meta.get(name)
+    if isinstance(value, str) and name not in ("id", "supersedes"):  # ids: validate_id
+        # before the blank test: str.strip() drops \x1c-\x1f and \x85 as whitespace
+        check_field(value, name, path=path)
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
             hint = f"one of: {', '.join(choices)}" if choices else None
@@ -373,20 +585,45 @@ def _text(
         return None
     if not isinstance(value, str):
         raise ValidationError(
-            f"must be text, got {_kind(value)}", path=path, field=name, hint="quote the value"
+            f"must be text, got {describe(value)}", path=path, field=name, hint="quote the value"
         )
     value = value.strip()
     if choices is not None and value not in choices:
         raise ValidationError(
-            f"unknown value {value!r}", path=path, field=name, hint=f"one of: {', '.join(choices)}"
+            f"unknown value {shown_word(value)}",
+            path=path,
+            field=name,
+            hint=f"one of: {', '.join(choices)}",
         )
     return value
 
 
+def id_problem(value: Any) -> str | None:
+    """Why ``value`` is not an id (without quoting it), or None when it is one."""
+    if not isinstance(value, str):
+        return f"must be an id, got {describe(value)}"
+    if ID_RE.match(value) and ".." not in value:
+        return None
+    if len(value) > 96:
+        return f"invalid id: {len(value):,} characters, over 96"
+    if not value:
+        return "invalid id: empty"
+    if "/" in value or "\\" in value or ".." in value:
+        return "invalid id: holds '/', '\\' or '..'"
+    if not value[0].isascii() or not value[0].isalnum():
+        return "invalid id: must start with a letter or digit"
+    return (
+        f"invalid id: {describe(value)} with a character other than letters, digits, '.', '_', '-'"
+    )
+
+
 def validate_id(value: str, *, path: Path | str | None = None, field_name: str = "id") -> str:
-    if not ID_RE.match(value) or ".." in value:
+    """``value`` when it is an id (so it can name a file and be shown); else a
+    ValidationError that describes it without quoting it."""
+    problem = id_problem(value)
+    if problem is not None:
         raise ValidationError(
-            f"invalid id {value!r}",
+            problem,
             path=path,
             field=field_name,
             hint="ids use letters, digits, '.', '_' and '-', start with a letter or "
@@ -423,12 +660,12 @@ def memory_from_mapping(
         )
     if isinstance(confidence, bool) or not isinstance(confidence, int | float):
         raise ValidationError(
-            f"must be a number from 0 to 1, got {_kind(confidence)}", path=path, field="confidence"
+            f"must be a number from 0 to 1, got {describe(confidence)}",
+            path=path,
+            field="confidence",
         )
     if not 0.0 <= float(confidence) <= 1.0:
-        raise ValidationError(
-            f"must be from 0 to 1, got {confidence}", path=path, field="confidence"
-        )
+        raise ValidationError("is out of range: must be from 0 to 1", path=path, field="confidence")
 
     source = None
     if meta.get("source") is not None:
@@ -436,7 +673,7 @@ def memory_from_mapping(
     raw_sources = meta.get("sources") or []
     if not isinstance(raw_sources, list):
         raise ValidationError(
-            f"must be a list of source pointers, got {_kind(raw_sources)}",
+            f"must be a list of source pointers, got {describe(raw_sources)}",
             path=path,
             field="sources",
         )
@@ -450,7 +687,7 @@ def memory_from_mapping(
         usage = 0
     if isinstance(usage, bool) or not isinstance(usage, int) or usage < 0:
         raise ValidationError(
-            f"must be a whole number >= 0, got {_short(usage)}", path=path, field="usage_count"
+            f"must be a whole number >= 0, got {describe(usage)}", path=path, field="usage_count"
         )
 
     environment = meta.get("environment")
@@ -462,14 +699,24 @@ def memory_from_mapping(
                 field="environment",
                 hint="e.g. {node: '20.11'}",
             )
-        for tool, version in environment.items():
+        if len(environment) > ENVIRONMENT_MAX:
+            raise ValidationError(
+                f"has {len(environment):,} tools, over the {ENVIRONMENT_MAX}",
+                path=path,
+                field="environment",
+                hint="keep the tools the memory depends on",
+            )
+        for number, (tool, version) in enumerate(environment.items()):
+            where = environment_field(tool, number)
+            check_field(tool, "environment.key", path=path, field=where)
             if not isinstance(version, str | int | float) or isinstance(version, bool):
                 raise ValidationError(
-                    f"must be a version, got {_kind(version)}",
+                    f"must be a version, got {describe(version)}",
                     path=path,
-                    field=f"environment.{tool}",
+                    field=where,
                     hint="quote it, e.g. '20.11'",
                 )
+            check_field(str(version), "environment.value", path=path, field=where)
         environment = {k: str(v) for k, v in environment.items()}
 
     created = parse_time(meta.get("created_at"), path=path, field_name="created_at", required=True)
@@ -515,6 +762,104 @@ class _FastYAML(YAMLHandler):
 
 _HANDLER = _FastYAML()
 
+#: the fixed wording of datetime's range errors: safe to repeat, it quotes nothing
+_SAFE_CONSTRUCTOR_ERROR = re.compile(
+    r"[a-z ]{3,30} (?:must be in \d+\.\.\d+|is out of range for month)"
+)
+#: a quoted piece of a YAML error message: kept when it is one character or a token
+#: name ('<block end>'), dropped when it could be a piece of the file (an alias, a tag)
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+
+
+def _unquote(match: re.Match[str]) -> str:
+    text = match.group()
+    inner = text[1:-1]
+    if len(inner) <= 2 or re.fullmatch(r"<[a-z ]{1,30}>", inner):
+        return text
+    return "(a name from the file)"
+
+
+#: raw in a front-matter block (not as a YAML escape): what no field may hold, and a
+#: carriage return that is not part of a Windows line end
+_RAW_BAD = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_KEY_LINE = re.compile(r"(?P<indent>[ -]*)(?P<key>[A-Za-z_][A-Za-z0-9_]*)[ \t]*:")
+_SOURCE_KEYS = ("task", "message_index", "evidence", "log", "file", "line")
+
+
+def field_at_line(block: str, line: int) -> str | None:
+    """The record field that the 0-based ``line`` of a front-matter ``block`` belongs
+    to: a known field's name (``subject``, ``source.evidence``, ``sources[1].task``),
+    never text of the file; None when it cannot tell."""
+    lines = block.split("\n")
+    if not 0 <= line < len(lines):
+        return None
+    nested: str | None = None
+    tool: str | None = None  # the key on the line itself, for environment.<tool>
+    entries = 0
+    for number in range(line, max(line - 200, -1), -1):
+        match = _KEY_LINE.match(lines[number])
+        if match is None:
+            continue
+        key, indent = match["key"], match["indent"]
+        if not indent:
+            if key not in FIELD_ORDER:
+                return None
+            if key == "environment" and tool is not None:
+                return environment_field(tool, 0) if _TOOL_RE.match(tool) else key
+            if nested is None or key not in ("source", "sources"):
+                return key
+            return f"source.{nested}" if key == "source" else f"sources[{entries - 1}].{nested}"
+        if tool is None and number == line:
+            tool = key
+        if nested is None and key in _SOURCE_KEYS:
+            nested = key
+        if indent.strip().startswith("-"):
+            entries += 1
+    return None
+
+
+def yaml_error(
+    exc: yaml.YAMLError,
+    *,
+    path: Path | str | None,
+    first_line: int = 1,
+    what: str = "front matter",
+    block: str | None = None,
+) -> ValidationError:
+    """A YAML error as a ValidationError: where, and what YAML says, without the
+    pieces of the file its message may quote (an alias or tag may be a credential).
+    Given the ``block`` that was read, a memory's field is named by where YAML stopped."""
+    line: int | None = None
+    exact = False  # YAML stopped at the bad character itself, not somewhere after it
+    if isinstance(exc, yaml.reader.ReaderError) and block is not None:
+        exact = True
+        if _Loader.__name__.startswith("C"):  # libyaml counts bytes of the UTF-8 text
+            line = block.encode("utf-8", "surrogatepass")[: exc.position].count(b"\n")
+        else:
+            line = block[: exc.position].count("\n")
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:
+        line = mark.line
+        exact = "escape" in str(getattr(exc, "problem", ""))
+    field = field_at_line(block, line) if block is not None and line is not None and exact else None
+    if isinstance(exc, yaml.reader.ReaderError) and isinstance(exc.character, int):
+        return ValidationError(
+            f"{what} holds a character YAML does not allow (U+{exc.character:04X})"
+            + (f" at line {line + first_line}" if line is not None else ""),
+            path=path,
+            field=field,
+            hint="remove the control character",
+        )
+    where = f" at line {line + first_line}" if line is not None else ""
+    problem = getattr(exc, "problem", None) or "cannot be parsed"
+    problem = _QUOTED.sub(_unquote, str(problem))[:200]
+    return ValidationError(
+        f"{what} is not valid YAML{where}: {problem}",
+        path=path,
+        field=field,
+        hint="fix the YAML between the '---' lines" if what == "front matter" else "fix the YAML",
+    )
+
 
 def split_front_matter(text: str, *, path: Path | str | None = None) -> tuple[dict[str, Any], str]:
     """Split a Markdown file into (front matter, body); errors name the file."""
@@ -545,30 +890,47 @@ def split_front_matter(text: str, *, path: Path | str | None = None) -> tuple[di
             hint="put the fields between two '---' lines, then the content",
         )
     block, body = text[opening.end() : closing.start()], text[closing.end() :]
+    raw_bad = _RAW_BAD.search(block)
+    if raw_bad is not None:
+        # before YAML reads it: YAML folds a raw NEL or CR into a space (silently), and
+        # refuses the rest without saying which field holds it
+        line = block.count("\n", 0, raw_bad.start())
+        raise ValidationError(
+            f"front matter holds a control character (U+{ord(raw_bad.group()):04X}) at line "
+            f"{line + 2}",
+            path=path,
+            field=field_at_line(block, line),
+            hint="remove it; a field's text takes no control characters",
+        )
     try:
         meta = _HANDLER.load(block)
     except (ValueError, TypeError, OverflowError) as exc:
-        # PyYAML's constructors raise these for e.g. 2027-13-45T10:20:00+08:00
+        # PyYAML's constructors raise these for e.g. 2027-13-45T10:20:00+08:00; only
+        # datetime's own fixed wording is kept ("month must be in 1..12"), nothing that
+        # could quote the value
+        said = str(exc)
+        detail = f": {said}" if _SAFE_CONSTRUCTOR_ERROR.fullmatch(said) else ""
         raise ValidationError(
-            f"front matter has a value YAML cannot read: {exc}",
+            f"front matter has a value YAML cannot read ({type(exc).__name__}{detail})",
             path=path,
-            hint="fix the value, or quote it to keep it as text",
+            hint="fix the value (a date that does not exist, a number out of range), "
+            "or quote it to keep it as text",
+        ) from None
+    except RecursionError:
+        raise ValidationError(
+            "front matter is nested too deeply to read",
+            path=path,
+            hint="a memory's fields are flat; fix the YAML between the '---' lines",
         ) from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        # the block starts on the file's second line
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "cannot be parsed"
-        raise ValidationError(
-            f"front matter is not valid YAML{where}: {problem}",
-            path=path,
-            hint="fix the YAML between the '---' lines",
-        ) from None
+        raise yaml_error(exc, path=path, first_line=2, block=block) from None
     if not isinstance(meta, dict) or not meta:
         raise ValidationError("front matter is empty or not a mapping of fields", path=path)
     return meta, body
 
 
 def parse_memory(text: str, *, path: Path | str | None = None, rel_path: str = "") -> Memory:
+    if "\r" in text:  # a file saved with Windows line ends reads as memgov writes it
+        text = text.replace("\r\n", "\n")
     meta, body = split_front_matter(text, path=path)
     return memory_from_mapping(meta, body, path=path, rel_path=rel_path)

@@ -11,6 +11,7 @@ import pytest
 from conftest import ACTOR, FakeClock, add_memories, git, snapshot_files
 
 from core.doctor import diagnose
+from core.errors import ValidationError
 from core.events import EVENTS_FILE
 from core.index import INDEX_FILE
 from core.record import Memory, Source
@@ -81,9 +82,12 @@ def test_long_and_multi_line_titles_keep_the_index_clean(
 ) -> None:
     add_memories(
         store,
-        make_memory(id="mem-1", title="A very long title " * 20),
-        make_memory(id="mem-2", attribute="lang", title="Two\nlines"),
+        make_memory(id="mem-1", title="A very long title " * 16),  # under the 300 a title has
+        make_memory(id="mem-2", attribute="lang", title="Two [bracketed] words"),
     )
+    with pytest.raises(ValidationError) as info:  # a title is one line (issue 10)
+        make_memory(id="mem-3", title="Two\nlines")
+    assert info.value.field == "title"
     lines = (store.root / INDEX_FILE).read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2
     assert all(len(line) <= 150 for line in lines)

@@ -16,7 +16,17 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from core import fastyaml
-from core.record import ID_RE, SCOPES, STATUSES, TYPES, Memory, Source, parse_memory
+from core.record import (
+    ID_RE,
+    MULTI_LINE_BAD,
+    ONE_LINE_BAD,
+    SCOPES,
+    STATUSES,
+    TYPES,
+    Memory,
+    Source,
+    parse_memory,
+)
 
 SETTINGS = settings(
     max_examples=80,
@@ -39,8 +49,14 @@ TRICKY = [
 ]  # fmt: skip
 
 any_text = st.one_of(st.sampled_from(TRICKY), st.text(max_size=30))
+#: what a record's one-line field may hold (no control character, no line break, no
+#: lone surrogate: core.record refuses those), and its multi-line text
+clean_text = any_text.filter(lambda s: ONE_LINE_BAD.search(s) is None)
+multi_line_text = st.one_of(any_text, st.text(max_size=80)).filter(
+    lambda s: MULTI_LINE_BAD.search(s) is None
+)
 #: normal form of a text field on read: stripped, not empty
-normal_text = any_text.map(str.strip).filter(bool)
+normal_text = clean_text.map(str.strip).filter(bool)
 optional_text = st.none() | normal_text
 ids = st.from_regex(ID_RE, fullmatch=True).filter(lambda s: ".." not in s)
 offsets = st.integers(-14 * 60, 14 * 60).map(lambda m: timezone(timedelta(minutes=m)))
@@ -57,8 +73,8 @@ def sources(evidence: st.SearchStrategy[str]) -> st.SearchStrategy[Source]:
         task=normal_text,
         message_index=st.none() | st.integers(0, 10_000),
         evidence=evidence,
-        log=st.none() | any_text,
-        file=st.none() | any_text,
+        log=st.none() | clean_text,
+        file=st.none() | clean_text,
         line=st.none() | st.integers(1, 10_000),
     )
 
@@ -66,7 +82,7 @@ def sources(evidence: st.SearchStrategy[str]) -> st.SearchStrategy[Source]:
 def memories(
     text: st.SearchStrategy[str], optional: st.SearchStrategy[str | None]
 ) -> st.SearchStrategy[Memory]:
-    evidence = st.one_of(any_text, st.text(max_size=80))  # newlines included
+    evidence = multi_line_text  # newlines included
     return st.builds(
         Memory,
         id=ids,
@@ -75,7 +91,9 @@ def memories(
         status=st.sampled_from(STATUSES),
         subject=text,
         attribute=text,
-        content=st.text(max_size=200).map(lambda s: s.strip("\n")),
+        content=st.text(max_size=200)
+        .filter(lambda s: MULTI_LINE_BAD.search(s) is None)
+        .map(lambda s: s.strip("\n")),
         confidence=st.integers(0, 10_000).map(lambda i: i / 10_000),
         created_at=moments,
         verified_at=moments,
@@ -91,7 +109,7 @@ def memories(
         environment=st.none()
         | st.dictionaries(
             st.sampled_from(["node", "pnpm", "python3", "a.b", "x y", "123"]),
-            any_text,
+            clean_text,
             min_size=1,
             max_size=3,
         ),
@@ -136,7 +154,7 @@ def check_agrees(block: str) -> Any:
 
 # ----------------------------------------------------------- fast path == YAML
 @SETTINGS
-@given(memories(any_text, st.none() | any_text))
+@given(memories(clean_text, st.none() | clean_text))
 def test_fast_path_agrees_with_yaml_on_what_memgov_writes(memory: Memory) -> None:
     check_agrees(front_matter_block(memory))
 
@@ -256,7 +274,7 @@ def test_to_markdown_is_stable(memory: Memory) -> None:
     assert parse_memory(text).to_markdown() == text
 
 
-@pytest.mark.parametrize("empty", ["", " ", "\n", "  \t "])
+@pytest.mark.parametrize("empty", ["", " ", "   "])
 def test_empty_optional_text_reads_back_as_none(empty: str) -> None:
     when = datetime(2027, 3, 14, 10, 20, tzinfo=UTC)
     memory = Memory(

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 import yaml
 
+from core import fastyaml
 from core.errors import ValidationError
 from core.record import (
     FIELD_ORDER,
@@ -121,18 +122,20 @@ def test_body_whitespace_survives_both_parse_paths() -> None:
     the front matter is read by the fast path or by the full YAML loader."""
     body = "    make release\n\nthen check the dashboard  "
     plain = minimal_memory().with_changes(content=body)
-    # a tab forces a double-quoted scalar, which only the full YAML loader reads
-    quoted = plain.with_changes(title="Deploy\tcommand")
-    assert '"Deploy\\tcommand"' in quoted.to_markdown()
+    # a comment line (a hand edit) is outside the fast path's subset: the full YAML
+    # loader reads it (a tab in the title did this once; one-line fields take none now)
+    edited = plain.to_markdown().replace("---\n", "---\n# edited by hand\n", 1)
+    assert fastyaml.parse(edited[4 : edited.index("\n---\n")]) is None
     assert parse_memory(plain.to_markdown()).content == body
-    assert parse_memory(quoted.to_markdown()).content == body
-    assert parse_memory(quoted.to_markdown()) == quoted
+    assert parse_memory(edited).content == body
+    assert parse_memory(edited) == plain
 
 
 @pytest.mark.parametrize("body", [" ", " \nstarts with a blank line", "\t\ttabs", "x\n\n   "])
 def test_whitespace_at_the_start_of_the_body_is_kept_on_the_yaml_path(body: str) -> None:
-    memory = minimal_memory().with_changes(content=body, title="needs\tYAML")
-    assert parse_memory(memory.to_markdown()) == memory
+    memory = minimal_memory().with_changes(content=body, title="needs YAML")
+    edited = memory.to_markdown().replace("---\n", "---\n# edited by hand\n", 1)
+    assert parse_memory(edited) == memory
     assert parse_memory(memory.with_changes(title="fast").to_markdown()).content == body
 
 
@@ -379,7 +382,7 @@ def test_environment_versions_must_be_scalars() -> None:
 
 def test_alias_bomb_gets_a_short_abbreviated_message() -> None:
     """Nested YAML aliases expand to millions of items; the error message must
-    abbreviate them (reprlib), not build the whole repr and cut it afterwards."""
+    describe them (type and size), not build the whole repr and cut it afterwards."""
     levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
     for prev, name in zip("abcdef", "bcdefg", strict=True):
         levels.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
@@ -387,5 +390,5 @@ def test_alias_bomb_gets_a_short_abbreviated_message() -> None:
     with pytest.raises(ValidationError) as info:
         parse_memory(text, path=PATH)
     assert info.value.field == "subject"
-    assert "[...]" in info.value.message
+    assert "a list of 9 items" in info.value.message
     assert len(str(info.value)) < 300

@@ -49,6 +49,9 @@ Policy: ``consolidation_auto_apply: true`` in ``memgov.yaml`` applies the
 automatic changes at once (actor: whoever ran consolidation; events, a
 decision record with option ``auto``, a commit, a baseline), and only the
 changes that need approval wait in the batch. By default everything waits.
+On a team store the policy applies only when a maintainer runs consolidation:
+anyone else's batch is proposed whole, the automatic changes wait in it for a
+maintainer too, and the report says why (``auto_apply_held``).
 
 The queue item (``kind="consolidation"``, ``id`` = batch id) documents the
 batch in ``Item.analysis``::
@@ -74,6 +77,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from core import policy
 from core.consolidation import gitops
 from core.consolidation.apply import (
     Baseline,
@@ -153,6 +157,8 @@ class ConsolidationReport:
     batch: str | None = None
     applied: dict[str, Any] | None = None  # {decision, baseline, changes} under the auto policy
     initial_baseline: str | None = None
+    #: why the automatic changes were not applied although the policy says so
+    auto_apply_held: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -170,6 +176,7 @@ class ConsolidationReport:
             "findings": list(self.findings),
             "applied": self.applied,
             "initial_baseline": self.initial_baseline,
+            "auto_apply_held": self.auto_apply_held,
         }
 
     def render(self, *, diffs: bool = False, limit: int = 50) -> str:
@@ -195,6 +202,8 @@ class ConsolidationReport:
                 f"  applied by policy: {len(self.applied['changes'])} automatic change(s), "
                 f"{self.applied['decision']}, baseline {self.applied['baseline']}"
             )
+        if self.auto_apply_held:
+            lines.append(f"  not applied by policy: {self.auto_apply_held}")
         lines.append(
             f"  changes: {c.get('changes', 0)} ({c.get('automatic', 0)} automatic, "
             f"{c.get('needs_approval', 0)} need approval) in {c.get('files', 0)} file(s)"
@@ -262,10 +271,19 @@ def consolidate(
 ) -> ConsolidationReport:
     """Orient, gather, consolidate, prune; leave the result as a pending batch.
 
-    ``auto_apply`` overrides the store's ``consolidation_auto_apply`` policy.
+    ``auto_apply`` overrides the store's ``consolidation_auto_apply`` policy. On a team
+    store nothing is applied unless ``actor`` is one of its maintainers.
     """
     engine = engine or DeterministicEngine()
     auto = bool(store.config.extra.get(AUTO_APPLY, False)) if auto_apply is None else auto_apply
+    held = None
+    if auto and store.config.scope == "team" and not policy.is_maintainer(store, actor):
+        auto = False
+        held = (
+            f"{policy.shown(actor)} is not a maintainer of this team store (field "
+            f"'maintainers' in {store.root}/memgov.yaml): the automatic changes wait in "
+            f"the batch for a maintainer's decision too"
+        )
     pending = pending_ids(store)
     if pending and not dry_run:
         raise StoreError(
@@ -280,13 +298,25 @@ def consolidate(
             raise StoreError(f"{store.root}: a batch became pending meanwhile; decide it first")
         plan = _plan(store, engine, since)
         if dry_run or not plan.changes:
-            return _report(store, plan, status="dry-run" if dry_run else "nothing-to-do")
+            return _report(
+                store,
+                plan,
+                status="dry-run" if dry_run else "nothing-to-do",
+                auto_apply_held=held if plan.changes else None,
+            )
         first = ensure_initial_baseline(store, actor=actor)
         initial = first.name if first else None
         automatic = [c for c in plan.changes if c.automatic]
         if not (auto and automatic):
             batch = write_batch(store, plan, batch_id=batch_id, actor=actor)
-            return _report(store, plan, status="pending", batch=batch.id, initial_baseline=initial)
+            return _report(
+                store,
+                plan,
+                status="pending",
+                batch=batch.id,
+                initial_baseline=initial,
+                auto_apply_held=held,
+            )
     # the automatic part, by policy: a transaction of its own (it takes the store lock)
     draft = Batch(
         batch_id,

@@ -15,9 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core import policy
 from core.config import Config
+from core.errors import StoreError
 from core.record import TRUST, Memory
 from core.store import Store
+from core.workspace import Workspace
 
 DAY = 86_400.0
 
@@ -76,10 +79,23 @@ def _due(
     return due
 
 
+SWEEP_HINT = (
+    "Nothing was swept. --dry-run shows what would expire; to sweep only your private "
+    "store, pass it alone with --store; or ask a maintainer to sweep the team store"
+)
+
+
 def sweep(
     store: Store, *, actor: str, environment: Mapping[str, str] | None = None, dry_run: bool = False
 ) -> SweepReport:
-    """Expire what is past expires_at or learnt in a changed environment (recorded)."""
+    """Expire what is past expires_at or learnt in a changed environment (recorded).
+
+    On a team store only its maintainers may expire records (a
+    :class:`core.errors.AuthorizationError` for anyone else, nothing changed);
+    ``dry_run`` is open to everyone.
+    """
+    if not dry_run and store.config.scope == "team":
+        policy.check_maintainer(store, actor, f"sweep the team store {store.root}", hint=SWEEP_HINT)
     env = dict(store.config.extra.get("environment") or {})
     env.update(environment or {})
     now = store.now()
@@ -101,6 +117,29 @@ def sweep(
         )
     )
     return SweepReport(expired=tuple(due), unused=idle)
+
+
+def sweep_workspace(
+    workspace: Workspace,
+    *,
+    actor: str,
+    environment: Mapping[str, str] | None = None,
+    dry_run: bool = False,
+) -> list[tuple[Store, SweepReport]]:
+    """:func:`sweep` every store of the workspace, or none: who may sweep each store is
+    checked before the first one is swept, so a refusal leaves every store as it was."""
+    if not workspace.stores:
+        raise StoreError("no store given: pass --store PATH")
+    if not dry_run:
+        for store in workspace.stores:
+            if store.config.scope == "team":
+                policy.check_maintainer(
+                    store, actor, f"sweep the team store {store.root}", hint=SWEEP_HINT
+                )
+    return [
+        (store, sweep(store, actor=actor, environment=environment, dry_run=dry_run))
+        for store in workspace.stores
+    ]
 
 
 @dataclass(frozen=True)
@@ -136,6 +175,12 @@ def rank(memories: Iterable[Memory], now: datetime, config: Config) -> list[Reca
     return ranked
 
 
+def records_usage(store: Store, actor: str) -> bool:
+    """Whether ``actor``'s recall in ``store`` records use: always in a private store, and
+    in a team store only for its maintainers (any other team write is a request)."""
+    return store.config.scope != "team" or policy.is_maintainer(store, actor)
+
+
 def recall(
     store: Store,
     *,
@@ -145,7 +190,13 @@ def recall(
     limit: int = 10,
     record_usage: bool = True,
 ) -> list[Recalled]:
-    """Active records of the query key, ranked by weight; their use is recorded."""
+    """Active records of the query key, ranked by weight; their use is recorded.
+
+    A use is a write (events, front matter, a commit). In a team store it is
+    recorded only for its maintainers: anyone else's recall there reads only
+    (:func:`records_usage` says which).
+    """
+    record_usage = record_usage and records_usage(store, actor)
     now = store.now()
     found = [
         m

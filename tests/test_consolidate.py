@@ -49,6 +49,24 @@ def _no_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / ".empty-gitconfig"))
 
 
+def _owned(store: Store, clock: FakeClock) -> None:
+    """A private store whose owner is ACTOR: a store with no owner refuses every decision."""
+    config = store.root / "memgov.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("owner: null", f"owner: {ACTOR}"),
+        encoding="utf-8",
+    )
+    git(store.root, "commit", "-q", "-m", "test: owner", "memgov.yaml")
+
+
+@pytest.fixture
+def store(stored: Callable[[Callable[[Store, FakeClock], None]], Store]) -> Store:
+    """conftest's empty private store, owned by ACTOR (who decides its batches)."""
+    owned = stored(_owned)
+    assert owned.config.owner == ACTOR
+    return owned
+
+
 def src(task: str, index: int = 1, evidence: str = "said so") -> Source:
     return Source(task=task, message_index=index, evidence=evidence, log=LOG)
 

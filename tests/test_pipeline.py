@@ -135,7 +135,17 @@ def test_empty_is_a_valid_logged_outcome(store: Store, clock: Any) -> None:
 def test_outcome_to_dict_names_exactly_one_outcome(store: Store, clock: Any) -> None:
     data = run(store, candidate(said(store, clock, "tr_1"))).to_dict()
     assert data["outcome"] == "written"
-    assert set(data) == {"outcome", "memory_ids", "reasons", "item", "superseded", "gate"}
+    assert set(data) == {
+        "outcome",
+        "memory_ids",
+        "reasons",
+        "item",
+        "superseded",
+        "gate",
+        "held_for_review",
+        "store",
+    }
+    assert data["held_for_review"] is None and data["store"] is None
     json.dumps(data)
 
 

@@ -55,8 +55,7 @@ from typing import Any
 
 import yaml
 
-from core import gate, secrets
-from core.decisions import same_person
+from core import gate, policy, secrets
 from core.errors import MemgovError, SecretBlocked, TransitionError, ValidationError
 from core.events import Event
 from core.pipeline import Candidate, Outcome, remember, same_value
@@ -617,7 +616,7 @@ class _Runner:
             )
             return None, f"no {scope} store to import into: {where}"
         maintainers = store.config.maintainers
-        if scope == "team" and not any(same_person(self.actor, m) for m in maintainers):
+        if scope == "team" and not policy.is_maintainer(store, self.actor):
             listed = ", ".join(maintainers) or "nobody"
             return None, (
                 f"only the team store's maintainers ({listed}) may write team memories: "

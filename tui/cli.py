@@ -226,7 +226,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
-    from core.pipeline import candidate_from_dict, remember
+    from core.pipeline import candidate_from_dict, remember_in
 
     raw = read_input(args.file)
     try:
@@ -236,17 +236,13 @@ def cmd_remember(args: argparse.Namespace) -> int:
             f"{args.file or 'stdin'}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
     candidate = candidate_from_dict(data)
-    ws = workspace(args)
-    store = (
-        ws.for_scope(candidate.scope)
-        if candidate.scope in ("private", "team") and len(ws.stores) > 1
-        else ws.stores[0]
-    )
-    outcome = remember(store, candidate, actor=actor_from(args))
+    outcome = remember_in(workspace(args), candidate, actor=actor_from(args))
 
     def text() -> str:
         lines = [f"{outcome.kind}: " + (", ".join(outcome.memory_ids) or "-")]
         lines += [f"  {reason}" for reason in outcome.reasons]
+        if outcome.held_for_review:
+            lines.append(f"  held for review: {outcome.held_for_review}")
         return "\n".join(lines)
 
     emit(args, outcome.to_dict(), text)
@@ -272,7 +268,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from core.decay import sweep
+    from core.decay import sweep_workspace
 
     env = {}
     for item in args.env or ():
@@ -280,10 +276,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if not sep or not tool:
             raise MemgovError(f"--env {item!r}: write TOOL=VERSION, e.g. --env node=20.11")
         env[tool] = version
-    reports = [
-        (s, sweep(s, actor=actor_from(args), environment=env, dry_run=args.dry_run))
-        for s in workspace(args).stores
-    ]
+    reports = sweep_workspace(
+        workspace(args), actor=actor_from(args), environment=env, dry_run=args.dry_run
+    )
 
     def text() -> str:
         lines = []
@@ -303,12 +298,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from core.decay import recall
+    from core.decay import recall, records_usage
 
     subject, _, attribute = args.query.partition("#")
     attribute = args.attribute or attribute or None
     results = []
     for store in workspace(args).stores:
+        if not args.no_usage and not records_usage(store, actor_from(args)):
+            print(
+                f"memgov: {store.root}: use not recorded (only the team store's maintainers "
+                "write to it)",
+                file=sys.stderr,
+            )
         results += recall(
             store,
             subject_prefix=subject or None,
@@ -335,11 +336,21 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    store = one_store(args)
-    rel, line = store.log_message(
-        task=args.task, index=args.index, role=args.role, text=args.text, actor=actor_from(args)
+    from core.pipeline import log_in
+
+    logged = log_in(
+        workspace(args),
+        task=args.task,
+        index=args.index,
+        role=args.role,
+        text=args.text,
+        actor=actor_from(args),
     )
-    emit(args, {"log": rel, "line": line}, lambda: f"{rel}:{line}")
+    emit(
+        args,
+        logged.to_dict(),
+        lambda: f"{logged.log}:{logged.line}" + (f"\n  {logged.note}" if logged.note else ""),
+    )
     return EXIT_OK
 
 

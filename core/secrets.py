@@ -41,6 +41,12 @@ Deviations from gitleaks, all deliberate:
 * Rule allowlist regexes must match the whole secret (gitleaks searches).
 * Lines end at ``\n`` only (``\r\n`` counts once; a lone ``\r`` does not).
 
+Evasions: a token hidden with an invisible character, bidi controls, full-width
+or look-alike letters, URL or backslash escapes, a line break in the middle, or
+base64 is found too, as an ``EvadedFinding`` that says how (see "evasions" below
+for the tells, the normalisation and the bounds). Text with no tell costs a few
+extra passes, not a second scan.
+
 Never leak: a ``Finding`` holds the rule, line and column only. Nothing here
 logs, and no exception raised here carries any part of the scanned text.
 """
@@ -506,25 +512,28 @@ def _found(
 #
 # * a suspicious non-ASCII character: an invisible one, one whose NFKC form is
 #   made of token characters, or a Cyrillic/Greek/Armenian/Cherokee look-alike
-#   next to an ASCII token character (looked for per 1 KiB block that is not
-#   ASCII, so CJK prose and Cyrillic words cost one regex search per block);
+#   next to an ASCII letter, digit, ``_`` or ``-`` (from each non-ASCII byte,
+#   1 KiB is decoded and searched at once: CJK prose and Cyrillic words cost
+#   one regex search per KiB that holds them);
 # * an escape that decodes to a token character or to the lead byte of a
 #   suspicious character (``%67``, ``%E2``, ``\u0067``, ``\x67``, ``\/``,
 #   ``\147``, ``&#103;``); ``%20`` and ``\u4e2d`` are not tells;
-# * a line break between two runs of token characters, one of them nine long
-#   or the break marked by a quote, ``+`` or backslash, whose join holds a rule
-#   keyword (``ghp_abc⏎  def``, ``"gh" +⏎ "p_...``).
+# * a line break, or an escaped ``\n``, between two runs of token characters,
+#   one of them nine long or the break marked by a quote, `` +`` or backslash,
+#   whose join holds a rule keyword (``ghp_abc⏎  def``, ``"gh" +⏎ "p_...``).
 #
-# Around each tell ``_REGION`` bytes either side (to a line end) are normalised
-# in three layers: unescape (runs of ``%XX``, JSON and Python escapes, HTML
-# character references), unhide (invisible characters dropped, NFKC ligatures
-# expanded, then full-width and look-alike letters made ASCII one for one) and
-# join (a line break between token characters dropped, with the indentation,
-# quotes, ``+`` or backslash around it). Each layer records where it changed
-# its input, so a span found in the normalised text maps back to the original.
-# A finding there counts only if a change falls inside its span (otherwise the
-# raw scan has the last word), and ``scan`` drops one that a raw finding
-# overlaps.
+# Around each tell ``_REGION`` bytes either side (to a line end) are
+# normalised: unescape (runs of ``%XX``, JSON and Python escapes, HTML
+# character references; only what can be part of a token, so ``%20`` after a
+# token does not make it one), then unhide (invisible characters dropped, NFKC
+# ligatures expanded, full-width and look-alike letters made ASCII one for
+# one). That text is scanned, and so is a second view of it with the line
+# breaks between token characters joined, with the indentation, quotes, ``+``
+# or backslash around them (a view of its own: joining two lines that each
+# hold a token would hide both). Each layer records where it changed its
+# input, so a span found in a view maps back to the original text. A finding
+# there counts only if a change falls inside its span (otherwise the raw scan
+# has the last word), and ``scan`` drops one that a raw finding overlaps.
 #
 # Base64: runs of ``_B64_MIN`` or more base64 or base64url characters (one
 # line, or whole lines wrapped like MIME or PEM) are decoded in chunks of
@@ -534,8 +543,8 @@ def _found(
 # alignment and ends with one of them). A decoded chunk that is not text
 # (over 5% control bytes or invalid UTF-8) is dropped: a binary blob costs a
 # decode. Text is scanned like the input, evasions and base64 included, down
-# to ``_B64_LEVELS`` levels of nesting; the work stays linear in the input and
-# memory is one chunk per level.
+# to ``_B64_LEVELS`` levels of nesting: the work stays linear in the input and
+# the memory one chunk per level, and a deeper nesting is not seen.
 
 _Span = tuple[int, int, int, str]  # start byte, rule index, stop byte, how it was hidden
 _VIA_ORDER = ("base64", "url", "escape", "zero-width", "nfkc", "homoglyph", "split")
@@ -790,6 +799,7 @@ _UNESCAPE = re.compile(
     r"|\\[/\\\"'nrt]"
     r"|&#[xX][0-9a-fA-F]{1,6};|&#[0-9]{1,7};"
 )
+_HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
 _SIMPLE_ESCAPES = {"/": "/", "\\": "\\", '"': '"', "'": "'", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -808,11 +818,11 @@ def _unescape_one(text: str, match: re.Match[str]) -> tuple[int, str, str] | Non
     raw = match.group()
     if raw[0] == "%":
         decoded = bytes.fromhex(raw.replace("%", "")).decode("utf-8", "replace")
-        if _matters(decoded):
-            return match.start(), decoded, "url"
+        start, stop = match.span()
+        if _matters(decoded) or (decoded.endswith("%") and _HEX2.match(text, stop)):
+            return start, decoded, "url"  # (an encoded %: encoded twice, for the second pass)
         # a space between two words (``BEGIN%20RSA``), not where a token ends: one
         # that runs into ``%20`` is no token, written or decoded
-        start, stop = match.span()
         inside = start and stop < len(text) and text[start - 1] in _TOKEN_STR
         return (start, decoded, "url") if inside and text[stop] in _TOKEN_STR else None
     if raw[0] == "&":
@@ -825,14 +835,16 @@ def _unescape_one(text: str, match: re.Match[str]) -> tuple[int, str, str] | Non
         value = int(raw[1:], 8)
     else:
         decoded = _SIMPLE_ESCAPES[raw[1]]
-        return (match.start(), decoded, "escape") if _matters(decoded) else None
+        # an escaped backslash before an escape: JSON inside JSON, for the second pass
+        nested = decoded == "\\" and text[match.end() : match.end() + 1] in ("u", "U", "x", "/")
+        return (match.start(), decoded, "escape") if nested or _matters(decoded) else None
     if not 0 < value <= 0x10FFFF or not _matters(chr(value)):
         return None
     return match.start(), chr(value), "escape"
 
 
-# Layer 2, unhide: invisible characters dropped, NFKC expansions (then, by
-# ``str.translate``, look-alikes and one-character NFKC forms).
+# Layer 2, unhide: invisible characters dropped, NFKC expansions (then, one for
+# one so no position moves, look-alikes and one-character NFKC forms).
 def _unhide_one(_text: str, match: re.Match[str]) -> tuple[int, str, str]:
     expanded = _tables().expand.get(match.group())
     if expanded is None:
@@ -877,11 +889,15 @@ def _normalised_spans(data: bytes, begin: int, end: int) -> list[_Span]:
     except UnicodeDecodeError:
         return []  # decoded base64 that is not UTF-8 throughout: raw scan only
     unescaped, escapes = _rewrite(original, _UNESCAPE, _unescape_one)
+    layers = [escapes]
+    if escapes.ins:  # encoded twice (``%2567``, JSON in JSON): once more, no further
+        unescaped, again = _rewrite(unescaped, _UNESCAPE, _unescape_one)
+        layers.append(again)
     tables = None if unescaped.isascii() else _tables()
     if tables is None:
         unhidden, hidden, translated = unescaped, _Edits(), unescaped
     else:
-        astral = max(unescaped) > "\uffff"
+        astral = max(unescaped, default="") > "\uffff"
         unhide = tables.unhide_astral if astral else tables.unhide
         unhidden, hidden = _rewrite(unescaped, unhide, _unhide_one)
         swap = tables.swap_astral if astral else tables.swap
@@ -900,7 +916,7 @@ def _normalised_spans(data: bytes, begin: int, end: int) -> list[_Span]:
         found = sorted(_found(view, lowered, _keyword_hits(lowered)))
         if found:
             spans += _mapped_back(
-                found, view, splits, (unhidden, hidden, tables), escapes, original, begin
+                found, view, splits, (unhidden, hidden, tables), layers, original, begin
             )
     return spans
 
@@ -910,7 +926,7 @@ def _mapped_back(
     view: bytes,
     splits: _Edits,
     unhide: tuple[str, _Edits, _Tables | None],
-    escapes: _Edits,
+    escapes: list[_Edits],
     original: str,
     begin: int,
 ) -> list[_Span]:
@@ -922,11 +938,14 @@ def _mapped_back(
     spans: list[_Span] = []
     ascii_view = view.isascii()
     char = byte = 0  # a position in ``original``, in characters and in bytes
+    view_char = view_byte = 0  # the same in ``view`` (``found`` is sorted)
     for start, order, stop in found:
         if ascii_view:
             a, b = start, stop
         else:
-            a = len(view[:start].decode("utf-8", "surrogatepass"))
+            view_char += len(view[view_byte:start].decode("utf-8", "surrogatepass"))
+            view_byte = start
+            a = view_char
             b = a + len(view[start:stop].decode("utf-8", "surrogatepass"))
         vias = splits.via(a, b)
         a, b = splits.start(a), splits.end(b)
@@ -937,8 +956,9 @@ def _mapped_back(
                 vias.add("nfkc")
         vias |= hidden.via(a, b)
         a, b = hidden.start(a), hidden.end(b)
-        vias |= escapes.via(a, b)
-        a, b = escapes.start(a), escapes.end(b)
+        for layer in reversed(escapes):
+            vias |= layer.via(a, b)
+            a, b = layer.start(a), layer.end(b)
         if not vias:
             continue  # nothing was hidden here: the raw scan saw it as it is
         via = min(vias, key=_VIA_ORDER.index)
@@ -960,7 +980,7 @@ _CLASSES = bytes(
     for b in range(256)
 )
 _HEX_TOKEN = rb"(?:2[BbDdEeFf]|3[0-9Dd]|4[1-9A-Fa-f]|5[0-9AaFf]|6[1-9A-Fa-f]|7[0-9Aa])"
-_URL_TELL = re.compile(rb"%(?:" + _HEX_TOKEN + rb"|[C-Fc-f][0-9A-Fa-f])")
+_URL_TELL = re.compile(rb"%(?:" + _HEX_TOKEN + rb"|[C-Fc-f][0-9A-Fa-f]|25[0-9A-Fa-f]{2})")
 _ESCAPE_TELL = re.compile(
     rb"\\(?:u(?:[0-2Ff][0-9A-Fa-f]{3}|[Dd]835)|U0001[Dd]|U0000[0-9A-Fa-f]{4}|x"
     + _HEX_TOKEN

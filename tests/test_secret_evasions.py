@@ -363,6 +363,55 @@ def test_slack_webhook_with_escaped_slashes() -> None:
     assert url[-24:] not in redact(text)
 
 
+def math_bold(text: str) -> str:
+    """ASCII letters as MATHEMATICAL BOLD letters (beyond the BMP)."""
+    return "".join(
+        chr(0x1D41A + ord(c) - ord("a"))
+        if "a" <= c <= "z"
+        else chr(0x1D400 + ord(c) - ord("A"))
+        if "A" <= c <= "Z"
+        else c
+        for c in text
+    )
+
+
+MORE_FORMS: dict[str, tuple[str, Evasion]] = {
+    "html-decimal": ("escape", lambda t: f"&#{ord(t[0])};" + t[1:]),
+    "html-hex": ("escape", lambda t: "".join(f"&#x{ord(c):x};" for c in t[:3]) + t[3:]),
+    "octal": ("escape", lambda t: "".join(f"\\{ord(c):03o}" for c in t[:3]) + t[3:]),
+    "python-U": ("escape", lambda t: f"\\U{ord(t[0]):08x}" + t[1:]),
+    "escaped-zero-width": ("escape", lambda t: t[:2] + "\\u200b" + t[2:]),
+    "percent-every-character": ("url", lambda t: "".join(f"%{ord(c):02x}" for c in t)),
+    "percent-twice": ("url", lambda t: "%25" + f"{ord(t[0]):02X}" + t[1:]),
+    "json-in-json": ("escape", lambda t: f"\\\\u{ord(t[0]):04x}" + t[1:]),
+    "math-bold-prefix": ("nfkc", lambda t: math_bold(t[:3]) + t[3:]),
+    "tag-character": ("zero-width", lambda t: t[:2] + "\U000e0041" + t[2:]),
+    "split-crlf": ("split", lambda t: t[: cut(t)] + "\r\n    " + t[cut(t) :]),
+    "split-backslash": ("split", lambda t: t[: cut(t)] + " \\\n    " + t[cut(t) :]),
+    "split-escaped-newline": ("escape", lambda t: t[: cut(t)] + "\\n    " + t[cut(t) :]),
+    "base64url": (
+        "base64",
+        lambda t: base64.urlsafe_b64encode(("?>~" * 5 + t).encode()).decode(),
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(MORE_FORMS))
+@pytest.mark.parametrize("family", ["github", "aws", "anthropic"])
+def test_more_ways_to_write_it(family: str, form: str) -> None:
+    token = token_of(family)
+    via, hide = MORE_FORMS[form]
+    text = PREFIX + hide(token) + SUFFIX
+    findings = scan(text)
+    assert [(f.rule_id, f.line, getattr(f, "via", None)) for f in findings] == [
+        (FAMILIES[family][0], 2, via)
+    ]
+    if via != "base64":
+        assert findings[0].column == 10
+    for chunk in body_chunks(token):
+        assert chunk not in readable(redact(text))
+
+
 def test_evasions_stacked() -> None:
     token = token_of("github")
     # percent-encoded zero-width character inside a full-width prefix

@@ -414,7 +414,7 @@ def memory_files(store: Path) -> dict[str, tuple[str, str]]:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     if not path.is_file():
         return out
     for raw in path.read_bytes().split(b"\n"):
@@ -619,6 +619,13 @@ def check_one_store(store: Path, template: Path, env: dict[str, str]) -> list[Fa
         out.append(Failure("git status", f"{name}: " + "; ".join(stray[:6])))
     if (store / ".git" / "index.lock").exists():
         out.append(Failure("index.lock left", name))
+    locks = sorted(  # HEAD.lock, refs/heads/main.lock, next-index-*.lock, packed-refs.lock...
+        p.relative_to(store / ".git").as_posix()
+        for p in (store / ".git").rglob("*.lock")
+        if p.name != "index.lock" and "objects" not in p.relative_to(store / ".git").parts
+    )
+    if locks:
+        out.append(Failure("git lock left", f"{name}: .git/" + ", .git/".join(locks[:5])))
     if (store / ".memgov" / "txn.json").exists():
         out.append(Failure("journal left", f"{name}: .memgov/txn.json after two writes"))
     # -- events
@@ -644,6 +651,11 @@ def check_one_store(store: Path, template: Path, env: dict[str, str]) -> list[Fa
             out.append(Failure("erased but present", f"{name}: {mid} has a deleted event"))
         if mid in before:
             needles[mid] = needles_of(before[mid][1])
+    if erased:  # even a team store, whose history keeps it, has it out of its last commit
+        tree = set(git(store, "ls-tree", "-r", "--name-only", "HEAD", env=env).decode().split("\n"))
+        for mid in sorted(erased & set(before)):
+            if before[mid][0] in tree:
+                out.append(Failure("erased file in HEAD", f"{name}: {before[mid][0]}"))
     for mid in sorted(set(before) - set(now_files) - erased):
         out.append(Failure("memory vanished", f"{name}: {mid} is gone with no erase event"))
     if needles:
@@ -718,10 +730,12 @@ def check_one_store(store: Path, template: Path, env: dict[str, str]) -> list[Fa
             out.append(Failure("two open requests", f"{name}: {n} open {kind} requests for {mid}"))
     for r in requests:
         if r.get("status") in ("approved", "rejected"):
-            did = r.get("decision")
-            if not did or str(did) not in decisions:
+            closed_by = r.get("decision")
+            if not closed_by or str(closed_by) not in decisions:
                 out.append(
-                    Failure("request closed without decision", f"{name}: {r.get('id')} -> {did}")
+                    Failure(
+                        "request closed without decision", f"{name}: {r.get('id')} -> {closed_by}"
+                    )
                 )
     for did, data in decisions.items():
         rid = data.get("request")
@@ -767,18 +781,18 @@ def check_cross_store(root: Path) -> list[Failure]:
     events = read_jsonl(team / "events.jsonl")
     gone = rolled_back(events)
     for ev in events:
-        did = ev.get("decision")
+        named = ev.get("decision")
         if (
-            did
+            named
             and ev.get("id") not in gone
             and ev.get("action") in ("promote", "merge", "reconfirm", "conflict")
-            and did not in pdecisions
-            and did not in tdecisions
+            and named not in pdecisions
+            and named not in tdecisions
         ):
             out.append(
                 Failure(
                     "team copy without private decision",
-                    f"team event {ev.get('id')} ({ev.get('action')}) names {did}",
+                    f"team event {ev.get('id')} ({ev.get('action')}) names {named}",
                 )
             )
     return out
@@ -1355,7 +1369,9 @@ class Harness:
         """Its normal duration (median of ``repeat`` runs from the release), and the
         checks after a run that was not killed (a control: failures here are not crashes;
         ``check=False``: only its exit and stderr are checked)."""
-        times, failures, last = [], [], None
+        times: list[float] = []
+        failures: list[Failure] = []
+        last: Run | None = None
         for _ in range(repeat):
             self._copy_to_round(command.variant)
             gate = Gate(self.slots)

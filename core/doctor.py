@@ -2,14 +2,24 @@
 
 Errors make the exit status 1; warnings (a long index, a large file) are
 shown but do not, unless ``--strict``.
+
+A store is untrusted input (issue 10), so doctor also reports, as errors: a
+record whose file holds a credential (any status: superseded and expired files
+are still on disk; the rule ids, lines and columns, never the value), a
+symbolic link anywhere in the store folder outside ``.git``, local state
+tracked by git (anything under ``.memgov/``), and request files that do not
+parse.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from core import gitstore, logs
+from core import gitstore, logs, requests, secret_records
+from core.errors import StoreError
 from core.index import INDEX_FILE, check_index, parse_index
 from core.store import JOURNAL_FILE, MEMORY_DIR, STATE_DIR, Store
 
@@ -36,14 +46,28 @@ class Finding:
 
 def diagnose(store: Store) -> list[Finding]:
     found: list[Finding] = []
-    snap = store.refresh()
     root = store.root
+    journal = store.state_dir / JOURNAL_FILE
+    journal_rel = os.path.relpath(journal, root).replace(os.sep, "/")
+    try:
+        snap = store.refresh()  # finishes or undoes an interrupted change first
+    except StoreError as exc:  # e.g. a journal memgov did not write: nothing is read
+        found.append(Finding("error", journal_rel if journal.exists() else ".", str(exc)))
+        found += _links(root, reported=set())
+        found += _tracked_state(store)
+        return found
     for problem in snap.problems:
         found.append(Finding("error", problem.path, problem.reason, problem.field))
     for warning in snap.warnings:
         path, _, reason = warning.partition(": ")
         found.append(Finding("warning", path, reason))
     memories = snap.memories
+    found += _secrets(store)
+    found += _links(root, reported={p.path for p in snap.problems})
+    found += _tracked_state(store)
+    if hasattr(requests, "request_problems"):  # being added (issue 10)
+        for path, reason in requests.request_problems(store):
+            found.append(Finding("error", path, reason))
 
     # the index: limits, pointers that resolve, and agreement with the active records
     index_path = root / INDEX_FILE
@@ -171,11 +195,11 @@ def diagnose(store: Store) -> list[Finding]:
                 )
 
     # git: an interrupted change, or edits nobody committed
-    if (root / STATE_DIR / JOURNAL_FILE).exists():
+    if journal.exists():
         found.append(
             Finding(
                 "error",
-                f"{STATE_DIR}/{JOURNAL_FILE}",
+                journal_rel,
                 "a change was interrupted; the next write finishes or undoes it",
             )
         )
@@ -196,3 +220,73 @@ def diagnose(store: Store) -> list[Finding]:
                 )
             )
     return found
+
+
+def _secrets(store: Store) -> list[Finding]:
+    """Every record file (any status) and every unreadable file of ``memories/`` that
+    holds a credential: the rule ids and where, never the value."""
+    found = []
+    for hit in secret_records.file_hits(store):
+        rules = ", ".join(hit.rules)
+        if hit.memory is not None:
+            reason = (
+                f"holds a credential ({rules}; {hit.where()}; the record is "
+                f"{hit.memory.status}): " + secret_records.how_to_fix(hit.memory.id)
+            )
+        else:
+            reason = (
+                f"holds a credential ({rules}; {hit.where()}) and is not a readable record: "
+                "remove the credential from the file or delete the file"
+            )
+        found.append(Finding("error", hit.path, reason))
+    return found
+
+
+def _links(root: Path, *, reported: set[str]) -> list[Finding]:
+    """Symbolic links anywhere in the store folder but ``.git`` (a link committed to a
+    shared store could point anywhere); the ones the store already reported are not
+    repeated."""
+    found = []
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if folder == root and entry.name == ".git":
+                continue
+            rel = os.path.relpath(entry.path, root).replace(os.sep, "/")
+            if entry.is_symlink():
+                if rel not in reported:
+                    found.append(
+                        Finding(
+                            "error",
+                            rel,
+                            "is a symbolic link; memgov neither reads nor writes through "
+                            "links: replace it with the file or folder itself (git rm it if "
+                            "it is committed)",
+                        )
+                    )
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+    return sorted(found, key=lambda f: f.path)
+
+
+def _tracked_state(store: Store) -> list[Finding]:
+    """Local state committed to the repository (a cache, a journal, a lock): a clone
+    brings it, so memgov ignores it; doctor says how to untrack it."""
+    try:
+        listed = store.repo.git.ls_files("-z", "--", STATE_DIR)
+    except Exception:  # git status below reports a repository git cannot read
+        return []
+    return [
+        Finding(
+            "error",
+            path,
+            f"tracked by git but local state; memgov ignores it; remove it with "
+            f"git rm --cached {path}",
+        )
+        for path in sorted(filter(None, listed.split("\0")))
+    ]

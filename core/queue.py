@@ -1,7 +1,9 @@
 """The review queue (SPEC section 10): what people decide, with the evidence.
 
-Four kinds of item, oldest first: conflict sets (grouped by key), promotion
-requests, deletion requests and consolidation batches. Every item carries, for
+Five kinds of item, oldest first: conflict sets (grouped by key), promotion
+requests, deletion requests, consolidation batches, and secrets in a record
+(``secret-<memory id>``: a stored record whose file holds a credential, opened
+when the record was written; core.secret_records). Every item carries, for
 each record involved, the source quote, task and message, the resolved log
 excerpt with context, dates, confidence, source count, and what points at it.
 """
@@ -13,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import logs, secrets
+from core import logs, secret_records, secrets
 from core.errors import NotFoundError
 from core.index import INDEX_FILE, parse_index
 from core.pipeline import conflict_item_id
@@ -22,7 +24,7 @@ from core.requests import Request, load_requests
 from core.store import Store
 from core.workspace import Workspace
 
-KINDS = ("conflict", "promotion", "deletion", "consolidation")
+KINDS = ("conflict", "promotion", "deletion", "consolidation", "secret")
 KIND_OF_REQUEST = {"promote": "promotion", "delete": "deletion"}
 
 # words in the evidence that suggest the values hold at different times or in different places
@@ -278,7 +280,38 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
             items += [i for i in _request_items(ctx, workspace.team) if i.kind in wanted]
         if "consolidation" in wanted:
             items += _batch_items(store)
+        if "secret" in wanted:
+            items += _secret_items(ctx)
     items.sort(key=lambda i: (i.opened_at, i.id))
+    return items
+
+
+def _secret_items(ctx: _Context) -> list[Item]:
+    """One item per record whose file holds a credential: the record's evidence, the
+    scan (rule ids, lines and columns, never the value) and what may be done."""
+    items = []
+    for hit in secret_records.record_hits(ctx.store):
+        memory = hit.memory
+        assert memory is not None
+        items.append(
+            Item(
+                kind="secret",
+                id=secret_records.item_id(memory.id),
+                title=f"secret in a record: {secrets.redact(memory.display_title)}",
+                opened_at=memory.created_at.isoformat(),
+                store=ctx.store,
+                scope=memory.scope,
+                subject=memory.subject,
+                records=(ctx.evidence(memory),),
+                scan=hit.scan,
+                analysis={
+                    "file": hit.path,
+                    "status": memory.status,
+                    "rules": hit.rules,
+                    "options": list(secret_records.options_for(memory)),
+                },
+            )
+        )
     return items
 
 

@@ -27,6 +27,10 @@ Claude Code type: preference -> feedback; a record about the user alone
 (subject ``user:<x>``) -> user; reflection -> feedback; semantic whose first
 line holds a web address -> reference; anything else -> project.
 
+A record that holds a credential (in its file, or in what its topic file would
+say) is left out, and the report says so by id and rule id: nothing written
+holds a token. Erase or correct it in the review desk, then export again.
+
 Safety: the folder must be new, empty, or a previous memgov export
 (``.memgov-export.json`` lists every file it wrote, with a hash). A previous
 export that changed since (the agent wrote or edited a file) is refused: import
@@ -52,6 +56,7 @@ from typing import Any
 
 import yaml
 
+from core import secret_records, secrets
 from core.config import Config
 from core.decay import weight
 from core.fsutil import atomic_write_text
@@ -82,6 +87,8 @@ class ExportReport:
     index_bytes: int
     replaced_previous: bool
     warnings: tuple[str, ...] = ()
+    #: records not exported, with why: ``<id>: holds a credential (rule ids)``
+    left_out: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +100,7 @@ class ExportReport:
             "index_bytes": self.index_bytes,
             "replaced_previous": self.replaced_previous,
             "warnings": list(self.warnings),
+            "left_out": list(self.left_out),
         }
 
     def render(self) -> str:
@@ -110,6 +118,12 @@ class ExportReport:
             if len(self.not_indexed) > 20:
                 lines.append(f"  ... and {len(self.not_indexed) - 20} more (--json lists them)")
         lines += [f"warning: {w}" for w in self.warnings]
+        lines += [f"left out: {entry}" for entry in self.left_out]
+        if self.left_out:
+            lines.append(
+                "  erase or correct them in the review desk ('memgov queue --kind secret'), "
+                "then export again"
+            )
         return "\n".join(lines)
 
 
@@ -135,7 +149,7 @@ def export_claude_code(source: Workspace | Store, path: Path) -> ExportReport:
     replaced, warnings = _check_target(folder, stores)
     warnings += _left_behind(stores)
     config = next((s.config for s in stores if s.config.scope == "private"), stores[0].config)
-    outs = _plan(stores)
+    outs, left_out = _plan(stores)
     index, indexed, left = _fit_index(outs, config)
     files = {o.rel: o.text for o in outs}
     files[INDEX_FILE] = index
@@ -150,6 +164,7 @@ def export_claude_code(source: Workspace | Store, path: Path) -> ExportReport:
         index_bytes=len(index.encode("utf-8")),
         replaced_previous=replaced,
         warnings=tuple(warnings),
+        left_out=tuple(left_out),
     )
 
 
@@ -165,8 +180,11 @@ def claude_type(memory: Memory) -> str:
     return "project"
 
 
-def _plan(stores: list[Store]) -> list[_Out]:
+def _plan(stores: list[Store]) -> tuple[list[_Out], list[str]]:
+    """The topic files to write, and the records left out because they hold a
+    credential (``<id>: holds a credential (rule ids)``)."""
     outs = []
+    left_out = []
     taken: set[str] = set()
     for store in stores:
         now = store.now()
@@ -175,8 +193,15 @@ def _plan(stores: list[Store]) -> list[_Out]:
             (m for m in store.memories.values() if m.status == "active"), key=lambda m: m.id
         )
         for memory in active:
-            outs.append(_topic(memory, team, weight(memory, now, store.config), taken))
-    return outs
+            out = _topic(memory, team, weight(memory, now, store.config), set(taken))
+            rules = {f.rule_id for f in secret_records.scan_file(store.root / memory.path)}
+            rules |= {f.rule_id for f in secrets.scan(out.text)}
+            if rules:
+                left_out.append(f"{memory.id}: holds a credential ({', '.join(sorted(rules))})")
+                continue
+            taken.add(out.rel.casefold())
+            outs.append(out)
+    return outs, left_out
 
 
 def _left_behind(stores: list[Store]) -> list[str]:

@@ -529,6 +529,10 @@ def screen_for(item: Item) -> Screen[None]:
         return PromotionScreen(item)
     if item.kind == "deletion":
         return DeletionScreen(item)
+    if item.kind == "secret":  # a credential found in a stored record
+        from tui.screens.secret import SecretScreen
+
+        return SecretScreen(item)
     from tui.screens.batch import BatchScreen
 
     return BatchScreen(item)

@@ -1,0 +1,472 @@
+"""Credentials already in stored records (issue 10): found, shown redacted, removed.
+
+A record written before scanning existed, or pasted into ``memories/`` by hand,
+can hold a token the write gate never saw. :func:`record_hits` scans the file of
+every record (any status: superseded and expired files are still on disk) and
+returns the rule ids, lines and columns, never the value. ``doctor`` reports
+each, the queue shows a "secret in a record" item per record (``secret-<id>``),
+and :func:`decide_secret` decides it:
+
+* ``erase``: the record is erased for good, as an approved deletion erases
+  (file, index line, and in a private store every reachable git object: the
+  history purge also scrubs the secret itself from every blob, wherever else
+  it was quoted);
+* ``correct``: a new record replaces it, with the secret spans replaced by
+  ``[secret: rule-id]`` (or with the content the person wrote), and the old
+  record is *erased*, not superseded, so no file on disk and no reachable
+  object of a private store keeps the token;
+* reject (``defer``): nothing changes, the item stays open; the decision is
+  recorded.
+
+Scanning is cached by each file's stat data (mtime, size, inode): a queue
+built again scans only the files that changed since.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core import secrets
+from core.erase import scrub
+from core.errors import AlreadyDecided, NotFoundError, SecretBlocked, ValidationError
+from core.record import Memory, Source
+from core.store import MAX_FILE_BYTES, MEMORY_DIR, Store, Transaction, new_memory_id
+
+if TYPE_CHECKING:  # core.decisions and core.queue import this module
+    from core.decisions import Decision
+    from core.queue import Item
+    from core.workspace import Workspace
+
+ITEM_PREFIX = "secret-"
+#: what a person may do with a record that holds a credential
+OPTIONS = ("erase", "correct")
+#: statuses whose record can be replaced by a corrected one (an expired or a
+#: superseded record is no longer used: it is erased)
+CORRECTABLE = ("active", "conflict")
+#: the shortest secret that is also scrubbed from history on its own
+MIN_NEEDLE_BYTES = 8
+_CACHE_LIMIT = 100_000
+#: absolute path -> ((mtime_ns, size, inode), findings)
+_SCANNED: dict[str, tuple[tuple[int, int, int], tuple[secrets.Finding, ...]]] = {}
+_MARK = re.compile(r"\[secret: [A-Za-z0-9_.-]+\]")
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A file of a store's ``memories/`` that holds a credential."""
+
+    path: str  # relative to the store root
+    findings: tuple[secrets.Finding, ...]
+    memory: Memory | None = None  # None: the file is not a readable record
+
+    @property
+    def rules(self) -> list[str]:
+        return sorted({f.rule_id for f in self.findings})
+
+    @property
+    def scan(self) -> tuple[dict[str, Any], ...]:
+        """What the queue and the desk show: rule id, line and column, nothing else."""
+        return tuple({"rule": f.rule_id, "line": f.line, "column": f.column} for f in self.findings)
+
+    def where(self) -> str:
+        """``github-pat at line 12, column 20; ...``: never the value."""
+        return "; ".join(f"{f.rule_id} at line {f.line}, column {f.column}" for f in self.findings)
+
+
+# ------------------------------------------------------------------------- scanning
+def scan_file(path: Path) -> tuple[secrets.Finding, ...]:
+    """The findings in one file's text (lines and columns of the file), cached by its
+    stat data. A missing file, a link or anything but a plain file has none: memgov
+    does not read through links. Only the first ``MAX_FILE_BYTES`` are read."""
+    key = str(path)
+    try:
+        st = os.lstat(path)
+    except OSError:
+        _SCANNED.pop(key, None)
+        return ()
+    if not stat.S_ISREG(st.st_mode):
+        return ()
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _SCANNED.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES)
+    except OSError:
+        return ()
+    findings = tuple(secrets.scan(data.decode("utf-8", "replace")))
+    if len(_SCANNED) >= _CACHE_LIMIT:
+        _SCANNED.clear()
+    _SCANNED[key] = (stamp, findings)
+    return findings
+
+
+def record_hits(store: Store) -> list[Hit]:
+    """Every record of the store, whatever its status, whose file holds a credential."""
+    hits = []
+    for memory in sorted(store.memories.values(), key=lambda m: m.id):
+        findings = scan_file(store.root / memory.path)
+        if findings:
+            hits.append(Hit(memory.path, findings, memory))
+    return hits
+
+
+def file_hits(store: Store) -> list[Hit]:
+    """:func:`record_hits`, and the files of ``memories/`` that are not readable
+    records (a duplicate id, bad front matter) but hold a credential too."""
+    hits = record_hits(store)
+    seen = {h.path for h in hits} | {m.path for m in store.memories.values()}
+    for problem in store.load().problems:
+        if problem.path in seen or not problem.path.startswith(f"{MEMORY_DIR}/"):
+            continue
+        seen.add(problem.path)
+        findings = scan_file(store.root / problem.path)
+        if findings:
+            hits.append(Hit(problem.path, findings))
+    return sorted(hits, key=lambda h: h.path)
+
+
+def item_id(memory_id: str) -> str:
+    return f"{ITEM_PREFIX}{memory_id}"
+
+
+def options_for(memory: Memory) -> tuple[str, ...]:
+    return OPTIONS if memory.status in CORRECTABLE else ("erase",)
+
+
+def how_to_fix(memory_id: str) -> str:
+    """What doctor and errors say to do about a record that holds a credential."""
+    item = item_id(memory_id)
+    return (
+        f"erase it or correct it in the desk ('secret in a record' item {item}) or with "
+        f"memgov decide {item} --approve --option erase|correct"
+    )
+
+
+# ------------------------------------------------------------------------ redaction
+def secret_values(text: str) -> list[str]:
+    """The secrets in text, as :func:`secrets.redact` replaced them (to scrub from
+    history; never shown). Empty when the text cannot be lined up with its
+    redaction (a literal ``[secret: ...]`` in it): the content itself is then
+    still erased, line by line."""
+    redacted = secrets.redact(text)
+    if redacted == text:
+        return []
+    literals = _MARK.split(redacted)
+    if not text.startswith(literals[0]) or not text.endswith(literals[-1]):
+        return []
+    found: list[str] = []
+    pos = len(literals[0])
+    for index, literal in enumerate(literals[1:], start=1):
+        last = index == len(literals) - 1
+        if last:
+            end = len(text) - len(literal)
+        elif literal:
+            end = text.find(literal, pos + 1)
+        else:
+            return []  # two secrets side by side: where one ends is not known
+        if end <= pos:
+            return []
+        found.append(text[pos:end])
+        pos = end + len(literal)
+    rebuilt = literals[0] + "".join(s + lit for s, lit in zip(found, literals[1:], strict=True))
+    return found if rebuilt == text else []
+
+
+def _redact_source(source: Source) -> Source:
+    """The source with a secret in any of its text fields replaced (a quote, a task)."""
+    return dataclasses.replace(
+        source,
+        task=secrets.redact(source.task),
+        evidence=secrets.redact(source.evidence),
+        log=secrets.redact(source.log) if source.log else source.log,
+        file=secrets.redact(source.file) if source.file else source.file,
+    )
+
+
+def corrected(old: Memory, content: str | None, now: Any) -> Memory:
+    """The record that replaces ``old``: ``content`` (or the old content with every
+    secret span replaced by ``[secret: rule-id]``), the title, sources and
+    environment redacted, a value that held a secret dropped."""
+    text = (content if content is not None else secrets.redact(old.content)).strip()
+    if not text:
+        raise ValidationError(
+            "the corrected content is empty", field="content", hint="erase the record instead"
+        )
+    value = old.value if old.value and secrets.is_clean(old.value) else None
+    return old.with_changes(
+        id=new_memory_id(old.attribute, f"secret|{old.id}|{text}|{now.isoformat()}"),
+        path="",
+        content=text,
+        title=secrets.redact(old.title) if old.title else old.title,
+        value=value,
+        source=_redact_source(old.source) if old.source else None,
+        sources=tuple(_redact_source(s) for s in old.sources),
+        environment=(
+            {k: secrets.redact(v) for k, v in old.environment.items()}
+            if old.environment
+            else old.environment
+        ),
+        created_at=now,
+        verified_at=now,
+        usage_count=0,
+        last_used_at=None,
+    )
+
+
+# -------------------------------------------------------------------------- deciding
+DEFAULT_REASONS = {
+    "erase": "the record holds a credential: erased for good",
+    "correct": "the record held a credential: replaced by a copy without it",
+    "defer": "deferred: the credential stays until someone erases or corrects it",
+}
+
+
+def decide_secret(
+    workspace: Workspace,
+    item: Item,
+    approve: bool,
+    *,
+    actor: str,
+    reason: str,
+    option: str | None,
+    content: str | None = None,
+) -> Decision:
+    """Decide a "secret in a record" item: ``approve`` with ``option`` ``erase`` or
+    ``correct``; reject defers (nothing changes, the item stays open).
+
+    ``content`` (``correct`` only): what the new record says instead; by default
+    the old content with every secret span replaced by ``[secret: rule-id]``. It
+    is scanned: a correction that still holds a credential is refused.
+
+    Checked again under the store lock: the record must still exist and still
+    hold a credential; if it was erased or corrected meanwhile, the second
+    decider gets :class:`AlreadyDecided` and nothing changes.
+    """
+    from core import decisions
+
+    decisions.check_may_decide(item, actor, workspace)
+    chosen = option if approve else "defer"
+    if chosen not in (*OPTIONS, "defer"):
+        raise ValidationError(
+            "say what to do with the record" if chosen is None else "unknown option",
+            field="option",
+            hint="--option erase or --option correct (--reject leaves it open)",
+        )
+    if content is not None and chosen != "correct":
+        raise ValidationError(
+            "a content goes with the option correct only", field="content", hint="drop it"
+        )
+    reason = reason.strip() or DEFAULT_REASONS[chosen]
+    rules = [f.rule_id for f in secrets.scan(reason)]
+    if rules:
+        raise SecretBlocked(f"the reason for {item.id}", rules)
+    if content is not None:
+        rules = [f.rule_id for f in secrets.scan(content)]
+        if rules:
+            raise SecretBlocked(f"the corrected content for {item.id}", rules)
+    memory_id = item.records[0].memory.id
+    store = item.store
+    decision_id = decisions._new_decision_id(store, f"{item.id}|{chosen}")
+    with store.transaction(actor=actor, message=f"decide {item.id}: {chosen}") as tx:
+        current = tx.view.get(memory_id)
+        file_text = _read_text(store.root / current.path) if current is not None else None
+        if current is None or file_text is None or not secrets.scan(file_text):
+            raise _decided_before(store, item.id, memory_id)
+        if chosen == "correct" and current.status not in CORRECTABLE:
+            raise ValidationError(
+                f"{memory_id} is {current.status}: it is no longer used, so there is nothing "
+                "to correct",
+                path=current.path,
+                field="status",
+                hint="erase it (--option erase)",
+            )
+        kept = {memory_id: _key_only(decisions, current)}
+        if chosen == "defer":
+            decision = decisions.Decision(
+                id=decision_id,
+                item=item.id,
+                kind="secret",
+                option="defer",
+                actor=actor,
+                reason=reason,
+                ts=tx.now.isoformat(),
+                store=str(store.root),
+                before=kept,
+                after=kept,
+            )
+            return decisions._record(tx, decision)
+        created: list[dict[str, str]] = []
+        after: dict[str, dict[str, Any]] = {}
+        replacement: Memory | None = None
+        if chosen == "correct":
+            open_deletions = [r.id for r in _open_requests(store, memory_id) if r.kind == "delete"]
+            if open_deletions:
+                raise ValidationError(
+                    f"a deletion of {memory_id} is requested ({', '.join(open_deletions)}): "
+                    "a correction would keep what it asks to erase",
+                    field="option",
+                    hint="erase it (--option erase), or reject the deletion request first",
+                )
+            replacement = corrected(current, content, tx.now)
+            rules = [f.rule_id for f in secrets.scan(replacement.to_markdown())]
+            if rules:  # the secret sits in a field a correction keeps (the key)
+                raise SecretBlocked(
+                    f"the corrected record of {memory_id} (erase it instead)", rules
+                )
+            tx.create(
+                replacement,
+                action="correct",
+                reason=reason,
+                request=item.id,
+                decision=decision_id,
+                details={"corrects": memory_id},
+            )
+            created = [{"store": str(store.root), "id": replacement.id}]
+            after = {replacement.id: decisions._front(tx.view[replacement.id])}
+        secret_needles = _needles(tx, current, file_text)
+        decisions._erase(
+            tx,
+            memory_id,
+            action="erase",
+            reason=reason,
+            request=item.id,
+            decision=decision_id,
+            details={"replaced_by": replacement.id} if replacement else None,
+        )
+        tx.needles += [n for n in secret_needles if n not in tx.needles]
+        _close_requests(tx, memory_id, decision_id, actor, replacement)
+        decision = decisions.Decision(
+            id=decision_id,
+            item=item.id,
+            kind="secret",
+            option=chosen,
+            actor=actor,
+            reason=reason,
+            ts=tx.now.isoformat(),
+            store=str(store.root),
+            before=kept,
+            after=after,
+            created=created,
+            erased=[memory_id],
+            note=decisions.TEAM_HISTORY_NOTE if store.config.scope == "team" else None,
+        )
+        return decisions._record(tx, decision)
+
+
+def correct_secret(
+    workspace: Workspace,
+    item_id: str,
+    *,
+    content: str | None,
+    actor: str,
+    reason: str = "",
+) -> Decision:
+    """``decide ITEM --approve --option correct`` with the content a person wrote
+    (the desk's correction dialog): the item is looked up under every store's lock
+    and decided as :func:`core.decisions.decide` decides; a second decider gets
+    :class:`AlreadyDecided`."""
+    from core.queue import find_item
+
+    locked = getattr(workspace, "locked", None)
+    with locked() if callable(locked) else contextlib.nullcontext():
+        try:
+            item = find_item(workspace, item_id)
+        except NotFoundError:
+            for store in workspace.stores:
+                earlier = _decided_before(store, item_id, item_id.removeprefix(ITEM_PREFIX))
+                if isinstance(earlier, AlreadyDecided):
+                    raise earlier from None
+            raise
+        if item.kind != "secret":
+            raise ValidationError(
+                f"{item_id} is a {item.kind} item, not a secret in a record", field="item"
+            )
+        return decide_secret(
+            workspace, item, True, actor=actor, reason=reason, option="correct", content=content
+        )
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read(MAX_FILE_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _key_only(decisions: Any, memory: Memory) -> dict[str, Any]:
+    """The record in a decision file: its id and key, never a field that may hold
+    the secret (title, value, source quotes)."""
+    front: dict[str, Any] = decisions._front(memory)
+    return {k: v for k, v in front.items() if k in decisions.ERASED_KEEP}
+
+
+def _needles(tx: Transaction, memory: Memory, file_text: str) -> list[bytes]:
+    """The secrets themselves, to scrub from every blob of the history (the index
+    line as it was cut, an earlier wording, a quote in a reason), unless another
+    live record still holds one: that record is its own item."""
+    values = {v.strip() for text in (file_text, memory.to_markdown()) for v in secret_values(text)}
+    encoded = {v.encode("utf-8") for v in values if len(v.encode("utf-8")) >= MIN_NEEDLE_BYTES}
+    others = [m.to_markdown().encode("utf-8") for m in tx.view.values() if m.id != memory.id]
+    return sorted((n for n in encoded if not any(n in o for o in others)), key=len, reverse=True)
+
+
+def _open_requests(store: Store, memory_id: str) -> list[Any]:
+    from core.requests import load_requests
+
+    return [r for r in load_requests(store) if r.memory_id == memory_id and r.status == "open"]
+
+
+def _close_requests(
+    tx: Transaction, memory_id: str, decision_id: str, actor: str, replacement: Memory | None
+) -> None:
+    """Open requests about the erased record close with this decision: a deletion is
+    done, a promotion is not (ask again for the corrected record)."""
+    for request in _open_requests(tx.store, memory_id):
+        if request.kind == "delete":
+            status, why = "approved", "erased: it held a credential"
+        elif replacement is not None:
+            status, why = (
+                "rejected",
+                f"it held a credential and was replaced by {replacement.id}; ask again for that",
+            )
+        else:
+            status, why = "rejected", "it held a credential and was erased"
+        closed = request.with_changes(
+            status=status, decision=decision_id, decided_by=actor, decision_reason=why
+        )
+        text = scrub(closed.to_yaml().encode("utf-8"), tx.needles).decode("utf-8")
+        tx.write_file(request.path, text)
+
+
+def _decided_before(store: Store, item: str, memory_id: str) -> Exception:
+    """The error for a second decider: who erased or corrected the record, when."""
+    folder = store.root / "decisions"
+    for path in sorted(folder.glob("*.json"), reverse=True) if folder.is_dir() else ():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("item") == item and data.get("option") in OPTIONS:
+            return AlreadyDecided(
+                item,
+                actor=str(data.get("actor")),
+                ts=str(data.get("ts")),
+                decision=str(data.get("id")),
+            )
+    return NotFoundError(
+        f"{item}: {memory_id} is no longer in {store.root} or no longer holds a credential; "
+        "reload the queue"
+    )

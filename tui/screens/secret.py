@@ -1,0 +1,236 @@
+"""The "secret in a record" view: a stored record whose file holds a credential.
+
+The record is shown with every secret span replaced by ``[secret: rule-id]``
+(never the value); ``e`` erases it for good, ``c`` replaces it by a corrected
+copy (prefilled with the redacted text) and erases the old file, ``d`` leaves
+it open. Each asks for the reason first and says what it will change.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Header, Label, Static, TextArea
+
+from core import secret_records, secrets
+from tui.render import record_card, safe
+from tui.screens.dialogs import Proposal
+from tui.screens.items import ItemScreen
+
+
+class SecretCorrectDialog(ModalScreen[str | None]):
+    """What the record says instead: prefilled with its redacted content."""
+
+    DEFAULT_CSS = """
+    SecretCorrectDialog #content {
+        height: 8;
+        margin-bottom: 1;
+    }
+    """
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+        Binding("ctrl+s", "accept", "Next", priority=True, id="dialog.accept"),
+    ]
+
+    def __init__(self, memory_id: str, content: str) -> None:
+        super().__init__()
+        self.memory_id = memory_id
+        self.content = content
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(f"Correct {self.memory_id}", id="dialog-title")
+            yield Static(
+                "A copy with this content replaces the record and the old file is erased "
+                "(not kept as superseded). Keep [secret: …] or write what is true instead; "
+                "ctrl+s to continue.",
+                id="dialog-changes",
+            )
+            yield TextArea(self.content, id="content", soft_wrap=True)
+            with Horizontal(id="dialog-buttons"):
+                yield Button("Next", variant="primary", id="ok")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        area = self.query_one("#content", TextArea)
+        area.cursor_blink = bool(getattr(self.app, "cursor_blink", True))
+        area.focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self.action_accept()
+        else:
+            self.dismiss(None)
+
+    def action_accept(self) -> None:
+        text = self.query_one("#content", TextArea).text.strip()
+        if not text:
+            self.notify("The correction is empty: erase the record instead", severity="warning")
+            return
+        if not secrets.is_clean(text):
+            rules = ", ".join(sorted({f.rule_id for f in secrets.scan(text)}))
+            self.notify(f"It still holds a credential ({rules})", severity="error")
+            return
+        self.dismiss(text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class SecretScreen(ItemScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "e",
+            "erase",
+            "Erase",
+            id="secret.erase",
+            tooltip="Erase the record for good: file, index line and history",
+        ),
+        Binding(
+            "c",
+            "correct",
+            "Correct",
+            id="secret.correct",
+            tooltip="Replace it by a copy without the credential; the old file is erased",
+        ),
+        Binding(
+            "d",
+            "defer",
+            "Defer",
+            id="secret.defer",
+            tooltip="Leave it open; record that it was looked at",
+        ),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(self.banner(), id="item-head")
+        yield Static(id="scan")
+        yield VerticalScroll(Static(id="record"), classes="record-column")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    @property
+    def options(self) -> list[str]:
+        return list(self.item.analysis.get("options", ()))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "correct" and "correct" not in self.options:
+            return None  # shown, greyed out: an expired or superseded record is erased
+        return True
+
+    def refresh_view(self) -> None:
+        rec = self.item.records[0]
+        memory = rec.memory
+        where = "; ".join(
+            f"{h['rule']} at line {h['line']}, column {h['column']}" for h in self.item.scan
+        )
+        scan = Text("secret scan: ", style="bold red")
+        scan.append(f"{where} of {self.item.analysis.get('file', memory.path)}", style="red")
+        scan.append(" · the value is never shown", style="dim")
+        scan.append(
+            "\ne erase for good · "
+            + (
+                "c correct: a copy without it replaces the record, the old file is erased"
+                if "correct" in self.options
+                else f"a {memory.status} record is no longer used: erase it"
+            ),
+            style="italic",
+        )
+        self.query_one("#scan", Static).update(scan)
+        self.query_one("#record", Static).update(
+            Group(record_card(rec, label=" record, secrets shown as [secret: rule] "), self.file())
+        )
+        self.refresh_bindings()
+
+    def file(self) -> RenderableType:
+        """The record's file as it is on disk, redacted, with the lines that hold a
+        secret marked."""
+        path = self.item.store.root / self.item.records[0].memory.path
+        try:
+            raw = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return Text("the file can no longer be read", style="red")
+        marked = {int(h["line"]) for h in self.item.scan}
+        text = Text(f"\n{self.item.records[0].memory.path}, redacted\n", style="bold")
+        for number, line in enumerate(safe(raw).splitlines(), start=1):
+            mark = "▶" if number in marked else " "
+            text.append(f"{mark}{number:>4} ", style="dim")
+            text.append(line + "\n", style="reverse" if number in marked else "")
+        return text
+
+    def history_note(self) -> str:
+        return (
+            "git history is rewritten so no commit holds the credential"
+            if self.item.store.config.scope == "private"
+            else "team store: clones already pushed keep it in their history"
+        )
+
+    def action_erase(self) -> None:
+        memory = self.item.records[0].memory
+        proposal = Proposal(
+            f"Erase {memory.id} for good",
+            (
+                f"{memory.id}: {memory.status} → deleted; the file is removed",
+                "its MEMORY.md line is removed, and its open requests close",
+                "the event keeps only its id, key and a content hash",
+                self.history_note(),
+            ),
+            secret_records.DEFAULT_REASONS["erase"],
+            destructive=True,
+            warning="This cannot be undone.",
+        )
+        self.decide_with(proposal, f"erase {memory.id}", approve=True, option="erase")
+
+    def action_correct(self) -> None:
+        if "correct" not in self.options:
+            self.notify("Only an active or conflicting record can be corrected", severity="warning")
+            return
+        memory = self.item.records[0].memory
+        item_id = self.item.id
+        app: Any = self.app
+
+        def with_content(content: str | None) -> None:
+            if content is None:
+                return
+            proposal = Proposal(
+                f"Correct {memory.id}: a copy without the credential",
+                (
+                    f"new {memory.status} record: {safe(content)[:60]}",
+                    f"{memory.id}: {memory.status} → deleted; the old file is erased, "
+                    "not kept as superseded",
+                    self.history_note(),
+                    "events and one commit",
+                ),
+                secret_records.DEFAULT_REASONS["correct"],
+                destructive=True,
+                warning="This cannot be undone: the old record is erased.",
+            )
+            self.propose(
+                proposal,
+                f"correct {memory.id}",
+                lambda reason: secret_records.correct_secret(
+                    app.workspace, item_id, content=content, actor=self.actor, reason=reason
+                ),
+            )
+
+        app.push_screen(SecretCorrectDialog(memory.id, safe(memory.content)), with_content)
+
+    def action_defer(self) -> None:
+        self.decide_with(
+            Proposal(
+                "Defer: leave the credential where it is for now",
+                ("nothing changes; the decision is recorded", "the item stays in the queue"),
+                secret_records.DEFAULT_REASONS["defer"],
+            ),
+            f"defer {self.item.id}",
+            approve=False,
+        )

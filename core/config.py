@@ -119,7 +119,7 @@ def _setting_name(key: Any) -> str:
     text = str(key) if isinstance(key, str | int) else ""
     return (
         text
-        if text.replace("_", "a").replace("-", "a").isalnum() and len(text) <= 40
+        if text.isascii() and text.replace("_", "a").replace("-", "a").isalnum() and len(text) <= 24
         else ("(an unknown setting)")
     )
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ValidationError
-from core.record import MULTI_LINE_BAD, STATUSES, check_text, describe
+from core.record import STATUSES, check_text, describe, is_clean
 
 EVENTS_FILE = "events.jsonl"
 #: a line longer than this is a bad line, not parsed (memgov's own are a few hundred bytes)
@@ -137,6 +137,10 @@ def _bad(field: str, message: str, hint: str | None = None) -> ValidationError:
 
 
 _ID = re.compile(r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,95}\Z")  # core.record's ID_RE, no '..'
+#: what ``request`` and ``decision`` point at: an id, or a review item's name that
+#: has segments (a consolidation baseline is ``baseline/0001``); never '..', '//'
+#: or a leading '/'
+_REF = re.compile(r"(?!.*\.\.)(?!.*//)[A-Za-z0-9][A-Za-z0-9._/-]{0,191}\Z")
 _STATUSES = frozenset(STATUSES)
 
 
@@ -144,8 +148,12 @@ def _is_id(value: Any) -> bool:
     return type(value) is str and _ID.match(value) is not None
 
 
+def _is_ref(value: Any) -> bool:
+    return type(value) is str and _REF.match(value) is not None
+
+
 def _is_text(value: Any, limit: int) -> bool:
-    return type(value) is str and len(value) <= limit and MULTI_LINE_BAD.search(value) is None
+    return type(value) is str and len(value) <= limit and is_clean(value, multiline=True)
 
 
 def _details_ok(value: Any, depth: int, budget: list[int]) -> bool:
@@ -153,7 +161,7 @@ def _details_ok(value: Any, depth: int, budget: list[int]) -> bool:
     :func:`_explain_details`."""
     kind = type(value)
     if kind is str:
-        return len(value) <= MAX_DETAIL_TEXT_CHARS and MULTI_LINE_BAD.search(value) is None
+        return len(value) <= MAX_DETAIL_TEXT_CHARS and is_clean(value, multiline=True)
     if kind is int or kind is bool or value is None:
         return True
     if kind is float:
@@ -164,7 +172,7 @@ def _details_ok(value: Any, depth: int, budget: list[int]) -> bool:
     if kind is dict:
         return all(
             type(k) is str
-            and MULTI_LINE_BAD.search(k) is None
+            and is_clean(k, multiline=True)
             and len(k) <= MAX_DETAIL_TEXT_CHARS
             and _details_ok(v, depth + 1, budget)
             for k, v in value.items()
@@ -190,8 +198,8 @@ def _event_ok(event: Event, details_prechecked: bool) -> bool:
         and (event.from_status is None or event.from_status in _STATUSES)
         and (event.to_status is None or event.to_status in _STATUSES)
         and _is_text(event.reason, MAX_REASON_CHARS)
-        and (event.request is None or _is_id(event.request))
-        and (event.decision is None or _is_id(event.decision))
+        and (event.request is None or _is_ref(event.request))
+        and (event.decision is None or _is_ref(event.decision))
         and type(event.details) is dict
         and (details_prechecked or _details_ok(event.details, 1, [MAX_DETAIL_ITEMS]))
     ):
@@ -203,13 +211,17 @@ def _event_ok(event: Event, details_prechecked: bool) -> bool:
     return when.tzinfo is not None
 
 
-def _check_id(value: Any, name: str, *, optional: bool = False) -> None:
+def _check_id(value: Any, name: str, *, optional: bool = False, ref: bool = False) -> None:
     if value is None and optional:
         return
     if not isinstance(value, str):
         raise _bad(name, f"must be an id, got {describe(value)}")
-    if not _ID.match(value):
-        raise _bad(name, f"is not an id ({describe(value)})", "letters, digits, '.', '_', '-'")
+    if not (_REF if ref else _ID).match(value):
+        raise _bad(
+            name,
+            f"is not an id ({describe(value)})",
+            "letters, digits, '.', '_', '-'" + (" and '/' between parts" if ref else ""),
+        )
 
 
 def _check_event(event: Event, details_prechecked: bool = False) -> None:
@@ -248,8 +260,8 @@ def _check_event(event: Event, details_prechecked: bool = False) -> None:
     check_text(
         event.reason, field="reason", path=EVENTS_FILE, limit=MAX_REASON_CHARS, multiline=True
     )
-    _check_id(event.request, "request", optional=True)
-    _check_id(event.decision, "decision", optional=True)
+    _check_id(event.request, "request", optional=True, ref=True)
+    _check_id(event.decision, "decision", optional=True, ref=True)
     if not isinstance(event.details, dict):
         raise _bad("details", f"must be a mapping, got {describe(event.details)}")
     _explain_details(event.details)
@@ -276,7 +288,7 @@ def _explain_details(details: dict[str, Any]) -> None:
                 for key, item in value.items():
                     if not isinstance(key, str):
                         raise _bad(where, f"has a key that is not text ({describe(key)})")
-                    label = f"{where}.{key}" if _ID.match(key) and len(key) <= 40 else where
+                    label = f"{where}.{key}" if _ID.match(key) and len(key) <= 24 else where
                     check_text(
                         key,
                         field=label,
@@ -367,7 +379,7 @@ def _refuse_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-#: JSON escapes of what MULTI_LINE_BAD refuses (C0 but tab and line feed, DEL, C1,
+#: JSON escapes of what core.record.MULTI_LINE_BAD refuses (C0 but tab and line feed, DEL, C1,
 #: surrogates); a line without them and without those characters raw holds no bad text
 _BAD_ESCAPE = re.compile(
     r"\\(?:[bfr]|u00[01][0-9a-fA-F]|u00[89][0-9a-fA-F]|u007[fF]|u[dD][89a-fA-F])"
@@ -395,7 +407,7 @@ def _line_problem(raw: bytes) -> Event | str:
     prechecked = (
         len(text) <= MAX_DETAIL_TEXT_CHARS
         and text.count("{") + text.count("[") <= MAX_DEPTH
-        and MULTI_LINE_BAD.search(text) is None
+        and is_clean(text, multiline=True)
         and _BAD_ESCAPE.search(text) is None
     )
     try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
+import random
 import string
 import subprocess
 import sys
@@ -52,10 +52,13 @@ PATH = "memories/mem-1.md"
 MakeMemory = Callable[..., Memory]
 
 
+_TOKENS = random.Random(20261201)  # seeded: every pytest-xdist worker collects the same ids
+
+
 def fake_token() -> str:
     """A credential-shaped value made at run time (random, never a fixed string)."""
     alphabet = string.ascii_letters + string.digits
-    return "ghp_" + "".join(secrets.choice(alphabet) for _ in range(36))
+    return "ghp_" + "".join(_TOKENS.choice(alphabet) for _ in range(36))
 
 
 TOKEN = fake_token()

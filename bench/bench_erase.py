@@ -267,8 +267,9 @@ def build(root: Path, commits: int, quoted: bool) -> None:
         out.write(b"data %d\n%s\n" % (len(message), message))
         out.write(b"from %s\n" % (tip.encode() if i == 0 else b":%d" % (mark + i)))
         out.write(b"M 100644 :%d events.jsonl\n" % event_marks[i])
-        if index_marks[i] is not None:
-            out.write(b"M 100644 :%d MEMORY.md\n" % index_marks[i])
+        index_mark = index_marks[i]
+        if index_mark is not None:
+            out.write(b"M 100644 :%d MEMORY.md\n" % index_mark)
         for rel, blob_mark in file_marks[i].items():
             out.write(b"M 100644 :%d %s\n" % (blob_mark, rel.encode()))
         out.write(b"\n")
@@ -354,8 +355,26 @@ def floor_export(src: Path, work: Path, limit: float) -> float | None:
 
 
 def leaks(root: Path, strings: list[bytes]) -> bool:
-    objects = sh(root, "cat-file", "--batch-all-objects", "--batch")
-    return any(s in objects for s in strings)
+    """Whether any object holds one of these bytes, read as a stream (a long
+    history's objects are many gigabytes)."""
+    proc = subprocess.Popen(
+        ["git", "cat-file", "--batch-all-objects", "--batch", "--unordered"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    reach = max(len(s) for s in strings)
+    tail = b""
+    found = False
+    while chunk := proc.stdout.read(1 << 24):
+        window = tail + chunk
+        if any(s in window for s in strings):
+            found = True
+            break
+        tail = window[-reach:]
+    proc.kill()
+    proc.wait()
+    return found
 
 
 def kill_loop(erased: Path, args: dict[str, object], rounds: int, work: Path) -> None:
@@ -425,8 +444,9 @@ def main() -> None:
     purge_args = erase(erased)
     count = int(sh(erased, "rev-list", "--all", "--count"))
     size = sh(erased, "count-objects", "-vH").decode().split("size-pack: ")[1].split("\n")[0]
-    print(f"# {count:,} commits, pack {size}, {len(purge_args['needles'])} needles")  # type: ignore[arg-type]
+    print(f"# {count:,} commits, pack {size}, {len(purge_args['needles'])} needles", flush=True)  # type: ignore[arg-type]
     repack = timed(lambda: sh(copy(erased, work / "repack"), "repack", "-a", "-d", "-q"))
+    print(f"# git repack -a -d: {repack:.2f}s", flush=True)
     victim = copy(erased, work / "purge")
     rewritten = 0
 
@@ -435,6 +455,7 @@ def main() -> None:
         rewritten = purge_history(victim, **purge_args)  # type: ignore[arg-type]
 
     purge = timed(run)
+    print(f"# purge_history: {purge:.2f}s, {rewritten:,} commits rewritten", flush=True)
     assert not leaks(victim, list(purge_args["needles"]))  # type: ignore[call-overload]
     export = None if args.no_export_floor else floor_export(erased, work, args.floor_limit)
     print(f"{'step':<36} {'seconds':>9} {'x repack':>9}")

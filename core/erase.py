@@ -671,8 +671,9 @@ def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: _Patterns) -> int:
                 seen.add(key)
                 wanted.append((sha, path, key[1]))
     edits: dict[tuple[bytes, str], list[Edit]] = {}
+    rank: dict[bytes, int] = {}
     if pats:
-        edits = _scan(root, wanted, pats)
+        edits, rank = _scan(root, wanted, pats)
     dirty = {key for key, found in edits.items() if found}
 
     # 2. which commits change: a dirty or dropped file, or a changed parent
@@ -700,7 +701,8 @@ def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: _Patterns) -> int:
             if op == b"M" and key in dirty and key not in placed and not _dropped(path, drop):
                 placed.add(key)
                 order.setdefault(path, []).append(key)
-    queue = [key for keys in order.values() for key in keys]
+    # within a file, in pack order: each version is read right after its delta base
+    queue = [key for keys in order.values() for key in sorted(keys, key=lambda k: rank[k[0]])]
     next_mark = max(by_mark, default=0) + 1
     blob_marks: dict[tuple[bytes, str], int] = {}
     with tempfile.TemporaryDirectory(prefix="memgov-purge-") as tmp:
@@ -807,7 +809,7 @@ def _commit_record(
 
 def _scan(
     root: Path, wanted: list[tuple[bytes, str, str]], pats: _Patterns
-) -> dict[tuple[bytes, str], list[Edit]]:
+) -> tuple[dict[tuple[bytes, str], list[Edit]], dict[bytes, int]]:
     """The edits every blob version needs; [] for a clean one. A large version is
     compared with the previous version of its path and searched where it differs."""
     found: dict[tuple[bytes, str], list[Edit]] = {}
@@ -818,7 +820,7 @@ def _scan(
         root, "cat-file", "--batch-all-objects", "--unordered", "--batch-check=%(objectname)"
     )
     rank = {sha: n for n, sha in enumerate(listing.split())}
-    wanted = sorted(wanted, key=lambda item: rank.get(item[0], -1))
+    wanted = sorted(wanted, key=lambda item: rank.setdefault(item[0], -1))
     reader = _Blobs(root, [sha for sha, _path, _kind in wanted])
     try:
         for sha, path, kind in wanted:
@@ -839,7 +841,7 @@ def _scan(
                 last.pop(path, None)
     finally:
         reader.close()
-    return found
+    return found, rank
 
 
 # -------------------------------------------------------- working tree, index

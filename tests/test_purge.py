@@ -20,7 +20,9 @@ import subprocess
 import sys
 import time
 import zlib
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -104,8 +106,8 @@ def commit(
 
 
 def memory(content: str, *, usage: int = 0, memory_id: str = MID, **extra: object) -> Memory:
-    when = parse_memory_time("2027-01-05T09:00:00+08:00")
-    fields: dict[str, object] = {
+    when = datetime.fromisoformat("2027-01-05T09:00:00+08:00")
+    fields: dict[str, Any] = {
         "id": memory_id,
         "type": "semantic",
         "scope": "private",
@@ -126,13 +128,7 @@ def memory(content: str, *, usage: int = 0, memory_id: str = MID, **extra: objec
             source=Source(task="tr_0001", message_index=3, evidence=EVIDENCE),
         )
     fields.update(extra)
-    return Memory(**fields)  # type: ignore[arg-type]
-
-
-def parse_memory_time(text: str):  # type: ignore[no-untyped-def]
-    from datetime import datetime
-
-    return datetime.fromisoformat(text)
+    return Memory(**fields)
 
 
 EDITOR = memory("Uses helix with the default keymap for every repository.", memory_id=OTHER)
@@ -173,7 +169,7 @@ def event(number: int, action: str, reason: str, *, ascii_only: bool = False) ->
     return (json.dumps(line, ensure_ascii=ascii_only, separators=(",", ":")) + "\n").encode()
 
 
-def build_store(root: Path) -> dict[str, object]:
+def build_store(root: Path) -> dict[str, Any]:
     """A private store whose history holds every trace of one memory; returns the
     arguments of its erasure."""
     Store.init(root, owner="ana@example.com", actor="ana@example.com")
@@ -339,7 +335,7 @@ def test_purge_leaves_no_trace_in_any_object(tmp_path: Path) -> None:
     assert len(leaks(root, [TITLE.encode(), VALUE.encode()])) >= 2  # the traces are there
     before = history(root)
     head_tree = git(root, "rev-parse", "HEAD^{tree}")
-    rewritten = purge_history(root, **args)  # type: ignore[arg-type]
+    rewritten = purge_history(root, **args)
     assert rewritten == 6  # every commit from the first that held the record (not init)
     assert leaks(root, traces()) == []
     assert history(root) == before
@@ -365,9 +361,9 @@ def test_purge_leaves_no_trace_in_any_object(tmp_path: Path) -> None:
 def test_purge_again_changes_nothing(tmp_path: Path) -> None:
     root = tmp_path / "store"
     args = build_store(root)
-    purge_history(root, **args)  # type: ignore[arg-type]
+    purge_history(root, **args)
     refs = refs_map(root)
-    assert purge_history(root, **args) == 0  # type: ignore[arg-type]
+    assert purge_history(root, **args) == 0
     assert refs_map(root) == refs
 
 
@@ -412,7 +408,10 @@ def test_purge_keeps_a_detached_head_on_its_commit(tmp_path: Path) -> None:
 def test_purge_paths_with_odd_names(tmp_path: Path) -> None:
     root = tmp_path / "store"
     Store.init(root, owner="ana@example.com", actor="ana@example.com")
-    odd = {'notes/ä b"c.md': f"{EVIDENCE}\n".encode(), 'notes/"q.md': b"kept\n"}
+    odd: dict[str, bytes | None] = {
+        'notes/ä b"c.md': f"{EVIDENCE}\n".encode(),
+        'notes/"q.md': b"kept\n",
+    }
     commit(root, odd, "odd names")
     purge_history(root, drop_paths=[], needles=[EVIDENCE.encode()])
     assert git(root, "show", 'HEAD:notes/"q.md') == b"kept\n"
@@ -522,12 +521,12 @@ def test_purge_killed_at_random_moments_then_rerun(tmp_path: Path) -> None:
     base = tmp_path / "base"
     args = build_store(base)
     grow(base, 250)
-    needles = [n for n in args["needles"]]  # type: ignore[attr-defined]
+    needles: list[bytes] = args["needles"]
     reference, victim = tmp_path / "reference", tmp_path / "victim"
     for copy in (reference, victim):
         subprocess.run(["cp", "-a", str(base), str(copy)], check=True)
     started = time.perf_counter()
-    purge_history(reference, **args)  # type: ignore[arg-type]
+    purge_history(reference, **args)
     took = time.perf_counter() - started
     script = tmp_path / "purge.py"
     script.write_text(PURGE.format(root=str(ROOT)))
@@ -583,6 +582,38 @@ def test_purge_after_a_kill_with_leftovers(tmp_path: Path, delay: float) -> None
     (gitdir / f"fast_import_crash_{os.getpid()}").write_text(f"M 100644 x {EVIDENCE}\n")
     (gitdir / "gc.pid").write_text(f"{os.getpid()} {os.uname().nodename}")
     time.sleep(delay)
-    purge_history(root, **args)  # type: ignore[arg-type]
+    purge_history(root, **args)
     assert leaks(root, traces()) == []
     assert not (gitdir / "refs/heads/main.lock").exists()
+
+
+def test_purge_search_of_a_changed_version_matches_a_full_search() -> None:
+    """The purge searches a large version only where it differs from the previous
+    one; on random edits of random files that must find exactly what a full
+    search finds (needles cut by the edit, next to it, inside removed lines)."""
+    from core.erase import _edits, _edits_since, _patterns, _Version
+
+    rng = random.Random(7)
+    needles = [b"Quibble Lane flat", b"river bend side x", "café au lait".encode() * 2]
+    pats = _patterns(tuple(needles), (MID, "other-1"))
+    pieces = [
+        *needles,
+        f"- [T](memories/{MID}.md) — hook\n".encode(),
+        b"- [U](memories/other-1.md) - x\n",
+        b"\n",
+        b"plain words ",
+        b"Quibble ",
+        b"Lane flat",
+        b"xyz" * 7,
+    ]
+    for _ in range(400):
+        a = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 60)))
+        b = bytearray(a)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randint(0, len(b))
+            cut = rng.randint(0, min(40, len(b) - at))
+            b[at : at + cut] = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 4)))
+        b_bytes = bytes(b)
+        for kind in ("plain", "index"):
+            old = _Version(a, _edits(kind, a, pats))
+            assert _edits_since(kind, b_bytes, old, pats) == _edits(kind, b_bytes, pats)

@@ -548,9 +548,10 @@ def _found(
 
 _Span = tuple[int, int, int, str]  # start byte, rule index, stop byte, how it was hidden
 _VIA_ORDER = ("base64", "url", "escape", "zero-width", "nfkc", "homoglyph", "split")
-#: bytes normalised either side of a tell: the longest token (pypi, ~1000
-#: characters) with an invisible character between every two of its characters
-_REGION = 4096
+#: bytes normalised either side of a tell: more than the longest token (pypi,
+#: ~1000 characters); one hidden all along has tells all along, whose regions
+#: chain (a PEM block's region runs on to the block's end)
+_REGION = 1536
 _BLOCK = 1024  # non-ASCII text is decoded and looked at this many bytes at a time
 _TELL_GAP = _REGION // 4  # tells closer than this to the last one add nothing
 _B64_MIN = 20
@@ -803,10 +804,11 @@ _HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
 _SIMPLE_ESCAPES = {"/": "/", "\\": "\\", '"': '"', "'": "'", "n": "\n", "r": "\r", "t": "\t"}
 
 
-def _matters(decoded: str) -> bool:
+def _matters(decoded: str, joins: bool = False) -> bool:
     """What an escape decodes to can be part of a hidden token: a token character,
-    a line break, or a suspicious character; not ``%20`` or ``\\"``."""
-    if not _TOKEN_STR.isdisjoint(decoded) or "\n" in decoded:
+    a suspicious character, or (where lines are joined) a line break; not ``%20``
+    or ``\\"``."""
+    if not _TOKEN_STR.isdisjoint(decoded) or (joins and "\n" in decoded):
         return True
     if decoded.isascii():
         return False
@@ -814,13 +816,17 @@ def _matters(decoded: str) -> bool:
     return bool(tables.suspect.search(decoded) or tables.suspect_astral.search(decoded))
 
 
-def _unescape_one(text: str, match: re.Match[str]) -> tuple[int, str, str] | None:
+def _unescape_one(
+    text: str, match: re.Match[str], joins: bool = False
+) -> tuple[int, str, str] | None:
+    """The edit for one escape; ``joins``: line breaks too (``\\n``, ``%0A``)."""
     raw = match.group()
     if raw[0] == "%":
         decoded = bytes.fromhex(raw.replace("%", "")).decode("utf-8", "replace")
         start, stop = match.span()
-        if _matters(decoded) or (decoded.endswith("%") and _HEX2.match(text, stop)):
-            return start, decoded, "url"  # (an encoded %: encoded twice, for the second pass)
+        if _matters(decoded, joins) or (decoded.endswith("%") and _HEX2.match(text, stop)):
+            # (an encoded %: encoded twice, for the second pass; a line break: a split)
+            return start, decoded, "split" if decoded.isspace() else "url"
         # a space between two words (``BEGIN%20RSA``), not where a token ends: one
         # that runs into ``%20`` is no token, written or decoded
         inside = start and stop < len(text) and text[start - 1] in _TOKEN_STR
@@ -837,7 +843,9 @@ def _unescape_one(text: str, match: re.Match[str]) -> tuple[int, str, str] | Non
         decoded = _SIMPLE_ESCAPES[raw[1]]
         # an escaped backslash before an escape: JSON inside JSON, for the second pass
         nested = decoded == "\\" and text[match.end() : match.end() + 1] in ("u", "U", "x", "/")
-        return (match.start(), decoded, "escape") if nested or _matters(decoded) else None
+        if nested or _matters(decoded, joins):
+            return match.start(), decoded, "split" if decoded.isspace() else "escape"
+        return None
     if not 0 < value <= 0x10FFFF or not _matters(chr(value)):
         return None
     return match.start(), chr(value), "escape"
@@ -859,19 +867,25 @@ _JOIN = re.compile(rf"\n[ \t]*(?:\+[ \t]*)?[\"']?(?=[{_TOKEN_CLASS}])")
 def _before_break(text: str, newline: int) -> int:
     """Where the separator before the line break at ``newline`` starts, or -1.
 
-    The separator is what may sit between a token's first half and the break:
-    ``\\r``, spaces, a closing quote then a ``+`` or a backslash. -1 if no token
-    character comes before it.
+    The separator is what may sit between a token's first half and the break: a
+    closing quote, then a ``+`` or a backslash between spaces, then ``\\r``. -1
+    if no token character comes before it, or only spaces end the line.
     """
     k = newline
     if k and text[k - 1] == "\r":
         k -= 1
-    while k and text[k - 1] in " \t":
-        k -= 1
-    if k and (text[k - 1] == "\\" or (text[k - 1] == "+" and k > 1 and text[k - 2] in " \t\"'")):
-        k -= 1
+    spaced = k
+    while spaced and text[spaced - 1] in " \t":
+        spaced -= 1
+    if spaced and (
+        text[spaced - 1] == "\\"
+        or (text[spaced - 1] == "+" and spaced > 1 and text[spaced - 2] in " \t\"'")
+    ):
+        k = spaced - 1
         while k and text[k - 1] in " \t":
             k -= 1
+    elif spaced != k:
+        return -1  # spaces and then the line's end: a phrase ends there, no token
     if k and text[k - 1] in "\"'":
         k -= 1
     return k if k and text[k - 1] in _TOKEN_STR else -1
@@ -882,16 +896,34 @@ def _join_one(text: str, match: re.Match[str]) -> tuple[int, str, str] | None:
     return None if start < 0 else (start, "", "split")
 
 
-def _normalised_spans(data: bytes, begin: int, end: int) -> list[_Span]:
-    """Evaded secrets in ``data[begin:end]``, normalised: (start, rule, stop, via)."""
+def _join_unless_keyword(text: str, match: re.Match[str]) -> tuple[int, str, str] | None:
+    """As ``_join_one``, but not before a line that starts with a keyword: a token
+    begins there, and the line before, joined to it, would run into it."""
+    if _KEYWORD_AT.match(text, match.end()):
+        return None
+    return _join_one(text, match)
+
+
+def _unescape_joining(text: str, match: re.Match[str]) -> tuple[int, str, str] | None:
+    return _unescape_one(text, match, joins=True)
+
+
+def _normalised_spans(data: bytes, begin: int, end: int, breaks: list[int]) -> list[_Span]:
+    """Evaded secrets in ``data[begin:end]``, normalised: (start, rule, stop, via).
+
+    ``breaks``: the line-break tells in the region (byte positions); with any,
+    escaped line breaks are decoded and views with lines joined are scanned too.
+    """
+    joins = bool(breaks)
     try:
         original = data[begin:end].decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:
         return []  # decoded base64 that is not UTF-8 throughout: raw scan only
-    unescaped, escapes = _rewrite(original, _UNESCAPE, _unescape_one)
+    unescape = _unescape_joining if joins else _unescape_one
+    unescaped, escapes = _rewrite(original, _UNESCAPE, unescape)
     layers = [escapes]
     if escapes.ins:  # encoded twice (``%2567``, JSON in JSON): once more, no further
-        unescaped, again = _rewrite(unescaped, _UNESCAPE, _unescape_one)
+        unescaped, again = _rewrite(unescaped, _UNESCAPE, unescape)
         layers.append(again)
     tables = None if unescaped.isascii() else _tables()
     if tables is None:
@@ -902,23 +934,59 @@ def _normalised_spans(data: bytes, begin: int, end: int) -> list[_Span]:
         unhidden, hidden = _rewrite(unescaped, unhide, _unhide_one)
         swap = tables.swap_astral if astral else tables.swap
         translated = swap.sub(lambda m: tables.one[ord(m.group())], unhidden)
-    # Joined lines are a view of their own: joining two lines that each end
-    # and start with a token would hide both.
+    # Joined lines are views of their own: joining two lines that each end and
+    # start with a token would hide both, and so would joining the line before a
+    # token, or after it, to it. So: every break joined (a token over many
+    # lines); every break but those before a keyword; only the breaks that told.
     views = [(translated, _Edits())]
-    if "\n" in translated:
-        joined, splits = _rewrite(translated, _JOIN, _join_one)
-        if splits.ins:
-            views.append((joined, splits))
+    if joins and "\n" in translated:
+        told = {
+            len(data[begin:at].decode("utf-8", "surrogatepass")) for at in breaks if at >= begin
+        }
+
+        def only_told(text: str, match: re.Match[str]) -> tuple[int, str, str] | None:
+            at = hidden.start(match.start())
+            for layer in reversed(layers):
+                at = layer.start(at)
+            return _join_one(text, match) if at in told else None
+
+        seen: set[str] = set()
+        for join in (_join_one, _join_unless_keyword, only_told):
+            joined, splits = _rewrite(translated, _JOIN, join)
+            if splits.ins and joined not in seen:
+                seen.add(joined)
+                views.append((joined, splits))
     spans: list[_Span] = []
     for text, splits in views:
         view = text.encode("utf-8", "surrogatepass")
         lowered = view.lower()
-        found = sorted(_found(view, lowered, _keyword_hits(lowered)))
+        found = sorted(
+            (start, order, stop)
+            for start, order, stop in _found(view, lowered, _keyword_hits(lowered))
+            if order != _PRIVATE_KEY or _key_material(view[start:stop])
+        )
         if found:
             spans += _mapped_back(
                 found, view, splits, (unhidden, hidden, tables), layers, original, begin
             )
     return spans
+
+
+_PRIVATE_KEY = [rule.id for rule in RULES].index("private-key")
+_NOT_BASE64 = re.compile(rb"[^A-Za-z0-9+/=]")
+
+
+def _key_material(block: bytes) -> bool:
+    """A PEM block's body is base64 (90% at least, for ``Proc-Type:`` lines).
+
+    gitleaks takes any 64 characters as the body; in a normalised view that
+    would take code that builds a PEM from pieces (``"-----" + "BEGIN ..."``
+    and a variable) for a key.
+    """
+    head = block.find(b"-----", 5) + 5
+    foot = block.rfind(b"-----", head, len(block) - 5)
+    body = b"".join(block[head:foot].split())
+    return len(body) >= 64 and len(_NOT_BASE64.findall(body)) * 10 <= len(body)
 
 
 def _mapped_back(
@@ -981,18 +1049,35 @@ _CLASSES = bytes(
 )
 _HEX_TOKEN = rb"(?:2[BbDdEeFf]|3[0-9Dd]|4[1-9A-Fa-f]|5[0-9AaFf]|6[1-9A-Fa-f]|7[0-9Aa])"
 _URL_TELL = re.compile(rb"%(?:" + _HEX_TOKEN + rb"|[C-Fc-f][0-9A-Fa-f]|25[0-9A-Fa-f]{2})")
+# \u: an ASCII token character, Latin extensions, Greek, Cyrillic, Armenian,
+# Cherokee, phonetic and general punctuation (invisible characters, bidi),
+# letterlike and enclosed forms, variation selectors, BOM, full-width forms, a
+# surrogate of the mathematical letters; \x and octal: a token character.
 _ESCAPE_TELL = re.compile(
-    rb"\\(?:u(?:[0-2Ff][0-9A-Fa-f]{3}|[Dd]835)|U0001[Dd]|U0000[0-9A-Fa-f]{4}|x"
+    rb"\\(?:u(?:00"
     + _HEX_TOKEN
-    + rb"|/|[0-3][0-7]{2})|&#(?:[xX][0-9A-Fa-f]{1,6}|[0-9]{1,7});"
+    + rb"|00[Aa][Dd]|0[1-5][0-9A-Fa-f]{2}|13[A-Fa-f][0-9A-Fa-f]|1[Dd][0-9A-Fa-f]{2}"
+    rb"|2[0-4][0-9A-Fa-f]{2}|[Ff][Ee][0-9A-Fa-f]{2}|[Ff][Ff][0-9A-Fa-f]{2}|[Dd]835)"
+    rb"|U0001[Dd][0-9A-Fa-f]{3}|U000[Ee]0[0-1][0-9A-Fa-f]{2}|U000000"
+    + _HEX_TOKEN
+    + rb"|x"
+    + _HEX_TOKEN
+    + rb"|/|0[5-7][0-7]|1[0-7][0-7])|&#(?:[xX][0-9A-Fa-f]{1,6}|[0-9]{1,7});"
 )
 # A line break after nine token characters, or a token character and a
 # separator (a quote, a backslash, `` +``, a space), before a token character; or
 # after one token character before nine. First a one-byte look back that most
-# line breaks fail (after ``:``, ``)``, ``]``, another line break).
+# line breaks fail (after ``:``, ``)``, ``]``, another line break); then a
+# capital or a digit near it: a token's random part has one in any twelve of
+# its characters (none in twelve: under 3 in 10,000 for the most lowercase
+# family, Hugging Face), prose and most code have none around a line end.
 _T = rb"[A-Za-z0-9_.+/=-]"
+# A capital or a digit in the twelve bytes before it or the forty after it.
+_MIXED_NEAR = rb"(?:(?<![^A-Z0-9]{12}\n)|(?=[^\n]{0,40}[A-Z0-9]))"
 _BREAK_TELL = re.compile(
-    rb"\n(?<=[A-Za-z0-9_.+/=\-\"'\\ \t\r]\n)(?:"
+    rb"\n(?<=[A-Za-z0-9_.+/=\-\"'\\ \t\r]\n)"
+    + _MIXED_NEAR
+    + rb"(?:"
     + rb"(?:(?<=%s{9}\n)|(?<=%s{9}\r\n)|(?<=%s[\"']\n)|(?<=%s[\"']\r\n)" % (_T, _T, _T, _T)
     + rb"|(?<=%s\\\n)|(?<=%s[ \t]\\\n)|(?<=[\"'] \+\n)|(?<=[\"']\+\n)|(?<=%s[ \t]\n))"
     % (_T, _T, _T)
@@ -1002,6 +1087,7 @@ _BREAK_TELL = re.compile(
 # A line break escaped in a JSON or Python string, between token characters.
 _ESCAPED_BREAK_TELL = re.compile(
     rb"\\n(?<=[A-Za-z0-9_.+/=\-\"' \t]\\n)(?=[ \t]*(?:\+[ \t]*)?[\"']?[A-Za-z0-9_.+/=-])"
+    rb"(?:(?<![^A-Z0-9]{12}\\n)|(?=[^\n]{0,40}[A-Z0-9]))"
 )
 _TOKEN_RUN = re.compile(rb"[A-Za-z0-9_.+/=-]*")
 _AFTER_BREAK = re.compile(
@@ -1010,7 +1096,12 @@ _AFTER_BREAK = re.compile(
 _KEYWORD = re.compile(
     b"|".join(re.escape(k) for k in sorted({k for n in _NEEDLES for k in n}, key=len)[::-1])
 )
+_KEYWORD_AT = re.compile(_KEYWORD.pattern.decode("ascii"), re.IGNORECASE | re.ASCII)
 _TOKEN_MIN = 18  # the shortest token any rule takes (sk_live_ and ten characters)
+
+# The two-character keywords are in every other line of code (``key``, ``self.``):
+# around a line break they count with the shape of their token only.
+_SHORT_KEYWORDS = {b"ey": re.compile(rb"eyj"), b"s.": re.compile(rb"s\.[a-z0-9]{24}")}
 
 
 def _suspicious(text: str, block: bytes, tables: _Tables) -> bool:
@@ -1072,31 +1163,46 @@ def _break_tells(data: bytes, pattern: re.Pattern[bytes] = _BREAK_TELL) -> list[
             continue
         joined = (data[stop - before.end() : stop] + after.group(1)).lower()
         for keyword in _KEYWORD.finditer(joined):
-            if len(keyword.group()) > 2 or len(joined) >= _TOKEN_MIN:
+            shape = _SHORT_KEYWORDS.get(keyword.group())
+            if shape is None or (
+                len(joined) >= _TOKEN_MIN and shape.match(joined, keyword.start())
+            ):
                 tells.append(newline)
                 pos = newline + _TELL_GAP
                 break
     return tells
 
 
-def _regions(data: bytes, tells: list[int]) -> list[tuple[int, int]]:
-    """Byte ranges to normalise: ``_REGION`` around each tell, to line ends, merged."""
+_PEM_END = re.compile(rb"(?i)key(?: block)?-----")
+_PEM_MAX = 16 * 1024  # how far a region that holds ``-----`` looks for a PEM block's end
+
+
+def _regions(data: bytes, tells: list[tuple[int, bool]]) -> list[tuple[int, int, bool]]:
+    """Byte ranges to normalise: ``_REGION`` around each tell, to line ends, merged.
+
+    ``tells`` are (position, is a line break); a region says whether it holds a
+    line-break tell (only then are lines joined in it).
+    """
     size = len(data)
-    regions: list[tuple[int, int]] = []
-    for tell in sorted(tells):
+    regions: list[tuple[int, int, bool]] = []
+    for tell, breaks in sorted(tells):
         begin, end = max(0, tell - _REGION), min(size, tell + _REGION)
         line = data.rfind(b"\n", max(0, begin - 512), begin)
         begin = line + 1 if line >= 0 else begin
         line = data.find(b"\n", end, end + 512)
         end = line if line >= 0 else end
+        if data.find(b"-----", begin, end) >= 0:  # a PEM header, maybe: on to its end
+            close = _PEM_END.search(data, end - 16, min(size, end + _PEM_MAX))
+            end = max(end, close.end()) if close else end
         while 0 < begin < size and 0x80 <= data[begin] < 0xC0:
             begin -= 1  # not inside a character
         while 0 < end < size and 0x80 <= data[end] < 0xC0:
             end += 1
         if regions and begin <= regions[-1][1]:
-            regions[-1] = (regions[-1][0], max(end, regions[-1][1]))
+            last = regions[-1]
+            regions[-1] = (last[0], max(end, last[1]), last[2] or breaks)
         else:
-            regions.append((begin, end))
+            regions.append((begin, end, breaks))
     return regions
 
 
@@ -1204,12 +1310,15 @@ def _hidden_spans(data: bytes, depth: int) -> list[_Span]:
         tells += _tells(_URL_TELL, data)
     if b"\\" in data or b"&#" in data:
         tells += _tells(_ESCAPE_TELL, data)
-    tells += _break_tells(data)
+    breaks = _break_tells(data)
     if b"\\n" in data:
-        tells += _break_tells(data, _ESCAPED_BREAK_TELL)
+        breaks += _break_tells(data, _ESCAPED_BREAK_TELL)
+    breaks.sort()
     spans: list[_Span] = []
-    for begin, end in _regions(data, tells):
-        spans += _normalised_spans(data, begin, end)
+    marked = [(t, False) for t in tells] + [(t, True) for t in breaks]
+    for begin, end, joins in _regions(data, marked):
+        inside = breaks[bisect.bisect_left(breaks, begin) : bisect.bisect_left(breaks, end)]
+        spans += _normalised_spans(data, begin, end, inside if joins else [])
     if depth < _B64_LEVELS:
         spans += _base64_spans(data, classes, depth)
     return spans

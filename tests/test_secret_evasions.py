@@ -333,6 +333,36 @@ def test_pem_header_with_a_lookalike_letter(kind: str) -> None:
     ]
 
 
+def test_pem_written_as_split_string_literals() -> None:
+    block = pem(rng_for("pem-literals"))
+    lines = block.split("\n")
+    literal = (
+        'KEY = (\n    "-----"\n    "'
+        + lines[0][5:]
+        + '\\n"\n'
+        + "".join(f'    "{line}\\n"\n' for line in lines[1:])
+        + ")\n"
+    )
+    assert "-----BEGIN" not in literal
+    findings = scan(literal)
+    assert [(f.rule_id, f.line, getattr(f, "via", None)) for f in findings] == [
+        ("private-key", 2, "split")
+    ]
+    assert lines[2][:40] not in redact(literal)
+
+
+def test_code_that_builds_a_pem_from_pieces_is_no_key() -> None:
+    code = (
+        "def to_pem(body: str) -> str:\n"
+        '    return ("-----"\n'
+        '            + "BEGIN PRIVATE KEY-----\\n"\n'
+        '            + "\\n".join(body[i : i + 64] for i in range(0, len(body), 64))\n'
+        '            + "\\n-----"\n'
+        '            + "END PRIVATE KEY-----\\n")\n'
+    )
+    assert scan(code) == []
+
+
 def test_kubernetes_secret_holding_a_base64_pem() -> None:
     encoded = base64.b64encode(pem(rng_for("k8s")).encode()).decode()
     text = f"apiVersion: v1\nkind: Secret\ndata:\n  tls.key: {encoded}\n"
@@ -388,7 +418,7 @@ MORE_FORMS: dict[str, tuple[str, Evasion]] = {
     "tag-character": ("zero-width", lambda t: t[:2] + "\U000e0041" + t[2:]),
     "split-crlf": ("split", lambda t: t[: cut(t)] + "\r\n    " + t[cut(t) :]),
     "split-backslash": ("split", lambda t: t[: cut(t)] + " \\\n    " + t[cut(t) :]),
-    "split-escaped-newline": ("escape", lambda t: t[: cut(t)] + "\\n    " + t[cut(t) :]),
+    "split-escaped-newline": ("split", lambda t: t[: cut(t)] + "\\n    " + t[cut(t) :]),
     "base64url": (
         "base64",
         lambda t: base64.urlsafe_b64encode(("?>~" * 5 + t).encode()).decode(),

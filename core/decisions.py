@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import lifecycle, logs, secrets
+from core import lifecycle, logs, policy, secrets
 from core.erase import needles_for
 from core.errors import (
     AlreadyDecided,
@@ -110,11 +110,8 @@ class Decision:
 
 # ------------------------------------------------------------------- who may decide
 def same_person(actor: str, name: str) -> bool:
-    """``liys05`` and ``liys05@example.com`` name the same person."""
-    a, b = actor.strip().casefold(), name.strip().casefold()
-    if not a or not b:
-        return False
-    return a == b or a.split("@")[0] == b or b.split("@")[0] == a
+    """Whether ``actor`` is the person listed as ``name``: exact, see core.policy."""
+    return policy.same_actor(actor, name)
 
 
 def same_value_memories(a: Memory, b: Memory) -> bool:
@@ -124,6 +121,8 @@ def same_value_memories(a: Memory, b: Memory) -> bool:
 
 
 def check_may_decide(item: Item, actor: str, workspace: Workspace) -> None:
+    """Team items (and every promotion) by the team store's maintainers; a private
+    store's items by its owner, and by nobody while it has none (core.policy)."""
     if item.kind == "promotion" or item.scope == "team":
         team = workspace.team if item.kind == "promotion" else item.store
         if team is None:
@@ -132,21 +131,9 @@ def check_may_decide(item: Item, actor: str, workspace: Workspace) -> None:
                 "(pass it with --store, or set team_store in the "
                 "private store's memgov.yaml)"
             )
-        maintainers = team.config.maintainers
-        if not any(same_person(actor, m) for m in maintainers):
-            listed = ", ".join(maintainers) or "nobody"
-            raise AuthorizationError(
-                f"{actor} may not decide team item {item.id}: only the "
-                f"team store's maintainers may ({listed}; listed in "
-                f"{team.root}/memgov.yaml)"
-            )
+        policy.check_maintainer(team, actor, f"decide team item {item.id}")
         return
-    owner = item.store.config.owner
-    if owner and not same_person(actor, owner):
-        raise AuthorizationError(
-            f"{actor} may not decide {item.id}: private items are "
-            f"decided by the store's owner, {owner}"
-        )
+    policy.check_owner(item.store, actor, f"decide {item.id}")
 
 
 # ------------------------------------------------------------------------ deciding
@@ -222,6 +209,7 @@ def decide(
     option: str | None = None,
     conditions: dict[str, str] | None = None,
     files: Sequence[str] | None = None,
+    content: str | None = None,
 ) -> Decision:
     """Decide one open item. ``approve`` with ``option`` for conflicts; reject = defer.
 
@@ -251,6 +239,7 @@ def decide(
             option=option,
             conditions=conditions,
             files=files,
+            content=content,
         )
 
 
@@ -289,6 +278,7 @@ def _decide_item(
     option: str | None,
     conditions: dict[str, str] | None,
     files: Sequence[str] | None,
+    content: str | None = None,
 ) -> Decision:
     item_id = item.id
     check_may_decide(item, actor, workspace)
@@ -318,7 +308,7 @@ def _decide_item(
         from core import secret_records
 
         return secret_records.decide_secret(
-            workspace, item, approve, actor=actor, reason=reason, option=option
+            workspace, item, approve, actor=actor, reason=reason, option=option, content=content
         )
     from core import consolidate  # imported here: it builds on this module
 
@@ -502,7 +492,7 @@ def _request_team_deletion(
 
     for existing in _open_requests(tx.store):
         if existing.kind == "delete" and existing.memory_id == memory_id:
-            return existing.id
+            return str(existing.id)
     digest = hashlib.sha256(f"delete|{memory_id}|{decision}".encode()).hexdigest()[:6]
     request = Request(
         id=f"delete-{tx.now:%Y%m%d}-{digest}",

@@ -72,7 +72,10 @@ def commit(
     root = Path(repo.working_tree_dir or ".")
     missing = [p for p in paths if not os.path.lexists(root / p)]
     if missing:
+        # known: in the index, or in HEAD (a removal already staged before a crash)
         known = set(repo.git.ls_files("-z", "--", *missing).split("\0"))
+        if repo.head.is_valid():
+            known |= set(repo.git.ls_tree("-z", "--name-only", "HEAD", "--", *missing).split("\0"))
         paths = [p for p in paths if p not in missing or p in known]
         if not paths:
             return None

@@ -42,10 +42,9 @@ from typing import Any
 
 import git
 
-from core import erase as _erase
 from core import gitstore, lifecycle
 from core.config import CONFIG_FILE, Config, load_config
-from core.erase import needles_for, purge_history, scrub
+from core.erase import history_needles, needles_for, purge_history, scrub, scrub_file
 from core.errors import NotFoundError, SecretBlocked, StoreError, ValidationError, shown_id
 from core.events import EVENTS_FILE, BadLine, Event, append_events, new_event_id, read_events
 from core.fsutil import (
@@ -268,6 +267,7 @@ class Store:
         with file_lock(self.state_dir / "lock"):
             recover(self)
             confined(self.root, log_path(self.now()))  # never through a link
+            remove_orphan_temps(self.root, WRITTEN_FOLDERS)
             rel, line = append_message(
                 self.root, task=task, index=index, role=role, text=text, when=self.now()
             )
@@ -642,12 +642,12 @@ class Transaction:
                 found = _read_store_file(root, rel)
                 if found is None:
                     continue
-                cleaned = _scrub_file(rel, found, self.needles, erased_ids)
+                cleaned = scrub_file(rel, found, self.needles, erased_ids)
                 if cleaned != found:
                     writes[rel] = cleaned
             for rel, data in list(writes.items()):
                 if rel not in removes:
-                    writes[rel] = _scrub_file(rel, data, self.needles, erased_ids)
+                    writes[rel] = scrub_file(rel, data, self.needles, erased_ids)
         for rel in [*writes, *removes]:
             try:
                 confined(root, rel)
@@ -798,24 +798,11 @@ def _history_needles(root: Path, removes: list[str], live: Iterable[Memory]) -> 
     record still says."""
     if not removes:
         return []
-    found = _history_needles_of(root, removes)
+    found = history_needles(root, removes)
     if not found:
         return []
     others = [m.to_markdown().encode("utf-8") for m in live]
     return [n for n in found if not any(n in other for other in others)]
-
-
-def _history_needles_of(root: Path, paths: list[str]) -> list[bytes]:
-    found: list[bytes] = getattr(_erase, "history_needles", lambda r, p: [])(root, paths)
-    return found
-
-
-def _scrub_file(rel: str, data: bytes, needles: list[bytes], erased_ids: list[str]) -> bytes:
-    helper = getattr(_erase, "scrub_file", None)
-    if helper is None:
-        return scrub(data, needles)
-    cleaned: bytes = helper(rel, data, needles, erased_ids)
-    return cleaned
 
 
 def _with_escaped(needles: Iterable[bytes]) -> list[bytes]:
@@ -932,13 +919,23 @@ def _read_journal(store: Store) -> dict[str, Any] | None:
 
 
 def _clear_stale_git_lock(store: Store) -> bool:
-    """A killed memgov leaves ``.git/index.lock`` behind and every later git command
-    fails. We hold the store lock, so no memgov process is running git here."""
-    lock = store.root / ".git" / "index.lock"
-    if lock.is_file() and not lock.is_symlink():
-        lock.unlink(missing_ok=True)
-        return True
-    return False
+    """A killed memgov leaves git's lock files behind (``index.lock``, ``HEAD.lock``,
+    a ref's ``.lock``, ``next-index-*.lock``) and every later git command fails. We
+    hold the store lock, so no memgov process is running git here."""
+    git_dir = store.root / ".git"
+    if not git_dir.is_dir() or git_dir.is_symlink():
+        return False
+    found = [git_dir / "index.lock", git_dir / "HEAD.lock", git_dir / "packed-refs.lock"]
+    found += git_dir.glob("next-index-*.lock")
+    refs = git_dir / "refs"
+    if refs.is_dir() and not refs.is_symlink():
+        found += refs.rglob("*.lock")
+    cleared = False
+    for lock in found:
+        if lock.is_file() and not lock.is_symlink():
+            lock.unlink(missing_ok=True)
+            cleared = True
+    return cleared
 
 
 def _events_written(store: Store, journal: dict[str, Any]) -> set[str]:
@@ -997,10 +994,12 @@ def _finish_purge(store: Store, journal: dict[str, Any]) -> None:
         needles = journal.get("needles_bytes")
         if needles is None:
             needles = [base64.b64decode(n) for n in journal.get("needles") or ()]
-        kwargs: dict[str, Any] = {"drop_paths": journal["removes"], "needles": needles}
-        if "erased_ids" in purge_history.__code__.co_varnames:
-            kwargs["erased_ids"] = journal["erased_ids"]
-        journal["rewritten"] = purge_history(store.root, **kwargs)
+        journal["rewritten"] = purge_history(
+            store.root,
+            drop_paths=journal["removes"],
+            needles=needles,
+            erased_ids=journal["erased_ids"],
+        )
         store._repo = None
 
 

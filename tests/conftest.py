@@ -93,7 +93,7 @@ def stored(
         if key not in _TEMPLATES:
             root = tmp_path_factory.mktemp("template") / "store"
             build_clock = FakeClock()
-            build(Store.init(root, actor=ACTOR, clock=build_clock), build_clock)
+            build(Store.init(root, owner=ACTOR, actor=ACTOR, clock=build_clock), build_clock)
             _TEMPLATES[key] = root
         target = tmp_path / "store"
         shutil.copytree(_TEMPLATES[key], target, symlinks=True)

@@ -41,10 +41,25 @@ def git(store: Path, *args: str) -> str:
     ).stdout
 
 
+#: the demo's note written before scanning existed holds a (fake) token on purpose: doctor
+#: reports it until someone decides its "secret in a record" item
+DEMO_SECRET_NOTE = "memories/ci-token-"
+
+
+def doctor_errors(path: Path) -> list[str]:
+    """Doctor's errors on every store, but the demo's own old secret."""
+    return [
+        f.render()
+        for store in workspace(path).stores
+        for f in diagnose(store)
+        if f.severity == "error"
+        and not (f.path.startswith(DEMO_SECRET_NOTE) and "holds a credential" in f.reason)
+    ]
+
+
 def doctor_clean(path: Path) -> None:
-    for store in workspace(path).stores:
-        errors = [f.render() for f in diagnose(store) if f.severity == "error"]
-        assert errors == [], errors
+    errors = doctor_errors(path)
+    assert errors == [], errors
 
 
 def iter_lines(path: Path) -> Iterator[str]:

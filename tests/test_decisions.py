@@ -13,6 +13,7 @@ import json
 import random
 import string
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,13 +21,14 @@ from typing import Any
 import pytest
 from conftest import ACTOR, FIXED_NOW, add_memories
 from support_desk import DEMO_NOW as NOW
-from support_desk import workspace
+from support_desk import doctor_errors, workspace
 
 from core import fsutil, logs
 from core.decisions import TEAM_HISTORY_NOTE, Decision, correct, decide, load_decision, revert
 from core.demo import OWNER, fake_token
 from core.doctor import diagnose
 from core.errors import (
+    AlreadyDecided,
     AuthorizationError,
     NotFoundError,
     SecretBlocked,
@@ -142,9 +144,9 @@ def index_targets(root: Path) -> list[str]:
 
 def assert_clean(path: Path) -> None:
     """Files, index, events and git agree: doctor finds no error, git status is clean."""
+    errors = doctor_errors(path)
+    assert errors == [], errors
     for store in workspace(path).stores:
-        errors = [f.render() for f in diagnose(store) if f.severity == "error"]
-        assert errors == [], errors
         assert git(store.root, "status", "--porcelain") == "", store.root.name
         active = sorted(m.path for m in store.memories.values() if m.status == "active")
         assert sorted(index_targets(store.root)) == active
@@ -526,11 +528,25 @@ def test_a_busy_private_store_leaves_the_team_store_unchanged(
     defaults = fsutil.file_lock.__wrapped__.__kwdefaults__  # type: ignore[attr-defined]
     monkeypatch.setitem(defaults, "timeout", 0.2)
     check = unchanged(private.root, team.root)
-    with (
-        fsutil.file_lock(private.root / ".memgov" / "lock"),  # flock: per open file
-        pytest.raises(StoreError, match="holds the store lock"),
-    ):
-        decide(workspace(demo), item.id, approve=True, actor=OWNER)
+    lock = Store(private.root).state_dir / "lock"
+    holder = subprocess.Popen(  # another process: flock excludes processes
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            f"fd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(StoreError, match="holds the store lock"):
+            decide(workspace(demo), item.id, approve=True, actor=OWNER)
+    finally:
+        holder.kill()
+        holder.wait()
     check()
     assert_clean(demo)
 
@@ -781,7 +797,7 @@ def test_a_revert_restores_the_exact_prior_states(
     assert find_item(workspace(demo), item.id).records == item.records
     # twice is refused, and so is reverting the revert
     check = unchanged(root)
-    with pytest.raises(ValidationError, match=f"already reverted by {undone.id}"):
+    with pytest.raises(AlreadyDecided, match=rf"already decided by .*\(decision {undone.id}\)"):
         revert(workspace(demo), decision.id, actor=actor)
     with pytest.raises(ValidationError, match="is itself a revert"):
         revert(workspace(demo), undone.id, actor=actor)
@@ -812,7 +828,7 @@ def test_reverting_a_promotion_removes_the_team_copy_and_reopens_the_request(
     reopened = get_request(Store(private.root), item.id)
     assert (reopened.status, reopened.decision, reopened.decided_by) == ("open", None, None)
     assert find_item(workspace(demo), item.id).kind == "promotion"
-    with pytest.raises(ValidationError, match="already reverted"):
+    with pytest.raises(AlreadyDecided, match="already decided by"):
         revert(workspace(demo), decision.id, actor=MAINTAINER)
     assert_clean(demo)
 
@@ -925,7 +941,9 @@ def test_reverting_a_correction_is_one_commit_and_keeps_history(demo: Path) -> N
 
 
 def test_an_unknown_decision_cannot_be_reverted(demo: Path) -> None:
-    with pytest.raises(NotFoundError, match="no decision 'dec-nope'"):
+    with pytest.raises(NotFoundError, match="no decision 'dec-20990101T000000-abcdef'"):
+        revert(workspace(demo), "dec-20990101T000000-abcdef", actor=OWNER)
+    with pytest.raises(ValidationError, match="not a decision id"):
         revert(workspace(demo), "dec-nope", actor=OWNER)
 
 
@@ -951,12 +969,20 @@ def test_who_may_decide_is_enforced_in_core(
     check()
 
 
-def test_maintainers_and_owner_match_by_name_or_email(demo: Path) -> None:
+def test_maintainers_and_owner_match_exactly(demo: Path) -> None:
     deletion = the_item(demo, "deletion")
-    assert decide(workspace(demo), deletion.id, approve=False, actor=f"{OWNER}@example.com")
+    check = unchanged(*(s.root for s in stores(demo)))
+    for spoof in (f"{OWNER}@example.com", f"{OWNER}@evil.example", f" {OWNER.upper()}x"):
+        with pytest.raises(AuthorizationError, match="match exactly"):
+            decide(workspace(demo), deletion.id, approve=False, actor=spoof)
+    check()
+    kept = decide(workspace(demo), deletion.id, approve=False, actor=f" {OWNER.upper()} ")
+    assert kept.option == "reject"  # outer spaces and ASCII case do not matter
     conflict = the_item(demo, "conflict", scope="team")
-    decision = decide(workspace(demo), conflict.id, approve=True, option="newer", actor="wang.lead")
-    assert decision.actor == "wang.lead"
+    with pytest.raises(AuthorizationError, match="only the team store's maintainers"):
+        decide(workspace(demo), conflict.id, approve=True, option="newer", actor="wang.lead")
+    decision = decide(workspace(demo), conflict.id, approve=True, option="newer", actor=MAINTAINER)
+    assert decision.actor == MAINTAINER
     assert_clean(demo)
 
 
@@ -1091,7 +1117,7 @@ def test_cli_erasure_and_its_refused_revert(
     [
         ([], "say --approve or --reject"),
         (["--approve", "--reject"], "say --approve or --reject"),
-        (["--approve"], "unknown option None"),
+        (["--approve"], "field 'option': unknown option"),
         (["--approve", "--option", "parallel"], "parallel needs a condition"),
         (["--approve", "--option", "parallel", "--condition", "nope"], "ID=CONDITION"),
     ],

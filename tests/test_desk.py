@@ -69,7 +69,13 @@ async def test_queue_lists_every_kind_oldest_first_and_filters(demo: Path) -> No
         await settle(pilot, app)
         screen = app.screen
         kinds = [i.kind for i in screen.items]
-        assert sorted(set(kinds)) == ["conflict", "consolidation", "deletion", "promotion"]
+        assert sorted(set(kinds)) == [
+            "conflict",
+            "consolidation",
+            "deletion",
+            "promotion",
+            "secret",
+        ]
         opened = [i.opened_at for i in screen.items]
         assert opened == sorted(opened)
         await pilot.press("right_square_bracket")  # conflicts only

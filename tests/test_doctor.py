@@ -162,7 +162,7 @@ ERRORS = [
     ("supersedes cycle", _cycle, "memories/mem-2.md", "supersedes", "supersedes cycle"),
     ("dangling supersedes", _dangling, "memories/mem-1.md", "supersedes", "not in the store"),
     ("unresolved source", _source_unresolved, "memories/mem-1.md", "source", "does not resolve"),
-    ("interrupted change", _journal, ".memgov/txn.json", None, "interrupted"),
+    ("unusable journal", _journal, ".git/memgov/txn.json", None, "crash journal cannot be used"),
 ]
 
 

@@ -247,9 +247,6 @@ def test_a_credential_given_as_actor_is_never_echoed(demo: Path) -> None:
 
 
 # --------------------------------------------------------- decisions (core.decisions)
-# core.decisions switches its check to core.policy (check_owner / check_maintainer);
-# until it does, these two attacks still get through the old same_person.
-@pytest.mark.xfail(reason="core.decisions still uses same_person", strict=False)
 def test_a_cross_domain_actor_cannot_approve_an_erasure(demo: Path) -> None:
     from core.decisions import decide
 
@@ -261,7 +258,6 @@ def test_a_cross_domain_actor_cannot_approve_an_erasure(demo: Path) -> None:
     assert state(private_of(workspace(demo))) == before
 
 
-@pytest.mark.xfail(reason="core.decisions still lets anyone decide when there is no owner")
 def test_nobody_approves_an_erasure_in_a_store_with_no_owner(demo: Path) -> None:
     from core.decisions import decide
 

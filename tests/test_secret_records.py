@@ -261,14 +261,6 @@ def test_the_queue_shows_a_secret_item_with_the_scan_only(
         assert code == 0 and DEMO_TOKEN not in out, argv
 
 
-CLI_PENDING = pytest.mark.xfail(
-    strict=True,
-    raises=SystemExit,
-    reason="tui/cli.py: --kind choices from core.queue.KINDS; decide --option erase|correct",
-)
-
-
-@CLI_PENDING
 def test_memgov_queue_kind_secret(
     demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
@@ -277,7 +269,6 @@ def test_memgov_queue_kind_secret(
     assert code == 0 and f"secret-{note.id}" in out and DEMO_TOKEN not in out
 
 
-@CLI_PENDING
 def test_memgov_decide_erase(demo: Path, demo_cli: Callable[..., tuple[int, str, str]]) -> None:
     note = demo_note(demo)
     argv = ("decide", f"secret-{note.id}", "--approve", "--option", "erase", "--as", OWNER)

@@ -183,9 +183,16 @@ def test_a_committed_folder_link_is_never_written_through(
     with pytest.raises(StoreError, match="symbolic link"):
         if name == "logs":
             Store(private).log_message(task="t", index=1, role="user", text="hi", actor=OWNER)
+        elif name == "requests":  # not read through the link either: no request is open
+            from core.requests import file_request
+
+            assert not [i for i in build_queue(ws) if i.kind in ("deletion", "promotion")]
+            memory = next(iter(Store(private).memories))
+            file_request(Store(private), kind="delete", memory_id=memory, reason="x", actor=OWNER)
         else:
             item = next(i for i in build_queue(ws) if i.kind == "deletion")
             decisions.decide(ws, item.id, approve=False, actor=OWNER)
+    assert any(f.path == name and "symbolic link" in f.reason for f in diagnose(Store(private)))
     assert sorted(p.relative_to(elsewhere) for p in elsewhere.rglob("*")) == before
     assert {p: p.stat().st_size for p in elsewhere.rglob("*") if p.is_file()} == sizes
 
@@ -203,7 +210,11 @@ def test_a_committed_memories_link_is_not_read(store: Store, tmp_path: Path) -> 
 
 @pytest.mark.parametrize("name", ["MEMORY.md", "events.jsonl"])
 def test_a_linked_index_or_event_log_is_never_written(
-    store: Store, add, make_memory, tmp_path: Path, name: str  # type: ignore[no-untyped-def]
+    store: Store,
+    add,
+    make_memory,
+    tmp_path: Path,
+    name: str,  # type: ignore[no-untyped-def]
 ) -> None:
     outside = tmp_path / "outside.txt"
     outside.write_text("untouched\n")
@@ -248,7 +259,9 @@ def test_the_second_decider_gets_already_decided(
     one, two = workspace(demo), workspace(demo)  # two people, each with the queue on screen
     build_queue(two)
     done = decisions.decide(one, item_id, actor=actor, **first)  # type: ignore[arg-type]
-    files_before = {p: p.read_bytes() for p in demo.rglob("*") if p.is_file() and ".git" not in p.parts}
+    files_before = {
+        p: p.read_bytes() for p in demo.rglob("*") if p.is_file() and ".git" not in p.parts
+    }
     with pytest.raises(AlreadyDecided) as caught:
         decisions.decide(two, item_id, actor=actor, **second)  # type: ignore[arg-type]
     message = str(caught.value)
@@ -268,7 +281,8 @@ def test_two_processes_racing_on_one_conflict_apply_once(demo: Path) -> None:
         from core.errors import AlreadyDecided
         from core.workspace import open_workspace
         from datetime import datetime
-        ws = open_workspace([{str(demo)!r}], clock=DemoClock(datetime.fromisoformat({DEMO_NOW.isoformat()!r})))
+        now = datetime.fromisoformat({DEMO_NOW.isoformat()!r})
+        ws = open_workspace([{str(demo)!r}], clock=DemoClock(now))
         while not Path({str(demo / "go")!r}).exists():
             time.sleep(0.005)
         try:
@@ -487,6 +501,8 @@ def test_erasing_a_promoted_record_asks_the_team_to_delete_its_copy(demo: Path) 
     done = decisions.decide(workspace(demo), asked.id, approve=True, actor=OWNER)
     assert done.note is not None and copy_id in done.note
     opened = [r for r in load_requests(Store(team.root)) if r.status == "open"]
-    assert [(r.kind, r.memory_id) for r in opened if r.memory_id == copy_id] == [("delete", copy_id)]
+    asked_team = [(r.kind, r.memory_id) for r in opened if r.memory_id == copy_id]
+    assert asked_team == [("delete", copy_id)]
     assert copy_id in Store(team.root).memories  # a maintainer decides it, in the team's queue
-    assert any(i.kind == "deletion" and i.records[0].memory.id == copy_id for i in build_queue(workspace(demo)))
+    queue = build_queue(workspace(demo))
+    assert any(i.kind == "deletion" and i.records[0].memory.id == copy_id for i in queue)

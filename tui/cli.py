@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core import __version__
-from core.errors import MemgovError
+from core.errors import AlreadyDecided, MemgovError, shown_id
 from core.secrets import redact
 from core.store import Clock, Store
 from core.workspace import Workspace, open_workspace
@@ -112,10 +112,13 @@ def read_input(name: str | None) -> str:
 # ------------------------------------------------------------------------- commands
 def cmd_init(args: argparse.Namespace) -> int:
     paths = store_paths(args)
+    owner = args.owner
+    if owner is None and args.scope == "private":
+        owner = actor_from(args)  # a private store with no owner refuses every decision
     store = Store.init(
         paths[0],
         scope=args.scope,
-        owner=args.owner,
+        owner=owner,
         maintainers=tuple(args.maintainer or ()),
         team_store=args.team_store,
         actor=actor_from(args),
@@ -139,10 +142,16 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         failing |= any(f.severity == "error" or args.strict for f in findings)
         results.append((store, findings))
 
+    def counted(store: Store) -> int:
+        try:
+            return len(store.memories)
+        except MemgovError:  # e.g. a crash journal that cannot be used: one of the findings
+            return 0
+
     def text() -> str:
         lines = []
         for store, findings in results:
-            count = len(store.memories)
+            count = counted(store)
             if not findings:
                 lines.append(f"{store.root}: clean ({count} memories)")
                 continue
@@ -157,7 +166,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             "stores": [
                 {
                     "store": str(s.root),
-                    "memories": len(s.memories),
+                    "memories": counted(s),
                     "findings": [f.to_dict() for f in fs],
                 }
                 for s, fs in results
@@ -178,7 +187,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             (s for s in ws.stores if any(args.id in e.memory_ids for e in s.events()[0])), None
         )
     if store is None:
-        raise MemgovError(f"no memory and no events with id {args.id!r}")
+        raise MemgovError(f"no memory and no events with id {shown_id(args.id)}")
     result = history(store, args.id)
 
     def text() -> str:
@@ -458,6 +467,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
         option=args.option,
         conditions=parse_conditions(args.condition),
         files=args.file or None,
+        content=read_input(args.content) if args.content else None,
     )
     emit(
         args,
@@ -682,7 +692,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("queue", cmd_queue, "the review queue: conflicts, promotions, deletions, batches")
     p.add_argument(
-        "--kind", action="append", choices=("conflict", "promotion", "deletion", "consolidation")
+        "--kind",
+        action="append",
+        choices=("conflict", "promotion", "deletion", "consolidation", "secret"),
     )
 
     p = add("show", cmd_show, "one review item with its evidence")
@@ -694,8 +706,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reject", action="store_true", help="for a conflict: defer")
     p.add_argument(
         "--option",
-        choices=("newer", "older", "parallel", "neither", "defer"),
-        help="conflict outcome",
+        choices=("newer", "older", "parallel", "neither", "defer", "erase", "correct"),
+        help="conflict: newer, older, parallel, neither or defer; secret in a record: "
+        "erase or correct",
+    )
+    p.add_argument(
+        "--content",
+        metavar="FILE",
+        help="secret in a record, --option correct: the corrected text (- for stdin; "
+        "default: the record with each credential replaced by [secret: rule-id])",
     )
     p.add_argument(
         "--condition",
@@ -778,6 +797,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
+    except AlreadyDecided as exc:  # someone decided first: a refusal, not an error
+        print(f"memgov: {exc}", file=sys.stderr)
+        return EXIT_FOUND
     except MemgovError as exc:
         print(f"memgov: {exc}", file=sys.stderr)
         return EXIT_ERROR

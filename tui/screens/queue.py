@@ -23,6 +23,7 @@ KIND_TABS = (
     ("promotion", "Promotions"),
     ("deletion", "Deletions"),
     ("consolidation", "Batches"),
+    ("secret", "Secrets"),
 )
 SCOPES = ("all", "private", "team")
 
@@ -43,7 +44,7 @@ def preview(item: Item) -> RenderableType:
                 style="cyan",
             )
         )
-    if item.kind == "promotion":
+    if item.kind in ("promotion", "secret"):
         rules = sorted({h["rule"] for h in item.scan})
         parts.append(
             Text(
@@ -211,7 +212,7 @@ class QueueScreen(Screen[None]):
         """What search looks in: ids, title, subject, and each record's words."""
         words = [item.id, item.title, item.subject]
         for rec in item.records:
-            words += [rec.memory.id, safe(rec.memory.content), rec.memory.value or ""]
+            words += [rec.memory.id, safe(rec.memory.content), safe(rec.memory.value or "")]
         return " ".join(words).casefold()
 
     def fill(self) -> None:

@@ -1048,7 +1048,11 @@ _CLASSES = bytes(
     for b in range(256)
 )
 _HEX_TOKEN = rb"(?:2[BbDdEeFf]|3[0-9Dd]|4[1-9A-Fa-f]|5[0-9AaFf]|6[1-9A-Fa-f]|7[0-9Aa])"
-_URL_TELL = re.compile(rb"%(?:" + _HEX_TOKEN + rb"|[C-Fc-f][0-9A-Fa-f]|25[0-9A-Fa-f]{2})")
+# (inside a run of token characters: ``%4d `` in a format string is no tell)
+_URL_TELL = re.compile(
+    rb"%(?:" + _HEX_TOKEN + rb"|[C-Fc-f][0-9A-Fa-f]|25[0-9A-Fa-f]{2})"
+    rb"(?:(?<=[A-Za-z0-9_.+/=-]...)|(?<=[A-Za-z0-9_.+/=-]...[0-9A-Fa-f]{2})|(?=[A-Za-z0-9_.+/=%-]))"
+)
 # \u: an ASCII token character, Latin extensions, Greek, Cyrillic, Armenian,
 # Cherokee, phonetic and general punctuation (invisible characters, bidi),
 # letterlike and enclosed forms, variation selectors, BOM, full-width forms, a
@@ -1093,9 +1097,26 @@ _TOKEN_RUN = re.compile(rb"[A-Za-z0-9_.+/=-]*")
 _AFTER_BREAK = re.compile(
     rb"[ \t]*(?:\+[ \t]*)?[\"']?([A-Za-z0-9_.+/=-]{1,%s})" % str(_RUN_MAX).encode()
 )
-_KEYWORD = re.compile(
-    b"|".join(re.escape(k) for k in sorted({k for n in _NEEDLES for k in n}, key=len)[::-1])
-)
+
+
+def _trie(words: Iterable[bytes]) -> bytes:
+    """A regex matching any of ``words``, factored by first byte (``re`` then
+    tests one branch per byte, not every word in turn)."""
+    heads: dict[bytes, list[bytes]] = {}
+    whole = False
+    for word in sorted(set(words)):
+        if word:
+            heads.setdefault(word[:1], []).append(word[1:])
+        else:
+            whole = True
+    branches = [re.escape(h) + _trie(tails) for h, tails in heads.items()]
+    if not branches:
+        return b""
+    body = branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
+    return b"(?:" + body + b")?" if whole else body
+
+
+_KEYWORD = re.compile(_trie(k for n in _NEEDLES for k in n))
 _KEYWORD_AT = re.compile(_KEYWORD.pattern.decode("ascii"), re.IGNORECASE | re.ASCII)
 _TOKEN_MIN = 18  # the shortest token any rule takes (sk_live_ and ten characters)
 
@@ -1144,31 +1165,40 @@ def _tells(pattern: re.Pattern[bytes], data: bytes) -> list[int]:
     return tells
 
 
+def _run_back(data: bytes, stop: int, limit: int) -> int:
+    """How many token characters, ``limit`` at most, end at ``stop``."""
+    run = _TOKEN_RUN.match(data[max(0, stop - limit) : stop][::-1])
+    return 0 if run is None else run.end()
+
+
 def _break_tells(data: bytes, pattern: re.Pattern[bytes] = _BREAK_TELL) -> list[int]:
     """Line breaks (``pattern``: real ones, or escaped) inside what could be one token
     split in two: the runs of token characters either side, joined, hold a keyword."""
     tells: list[int] = []
-    pos = 0
-    while (match := pattern.search(data, pos)) is not None:
+    skip = 0
+    for match in pattern.finditer(data):
         newline = match.start()
-        pos = newline + 1
+        if newline < skip:
+            continue  # close to the last tell: its region covers this
         window = data[max(0, newline - 16) : newline].decode("latin-1")
         stop = _before_break(window, len(window))
         if stop < 0:
             continue
         stop += newline - len(window)
-        before = _TOKEN_RUN.match(data[max(0, stop - _RUN_MAX) : stop][::-1])
+        before = _run_back(data, stop, 64)
+        if before == 64:  # a long run: look further back
+            before = _run_back(data, stop, _RUN_MAX)
         after = _AFTER_BREAK.match(data, newline + len(match.group()))
-        if before is None or after is None:
+        if after is None:
             continue
-        joined = (data[stop - before.end() : stop] + after.group(1)).lower()
+        joined = (data[stop - before : stop] + after.group(1)).lower()
         for keyword in _KEYWORD.finditer(joined):
             shape = _SHORT_KEYWORDS.get(keyword.group())
             if shape is None or (
                 len(joined) >= _TOKEN_MIN and shape.match(joined, keyword.start())
             ):
                 tells.append(newline)
-                pos = newline + _TELL_GAP
+                skip = newline + _TELL_GAP
                 break
     return tells
 
@@ -1308,10 +1338,12 @@ def _hidden_spans(data: bytes, depth: int) -> list[_Span]:
         tells += _unicode_tells(data, classes)
     if b"%" in data:
         tells += _tells(_URL_TELL, data)
-    if b"\\" in data or b"&#" in data:
+    # one byte is found by memchr, two by a slower search: one first, then two
+    backslash = b"\\" in data
+    if backslash or (b"&" in data and b"&#" in data):
         tells += _tells(_ESCAPE_TELL, data)
     breaks = _break_tells(data)
-    if b"\\n" in data:
+    if backslash and b"\\n" in data:
         breaks += _break_tells(data, _ESCAPED_BREAK_TELL)
     breaks.sort()
     spans: list[_Span] = []

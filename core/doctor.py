@@ -20,7 +20,7 @@ from typing import Any
 
 from core import gitstore, logs, requests, secret_records
 from core.errors import StoreError
-from core.index import INDEX_FILE, check_index, parse_index
+from core.index import INDEX_FILE, check_index, parse_index, read_index_text
 from core.store import JOURNAL_FILE, MEMORY_DIR, STATE_DIR, Store
 
 
@@ -65,13 +65,14 @@ def diagnose(store: Store) -> list[Finding]:
     found += _secrets(store)
     found += _links(root, reported={p.path for p in snap.problems})
     found += _tracked_state(store)
-    if hasattr(requests, "request_problems"):  # being added (issue 10)
-        for path, reason in requests.request_problems(store):
-            found.append(Finding("error", path, reason))
+    for path, reason in requests.request_problems(store):
+        found.append(Finding("error", path, reason))
 
     # the index: limits, pointers that resolve, and agreement with the active records
-    index_path = root / INDEX_FILE
-    text = index_path.read_text(encoding="utf-8", errors="replace") if index_path.exists() else ""
+    text, unreadable = read_index_text(root)
+    if unreadable is not None:
+        found.append(Finding("error", INDEX_FILE, unreadable))
+    text = text or ""
     for warning in check_index(text, store.config):
         # keep the numbers: "MEMORY.md is 30,123 bytes, over the 25,000-byte cap: ..."
         found.append(Finding("warning", INDEX_FILE, warning.removeprefix(f"{INDEX_FILE}: ")))

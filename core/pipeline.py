@@ -29,7 +29,7 @@ from typing import Any
 
 from core import gate, logs, policy, secrets
 from core.errors import StoreError, ValidationError
-from core.record import SCOPES, TYPES, Memory, Source, parse_time
+from core.record import SCOPES, TYPES, Memory, Source, check_field, parse_time
 from core.requests import file_request
 from core.store import Store, new_memory_id
 from core.workspace import Workspace
@@ -92,6 +92,7 @@ def candidate_from_dict(data: Any) -> Candidate:
             return None
         if not isinstance(value, str):
             raise ValidationError(f"must be text, got {type(value).__name__}", field=name)
+        check_field(value.strip(), name)  # control characters, surrogates, length: by field
         value = value.strip()
         if choices and value not in choices:
             raise ValidationError(
@@ -106,6 +107,7 @@ def candidate_from_dict(data: Any) -> Candidate:
         content = ""
     if not isinstance(content, str):
         raise ValidationError(f"must be text, got {type(content).__name__}", field="content")
+    check_field(content, "content")
     source = None
     if data.get("source") is not None:
         source = Source.from_value(data["source"], path=None, field_name="source")
@@ -223,13 +225,17 @@ def remember(store: Store, candidate: Candidate, *, actor: str) -> Outcome:
 
 
 def _persisted_text(candidate: Candidate) -> tuple[str, ...]:
-    """Every text of the candidate, besides content and evidence, that a write keeps."""
+    """Every text of the candidate, besides content and evidence, that a write keeps:
+    the key, title, value, environment, and the source's task, log and file."""
     fields = (candidate.title, candidate.value, candidate.condition, candidate.subject)
     env = candidate.environment or {}
+    source = candidate.source
+    pointers = (source.task, source.log, source.file) if source is not None else ()
     return (
         *(f for f in fields if f),
         candidate.attribute,
         *(f"{tool} {version}" for tool, version in env.items()),
+        *(p for p in pointers if p),
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from core import logs, secret_records, secrets
 from core.errors import NotFoundError
-from core.index import INDEX_FILE, parse_index
+from core.index import INDEX_FILE, parse_index, read_index_text
 from core.pipeline import conflict_item_id
 from core.record import Memory, Source
 from core.requests import Request, load_requests
@@ -120,8 +120,7 @@ class _Context:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.tasks = logs.task_index(store.root)
-        index_path = store.root / INDEX_FILE
-        text = index_path.read_text(encoding="utf-8") if index_path.exists() else ""
+        text = read_index_text(store.root)[0] or ""  # doctor reports an unreadable index
         self.index_lines = {line.target: line.number for line in parse_index(text)}
         self.replaced_by = {m.supersedes: m.id for m in store.memories.values() if m.supersedes}
         self.requests = load_requests(store)

@@ -248,12 +248,6 @@ def test_a_candidate_with_a_nul_in_its_subject_writes_nothing(
     assert Store(store.root).get("mem-1").subject == "user:alice/project:demo"
 
 
-@pytest.mark.xfail(
-    reason="core/pipeline.py candidate_from_dict does not yet call core.record.check_field "
-    "for its text fields (reported to its owner): a newline in a refused candidate's "
-    "attribute reaches the refusal event",
-    strict=False,
-)
 def test_a_candidate_is_refused_by_field_before_the_gate() -> None:
     with pytest.raises(ValidationError) as info:
         candidate_from_dict(
@@ -828,11 +822,6 @@ def test_an_index_that_is_a_link_or_huge_is_not_read(store: Store) -> None:
     assert text is None and problem is not None and "MiB" in problem
 
 
-@pytest.mark.xfail(
-    reason="core/queue.py still reads MEMORY.md with read_text(); it needs "
-    "core.index.read_index_text (reported to its owner)",
-    strict=False,
-)
 def test_the_queue_builds_over_a_non_utf8_index(store: Store, make_memory: MakeMemory) -> None:
     from core.queue import build_queue
     from core.workspace import Workspace

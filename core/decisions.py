@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import lifecycle, logs, policy, secrets
+from core import lifecycle, logs, policy, promoted, secrets
 from core.erase import needles_for
 from core.errors import (
     AlreadyDecided,
@@ -460,28 +460,8 @@ def _decide_conflict(
 
 
 def team_copies(workspace: Workspace, memory_id: str) -> list[tuple[Store, str]]:
-    """The team records an approved, unreverted promotion of this private record made
-    (or merged into), that still exist: erasing the private record leaves them, so the
-    deletion names them and opens a deletion request for each in the team store."""
-    out: list[tuple[Store, str]] = []
-    for store in workspace.stores:
-        if store.config.scope != "private":
-            continue
-        for decision in load_decisions(store):
-            if (
-                decision.kind != "promotion"
-                or decision.option != "approve"
-                or decision.reverted_by
-                or memory_id not in decision.before
-            ):
-                continue
-            for entry in [*decision.created, *decision.touched]:
-                team = next((s for s in workspace.stores if str(s.root) == entry["store"]), None)
-                if team is not None and entry["id"] in team.memories:
-                    pair = (team, entry["id"])
-                    if pair not in out:
-                        out.append(pair)
-    return out
+    """The team copies a promotion of this private record made (core.promoted)."""
+    return promoted.team_copies(workspace.stores, memory_id)
 
 
 def _request_team_deletion(
@@ -684,7 +664,7 @@ def _carry_evidence(
     team record's sources resolve there too. Nothing else of the private log travels."""
     carried = []
     for source in sources:
-        excerpt = logs.resolve(private.root, source, context=0)
+        excerpt = logs.resolve(private.root, source, context=0, outside_ok=True)
         if source.file is not None or excerpt is None:
             carried.append(source)
             continue

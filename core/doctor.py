@@ -184,7 +184,16 @@ def diagnose(store: Store) -> list[Finding]:
         if memory.status in ("deleted",):
             continue
         for number, source in enumerate(memory.all_sources):
-            if logs.resolve(root, source, context=0, task_logs=tasks) is None:
+            if (
+                logs.resolve(
+                    root,
+                    source,
+                    context=0,
+                    task_logs=tasks,
+                    outside_ok=store.config.scope == "private",
+                )
+                is None
+            ):
                 found.append(
                     Finding(
                         "warning" if memory.status != "active" else "error",

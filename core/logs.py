@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from core.fsutil import atomic_write_text
+from core.fsutil import UnsafePath, atomic_write_text, confined
 from core.record import Source
 
 LOG_DIR = "logs"
@@ -101,7 +101,7 @@ def _find_in_lines(lines: list[str], task: str, index: int | None) -> int | None
 
 def _read_lines(path: Path) -> list[str] | None:
     try:
-        if not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
             return None
         return path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -116,17 +116,33 @@ def _excerpt(lines: list[str], number: int, shown: str, context: int) -> Excerpt
 
 
 def resolve(
-    root: Path, source: Source, *, context: int = 2, task_logs: dict[str, list[str]] | None = None
+    root: Path,
+    source: Source,
+    *,
+    context: int = 2,
+    task_logs: dict[str, list[str]] | None = None,
+    outside_ok: bool = False,
 ) -> Excerpt | None:
     """The evidence a source points at, or None when it does not resolve.
 
     ``task_logs`` (task id -> log paths) lets callers that resolve many sources
     build :func:`task_index` once instead of scanning the logs each time.
+
+    A store is untrusted input: a log or a file inside it is read only when no
+    component of its path is a symbolic link; a ``file`` outside the store (an
+    imported memory's original, in the user's own agent folder) only when
+    ``outside_ok`` (the caller's private store), never for a team store.
     """
     if source.file is not None:
         target = Path(source.file)
-        if not target.is_absolute():
-            target = root / target
+        if target.is_absolute():
+            if not outside_ok or ".." in target.parts:
+                return None
+        else:
+            try:
+                target = confined(root, source.file)
+            except UnsafePath:
+                return None
         lines = _read_lines(target)
         if lines is None:
             return None
@@ -145,7 +161,11 @@ def resolve(
     else:
         candidates = task_index(root).get(source.task, [])
     for rel in candidates:
-        lines = _read_lines(root / rel)
+        try:
+            path = confined(root, rel)
+        except UnsafePath:
+            continue
+        lines = _read_lines(path)
         if lines is None:
             continue
         number = _find_in_lines(lines, source.task, source.message_index)
@@ -158,9 +178,11 @@ def task_index(root: Path) -> dict[str, list[str]]:
     """Which daily logs mention each task (one pass over the logs)."""
     found: dict[str, list[str]] = {}
     base = root / LOG_DIR
-    if not base.is_dir():
+    if not base.is_dir() or base.is_symlink():
         return found
     for path in sorted(base.rglob("*.md")):
+        if path.is_symlink():
+            continue
         lines = _read_lines(path)
         for line in lines or ():
             match = TASK_RE.match(line)

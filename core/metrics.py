@@ -91,7 +91,16 @@ def health(store: Store) -> Health:
     resolving = sum(
         1
         for m in live
-        if any(logs.resolve(store.root, s, context=0, task_logs=tasks) for s in m.all_sources)
+        if any(
+            logs.resolve(
+                store.root,
+                s,
+                context=0,
+                task_logs=tasks,
+                outside_ok=store.config.scope == "private",
+            )
+            for s in m.all_sources
+        )
     )
     attempts = [
         e

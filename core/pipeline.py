@@ -209,7 +209,9 @@ def remember(store: Store, candidate: Candidate, *, actor: str) -> Outcome:
         return _refused(store, candidate, actor, refusal, None)
     source = candidate.source
     assert source is not None
-    resolves = logs.resolve(store.root, source, context=0) is not None
+    # the candidate is the local caller's: its own file (an agent folder being imported)
+    # may be read; what a store holds is read only inside the store (queue, doctor)
+    resolves = logs.resolve(store.root, source, context=0, outside_ok=True) is not None
     result = gate.evaluate(
         content=candidate.content,
         evidence=source.evidence,

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import logs, secret_records, secrets
+from core import logs, promoted, secret_records, secrets
 from core.errors import NotFoundError
 from core.index import INDEX_FILE, parse_index, read_index_text
 from core.pipeline import conflict_item_id
@@ -117,8 +117,9 @@ class Item:
 class _Context:
     """What evidence-building needs from one store, computed once."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, workspace_stores: Iterable[Store] = ()) -> None:
         self.store = store
+        self.workspace_stores = list(workspace_stores) or [store]
         self.tasks = logs.task_index(store.root)
         text = read_index_text(store.root)[0] or ""  # doctor reports an unreadable index
         self.index_lines = {line.target: line.number for line in parse_index(text)}
@@ -127,7 +128,15 @@ class _Context:
 
     def evidence(self, memory: Memory) -> RecordEvidence:
         sources = tuple(
-            SourceEvidence(s, logs.resolve(self.store.root, s, task_logs=self.tasks))
+            SourceEvidence(
+                s,
+                logs.resolve(
+                    self.store.root,
+                    s,
+                    task_logs=self.tasks,
+                    outside_ok=self.store.config.scope == "private",
+                ),
+            )
             for s in memory.all_sources
         )
         pointers = []
@@ -262,7 +271,15 @@ def _request_items(ctx: _Context, team: Store | None) -> list[Item]:
                 request=request,
                 team_records=team_records,
                 scan=scan,
-                analysis={"secret_hits": len(scan)} if kind == "promotion" else {},
+                analysis={"secret_hits": len(scan)}
+                if kind == "promotion"
+                else {
+                    # erasing a promoted record leaves its team copies: the deletion says so
+                    "team_copies": [
+                        {"store": str(s.root), "id": cid}
+                        for s, cid in promoted.team_copies(ctx.workspace_stores, memory.id)
+                    ]
+                },
             )
         )
     return items
@@ -272,7 +289,7 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
     wanted = set(kinds or KINDS)
     items: list[Item] = []
     for store in workspace.stores:
-        ctx = _Context(store)
+        ctx = _Context(store, workspace.stores)
         if "conflict" in wanted:
             items += _conflict_items(ctx)
         if wanted & {"promotion", "deletion"}:

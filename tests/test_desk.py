@@ -316,6 +316,44 @@ async def test_deletion_approve_erases_the_memory(demo: Path) -> None:
     doctor_clean(demo)
 
 
+async def test_deleting_a_promoted_memory_names_its_team_copy(demo: Path) -> None:
+    from core.decisions import decide, team_copies
+    from core.requests import file_request
+    from core.store import Store
+
+    ws = workspace(demo)
+    promotion = next(i for i in build_queue(ws) if i.kind == "promotion" and not i.scan)
+    private_id = promotion.records[0].memory.id
+    decide(ws, promotion.id, approve=True, actor="liys05")
+    [(team, copy_id)] = team_copies(workspace(demo), private_id)
+    asked = file_request(
+        workspace(demo).for_scope("private"),
+        kind="delete",
+        memory_id=private_id,
+        reason="no longer true",
+        actor="liys05",
+    )
+    app = desk(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_item(pilot, app, "deletion", "Package manager")
+        assert isinstance(app.screen, DeletionScreen)
+        assert copy_id in text_of(app.screen.query_one("#request"))
+        await pilot.press("a")
+        await pilot.pause()
+        assert any(copy_id in line for line in app.screen.proposal.changes)
+        await pilot.press("enter")
+        await settle(pilot, app)
+    opened = [
+        r for r in load_requests(Store(team.root)) if r.status == "open" and r.kind == "delete"
+    ]
+    assert [r.memory_id for r in opened] == [copy_id]
+    assert private_id not in Store(demo / "private").memories
+    assert [r.status for r in load_requests(Store(demo / "private")) if r.id == asked.id] == [
+        "approved"
+    ]
+    doctor_clean(demo)
+
+
 async def test_deletion_reject_keeps_the_memory(demo: Path) -> None:
     app = desk(demo)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -64,8 +64,9 @@ def test_resolve_a_conflict_with_real_keys(tmp_path: Path) -> None:
         wait_for("items waiting", env)
         time.sleep(0.5)  # keys typed in the terminal's first instants can be taken as a reply
         # past the demo's old secret, to the team's deploy-command conflict
-        tmux("send-keys", "-t", "desk", "j", env=env)
-        tmux("send-keys", "-t", "desk", "j", env=env)
+        for _ in range(2):
+            tmux("send-keys", "-t", "desk", "j", env=env)
+            time.sleep(0.3)  # one key, one cursor move: the desk redraws in between
         tmux("send-keys", "-t", "desk", "Enter", env=env)
         screen = wait_for("Newer wins", env)
         assert "deploy_command" in screen
@@ -104,6 +105,6 @@ def test_resolve_a_conflict_with_real_keys(tmp_path: Path) -> None:
         [str(MEMGOV), "doctor", "--store", str(demo)], env=env, capture_output=True, text=True
     )
     # exit 1 for one thing only: the demo's old note that holds a (fake) token on purpose
-    errors = [line for line in doctor.stdout.splitlines() if line.startswith("error")]
+    errors = [line for line in doctor.stdout.splitlines() if line.strip().startswith("error")]
     assert doctor.returncode == 1 and len(errors) == 1, doctor.stdout
     assert "memories/ci-token-" in errors[0] and "holds a credential" in errors[0]

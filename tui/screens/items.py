@@ -481,8 +481,18 @@ class DeletionScreen(ItemScreen):
             ),
             style="red",
         )
+        for copy in self.team_copies():
+            text.append(
+                f"\nits promoted team copy {copy} stays in the team store: approving opens a "
+                "deletion request there for a maintainer to decide",
+                style="yellow",
+            )
         self.query_one("#request", Static).update(text)
         self.query_one("#record", Static).update(record_card(self.item.records[0]))
+
+    def team_copies(self) -> list[str]:
+        copies = self.item.analysis.get("team_copies") or []
+        return [str(c["id"]) for c in copies]
 
     def action_approve(self) -> None:
         memory = self.item.records[0].memory
@@ -499,6 +509,10 @@ class DeletionScreen(ItemScreen):
                 "git history is rewritten so no commit holds it"
                 if private
                 else "team store: clones already pushed keep it in their history",
+                *(
+                    f"team copy {copy}: a deletion request opens in the team store"
+                    for copy in self.team_copies()
+                ),
             ),
             f"deletion approved: {self.item.request.reason}",  # type: ignore[union-attr]
             destructive=True,

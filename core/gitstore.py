@@ -35,6 +35,9 @@ def _env(actor: str, when: datetime | None) -> dict[str, str]:
         "GIT_AUTHOR_EMAIL": email,
         "GIT_COMMITTER_NAME": COMMITTER[0],
         "GIT_COMMITTER_EMAIL": COMMITTER[1],
+        # an automatic gc runs inside the commit, under the store lock, never detached
+        # beside a later history purge
+        "GIT_CONFIG_PARAMETERS": "'gc.autoDetach=false'",
     }
     if when is not None:  # commits carry the store's clock, like its events
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()

@@ -217,7 +217,7 @@ def test_sources_point_at_the_original_file_and_line(ws: Workspace, claude: Path
         assert Path(source.file).is_absolute() and Path(source.file).parent == claude
         original = Path(source.file).read_text(encoding="utf-8").splitlines()
         assert source.evidence == original[source.line - 1].strip() != ""
-        excerpt = logs.resolve(private(ws).root, source, context=1)
+        excerpt = logs.resolve(private(ws).root, source, context=1, outside_ok=True)
         assert excerpt is not None and excerpt.line == source.line
         assert source.evidence in dict(excerpt.lines)[source.line]
     assert keyed(private(ws))["testing"].source == Source(
@@ -649,7 +649,7 @@ def test_codex_sources_point_at_the_rollout_summaries_they_cite(ws: Workspace, c
     assert any("staging_deploy.md, which is missing" in w for w in report.warnings)
     for memory in records:
         for source in memory.all_sources:
-            excerpt = logs.resolve(private(ws).root, source, context=0)
+            excerpt = logs.resolve(private(ws).root, source, context=0, outside_ok=True)
             assert excerpt is not None and source.evidence in excerpt.lines[0][1]
 
 

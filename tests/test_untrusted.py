@@ -506,3 +506,23 @@ def test_erasing_a_promoted_record_asks_the_team_to_delete_its_copy(demo: Path) 
     assert copy_id in Store(team.root).memories  # a maintainer decides it, in the team's queue
     queue = build_queue(workspace(demo))
     assert any(i.kind == "deletion" and i.records[0].memory.id == copy_id for i in queue)
+
+
+def test_a_team_record_never_shows_a_file_outside_the_store(tmp_path: Path) -> None:
+    from core import logs
+    from core.record import Source
+
+    secret = tmp_path / "victim-notes.md"
+    secret.write_text("private notes of the person who cloned the team store\n")
+    team = Store.init(tmp_path / "team", scope="team", maintainers=("lead",), actor="lead")
+    (team.root / "logs").mkdir()
+    os.symlink(tmp_path, team.root / "logs" / "up")
+    for source in (
+        Source(task="t", evidence="x", file=str(secret), line=1),
+        Source(task="t", evidence="x", file="../victim-notes.md", line=1),
+        Source(task="t", evidence="x", file="logs/up/victim-notes.md", line=1),
+        Source(task="t", message_index=1, evidence="x", log="logs/up/victim-notes.md"),
+    ):
+        assert logs.resolve(team.root, source) is None
+    own = Source(task="t", evidence="x", file=str(secret), line=1)
+    assert logs.resolve(team.root, own, outside_ok=True) is not None  # the writer's own file

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import lifecycle, logs, policy, promoted, secrets
-from core.erase import needles_for
+from core.erase import ERASED_KEEP, needles_for
 from core.errors import (
     AlreadyDecided,
     AuthorizationError,
@@ -154,49 +154,15 @@ def _front(memory: Memory) -> dict[str, Any]:
     return data
 
 
-#: what a decision record keeps of a record once it is erased: its id and key, no content
-ERASED_KEEP = ("id", "scope", "subject", "attribute", "condition", "status")
-
-
 def _erase(tx: Transaction, memory_id: str, **kwargs: Any) -> None:
-    """Erase a record, and keep only its id and key in the store's earlier decision
-    records: their front matter holds its title, value and source quotes."""
+    """Erase a record with its value in short. Its front matter in the store's earlier
+    decision records goes down to its id and key when the transaction applies (the
+    erasure rules of core.erase, for every file of the store)."""
     value = tx.get(memory_id).value
     tx.erase(memory_id, **kwargs)
     if value:  # the value in short goes with the content, unless another record says it too
         others = [m.to_markdown().encode("utf-8") for m in tx.view.values()]
         tx.needles += [n for n in needles_for(value) if not any(n in o for o in others)]
-    folder = tx.store.root / DECISION_DIR
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
-        rel = f"{DECISION_DIR}/{path.name}"
-        try:
-            data = json.loads(tx.files.get(rel) or path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # doctor reports unreadable decision records
-        if not isinstance(data, dict):
-            continue
-        # (mapping, key) of every place the record's front matter sits
-        places = [(data.get(side), memory_id) for side in ("before", "after")]
-        places += [
-            (entry, side)
-            for entry in data.get("touched") or ()
-            if isinstance(entry, dict)
-            and entry.get("id") == memory_id
-            and entry.get("store") == str(tx.store.root)
-            for side in ("before", "after")
-        ]
-        changed = False
-        for holder, key in places:
-            if not isinstance(holder, dict):
-                continue
-            front = holder.get(key)
-            if isinstance(front, dict) and set(front) - set(ERASED_KEEP):
-                holder[key] = {k: v for k, v in front.items() if k in ERASED_KEEP}
-                changed = True
-        if changed:
-            tx.write_file(
-                rel, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-            )
 
 
 def decide(

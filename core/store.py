@@ -574,8 +574,11 @@ class Transaction:
     # -- applying
     def apply(self) -> None:
         prepared = self.prepare()
-        if prepared is None:
-            return
+        if prepared is not None:
+            self.apply_prepared(prepared)
+
+    def apply_prepared(self, prepared: Prepared) -> None:
+        """Journal, files and events (the commit point), git commit, then what follows."""
         journal = prepared.journal()
         _write_journal(self.store, journal)
         self.write(prepared)
@@ -1136,13 +1139,7 @@ def joint_transaction(
         if prep_c is None or prep_p is None:  # one store only: an ordinary transaction
             tx, prep = (tx_c, prep_c) if prep_c is not None else (tx_p, prep_p)
             assert prep is not None
-            journal = prep.journal()
-            _write_journal(tx.store, journal)
-            tx.write(prep)
-            journal["phase"] = "events"
-            _write_journal(tx.store, journal)
-            tx.commit(prep)
-            tx.finish(prep, journal)
+            tx.apply_prepared(prep)
             return
         txn = hashlib.sha256(f"{message}|{tx_c.now.isoformat()}|{os.getpid()}".encode()).hexdigest()
         j_p = prep_p.journal(

@@ -294,6 +294,7 @@ def consolidate(
     since = (known[-1].name, known[-1].commit) if known else None
     batch_id = new_batch_id(store, gitops.head(store.root))
     with file_lock(store.state_dir / "lock"):
+        store.reread()  # recovers a crash, clears a killed writer's temporary files
         if not dry_run and pending_ids(store):  # another consolidation got there first
             raise StoreError(f"{store.root}: a batch became pending meanwhile; decide it first")
         plan = _plan(store, engine, since)

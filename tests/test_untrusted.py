@@ -526,3 +526,15 @@ def test_a_team_record_never_shows_a_file_outside_the_store(tmp_path: Path) -> N
         assert logs.resolve(team.root, source) is None
     own = Source(task="t", evidence="x", file=str(secret), line=1)
     assert logs.resolve(team.root, own, outside_ok=True) is not None  # the writer's own file
+
+
+def test_a_killed_writers_temp_file_does_not_stop_consolidate(demo: Path) -> None:
+    from core.consolidate import consolidate
+
+    private = Store(demo / "private")
+    batch = next(i for i in build_queue(workspace(demo)) if i.kind == "consolidation")
+    decisions.decide(workspace(demo), batch.id, approve=False, actor=OWNER)
+    (private.root / "memories" / ".x.md.k1l2m3.tmp").write_text("half a file")
+    consolidate(Store(demo / "private"), actor=OWNER, dry_run=True)
+    consolidate(Store(demo / "private"), actor=OWNER)
+    assert not (private.root / "memories" / ".x.md.k1l2m3.tmp").exists()

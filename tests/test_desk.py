@@ -52,7 +52,7 @@ async def open_item(pilot, app, kind: str, title_part: str = "") -> None:
     """Select the first item of a kind (by moving the cursor, as a person would)."""
     await settle(pilot, app)
     table = app.screen.query_one("#queue", DataTable)
-    items = app.screen.visible()
+    items = app.screen.shown_items()
     index = next(
         i for i, item in enumerate(items) if item.kind == kind and title_part in item.title
     )
@@ -80,22 +80,22 @@ async def test_queue_lists_every_kind_oldest_first_and_filters(demo: Path) -> No
         assert opened == sorted(opened)
         await pilot.press("right_square_bracket")  # conflicts only
         await pilot.pause()
-        assert {i.kind for i in screen.visible()} == {"conflict"}
+        assert {i.kind for i in screen.shown_items()} == {"conflict"}
         await pilot.press("right_square_bracket", "right_square_bracket")  # deletions
         await pilot.pause()
-        assert {i.kind for i in screen.visible()} == {"deletion"}
+        assert {i.kind for i in screen.shown_items()} == {"deletion"}
         await pilot.press("left_square_bracket", "left_square_bracket", "left_square_bracket")
         await pilot.press("s", "s")  # scope: team
         await pilot.pause()
-        assert {i.scope for i in screen.visible()} == {"team"}
+        assert {i.scope for i in screen.shown_items()} == {"team"}
         await pilot.press("s")
         await pilot.press("slash")
         await pilot.press(*"pnpm")
         await pilot.pause()
-        assert [i.kind for i in screen.visible()] == ["promotion", "consolidation"]
+        assert [i.kind for i in screen.shown_items()] == ["promotion", "consolidation"]
         await pilot.press("escape")
         await pilot.pause()
-        assert len(screen.visible()) == len(screen.items)
+        assert len(screen.shown_items()) == len(screen.items)
         await pilot.press("j", "k")
         assert screen.query_one("#queue", DataTable).cursor_row == 0
 

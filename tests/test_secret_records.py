@@ -507,7 +507,7 @@ def test_export_leaves_the_record_out_and_says_so(
 async def open_secret(pilot: Any, app: Any) -> None:
     await settle(pilot, app)
     table = app.screen.query_one("#queue", DataTable)
-    index = next(i for i, item in enumerate(app.screen.visible()) if item.kind == "secret")
+    index = next(i for i, item in enumerate(app.screen.shown_items()) if item.kind == "secret")
     for _ in range(index - table.cursor_row):
         await pilot.press("j")
     await pilot.press("enter")

@@ -48,7 +48,7 @@ class BatchScreen(ItemScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "space",
-            "toggle",
+            "toggle_file",
             "Apply/reject file",
             id="batch.toggle",
             tooltip="Mark this file's changes to be rejected, or applied again",
@@ -219,7 +219,7 @@ class BatchScreen(ItemScreen):
     def action_up(self) -> None:
         self.query_one("#batch-files", DataTable).action_cursor_up()
 
-    def action_toggle(self) -> None:
+    def action_toggle_file(self) -> None:
         entry = self.current()
         if entry is None:
             return

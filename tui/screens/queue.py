@@ -197,7 +197,7 @@ class QueueScreen(Screen[None]):
             self.query_one(f"#tab-{kind}", Tab).label = f"{label} {counts[kind]}"
         self.fill()
 
-    def visible(self) -> list[Item]:
+    def shown_items(self) -> list[Item]:
         needle = self.query_text.casefold()
         return [
             i
@@ -219,7 +219,7 @@ class QueueScreen(Screen[None]):
         table = self.query_one("#queue", DataTable)
         current = self.current()
         table.clear()
-        shown = self.visible()
+        shown = self.shown_items()
         for item in shown:
             table.add_row(item.opened_at[:10], item.kind, item.scope, safe(item.title), key=item.id)
         if current is not None and current.id in {i.id for i in shown}:
@@ -244,7 +244,7 @@ class QueueScreen(Screen[None]):
         table = self.query_one("#queue", DataTable)
         if table.row_count == 0:
             return None
-        shown = self.visible()
+        shown = self.shown_items()
         row = table.cursor_row
         return shown[row] if 0 <= row < len(shown) else None
 

@@ -137,7 +137,7 @@ def check_may_decide(item: Item, actor: str, workspace: Workspace) -> None:
 
 
 # ------------------------------------------------------------------------ deciding
-def _new_decision_id(store: Store, basis: str) -> str:
+def new_decision_id(store: Store, basis: str) -> str:
     """``dec-<time>-<digest>``; unique in the store, the same on a pinned replay."""
     now = store.now()
     for attempt in range(100):
@@ -148,13 +148,13 @@ def _new_decision_id(store: Store, basis: str) -> str:
     raise StoreError(f"{store.root}: cannot find a free decision id")
 
 
-def _front(memory: Memory) -> dict[str, Any]:
+def front(memory: Memory) -> dict[str, Any]:
     data = memory.front_matter()
     data["path"] = memory.path
     return data
 
 
-def _erase(tx: Transaction, memory_id: str, **kwargs: Any) -> None:
+def erase_record(tx: Transaction, memory_id: str, **kwargs: Any) -> None:
     """Erase a record with its value in short. Its front matter in the store's earlier
     decision records goes down to its id and key when the transaction applies (the
     erasure rules of core.erase, for every file of the store)."""
@@ -281,7 +281,7 @@ def _decide_item(
     return consolidate.decide_batch(item, approve, actor=actor, reason=reason, files=files)
 
 
-def _record(tx: Transaction, decision: Decision) -> Decision:
+def record_decision(tx: Transaction, decision: Decision) -> Decision:
     tx.write_file(decision.path, decision.to_json())
     tx.event(
         "decide",
@@ -310,9 +310,9 @@ def _decide_conflict(
             "defer": "deferred: needs more evidence",
         }[option]
     )
-    decision_id = _new_decision_id(store, f"{item.id}|{option}")
+    decision_id = new_decision_id(store, f"{item.id}|{option}")
     with store.transaction(actor=actor, message=f"decide {item.id}: {option}") as tx:
-        before = {m.id: _front(m) for m in members}
+        before = {m.id: front(m) for m in members}
         erased: list[str] = []
         if option in ("newer", "older"):
             winner = by_age[-1] if option == "newer" else by_age[0]
@@ -391,7 +391,7 @@ def _decide_conflict(
                 )
         elif option == "neither":
             for memory in members:
-                _erase(
+                erase_record(
                     tx,
                     memory.id,
                     action="erase",
@@ -402,7 +402,7 @@ def _decide_conflict(
                 erased.append(memory.id)
         else:  # defer: nothing changes, the item stays open; the decision is still recorded
             pass
-        after = {m.id: _front(tx.view[m.id]) for m in members if m.id in tx.view}
+        after = {m.id: front(tx.view[m.id]) for m in members if m.id in tx.view}
         if erased:
             before = {
                 mid: {k: v for k, v in front.items() if k in ERASED_KEEP}
@@ -422,7 +422,7 @@ def _decide_conflict(
             erased=erased,
             note=TEAM_HISTORY_NOTE if erased and store.config.scope == "team" else None,
         )
-        return _record(tx, decision)
+        return record_decision(tx, decision)
 
 
 def team_copies(workspace: Workspace, memory_id: str) -> list[tuple[Store, str]]:
@@ -473,7 +473,7 @@ def _decide_deletion(
             "conflict first (choose 'neither' to delete both records)",
             field="status",
         )
-    decision_id = _new_decision_id(store, f"{item.id}|{approve}")
+    decision_id = new_decision_id(store, f"{item.id}|{approve}")
     reason = reason.strip() or (
         f"deletion approved: {request.reason}" if approve else "kept: the memory still holds"
     )
@@ -500,7 +500,7 @@ def _decide_deletion(
         )
         tx.write_file(request.path, closed.to_yaml())
         if approve:
-            _erase(
+            erase_record(
                 tx,
                 memory.id,
                 action="erase",
@@ -509,9 +509,9 @@ def _decide_deletion(
                 decision=decision_id,
             )
             # the erased record keeps only its id and key, here as in the event
-            states = {memory.id: {k: v for k, v in _front(memory).items() if k in ERASED_KEEP}}
+            states = {memory.id: {k: v for k, v in front(memory).items() if k in ERASED_KEEP}}
         else:  # kept as it is: the whole front matter, so that a revert can compare it
-            states = {memory.id: _front(memory)}
+            states = {memory.id: front(memory)}
         decision = Decision(
             id=decision_id,
             item=item.id,
@@ -536,7 +536,7 @@ def _decide_deletion(
                 else None
             ),
         )
-        return _record(tx, decision)
+        return record_decision(tx, decision)
 
 
 def _decide_promotion(
@@ -546,7 +546,7 @@ def _decide_promotion(
     request = item.request
     assert request is not None
     memory = item.records[0].memory
-    decision_id = _new_decision_id(private, f"{item.id}|{approve}")
+    decision_id = new_decision_id(private, f"{item.id}|{approve}")
     created: list[dict[str, str]] = []
     touched: list[dict[str, Any]] = []
     team = workspace.team
@@ -592,8 +592,8 @@ def _decide_promotion(
                 {
                     "store": str(team.root),
                     "id": mid,
-                    "before": _front(prior[mid]),
-                    "after": _front(team_tx.view[mid]),
+                    "before": front(prior[mid]),
+                    "after": front(team_tx.view[mid]),
                 }
                 for mid in sorted(team_tx.changed)
                 if mid in prior
@@ -615,12 +615,12 @@ def _decide_promotion(
             ts=tx.now.isoformat(),
             store=str(private.root),
             request=request.id,
-            before={memory.id: _front(memory)},
-            after={memory.id: _front(memory)},
+            before={memory.id: front(memory)},
+            after={memory.id: front(memory)},
             created=created,
             touched=touched,
         )
-        return _record(tx, decision)
+        return record_decision(tx, decision)
 
 
 def _carry_evidence(
@@ -881,7 +881,7 @@ def _revert(
             )
         elsewhere[entry["store"]] = target
     reason = reason.strip() or f"revert {decision_id}"
-    revert_id = _new_decision_id(store, f"revert|{decision_id}")
+    revert_id = new_decision_id(store, f"revert|{decision_id}")
     details = {"reverts": decision_id}
     if len(elsewhere) > 1:
         raise StoreError(f"{decision_id} changed more than one other store; revert it by hand")
@@ -926,7 +926,7 @@ def _revert(
                         details=details,
                     )
                 else:
-                    _erase(
+                    erase_record(
                         tx,
                         created["id"],
                         action="revert-erase",
@@ -948,7 +948,7 @@ def _revert(
             )
             for created in decision.created:
                 if created["store"] == root and created["id"] in other.view:
-                    _erase(
+                    erase_record(
                         other,
                         created["id"],
                         action="revert-erase",
@@ -970,7 +970,7 @@ def _revert(
             request=decision.request,
             note=f"reverts {decision_id}",
         )
-        return _record(tx, result)
+        return record_decision(tx, result)
 
 
 def _restore_all(
@@ -1053,7 +1053,7 @@ def correct(
         if rules:
             raise SecretBlocked(f"correction of {memory_id}", rules)
     reason = reason.strip() or "corrected by the person it is about"
-    decision_id = _new_decision_id(store, f"correct|{memory_id}|{content}")
+    decision_id = new_decision_id(store, f"correct|{memory_id}|{content}")
     with store.transaction(actor=actor, message=f"correct {memory_id}") as tx:
         new = old.with_changes(
             id=new_memory_id(old.attribute, f"{old.id}|{content}|{tx.now.isoformat()}"),
@@ -1088,8 +1088,8 @@ def correct(
             reason=reason,
             ts=tx.now.isoformat(),
             store=str(store.root),
-            before={old.id: _front(old)},
-            after={old.id: _front(tx.view[old.id])},
+            before={old.id: front(old)},
+            after={old.id: front(tx.view[old.id])},
             created=[{"store": str(store.root), "id": new.id}],
         )
-        return _record(tx, decision)
+        return record_decision(tx, decision)

@@ -277,7 +277,7 @@ def decide_secret(
             raise SecretBlocked(f"the corrected content for {item.id}", rules)
     memory_id = item.records[0].memory.id
     store = item.store
-    decision_id = decisions._new_decision_id(store, f"{item.id}|{chosen}")
+    decision_id = decisions.new_decision_id(store, f"{item.id}|{chosen}")
     with store.transaction(actor=actor, message=f"decide {item.id}: {chosen}") as tx:
         current = tx.view.get(memory_id)
         file_text = _read_text(store.root / current.path) if current is not None else None
@@ -305,7 +305,7 @@ def decide_secret(
                 before=kept,
                 after=kept,
             )
-            return decisions._record(tx, decision)
+            return decisions.record_decision(tx, decision)
         created: list[dict[str, str]] = []
         after: dict[str, dict[str, Any]] = {}
         replacement: Memory | None = None
@@ -333,9 +333,9 @@ def decide_secret(
                 details={"corrects": memory_id},
             )
             created = [{"store": str(store.root), "id": replacement.id}]
-            after = {replacement.id: decisions._front(tx.view[replacement.id])}
+            after = {replacement.id: decisions.front(tx.view[replacement.id])}
         secret_needles = _needles(tx, current, file_text)
-        decisions._erase(
+        decisions.erase_record(
             tx,
             memory_id,
             action="erase",
@@ -361,7 +361,7 @@ def decide_secret(
             erased=[memory_id],
             note=decisions.TEAM_HISTORY_NOTE if store.config.scope == "team" else None,
         )
-        return decisions._record(tx, decision)
+        return decisions.record_decision(tx, decision)
 
 
 def correct_secret(
@@ -409,7 +409,7 @@ def _read_text(path: Path) -> str | None:
 def _key_only(decisions: Any, memory: Memory) -> dict[str, Any]:
     """The record in a decision file: its id and key, never a field that may hold
     the secret (title, value, source quotes)."""
-    front: dict[str, Any] = decisions._front(memory)
+    front: dict[str, Any] = decisions.front(memory)
     return {k: v for k, v in front.items() if k in decisions.ERASED_KEEP}
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from core.consolidation import gitops
 from core.consolidation.batch import Batch, Change, fingerprint, load_batch
 from core.consolidation.model import edit_changes
-from core.decisions import DECISION_DIR, Decision, _new_decision_id, check_may_decide
+from core.decisions import DECISION_DIR, Decision, check_may_decide, new_decision_id
 from core.errors import NotFoundError, ValidationError
 from core.queue import Item
 from core.record import Memory
@@ -312,7 +312,7 @@ def apply_batch(
     option: str,
 ) -> BatchDecision:
     """Apply ``approved`` to main, record the decision, tag the new baseline."""
-    decision_id = _new_decision_id(store, f"{batch.id}|{option}|{len(approved)}")
+    decision_id = new_decision_id(store, f"{batch.id}|{option}|{len(approved)}")
     verdict = {p: "rejected" for c in rejected for p in c.files}
     verdict.update({p: "approved" for c in approved for p in c.files})
     with store.transaction(

@@ -26,7 +26,7 @@ from core.consolidation.apply import (
     summaries,
 )
 from core.consolidation.batch import pending_ids
-from core.decisions import DECISION_DIR, Decision, _new_decision_id, check_may_decide
+from core.decisions import DECISION_DIR, Decision, check_may_decide, new_decision_id
 from core.errors import NotFoundError, StoreError, ValidationError
 from core.queue import Item
 from core.record import parse_memory
@@ -112,7 +112,7 @@ def _rollback(store: Store, baseline: str | None, *, actor: str, reason: str) ->
             + "); baselines are made when a consolidation batch is approved"
         )
     erased = {i for e in store.events()[0] if e.to_status == "deleted" for i in e.memory_ids}
-    decision_id = _new_decision_id(store, f"rollback|{target.name}|{gitops.head(store.root)}")
+    decision_id = new_decision_id(store, f"rollback|{target.name}|{gitops.head(store.root)}")
     reason = reason.strip() or f"rollback to {target.name}"
     restored: list[str] = []
     skipped: list[tuple[str, str]] = []

@@ -17,11 +17,11 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import lifecycle, logs, policy, promoted, secrets
+from core import lifecycle, logs, policy, promoted, secrets, values
 from core.erase import ERASED_KEEP, needles_for
 from core.errors import (
     AlreadyDecided,
@@ -33,7 +33,7 @@ from core.errors import (
     shown_id,
 )
 from core.fsutil import UnsafePath, read_confined
-from core.pipeline import conflict_item_id, normalise
+from core.pipeline import conflict_item_id
 from core.queue import Item, find_item, promotion_texts
 from core.record import Memory, Source, memory_from_mapping
 from core.requests import get_request
@@ -112,12 +112,6 @@ class Decision:
 def same_person(actor: str, name: str) -> bool:
     """Whether ``actor`` is the person listed as ``name``: exact, see core.policy."""
     return policy.same_actor(actor, name)
-
-
-def same_value_memories(a: Memory, b: Memory) -> bool:
-    if a.value is not None and b.value is not None:
-        return normalise(a.value) == normalise(b.value)
-    return normalise(a.content) == normalise(b.content)
 
 
 def check_may_decide(item: Item, actor: str, workspace: Workspace) -> None:
@@ -652,6 +646,27 @@ def _carry_evidence(
     return tuple(carried)
 
 
+def team_matches(
+    team_records: Iterable[Memory], memory: Memory
+) -> tuple[Memory | None, list[Memory]]:
+    """What a promotion of ``memory`` meets in the team store: the record of the same
+    key and the same value it merges into (if any), and every open record of its key
+    (a contradiction when there is no match). The desk's preview asks the same."""
+    key = ("team", memory.subject, memory.attribute, memory.condition)
+    same_key = [m for m in team_records if m.key == key and m.status in ("active", "conflict")]
+    return next((m for m in same_key if values.same_value(m, memory)), None), same_key
+
+
+def promotion_outcome(team: Store, memory: Memory) -> str:
+    """What approving a promotion will do in the team store, in words."""
+    match, same_key = team_matches(team.memories.values(), memory)
+    if match is not None:
+        return f"merges into {match.id}"
+    if same_key:
+        return "opens a conflict with " + ", ".join(m.id for m in same_key)
+    return "a new active team record"
+
+
 def _place_team_copy(
     tx: Transaction, memory: Memory, private: Store, *, reason: str, request: str, decision: str
 ) -> str:
@@ -671,15 +686,10 @@ def _place_team_copy(
         usage_count=0,
         last_used_at=None,
     )
-    same_key = [
-        m for m in tx.view.values() if m.key == copy.key and m.status in ("active", "conflict")
-    ]
-    match = next((m for m in same_key if same_value_memories(m, copy)), None)
+    match, same_key = team_matches(tx.view.values(), memory)
     details = {"promoted_from": memory.id}
     if match is not None:
-        merged = match.sources + tuple(
-            s for s in sources if s.key not in {k.key for k in match.all_sources}
-        )
+        merged = values.with_sources(match, sources)
         tx.update(
             match.id,
             action="merge",

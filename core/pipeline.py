@@ -20,8 +20,6 @@ not independent and only keep the higher confidence.
 from __future__ import annotations
 
 import hashlib
-import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -32,9 +30,8 @@ from core.errors import StoreError, ValidationError
 from core.record import SCOPES, TYPES, Memory, Source, check_field, parse_time
 from core.requests import file_request
 from core.store import Store, new_memory_id
+from core.values import noisy_or, same_value, with_source
 from core.workspace import Workspace
-
-MAX_CONFIDENCE = 0.99
 
 
 @dataclass(frozen=True)
@@ -162,38 +159,15 @@ class Outcome:
         }
 
 
-def normalise(text: str) -> str:
-    """Same value, different spacing, case or final punctuation."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = re.sub(r"\s+", " ", text).strip()
-    return re.sub(r"[.。!!;;]+$", "", text)
-
-
-def same_value(memory: Memory, candidate: Candidate) -> bool:
-    if memory.value is not None and candidate.value is not None:
-        return normalise(memory.value) == normalise(candidate.value)
-    return normalise(memory.content) == normalise(candidate.content)
-
-
 def conflict_item_id(key: tuple[str, str, str, str | None]) -> str:
     digest = hashlib.sha256(repr(key).encode("utf-8")).hexdigest()[:10]
     return f"conflict-{digest}"
 
 
 def merged_confidence(memory: Memory, candidate: Candidate, source: Source) -> float:
-    tasks = {s.task for s in memory.all_sources}
-    if source.task in tasks:
-        return max(memory.confidence, candidate.confidence)
-    combined = 1 - (1 - memory.confidence) * (1 - candidate.confidence)
-    return round(min(MAX_CONFIDENCE, max(combined, memory.confidence)), 4)
-
-
-def _add_source(memory: Memory, source: Source) -> tuple[Source, ...]:
-    known = {s.key for s in memory.all_sources}
-    if source.key in known:
-        return memory.sources
-    existing = memory.sources or ((memory.source,) if memory.source else ())
-    return (*existing, source)
+    independent = source.task not in {s.task for s in memory.all_sources}
+    merged = noisy_or(memory.confidence, candidate.confidence, independent=independent)
+    return round(merged, 4) if independent else merged
 
 
 def remember(store: Store, candidate: Candidate, *, actor: str) -> Outcome:
@@ -343,7 +317,7 @@ def _place(
         if match is not None:
             changes: dict[str, Any] = {
                 "verified_at": now,
-                "sources": _add_source(match, source),
+                "sources": with_source(match, source),
                 "confidence": merged_confidence(match, candidate, source),
             }
             new_source = len(changes["sources"]) != len(match.sources)

@@ -1180,3 +1180,33 @@ def test_nothing_private_enters_the_team_store_but_an_approved_promotion(demo: P
     assert [t for t in texts if t.encode() in everything] == []
     assert pnpm.content.encode() in everything
     assert_clean(demo)
+
+
+def test_the_promotion_preview_is_the_rule_that_decides(demo: Path) -> None:
+    """The desk's preview asks core.decisions.promotion_outcome, which uses the same
+    rule as the promotion itself: a team record whose value differs only in case and
+    final punctuation is the same value, so approving merges, as the preview says."""
+    from core.decisions import promotion_outcome
+    from core.record import Source
+
+    item = the_item(demo, "promotion", attribute="package_manager")
+    private_memory = item.records[0].memory
+    team = Store(demo / "team")
+    with team.transaction(actor=MAINTAINER, message="test: the team's own wording") as tx:
+        tx.create(
+            private_memory.with_changes(
+                id="package-manager-team0001",
+                scope="team",
+                path="",
+                value="PNPM.",
+                source=Source(task="tr_team", evidence="the team uses PNPM."),
+                sources=(),
+            ),
+            action="create",
+            reason="test",
+        )
+    ws = workspace(demo)
+    assert promotion_outcome(ws.team, private_memory) == "merges into package-manager-team0001"
+    before = set(Store(demo / "team").memories)
+    decide(ws, item.id, approve=True, actor=OWNER)
+    assert set(Store(demo / "team").memories) == before  # merged, no new record

@@ -22,7 +22,6 @@ from core.decay import sweep
 from core.errors import SecretBlocked, ValidationError
 from core.events import Event
 from core.pipeline import (
-    MAX_CONFIDENCE,
     Candidate,
     Outcome,
     candidate_from_dict,
@@ -31,6 +30,7 @@ from core.pipeline import (
 )
 from core.record import Memory, Source
 from core.store import Store
+from core.values import MAX_CONFIDENCE
 
 ACTOR = "agent@example.com"
 SUBJECT = "project:liyyro"

@@ -28,9 +28,10 @@ from hypothesis import strategies as st
 from core import logs
 from core.decay import recall, sweep
 from core.lifecycle import NEW, TRANSITIONS
-from core.pipeline import Candidate, normalise, remember
+from core.pipeline import Candidate, remember
 from core.record import Memory, Source
 from core.store import Store
+from core.values import normalise
 
 ACTOR = "agent@example.com"
 SUBJECTS = ("project:liyyro", "user:liys05")

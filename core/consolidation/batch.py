@@ -25,9 +25,9 @@ from core.consolidation.model import Edit, Engine, Gathered, Proposal, classify,
 from core.decay import rank
 from core.errors import MemgovError, NotFoundError, ValidationError
 from core.index import INDEX_FILE, parse_index, render_index
-from core.pipeline import normalise
 from core.record import Memory
 from core.store import MEMORY_DIR, Store
+from core.values import normalise
 
 MANIFEST = ".memgov-batch.json"
 ABSENT = "absent"

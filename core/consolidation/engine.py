@@ -31,8 +31,8 @@ from typing import Any
 
 from core.consolidation import dates
 from core.consolidation.model import Edit, Gathered, Proposal, Signal
-from core.pipeline import MAX_CONFIDENCE, normalise
 from core.record import Memory, Source
+from core.values import noisy_or, normalise, same_value
 
 LOG_DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})\.md$")
 LINK_RE = re.compile(r"\]\(([^)\s]+\.md)\)")
@@ -63,23 +63,13 @@ def record_summary(memory: Memory) -> dict[str, Any]:
     }
 
 
-def same_value(a: Memory, b: Memory) -> bool:
-    if a.value is not None and b.value is not None:
-        return normalise(a.value) == normalise(b.value)
-    return normalise(a.content) == normalise(b.content)
-
-
 def combined_confidence(survivor: Memory, others: Iterable[Memory]) -> float:
     """Noisy OR over independent tasks, capped like the pipeline's merges."""
     confidence = survivor.confidence
     tasks = {s.task for s in survivor.all_sources}
     for other in others:
         theirs = {s.task for s in other.all_sources}
-        if theirs - tasks:
-            combined = 1 - (1 - confidence) * (1 - other.confidence)
-            confidence = min(MAX_CONFIDENCE, max(combined, confidence))
-        else:
-            confidence = max(confidence, other.confidence)
+        confidence = noisy_or(confidence, other.confidence, independent=bool(theirs - tasks))
         tasks |= theirs
     return round(confidence, 4)
 

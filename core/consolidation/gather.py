@@ -24,9 +24,9 @@ from core.consolidation.engine import record_summary
 from core.consolidation.model import Edit, Gathered, Proposal, Signal
 from core.decay import unused
 from core.index import INDEX_FILE, check_index, parse_index
-from core.pipeline import normalise
 from core.record import Memory
 from core.store import Store
+from core.values import normalise
 
 LONG_INDEX_LINE = 200  # seed 6.4: "超过约 200 字的索引行"
 MESSAGE_RE = re.compile(

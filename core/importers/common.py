@@ -58,9 +58,10 @@ import yaml
 from core import gate, policy, secrets
 from core.errors import MemgovError, SecretBlocked, TransitionError, ValidationError
 from core.events import Event
-from core.pipeline import Candidate, Outcome, remember, same_value
+from core.pipeline import Candidate, Outcome, remember
 from core.record import TYPES, Memory, Source, content_hash
 from core.store import STATE_DIR, Store
+from core.values import same_value
 from core.workspace import Workspace
 
 MAPPING_FILE = "memgov-import.yaml"

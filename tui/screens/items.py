@@ -17,7 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from core.decisions import decide
+from core.decisions import decide, promotion_outcome
 from core.errors import MemgovError
 from core.queue import Item, find_item
 from core.workspace import Workspace
@@ -403,15 +403,8 @@ class PromotionScreen(ItemScreen):
             return
         memory = self.item.records[0].memory
         team = self.workspace.team
-        same = [r.memory for r in self.item.team_records]
-        outcome = (
-            "merges into " + same[0].id
-            if same
-            and all((r.value or r.content) == (memory.value or memory.content) for r in same)
-            else "opens a conflict with " + ", ".join(m.id for m in same)
-            if same
-            else "a new active team record"
-        )
+        # the core's own rule (same key, same value after normalising), never a copy
+        outcome = promotion_outcome(team, memory) if team is not None else "no team store"
         proposal = Proposal(
             f"Promote {memory.id} to the team store",
             (

@@ -226,6 +226,49 @@ async def test_neither_erases_both_for_good(demo: Path) -> None:
     doctor_clean(demo)
 
 
+async def test_a_conflict_decided_meanwhile_by_someone_else_is_a_notification(
+    demo: Path,
+) -> None:
+    from core.decisions import decide
+
+    app = desk(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_item(pilot, app, "conflict", "deploy_command")
+        item_id = app.screen.item.id
+        # another maintainer, in another desk, decides first
+        other = decide(
+            workspace(demo), item_id, approve=True, option="older", actor="wang.lead@example.com"
+        )
+        await pilot.press("x")  # neither: would erase both
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        shown = [n.message for n in app._notifications]
+        assert any("already decided by wang.lead@example.com" in m for m in shown), shown
+        assert app.is_running
+    # exactly once: the other decision stands, nothing was erased
+    statuses = sorted(m.status for m in by_attribute(demo, "deploy_command"))
+    assert statuses == ["active", "superseded"]
+    decided = [e for e in events(demo / "team") if e["action"] == "decide"]
+    assert [e["decision"] for e in decided][-1] == other.id
+    doctor_clean(demo)
+
+
+async def test_a_git_failure_while_deciding_is_a_notification_not_an_exit(demo: Path) -> None:
+    team = demo / "team"
+    app = desk(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_item(pilot, app, "conflict", "deploy_command")
+        head = (team / ".git" / "HEAD").read_bytes()
+        (team / ".git" / "HEAD").write_text("not a ref at all\n")  # git now fails outright
+        await pilot.press("d", "enter")
+        await settle(pilot, app)
+        assert app.is_running
+        assert any(n.severity == "error" for n in app._notifications)
+        (team / ".git" / "HEAD").write_bytes(head)
+    assert {m.status for m in by_attribute(demo, "deploy_command")} == {"conflict"}
+
+
 async def test_defer_keeps_the_conflict_open(demo: Path) -> None:
     app = desk(demo)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -16,6 +16,7 @@ from textual.screen import Screen
 
 from core.decisions import Decision, revert
 from core.errors import MemgovError
+from core.secrets import redact
 from core.workspace import Workspace
 from tui.messages import DecisionApplied, DecisionFailed
 from tui.screens.dialogs import KeysHelp
@@ -81,6 +82,16 @@ class MemgovDesk(App[None]):
         except MemgovError as exc:
             self.post_message(DecisionFailed(str(exc), label))
             return
+        except Exception as exc:  # a git failure, a full disk: a notification, never an exit
+            what = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
+            self.post_message(
+                DecisionFailed(
+                    f"{type(exc).__name__}: {what[:300]} (nothing half-written: the next "
+                    f"command finishes or undoes the change; 'memgov doctor' checks)",
+                    label,
+                )
+            )
+            return
         self.post_message(DecisionApplied(decision, label))
 
     @on(DecisionApplied)
@@ -98,6 +109,7 @@ class MemgovDesk(App[None]):
     @on(DecisionFailed)
     def decision_failed(self, message: DecisionFailed) -> None:
         self.notify(message.error, title=f"{message.label}: not done", severity="error", timeout=12)
+        self.refresh_screens()  # e.g. decided by someone else meanwhile: show it as it is
 
     def refresh_screens(self) -> None:
         for screen in self.screen_stack:

@@ -69,7 +69,15 @@ class ItemScreen(Screen[None]):
             return
         try:
             self.item = find_item(self.workspace, self.item.id)
-        except MemgovError:
+        except MemgovError:  # decided (here or elsewhere): back to the queue
+            self.dismiss(None)
+            return
+        except Exception as exc:  # the store cannot be read now: say so, back to the queue
+            self.app.notify(
+                f"{type(exc).__name__}: the item could not be read again",
+                severity="error",
+                timeout=12,
+            )
             self.dismiss(None)
             return
         self.refresh_view()

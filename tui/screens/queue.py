@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static, Tab, Tabs
 
 from core.queue import Item, build_queue
+from core.secrets import redact
 from tui.messages import QueueLoaded
 from tui.render import memory_header, safe
 
@@ -184,9 +185,21 @@ class QueueScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="queue")
     def _load(self) -> None:
         workspace = self.app.workspace  # type: ignore[attr-defined]
-        for store in workspace.stores:
-            store.refresh()
-        self.post_message(QueueLoaded(build_queue(workspace)))
+        try:
+            for store in workspace.stores:
+                store.refresh()
+            items = build_queue(workspace)
+        except Exception as exc:  # a store that cannot be read now: say so, keep the desk up
+            text = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
+            self.app.call_from_thread(
+                self.app.notify,
+                f"{type(exc).__name__}: {text[:300]}",
+                title="The queue could not be read",
+                severity="error",
+                timeout=12,
+            )
+            return
+        self.post_message(QueueLoaded(items))
 
     @on(QueueLoaded)
     def loaded(self, message: QueueLoaded) -> None:

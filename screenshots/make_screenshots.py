@@ -25,9 +25,10 @@ from tui.app import MemgovDesk  # noqa: E402
 SIZE = (120, 36)
 SHOTS: list[tuple[str, Sequence[str]]] = [
     ("queue", ()),
-    ("conflict", ("j", "enter")),
-    ("promotion", ("j", "j", "enter")),
-    ("deletion", ("j", "j", "j", "j", "enter")),
+    ("secret", ("j", "enter")),
+    ("conflict", ("j", "j", "enter")),
+    ("promotion", ("j", "j", "j", "enter")),
+    ("deletion", ("j", "j", "j", "j", "j", "enter")),
     ("consolidation", ("right_square_bracket",) * 4 + ("enter",)),
     ("about-me", ("a",)),
     ("history", ("h", "j", "j", "j")),

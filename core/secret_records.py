@@ -24,9 +24,7 @@ built again scans only the files that changed since.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import json
 import os
 import re
 import stat
@@ -282,7 +280,7 @@ def decide_secret(
         current = tx.view.get(memory_id)
         file_text = _read_text(store.root / current.path) if current is not None else None
         if current is None or file_text is None or not secrets.scan(file_text):
-            raise _decided_before(store, item.id, memory_id)
+            raise _decided_before(workspace, item.id, memory_id, store)
         if chosen == "correct" and current.status not in CORRECTABLE:
             raise ValidationError(
                 f"{memory_id} is {current.status}: it is no longer used, so there is nothing "
@@ -373,28 +371,22 @@ def correct_secret(
     reason: str = "",
 ) -> Decision:
     """``decide ITEM --approve --option correct`` with the content a person wrote
-    (the desk's correction dialog): the item is looked up under every store's lock
-    and decided as :func:`core.decisions.decide` decides; a second decider gets
+    (the desk's correction dialog), through :func:`core.decisions.decide`: the item
+    is looked up under every store's lock; a second decider gets
     :class:`AlreadyDecided`."""
-    from core.queue import find_item
+    from core import decisions
 
-    locked = getattr(workspace, "locked", None)
-    with locked() if callable(locked) else contextlib.nullcontext():
-        try:
-            item = find_item(workspace, item_id)
-        except NotFoundError:
-            for store in workspace.stores:
-                earlier = _decided_before(store, item_id, item_id.removeprefix(ITEM_PREFIX))
-                if isinstance(earlier, AlreadyDecided):
-                    raise earlier from None
-            raise
-        if item.kind != "secret":
-            raise ValidationError(
-                f"{item_id} is a {item.kind} item, not a secret in a record", field="item"
-            )
-        return decide_secret(
-            workspace, item, True, actor=actor, reason=reason, option="correct", content=content
-        )
+    if not item_id.startswith(ITEM_PREFIX):
+        raise ValidationError(f"{item_id} is not a secret in a record", field="item")
+    return decisions.decide(
+        workspace,
+        item_id,
+        approve=True,
+        actor=actor,
+        reason=reason,
+        option="correct",
+        content=content,
+    )
 
 
 def _read_text(path: Path) -> str | None:
@@ -451,21 +443,13 @@ def _close_requests(
         tx.write_file(request.path, text)
 
 
-def _decided_before(store: Store, item: str, memory_id: str) -> Exception:
+def _decided_before(workspace: Workspace, item: str, memory_id: str, store: Store) -> Exception:
     """The error for a second decider: who erased or corrected the record, when."""
-    folder = store.root / "decisions"
-    for path in sorted(folder.glob("*.json"), reverse=True) if folder.is_dir() else ():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict) and data.get("item") == item and data.get("option") in OPTIONS:
-            return AlreadyDecided(
-                item,
-                actor=str(data.get("actor")),
-                ts=str(data.get("ts")),
-                decision=str(data.get("id")),
-            )
+    from core import decisions
+
+    earlier = decisions.last_decision_for(workspace, item)
+    if earlier is not None and earlier.option in OPTIONS:
+        return AlreadyDecided(item, actor=earlier.actor, ts=earlier.ts, decision=earlier.id)
     return NotFoundError(
         f"{item}: {memory_id} is no longer in {store.root} or no longer holds a credential; "
         "reload the queue"

@@ -607,11 +607,11 @@ class Transaction:
         removes = [m.path for m in self.removed.values()]
         if self.removed:
             # every earlier wording of an erased record (a correction, a consolidation
-            # rewrite) must go too; and the JSON-escaped form of each needle, as it sits
-            # in events.jsonl and decision records
-            self.needles = _with_escaped(
-                [*self.needles, *_history_needles(root, removes, self.view.values())]
-            )
+            # rewrite) must go too, but for what a live record still says; core.erase
+            # also matches each needle as JSON escapes it (events, decision records)
+            live = [m.to_markdown() for m in self.view.values()]
+            earlier = history_needles(root, removes, keep=live)
+            self.needles = sorted({*self.needles, *earlier}, key=len, reverse=True)
             self.events = [
                 replace(e, reason=scrub(e.reason.encode("utf-8"), self.needles).decode("utf-8"))
                 for e in self.events
@@ -794,30 +794,6 @@ def _scrubbable_files(root: Path) -> list[str]:
                 elif entry.is_file(follow_symlinks=False):
                     found.append(os.path.relpath(entry.path, root).replace(os.sep, "/"))
     return sorted(found)
-
-
-def _history_needles(root: Path, removes: list[str], live: Iterable[Memory]) -> list[bytes]:
-    """Needles from every earlier version of the erased files, except what a live
-    record still says."""
-    if not removes:
-        return []
-    found = history_needles(root, removes)
-    if not found:
-        return []
-    others = [m.to_markdown().encode("utf-8") for m in live]
-    return [n for n in found if not any(n in other for other in others)]
-
-
-def _with_escaped(needles: Iterable[bytes]) -> list[bytes]:
-    out = set(needles)
-    for needle in list(out):
-        try:
-            text = needle.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        for escaped in (json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]):
-            out.add(escaped.encode("utf-8"))
-    return sorted(out, key=len, reverse=True)
 
 
 def _guard_team_writes(

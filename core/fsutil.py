@@ -130,15 +130,9 @@ def remove_orphan_temps(root: Path, folders: tuple[str, ...]) -> list[str]:
     """Delete temporary files a killed writer left (the caller holds the store lock, so
     no live writer owns one). Walks the given folders without following links."""
     removed: list[str] = []
-    stack = [root / f for f in folders]
-    stack.append(root)
-    seen_root = False
+    stack = [(root, False), *((root / f, True) for f in folders)]  # (folder, recurse)
     while stack:
-        folder = stack.pop()
-        if folder == root:
-            if seen_root:
-                continue
-            seen_root = True
+        folder, recurse = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError:
@@ -146,8 +140,8 @@ def remove_orphan_temps(root: Path, folders: tuple[str, ...]) -> list[str]:
         for entry in entries:
             if entry.is_symlink():
                 continue
-            if folder != root and entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
+            if recurse and entry.is_dir(follow_symlinks=False):
+                stack.append((Path(entry.path), True))
             elif is_temp_name(entry.name) and entry.is_file(follow_symlinks=False):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)

@@ -54,6 +54,7 @@ from core.fsutil import (
     check_relative,
     confined,
     file_lock,
+    is_temp_name,
     read_confined,
     remove_orphan_temps,
 )
@@ -68,8 +69,9 @@ CACHE_FILE = "cache.json"
 JOURNAL_FILE = "txn.json"
 CACHE_VERSION = 4
 MAX_JOURNAL_BYTES = 64 * 1024 * 1024
-#: the folders whose files memgov writes (and where a killed writer may leave a temp file)
-WRITTEN_FOLDERS = ("memories", "logs", "requests", "decisions")
+#: the folders besides memories/ whose files memgov writes (and where a killed writer may
+#: leave a temporary file; memories/ is walked by every load anyway)
+WRITTEN_FOLDERS = ("logs", "requests", "decisions")
 MAX_FILE_BYTES = 1024 * 1024  # a memory file larger than this is not read at all
 
 Clock = Callable[[], datetime]
@@ -99,6 +101,8 @@ class Snapshot:
     #: relative path -> (mtime_ns, size, inode, what was read): lets a writer re-check
     #: every file by its stat data alone and re-read only the ones that changed
     entries: dict[str, tuple[int, int, int, Memory | Problem]] = field(default_factory=dict)
+    #: temporary files a killed writer left in memories/ (found by the same walk)
+    temps: list[str] = field(default_factory=list)
 
 
 def new_memory_id(attribute: str, basis: str = "") -> str:
@@ -214,6 +218,10 @@ class Store:
         recover(self)
         previous = self._snapshot.entries if self._snapshot is not None else None
         self._snapshot = _load(self.root, self.state_dir, use_cache=True, previous=previous)
+        for temp in self._snapshot.temps:  # we hold the lock: no live writer owns one
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        self._snapshot.temps.clear()
         remove_orphan_temps(self.root, WRITTEN_FOLDERS)
         return self._snapshot
 
@@ -267,7 +275,7 @@ class Store:
         with file_lock(self.state_dir / "lock"):
             recover(self)
             confined(self.root, log_path(self.now()))  # never through a link
-            remove_orphan_temps(self.root, WRITTEN_FOLDERS)
+            remove_orphan_temps(self.root, (MEMORY_DIR, *WRITTEN_FOLDERS))
             rel, line = append_message(
                 self.root, task=task, index=index, role=role, text=text, when=self.now()
             )
@@ -1165,7 +1173,9 @@ def _read_memory_file(path: str, rel: str, size: int) -> Memory | Problem:
         return Problem(rel, exc.message + (f" ({exc.hint})" if exc.hint else ""), exc.field)
 
 
-def _walk(base: Path) -> Iterator[os.DirEntry[str]]:
+def _walk(base: Path, temps: list[str]) -> Iterator[os.DirEntry[str]]:
+    """The memory files under ``base`` (and links, to report); temporary files of a
+    killed writer go to ``temps``."""
     stack = [base]
     while stack:
         folder = stack.pop()
@@ -1175,6 +1185,8 @@ def _walk(base: Path) -> Iterator[os.DirEntry[str]]:
             continue
         for entry in entries:
             if entry.name.startswith("."):
+                if is_temp_name(entry.name) and entry.is_file(follow_symlinks=False):
+                    temps.append(entry.path)
                 continue
             if entry.is_dir(follow_symlinks=False):
                 stack.append(Path(entry.path))
@@ -1268,7 +1280,7 @@ def _load(
             )
         )
         return snap
-    for entry in _walk(base):
+    for entry in _walk(base, snap.temps):
         rel = entry.path[prefix:].replace(os.sep, "/")
         if entry.is_symlink():
             target = os.path.realpath(entry.path)

@@ -36,7 +36,7 @@ from core.fsutil import UnsafePath, read_confined
 from core.pipeline import conflict_item_id
 from core.queue import Item, find_item, promotion_texts
 from core.record import Memory, Source, memory_from_mapping
-from core.requests import get_request
+from core.requests import Request, get_request, load_requests
 from core.store import Store, Transaction, joint_transaction, new_memory_id
 from core.workspace import Workspace
 
@@ -428,11 +428,9 @@ def _request_team_deletion(
     tx: Transaction, memory_id: str, private_id: str, *, actor: str, decision: str
 ) -> str:
     """An open deletion request for a team copy, filed with the private erasure."""
-    from core.requests import Request
-
-    for existing in _open_requests(tx.store):
-        if existing.kind == "delete" and existing.memory_id == memory_id:
-            return str(existing.id)
+    for existing in load_requests(tx.store):
+        if (existing.status, existing.kind, existing.memory_id) == ("open", "delete", memory_id):
+            return existing.id
     digest = hashlib.sha256(f"delete|{memory_id}|{decision}".encode()).hexdigest()[:6]
     request = Request(
         id=f"delete-{tx.now:%Y%m%d}-{digest}",
@@ -445,12 +443,6 @@ def _request_team_deletion(
     tx.write_file(request.path, request.to_yaml())
     tx.event("request-delete", (memory_id,), reason=request.reason, request=request.id)
     return request.id
-
-
-def _open_requests(store: Store) -> list[Any]:
-    from core.requests import load_requests
-
-    return [r for r in load_requests(store) if r.status == "open"]
 
 
 def _decide_deletion(

@@ -38,8 +38,14 @@ def _decision_records(store: Store) -> Iterator[dict[str, Any]]:
 def team_copies(stores: Iterable[Store], memory_id: str) -> list[tuple[Store, str]]:
     """(team store, record id) for each team record an approved, unreverted promotion
     of ``memory_id`` created or merged into, that still exists in a given store."""
+    return copies_by_record(stores).get(memory_id, [])
+
+
+def copies_by_record(stores: Iterable[Store]) -> dict[str, list[tuple[Store, str]]]:
+    """:func:`team_copies` for every promoted private record at once: one read of
+    the decision records, for callers that ask about many records (the queue)."""
     stores = list(stores)
-    out: list[tuple[Store, str]] = []
+    out: dict[str, list[tuple[Store, str]]] = {}
     for store in stores:
         if store.config.scope != "private":
             continue
@@ -50,7 +56,6 @@ def team_copies(stores: Iterable[Store], memory_id: str) -> list[tuple[Store, st
                 or record.get("option") != "approve"
                 or record.get("reverted_by")
                 or not isinstance(before, dict)
-                or memory_id not in before
             ):
                 continue
             entries = [*(record.get("created") or ()), *(record.get("touched") or ())]
@@ -59,11 +64,10 @@ def team_copies(stores: Iterable[Store], memory_id: str) -> list[tuple[Store, st
                     continue
                 team = next((s for s in stores if str(s.root) == entry.get("store")), None)
                 copy_id = entry.get("id")
-                if (
-                    team is not None
-                    and isinstance(copy_id, str)
-                    and copy_id in team.memories
-                    and (team, copy_id) not in out
-                ):
-                    out.append((team, copy_id))
+                if team is None or not isinstance(copy_id, str) or copy_id not in team.memories:
+                    continue
+                for memory_id in before:
+                    found = out.setdefault(memory_id, [])
+                    if (team, copy_id) not in found:
+                        found.append((team, copy_id))
     return out

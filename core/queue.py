@@ -120,11 +120,18 @@ class _Context:
     def __init__(self, store: Store, workspace_stores: Iterable[Store] = ()) -> None:
         self.store = store
         self.workspace_stores = list(workspace_stores) or [store]
+        self._team_copies: dict[str, list[tuple[Store, str]]] | None = None
         self.tasks = logs.task_index(store.root)
         text = read_index_text(store.root)[0] or ""  # doctor reports an unreadable index
         self.index_lines = {line.target: line.number for line in parse_index(text)}
         self.replaced_by = {m.supersedes: m.id for m in store.memories.values() if m.supersedes}
         self.requests = load_requests(store)
+
+    def team_copies(self, memory_id: str) -> list[tuple[Store, str]]:
+        """The team copies of a promoted private record (decision records read once)."""
+        if self._team_copies is None:
+            self._team_copies = promoted.copies_by_record(self.workspace_stores)
+        return self._team_copies.get(memory_id, [])
 
     def evidence(self, memory: Memory) -> RecordEvidence:
         sources = tuple(
@@ -276,8 +283,7 @@ def _request_items(ctx: _Context, team: Store | None) -> list[Item]:
                 else {
                     # erasing a promoted record leaves its team copies: the deletion says so
                     "team_copies": [
-                        {"store": str(s.root), "id": cid}
-                        for s, cid in promoted.team_copies(ctx.workspace_stores, memory.id)
+                        {"store": str(s.root), "id": cid} for s, cid in ctx.team_copies(memory.id)
                     ]
                 },
             )

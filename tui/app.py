@@ -16,9 +16,9 @@ from textual.screen import Screen
 
 from core.decisions import Decision, revert
 from core.errors import MemgovError
-from core.secrets import redact
 from core.workspace import Workspace
 from tui.messages import DecisionApplied, DecisionFailed
+from tui.render import failure_text
 from tui.screens.dialogs import KeysHelp
 
 
@@ -83,11 +83,10 @@ class MemgovDesk(App[None]):
             self.post_message(DecisionFailed(str(exc), label))
             return
         except Exception as exc:  # a git failure, a full disk: a notification, never an exit
-            what = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
             self.post_message(
                 DecisionFailed(
-                    f"{type(exc).__name__}: {what[:300]} (nothing half-written: the next "
-                    f"command finishes or undoes the change; 'memgov doctor' checks)",
+                    f"{failure_text(exc)} (nothing half-written: the next command finishes "
+                    f"or undoes the change; 'memgov doctor' checks)",
                     label,
                 )
             )

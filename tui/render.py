@@ -31,6 +31,12 @@ def safe(text: str) -> str:
     return redact(text)
 
 
+def failure_text(exc: BaseException) -> str:
+    """An unexpected failure for a notification: its type and first line, redacted."""
+    first = next(iter(str(exc).strip().splitlines()), "")
+    return f"{type(exc).__name__}: {redact(first)[:300]}"
+
+
 def status_text(status: str) -> Text:
     return Text(status, style=STATUS_STYLE.get(status, ""))
 

@@ -14,9 +14,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static, Tab, Tabs
 
 from core.queue import Item, build_queue
-from core.secrets import redact
 from tui.messages import QueueLoaded
-from tui.render import memory_header, safe
+from tui.render import failure_text, memory_header, safe
 
 KIND_TABS = (
     ("all", "All"),
@@ -190,10 +189,9 @@ class QueueScreen(Screen[None]):
                 store.refresh()
             items = build_queue(workspace)
         except Exception as exc:  # a store that cannot be read now: say so, keep the desk up
-            text = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
             self.app.call_from_thread(
                 self.app.notify,
-                f"{type(exc).__name__}: {text[:300]}",
+                failure_text(exc),
                 title="The queue could not be read",
                 severity="error",
                 timeout=12,

@@ -31,17 +31,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core import gitstore  # noqa: E402
-from core.consolidate import consolidate, decide_batch, pending_items, rollback  # noqa: E402
-from core.events import EVENTS_FILE, Event, append_events  # noqa: E402
-from core.index import INDEX_FILE, render_index  # noqa: E402
-from core.logs import LOG_DIR, log_path  # noqa: E402
-from core.record import TYPES, Memory, Source  # noqa: E402
-from core.store import MEMORY_DIR, Store  # noqa: E402
+from core.consolidation.consolidate import consolidate, decide_batch, pending_items, rollback
+from core.domain.record import TYPES, Memory, Source
+from core.store import gitstore
+from core.store.events import EVENTS_FILE, Event, append_events
+from core.store.index import INDEX_FILE, render_index
+from core.store.logs import LOG_DIR, log_path
+from core.store.store import MEMORY_DIR, Store
 
 TZ = timezone(timedelta(hours=8))
 BASE = datetime(2027, 1, 1, 9, 0, tzinfo=TZ)
-from bench_store import ATTRS, WORDS  # noqa: E402  (the same vocabulary)
+from bench_store import ATTRS, WORDS
 
 RELATIVE = (
     "The freeze starts next week.",

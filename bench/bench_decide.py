@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.record import Memory, Source  # noqa: E402
-from core.store import Store  # noqa: E402
+from core.domain.record import Memory, Source
+from core.store.store import Store
 
 TZ = timezone(timedelta(hours=8))
 START = datetime(2026, 6, 1, 9, 0, tzinfo=TZ)
@@ -92,9 +92,9 @@ def build(root: Path, memories: int, conflicts: int) -> Path:
 
 DECIDE = """
 import sys, time
-from core.decisions import decide
-from core.queue import build_queue
-from core.workspace import open_workspace
+from core.review.decisions import decide
+from core.review.queue import build_queue
+from core.store.workspace import open_workspace
 root, count = sys.argv[1], int(sys.argv[2])
 ids = [i.id for i in build_queue(open_workspace([root])) if i.kind == "conflict"][:count]
 for item_id in ids:

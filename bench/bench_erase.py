@@ -39,10 +39,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.erase import history_needles, needles_for, purge_history, scrub_file  # noqa: E402
-from core.index import index_line  # noqa: E402
-from core.record import Memory, Source  # noqa: E402
-from core.store import Store  # noqa: E402
+from core.domain.record import Memory, Source
+from core.store.erase import history_needles, needles_for, purge_history, scrub_file
+from core.store.index import index_line
+from core.store.store import Store
 
 WORDS = [
     "deploy",
@@ -387,7 +387,7 @@ def kill_loop(erased: Path, args: dict[str, object], rounds: int, work: Path) ->
     script = (
         "import json, sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from core.erase import purge_history\n"
+        "from core.store.erase import purge_history\n"
         "a = json.load(open(sys.argv[1]))\n"
         "purge_history(a['root'], drop_paths=a['drop'], needles=[bytes.fromhex(n) for n in "
         "a['needles']], erased_ids=a['ids'])\n"

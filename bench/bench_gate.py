@@ -39,13 +39,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_store import build  # noqa: E402
+from bench_store import build
 
-from core import gate, logs  # noqa: E402
-from core.index import render_index  # noqa: E402
-from core.pipeline import Candidate, remember  # noqa: E402
-from core.record import Memory, Source  # noqa: E402
-from core.store import Store  # noqa: E402
+from core.domain import gate
+from core.domain.record import Memory, Source
+from core.store import logs
+from core.store.index import render_index
+from core.store.store import Store
+from core.writing.pipeline import Candidate, remember
 
 SIZE = 10_000
 ACTOR = "bench@example.com"

@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.secrets import EvadedFinding, Finding, scan  # noqa: E402
+from core.domain.secrets import EvadedFinding, Finding, scan
 
 PROSE = (
     "the agent remembers that deploys run from the main branch after review and the "

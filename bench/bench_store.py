@@ -28,11 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core import gitstore  # noqa: E402
-from core.events import EVENTS_FILE, Event, append_events  # noqa: E402
-from core.index import INDEX_FILE, render_index  # noqa: E402
-from core.record import TYPES, Memory, Source  # noqa: E402
-from core.store import MEMORY_DIR, STATE_DIR, Store  # noqa: E402
+from core.domain.record import TYPES, Memory, Source
+from core.store import gitstore
+from core.store.events import EVENTS_FILE, Event, append_events
+from core.store.index import INDEX_FILE, render_index
+from core.store.store import MEMORY_DIR, STATE_DIR, Store
 
 WORDS = [
     "deploy",

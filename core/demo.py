@@ -2,7 +2,7 @@
 
 ``build_demo(PATH)`` makes ``PATH/private`` (liys05's store) and ``PATH/team``
 (the liyyro project's team store), and fills them the way agents would: daily
-logs first, then candidates through :func:`core.pipeline.remember`, a sweep,
+logs first, then candidates through :func:`core.writing.pipeline.remember`, a sweep,
 requests. Nothing is written behind the pipeline's back except the one record
 that a person pasted into a file by hand before scanning existed (it carries a
 fake token, made up at run time, so that the promotion desk has a hit to block).
@@ -17,13 +17,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from core.consolidate import consolidate
-from core.decay import recall, sweep
-from core.errors import StoreError
-from core.pipeline import candidate_from_dict, remember
-from core.record import Memory, Source
-from core.requests import file_request
-from core.store import Store, new_memory_id
+from core.consolidation.consolidate import consolidate
+from core.domain.errors import StoreError
+from core.domain.record import Memory, Source
+from core.store.requests import file_request
+from core.store.store import Store, new_memory_id
+from core.writing.decay import recall, sweep
+from core.writing.pipeline import candidate_from_dict, remember
 
 TZ = timezone(timedelta(hours=8))
 OWNER = "liys05"

@@ -18,8 +18,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from core.demo import START, DemoClock, build_demo  # noqa: E402
 from core.workspace import open_workspace  # noqa: E402
+
+from core.demo import START, DemoClock, build_demo  # noqa: E402
 from tui.app import MemgovDesk  # noqa: E402
 
 SIZE = (120, 36)

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from core import logs
-from core.record import Memory, Source
-from core.store import Store
+from core.domain.record import Memory, Source
+from core.store import logs
+from core.store.store import Store
 
 TZ = timezone(timedelta(hours=8))
 FIXED_NOW = datetime(2027, 3, 14, 10, 20, tzinfo=TZ)

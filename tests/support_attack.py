@@ -63,16 +63,17 @@ TRACEBACK = "Traceback (most recent call last)"
 
 ZYGOTE = r"""
 import importlib, json, os, sys, traceback
-for name in ("tui.cli", "core.decisions", "core.queue", "core.consolidate",
-             "core.consolidation.apply", "core.consolidation.rollback", "core.decay",
-             "core.pipeline", "core.requests", "core.doctor", "core.importers",
-             "core.erase", "core.secrets", "core.workspace", "core.demo", "core.history"):
+for name in ("tui.cli", "core.review.decisions", "core.review.queue",
+             "core.consolidation.consolidate", "core.consolidation.apply",
+             "core.consolidation.rollback", "core.writing.decay", "core.writing.pipeline",
+             "core.store.requests", "core.reports.doctor", "core.importers", "core.store.erase",
+             "core.domain.secrets", "core.store.workspace", "core.demo", "core.reports.history"):
     try:
         importlib.import_module(name)
     except Exception:
         traceback.print_exc()
 try:
-    from core import secrets
+    from core.domain import secrets
     secrets.scan("warm up the compiled rules")
 except Exception:
     traceback.print_exc()

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from core.demo import START, DemoClock
-from core.doctor import diagnose
-from core.workspace import Workspace, open_workspace
+from core.reports.doctor import diagnose
+from core.store.workspace import Workspace, open_workspace
 from tui.app import MemgovDesk
 
 #: the demo's own "today": the day after its last request

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from conftest import ACTOR, FakeClock, add_memories, git_status, snapshot_files
 
-from core.doctor import Finding, diagnose
-from core.events import EVENTS_FILE
-from core.index import INDEX_FILE
-from core.record import Memory
-from core.store import MAX_FILE_BYTES, Store
+from core.domain.record import Memory
+from core.reports.doctor import Finding, diagnose
+from core.store.events import EVENTS_FILE
+from core.store.index import INDEX_FILE
+from core.store.store import MAX_FILE_BYTES, Store
 
 MakeMemory = Callable[..., Memory]
 

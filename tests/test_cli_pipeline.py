@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from core import secrets
-from core.store import Store
+from core.domain import secrets
+from core.store.store import Store
 from tui.cli import main
 
 ACTOR = "agent@example.com"

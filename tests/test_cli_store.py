@@ -17,8 +17,8 @@ import git
 import pytest
 from conftest import add_memories
 
-from core.record import Memory
-from core.store import Store
+from core.domain.record import Memory
+from core.store.store import Store
 from tui.cli import main
 
 MakeMemory = Callable[..., Memory]

@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 from conftest import ACTOR, FIXED_NOW, FakeClock, commit_count, git, git_status, snapshot_files
 
-from core import logs
-from core.consolidate import (
+from core.consolidation.consolidate import (
     DeterministicEngine,
     Edit,
     Gathered,
@@ -28,15 +27,16 @@ from core.consolidate import (
     pending_items,
     rollback,
 )
-from core.consolidation.dates import absolutise, fix_formats
-from core.decay import recall
-from core.decisions import decide, revert
-from core.errors import AuthorizationError, NotFoundError, StoreError, ValidationError
-from core.pipeline import Candidate, remember
-from core.queue import build_queue
-from core.record import Memory, Source
-from core.store import Store
-from core.workspace import Workspace
+from core.domain.dates import absolutise, fix_formats
+from core.domain.errors import AuthorizationError, NotFoundError, StoreError, ValidationError
+from core.domain.record import Memory, Source
+from core.review.decisions import decide, revert
+from core.review.queue import build_queue
+from core.store import logs
+from core.store.store import Store
+from core.store.workspace import Workspace
+from core.writing.decay import recall
+from core.writing.pipeline import Candidate, remember
 
 LOG = logs.log_path(FIXED_NOW)
 SUBJECT = "user:alice/project:demo"

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from core import logs
-from core.config import Config, load_config
-from core.decay import recall, sweep, unused, weight
-from core.events import Event
-from core.pipeline import Candidate, remember
-from core.record import TRUST, Memory, Source
-from core.store import Store
+from core.domain.record import TRUST, Memory, Source
+from core.store import logs
+from core.store.config import Config, load_config
+from core.store.events import Event
+from core.store.store import Store
+from core.writing.decay import recall, sweep, unused, weight
+from core.writing.pipeline import Candidate, remember
 
 ACTOR = "agent@example.com"
 

@@ -1,6 +1,6 @@
 """Decisions on review items and their reverts, end to end (SPEC sections 3, 6, 8, 10).
 
-Each path is driven through :func:`core.decisions.decide` or the CLI on a copy of
+Each path is driven through :func:`core.review.decisions.decide` or the CLI on a copy of
 the demo (a private store and a team store, each its own git repository; built
 once for the module), or on a small store built for the case. After each one the
 stores are checked as a whole: the files, the index, the events, git and
@@ -23,11 +23,8 @@ from conftest import ACTOR, FIXED_NOW, add_memories
 from support_desk import DEMO_NOW as NOW
 from support_desk import doctor_errors, workspace
 
-from core import fsutil, logs
-from core.decisions import TEAM_HISTORY_NOTE, Decision, correct, decide, load_decision, revert
 from core.demo import OWNER, fake_token
-from core.doctor import diagnose
-from core.errors import (
+from core.domain.errors import (
     AlreadyDecided,
     AuthorizationError,
     NotFoundError,
@@ -35,13 +32,23 @@ from core.errors import (
     StoreError,
     ValidationError,
 )
-from core.gitstore import actor_identity
-from core.pipeline import candidate_from_dict, remember
-from core.queue import Item, build_queue, find_item
-from core.record import Memory, Source
-from core.requests import file_request, get_request
-from core.store import Store
-from core.workspace import Workspace
+from core.domain.record import Memory, Source
+from core.reports.doctor import diagnose
+from core.review.decisions import (
+    TEAM_HISTORY_NOTE,
+    Decision,
+    correct,
+    decide,
+    load_decision,
+    revert,
+)
+from core.review.queue import Item, build_queue, find_item
+from core.store import fsutil, logs
+from core.store.gitstore import actor_identity
+from core.store.requests import file_request, get_request
+from core.store.store import Store
+from core.store.workspace import Workspace
+from core.writing.pipeline import candidate_from_dict, remember
 
 MAINTAINER = "wang.lead@example.com"  # a team maintainer who does not own the private store
 STRANGER = "dev@example.com"  # neither owner nor maintainer
@@ -1183,11 +1190,11 @@ def test_nothing_private_enters_the_team_store_but_an_approved_promotion(demo: P
 
 
 def test_the_promotion_preview_is_the_rule_that_decides(demo: Path) -> None:
-    """The desk's preview asks core.decisions.promotion_outcome, which uses the same
+    """The desk's preview asks core.review.decisions.promotion_outcome, which uses the same
     rule as the promotion itself: a team record whose value differs only in case and
     final punctuation is the same value, so approving merges, as the preview says."""
-    from core.decisions import promotion_outcome
-    from core.record import Source
+    from core.domain.record import Source
+    from core.review.decisions import promotion_outcome
 
     item = the_item(demo, "promotion", attribute="package_manager")
     private_memory = item.records[0].memory

@@ -17,9 +17,9 @@ from support_desk import (
 )
 from textual.widgets import DataTable, Input
 
-from core.queue import build_queue
-from core.requests import load_requests
-from core.store import Store
+from core.review.queue import build_queue
+from core.store.requests import load_requests
+from core.store.store import Store
 from tui.screens.about import AboutMeScreen
 from tui.screens.batch import BatchScreen
 from tui.screens.dialogs import ConditionsDialog, KeysHelp, ReasonDialog
@@ -229,7 +229,7 @@ async def test_neither_erases_both_for_good(demo: Path) -> None:
 async def test_a_conflict_decided_meanwhile_by_someone_else_is_a_notification(
     demo: Path,
 ) -> None:
-    from core.decisions import decide
+    from core.review.decisions import decide
 
     app = desk(demo)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -363,8 +363,8 @@ async def test_deletion_approve_erases_the_memory(demo: Path) -> None:
 
 
 async def test_deleting_a_promoted_memory_names_its_team_copy(demo: Path) -> None:
-    from core.decisions import decide, team_copies
-    from core.requests import file_request
+    from core.review.decisions import decide, team_copies
+    from core.store.requests import file_request
 
     ws = workspace(demo)
     promotion = next(i for i in build_queue(ws) if i.kind == "promotion" and not i.scan)

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from conftest import ACTOR, FakeClock, add_memories, git, snapshot_files
 
-from core.doctor import diagnose
-from core.errors import ValidationError
-from core.events import EVENTS_FILE
-from core.index import INDEX_FILE
-from core.record import Memory, Source
-from core.store import JOURNAL_FILE, Store
+from core.domain.errors import ValidationError
+from core.domain.record import Memory, Source
+from core.reports.doctor import diagnose
+from core.store.events import EVENTS_FILE
+from core.store.index import INDEX_FILE
+from core.store.store import JOURNAL_FILE, Store
 from tui.cli import main
 
 MakeMemory = Callable[..., Memory]

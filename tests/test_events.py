@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.events import BadLine, Event, append_events, new_event_id, read_events
+from core.store.events import BadLine, Event, append_events, new_event_id, read_events
 
 TZ = timezone(timedelta(hours=8))
 WHEN = datetime(2027, 3, 14, 10, 20, tzinfo=TZ)

@@ -15,8 +15,8 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from core import fastyaml
-from core.record import (
+from core.domain import fastyaml
+from core.domain.record import (
     ID_RE,
     MULTI_LINE_BAD,
     ONE_LINE_BAD,
@@ -50,7 +50,7 @@ TRICKY = [
 
 any_text = st.one_of(st.sampled_from(TRICKY), st.text(max_size=30))
 #: what a record's one-line field may hold (no control character, no line break, no
-#: lone surrogate: core.record refuses those), and its multi-line text
+#: lone surrogate: core.domain.record refuses those), and its multi-line text
 clean_text = any_text.filter(lambda s: ONE_LINE_BAD.search(s) is None)
 multi_line_text = st.one_of(any_text, st.text(max_size=80)).filter(
     lambda s: MULTI_LINE_BAD.search(s) is None
@@ -139,7 +139,7 @@ LOADERS = [yaml.SafeLoader] + ([yaml.CSafeLoader] if hasattr(yaml, "CSafeLoader"
 
 def check_agrees(block: str) -> Any:
     """None, or what YAML reads (the pure-Python loader and libyaml's, which
-    core.record falls back to)."""
+    core.domain.record falls back to)."""
     fast = fastyaml.parse(block)
     if fast is None:
         return None

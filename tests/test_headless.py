@@ -42,7 +42,9 @@ def test_importing_every_core_module_loads_no_textual_or_tui() -> None:
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert len(data["modules"]) == len(core_files())  # every module was imported
-    assert {"core", "core.store", "core.record", "core.doctor"} <= set(data["modules"])
+    assert {"core", "core.store.store", "core.domain.record", "core.reports.doctor"} <= set(
+        data["modules"]
+    )
     assert data["leaked"] == []
 
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from conftest import FakeClock, add_memories
 
-from core.events import EVENTS_FILE, Event, append_events
-from core.history import history, supersedes_chain
-from core.record import Memory
-from core.store import JOURNAL_FILE, Store
+from core.domain.record import Memory
+from core.reports.history import history, supersedes_chain
+from core.store.events import EVENTS_FILE, Event, append_events
+from core.store.store import JOURNAL_FILE, Store
 from tui.cli import main
 
 MakeMemory = Callable[..., Memory]

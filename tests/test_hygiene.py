@@ -25,27 +25,28 @@ import pytest
 import yaml
 from conftest import ACTOR, FIXED_NOW, FakeClock, add_memories, commit_count
 
-from core import logs, metrics
-from core.config import CONFIG_FILE, MAX_CONFIG_BYTES, load_config
-from core.errors import StoreError, ValidationError
-from core.events import EVENTS_FILE, MAX_LINE_BYTES, Event, read_events
-from core.index import INDEX_FILE, parse_index, read_index_text
-from core.pipeline import candidate_from_dict, remember
-from core.record import (
+from core.domain.errors import StoreError, ValidationError
+from core.domain.record import (
     TEXT_FIELDS,
     Memory,
     Source,
     check_field,
     parse_memory,
 )
-from core.requests import (
+from core.reports import metrics
+from core.store import logs
+from core.store.config import CONFIG_FILE, MAX_CONFIG_BYTES, load_config
+from core.store.events import EVENTS_FILE, MAX_LINE_BYTES, Event, read_events
+from core.store.index import INDEX_FILE, parse_index, read_index_text
+from core.store.requests import (
     REQUEST_DIR,
     Request,
     file_request,
     load_requests,
     request_problems,
 )
-from core.store import Store
+from core.store.store import Store
+from core.writing.pipeline import candidate_from_dict, remember
 
 REPO = Path(__file__).resolve().parents[1]
 PATH = "memories/mem-1.md"
@@ -641,8 +642,8 @@ _RACER = r"""
 import sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from core.requests import file_request
-from core.store import Store
+from core.store.requests import file_request
+from core.store.store import Store
 root, go, memory_id, reason = sys.argv[2:6]
 store = Store(root)
 store.load()
@@ -823,8 +824,8 @@ def test_an_index_that_is_a_link_or_huge_is_not_read(store: Store) -> None:
 
 
 def test_the_queue_builds_over_a_non_utf8_index(store: Store, make_memory: MakeMemory) -> None:
-    from core.queue import build_queue
-    from core.workspace import Workspace
+    from core.review.queue import build_queue
+    from core.store.workspace import Workspace
 
     add_memories(store, make_memory())
     (store.root / INDEX_FILE).write_bytes(b"- [Caf\xe9](memories/mem-1.md)\n")

@@ -23,8 +23,9 @@ from typing import Any
 
 import pytest
 
-from core import logs, secrets
-from core.errors import ValidationError
+from core.domain import secrets
+from core.domain.errors import ValidationError
+from core.domain.record import Memory, Source
 from core.importers import (
     FolderError,
     ImportReport,
@@ -35,9 +36,9 @@ from core.importers import (
 )
 from core.importers.claude_code import project_name
 from core.importers.export import MARKER
-from core.record import Memory, Source
-from core.store import Store
-from core.workspace import Workspace, open_workspace
+from core.store import logs
+from core.store.store import Store
+from core.store.workspace import Workspace, open_workspace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLAUDE = FIXTURES / "claude_code" / "liyyro"

@@ -6,9 +6,9 @@ import itertools
 
 import pytest
 
-from core import lifecycle
-from core.errors import TransitionError
-from core.record import STATUSES
+from core.domain import lifecycle
+from core.domain.errors import TransitionError
+from core.domain.record import STATUSES
 
 STATES = ("new", "active", "superseded", "conflict", "expired", "deleted")
 

@@ -2,7 +2,7 @@
 
 Each test runs on a fresh private store (the ``store`` and ``clock`` fixtures of
 conftest.py) whose sources point at daily-log lines the test writes with
-``core.logs.append_message``, as ``memgov log`` does.
+``core.store.logs.append_message``, as ``memgov log`` does.
 """
 
 from __future__ import annotations
@@ -17,20 +17,21 @@ from typing import Any
 
 import pytest
 
-from core import logs, secrets
-from core.decay import sweep
-from core.errors import SecretBlocked, ValidationError
-from core.events import Event
-from core.pipeline import (
+from core.domain import secrets
+from core.domain.errors import SecretBlocked, ValidationError
+from core.domain.record import Memory, Source
+from core.domain.values import MAX_CONFIDENCE
+from core.store import logs
+from core.store.events import Event
+from core.store.store import Store
+from core.writing.decay import sweep
+from core.writing.pipeline import (
     Candidate,
     Outcome,
     candidate_from_dict,
     conflict_item_id,
     remember,
 )
-from core.record import Memory, Source
-from core.store import Store
-from core.values import MAX_CONFIDENCE
 
 ACTOR = "agent@example.com"
 SUBJECT = "project:liyyro"
@@ -690,7 +691,7 @@ def test_an_empty_candidate_needs_no_other_field() -> None:
 
 # ------------------------------------------------------------ the store's own team guard
 # The pipeline's gate refuses these; the store's last line of defence for the team scope
-# (core/store.py, _guard_team_writes and log_message) does too, for writers that do not
+# (core/store/store.py, _guard_team_writes and log_message) does too, for writers that do not
 # go through the gate (promotions, decisions, `memgov log`).
 def test_the_team_store_blocks_a_secret_in_any_field(tmp_path: Path, clock: Any) -> None:
     team = Store.init(tmp_path / "team", scope="team", maintainers=("lead",), clock=clock)

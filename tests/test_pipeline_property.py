@@ -6,7 +6,7 @@ some expiry dates and tool versions, and some candidates whose source does not
 resolve. After each sequence:
 
 * replaying events.jsonl, each memory's successive (from, to) pairs are in
-  ``core.lifecycle.TRANSITIONS`` and chain (each from is the previous to), and
+  ``core.domain.lifecycle.TRANSITIONS`` and chain (each from is the previous to), and
   the last one is the record's status now;
 * every active or conflict record has at least one source that resolves;
 * no key holds two active records with different values (that is a conflict);
@@ -25,13 +25,13 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from core import logs
-from core.decay import recall, sweep
-from core.lifecycle import NEW, TRANSITIONS
-from core.pipeline import Candidate, remember
-from core.record import Memory, Source
-from core.store import Store
-from core.values import normalise
+from core.domain.lifecycle import NEW, TRANSITIONS
+from core.domain.record import Memory, Source
+from core.domain.values import normalise
+from core.store import logs
+from core.store.store import Store
+from core.writing.decay import recall, sweep
+from core.writing.pipeline import Candidate, remember
 
 ACTOR = "agent@example.com"
 SUBJECTS = ("project:liyyro", "user:liys05")

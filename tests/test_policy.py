@@ -1,6 +1,6 @@
 """Authorization, tried as the attacker (issue 10, item 11).
 
-Actors match exactly (core.policy.same_actor); a private store with no owner
+Actors match exactly (core.domain.policy.same_actor); a private store with no owner
 refuses every decision; team writes by someone who is not a maintainer become
 requests (remember), go to the private store or are refused (log), are refused
 (sweep), wait in the batch (consolidate), read only (recall), are skipped
@@ -21,17 +21,18 @@ import pytest
 from conftest import commit_count, git
 from support_desk import DEMO_NOW, workspace
 
-from core import logs, policy
-from core.consolidate import consolidate, pending_items
-from core.decay import recall, sweep, sweep_workspace
-from core.errors import AuthorizationError
+from core.consolidation.consolidate import consolidate, pending_items
+from core.domain import policy
+from core.domain.errors import AuthorizationError
+from core.domain.record import Memory, Source
 from core.importers import import_claude_code
-from core.pipeline import candidate_from_dict, log_in, remember_in
-from core.queue import build_queue
-from core.record import Memory, Source
-from core.requests import load_requests
-from core.store import Store
-from core.workspace import Workspace, open_workspace
+from core.review.queue import build_queue
+from core.store import logs
+from core.store.requests import load_requests
+from core.store.store import Store
+from core.store.workspace import Workspace, open_workspace
+from core.writing.decay import recall, sweep, sweep_workspace
+from core.writing.pipeline import candidate_from_dict, log_in, remember_in
 
 MAINTAINER = "wang.lead@example.com"
 OWNER = "liys05"
@@ -246,9 +247,9 @@ def test_a_credential_given_as_actor_is_never_echoed(demo: Path) -> None:
         assert actor not in str(caught.value) and "not shown" in str(caught.value)
 
 
-# --------------------------------------------------------- decisions (core.decisions)
+# --------------------------------------------------------- decisions (core.review.decisions)
 def test_a_cross_domain_actor_cannot_approve_an_erasure(demo: Path) -> None:
-    from core.decisions import decide
+    from core.review.decisions import decide
 
     ws = workspace(demo)
     deletion = next(i for i in build_queue(ws) if i.kind == "deletion")
@@ -259,7 +260,7 @@ def test_a_cross_domain_actor_cannot_approve_an_erasure(demo: Path) -> None:
 
 
 def test_nobody_approves_an_erasure_in_a_store_with_no_owner(demo: Path) -> None:
-    from core.decisions import decide
+    from core.review.decisions import decide
 
     set_config(private_of(workspace(demo)), "owner: null", drop="owner:")
     ws = workspace(demo)

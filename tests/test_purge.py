@@ -26,7 +26,8 @@ from typing import Any
 
 import pytest
 
-from core.erase import (
+from core.domain.record import Memory, Source
+from core.store.erase import (
     ERASED,
     ERASED_KEEP,
     history_needles,
@@ -34,9 +35,8 @@ from core.erase import (
     purge_history,
     scrub_file,
 )
-from core.index import index_line
-from core.record import Memory, Source
-from core.store import Store
+from core.store.index import index_line
+from core.store.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 MID = "home-address-1a2b3c4d"
@@ -495,7 +495,7 @@ def test_history_needles_of_a_broken_version(tmp_path: Path) -> None:
 PURGE = """
 import json, sys
 sys.path.insert(0, {root!r})
-from core.erase import purge_history
+from core.store.erase import purge_history
 args = json.load(open(sys.argv[1]))
 purge_history(args["root"], drop_paths=args["drop"], needles=[bytes.fromhex(n) for n in
     args["needles"]], erased_ids=args["ids"])
@@ -618,7 +618,7 @@ def test_purge_search_of_a_changed_version_matches_a_full_search() -> None:
     """The purge searches a large version only where it differs from the previous
     one; on random edits of random files that must find exactly what a full
     search finds (needles cut by the edit, next to it, inside removed lines)."""
-    from core.erase import _edits, _edits_since, _patterns, _Version
+    from core.store.erase import _edits, _edits_since, _patterns, _Version
 
     rng = random.Random(7)
     needles = [b"Quibble Lane flat", b"river bend side x", "café au lait".encode() * 2]

@@ -20,15 +20,15 @@ import pytest
 from conftest import FIXED_NOW, add_memories
 from support_desk import workspace
 
-from core import logs
 from core.demo import OWNER, fake_token
-from core.errors import NotFoundError, ValidationError
-from core.pipeline import conflict_item_id
-from core.queue import Item, build_queue, find_item
-from core.record import Memory
-from core.requests import file_request, load_requests
-from core.store import Store
-from core.workspace import Workspace
+from core.domain.errors import NotFoundError, ValidationError
+from core.domain.record import Memory
+from core.review.queue import Item, build_queue, find_item
+from core.store import logs
+from core.store.requests import file_request, load_requests
+from core.store.store import Store
+from core.store.workspace import Workspace
+from core.writing.pipeline import conflict_item_id
 from tui.cli import main
 
 MAINTAINER = "wang.lead@example.com"

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 import yaml
 
-from core import fastyaml
-from core.errors import ValidationError
-from core.record import (
+from core.domain import fastyaml
+from core.domain.errors import ValidationError
+from core.domain.record import (
     FIELD_ORDER,
     REQUIRED,
     Memory,

@@ -34,8 +34,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import secrets
-from core.secrets import EvadedFinding, Finding, is_clean, redact, scan
+from core.domain import secrets
+from core.domain.secrets import EvadedFinding, Finding, is_clean, redact, scan
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -660,7 +660,7 @@ def test_evaded_finding_shape_and_to_dict_stay_compatible() -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["core/secrets.py", "tests/test_secret_evasions.py", "bench/bench_scan.py"]
+    "path", ["core/domain/secrets.py", "tests/test_secret_evasions.py", "bench/bench_scan.py"]
 )
 def test_our_own_files_are_clean(path: str) -> None:
     assert scan((ROOT / path).read_text(encoding="utf-8")) == []

@@ -21,22 +21,23 @@ import pytest
 from support_desk import desk, settle, text_of, workspace
 from textual.widgets import DataTable, TextArea
 
-from core import secret_records, secrets
-from core.decisions import decide, revert
 from core.demo import OWNER, fake_token
-from core.doctor import diagnose
-from core.errors import (
+from core.domain import secrets
+from core.domain.errors import (
     AlreadyDecided,
     AuthorizationError,
     MemgovError,
     SecretBlocked,
     ValidationError,
 )
+from core.domain.record import Memory, Source
 from core.importers import export_claude_code
-from core.queue import KINDS, build_queue, find_item
-from core.record import Memory, Source
-from core.store import Store
-from core.workspace import Workspace, open_workspace
+from core.reports.doctor import diagnose
+from core.review import secret_records
+from core.review.decisions import decide, revert
+from core.review.queue import KINDS, build_queue, find_item
+from core.store.store import Store
+from core.store.workspace import Workspace, open_workspace
 from tui.screens.dialogs import ReasonDialog
 from tui.screens.secret import SecretCorrectDialog, SecretScreen
 
@@ -228,10 +229,10 @@ def test_doctor_reports_local_state_committed_to_git(ws: Workspace) -> None:
 
 
 def test_doctor_reports_request_files_that_do_not_parse(ws: Workspace) -> None:
-    from core import requests
+    from core.store import requests
 
     if not hasattr(requests, "request_problems"):
-        pytest.skip("core.requests.request_problems is not there yet")
+        pytest.skip("core.store.requests.request_problems is not there yet")
     store = ws.stores[0]
     (store.root / "requests").mkdir(exist_ok=True)
     (store.root / "requests" / "bad.yaml").write_text("id: [unclosed\n")
@@ -470,7 +471,7 @@ def test_an_expired_record_is_erased_not_corrected(ws: Workspace, clock: Any) ->
 
 
 def test_correct_is_refused_while_a_deletion_is_requested(demo: Path) -> None:
-    from core.requests import file_request
+    from core.store.requests import file_request
 
     note = demo_note(demo)
     private = workspace(demo).private

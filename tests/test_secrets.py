@@ -1,4 +1,4 @@
-"""Tests for core.secrets: every rule finds a fake token and ignores its near-misses.
+"""Tests for core.domain.secrets: every rule finds a fake token and ignores its near-misses.
 
 No complete token is written in this file: every one is a rule's prefix plus a
 body drawn at test time from a seeded ``random.Random``, so the repository
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from core.secrets import RULES, Finding, Rule, is_clean, scan, shannon_entropy
+from core.domain.secrets import RULES, Finding, Rule, is_clean, scan, shannon_entropy
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -657,7 +657,7 @@ def test_ordinary_text_is_clean(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["core/secrets.py", "tests/test_secrets.py", "bench/bench_scan.py"]
+    "path", ["core/domain/secrets.py", "tests/test_secrets.py", "bench/bench_scan.py"]
 )
 def test_our_own_files_are_clean(path: str) -> None:
     file = ROOT / path

@@ -15,16 +15,16 @@ import git
 import pytest
 from conftest import ACTOR, add_memories, commit_count, git_status
 
-from core import fsutil
-from core import store as store_module
-from core.config import CONFIG_FILE
-from core.doctor import diagnose
-from core.errors import NotFoundError, StoreError, TransitionError, ValidationError
-from core.events import EVENTS_FILE, Event, append_events, read_events
-from core.fsutil import atomic_write_bytes, file_lock
-from core.index import INDEX_FILE
-from core.record import Memory, parse_memory
-from core.store import CACHE_FILE, JOURNAL_FILE, STATE_DIR, Store
+from core.domain.errors import NotFoundError, StoreError, TransitionError, ValidationError
+from core.domain.record import Memory, parse_memory
+from core.reports.doctor import diagnose
+from core.store import fsutil
+from core.store import store as store_module
+from core.store.config import CONFIG_FILE
+from core.store.events import EVENTS_FILE, Event, append_events, read_events
+from core.store.fsutil import atomic_write_bytes, file_lock
+from core.store.index import INDEX_FILE
+from core.store.store import CACHE_FILE, JOURNAL_FILE, STATE_DIR, Store
 
 MakeMemory = Callable[..., Memory]
 
@@ -253,7 +253,7 @@ LOCK_HOLDER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from core.fsutil import file_lock
+    from core.store.fsutil import file_lock
     with file_lock(Path(sys.argv[1])):
         print("locked", flush=True)
         sys.stdin.read()  # hold the lock until the test closes stdin

@@ -21,11 +21,11 @@ import pytest
 from conftest import ACTOR, git, git_status
 from support_desk import DEMO_NOW, OWNER, workspace
 
-from core import decisions
-from core.doctor import diagnose
-from core.errors import AlreadyDecided, StoreError, ValidationError
-from core.queue import build_queue
-from core.store import CACHE_FILE, JOURNAL_FILE, JournalError, Store
+from core.domain.errors import AlreadyDecided, StoreError, ValidationError
+from core.reports.doctor import diagnose
+from core.review import decisions
+from core.review.queue import build_queue
+from core.store.store import CACHE_FILE, JOURNAL_FILE, JournalError, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -184,7 +184,7 @@ def test_a_committed_folder_link_is_never_written_through(
         if name == "logs":
             Store(private).log_message(task="t", index=1, role="user", text="hi", actor=OWNER)
         elif name == "requests":  # not read through the link either: no request is open
-            from core.requests import file_request
+            from core.store.requests import file_request
 
             assert not [i for i in build_queue(ws) if i.kind in ("deletion", "promotion")]
             memory = next(iter(Store(private).memories))
@@ -276,10 +276,10 @@ def test_two_processes_racing_on_one_conflict_apply_once(demo: Path) -> None:
         f"""
         import sys, time
         from pathlib import Path
-        from core import decisions
+        from core.review import decisions
         from core.demo import DemoClock
-        from core.errors import AlreadyDecided
-        from core.workspace import open_workspace
+        from core.domain.errors import AlreadyDecided
+        from core.store.workspace import open_workspace
         from datetime import datetime
         now = datetime.fromisoformat({DEMO_NOW.isoformat()!r})
         ws = open_workspace([{str(demo)!r}], clock=DemoClock(now))
@@ -374,7 +374,7 @@ def test_orphan_temp_files_are_cleaned_by_the_next_writer(store: Store, add, mak
 KILL = textwrap.dedent(
     """
     import os, sys
-    import core.store as st
+    import core.store.store as st
     target, nth = sys.argv[1], int(sys.argv[2])
     cls, name = target.split(".")
     owner = st.Transaction if cls == "Transaction" else st
@@ -485,7 +485,7 @@ def test_an_erasure_killed_anywhere_is_finished_for_good(demo: Path, point: str,
 
 # ------------------------------------------------------------------ erasure, complete
 def test_erasing_a_promoted_record_asks_the_team_to_delete_its_copy(demo: Path) -> None:
-    from core.requests import file_request, load_requests
+    from core.store.requests import file_request, load_requests
 
     ws = workspace(demo)
     item = next(i for i in build_queue(ws) if i.kind == "promotion" and not i.scan)
@@ -509,8 +509,8 @@ def test_erasing_a_promoted_record_asks_the_team_to_delete_its_copy(demo: Path) 
 
 
 def test_a_team_record_never_shows_a_file_outside_the_store(tmp_path: Path) -> None:
-    from core import logs
-    from core.record import Source
+    from core.domain.record import Source
+    from core.store import logs
 
     secret = tmp_path / "victim-notes.md"
     secret.write_text("private notes of the person who cloned the team store\n")
@@ -529,7 +529,7 @@ def test_a_team_record_never_shows_a_file_outside_the_store(tmp_path: Path) -> N
 
 
 def test_a_killed_writers_temp_file_does_not_stop_consolidate(demo: Path) -> None:
-    from core.consolidate import consolidate
+    from core.consolidation.consolidate import consolidate
 
     private = Store(demo / "private")
     batch = next(i for i in build_queue(workspace(demo)) if i.kind == "consolidation")

@@ -14,9 +14,9 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from core.decisions import Decision, revert
-from core.errors import MemgovError
-from core.workspace import Workspace
+from core.domain.errors import MemgovError
+from core.review.decisions import Decision, revert
+from core.store.workspace import Workspace
 from tui.messages import DecisionApplied, DecisionFailed
 from tui.render import failure_text
 from tui.screens.dialogs import KeysHelp

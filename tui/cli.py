@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from core import __version__
-from core.errors import AlreadyDecided, MemgovError, shown_id
-from core.secrets import redact
-from core.store import Clock, Store
-from core.workspace import Workspace, open_workspace
+from core.domain.errors import AlreadyDecided, MemgovError, shown_id
+from core.domain.secrets import redact
+from core.store.store import Clock, Store
+from core.store.workspace import Workspace, open_workspace
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_CONFLICT = 0, 1, 2, 3
 
@@ -133,7 +133,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from core.doctor import diagnose
+    from core.reports.doctor import diagnose
 
     results = []
     failing = False
@@ -178,7 +178,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    from core.history import history
+    from core.reports.history import history
 
     ws = workspace(args)
     store = next((s for s in ws.stores if args.id in s.memories), None)
@@ -235,7 +235,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
-    from core.pipeline import candidate_from_dict, remember_in
+    from core.writing.pipeline import candidate_from_dict, remember_in
 
     raw = read_input(args.file)
     try:
@@ -259,7 +259,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from core import secrets
+    from core.domain import secrets
 
     findings = secrets.scan(read_input(args.file))
     name = args.file if args.file not in (None, "-") else "stdin"
@@ -277,7 +277,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from core.decay import sweep_workspace
+    from core.writing.decay import sweep_workspace
 
     env = {}
     for item in args.env or ():
@@ -307,7 +307,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from core.decay import recall, records_usage
+    from core.writing.decay import recall, records_usage
 
     subject, _, attribute = args.query.partition("#")
     attribute = args.attribute or attribute or None
@@ -345,7 +345,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    from core.pipeline import log_in
+    from core.writing.pipeline import log_in
 
     logged = log_in(
         workspace(args),
@@ -364,7 +364,7 @@ def cmd_log(args: argparse.Namespace) -> int:
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
-    from core.queue import build_queue
+    from core.review.queue import build_queue
 
     items = build_queue(workspace(args), kinds=args.kind)
     emit(
@@ -433,7 +433,7 @@ def render_item(item: Any) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from core.queue import find_item
+    from core.review.queue import find_item
 
     item = find_item(workspace(args), args.item)
     emit(args, item.to_dict(), lambda: render_item(item))
@@ -454,7 +454,7 @@ def parse_conditions(values: Sequence[str] | None) -> dict[str, str]:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from core.decisions import decide
+    from core.review.decisions import decide
 
     if args.approve == args.reject:
         raise MemgovError("say --approve or --reject")
@@ -484,7 +484,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
-    from core.decisions import revert
+    from core.review.decisions import revert
 
     result = revert(
         workspace(args), args.decision, actor=actor_from(args), reason=args.reason or ""
@@ -495,7 +495,7 @@ def cmd_revert(args: argparse.Namespace) -> int:
 
 def cmd_request(kind: str) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
-        from core.requests import file_request
+        from core.store.requests import file_request
 
         ws = workspace(args)
         store = ws.find_memory(args.id)
@@ -509,7 +509,7 @@ def cmd_request(kind: str) -> Callable[[argparse.Namespace], int]:
 
 
 def cmd_consolidate(args: argparse.Namespace) -> int:
-    from core.consolidate import consolidate
+    from core.consolidation.consolidate import consolidate
 
     reports = [
         (store, consolidate(store, actor=actor_from(args), dry_run=args.dry_run))
@@ -524,7 +524,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
 
 
 def cmd_rollback(args: argparse.Namespace) -> int:
-    from core.consolidate import baselines, rollback
+    from core.consolidation.consolidate import baselines, rollback
 
     store = one_store(args)
     if args.list:
@@ -596,7 +596,7 @@ def open_desk(paths: Sequence[str], args: argparse.Namespace) -> int:
     try:
         from tui.app import run_desk
     except ImportError:  # the desk arrives with its own issue; until then, the queue
-        from core.queue import build_queue
+        from core.review.queue import build_queue
 
         ws = open_workspace(paths, clock=clock_from_env())
         for item in build_queue(ws):

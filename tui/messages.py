@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from core.decisions import Decision
-from core.queue import Item
+from core.review.decisions import Decision
+from core.review.queue import Item
 
 
 class QueueLoaded(Message):

@@ -12,9 +12,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from core.queue import RecordEvidence
-from core.record import TRUST, Memory
-from core.secrets import redact
+from core.domain.record import TRUST, Memory
+from core.domain.secrets import redact
+from core.review.queue import RecordEvidence
 
 STATUS_STYLE = {
     "active": "green",

@@ -1,4 +1,4 @@
-"""The parts of consolidation; the public entry points are in :mod:`core.consolidate`.
+"""The parts of consolidation; the public entry points are in :mod:`core.consolidation.consolidate`.
 
 model (the engine interface), dates (relative -> absolute), engine (the
 deterministic engine), gather (orient, gather, prune), batch (plans, the batch

@@ -21,12 +21,12 @@ from typing import Any
 from core.consolidation import gitops
 from core.consolidation.batch import Batch, Change, fingerprint, load_batch
 from core.consolidation.model import edit_changes
-from core.decisions import DECISION_DIR, Decision, check_may_decide, new_decision_id
-from core.errors import NotFoundError, ValidationError
-from core.queue import Item
-from core.record import Memory
-from core.store import MEMORY_DIR, Store, Transaction
-from core.workspace import Workspace
+from core.domain.errors import NotFoundError, ValidationError
+from core.domain.record import Memory
+from core.review.decisions import DECISION_DIR, Decision, check_may_decide, new_decision_id
+from core.review.queue import Item
+from core.store.store import MEMORY_DIR, Store, Transaction
+from core.store.workspace import Workspace
 
 
 # --------------------------------------------------------------------- baselines

@@ -18,16 +18,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from core import lifecycle
 from core.consolidation import gitops
 from core.consolidation.gather import gather, index_stats, prune
 from core.consolidation.model import Edit, Engine, Gathered, Proposal, classify, edit_changes
-from core.decay import rank
-from core.errors import MemgovError, NotFoundError, ValidationError
-from core.index import INDEX_FILE, parse_index, render_index
-from core.record import Memory
-from core.store import MEMORY_DIR, Store
-from core.values import normalise
+from core.domain import lifecycle
+from core.domain.errors import MemgovError, NotFoundError, ValidationError
+from core.domain.record import Memory
+from core.domain.values import normalise
+from core.store.index import INDEX_FILE, parse_index, render_index
+from core.store.store import MEMORY_DIR, Store
+from core.writing.decay import rank
 
 MANIFEST = ".memgov-batch.json"
 ABSENT = "absent"

@@ -29,10 +29,10 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any
 
-from core.consolidation import dates
 from core.consolidation.model import Edit, Gathered, Proposal, Signal
-from core.record import Memory, Source
-from core.values import noisy_or, normalise, same_value
+from core.domain import dates
+from core.domain.record import Memory, Source
+from core.domain.values import noisy_or, normalise, same_value
 
 LOG_DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})\.md$")
 LINK_RE = re.compile(r"\]\(([^)\s]+\.md)\)")

@@ -18,15 +18,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from core import logs
 from core.consolidation import gitops
 from core.consolidation.engine import record_summary
 from core.consolidation.model import Edit, Gathered, Proposal, Signal
-from core.decay import unused
-from core.index import INDEX_FILE, check_index, parse_index
-from core.record import Memory
-from core.store import Store
-from core.values import normalise
+from core.domain.record import Memory
+from core.domain.values import normalise
+from core.store import logs
+from core.store.index import INDEX_FILE, check_index, parse_index
+from core.store.store import Store
+from core.writing.decay import unused
 
 LONG_INDEX_LINE = 200  # seed 6.4: "超过约 200 字的索引行"
 MESSAGE_RE = re.compile(

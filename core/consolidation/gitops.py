@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from core.errors import StoreError
-from core.gitstore import COMMITTER, actor_identity
+from core.domain.errors import StoreError
+from core.store.gitstore import COMMITTER, actor_identity
 
 BATCH_REF = "refs/heads/memgov/batch/"
 BASELINE_TAG = "baseline/"

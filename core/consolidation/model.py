@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import Any, Protocol
 
-from core.config import Config
-from core.consolidation import dates
-from core.errors import ValidationError
-from core.record import Memory, Source, memory_from_mapping, parse_time
+from core.domain import dates
+from core.domain.errors import ValidationError
+from core.domain.record import Memory, Source, memory_from_mapping, parse_time
+from core.store.config import Config
 
 TRANSFORMS = ("absolute-dates", "date-format", "repoint-links", "append")
 SETTABLE = (

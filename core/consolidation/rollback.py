@@ -26,12 +26,12 @@ from core.consolidation.apply import (
     summaries,
 )
 from core.consolidation.batch import pending_ids
-from core.decisions import DECISION_DIR, Decision, check_may_decide, new_decision_id
-from core.errors import NotFoundError, StoreError, ValidationError
-from core.queue import Item
-from core.record import parse_memory
-from core.store import MEMORY_DIR, Store
-from core.workspace import Workspace
+from core.domain.errors import NotFoundError, StoreError, ValidationError
+from core.domain.record import parse_memory
+from core.review.decisions import DECISION_DIR, Decision, check_may_decide, new_decision_id
+from core.review.queue import Item
+from core.store.store import MEMORY_DIR, Store
+from core.store.workspace import Workspace
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@
 - :func:`export_claude_code`: the active records back as a Claude Code memory
   folder, see :mod:`core.importers.export`.
 
-Imports go through the write pipeline (:func:`core.pipeline.remember`), keep a
+Imports go through the write pipeline (:func:`core.writing.pipeline.remember`), keep a
 source pointer to the original file and line, are repeatable, and never modify
 the folder they read; see :mod:`core.importers.common`.
 """

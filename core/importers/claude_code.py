@@ -76,6 +76,7 @@ from urllib.parse import unquote
 
 import yaml
 
+from core.domain.record import TYPES, Source
 from core.importers.common import (
     Entry,
     FolderError,
@@ -90,8 +91,7 @@ from core.importers.common import (
     run_entries,
     slug,
 )
-from core.record import TYPES, Source
-from core.workspace import Workspace
+from core.store.workspace import Workspace
 
 FORMAT = "claude-code"
 INDEX_FILE = "MEMORY.md"

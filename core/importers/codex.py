@@ -65,6 +65,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from core.domain.record import Source
 from core.importers.common import (
     Entry,
     FolderError,
@@ -80,8 +81,7 @@ from core.importers.common import (
     short,
     slug,
 )
-from core.record import Source
-from core.workspace import Workspace
+from core.store.workspace import Workspace
 
 FORMAT = "codex"
 SUMMARY_FILE = "memory_summary.md"

@@ -3,13 +3,13 @@
 An importer reads a foreign memory folder into :class:`Entry` objects (one per
 memory found: its key, its content, and source pointers back into the original
 files) and hands them to :func:`run_entries`. That sends each entry through
-:func:`core.pipeline.remember` (the write gate, the secret scanner, duplicates
+:func:`core.writing.pipeline.remember` (the write gate, the secret scanner, duplicates
 and conflicts) and answers with an :class:`ImportReport`.
 
 Repeatable imports. An entry is not sent to the pipeline again when
 
 - a record of the target store, in any status, has a source at the same file
-  and line and the same value (:func:`core.pipeline.same_value`): it was
+  and line and the same value (:func:`core.writing.pipeline.same_value`): it was
   imported, merged, put in conflict, superseded or corrected before;
 - a person erased a record with the same content from the store: importing it
   again would undo their decision;
@@ -55,14 +55,14 @@ from typing import Any
 
 import yaml
 
-from core import gate, policy, secrets
-from core.errors import MemgovError, SecretBlocked, TransitionError, ValidationError
-from core.events import Event
-from core.pipeline import Candidate, Outcome, remember
-from core.record import TYPES, Memory, Source, content_hash
-from core.store import STATE_DIR, Store
-from core.values import same_value
-from core.workspace import Workspace
+from core.domain import gate, policy, secrets
+from core.domain.errors import MemgovError, SecretBlocked, TransitionError, ValidationError
+from core.domain.record import TYPES, Memory, Source, content_hash
+from core.domain.values import same_value
+from core.store.events import Event
+from core.store.store import STATE_DIR, Store
+from core.store.workspace import Workspace
+from core.writing.pipeline import Candidate, Outcome, remember
 
 MAPPING_FILE = "memgov-import.yaml"
 IMPORT_ACTION = "import"
@@ -414,7 +414,7 @@ def short(text: str, limit: int = 60) -> str:
 
 
 def read_lines(path: Path, origin: str) -> list[str]:
-    """A text file's lines, numbered as core.logs.resolve numbers them."""
+    """A text file's lines, numbered as core.store.logs.resolve numbers them."""
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:

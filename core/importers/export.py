@@ -56,15 +56,16 @@ from typing import Any
 
 import yaml
 
-from core import secret_records, secrets
-from core.config import Config
-from core.decay import weight
-from core.fsutil import atomic_write_text
+from core.domain import secrets
+from core.domain.record import Memory
 from core.importers.claude_code import INDEX_FILE, TEAM_DIR, without_type_prefix
 from core.importers.common import FolderError, slug
-from core.record import Memory
-from core.store import Store
-from core.workspace import Workspace
+from core.review import secret_records
+from core.store.config import Config
+from core.store.fsutil import atomic_write_text
+from core.store.store import Store
+from core.store.workspace import Workspace
+from core.writing.decay import weight
 
 MARKER = ".memgov-export.json"
 DESCRIPTION_CHARS = 150

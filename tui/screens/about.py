@@ -13,11 +13,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.decisions import correct
-from core.queue import evidence_for
-from core.record import TRUST, TYPES, Memory
-from core.requests import file_request
-from core.store import Store
+from core.domain.record import TRUST, TYPES, Memory
+from core.review.decisions import correct
+from core.review.queue import evidence_for
+from core.store.requests import file_request
+from core.store.store import Store
 from tui.render import record_card, safe
 from tui.screens.dialogs import CorrectDialog, Proposal, ReasonDialog
 

@@ -18,8 +18,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
 
-from core.consolidate import file_diff
-from core.errors import MemgovError
+from core.consolidation.consolidate import file_diff
+from core.domain.errors import MemgovError
 from tui.render import safe
 from tui.screens.dialogs import Proposal
 from tui.screens.items import ItemScreen

@@ -14,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from core.metrics import Health, health
+from core.reports.metrics import Health, health
 from tui.render import STATUS_STYLE, sparkline
 
 

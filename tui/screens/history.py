@@ -13,9 +13,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from core.history import history
-from core.queue import evidence_for
-from core.store import Store
+from core.reports.history import history
+from core.review.queue import evidence_for
+from core.store.store import Store
 from tui.render import record_card, safe, status_text
 
 

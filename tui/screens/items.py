@@ -17,10 +17,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from core.decisions import decide, promotion_outcome
-from core.errors import MemgovError
-from core.queue import Item, find_item
-from core.workspace import Workspace
+from core.domain.errors import MemgovError
+from core.review.decisions import decide, promotion_outcome
+from core.review.queue import Item, find_item
+from core.store.workspace import Workspace
 from tui.render import record_card, safe
 from tui.screens.dialogs import ConditionsDialog, Proposal, ReasonDialog
 

@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from core.doctor import diagnose
+from core.reports.doctor import diagnose
 
 
 class ProblemsScreen(Screen[None]):

@@ -13,7 +13,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static, Tab, Tabs
 
-from core.queue import Item, build_queue
+from core.review.queue import Item, build_queue
 from tui.messages import QueueLoaded
 from tui.render import failure_text, memory_header, safe
 

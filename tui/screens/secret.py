@@ -18,7 +18,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Header, Label, Static, TextArea
 
-from core import secret_records, secrets
+from core.domain import secrets
+from core.review import secret_records
 from tui.render import record_card, safe
 from tui.screens.dialogs import Proposal
 from tui.screens.items import ItemScreen

@@ -25,8 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core.errors import ValidationError
-from core.record import STATUSES, check_text, describe, is_clean
+from core.domain.errors import ValidationError
+from core.domain.record import STATUSES, check_text, describe, is_clean
 
 EVENTS_FILE = "events.jsonl"
 #: a line longer than this is a bad line, not parsed (memgov's own are a few hundred bytes)
@@ -136,7 +136,9 @@ def _bad(field: str, message: str, hint: str | None = None) -> ValidationError:
     return ValidationError(message, path=EVENTS_FILE, field=field, hint=hint)
 
 
-_ID = re.compile(r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,95}\Z")  # core.record's ID_RE, no '..'
+_ID = re.compile(
+    r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,95}\Z"
+)  # core.domain.record's ID_RE, no '..'
 #: what ``request`` and ``decision`` point at: an id, or a review item's name that
 #: has segments (a consolidation baseline is ``baseline/0001``); never '..', '//'
 #: or a leading '/'
@@ -379,8 +381,9 @@ def _refuse_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-#: JSON escapes of what core.record.MULTI_LINE_BAD refuses (C0 but tab and line feed, DEL, C1,
-#: surrogates); a line without them and without those characters raw holds no bad text
+#: JSON escapes of what core.domain.record.MULTI_LINE_BAD refuses (C0 but tab and line
+#: feed, DEL, C1, surrogates); a line without them and without those characters raw
+#: holds no bad text
 _BAD_ESCAPE = re.compile(
     r"\\(?:[bfr]|u00[01][0-9a-fA-F]|u00[89][0-9a-fA-F]|u007[fF]|u[dD][89a-fA-F])"
 )

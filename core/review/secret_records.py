@@ -32,16 +32,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import secrets
-from core.erase import scrub
-from core.errors import AlreadyDecided, NotFoundError, SecretBlocked, ValidationError
-from core.record import Memory, Source
-from core.store import MAX_FILE_BYTES, MEMORY_DIR, Store, Transaction, new_memory_id
+from core.domain import secrets
+from core.domain.errors import AlreadyDecided, NotFoundError, SecretBlocked, ValidationError
+from core.domain.record import Memory, Source
+from core.store.erase import scrub
+from core.store.store import MAX_FILE_BYTES, MEMORY_DIR, Store, Transaction, new_memory_id
 
-if TYPE_CHECKING:  # core.decisions and core.queue import this module
-    from core.decisions import Decision
-    from core.queue import Item
-    from core.workspace import Workspace
+if TYPE_CHECKING:  # core.review.decisions and core.review.queue import this module
+    from core.review.decisions import Decision
+    from core.review.queue import Item
+    from core.store.workspace import Workspace
 
 ITEM_PREFIX = "secret-"
 #: what a person may do with a record that holds a credential
@@ -251,7 +251,7 @@ def decide_secret(
     hold a credential; if it was erased or corrected meanwhile, the second
     decider gets :class:`AlreadyDecided` and nothing changes.
     """
-    from core import decisions
+    from core.review import decisions
 
     decisions.check_may_decide(item, actor, workspace)
     chosen = option if approve else "defer"
@@ -371,10 +371,10 @@ def correct_secret(
     reason: str = "",
 ) -> Decision:
     """``decide ITEM --approve --option correct`` with the content a person wrote
-    (the desk's correction dialog), through :func:`core.decisions.decide`: the item
+    (the desk's correction dialog), through :func:`core.review.decisions.decide`: the item
     is looked up under every store's lock; a second decider gets
     :class:`AlreadyDecided`."""
-    from core import decisions
+    from core.review import decisions
 
     if not item_id.startswith(ITEM_PREFIX):
         raise ValidationError(f"{item_id} is not a secret in a record", field="item")
@@ -416,7 +416,7 @@ def _needles(tx: Transaction, memory: Memory, file_text: str) -> list[bytes]:
 
 
 def _open_requests(store: Store, memory_id: str) -> list[Any]:
-    from core.requests import load_requests
+    from core.store.requests import load_requests
 
     return [r for r in load_requests(store) if r.memory_id == memory_id and r.status == "open"]
 
@@ -445,7 +445,7 @@ def _close_requests(
 
 def _decided_before(workspace: Workspace, item: str, memory_id: str, store: Store) -> Exception:
     """The error for a second decider: who erased or corrected the record, when."""
-    from core import decisions
+    from core.review import decisions
 
     earlier = decisions.last_decision_for(workspace, item)
     if earlier is not None and earlier.option in OPTIONS:

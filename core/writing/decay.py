@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core import policy
-from core.config import Config
-from core.errors import StoreError
-from core.record import TRUST, Memory
-from core.store import Store
-from core.workspace import Workspace
+from core.domain import policy
+from core.domain.errors import StoreError
+from core.domain.record import TRUST, Memory
+from core.store.config import Config
+from core.store.store import Store
+from core.store.workspace import Workspace
 
 DAY = 86_400.0
 
@@ -91,7 +91,7 @@ def sweep(
     """Expire what is past expires_at or learnt in a changed environment (recorded).
 
     On a team store only its maintainers may expire records (a
-    :class:`core.errors.AuthorizationError` for anyone else, nothing changed);
+    :class:`core.domain.errors.AuthorizationError` for anyone else, nothing changed);
     ``dry_run`` is open to everyone.
     """
     if not dry_run and store.config.scope == "team":

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core import gitstore, logs, requests, secret_records
-from core.errors import StoreError
-from core.index import INDEX_FILE, check_index, parse_index, read_index_text
-from core.store import JOURNAL_FILE, MEMORY_DIR, STATE_DIR, Store
+from core.domain.errors import StoreError
+from core.review import secret_records
+from core.store import gitstore, logs, requests
+from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text
+from core.store.store import JOURNAL_FILE, MEMORY_DIR, STATE_DIR, Store
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ normal :meth:`Store.transaction` (lifecycle transitions and updates, one event
 each with the decision id, the index regenerated, one commit); a change whose
 records moved since the batch was made is refused with the file's name.
 
-Decisions (:func:`decide_batch`, reached through ``core.decisions.decide``):
+Decisions (:func:`decide_batch`, reached through ``core.review.decisions.decide``):
 approve all; approve the changes touching some files and reject the rest;
 reject all (the store stays at its baseline); or reject the changes touching
 some files and approve the rest. An approved batch's commit is tagged as the
@@ -77,7 +77,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from core import policy
 from core.consolidation import gitops
 from core.consolidation.apply import (
     Baseline,
@@ -105,11 +104,12 @@ from core.consolidation.batch import (
 from core.consolidation.engine import DeterministicEngine
 from core.consolidation.model import Edit, Engine, Gathered, Proposal, Signal
 from core.consolidation.rollback import RollbackResult, revert_decision, rollback
-from core.errors import MemgovError, StoreError
-from core.fsutil import file_lock
-from core.index import INDEX_FILE
-from core.queue import Item, _Context
-from core.store import MEMORY_DIR, Store, recover
+from core.domain import policy
+from core.domain.errors import MemgovError, StoreError
+from core.review.queue import Item, _Context
+from core.store.fsutil import file_lock
+from core.store.index import INDEX_FILE
+from core.store.store import MEMORY_DIR, Store, recover
 
 __all__ = [
     "Baseline",
@@ -394,7 +394,7 @@ def batch_item(store: Store, batch: Batch, ctx: _Context | None = None) -> Item:
 
 
 def pending_items(store: Store) -> Iterator[Item]:
-    """The store's pending batch (at most one), for :func:`core.queue.build_queue`."""
+    """The store's pending batch (at most one), for :func:`core.review.queue.build_queue`."""
     ids = pending_ids(store)
     ctx = _Context(store) if ids else None
     for batch_id in ids:

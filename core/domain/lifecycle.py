@@ -6,8 +6,8 @@ through :func:`check`; anything not in the table is refused with the reason.
 
 from __future__ import annotations
 
-from core.errors import TransitionError
-from core.record import STATUSES
+from core.domain.errors import TransitionError
+from core.domain.record import STATUSES
 
 NEW = "new"
 

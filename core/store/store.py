@@ -21,7 +21,7 @@ Local state therefore lives inside ``.git/``, which no clone, pull or push
 carries; a ``.memgov/`` folder committed to the repository is never read
 (doctor reports it). The derived cache is JSON, validated field by field like
 a memory file, so a bad one is only a slower open; the journal's paths are
-confined to the store like every other path (:func:`core.fsutil.confined`), and
+confined to the store like every other path (:func:`core.store.fsutil.confined`), and
 no path through a symbolic link is read or written.
 """
 
@@ -42,12 +42,20 @@ from typing import Any
 
 import git
 
-from core import gitstore, lifecycle
-from core.config import CONFIG_FILE, Config, load_config
-from core.erase import history_needles, needles_for, purge_history, scrub, scrub_file
-from core.errors import NotFoundError, SecretBlocked, StoreError, ValidationError, shown_id
-from core.events import EVENTS_FILE, BadLine, Event, append_events, new_event_id, read_events
-from core.fsutil import (
+from core.domain import lifecycle
+from core.domain.errors import NotFoundError, SecretBlocked, StoreError, ValidationError, shown_id
+from core.domain.record import (
+    LARGE_FILE_CHARS,
+    Memory,
+    memory_from_mapping,
+    parse_memory,
+    validate_id,
+)
+from core.store import gitstore
+from core.store.config import CONFIG_FILE, Config, load_config
+from core.store.erase import history_needles, needles_for, purge_history, scrub, scrub_file
+from core.store.events import EVENTS_FILE, BadLine, Event, append_events, new_event_id, read_events
+from core.store.fsutil import (
     UnsafePath,
     atomic_write_bytes,
     atomic_write_text,
@@ -58,9 +66,8 @@ from core.fsutil import (
     read_confined,
     remove_orphan_temps,
 )
-from core.index import INDEX_FILE, render_index
-from core.logs import LOG_DIR, append_message, log_path
-from core.record import LARGE_FILE_CHARS, Memory, memory_from_mapping, parse_memory, validate_id
+from core.store.index import INDEX_FILE, render_index
+from core.store.logs import LOG_DIR, append_message, log_path
 
 MEMORY_DIR = "memories"
 STATE_DIR = ".memgov"  # the old place of local state: ignored, and reported when committed
@@ -267,7 +274,7 @@ class Store:
     ) -> tuple[str, int]:
         """Append one message to today's daily log and commit it; (path, line)."""
         if self.config.scope == "team":
-            from core import secrets
+            from core.domain import secrets
 
             rules = [f.rule_id for f in secrets.scan(text)]
             if rules:
@@ -615,7 +622,7 @@ class Transaction:
         removes = [m.path for m in self.removed.values()]
         if self.removed:
             # every earlier wording of an erased record (a correction, a consolidation
-            # rewrite) must go too, but for what a live record still says; core.erase
+            # rewrite) must go too, but for what a live record still says; core.store.erase
             # also matches each needle as JSON escapes it (events, decision records)
             live = [m.to_markdown() for m in self.view.values()]
             earlier = history_needles(root, removes, keep=live)
@@ -624,7 +631,7 @@ class Transaction:
                 replace(e, reason=scrub(e.reason.encode("utf-8"), self.needles).decode("utf-8"))
                 for e in self.events
             ]
-        from core import secrets  # the scanner compiles its rules on first use
+        from core.domain import secrets  # the scanner compiles its rules on first use
 
         # a record holding a credential (written before scanning, or by hand) never puts
         # it into the index an agent reads: the line shows [secret: rule-id] instead
@@ -765,7 +772,9 @@ class Prepared:
         }
 
 
-BATCH_REF = "refs/heads/memgov/batch/"  # pending consolidation batches (core.consolidate)
+BATCH_REF = (
+    "refs/heads/memgov/batch/"  # pending consolidation batches (core.consolidation.consolidate)
+)
 
 
 def _pending_batches(store: Store) -> list[str]:
@@ -810,7 +819,7 @@ def _guard_team_writes(
     """Nothing with a credential in it is ever written to the team scope (SPEC 8):
     every field of every record, every other file, and every event (reasons, details)
     is scanned first."""
-    from core import secrets  # the scanner compiles its rules on first use
+    from core.domain import secrets  # the scanner compiles its rules on first use
 
     for memory in memories:
         rules = [f.rule_id for f in secrets.scan(memory.to_markdown())]

@@ -14,8 +14,8 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from core.fsutil import UnsafePath, read_confined
-from core.store import Store
+from core.store.fsutil import UnsafePath, read_confined
+from core.store.store import Store
 
 DECISION_DIR = "decisions"
 _MAX_BYTES = 4 * 1024 * 1024

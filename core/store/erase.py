@@ -131,7 +131,7 @@ def history_needles(
 
 
 def _version_needles(data: bytes) -> list[bytes]:
-    from core.record import parse_memory  # record pulls in YAML: only when needed
+    from core.domain.record import parse_memory  # record pulls in YAML: only when needed
 
     text = data.decode("utf-8", "replace")
     try:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import secrets
+from core.domain import secrets
 
 CRITERIA = {
     "s1": "stable: still true next week",

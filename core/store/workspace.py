@@ -12,9 +12,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.config import CONFIG_FILE
-from core.errors import StoreError, shown_id
-from core.store import Clock, Store
+from core.domain.errors import StoreError, shown_id
+from core.store.config import CONFIG_FILE
+from core.store.store import Clock, Store
 
 
 @dataclass

@@ -25,13 +25,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from core import gate, logs, policy, secrets
-from core.errors import StoreError, ValidationError
-from core.record import SCOPES, TYPES, Memory, Source, check_field, parse_time
-from core.requests import file_request
-from core.store import Store, new_memory_id
-from core.values import noisy_or, same_value, with_source
-from core.workspace import Workspace
+from core.domain import gate, policy, secrets
+from core.domain.errors import StoreError, ValidationError
+from core.domain.record import SCOPES, TYPES, Memory, Source, check_field, parse_time
+from core.domain.values import noisy_or, same_value, with_source
+from core.store import logs
+from core.store.requests import file_request
+from core.store.store import Store, new_memory_id
+from core.store.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -451,7 +452,7 @@ def _target(workspace: Workspace, scope: str) -> Store:
 
 def remember_in(workspace: Workspace, candidate: Candidate, *, actor: str) -> Outcome:
     """:func:`remember` into the workspace's store of the candidate's scope, with the
-    team store's authorization (:mod:`core.policy`).
+    team store's authorization (:mod:`core.domain.policy`).
 
     A team candidate from a maintainer of the team store is written there. From
     anyone else it becomes a request instead of a direct write: the memory goes

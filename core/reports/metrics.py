@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from core import logs
-from core.index import INDEX_FILE, check_index, read_index_text
-from core.record import STATUSES, TYPES
-from core.store import Store
+from core.domain.record import STATUSES, TYPES
+from core.store import logs
+from core.store.index import INDEX_FILE, check_index, read_index_text
+from core.store.store import Store
 
 WEEKS = 12
 

@@ -3,7 +3,7 @@
 Five kinds of item, oldest first: conflict sets (grouped by key), promotion
 requests, deletion requests, consolidation batches, and secrets in a record
 (``secret-<memory id>``: a stored record whose file holds a credential, opened
-when the record was written; core.secret_records). Every item carries, for
+when the record was written; core.review.secret_records). Every item carries, for
 each record involved, the source quote, task and message, the resolved log
 excerpt with context, dates, confidence, source count, and what points at it.
 """
@@ -15,14 +15,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import logs, promoted, secret_records, secrets
-from core.errors import NotFoundError
-from core.index import INDEX_FILE, parse_index, read_index_text
-from core.pipeline import conflict_item_id
-from core.record import Memory, Source
-from core.requests import Request, load_requests
-from core.store import Store
-from core.workspace import Workspace
+from core.domain import secrets
+from core.domain.errors import NotFoundError
+from core.domain.record import Memory, Source
+from core.review import secret_records
+from core.store import logs, promoted
+from core.store.index import INDEX_FILE, parse_index, read_index_text
+from core.store.requests import Request, load_requests
+from core.store.store import Store
+from core.store.workspace import Workspace
+from core.writing.pipeline import conflict_item_id
 
 KINDS = ("conflict", "promotion", "deletion", "consolidation", "secret")
 KIND_OF_REQUEST = {"promote": "promotion", "delete": "deletion"}
@@ -338,8 +340,8 @@ def _secret_items(ctx: _Context) -> list[Item]:
 
 
 def _batch_items(store: Store) -> list[Item]:
-    """The store's pending consolidation batch (core.consolidate)."""
-    from core import consolidate  # imported here: it builds on this module
+    """The store's pending consolidation batch (core.consolidation.consolidate)."""
+    from core.consolidation import consolidate  # imported here: it builds on this module
 
     return list(consolidate.pending_items(store))
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core import gitstore
-from core.events import Event
-from core.store import MEMORY_DIR, Store
+from core.store import gitstore
+from core.store.events import Event
+from core.store.store import MEMORY_DIR, Store
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from core.fsutil import UnsafePath, atomic_write_text, confined
-from core.record import Source
+from core.domain.record import Source
+from core.store.fsutil import UnsafePath, atomic_write_text, confined
 
 LOG_DIR = "logs"
 TASK_RE = re.compile(r"^##\s+task\s+(?P<task>\S+)\s*$")

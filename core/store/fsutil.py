@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from core.errors import StoreError
+from core.domain.errors import StoreError
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)

@@ -18,8 +18,8 @@ from typing import Any
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from core import fastyaml
-from core.errors import ValidationError
+from core.domain import fastyaml
+from core.domain.errors import ValidationError
 
 try:  # libyaml's C loader is several times faster; fall back when absent
     from yaml import CSafeDumper as _Dumper
@@ -102,7 +102,7 @@ def is_clean(value: str, *, multiline: bool = False) -> bool:
 
 
 #: Content far too large for any memory file: refused as soon as a Memory is built.
-#: (A memory file holds at most 1 MiB; core.store refuses a write over that, naming
+#: (A memory file holds at most 1 MiB; core.store.store refuses a write over that, naming
 #: the file; this bound is above it, so that check keeps its say for what is near.)
 CONTENT_MAX_CHARS = 2 * 1024 * 1024
 #: Each text field: (most characters, multi-line). ``source.*`` applies to ``source``

@@ -30,7 +30,7 @@ Who decides:
 - team items and team writes: the team store's ``maintainers``
   (:func:`check_maintainer`). A team store that lists nobody refuses everyone.
 
-Every refusal is a :class:`core.errors.AuthorizationError` naming the store's
+Every refusal is a :class:`core.domain.errors.AuthorizationError` naming the store's
 ``memgov.yaml``, the field, and what to do. An actor that looks like a
 credential, or is long or unprintable, is not echoed.
 """
@@ -40,10 +40,10 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
-from core import secrets
-from core.config import CONFIG_FILE
-from core.errors import AuthorizationError
-from core.store import Store
+from core.domain import secrets
+from core.domain.errors import AuthorizationError
+from core.store.config import CONFIG_FILE
+from core.store.store import Store
 
 #: an actor longer than this is not echoed in a message
 SHOWN_MAX = 80

@@ -2,7 +2,7 @@
 
 PyYAML's C loader scans in C but builds every object in Python, which costs
 about 0.3 ms per memory file: most of a cold open. The files memgov writes use
-a tiny, fixed subset of YAML (see :meth:`core.record.Memory.to_markdown`):
+a tiny, fixed subset of YAML (see :meth:`core.domain.record.Memory.to_markdown`):
 top-level ``key: scalar`` lines, one level of nested mapping, and lists of
 flat mappings, with plain or single-quoted scalars. :func:`parse` reads
 exactly that subset and returns ``None`` for anything else, so the caller

@@ -21,9 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import lifecycle, logs, policy, promoted, secrets, values
-from core.erase import ERASED_KEEP, needles_for
-from core.errors import (
+from core.domain import lifecycle, policy, secrets, values
+from core.domain.errors import (
     AlreadyDecided,
     AuthorizationError,
     NotFoundError,
@@ -32,13 +31,15 @@ from core.errors import (
     ValidationError,
     shown_id,
 )
-from core.fsutil import UnsafePath, read_confined
-from core.pipeline import conflict_item_id
-from core.queue import Item, find_item, promotion_texts
-from core.record import Memory, Source, memory_from_mapping
-from core.requests import Request, get_request, load_requests
-from core.store import Store, Transaction, joint_transaction, new_memory_id
-from core.workspace import Workspace
+from core.domain.record import Memory, Source, memory_from_mapping
+from core.review.queue import Item, find_item, promotion_texts
+from core.store import logs, promoted
+from core.store.erase import ERASED_KEEP, needles_for
+from core.store.fsutil import UnsafePath, read_confined
+from core.store.requests import Request, get_request, load_requests
+from core.store.store import Store, Transaction, joint_transaction, new_memory_id
+from core.store.workspace import Workspace
+from core.writing.pipeline import conflict_item_id
 
 DECISION_DIR = "decisions"
 CONFLICT_OPTIONS = ("newer", "older", "parallel", "neither", "defer")
@@ -110,13 +111,13 @@ class Decision:
 
 # ------------------------------------------------------------------- who may decide
 def same_person(actor: str, name: str) -> bool:
-    """Whether ``actor`` is the person listed as ``name``: exact, see core.policy."""
+    """Whether ``actor`` is the person listed as ``name``: exact, see core.domain.policy."""
     return policy.same_actor(actor, name)
 
 
 def check_may_decide(item: Item, actor: str, workspace: Workspace) -> None:
     """Team items (and every promotion) by the team store's maintainers; a private
-    store's items by its owner, and by nobody while it has none (core.policy)."""
+    store's items by its owner, and by nobody while it has none (core.domain.policy)."""
     if item.kind == "promotion" or item.scope == "team":
         team = workspace.team if item.kind == "promotion" else item.store
         if team is None:
@@ -151,7 +152,7 @@ def front(memory: Memory) -> dict[str, Any]:
 def erase_record(tx: Transaction, memory_id: str, **kwargs: Any) -> None:
     """Erase a record with its value in short. Its front matter in the store's earlier
     decision records goes down to its id and key when the transaction applies (the
-    erasure rules of core.erase, for every file of the store)."""
+    erasure rules of core.store.erase, for every file of the store)."""
     value = tx.get(memory_id).value
     tx.erase(memory_id, **kwargs)
     if value:  # the value in short goes with the content, unless another record says it too
@@ -264,13 +265,13 @@ def _decide_item(
         return _decide_promotion(workspace, item, approve, actor=actor, reason=reason)
     if item.kind == "deletion":
         return _decide_deletion(workspace, item, approve, actor=actor, reason=reason)
-    if item.kind == "secret":  # a credential found in a stored record (core.secret_records)
-        from core import secret_records
+    if item.kind == "secret":  # a credential found in a stored record (core.review.secret_records)
+        from core.review import secret_records
 
         return secret_records.decide_secret(
             workspace, item, approve, actor=actor, reason=reason, option=option, content=content
         )
-    from core import consolidate  # imported here: it builds on this module
+    from core.consolidation import consolidate  # imported here: it builds on this module
 
     return consolidate.decide_batch(item, approve, actor=actor, reason=reason, files=files)
 
@@ -420,7 +421,7 @@ def _decide_conflict(
 
 
 def team_copies(workspace: Workspace, memory_id: str) -> list[tuple[Store, str]]:
-    """The team copies a promotion of this private record made (core.promoted)."""
+    """The team copies a promotion of this private record made (core.store.promoted)."""
     return promoted.team_copies(workspace.stores, memory_id)
 
 
@@ -842,7 +843,7 @@ def _revert(
 ) -> Decision:
     decision_id = decision.id
     if decision.kind == "consolidation":  # undone by rolling back to the baseline before it
-        from core import consolidate
+        from core.consolidation import consolidate
 
         return consolidate.revert_decision(store, decision, actor=actor, reason=reason)
     if decision.erased:

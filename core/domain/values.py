@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Protocol
 
-from core.record import Memory, Source
+from core.domain.record import Memory, Source
 
 #: merged confidence never reaches certainty
 MAX_CONFIDENCE = 0.99

@@ -20,9 +20,9 @@ from typing import Any
 
 import yaml
 
-from core.errors import NotFoundError, ValidationError
-from core.record import check_text, describe, id_problem, parse_time, shown_word, yaml_error
-from core.store import Store
+from core.domain.errors import NotFoundError, ValidationError
+from core.domain.record import check_text, describe, id_problem, parse_time, shown_word, yaml_error
+from core.store.store import Store
 
 REQUEST_DIR = "requests"
 KINDS = ("promote", "delete")

@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from core.errors import StoreError, ValidationError
-from core.record import check_text, describe, shown_word, yaml_error
+from core.domain.errors import StoreError, ValidationError
+from core.domain.record import check_text, describe, shown_word, yaml_error
 
 CONFIG_FILE = "memgov.yaml"
 #: a config is a few hundred bytes; a file over this is not read

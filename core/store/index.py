@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.config import Config
-from core.record import TYPES, Memory
+from core.domain.record import TYPES, Memory
+from core.store.config import Config
 
 INDEX_FILE = "MEMORY.md"
 #: an index over this is not read at all (its cap is 25,000 bytes; this is far past it)

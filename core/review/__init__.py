@@ -1,0 +1,1 @@
+"""Review: the queue of items a person decides, and the decisions themselves."""

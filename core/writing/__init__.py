@@ -1,0 +1,1 @@
+"""Writing memories: the candidate pipeline (gate, duplicates, conflicts) and decay."""

@@ -92,7 +92,7 @@ def build(root: Path, memories: int, conflicts: int) -> Path:
 
 DECIDE = """
 import sys, time
-from core.review.decisions import decide
+from core.review.decide import decide
 from core.review.queue import build_queue
 from core.store.workspace import open_workspace
 root, count = sys.argv[1], int(sys.argv[2])

@@ -63,7 +63,7 @@ TRACEBACK = "Traceback (most recent call last)"
 
 ZYGOTE = r"""
 import importlib, json, os, sys, traceback
-for name in ("tui.cli", "core.review.decisions", "core.review.queue",
+for name in ("tui.cli", "core.review.decide", "core.review.queue",
              "core.consolidation.consolidate", "core.consolidation.apply",
              "core.consolidation.rollback", "core.writing.decay", "core.writing.pipeline",
              "core.store.requests", "core.reports.doctor", "core.importers", "core.store.erase",

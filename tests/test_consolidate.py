@@ -30,8 +30,9 @@ from core.consolidation.consolidate import (
 from core.domain.dates import absolutise, fix_formats
 from core.domain.errors import AuthorizationError, NotFoundError, StoreError, ValidationError
 from core.domain.record import Memory, Source
-from core.review.decisions import decide, revert
+from core.review.decide import decide
 from core.review.queue import build_queue
+from core.review.revert import revert
 from core.store import logs
 from core.store.store import Store
 from core.store.workspace import Workspace

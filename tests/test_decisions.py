@@ -1,6 +1,6 @@
 """Decisions on review items and their reverts, end to end (SPEC sections 3, 6, 8, 10).
 
-Each path is driven through :func:`core.review.decisions.decide` or the CLI on a copy of
+Each path is driven through :func:`core.review.decide.decide` or the CLI on a copy of
 the demo (a private store and a team store, each its own git repository; built
 once for the module), or on a small store built for the case. After each one the
 stores are checked as a whole: the files, the index, the events, git and
@@ -34,16 +34,13 @@ from core.domain.errors import (
 )
 from core.domain.record import Memory, Source
 from core.reports.doctor import diagnose
-from core.review.decisions import (
-    TEAM_HISTORY_NOTE,
-    Decision,
-    correct,
-    decide,
-    load_decision,
-    revert,
-)
-from core.review.queue import Item, build_queue, find_item
+from core.review.correct import correct
+from core.review.decide import decide
+from core.review.items import Item
+from core.review.queue import build_queue, get_item
+from core.review.revert import revert
 from core.store import fsutil, logs
+from core.store.decisions import TEAM_HISTORY_NOTE, Decision, load_decision
 from core.store.gitstore import actor_identity
 from core.store.requests import file_request, get_request
 from core.store.store import Store
@@ -386,7 +383,7 @@ def test_defer_changes_no_record_and_keeps_the_item_open(demo: Path) -> None:
     assert transitions(new) == []
     assert fronts(team.root) == before
     assert commits(team.root) == count + 1
-    assert find_item(workspace(demo), item.id).records == item.records
+    assert get_item(workspace(demo), item.id).records == item.records
     assert not decision.revertible
     with pytest.raises(ValidationError, match="deferral: it changed nothing"):
         revert(workspace(demo), decision.id, actor=MAINTAINER)
@@ -488,7 +485,7 @@ def test_a_secret_blocks_a_promotion_and_changes_neither_store(demo: Path) -> No
     assert "github-pat" in str(caught.value)
     assert DEMO_TOKEN not in str(caught.value) and DEMO_TOKEN[4:] not in str(caught.value)
     check()
-    assert find_item(workspace(demo), item.id).request.status == "open"  # type: ignore[union-attr]
+    assert get_item(workspace(demo), item.id).request.status == "open"  # type: ignore[union-attr]
 
 
 def test_the_scan_is_fresh_at_approval(demo: Path) -> None:
@@ -515,7 +512,7 @@ def test_a_secret_in_the_value_shows_in_the_queue_and_blocks_the_promotion(demo:
     token = new_token()
     with private.transaction(actor=OWNER, message="test: a hand edit") as tx:
         tx.update(mine.id, action="edit", reason="test", value=f"pnpm {token}")
-    shown = find_item(workspace(demo), item.id)
+    shown = get_item(workspace(demo), item.id)
     assert [hit["rule"] for hit in shown.scan] == ["github-pat"]
     assert token not in json.dumps(list(shown.scan))
     check = unchanged(private.root, team.root)
@@ -801,7 +798,7 @@ def test_a_revert_restores_the_exact_prior_states(
     # a new commit on top: history is not rewritten
     assert commits(root) == count + 1 and is_ancestor(root, decided_head)
     assert load_decision(Store(root), decision.id).reverted_by == undone.id
-    assert find_item(workspace(demo), item.id).records == item.records
+    assert get_item(workspace(demo), item.id).records == item.records
     # twice is refused, and so is reverting the revert
     check = unchanged(root)
     with pytest.raises(AlreadyDecided, match=rf"already decided by .*\(decision {undone.id}\)"):
@@ -834,7 +831,7 @@ def test_reverting_a_promotion_removes_the_team_copy_and_reopens_the_request(
     assert is_ancestor(team.root, promoted_head)  # the team store is never rewritten
     reopened = get_request(Store(private.root), item.id)
     assert (reopened.status, reopened.decision, reopened.decided_by) == ("open", None, None)
-    assert find_item(workspace(demo), item.id).kind == "promotion"
+    assert get_item(workspace(demo), item.id).kind == "promotion"
     with pytest.raises(AlreadyDecided, match="already decided by"):
         revert(workspace(demo), decision.id, actor=MAINTAINER)
     assert_clean(demo)
@@ -923,7 +920,7 @@ def test_reverting_a_rejection_reopens_the_request(demo: Path) -> None:
         revert(workspace(demo), decision.id, actor=OWNER)
         assert get_request(Store(private.root), item.id).status == "open"
         assert fronts(private.root) == before
-        assert find_item(workspace(demo), item.id).request.status == "open"  # type: ignore[union-attr]
+        assert get_item(workspace(demo), item.id).request.status == "open"  # type: ignore[union-attr]
     assert_clean(demo)
 
 
@@ -1190,11 +1187,11 @@ def test_nothing_private_enters_the_team_store_but_an_approved_promotion(demo: P
 
 
 def test_the_promotion_preview_is_the_rule_that_decides(demo: Path) -> None:
-    """The desk's preview asks core.review.decisions.promotion_outcome, which uses the same
+    """The desk's preview asks core.review.promotion.promotion_outcome, which uses the same
     rule as the promotion itself: a team record whose value differs only in case and
     final punctuation is the same value, so approving merges, as the preview says."""
     from core.domain.record import Source
-    from core.review.decisions import promotion_outcome
+    from core.review.promotion import promotion_outcome
 
     item = the_item(demo, "promotion", attribute="package_manager")
     private_memory = item.records[0].memory

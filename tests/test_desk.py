@@ -229,7 +229,7 @@ async def test_neither_erases_both_for_good(demo: Path) -> None:
 async def test_a_conflict_decided_meanwhile_by_someone_else_is_a_notification(
     demo: Path,
 ) -> None:
-    from core.review.decisions import decide
+    from core.review.decide import decide
 
     app = desk(demo)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -363,7 +363,8 @@ async def test_deletion_approve_erases_the_memory(demo: Path) -> None:
 
 
 async def test_deleting_a_promoted_memory_names_its_team_copy(demo: Path) -> None:
-    from core.review.decisions import decide, team_copies
+    from core.review.decide import decide
+    from core.store.decisions import team_copies
     from core.store.requests import file_request
 
     ws = workspace(demo)

@@ -247,9 +247,9 @@ def test_a_credential_given_as_actor_is_never_echoed(demo: Path) -> None:
         assert actor not in str(caught.value) and "not shown" in str(caught.value)
 
 
-# --------------------------------------------------------- decisions (core.review.decisions)
+# --------------------------------------------------------- decisions (core.review.decide)
 def test_a_cross_domain_actor_cannot_approve_an_erasure(demo: Path) -> None:
-    from core.review.decisions import decide
+    from core.review.decide import decide
 
     ws = workspace(demo)
     deletion = next(i for i in build_queue(ws) if i.kind == "deletion")
@@ -260,7 +260,7 @@ def test_a_cross_domain_actor_cannot_approve_an_erasure(demo: Path) -> None:
 
 
 def test_nobody_approves_an_erasure_in_a_store_with_no_owner(demo: Path) -> None:
-    from core.review.decisions import decide
+    from core.review.decide import decide
 
     set_config(private_of(workspace(demo)), "owner: null", drop="owner:")
     ws = workspace(demo)

@@ -23,7 +23,8 @@ from support_desk import workspace
 from core.demo import OWNER, fake_token
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
-from core.review.queue import Item, build_queue, find_item
+from core.review.items import Item
+from core.review.queue import build_queue, get_item
 from core.store import logs
 from core.store.requests import file_request, load_requests
 from core.store.store import Store
@@ -134,7 +135,7 @@ def test_conflict_sets_are_grouped_by_key(store: Store, make_memory: Callable[..
         "condition": None,
     }
     assert (dep_item.analysis["newer"], dep_item.analysis["older"]) == ("dep-b", "dep-a")
-    assert find_item(Workspace([store]), dep_item.id).records == dep_item.records
+    assert get_item(Workspace([store]), dep_item.id).records == dep_item.records
 
 
 def test_every_record_of_a_conflict_carries_its_evidence(demo: Path) -> None:
@@ -222,7 +223,7 @@ def test_a_promotion_item_shows_the_scan_and_the_team_records_of_its_key(demo: P
     request = file_request(
         ws.private, kind="promote", memory_id=mine.id, reason="vitest for everyone", actor=OWNER
     )
-    item = find_item(workspace(demo), request.id)
+    item = get_item(workspace(demo), request.id)
     assert (item.kind, item.scope, item.title) == (
         "promotion",
         "private",
@@ -490,7 +491,7 @@ def test_a_decided_request_leaves_the_queue(demo: Path) -> None:
     )
     assert queue(demo, "deletion") == []
     with pytest.raises(NotFoundError):
-        find_item(workspace(demo), item.id)
+        get_item(workspace(demo), item.id)
 
 
 def _log_lines(store: Store) -> Iterator[str]:

@@ -33,9 +33,11 @@ from core.domain.errors import (
 from core.domain.record import Memory, Source
 from core.importers import export_claude_code
 from core.reports.doctor import diagnose
-from core.review import secret_records
-from core.review.decisions import decide, revert
-from core.review.queue import KINDS, build_queue, find_item
+from core.review.decide import correct_secret, decide
+from core.review.items import KINDS
+from core.review.queue import build_queue, get_item
+from core.review.revert import revert
+from core.store import secret_files
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
 from tui.screens.dialogs import ReasonDialog
@@ -296,7 +298,7 @@ def test_a_queue_build_scans_each_file_once(
         scanned.append(len(text))
         return real(text)
 
-    monkeypatch.setattr(secret_records.secrets, "scan", counting)
+    monkeypatch.setattr(secret_files.secrets, "scan", counting)
     first = build_queue(ws, kinds=["secret"])
     after_first = len(scanned)
     second = build_queue(ws, kinds=["secret"])
@@ -386,13 +388,11 @@ def test_correct_with_the_content_a_person_wrote(ws: Workspace, clock: Any) -> N
     item = "secret-ci-auth"
 
     with pytest.raises(SecretBlocked) as blocked:
-        secret_records.correct_secret(
-            ws, item, content=f"still {fake_token('ghp_', 36, seed=6)}", actor="alice"
-        )
+        correct_secret(ws, item, content=f"still {fake_token('ghp_', 36, seed=6)}", actor="alice")
     assert "github-pat" in str(blocked.value) and "ghp_" not in str(blocked.value)
     assert "ci-auth" in Store(store.root).memories  # nothing changed
 
-    decision = secret_records.correct_secret(
+    decision = correct_secret(
         ws, item, content="CI reads GITHUB_TOKEN from the CI secrets", actor="alice", reason="ok"
     )
 
@@ -403,7 +403,7 @@ def test_correct_with_the_content_a_person_wrote(ws: Workspace, clock: Any) -> N
     assert reachable_objects_holding(store.root, token) == 0
     assert files_holding(store.root, token) == []
     with pytest.raises(AlreadyDecided, match=decision.id):  # a second decider
-        secret_records.correct_secret(ws, item, content="again", actor="alice")
+        correct_secret(ws, item, content="again", actor="alice")
     with pytest.raises(AlreadyDecided, match=decision.id):
         decide(open_workspace([store.root]), item, approve=True, option="erase", actor="alice")
 
@@ -605,7 +605,7 @@ def test_snapshot_secret_correct_dialog(snap_compare: Any, demo: Path) -> None:
 
 def test_decision_errors_never_hold_the_token(demo: Path) -> None:
     note = demo_note(demo)
-    item = find_item(workspace(demo), f"secret-{note.id}")
+    item = get_item(workspace(demo), f"secret-{note.id}")
     messages = []
     for option in ("erase", "correct", None, "bogus"):
         try:

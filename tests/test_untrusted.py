@@ -23,8 +23,10 @@ from support_desk import DEMO_NOW, OWNER, workspace
 
 from core.domain.errors import AlreadyDecided, StoreError, ValidationError
 from core.reports.doctor import diagnose
-from core.review import decisions
+from core.review.decide import decide
 from core.review.queue import build_queue
+from core.review.revert import revert
+from core.store.decisions import last_decision_for, team_copies
 from core.store.store import CACHE_FILE, JOURNAL_FILE, JournalError, Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,7 +193,7 @@ def test_a_committed_folder_link_is_never_written_through(
             file_request(Store(private), kind="delete", memory_id=memory, reason="x", actor=OWNER)
         else:
             item = next(i for i in build_queue(ws) if i.kind == "deletion")
-            decisions.decide(ws, item.id, approve=False, actor=OWNER)
+            decide(ws, item.id, approve=False, actor=OWNER)
     assert any(f.path == name and "symbolic link" in f.reason for f in diagnose(Store(private)))
     assert sorted(p.relative_to(elsewhere) for p in elsewhere.rglob("*")) == before
     assert {p: p.stat().st_size for p in elsewhere.rglob("*") if p.is_file()} == sizes
@@ -258,12 +260,12 @@ def test_the_second_decider_gets_already_decided(
     actor = OWNER
     one, two = workspace(demo), workspace(demo)  # two people, each with the queue on screen
     build_queue(two)
-    done = decisions.decide(one, item_id, actor=actor, **first)  # type: ignore[arg-type]
+    done = decide(one, item_id, actor=actor, **first)  # type: ignore[arg-type]
     files_before = {
         p: p.read_bytes() for p in demo.rglob("*") if p.is_file() and ".git" not in p.parts
     }
     with pytest.raises(AlreadyDecided) as caught:
-        decisions.decide(two, item_id, actor=actor, **second)  # type: ignore[arg-type]
+        decide(two, item_id, actor=actor, **second)  # type: ignore[arg-type]
     message = str(caught.value)
     assert f"already decided by {actor}" in message and done.id in message
     after = {p: p.read_bytes() for p in demo.rglob("*") if p.is_file() and ".git" not in p.parts}
@@ -276,7 +278,6 @@ def test_two_processes_racing_on_one_conflict_apply_once(demo: Path) -> None:
         f"""
         import sys, time
         from pathlib import Path
-        from core.review import decisions
         from core.demo import DemoClock
         from core.domain.errors import AlreadyDecided
         from core.store.workspace import open_workspace
@@ -286,7 +287,7 @@ def test_two_processes_racing_on_one_conflict_apply_once(demo: Path) -> None:
         while not Path({str(demo / "go")!r}).exists():
             time.sleep(0.005)
         try:
-            d = decisions.decide(ws, {item_id!r}, approve=True, option=sys.argv[1], actor={OWNER!r})
+            d = decide(ws, {item_id!r}, approve=True, option=sys.argv[1], actor={OWNER!r})
             print("ok", d.id)
         except AlreadyDecided as exc:
             print("lost", exc)
@@ -317,11 +318,11 @@ def test_two_processes_racing_on_one_conflict_apply_once(demo: Path) -> None:
 
 def test_a_decision_is_reverted_once(demo: Path) -> None:
     item_id = _first(demo, "conflict")
-    done = decisions.decide(workspace(demo), item_id, approve=True, option="newer", actor=OWNER)
+    done = decide(workspace(demo), item_id, approve=True, option="newer", actor=OWNER)
     one, two = workspace(demo), workspace(demo)
-    decisions.revert(one, done.id, actor=OWNER)
+    revert(one, done.id, actor=OWNER)
     with pytest.raises(AlreadyDecided, match="already decided by"):
-        decisions.revert(two, done.id, actor=OWNER)
+        revert(two, done.id, actor=OWNER)
 
 
 def test_threads_of_one_process_decide_once(demo: Path) -> None:
@@ -330,7 +331,7 @@ def test_threads_of_one_process_decide_once(demo: Path) -> None:
 
     def run(approve: bool) -> None:
         try:
-            decisions.decide(workspace(demo), item_id, approve=approve, actor=OWNER)
+            decide(workspace(demo), item_id, approve=approve, actor=OWNER)
             outcomes.append("ok")
         except AlreadyDecided:
             outcomes.append("lost")
@@ -346,7 +347,7 @@ def test_threads_of_one_process_decide_once(demo: Path) -> None:
 @pytest.mark.parametrize("bad", ["../../etc/passwd", "../requests/x", "dec-1", "", "x" * 5000])
 def test_revert_takes_a_decision_id_never_a_path(demo: Path, bad: str) -> None:
     with pytest.raises(ValidationError) as caught:
-        decisions.revert(workspace(demo), bad, actor=OWNER)
+        revert(workspace(demo), bad, actor=OWNER)
     assert caught.value.field == "decision"
     assert bad not in str(caught.value) or not bad
 
@@ -448,12 +449,12 @@ def test_a_promotion_killed_anywhere_lands_in_both_stores_or_neither(
     assert (team_after != team_before) == approved, (point, nth, approved)
     ws = workspace(demo)
     if approved:  # and the decision can be reverted as a whole
-        decision = decisions.last_decision_for(ws, item_id)
+        decision = last_decision_for(ws, item_id)
         assert decision is not None
-        decisions.revert(ws, decision.id, actor=OWNER)
+        revert(ws, decision.id, actor=OWNER)
         assert {p.name for p in (demo / "team" / "memories").glob("*.md")} == team_before
     else:
-        decisions.decide(ws, item_id, approve=True, actor=OWNER)
+        decide(ws, item_id, approve=True, actor=OWNER)
         assert {p.name for p in (demo / "team" / "memories").glob("*.md")} != team_before
 
 
@@ -490,15 +491,15 @@ def test_erasing_a_promoted_record_asks_the_team_to_delete_its_copy(demo: Path) 
     ws = workspace(demo)
     item = next(i for i in build_queue(ws) if i.kind == "promotion" and not i.scan)
     private_id = item.records[0].memory.id
-    decisions.decide(ws, item.id, approve=True, actor=OWNER)
+    decide(ws, item.id, approve=True, actor=OWNER)
     ws = workspace(demo)
-    copies = decisions.team_copies(ws, private_id)
+    copies = team_copies(ws, private_id)
     assert len(copies) == 1
     team, copy_id = copies[0]
     asked = file_request(
         ws.for_scope("private"), kind="delete", memory_id=private_id, reason="wrong", actor=OWNER
     )
-    done = decisions.decide(workspace(demo), asked.id, approve=True, actor=OWNER)
+    done = decide(workspace(demo), asked.id, approve=True, actor=OWNER)
     assert done.note is not None and copy_id in done.note
     opened = [r for r in load_requests(Store(team.root)) if r.status == "open"]
     asked_team = [(r.kind, r.memory_id) for r in opened if r.memory_id == copy_id]
@@ -533,7 +534,7 @@ def test_a_killed_writers_temp_file_does_not_stop_consolidate(demo: Path) -> Non
 
     private = Store(demo / "private")
     batch = next(i for i in build_queue(workspace(demo)) if i.kind == "consolidation")
-    decisions.decide(workspace(demo), batch.id, approve=False, actor=OWNER)
+    decide(workspace(demo), batch.id, approve=False, actor=OWNER)
     (private.root / "memories" / ".x.md.k1l2m3.tmp").write_text("half a file")
     consolidate(Store(demo / "private"), actor=OWNER, dry_run=True)
     consolidate(Store(demo / "private"), actor=OWNER)

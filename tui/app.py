@@ -15,7 +15,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from core.domain.errors import MemgovError
-from core.review.decisions import Decision, revert
+from core.review.revert import revert
+from core.store.decisions import Decision
 from core.store.workspace import Workspace
 from tui.messages import DecisionApplied, DecisionFailed
 from tui.render import failure_text

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from core import __version__
+from core.domain.data import to_data
 from core.domain.errors import AlreadyDecided, MemgovError, shown_id
 from core.domain.secrets import redact
+from core.review.items import BatchAnalysis, ConflictAnalysis
 from core.store.store import Clock, Store
 from core.store.workspace import Workspace, open_workspace
 
@@ -369,7 +371,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
     items = build_queue(workspace(args), kinds=args.kind)
     emit(
         args,
-        [i.to_dict() for i in items],
+        [to_data(i) for i in items],
         lambda: (
             "\n".join(
                 f"{i.opened_at[:16]}  {i.kind:<13} {i.id:<26} {i.scope:<7} {i.title}" for i in items
@@ -389,23 +391,23 @@ def render_item(item: Any) -> str:
     if item.request is not None:
         lines.append(f"  requested by {item.request.requested_by}: {item.request.reason}")
     if item.kind == "promotion":
-        hits = ", ".join(sorted({h["rule"] for h in item.scan})) or "clean"
+        hits = ", ".join(sorted({h.rule for h in item.scan})) or "clean"
         lines.append(f"  secret scan: {hits}")
     analysis = item.analysis
-    if item.kind == "consolidation":
-        summary = analysis.get("summary", {})
+    if isinstance(analysis, BatchAnalysis):
+        summary = analysis.summary
         lines.append(
             f"  {summary.get('changes', 0)} changes: {summary.get('automatic', 0)} "
             f"automatic, {summary.get('needs_approval', 0)} need approval"
         )
-        for entry in analysis.get("files", []):
+        for entry in analysis.files:
             cls = "automatic" if entry.get("automatic") else "needs approval"
             lines.append(f"  - {entry['path']} [{entry.get('status')}, {cls}]")
             lines += [f"      {reason}" for reason in entry.get("reasons", [])]
-        lines += [f"  note: {finding}" for finding in analysis.get("findings", [])]
+        lines += [f"  note: {finding}" for finding in analysis.findings]
         lines.append("  decide: memgov decide ITEM --approve|--reject [--file PATH ...]")
-    if item.kind == "conflict" and analysis:
-        lines.append(f"  sources favour {analysis['favoured']}: {', '.join(analysis['why'])}")
+    if isinstance(analysis, ConflictAnalysis) and analysis.favoured:
+        lines.append(f"  sources favour {analysis.favoured}: {', '.join(analysis.why)}")
     for title, records in (("records", item.records), ("team records", item.team_records)):
         if records:
             lines.append(f"  {title}:")
@@ -433,10 +435,10 @@ def render_item(item: Any) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from core.review.queue import find_item
+    from core.review.queue import get_item
 
-    item = find_item(workspace(args), args.item)
-    emit(args, item.to_dict(), lambda: render_item(item))
+    item = get_item(workspace(args), args.item)
+    emit(args, to_data(item), lambda: render_item(item))
     return EXIT_OK
 
 
@@ -454,7 +456,7 @@ def parse_conditions(values: Sequence[str] | None) -> dict[str, str]:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from core.review.decisions import decide
+    from core.review.decide import decide
 
     if args.approve == args.reject:
         raise MemgovError("say --approve or --reject")
@@ -471,7 +473,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     )
     emit(
         args,
-        decision.to_dict(),
+        to_data(decision),
         lambda: (
             f"{decision.id}: {decision.kind} {decision.item} "
             f"-> {decision.option} ({decision.reason})"
@@ -484,12 +486,12 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
-    from core.review.decisions import revert
+    from core.review.revert import revert
 
     result = revert(
         workspace(args), args.decision, actor=actor_from(args), reason=args.reason or ""
     )
-    emit(args, result.to_dict(), lambda: f"{result.id}: reverted {args.decision}")
+    emit(args, to_data(result), lambda: f"{result.id}: reverted {args.decision}")
     return EXIT_OK
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from core.review.decisions import Decision
-from core.review.queue import Item
+from core.review.items import Item
+from core.store.decisions import Decision
 
 
 class QueueLoaded(Message):

@@ -13,7 +13,6 @@ file's name, never half-applied.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -21,12 +20,12 @@ from typing import Any
 from core.consolidation import gitops
 from core.consolidation.batch import Batch, Change, fingerprint, load_batch
 from core.consolidation.model import edit_changes
+from core.domain import policy
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
-from core.review.decisions import DECISION_DIR, Decision, check_may_decide, new_decision_id
-from core.review.queue import Item
+from core.store import decisions
+from core.store.decisions import Decision, load_decisions, new_decision_id
 from core.store.store import MEMORY_DIR, Store, Transaction
-from core.store.workspace import Workspace
 
 
 # --------------------------------------------------------------------- baselines
@@ -134,20 +133,6 @@ class BatchDecision(Decision):
     commit: str | None = None
     files: dict[str, str] = field(default_factory=dict)  # path -> approved | rejected
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **super().to_dict(),
-            "approved": list(self.approved),
-            "rejected": list(self.rejected),
-            "baseline": self.baseline,
-            "commit": self.commit,
-            "files": dict(self.files),
-        }
-
-    def to_json(self) -> str:
-        """The decision record keeps the common fields (``load_decision`` reads them)."""
-        return Decision(**{f.name: getattr(self, f.name) for f in fields(Decision)}).to_json()
-
     def render(self) -> str:
         lines = [f"{self.id}: consolidation {self.item} -> {self.option} ({self.reason})"]
         lines.append(f"  approved: {', '.join(self.approved) or 'nothing'}")
@@ -175,20 +160,8 @@ def summaries(memories: Iterable[Memory]) -> dict[str, dict[str, Any]]:
 
 
 def record_decision(tx: Transaction, decision: BatchDecision, details: dict[str, Any]) -> None:
-    tx.write_file(decision.path, decision.to_json())
-    tx.event(
-        "decide",
-        tuple(sorted(set(decision.before) | set(decision.after))),
-        reason=decision.reason,
-        decision=decision.id,
-        request=decision.item,
-        details={
-            "item": decision.item,
-            "kind": "consolidation",
-            "option": decision.option,
-            **details,
-        },
-    )
+    """The decision record (core.store.decisions); its event names the batch."""
+    decisions.record_decision(tx, decision, details=details, request=decision.item)
 
 
 def _check_current(tx: Transaction, batch: Batch, changes: Sequence[Change]) -> None:
@@ -365,25 +338,38 @@ def apply_batch(
 
 
 def _already_decided(store: Store, batch_id: str) -> Decision | None:
-    folder = store.root / DECISION_DIR
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if (data.get("item"), data.get("kind")) == (batch_id, "consolidation") and data.get(
-            "option"
-        ) != "auto":  # the automatic part of the same run is not the batch's decision
-            return Decision(**data)
+    for decision in load_decisions(store):
+        # the automatic part of the same run is not the batch's decision
+        if (decision.item, decision.kind) == (batch_id, "consolidation") and (
+            decision.option != "auto"
+        ):
+            return decision
     return None
 
 
+def check_may_decide(store: Store, actor: str, what: str) -> None:
+    """Who may decide a batch or roll back: the store's owner or maintainers."""
+    policy.check_decider(
+        store,
+        actor,
+        f"decide team item {what}" if store.config.scope == "team" else f"decide {what}",
+    )
+
+
 def decide_batch(
-    item: Item, approve: bool, *, actor: str, reason: str = "", files: Sequence[str] | None = None
+    store: Store,
+    batch_id: str,
+    approve: bool,
+    *,
+    actor: str,
+    reason: str = "",
+    files: Sequence[str] | None = None,
 ) -> BatchDecision:
     """Approve all, approve the changes touching ``files`` and reject the rest,
     reject all, or reject those touching ``files`` and approve the rest."""
-    store = item.store
-    check_may_decide(item, actor, Workspace([store]))
-    ref = gitops.BATCH_REF + item.id
-    done = _already_decided(store, item.id)
+    check_may_decide(store, actor, batch_id)
+    ref = gitops.BATCH_REF + batch_id
+    done = _already_decided(store, batch_id)
     if done is not None:  # an earlier run stopped between its commit and its tag: finish it
         mine = next((b for b in baselines(store) if b.decision == done.id), None)
         if mine is None and done.option in ("approve", "partial"):
@@ -392,15 +378,15 @@ def decide_batch(
                 commit_of(store, done),
                 actor=done.actor,
                 decision=done.id,
-                batch=item.id,
-                summary=f"consolidation {item.id}: {done.option}",
+                batch=batch_id,
+                summary=f"consolidation {batch_id}: {done.option}",
             )
         gitops.delete_ref(store.root, ref)
         common = {f.name: getattr(done, f.name) for f in fields(Decision)}
         return BatchDecision(
             **common, baseline=mine.name if mine else None, commit=mine.commit if mine else None
         )
-    batch = load_batch(store, item.id)
+    batch = load_batch(store, batch_id)
     approved, rejected = select(store, batch, approve, files)
     option = "approve" if not rejected else "reject" if not approved else "partial"
     reason = (

@@ -33,7 +33,7 @@ normal :meth:`Store.transaction` (lifecycle transitions and updates, one event
 each with the decision id, the index regenerated, one commit); a change whose
 records moved since the batch was made is refused with the file's name.
 
-Decisions (:func:`decide_batch`, reached through ``core.review.decisions.decide``):
+Decisions (:func:`decide_batch`, reached through ``core.review.decide.decide``):
 approve all; approve the changes touching some files and reject the rest;
 reject all (the store stays at its baseline); or reject the changes touching
 some files and approve the rest. An approved batch's commit is tagged as the
@@ -53,8 +53,8 @@ On a team store the policy applies only when a maintainer runs consolidation:
 anyone else's batch is proposed whole, the automatic changes wait in it for a
 maintainer too, and the report says why (``auto_apply_held``).
 
-The queue item (``kind="consolidation"``, ``id`` = batch id) documents the
-batch in ``Item.analysis``::
+The review queue shows a pending batch as an item (``kind="consolidation"``,
+``id`` = batch id; core.review.batch) whose analysis holds::
 
     batch, base, branch, since, engine, created_at, actor
     summary   {records, input, unused, signals, changes, automatic, needs_approval, files}
@@ -73,7 +73,6 @@ review code above does not depend on which engine made a batch.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,13 +90,11 @@ from core.consolidation.batch import (
     Change,
     FileChange,
     Plan,
-    batch_files,
     file_diff,
     load_batch,
     make_plan,
     new_batch_id,
     pending_ids,
-    stale,
     unified_diff,
     write_batch,
 )
@@ -105,8 +102,7 @@ from core.consolidation.engine import DeterministicEngine
 from core.consolidation.model import Edit, Engine, Gathered, Proposal, Signal
 from core.consolidation.rollback import RollbackResult, revert_decision, rollback
 from core.domain import policy
-from core.domain.errors import MemgovError, StoreError
-from core.review.queue import Item, _Context
+from core.domain.errors import StoreError
 from core.store.fsutil import file_lock
 from core.store.index import INDEX_FILE
 from core.store.store import MEMORY_DIR, Store, recover
@@ -130,7 +126,6 @@ __all__ = [
     "decide_batch",
     "file_diff",
     "load_batch",
-    "pending_items",
     "revert_decision",
     "rollback",
     "unified_diff",
@@ -354,59 +349,3 @@ def consolidate(
     return _report(
         store, rest, status="pending", batch=batch.id, applied=applied, initial_baseline=initial
     )
-
-
-# ------------------------------------------------------------------ the queue
-def batch_item(store: Store, batch: Batch, ctx: _Context | None = None) -> Item:
-    """A pending batch as a review-queue item (see the module docstring for ``analysis``)."""
-    changes = {c.id: c for c in batch.changes}
-    moved = stale(batch, store)
-    files = batch_files(store, batch)
-    ctx = ctx or _Context(store)
-    touched = dict.fromkeys(i for c in batch.changes for i in c.memory_ids)
-    records = tuple(ctx.evidence(store.memories[i]) for i in touched if i in store.memories)
-    auto = sum(c.automatic for c in batch.changes)
-    return Item(
-        kind="consolidation",
-        id=batch.id,
-        title=f"consolidation: {len(batch.changes)} changes ({auto} automatic, "
-        f"{len(batch.changes) - auto} need approval) in {len(files)} files",
-        opened_at=batch.created_at,
-        store=store,
-        scope=store.config.scope,
-        records=records,
-        analysis={
-            "batch": batch.id,
-            "base": batch.base,
-            "branch": batch.branch,
-            "since": batch.since,
-            "engine": batch.engine,
-            "created_at": batch.created_at,
-            "actor": batch.actor,
-            "summary": {**batch.counts, "files": len(files)},
-            "changes": [{**c.to_dict(), "stale": moved.get(c.id, [])} for c in batch.changes],
-            "files": [f.to_dict(changes) for f in files],
-            "index": dict(batch.index),
-            "replay": dict(batch.replay),
-            "findings": list(batch.findings),
-        },
-    )
-
-
-def pending_items(store: Store) -> Iterator[Item]:
-    """The store's pending batch (at most one), for :func:`core.review.queue.build_queue`."""
-    ids = pending_ids(store)
-    ctx = _Context(store) if ids else None
-    for batch_id in ids:
-        try:
-            yield batch_item(store, load_batch(store, batch_id), ctx)
-        except (MemgovError, ValueError, KeyError) as exc:  # a damaged batch stays visible
-            yield Item(
-                kind="consolidation",
-                id=batch_id,
-                title=f"consolidation batch {batch_id}: unreadable ({exc})",
-                opened_at="",
-                store=store,
-                scope=store.config.scope,
-                analysis={"batch": batch_id, "error": str(exc)},
-            )

@@ -11,7 +11,6 @@ since the baseline are kept (they came through the write gate, not a batch).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,7 @@ from core.consolidation import gitops
 from core.consolidation.apply import (
     BatchDecision,
     baselines,
+    check_may_decide,
     commit_of,
     find_baseline,
     make_baseline,
@@ -26,12 +26,11 @@ from core.consolidation.apply import (
     summaries,
 )
 from core.consolidation.batch import pending_ids
+from core.domain.data import to_data
 from core.domain.errors import NotFoundError, StoreError, ValidationError
 from core.domain.record import parse_memory
-from core.review.decisions import DECISION_DIR, Decision, check_may_decide, new_decision_id
-from core.review.queue import Item
+from core.store.decisions import Decision, load_decision, new_decision_id, with_reverted
 from core.store.store import MEMORY_DIR, Store
-from core.store.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ class RollbackResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "decision": self.decision.to_dict(),
+            "decision": to_data(self.decision),
             "target": self.target,
             "baseline": self.baseline,
             "restored": list(self.restored),
@@ -68,18 +67,6 @@ class RollbackResult:
         return "\n".join(lines)
 
 
-def _check_actor(store: Store, actor: str, what: str) -> None:
-    item = Item(
-        kind="consolidation",
-        id=what,
-        title=what,
-        opened_at="",
-        store=store,
-        scope=store.config.scope,
-    )
-    check_may_decide(item, actor, Workspace([store]))
-
-
 def rollback(
     store: Store, baseline: str | None = None, *, actor: str, reason: str = ""
 ) -> RollbackResult:
@@ -93,7 +80,7 @@ def rollback(
 
 
 def _rollback(store: Store, baseline: str | None, *, actor: str, reason: str) -> RollbackResult:
-    _check_actor(store, actor, f"rollback of {store.root.name}")
+    check_may_decide(store, actor, f"rollback of {store.root.name}")
     pending = pending_ids(store)
     if pending:
         raise StoreError(
@@ -163,14 +150,13 @@ def _rollback(store: Store, baseline: str | None, *, actor: str, reason: str) ->
             restored.append(then.id)
         undone = [b for b in known if b.number > target.number and b.decision]
         for later in undone:
-            record = store.root / DECISION_DIR / f"{later.decision}.json"
-            if record.is_file():
-                data = json.loads(record.read_text(encoding="utf-8"))
-                if not data.get("reverted_by"):
-                    data["reverted_by"] = decision_id
-                    tx.write_file(
-                        f"{DECISION_DIR}/{later.decision}.json", Decision(**data).to_json()
-                    )
+            assert later.decision is not None
+            try:
+                earlier = load_decision(store, later.decision)
+            except (NotFoundError, ValidationError):
+                continue  # doctor reports a decision record that cannot be read
+            if not earlier.reverted_by:
+                tx.write_file(earlier.path, with_reverted(earlier, decision_id).to_json())
         decision = BatchDecision(
             id=decision_id,
             item=target.name,

@@ -60,9 +60,9 @@ from core.domain import secrets
 from core.domain.record import Memory
 from core.importers.claude_code import INDEX_FILE, TEAM_DIR, without_type_prefix
 from core.importers.common import FolderError, slug
-from core.review import secret_records
 from core.store.config import Config
 from core.store.fsutil import atomic_write_text
+from core.store.secret_files import scan_file
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.decay import weight
@@ -195,7 +195,7 @@ def _plan(stores: list[Store]) -> tuple[list[_Out], list[str]]:
         )
         for memory in active:
             out = _topic(memory, team, weight(memory, now, store.config), set(taken))
-            rules = {f.rule_id for f in secret_records.scan_file(store.root / memory.path)}
+            rules = {f.rule_id for f in scan_file(store.root / memory.path)}
             rules |= {f.rule_id for f in secrets.scan(out.text)}
             if rules:
                 left_out.append(f"{memory.id}: holds a credential ({', '.join(sorted(rules))})")

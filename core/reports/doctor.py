@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from core.domain.errors import StoreError
-from core.review import secret_records
 from core.store import gitstore, logs, requests
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text
+from core.store.secret_files import file_hits, how_to_fix
 from core.store.store import JOURNAL_FILE, MEMORY_DIR, STATE_DIR, Store
 
 
@@ -237,12 +237,12 @@ def _secrets(store: Store) -> list[Finding]:
     """Every record file (any status) and every unreadable file of ``memories/`` that
     holds a credential: the rule ids and where, never the value."""
     found = []
-    for hit in secret_records.file_hits(store):
+    for hit in file_hits(store):
         rules = ", ".join(hit.rules)
         if hit.memory is not None:
             reason = (
                 f"holds a credential ({rules}; {hit.where()}; the record is "
-                f"{hit.memory.status}): " + secret_records.how_to_fix(hit.memory.id)
+                f"{hit.memory.status}): " + how_to_fix(hit.memory.id)
             )
         else:
             reason = (

@@ -14,7 +14,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.domain.record import TRUST, TYPES, Memory
-from core.review.decisions import correct
+from core.review.correct import correct
 from core.review.queue import evidence_for
 from core.store.requests import file_request
 from core.store.store import Store

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from core.consolidation.consolidate import file_diff
 from core.domain.errors import MemgovError
+from core.review.items import BatchAnalysis
 from tui.render import safe
 from tui.screens.dialogs import Proposal
 from tui.screens.items import ItemScreen
@@ -94,7 +95,7 @@ class BatchScreen(ItemScreen):
 
     @property
     def files(self) -> list[dict[str, Any]]:
-        return list(self.item.analysis.get("files", []))
+        return list(self.item.analysis_as(BatchAnalysis).files)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -114,9 +115,9 @@ class BatchScreen(ItemScreen):
         table.focus()
 
     def refresh_view(self) -> None:
-        a = self.item.analysis
-        summary = a.get("summary", {})
-        replay = a.get("replay", {})
+        a = self.item.analysis_as(BatchAnalysis)
+        summary = a.summary
+        replay = a.replay
         text = Text()
         text.append(
             f"{summary.get('changes', 0)} changes in {summary.get('files', 0)} files: ",
@@ -141,7 +142,7 @@ class BatchScreen(ItemScreen):
                 f"{count('changed')} changed, {count('lost')} lost, {count('weaker')} weaker",
                 style="cyan",
             )
-        for finding in a.get("findings", [])[:2]:
+        for finding in a.findings[:2]:
             text.append(f"\n{safe(finding)}", style="dim italic")
         self.query_one("#batch-summary", Static).update(text)
         table = self.query_one("#batch-files", DataTable)
@@ -186,7 +187,7 @@ class BatchScreen(ItemScreen):
             parts.append(Text(f"• {safe(reason)}", style="italic"))
         stale = [
             c
-            for c in self.item.analysis.get("changes", [])
+            for c in self.item.analysis_as(BatchAnalysis).changes
             if c.get("stale") and c["id"] in entry.get("changes", [])
         ]
         if stale:

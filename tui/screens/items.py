@@ -18,8 +18,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from core.domain.errors import MemgovError
-from core.review.decisions import decide, promotion_outcome
-from core.review.queue import Item, find_item
+from core.review.decide import decide
+from core.review.items import (
+    ConditionHints,
+    ConflictAnalysis,
+    DeletionAnalysis,
+    Item,
+    PromotionAnalysis,
+)
+from core.review.queue import get_item
 from core.store.workspace import Workspace
 from tui.render import record_card, safe
 from tui.screens.dialogs import ConditionsDialog, Proposal, ReasonDialog
@@ -68,7 +75,7 @@ class ItemScreen(Screen[None]):
         if self is not self.app.screen:
             return
         try:
-            self.item = find_item(self.workspace, self.item.id)
+            self.item = get_item(self.workspace, self.item.id)
         except MemgovError:  # decided (here or elsewhere): back to the queue
             self.dismiss(None)
             return
@@ -180,13 +187,13 @@ class ConflictScreen(ItemScreen):
         self.query_one("#steps", Static).update(self.steps())
         columns = self.query_one("#columns", Horizontal)
         columns.remove_children()
-        analysis = self.item.analysis
+        analysis = self.item.analysis_as(ConflictAnalysis)
         records = self.ordered()
         for index, rec in enumerate(records):
             label = "older" if index == 0 else "newer" if index == len(records) - 1 else "middle"
             verdict = ""
-            if rec.memory.id == analysis.get("favoured"):
-                verdict = "sources favour this one: " + ", ".join(analysis.get("why", []))
+            if rec.memory.id == analysis.favoured:
+                verdict = "sources favour this one: " + ", ".join(analysis.why)
             column = VerticalScroll(
                 Static(record_card(rec, label=f" {label} ", verdict=verdict)),
                 classes="record-column",
@@ -195,28 +202,27 @@ class ConflictScreen(ItemScreen):
             columns.mount(column)
 
     def steps(self) -> RenderableType:
-        a = self.item.analysis
-        key = a.get("key", {})
+        a = self.item.analysis_as(ConflictAnalysis)
+        key = a.key
         records = self.ordered()
         values = " vs ".join(safe(r.memory.value or r.memory.hook)[:30] for r in records)
         lines = [
             Text.assemble(
                 ("1 identify ", "bold"),
-                f"{key.get('scope')} · "
-                f"{key.get('subject')} #{key.get('attribute')}"
-                + (f" [{key['condition']}]" if key.get("condition") else "")
+                f"{key.scope} · "
+                f"{key.subject} #{key.attribute}"
+                + (f" [{key.condition}]" if key.condition else "")
                 + f": {len(records)} records, {values}",
             ),
             Text.assemble(
                 ("2 weigh    ", "bold"),
-                f"sources favour {a.get('favoured')}: " + ", ".join(a.get("why", [])),
+                f"sources favour {a.favoured}: " + ", ".join(a.why),
             ),
         ]
-        hints = a.get("condition_hints", {})
         said = []
         for rec in records:
-            h = hints.get(rec.memory.id, {})
-            words = h.get("parallel", []) + h.get("sequential", [])
+            h = a.condition_hints.get(rec.memory.id, ConditionHints())
+            words = h.parallel + h.sequential
             if words:
                 said.append(f"{rec.memory.id} says " + ", ".join(f"“{w}”" for w in words))
         lines.append(
@@ -368,7 +374,7 @@ class PromotionScreen(ItemScreen):
 
     @property
     def blocked(self) -> list[str]:
-        return sorted({h["rule"] for h in self.item.scan})
+        return sorted({h.rule for h in self.item.scan})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "approve" and self.blocked:
@@ -412,7 +418,7 @@ class PromotionScreen(ItemScreen):
         memory = self.item.records[0].memory
         team = self.workspace.team
         # the core's own rule (same key, same value after normalising), never a copy
-        outcome = promotion_outcome(team, memory) if team is not None else "no team store"
+        outcome = self.item.analysis_as(PromotionAnalysis).outcome or "no team store"
         proposal = Proposal(
             f"Promote {memory.id} to the team store",
             (
@@ -492,8 +498,7 @@ class DeletionScreen(ItemScreen):
         self.query_one("#record", Static).update(record_card(self.item.records[0]))
 
     def team_copies(self) -> list[str]:
-        copies = self.item.analysis.get("team_copies") or []
-        return [str(c["id"]) for c in copies]
+        return [c.id for c in self.item.analysis_as(DeletionAnalysis).team_copies]
 
     def action_approve(self) -> None:
         memory = self.item.records[0].memory

@@ -13,7 +13,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static, Tab, Tabs
 
-from core.review.queue import Item, build_queue
+from core.review.items import ConflictAnalysis, Item
+from core.review.queue import build_queue
 from tui.messages import QueueLoaded
 from tui.render import failure_text, memory_header, safe
 
@@ -37,15 +38,15 @@ def preview(item: Item) -> RenderableType:
         parts.append(
             Text(f"{item.request.requested_by}: {safe(item.request.reason)}", style="italic")
         )
-    if item.kind == "conflict" and item.analysis.get("favoured"):
+    if isinstance(item.analysis, ConflictAnalysis) and item.analysis.favoured:
         parts.append(
             Text(
-                f"sources favour {item.analysis['favoured']}: " + ", ".join(item.analysis["why"]),
+                f"sources favour {item.analysis.favoured}: " + ", ".join(item.analysis.why),
                 style="cyan",
             )
         )
     if item.kind in ("promotion", "secret"):
-        rules = sorted({h["rule"] for h in item.scan})
+        rules = sorted({h.rule for h in item.scan})
         parts.append(
             Text(
                 "secret scan: " + (", ".join(rules) or "clean"),

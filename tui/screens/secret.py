@@ -19,7 +19,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Header, Label, Static, TextArea
 
 from core.domain import secrets
-from core.review import secret_records
+from core.review.decide import correct_secret
+from core.review.items import SecretAnalysis
+from core.review.secret import DEFAULT_REASONS
 from tui.render import record_card, safe
 from tui.screens.dialogs import Proposal
 from tui.screens.items import ItemScreen
@@ -121,7 +123,7 @@ class SecretScreen(ItemScreen):
 
     @property
     def options(self) -> list[str]:
-        return list(self.item.analysis.get("options", ()))
+        return list(self.item.analysis_as(SecretAnalysis).options)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "correct" and "correct" not in self.options:
@@ -131,11 +133,9 @@ class SecretScreen(ItemScreen):
     def refresh_view(self) -> None:
         rec = self.item.records[0]
         memory = rec.memory
-        where = "; ".join(
-            f"{h['rule']} at line {h['line']}, column {h['column']}" for h in self.item.scan
-        )
+        where = "; ".join(f"{h.rule} at line {h.line}, column {h.column}" for h in self.item.scan)
         scan = Text("secret scan: ", style="bold red")
-        scan.append(f"{where} of {self.item.analysis.get('file', memory.path)}", style="red")
+        scan.append(f"{where} of {self.item.analysis_as(SecretAnalysis).file}", style="red")
         scan.append(" · the value is never shown", style="dim")
         scan.append(
             "\ne erase for good · "
@@ -160,7 +160,7 @@ class SecretScreen(ItemScreen):
             raw = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return Text("the file can no longer be read", style="red")
-        marked = {int(h["line"]) for h in self.item.scan}
+        marked = {h.line for h in self.item.scan}
         text = Text(f"\n{self.item.records[0].memory.path}, redacted\n", style="bold")
         for number, line in enumerate(safe(raw).splitlines(), start=1):
             mark = "▶" if number in marked else " "
@@ -185,7 +185,7 @@ class SecretScreen(ItemScreen):
                 "the event keeps only its id, key and a content hash",
                 self.history_note(),
             ),
-            secret_records.DEFAULT_REASONS["erase"],
+            DEFAULT_REASONS["erase"],
             destructive=True,
             warning="This cannot be undone.",
         )
@@ -211,14 +211,14 @@ class SecretScreen(ItemScreen):
                     self.history_note(),
                     "events and one commit",
                 ),
-                secret_records.DEFAULT_REASONS["correct"],
+                DEFAULT_REASONS["correct"],
                 destructive=True,
                 warning="This cannot be undone: the old record is erased.",
             )
             self.propose(
                 proposal,
                 f"correct {memory.id}",
-                lambda reason: secret_records.correct_secret(
+                lambda reason: correct_secret(
                     app.workspace, item_id, content=content, actor=self.actor, reason=reason
                 ),
             )
@@ -230,7 +230,7 @@ class SecretScreen(ItemScreen):
             Proposal(
                 "Defer: leave the credential where it is for now",
                 ("nothing changes; the decision is recorded", "the item stays in the queue"),
-                secret_records.DEFAULT_REASONS["defer"],
+                DEFAULT_REASONS["defer"],
             ),
             f"defer {self.item.id}",
             approve=False,

@@ -1,11 +1,7 @@
-"""Credentials already in stored records (issue 10): found, shown redacted, removed.
+"""Deciding a "secret in a record" item: a credential already in a stored record.
 
-A record written before scanning existed, or pasted into ``memories/`` by hand,
-can hold a token the write gate never saw. :func:`record_hits` scans the file of
-every record (any status: superseded and expired files are still on disk) and
-returns the rule ids, lines and columns, never the value. ``doctor`` reports
-each, the queue shows a "secret in a record" item per record (``secret-<id>``),
-and :func:`decide_secret` decides it:
+Found by core.store.secret_files (rule ids, lines and columns, never the value);
+decided here:
 
 * ``erase``: the record is erased for good, as an approved deletion erases
   (file, index line, and in a private store every reachable git object: the
@@ -17,9 +13,6 @@ and :func:`decide_secret` decides it:
   object of a private store keeps the token;
 * reject (``defer``): nothing changes, the item stays open; the decision is
   recorded.
-
-Scanning is cached by each file's stat data (mtime, size, inode): a queue
-built again scans only the files that changed since.
 """
 
 from __future__ import annotations
@@ -27,23 +20,29 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import stat
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.domain import secrets
 from core.domain.errors import AlreadyDecided, NotFoundError, SecretBlocked, ValidationError
 from core.domain.record import Memory, Source
+from core.review.items import Item
+from core.review.session import Session
+from core.store.decisions import (
+    TEAM_HISTORY_NOTE,
+    Decision,
+    erase_record,
+    front,
+    key_only,
+    last_decision_for,
+    new_decision_id,
+    record_decision,
+)
 from core.store.erase import scrub
-from core.store.store import MAX_FILE_BYTES, MEMORY_DIR, Store, Transaction, new_memory_id
+from core.store.requests import Request, load_requests
+from core.store.store import MAX_FILE_BYTES, Store, Transaction, new_memory_id
+from core.store.workspace import Workspace
 
-if TYPE_CHECKING:  # core.review.decisions and core.review.queue import this module
-    from core.review.decisions import Decision
-    from core.review.queue import Item
-    from core.store.workspace import Workspace
-
-ITEM_PREFIX = "secret-"
 #: what a person may do with a record that holds a credential
 OPTIONS = ("erase", "correct")
 #: statuses whose record can be replaced by a corrected one (an expired or a
@@ -51,104 +50,12 @@ OPTIONS = ("erase", "correct")
 CORRECTABLE = ("active", "conflict")
 #: the shortest secret that is also scrubbed from history on its own
 MIN_NEEDLE_BYTES = 8
-_CACHE_LIMIT = 100_000
-#: absolute path -> ((mtime_ns, size, inode), findings)
-_SCANNED: dict[str, tuple[tuple[int, int, int], tuple[secrets.Finding, ...]]] = {}
 _MARK = re.compile(r"\[secret: [A-Za-z0-9_.-]+\]")
 
 
-@dataclass(frozen=True)
-class Hit:
-    """A file of a store's ``memories/`` that holds a credential."""
-
-    path: str  # relative to the store root
-    findings: tuple[secrets.Finding, ...]
-    memory: Memory | None = None  # None: the file is not a readable record
-
-    @property
-    def rules(self) -> list[str]:
-        return sorted({f.rule_id for f in self.findings})
-
-    @property
-    def scan(self) -> tuple[dict[str, Any], ...]:
-        """What the queue and the desk show: rule id, line and column, nothing else."""
-        return tuple({"rule": f.rule_id, "line": f.line, "column": f.column} for f in self.findings)
-
-    def where(self) -> str:
-        """``github-pat at line 12, column 20; ...``: never the value."""
-        return "; ".join(f"{f.rule_id} at line {f.line}, column {f.column}" for f in self.findings)
-
-
-# ------------------------------------------------------------------------- scanning
-def scan_file(path: Path) -> tuple[secrets.Finding, ...]:
-    """The findings in one file's text (lines and columns of the file), cached by its
-    stat data. A missing file, a link or anything but a plain file has none: memgov
-    does not read through links. Only the first ``MAX_FILE_BYTES`` are read."""
-    key = str(path)
-    try:
-        st = os.lstat(path)
-    except OSError:
-        _SCANNED.pop(key, None)
-        return ()
-    if not stat.S_ISREG(st.st_mode):
-        return ()
-    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-    cached = _SCANNED.get(key)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES)
-    except OSError:
-        return ()
-    findings = tuple(secrets.scan(data.decode("utf-8", "replace")))
-    if len(_SCANNED) >= _CACHE_LIMIT:
-        _SCANNED.clear()
-    _SCANNED[key] = (stamp, findings)
-    return findings
-
-
-def record_hits(store: Store) -> list[Hit]:
-    """Every record of the store, whatever its status, whose file holds a credential."""
-    hits = []
-    for memory in sorted(store.memories.values(), key=lambda m: m.id):
-        findings = scan_file(store.root / memory.path)
-        if findings:
-            hits.append(Hit(memory.path, findings, memory))
-    return hits
-
-
-def file_hits(store: Store) -> list[Hit]:
-    """:func:`record_hits`, and the files of ``memories/`` that are not readable
-    records (a duplicate id, bad front matter) but hold a credential too."""
-    hits = record_hits(store)
-    seen = {h.path for h in hits} | {m.path for m in store.memories.values()}
-    for problem in store.load().problems:
-        if problem.path in seen or not problem.path.startswith(f"{MEMORY_DIR}/"):
-            continue
-        seen.add(problem.path)
-        findings = scan_file(store.root / problem.path)
-        if findings:
-            hits.append(Hit(problem.path, findings))
-    return sorted(hits, key=lambda h: h.path)
-
-
-def item_id(memory_id: str) -> str:
-    return f"{ITEM_PREFIX}{memory_id}"
-
-
 def options_for(memory: Memory) -> tuple[str, ...]:
+    """What may be done with a record that holds a credential."""
     return OPTIONS if memory.status in CORRECTABLE else ("erase",)
-
-
-def how_to_fix(memory_id: str) -> str:
-    """What doctor and errors say to do about a record that holds a credential."""
-    item = item_id(memory_id)
-    return (
-        f"erase it or correct it in the desk ('secret in a record' item {item}) or with "
-        f"memgov decide {item} --approve --option erase|correct"
-    )
 
 
 # ------------------------------------------------------------------------ redaction
@@ -231,6 +138,7 @@ DEFAULT_REASONS = {
 
 
 def decide_secret(
+    session: Session,
     workspace: Workspace,
     item: Item,
     approve: bool,
@@ -251,9 +159,6 @@ def decide_secret(
     hold a credential; if it was erased or corrected meanwhile, the second
     decider gets :class:`AlreadyDecided` and nothing changes.
     """
-    from core.review import decisions
-
-    decisions.check_may_decide(item, actor, workspace)
     chosen = option if approve else "defer"
     if chosen not in (*OPTIONS, "defer"):
         raise ValidationError(
@@ -275,8 +180,8 @@ def decide_secret(
             raise SecretBlocked(f"the corrected content for {item.id}", rules)
     memory_id = item.records[0].memory.id
     store = item.store
-    decision_id = decisions.new_decision_id(store, f"{item.id}|{chosen}")
-    with store.transaction(actor=actor, message=f"decide {item.id}: {chosen}") as tx:
+    decision_id = new_decision_id(store, f"{item.id}|{chosen}")
+    with session.transaction(store, actor=actor, message=f"decide {item.id}: {chosen}") as tx:
         current = tx.view.get(memory_id)
         file_text = _read_text(store.root / current.path) if current is not None else None
         if current is None or file_text is None or not secrets.scan(file_text):
@@ -289,9 +194,9 @@ def decide_secret(
                 field="status",
                 hint="erase it (--option erase)",
             )
-        kept = {memory_id: _key_only(decisions, current)}
+        kept = {memory_id: key_only(front(current))}
         if chosen == "defer":
-            decision = decisions.Decision(
+            decision = Decision(
                 id=decision_id,
                 item=item.id,
                 kind="secret",
@@ -303,7 +208,7 @@ def decide_secret(
                 before=kept,
                 after=kept,
             )
-            return decisions.record_decision(tx, decision)
+            return record_decision(tx, decision)
         created: list[dict[str, str]] = []
         after: dict[str, dict[str, Any]] = {}
         replacement: Memory | None = None
@@ -331,9 +236,9 @@ def decide_secret(
                 details={"corrects": memory_id},
             )
             created = [{"store": str(store.root), "id": replacement.id}]
-            after = {replacement.id: decisions.front(tx.view[replacement.id])}
+            after = {replacement.id: front(tx.view[replacement.id])}
         secret_needles = _needles(tx, current, file_text)
-        decisions.erase_record(
+        erase_record(
             tx,
             memory_id,
             action="erase",
@@ -344,7 +249,7 @@ def decide_secret(
         )
         tx.needles += [n for n in secret_needles if n not in tx.needles]
         _close_requests(tx, memory_id, decision_id, actor, replacement)
-        decision = decisions.Decision(
+        decision = Decision(
             id=decision_id,
             item=item.id,
             kind="secret",
@@ -357,36 +262,9 @@ def decide_secret(
             after=after,
             created=created,
             erased=[memory_id],
-            note=decisions.TEAM_HISTORY_NOTE if store.config.scope == "team" else None,
+            note=TEAM_HISTORY_NOTE if store.config.scope == "team" else None,
         )
-        return decisions.record_decision(tx, decision)
-
-
-def correct_secret(
-    workspace: Workspace,
-    item_id: str,
-    *,
-    content: str | None,
-    actor: str,
-    reason: str = "",
-) -> Decision:
-    """``decide ITEM --approve --option correct`` with the content a person wrote
-    (the desk's correction dialog), through :func:`core.review.decisions.decide`: the item
-    is looked up under every store's lock; a second decider gets
-    :class:`AlreadyDecided`."""
-    from core.review import decisions
-
-    if not item_id.startswith(ITEM_PREFIX):
-        raise ValidationError(f"{item_id} is not a secret in a record", field="item")
-    return decisions.decide(
-        workspace,
-        item_id,
-        approve=True,
-        actor=actor,
-        reason=reason,
-        option="correct",
-        content=content,
-    )
+        return record_decision(tx, decision)
 
 
 def _read_text(path: Path) -> str | None:
@@ -396,13 +274,6 @@ def _read_text(path: Path) -> str | None:
             return handle.read(MAX_FILE_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
-
-
-def _key_only(decisions: Any, memory: Memory) -> dict[str, Any]:
-    """The record in a decision file: its id and key, never a field that may hold
-    the secret (title, value, source quotes)."""
-    front: dict[str, Any] = decisions.front(memory)
-    return {k: v for k, v in front.items() if k in decisions.ERASED_KEEP}
 
 
 def _needles(tx: Transaction, memory: Memory, file_text: str) -> list[bytes]:
@@ -415,9 +286,7 @@ def _needles(tx: Transaction, memory: Memory, file_text: str) -> list[bytes]:
     return sorted((n for n in encoded if not any(n in o for o in others)), key=len, reverse=True)
 
 
-def _open_requests(store: Store, memory_id: str) -> list[Any]:
-    from core.store.requests import load_requests
-
+def _open_requests(store: Store, memory_id: str) -> list[Request]:
     return [r for r in load_requests(store) if r.memory_id == memory_id and r.status == "open"]
 
 
@@ -445,9 +314,7 @@ def _close_requests(
 
 def _decided_before(workspace: Workspace, item: str, memory_id: str, store: Store) -> Exception:
     """The error for a second decider: who erased or corrected the record, when."""
-    from core.review import decisions
-
-    earlier = decisions.last_decision_for(workspace, item)
+    earlier = last_decision_for(workspace.stores, item)
     if earlier is not None and earlier.option in OPTIONS:
         return AlreadyDecided(item, actor=earlier.actor, ts=earlier.ts, decision=earlier.id)
     return NotFoundError(

@@ -1,0 +1,79 @@
+"""One way to turn memgov's dataclasses into plain data (JSON, ``--json``, MCP).
+
+:func:`to_data` walks a value: a dataclass becomes a dict of its fields in
+their declared order, enums their value, dates and times ISO strings, paths
+strings, tuples and sets lists; mappings and lists are walked in turn.
+
+A field says how it is shown through its metadata (:func:`shown_as`):
+
+- ``key``: the name it has in the data (``scan`` shown as ``secret_scan``);
+- ``skip``: left out (a back reference, a cache);
+- ``convert``: a function applied to the value first (a store shown by its root);
+- ``flatten``: its data (a mapping) merged into the parent's, not nested.
+
+A class may list properties to add after its fields in ``DATA_PROPERTIES``
+(``Decision.revertible``). Nothing else is special: a new dataclass is shown
+correctly without code of its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Mapping
+from datetime import date, datetime
+from pathlib import PurePath
+from typing import Any
+
+
+def shown_as(
+    *,
+    key: str | None = None,
+    skip: bool = False,
+    convert: Callable[[Any], Any] | None = None,
+    flatten: bool = False,
+) -> dict[str, Any]:
+    """Field metadata for :func:`to_data`: ``field(metadata=shown_as(key=...))``."""
+    meta: dict[str, Any] = {}
+    if key is not None:
+        meta["key"] = key
+    if skip:
+        meta["skip"] = True
+    if convert is not None:
+        meta["convert"] = convert
+    if flatten:
+        meta["flatten"] = True
+    return meta
+
+
+def to_data(value: Any) -> Any:
+    """``value`` as plain data: dicts, lists, strings, numbers, booleans and None."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            if f.metadata.get("skip"):
+                continue
+            item = getattr(value, f.name)
+            convert = f.metadata.get("convert")
+            data = to_data(convert(item) if convert else item)
+            if f.metadata.get("flatten"):
+                out.update(data)
+            else:
+                out[f.metadata.get("key", f.name)] = data
+        for name in getattr(type(value), "DATA_PROPERTIES", ()):
+            out[name] = to_data(getattr(value, name))
+        return out
+    if isinstance(value, enum.Enum):
+        return to_data(value.value)
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, PurePath):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(to_data(k)): to_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = [to_data(v) for v in value]
+        return sorted(items) if isinstance(value, set | frozenset) else items
+    raise TypeError(f"to_data cannot show a {type(value).__name__}")

@@ -1,0 +1,167 @@
+"""Deciding a conflict set (SPEC section 10): which record holds, and how the others go.
+
+The options: ``newer`` or ``older`` (that record is confirmed, ``verified_at``
+now; every other record is superseded by it), ``parallel`` (both hold, each
+under a condition the reviewer writes after reading the sources; the
+conditions must differ and clash with no other record), ``neither`` (every
+record is erased) and ``defer`` (nothing changes, the item stays open). Each
+is one transaction with one decision record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.domain.errors import ValidationError
+from core.review.items import CONFLICT_OPTIONS, Item
+from core.review.session import Session
+from core.store.decisions import (
+    TEAM_HISTORY_NOTE,
+    Decision,
+    erase_record,
+    front,
+    key_only,
+    new_decision_id,
+    record_decision,
+)
+
+
+def decide_conflict(
+    session: Session,
+    item: Item,
+    option: str | None,
+    *,
+    actor: str,
+    reason: str,
+    conditions: dict[str, str],
+) -> Decision:
+    """Adjudicate a conflict set: ``newer`` or ``older`` wins (the others are
+    superseded), ``parallel`` (each record under its own condition), ``neither``
+    (every record erased) or ``defer`` (nothing changes; the decision is recorded)."""
+    if option not in CONFLICT_OPTIONS:
+        raise ValidationError(
+            "unknown option", field="option", hint="newer, older, parallel, neither or defer"
+        )
+    store = item.store
+    members = [r.memory for r in item.records]
+    by_age = sorted(members, key=lambda m: (m.created_at, m.id))
+    reason = (
+        reason.strip()
+        or {
+            "newer": "the newer record wins",
+            "older": "the older record is right",
+            "parallel": "both hold, under different conditions",
+            "neither": "neither record holds",
+            "defer": "deferred: needs more evidence",
+        }[option]
+    )
+    decision_id = new_decision_id(store, f"{item.id}|{option}")
+    with session.transaction(store, actor=actor, message=f"decide {item.id}: {option}") as tx:
+        before = {m.id: front(m) for m in members}
+        erased: list[str] = []
+        if option in ("newer", "older"):
+            winner = by_age[-1] if option == "newer" else by_age[0]
+            losers = [m for m in by_age if m.id != winner.id]
+            # a set left with one record (its other was erased since) has nothing to replace
+            replaces: dict[str, Any] = (
+                {"supersedes": max(losers, key=lambda m: m.created_at).id} if losers else {}
+            )
+            tx.transition(
+                winner.id,
+                "active",
+                action="adjudicate",
+                reason=reason,
+                decision=decision_id,
+                request=item.id,
+                verified_at=tx.now,
+                **replaces,
+            )
+            for loser in losers:
+                tx.transition(
+                    loser.id,
+                    "active",
+                    action="adjudicate",
+                    reason=reason,
+                    decision=decision_id,
+                    request=item.id,
+                )
+                tx.transition(
+                    loser.id,
+                    "superseded",
+                    action="supersede",
+                    reason=f"{winner.id} wins: {reason}",
+                    decision=decision_id,
+                    request=item.id,
+                    details={"by": winner.id},
+                )
+        elif option == "parallel":
+            missing = [m.id for m in members if not (conditions.get(m.id) or "").strip()]
+            if missing:
+                raise ValidationError(
+                    "parallel needs a condition for every record; missing for "
+                    + ", ".join(missing),
+                    field="condition",
+                    hint="e.g. --condition ID=env=production (read the sources first)",
+                )
+            chosen = [conditions[m.id].strip() for m in members]
+            if len(set(chosen)) != len(chosen):
+                raise ValidationError(
+                    "parallel conditions must differ, or the records would share a key again",
+                    field="condition",
+                )
+            for memory in members:
+                condition = conditions[memory.id].strip()
+                clash = [
+                    m.id
+                    for m in tx.view.values()
+                    if m.id not in before
+                    and m.status in ("active", "conflict")
+                    and m.key == (memory.scope, memory.subject, memory.attribute, condition)
+                ]
+                if clash:
+                    raise ValidationError(
+                        f"the condition for {memory.id} clashes with {', '.join(clash)}",
+                        field="condition",
+                    )
+                tx.transition(
+                    memory.id,
+                    "active",
+                    action="adjudicate",
+                    reason=reason,
+                    decision=decision_id,
+                    request=item.id,
+                    condition=condition,
+                    verified_at=tx.now,
+                    details={"condition": condition},
+                )
+        elif option == "neither":
+            for memory in members:
+                erase_record(
+                    tx,
+                    memory.id,
+                    action="erase",
+                    reason=reason,
+                    decision=decision_id,
+                    request=item.id,
+                )
+                erased.append(memory.id)
+        else:  # defer: nothing changes, the item stays open; the decision is still recorded
+            pass
+        after = {m.id: front(tx.view[m.id]) for m in members if m.id in tx.view}
+        if erased:
+            before = {mid: key_only(state) for mid, state in before.items()}
+        decision = Decision(
+            id=decision_id,
+            item=item.id,
+            kind="conflict",
+            option=option,
+            actor=actor,
+            reason=reason,
+            ts=tx.now.isoformat(),
+            store=str(store.root),
+            before=before,
+            after=after,
+            erased=erased,
+            note=TEAM_HISTORY_NOTE if erased and store.config.scope == "team" else None,
+        )
+        return record_decision(tx, decision)

@@ -1,0 +1,89 @@
+"""A person corrects what was remembered: a new record supersedes the old one.
+
+The same rules as any replacement (active -> superseded, the new record's
+``supersedes`` points at the old one), recorded as a revertible decision. A
+correction in a team store is secret-scanned first.
+"""
+
+from __future__ import annotations
+
+from core.domain import secrets
+from core.domain.errors import SecretBlocked, ValidationError
+from core.review.authority import check_may_decide_on
+from core.store.decisions import Decision, front, new_decision_id, record_decision
+from core.store.store import new_memory_id
+from core.store.workspace import Workspace
+
+
+def correct(
+    workspace: Workspace,
+    memory_id: str,
+    *,
+    content: str,
+    actor: str,
+    reason: str = "",
+    value: str | None = None,
+) -> Decision:
+    """A person corrects what was remembered: a new record supersedes the old one.
+
+    The same rules as any replacement (active -> superseded, the new record's
+    ``supersedes`` points at the old one), recorded as a revertible decision.
+    """
+    store = workspace.find_memory(memory_id)
+    old = store.get(memory_id)
+    if old.status != "active":
+        raise ValidationError(
+            f"{memory_id} is {old.status}; only an active memory can be "
+            "corrected (adjudicate a conflict in the queue)",
+            field="status",
+        )
+    if not content.strip():
+        raise ValidationError(
+            "the correction is empty; request a deletion instead", field="content"
+        )
+    check_may_decide_on("correction", store, memory_id, actor, workspace)
+    if store.config.scope == "team":
+        rules = [f.rule_id for f in secrets.scan(content)]
+        if rules:
+            raise SecretBlocked(f"correction of {memory_id}", rules)
+    reason = reason.strip() or "corrected by the person it is about"
+    decision_id = new_decision_id(store, f"correct|{memory_id}|{content}")
+    with store.transaction(actor=actor, message=f"correct {memory_id}") as tx:
+        new = old.with_changes(
+            id=new_memory_id(old.attribute, f"{old.id}|{content}|{tx.now.isoformat()}"),
+            path="",
+            content=content.strip(),
+            value=value,
+            supersedes=old.id,
+            created_at=tx.now,
+            verified_at=tx.now,
+            usage_count=0,
+            last_used_at=None,
+            confidence=max(old.confidence, 0.9),
+            status="active",
+        )
+        tx.create(
+            new, action="correct", reason=reason, decision=decision_id, details={"corrects": old.id}
+        )
+        tx.transition(
+            old.id,
+            "superseded",
+            action="supersede",
+            reason=reason,
+            decision=decision_id,
+            details={"by": new.id},
+        )
+        decision = Decision(
+            id=decision_id,
+            item=memory_id,
+            kind="correction",
+            option="supersede",
+            actor=actor,
+            reason=reason,
+            ts=tx.now.isoformat(),
+            store=str(store.root),
+            before={old.id: front(old)},
+            after={old.id: front(tx.view[old.id])},
+            created=[{"store": str(store.root), "id": new.id}],
+        )
+        return record_decision(tx, decision)

@@ -1,0 +1,227 @@
+"""What the review queue holds: items, their evidence and their analyses, typed.
+
+An :class:`Item` is one thing a person decides (SPEC section 10). Every item
+carries, for each record involved, a :class:`RecordEvidence`: the record, the
+source quotes with the resolved log excerpt, and what points at it. Its
+``analysis`` is one dataclass per kind, read by attribute by the desk, the CLI
+and (as plain data, :func:`core.domain.data.to_data`) ``--json``:
+
+========================  ===========================================
+kind                      analysis
+========================  ===========================================
+``conflict``              :class:`ConflictAnalysis` (which record the sources favour)
+``promotion``             :class:`PromotionAnalysis` (secret hits, what approval does)
+``deletion``              :class:`DeletionAnalysis` (team copies the erasure leaves)
+``consolidation``         :class:`BatchAnalysis` (the batch: changes, files, replay)
+``secret``                :class:`SecretAnalysis` (file, rules, what may be done)
+========================  ===========================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from core.domain.data import shown_as
+from core.domain.record import Memory, Source
+from core.store.logs import Excerpt
+from core.store.requests import Request
+from core.store.store import Store
+
+
+class Kind(StrEnum):
+    """The kinds of review item, in the order the queue names them."""
+
+    CONFLICT = "conflict"
+    PROMOTION = "promotion"
+    DELETION = "deletion"
+    CONSOLIDATION = "consolidation"
+    SECRET = "secret"
+
+
+KINDS = tuple(Kind)
+#: what each kind of request opens
+KIND_OF_REQUEST = {"promote": Kind.PROMOTION, "delete": Kind.DELETION}
+#: a conflict's options: which record wins, both under conditions, neither, or later
+CONFLICT_OPTIONS = ("newer", "older", "parallel", "neither", "defer")
+
+
+def _record_summary(memory: Memory) -> dict[str, Any]:
+    return {
+        "id": memory.id,
+        "status": memory.status,
+        "type": memory.type,
+        "scope": memory.scope,
+        "subject": memory.subject,
+        "attribute": memory.attribute,
+        "condition": memory.condition,
+        "value": memory.value,
+        "content": memory.content,
+        "confidence": memory.confidence,
+        "created_at": memory.created_at.isoformat(),
+        "verified_at": memory.verified_at.isoformat(),
+    }
+
+
+def _excerpt(excerpt: Excerpt | None) -> dict[str, Any] | None:
+    if excerpt is None:
+        return None
+    return {
+        "file": excerpt.file,
+        "line": excerpt.line,
+        "lines": [{"line": n, "text": t} for n, t in excerpt.lines],
+    }
+
+
+@dataclass(frozen=True)
+class SourceEvidence:
+    """One source of a record, and the log lines it points at (None: not found)."""
+
+    source: Source = field(metadata=shown_as(flatten=True, convert=Source.to_dict))
+    excerpt: Excerpt | None = field(metadata=shown_as(convert=_excerpt))
+
+    DATA_PROPERTIES = ("resolves",)
+
+    @property
+    def resolves(self) -> bool:
+        return self.excerpt is not None
+
+
+@dataclass(frozen=True)
+class RecordEvidence:
+    """A record as a reviewer sees it: its fields, its sources resolved, its pointers."""
+
+    memory: Memory = field(metadata=shown_as(flatten=True, convert=_record_summary))
+    store: str
+    sources: tuple[SourceEvidence, ...]
+    pointers: tuple[str, ...]
+
+    DATA_PROPERTIES = ("source_count",)
+
+    @property
+    def source_count(self) -> int:
+        return len(self.sources)
+
+
+# --------------------------------------------------------------------- analyses
+@dataclass(frozen=True)
+class Key:
+    scope: str
+    subject: str
+    attribute: str
+    condition: str | None
+
+
+@dataclass(frozen=True)
+class ConditionHints:
+    """Words in a record's evidence suggesting the values hold at different times
+    (``sequential``) or in different places (``parallel``)."""
+
+    sequential: tuple[str, ...] = ()
+    parallel: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConflictAnalysis:
+    """Steps 2 and 3 of adjudication: which record the sources favour and why, the
+    votes of each signal, and hints about conditions (the reader decides)."""
+
+    key: Key
+    favoured: str | None = None
+    why: tuple[str, ...] = ()
+    votes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    condition_hints: dict[str, ConditionHints] = field(default_factory=dict)
+    newer: str | None = None
+    older: str | None = None
+
+
+@dataclass(frozen=True)
+class PromotionAnalysis:
+    secret_hits: int
+    #: what approving does in the team store, in words (core.review.promotion)
+    outcome: str | None = None
+
+
+@dataclass(frozen=True)
+class TeamCopy:
+    store: str
+    id: str
+
+
+@dataclass(frozen=True)
+class DeletionAnalysis:
+    #: erasing a promoted record leaves its team copies: the deletion says so
+    team_copies: tuple[TeamCopy, ...] = ()
+
+
+@dataclass(frozen=True)
+class SecretAnalysis:
+    file: str
+    status: str
+    rules: tuple[str, ...]
+    options: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BatchAnalysis:
+    """A pending consolidation batch (core.consolidation documents each part).
+
+    ``changes`` and ``files`` are the batch's own data: each change
+    ``{id, action, class, automatic, reason, evidence, memory_ids, files, stale}``,
+    each file ``{path, status, class, automatic, changes, reasons, evidence,
+    derived, diff}``. ``error`` is set, and the rest empty, for a batch that
+    cannot be read."""
+
+    batch: str
+    base: str = ""
+    branch: str = ""
+    since: str | None = None
+    engine: str = ""
+    created_at: str = ""
+    actor: str = ""
+    summary: dict[str, int] = field(default_factory=dict)
+    changes: tuple[dict[str, Any], ...] = ()
+    files: tuple[dict[str, Any], ...] = ()
+    index: dict[str, Any] = field(default_factory=dict)
+    replay: dict[str, Any] = field(default_factory=dict)
+    findings: tuple[str, ...] = ()
+    error: str | None = None
+
+
+Analysis = ConflictAnalysis | PromotionAnalysis | DeletionAnalysis | BatchAnalysis | SecretAnalysis
+A = TypeVar(
+    "A", ConflictAnalysis, PromotionAnalysis, DeletionAnalysis, BatchAnalysis, SecretAnalysis
+)
+
+
+@dataclass(frozen=True)
+class ScanHit:
+    """Where the secret scan found a credential: the rule and the place, never the value."""
+
+    rule: str
+    line: int
+    column: int
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Item:
+    kind: Kind
+    id: str
+    title: str
+    opened_at: str
+    store: Store = field(compare=False, repr=False, metadata=shown_as(convert=lambda s: s.root))
+    analysis: Analysis
+    scope: str = "private"
+    subject: str = ""
+    records: tuple[RecordEvidence, ...] = ()
+    request: Request | None = None
+    team_records: tuple[RecordEvidence, ...] = ()
+    scan: tuple[ScanHit, ...] = field(default=(), metadata=shown_as(key="secret_scan"))
+
+    def analysis_as(self, kind: type[A]) -> A:
+        """The analysis, as the dataclass the caller expects for this item's kind."""
+        if not isinstance(self.analysis, kind):
+            raise TypeError(f"{self.id} is a {self.kind} item, its analysis is no {kind.__name__}")
+        return self.analysis

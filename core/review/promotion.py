@@ -1,0 +1,243 @@
+"""Deciding a promotion request (SPEC section 7): a private record becomes a team record.
+
+Approval scans the record again (whatever the queue showed), then writes a team
+copy through the same duplicate and conflict rules as any write: the same key
+and the same value merges into the team record (:func:`team_matches`, the
+value rule of core.domain.values), the same key and another value opens a
+conflict, otherwise a new active team record. Each source's quoted log line
+is copied into the team's daily log so the team record's sources resolve
+there; nothing else of the private log travels. The private store and the
+team store change together or not at all. :func:`promotion_outcome` is what
+the queue and the desk say approval will do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from typing import Any
+
+from core.domain import secrets, values
+from core.domain.errors import SecretBlocked, ValidationError
+from core.domain.record import Memory, Source
+from core.review.items import Item
+from core.review.session import Session
+from core.store import logs
+from core.store.decisions import Decision, front, new_decision_id, record_decision
+from core.store.store import Store, Transaction, new_memory_id
+from core.store.workspace import Workspace
+from core.writing.pipeline import conflict_item_id
+
+
+def promotion_texts(memory: Memory) -> list[str]:
+    """What a promotion's secret scan reads (in the queue and again at approval): the
+    record's free text, i.e. content, title, value and source quotes."""
+    return [memory.content, memory.title or "", memory.value or ""] + [
+        s.evidence for s in memory.all_sources
+    ]
+
+
+def decide_promotion(
+    session: Session, workspace: Workspace, item: Item, approve: bool, *, actor: str, reason: str
+) -> Decision:
+    """Approve: a team copy of the record, through the same duplicate and conflict
+    rules as any write, with its evidence carried into the team's logs (both stores
+    in one change); reject: the record stays private."""
+    private = item.store
+    request = item.request
+    assert request is not None
+    memory = item.records[0].memory
+    decision_id = new_decision_id(private, f"{item.id}|{approve}")
+    created: list[dict[str, str]] = []
+    touched: list[dict[str, Any]] = []
+    team = workspace.team
+    if approve:
+        assert team is not None  # the authority check made sure
+        if memory.status != "active":  # replaced or expired since the request was filed
+            raise ValidationError(
+                f"{memory.id} is {memory.status} since the promotion was requested; only an "
+                "active memory can be promoted",
+                field="status",
+                hint="reject the request, or request the promotion of the record that replaced it",
+            )
+        rules = [f.rule_id for text in promotion_texts(memory) for f in secrets.scan(text)]
+        if rules:  # a fresh scan, whatever the queue showed earlier
+            raise SecretBlocked(f"promotion of {memory.id}", rules)
+        reason = reason.strip() or f"promoted to team: {request.reason}"
+    else:
+        reason = reason.strip() or "stays private"
+    # one change across both stores: both land or neither, whatever moment it is killed
+    message = f"decide {item.id}: {'promoted' if approve else 'rejected'} {memory.id}"
+    with contextlib.ExitStack() as stack:
+        if approve:
+            assert team is not None  # the authority check made sure
+            tx, team_tx = stack.enter_context(
+                session.joint(private, team, actor=actor, message=message)
+            )
+        else:
+            tx = stack.enter_context(session.transaction(private, actor=actor, message=message))
+        if approve:
+            assert team is not None
+            prior = dict(team_tx.view)
+            team_id = place_team_copy(
+                team_tx,
+                memory,
+                private,
+                reason=reason,
+                request=request.id,
+                decision=decision_id,
+            )
+            if team_id not in prior:
+                created.append({"store": str(team.root), "id": team_id})
+            touched = [
+                {
+                    "store": str(team.root),
+                    "id": mid,
+                    "before": front(prior[mid]),
+                    "after": front(team_tx.view[mid]),
+                }
+                for mid in sorted(team_tx.changed)
+                if mid in prior
+            ]
+        closed = request.with_changes(
+            status="approved" if approve else "rejected",
+            decision=decision_id,
+            decided_by=actor,
+            decision_reason=reason,
+        )
+        tx.write_file(request.path, closed.to_yaml())
+        decision = Decision(
+            id=decision_id,
+            item=item.id,
+            kind="promotion",
+            option="approve" if approve else "reject",
+            actor=actor,
+            reason=reason,
+            ts=tx.now.isoformat(),
+            store=str(private.root),
+            request=request.id,
+            before={memory.id: front(memory)},
+            after={memory.id: front(memory)},
+            created=created,
+            touched=touched,
+        )
+        return record_decision(tx, decision)
+
+
+def carry_evidence(
+    tx: Transaction, private: Store, sources: tuple[Source, ...]
+) -> tuple[Source, ...]:
+    """Copy each source's quoted message line into the team store's daily log, so the
+    team record's sources resolve there too. Nothing else of the private log travels."""
+    carried = []
+    for source in sources:
+        excerpt = logs.resolve(private.root, source, context=0, outside_ok=True)
+        if source.file is not None or excerpt is None:
+            carried.append(source)
+            continue
+        rel = excerpt.file
+        current = tx.files.get(rel)
+        if current is None and (tx.store.root / rel).is_file():
+            current = (tx.store.root / rel).read_text(encoding="utf-8")
+        day = rel.rsplit("/", 1)[-1].removesuffix(".md")
+        text = logs.with_message_line(current, day=day, task=source.task, line=excerpt.lines[0][1])
+        tx.write_file(rel, text)
+        carried.append(
+            Source(
+                task=source.task,
+                message_index=source.message_index,
+                evidence=source.evidence,
+                log=rel,
+            )
+        )
+    return tuple(carried)
+
+
+def team_matches(
+    team_records: Iterable[Memory], memory: Memory
+) -> tuple[Memory | None, list[Memory]]:
+    """What a promotion of ``memory`` meets in the team store: the record of the same
+    key and the same value it merges into (if any), and every open record of its key
+    (a contradiction when there is no match). The desk's preview asks the same."""
+    key = ("team", memory.subject, memory.attribute, memory.condition)
+    same_key = [m for m in team_records if m.key == key and m.status in ("active", "conflict")]
+    return next((m for m in same_key if values.same_value(m, memory)), None), same_key
+
+
+def promotion_outcome(team: Store, memory: Memory) -> str:
+    """What approving a promotion will do in the team store, in words."""
+    match, same_key = team_matches(team.memories.values(), memory)
+    if match is not None:
+        return f"merges into {match.id}"
+    if same_key:
+        return "opens a conflict with " + ", ".join(m.id for m in same_key)
+    return "a new active team record"
+
+
+def place_team_copy(
+    tx: Transaction, memory: Memory, private: Store, *, reason: str, request: str, decision: str
+) -> str:
+    """The team record: a new id, scope team, every source kept; through the same
+    duplicate and conflict rules as any write."""
+    sources = carry_evidence(tx, private, memory.all_sources)
+    copy = memory.with_changes(
+        id=new_memory_id(memory.attribute, f"team|{memory.id}|{tx.now.isoformat()}"),
+        scope="team",
+        status="active",
+        path="",
+        source=sources[0] if sources else None,
+        sources=tuple(sources[1:]),
+        supersedes=None,
+        created_at=tx.now,
+        verified_at=tx.now,
+        usage_count=0,
+        last_used_at=None,
+    )
+    match, same_key = team_matches(tx.view.values(), memory)
+    details = {"promoted_from": memory.id}
+    if match is not None:
+        merged = values.with_sources(match, sources)
+        tx.update(
+            match.id,
+            action="merge",
+            reason=f"promotion of {memory.id}: same value",
+            sources=merged,
+            verified_at=tx.now,
+            details=details,
+        ) if match.status == "conflict" else tx.transition(
+            match.id,
+            "active",
+            action="reconfirm",
+            reason=reason,
+            request=request,
+            decision=decision,
+            sources=merged,
+            verified_at=tx.now,
+            details=details,
+        )
+        return match.id
+    if same_key:
+        item = conflict_item_id(copy.key)
+        tx.create(
+            copy.with_changes(status="conflict"),
+            action="conflict",
+            reason=reason,
+            request=item,
+            decision=decision,
+            details=details,
+        )
+        for other in same_key:
+            if other.status == "active":
+                tx.transition(
+                    other.id,
+                    "conflict",
+                    action="conflict",
+                    request=item,
+                    reason=f"promoted {copy.id} contradicts it",
+                    decision=decision,
+                )
+        return copy.id
+    tx.create(
+        copy, action="promote", reason=reason, request=request, decision=decision, details=details
+    )
+    return copy.id

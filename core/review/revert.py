@@ -1,0 +1,215 @@
+"""Reverting a decision: the exact prior states back, as a new event and commit.
+
+A decision record keeps the front matter of every record before and after.
+:func:`revert` checks that each record is still as the decision left it (a
+later decision must be reverted first), restores the earlier states, reopens
+the request the decision closed and marks the decision reverted, in every
+store it changed at once (a promotion's team copy is erased from the team
+store). An erasure cannot be reverted: its content is gone. A consolidation
+decision is undone by rolling back to the baseline before it. Who may decide
+an item may revert its decision.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from core.consolidation.rollback import revert_decision
+from core.domain import lifecycle
+from core.domain.errors import AlreadyDecided, NotFoundError, StoreError, ValidationError
+from core.domain.record import memory_from_mapping
+from core.review.authority import check_may_decide_on
+from core.store.decisions import (
+    Decision,
+    erase_record,
+    find_decision,
+    load_decision,
+    new_decision_id,
+    record_decision,
+    with_reverted,
+)
+from core.store.requests import get_request
+from core.store.store import Store, Transaction, joint_transaction
+from core.store.workspace import Workspace
+
+
+def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = "") -> Decision:
+    """Restore the exact prior states of a decision, as a new event and commit.
+
+    Exactly once: the decision is read again under every store's lock, so of two
+    reverts of one decision the second gets :class:`AlreadyDecided`."""
+    with workspace.locked():
+        store, decision = find_decision(workspace.stores, decision_id)
+        if decision.reverted_by:
+            try:
+                by = load_decision(store, decision.reverted_by)
+                who, when = by.actor, by.ts
+            except (NotFoundError, ValidationError):
+                who, when = "someone", "an earlier time"
+            raise AlreadyDecided(
+                f"revert of {decision_id}", actor=who, ts=when, decision=decision.reverted_by
+            )
+        return revert_in(workspace, store, decision, actor=actor, reason=reason)
+
+
+def revert_in(
+    workspace: Workspace, store: Store, decision: Decision, *, actor: str, reason: str
+) -> Decision:
+    decision_id = decision.id
+    if decision.kind == "consolidation":  # undone by rolling back to the baseline before it
+        return revert_decision(store, decision, actor=actor, reason=reason)
+    if decision.erased:
+        raise ValidationError(
+            f"{decision_id} erased {', '.join(decision.erased)}: an erasure "
+            "cannot be reverted, its content is gone",
+            field="decision",
+        )
+    if decision.reverted_by:
+        raise ValidationError(
+            f"{decision_id} was already reverted by {decision.reverted_by}", field="decision"
+        )
+    if decision.option in ("defer", "revert"):
+        raise ValidationError(
+            f"{decision_id} is a deferral: it changed nothing, there is nothing to revert"
+            if decision.option == "defer"
+            else f"{decision_id} is itself a revert ({decision.note}); decide the item again",
+            field="decision",
+        )
+    # who may decide may revert
+    check_may_decide_on(decision.kind, store, decision.item, actor, workspace)
+    elsewhere: dict[str, Store] = {}  # other stores the decision changed (a promotion's team)
+    for entry in [*decision.created, *decision.touched]:
+        if entry["store"] == str(store.root):
+            continue
+        target = next((s for s in workspace.stores if str(s.root) == entry["store"]), None)
+        if target is None:
+            raise NotFoundError(
+                f"{decision_id} changed {entry['id']} in {entry['store']}, "
+                "which is not among the stores given; pass it with --store"
+            )
+        elsewhere[entry["store"]] = target
+    reason = reason.strip() or f"revert {decision_id}"
+    revert_id = new_decision_id(store, f"revert|{decision_id}")
+    details = {"reverts": decision_id}
+    if len(elsewhere) > 1:
+        raise StoreError(f"{decision_id} changed more than one other store; revert it by hand")
+    # one change across the stores it touched: all land or none, whatever moment it is killed
+    with contextlib.ExitStack() as stack:
+        other_tx: Transaction | None = None
+        if elsewhere:
+            tx, other_tx = stack.enter_context(
+                joint_transaction(
+                    store,
+                    next(iter(elsewhere.values())),
+                    actor=actor,
+                    message=f"revert {decision_id}",
+                )
+            )
+        else:
+            tx = stack.enter_context(
+                store.transaction(actor=actor, message=f"revert {decision_id}")
+            )
+        restore_all(tx, decision.before, decision.after, decision_id, reason, revert_id)
+        if decision.request:
+            request = get_request(store, decision.request)
+            tx.write_file(
+                request.path,
+                request.with_changes(
+                    status="open", decision=None, decided_by=None, decision_reason=None
+                ).to_yaml(),
+            )
+        undone = with_reverted(decision, revert_id)
+        tx.write_file(decision.path, undone.to_json())
+        for created in decision.created:  # e.g. a correction's new record, in this store
+            if created["store"] == str(store.root) and created["id"] in tx.view:
+                # kept as superseded: a revert never rewrites this store's history
+                made = tx.view[created["id"]]
+                if lifecycle.is_legal(made.status, "superseded"):
+                    tx.transition(
+                        made.id,
+                        "superseded",
+                        action="revert",
+                        reason=reason,
+                        decision=revert_id,
+                        details=details,
+                    )
+                else:
+                    erase_record(
+                        tx,
+                        created["id"],
+                        action="revert-erase",
+                        reason=reason,
+                        decision=revert_id,
+                        details=details,
+                    )
+        for root in elsewhere:  # a promotion's team copy leaves the team store
+            assert other_tx is not None
+            other = other_tx
+            touched = [t for t in decision.touched if t["store"] == root]
+            restore_all(
+                other,
+                {t["id"]: t["before"] for t in touched},
+                {t["id"]: t["after"] for t in touched},
+                decision_id,
+                reason,
+                revert_id,
+            )
+            for created in decision.created:
+                if created["store"] == root and created["id"] in other.view:
+                    erase_record(
+                        other,
+                        created["id"],
+                        action="revert-erase",
+                        reason=reason,
+                        decision=revert_id,
+                        details=details,
+                    )
+        result = Decision(
+            id=revert_id,
+            item=decision.item,
+            kind=decision.kind,
+            option="revert",
+            actor=actor,
+            reason=reason,
+            ts=tx.now.isoformat(),
+            store=str(store.root),
+            before=decision.after,
+            after=decision.before,
+            request=decision.request,
+            note=f"reverts {decision_id}",
+        )
+        return record_decision(tx, result)
+
+
+def restore_all(
+    tx: Transaction,
+    before: dict[str, dict[str, Any]],
+    after: dict[str, dict[str, Any]],
+    decision_id: str,
+    reason: str,
+    revert_id: str,
+) -> None:
+    """Put each record back as ``before`` says, if it is still as ``after`` left it."""
+    for memory_id, front in before.items():
+        current = tx.view.get(memory_id)
+        if current is None:
+            raise ValidationError(
+                f"{memory_id} no longer exists; nothing to restore", field="decision"
+            )
+        expected = after.get(memory_id, {}).get("status")
+        if expected and current.status != expected:
+            raise ValidationError(
+                f"{memory_id} changed since {decision_id} ({expected} -> {current.status});"
+                " revert the later decision first",
+                field="decision",
+            )
+        meta = {k: v for k, v in front.items() if k != "path"}
+        if current.front_matter() == meta:
+            continue
+        tx.restore(
+            memory_from_mapping(meta, current.content, rel_path=current.path),
+            reason=reason,
+            decision=revert_id,
+            details={"reverts": decision_id},
+        )

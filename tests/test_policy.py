@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -236,6 +237,91 @@ def test_a_team_store_has_no_owner_but_its_maintainers(demo: Path) -> None:
     policy.check_owner(team, MAINTAINER, "decide conflict-x")
     with pytest.raises(AuthorizationError, match="maintainers"):
         policy.check_owner(team, OUTSIDER, "decide conflict-x")
+
+
+# ------------------------------------------------------- who decides: the one rule
+@dataclass(frozen=True)
+class PlainConfig:
+    scope: str = "private"
+    owner: str | None = None
+    maintainers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlainStore:
+    """Not a Store: the rules only read a root and a config."""
+
+    config: PlainConfig
+    root: Path = Path("/stores/plain")
+
+
+PLAIN_STORES = {
+    "team": PlainStore(PlainConfig(scope="team", owner=OWNER, maintainers=(MAINTAINER, OWNER))),
+    "team-of-nobody": PlainStore(PlainConfig(scope="team")),
+    "private": PlainStore(PlainConfig(owner=OWNER, maintainers=(MAINTAINER,))),
+    "private-no-owner": PlainStore(PlainConfig(owner="  ", maintainers=(MAINTAINER,))),
+}
+ACTORS = (OWNER, "LIYS05", MAINTAINER, OUTSIDER, SPOOF, "", "agent:claude-code")
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_STORES))
+@pytest.mark.parametrize("actor", ACTORS)
+def test_may_decide_is_check_decider(name: str, actor: str) -> None:
+    store = PLAIN_STORES[name]
+    try:
+        policy.check_decider(store, actor, "decide x")
+    except AuthorizationError:
+        allowed = False
+    else:
+        allowed = True
+    assert policy.may_decide(store, actor) is allowed
+
+
+def test_a_team_store_is_decided_by_its_maintainers_a_private_one_by_its_owner() -> None:
+    team, private = PLAIN_STORES["team"], PLAIN_STORES["private"]
+    assert policy.may_decide(team, MAINTAINER) and policy.may_decide(team, OWNER)
+    assert not policy.may_decide(team, OUTSIDER) and not policy.may_decide(team, SPOOF)
+    assert policy.may_decide(private, "LIYS05")
+    assert not policy.may_decide(private, MAINTAINER)  # a maintainer, not the owner
+    assert not any(policy.may_decide(PLAIN_STORES["team-of-nobody"], a) for a in ACTORS)
+    assert not any(policy.may_decide(PLAIN_STORES["private-no-owner"], a) for a in ACTORS)
+    with pytest.raises(AuthorizationError, match="only the team store's maintainers"):
+        policy.check_decider(team, OUTSIDER, "decide team item x")
+    with pytest.raises(AuthorizationError, match="decided by the store's owner, liys05"):
+        policy.check_decider(private, MAINTAINER, "decide x")
+    with pytest.raises(AuthorizationError, match="this private store has no owner"):
+        policy.check_decider(PLAIN_STORES["private-no-owner"], OWNER, "decide x")
+    with pytest.raises(AuthorizationError) as caught:
+        policy.check_decider(private, OUTSIDER, "decide x")
+    assert str(Path("/stores/plain/memgov.yaml")) in str(caught.value)
+
+
+def test_check_decider_says_what_the_queue_decision_says(demo: Path) -> None:
+    """The rule core.review.decisions applies to an item's store, word for word."""
+    from core.review.decisions import check_may_decide
+
+    ws = workspace(demo)
+    for item in build_queue(ws):
+        if item.kind == "promotion":
+            continue  # decided in the team store, not the item's own
+        what = f"decide team item {item.id}" if item.scope == "team" else f"decide {item.id}"
+        for actor in ACTORS:
+            try:
+                check_may_decide(item, actor, ws)
+            except AuthorizationError as exc:
+                with pytest.raises(AuthorizationError) as caught:
+                    policy.check_decider(item.store, actor, what)
+                assert str(caught.value) == str(exc)
+                assert not policy.may_decide(item.store, actor)
+            else:
+                policy.check_decider(item.store, actor, what)
+                assert policy.may_decide(item.store, actor)
+
+
+def test_the_config_file_is_the_stores() -> None:
+    from core.store.config import CONFIG_FILE
+
+    assert policy.CONFIG_FILE == CONFIG_FILE
 
 
 def test_a_credential_given_as_actor_is_never_echoed(demo: Path) -> None:

@@ -23,12 +23,17 @@ Matching (:func:`same_actor`), one rule, no exceptions:
 No Unicode case folding or normalisation: the Kelvin sign is not ``k`` and a
 full-width ``ｌ`` is not ``l``, so what a store lists is what must be typed.
 
-Who decides:
+Who decides, one rule for everything that decides (:func:`check_decider`,
+:func:`may_decide`):
 
 - a private store's items: its ``owner`` (:func:`check_owner`). A private
   store with no owner refuses every decision until one is set;
 - team items and team writes: the team store's ``maintainers``
   (:func:`check_maintainer`). A team store that lists nobody refuses everyone.
+
+A store is anything with a ``root`` and a ``config`` holding ``owner``,
+``maintainers`` and ``scope`` (:class:`GovernedStore`; a
+:class:`core.store.store.Store` is one): the rules need no store code.
 
 Every refusal is a :class:`core.domain.errors.AuthorizationError` naming the store's
 ``memgov.yaml``, the field, and what to do. An actor that looks like a
@@ -39,14 +44,37 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
+from typing import Protocol
 
 from core.domain import secrets
 from core.domain.errors import AuthorizationError
-from core.store.config import CONFIG_FILE
-from core.store.store import Store
+from core.domain.kinds import Scope
 
 #: an actor longer than this is not echoed in a message
 SHOWN_MAX = 80
+#: the file in a store's root that holds its config (core.store.config writes it)
+CONFIG_FILE = "memgov.yaml"
+
+
+class StoreConfig(Protocol):
+    """What the rules read of a store's config."""
+
+    @property
+    def scope(self) -> str: ...  # "private" or "team"
+    @property
+    def owner(self) -> str | None: ...  # a private store's owner
+    @property
+    def maintainers(self) -> tuple[str, ...]: ...  # a team store's maintainers
+
+
+class GovernedStore(Protocol):
+    """A store as the rules see it: where it is, and its config."""
+
+    @property
+    def root(self) -> Path: ...
+    @property
+    def config(self) -> StoreConfig: ...
+
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
@@ -91,22 +119,24 @@ def shown(actor: str) -> str:
     return text
 
 
-def _config_path(store: Store) -> Path:
+def _config_path(store: GovernedStore) -> Path:
     return store.root / CONFIG_FILE
 
 
-def is_maintainer(team_store: Store, actor: str) -> bool:
+def is_maintainer(team_store: GovernedStore, actor: str) -> bool:
     """Whether ``actor`` is listed in the store's ``maintainers`` (exact match)."""
     return any(same_actor(actor, m) for m in team_store.config.maintainers)
 
 
-def is_owner(store: Store, actor: str) -> bool:
+def is_owner(store: GovernedStore, actor: str) -> bool:
     """Whether ``actor`` is the private store's ``owner`` (exact match; no owner: nobody)."""
     owner = store.config.owner
     return bool(owner and owner.strip()) and same_actor(actor, owner or "")
 
 
-def check_maintainer(team_store: Store, actor: str, what: str, *, hint: str | None = None) -> None:
+def check_maintainer(
+    team_store: GovernedStore, actor: str, what: str, *, hint: str | None = None
+) -> None:
     """Refuse unless ``actor`` is a maintainer of ``team_store``.
 
     ``what`` is what was attempted, as a verb phrase ("decide team item X",
@@ -123,13 +153,13 @@ def check_maintainer(team_store: Store, actor: str, what: str, *, hint: str | No
     raise AuthorizationError(text + (f". {hint}" if hint else ""))
 
 
-def check_owner(store: Store, actor: str, what: str) -> None:
+def check_owner(store: GovernedStore, actor: str, what: str) -> None:
     """Refuse unless ``actor`` is the owner of the private ``store``.
 
     A private store with no owner refuses everyone. A team store has no owner:
     its items are its maintainers' (this is then :func:`check_maintainer`).
     """
-    if store.config.scope == "team":
+    if store.config.scope == Scope.TEAM:
         check_maintainer(store, actor, what)
         return
     owner = store.config.owner
@@ -145,3 +175,23 @@ def check_owner(store: Store, actor: str, what: str) -> None:
             f"owner, {shown(owner)} (field 'owner' in {_config_path(store)}; names and "
             f"emails match exactly)"
         )
+
+
+def check_decider(store: GovernedStore, actor: str, what: str) -> None:
+    """Refuse unless ``actor`` may decide an item of ``store``: the one rule of who
+    decides. A team store's items: its maintainers (:func:`check_maintainer`); a
+    private store's: its owner, and nobody while it has none (:func:`check_owner`).
+
+    ``what`` is what was attempted, as a verb phrase ("decide team item X").
+    """
+    if store.config.scope == Scope.TEAM:
+        check_maintainer(store, actor, what)
+    else:
+        check_owner(store, actor, what)
+
+
+def may_decide(store: GovernedStore, actor: str) -> bool:
+    """Whether :func:`check_decider` lets ``actor`` decide an item of ``store``."""
+    if store.config.scope == Scope.TEAM:
+        return is_maintainer(store, actor)
+    return is_owner(store, actor)

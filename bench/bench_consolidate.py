@@ -31,8 +31,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.consolidation.consolidate import consolidate, decide_batch, pending_items, rollback
+from core.consolidation.consolidate import consolidate, rollback
 from core.domain.record import TYPES, Memory, Source
+from core.review.batch import decide_batch, pending_items
 from core.store import gitstore
 from core.store.events import EVENTS_FILE, Event, append_events
 from core.store.index import INDEX_FILE, render_index

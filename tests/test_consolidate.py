@@ -21,15 +21,14 @@ from core.consolidation.consolidate import (
     Proposal,
     baselines,
     consolidate,
-    decide_batch,
     file_diff,
     load_batch,
-    pending_items,
     rollback,
 )
 from core.domain.dates import absolutise, fix_formats
 from core.domain.errors import AuthorizationError, NotFoundError, StoreError, ValidationError
 from core.domain.record import Memory, Source
+from core.review.batch import decide_batch, pending_items
 from core.review.decide import decide
 from core.review.queue import build_queue
 from core.review.revert import revert
@@ -104,7 +103,7 @@ def change(report_or_item: Any, action: str) -> dict[str, Any]:
     changes = (
         report_or_item.changes
         if hasattr(report_or_item, "changes")
-        else report_or_item.analysis["changes"]
+        else report_or_item.analysis.changes
     )
     found = [c for c in changes if c["action"] == action]
     assert len(found) == 1, [c["action"] for c in changes]
@@ -425,7 +424,7 @@ def test_a_record_changed_since_the_batch_is_refused_by_name(store, make_memory,
     with store.transaction(actor=ACTOR, message="test: reconfirm p2") as tx:
         tx.transition("p2", "active", action="reconfirm", reason="test", confidence=0.95)
     item = item_of(store)
-    assert any(c["stale"] == ["p2"] for c in item.analysis["changes"])
+    assert any(c["stale"] == ["p2"] for c in item.analysis.changes)
     with pytest.raises(ValidationError, match=r"memories/p2.md: changed since batch .*--reject"):
         decide_batch(item, True, actor=ACTOR)
     assert statuses(store) == {"p1": "active", "p2": "active", "f": "active"}

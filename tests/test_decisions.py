@@ -513,8 +513,8 @@ def test_a_secret_in_the_value_shows_in_the_queue_and_blocks_the_promotion(demo:
     with private.transaction(actor=OWNER, message="test: a hand edit") as tx:
         tx.update(mine.id, action="edit", reason="test", value=f"pnpm {token}")
     shown = get_item(workspace(demo), item.id)
-    assert [hit["rule"] for hit in shown.scan] == ["github-pat"]
-    assert token not in json.dumps(list(shown.scan))
+    assert [hit.rule for hit in shown.scan] == ["github-pat"]
+    assert token not in json.dumps([h.to_dict() for h in shown.scan])
     check = unchanged(private.root, team.root)
     with pytest.raises(SecretBlocked, match=f"promotion of {mine.id}: .*github-pat"):
         decide(workspace(demo), item.id, approve=True, actor=OWNER)

@@ -371,7 +371,7 @@ async def test_deleting_a_promoted_memory_names_its_team_copy(demo: Path) -> Non
     promotion = next(i for i in build_queue(ws) if i.kind == "promotion" and not i.scan)
     private_id = promotion.records[0].memory.id
     decide(ws, promotion.id, approve=True, actor="liys05")
-    [(team, copy_id)] = team_copies(workspace(demo), private_id)
+    [(team, copy_id)] = team_copies(workspace(demo).stores, private_id)
     asked = file_request(
         workspace(demo).for_scope("private"),
         kind="delete",

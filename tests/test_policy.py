@@ -22,11 +22,12 @@ import pytest
 from conftest import commit_count, git
 from support_desk import DEMO_NOW, workspace
 
-from core.consolidation.consolidate import consolidate, pending_items
+from core.consolidation.consolidate import consolidate
 from core.domain import policy
 from core.domain.errors import AuthorizationError
 from core.domain.record import Memory, Source
 from core.importers import import_claude_code
+from core.review.batch import pending_items
 from core.review.queue import build_queue
 from core.store import logs
 from core.store.requests import load_requests
@@ -297,8 +298,8 @@ def test_a_team_store_is_decided_by_its_maintainers_a_private_one_by_its_owner()
 
 
 def test_check_decider_says_what_the_queue_decision_says(demo: Path) -> None:
-    """The rule core.review.decisions applies to an item's store, word for word."""
-    from core.review.decisions import check_may_decide
+    """The rule core.review.authority applies to an item's store, word for word."""
+    from core.review.authority import check_may_decide
 
     ws = workspace(demo)
     for item in build_queue(ws):
@@ -552,7 +553,7 @@ def test_a_non_maintainer_consolidation_applies_nothing(demo: Path, actor: str) 
     automatic = [c for c in report.changes if c["automatic"]]
     assert automatic  # the automatic changes wait in the batch, for a maintainer
     batch = next(pending_items(team))
-    assert {c["id"] for c in batch.analysis["changes"]} >= {c["id"] for c in automatic}
+    assert {c["id"] for c in batch.analysis.to_dict()["changes"]} >= {c["id"] for c in automatic}
 
 
 def test_a_maintainer_consolidation_applies_by_policy(demo: Path) -> None:

@@ -128,13 +128,13 @@ def test_conflict_sets_are_grouped_by_key(store: Store, make_memory: Callable[..
     assert fmt_item.id == conflict_item_id(("private", "project:demo", "output_format", None))
     assert fmt_item.opened_at == (FIXED_NOW - 5 * day).isoformat()
     assert fmt_item.title == "project:demo #output_format"
-    assert dep_item.analysis["key"] == {
+    assert dep_item.analysis.to_dict()["key"] == {
         "scope": "private",
         "subject": "project:demo",
         "attribute": "deploy_command",
         "condition": None,
     }
-    assert (dep_item.analysis["newer"], dep_item.analysis["older"]) == ("dep-b", "dep-a")
+    assert (dep_item.analysis.newer, dep_item.analysis.older) == ("dep-b", "dep-a")
     assert get_item(Workspace([store]), dep_item.id).records == dep_item.records
 
 
@@ -232,16 +232,16 @@ def test_a_promotion_item_shows_the_scan_and_the_team_records_of_its_key(demo: P
     assert [r.memory.id for r in item.records] == [mine.id]
     assert [r.memory.id for r in item.team_records] == [theirs.id]
     assert item.team_records[0].store == str(ws.team.root)
-    assert item.scan == () and item.analysis == {"secret_hits": 0}
+    assert item.scan == () and item.analysis.secret_hits == 0
     assert item.request == request
 
 
 def test_a_promotion_item_names_the_secret_rule_never_the_value(demo: Path) -> None:
-    (item,) = [i for i in queue(demo, "promotion") if i.analysis["secret_hits"]]
+    (item,) = [i for i in queue(demo, "promotion") if i.analysis.secret_hits]
     assert item.records[0].memory.attribute == "ci_registry_auth"
-    assert [hit["rule"] for hit in item.scan] == ["github-pat"]
-    assert set(item.scan[0]) == {"rule", "description", "line", "column"}
-    assert DEMO_TOKEN not in json.dumps(list(item.scan))
+    assert [hit.rule for hit in item.scan] == ["github-pat"]
+    assert set(item.scan[0].to_dict()) == {"rule", "description", "line", "column"}
+    assert DEMO_TOKEN not in json.dumps([h.to_dict() for h in item.scan])
 
 
 def test_a_deletion_item_says_why_and_who_asked(demo: Path) -> None:
@@ -454,7 +454,7 @@ def test_cli_show_gives_one_item_with_its_evidence(
         assert (
             f"source: task {source.task} message {source.message_index}: {source.evidence}" in out
         )
-    assert f"sources favour {item.analysis['favoured']}" in out
+    assert f"sources favour {item.analysis.favoured}" in out
 
 
 def test_cli_show_redacts_the_promotion_blocked_by_a_secret(

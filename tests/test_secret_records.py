@@ -254,10 +254,10 @@ def test_the_queue_shows_a_secret_item_with_the_scan_only(
     assert item.opened_at == note.created_at.isoformat()
     assert item.scope == "private" and item.records[0].memory.id == note.id
     assert item.records[0].pointers  # the evidence, as for every item
-    assert [set(s) for s in item.scan] == [{"rule", "line", "column"}]
-    assert item.scan[0]["rule"] == "github-pat"
-    assert item.analysis["options"] == ["erase", "correct"]
-    assert item.analysis["file"] == note.path
+    assert [{"rule", "line", "column"} <= set(s.to_dict()) for s in item.scan] == [True]
+    assert item.scan[0].rule == "github-pat"
+    assert item.analysis.options == ("erase", "correct")
+    assert item.analysis.file == note.path
 
     for argv in (("queue", "--json"), ("show", item.id), ("show", item.id, "--json")):
         code, out, _ = demo_cli(*argv, "--store", str(demo))
@@ -463,7 +463,7 @@ def test_an_expired_record_is_erased_not_corrected(ws: Workspace, clock: Any) ->
     with store.transaction(actor=ALICE, message="expire") as tx:
         tx.transition("stale", "expired", action="expire", reason="too old")
     (item,) = build_queue(ws, kinds=["secret"])
-    assert item.analysis["options"] == ["erase"]
+    assert item.analysis.options == ("erase",)
     with pytest.raises(ValidationError, match="expired"):
         decide(ws, item.id, approve=True, option="correct", actor="alice")
     decide(ws, item.id, approve=True, option="erase", actor="alice")

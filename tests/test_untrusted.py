@@ -280,6 +280,7 @@ def test_two_processes_racing_on_one_conflict_apply_once(demo: Path) -> None:
         from pathlib import Path
         from core.demo import DemoClock
         from core.domain.errors import AlreadyDecided
+        from core.review.decide import decide
         from core.store.workspace import open_workspace
         from datetime import datetime
         now = datetime.fromisoformat({DEMO_NOW.isoformat()!r})
@@ -449,7 +450,7 @@ def test_a_promotion_killed_anywhere_lands_in_both_stores_or_neither(
     assert (team_after != team_before) == approved, (point, nth, approved)
     ws = workspace(demo)
     if approved:  # and the decision can be reverted as a whole
-        decision = last_decision_for(ws, item_id)
+        decision = last_decision_for(ws.stores, item_id)
         assert decision is not None
         revert(ws, decision.id, actor=OWNER)
         assert {p.name for p in (demo / "team" / "memories").glob("*.md")} == team_before
@@ -493,7 +494,7 @@ def test_erasing_a_promoted_record_asks_the_team_to_delete_its_copy(demo: Path) 
     private_id = item.records[0].memory.id
     decide(ws, item.id, approve=True, actor=OWNER)
     ws = workspace(demo)
-    copies = team_copies(ws, private_id)
+    copies = team_copies(ws.stores, private_id)
     assert len(copies) == 1
     team, copy_id = copies[0]
     asked = file_request(

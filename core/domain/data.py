@@ -77,3 +77,14 @@ def to_data(value: Any) -> Any:
         items = [to_data(v) for v in value]
         return sorted(items) if isinstance(value, set | frozenset) else items
     raise TypeError(f"to_data cannot show a {type(value).__name__}")
+
+
+class AsData:
+    """A dataclass base that gives ``to_dict()``: :func:`to_data` of the instance."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = to_data(self)
+        assert isinstance(data, dict)
+        return data

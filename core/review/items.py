@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from core.domain.data import shown_as
+from core.domain.data import AsData, shown_as
 from core.domain.record import Memory, Source
 from core.store.logs import Excerpt
 from core.store.requests import Request
@@ -75,7 +75,7 @@ def _excerpt(excerpt: Excerpt | None) -> dict[str, Any] | None:
 
 
 @dataclass(frozen=True)
-class SourceEvidence:
+class SourceEvidence(AsData):
     """One source of a record, and the log lines it points at (None: not found)."""
 
     source: Source = field(metadata=shown_as(flatten=True, convert=Source.to_dict))
@@ -89,7 +89,7 @@ class SourceEvidence:
 
 
 @dataclass(frozen=True)
-class RecordEvidence:
+class RecordEvidence(AsData):
     """A record as a reviewer sees it: its fields, its sources resolved, its pointers."""
 
     memory: Memory = field(metadata=shown_as(flatten=True, convert=_record_summary))
@@ -106,7 +106,7 @@ class RecordEvidence:
 
 # --------------------------------------------------------------------- analyses
 @dataclass(frozen=True)
-class Key:
+class Key(AsData):
     scope: str
     subject: str
     attribute: str
@@ -114,7 +114,7 @@ class Key:
 
 
 @dataclass(frozen=True)
-class ConditionHints:
+class ConditionHints(AsData):
     """Words in a record's evidence suggesting the values hold at different times
     (``sequential``) or in different places (``parallel``)."""
 
@@ -123,7 +123,7 @@ class ConditionHints:
 
 
 @dataclass(frozen=True)
-class ConflictAnalysis:
+class ConflictAnalysis(AsData):
     """Steps 2 and 3 of adjudication: which record the sources favour and why, the
     votes of each signal, and hints about conditions (the reader decides)."""
 
@@ -137,26 +137,26 @@ class ConflictAnalysis:
 
 
 @dataclass(frozen=True)
-class PromotionAnalysis:
+class PromotionAnalysis(AsData):
     secret_hits: int
     #: what approving does in the team store, in words (core.review.promotion)
     outcome: str | None = None
 
 
 @dataclass(frozen=True)
-class TeamCopy:
+class TeamCopy(AsData):
     store: str
     id: str
 
 
 @dataclass(frozen=True)
-class DeletionAnalysis:
+class DeletionAnalysis(AsData):
     #: erasing a promoted record leaves its team copies: the deletion says so
     team_copies: tuple[TeamCopy, ...] = ()
 
 
 @dataclass(frozen=True)
-class SecretAnalysis:
+class SecretAnalysis(AsData):
     file: str
     status: str
     rules: tuple[str, ...]
@@ -164,7 +164,7 @@ class SecretAnalysis:
 
 
 @dataclass(frozen=True)
-class BatchAnalysis:
+class BatchAnalysis(AsData):
     """A pending consolidation batch (core.consolidation documents each part).
 
     ``changes`` and ``files`` are the batch's own data: each change
@@ -196,7 +196,7 @@ A = TypeVar(
 
 
 @dataclass(frozen=True)
-class ScanHit:
+class ScanHit(AsData):
     """Where the secret scan found a credential: the rule and the place, never the value."""
 
     rule: str
@@ -206,7 +206,7 @@ class ScanHit:
 
 
 @dataclass(frozen=True)
-class Item:
+class Item(AsData):
     kind: Kind
     id: str
     title: str

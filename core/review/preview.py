@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.domain.data import AsData
 from core.review.items import Item
 from core.store.decisions import Decision
 from core.store.store import Prepared, Transaction
 
 
 @dataclass(frozen=True)
-class Transition:
+class Transition(AsData):
     memory_id: str
     before: str | None  # None: a new record
     after: str | None  # None: the record is erased
@@ -27,7 +28,7 @@ class Transition:
 
 
 @dataclass(frozen=True)
-class StoreChange:
+class StoreChange(AsData):
     """What one store would go through."""
 
     store: str
@@ -43,7 +44,7 @@ class StoreChange:
 
 
 @dataclass(frozen=True)
-class Preview:
+class Preview(AsData):
     item: str
     kind: str
     option: str

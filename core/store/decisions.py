@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from core.domain.data import to_data
+from core.domain.data import AsData, to_data
 from core.domain.errors import NotFoundError, StoreError, ValidationError, shown_id
 from core.domain.record import Memory
 from core.store.erase import ERASED_KEEP, needles_for
@@ -43,7 +43,7 @@ NOT_CLOSING = ("defer", "revert")
 
 
 @dataclass(frozen=True)
-class Decision:
+class Decision(AsData):
     id: str
     item: str
     kind: str

@@ -7,28 +7,29 @@ through :func:`check`; anything not in the table is refused with the reason.
 from __future__ import annotations
 
 from core.domain.errors import TransitionError
+from core.domain.kinds import Status
 from core.domain.record import STATUSES
 
 NEW = "new"
 
 #: (from, to) -> (trigger, who may cause it)
 TRANSITIONS: dict[tuple[str, str], tuple[str, str]] = {
-    (NEW, "active"): ("write gate passed, no contradiction", "pipeline"),
-    (NEW, "conflict"): ("write contradicts an active record of the same key", "pipeline"),
-    ("active", "active"): ("reconfirmed: verified_at = now, source added", "pipeline"),
-    ("active", "superseded"): ("replaced by newer evidence", "decision or policy"),
-    ("active", "conflict"): ("contradicting evidence arrived", "pipeline"),
-    ("active", "expired"): ("past expires_at, or verification too old", "sweep"),
-    ("active", "deleted"): ("deletion approved", "person"),
-    ("conflict", "active"): ("contradiction adjudicated", "person"),
-    ("conflict", "deleted"): ("'use neither'", "person"),
-    ("superseded", "deleted"): ("deletion approved", "person"),
-    ("expired", "active"): ("re-verified", "pipeline or person"),
-    ("expired", "deleted"): ("deletion approved", "person"),
+    (NEW, Status.ACTIVE): ("write gate passed, no contradiction", "pipeline"),
+    (NEW, Status.CONFLICT): ("write contradicts an active record of the same key", "pipeline"),
+    (Status.ACTIVE, Status.ACTIVE): ("reconfirmed: verified_at = now, source added", "pipeline"),
+    (Status.ACTIVE, Status.SUPERSEDED): ("replaced by newer evidence", "decision or policy"),
+    (Status.ACTIVE, Status.CONFLICT): ("contradicting evidence arrived", "pipeline"),
+    (Status.ACTIVE, Status.EXPIRED): ("past expires_at, or verification too old", "sweep"),
+    (Status.ACTIVE, Status.DELETED): ("deletion approved", "person"),
+    (Status.CONFLICT, Status.ACTIVE): ("contradiction adjudicated", "person"),
+    (Status.CONFLICT, Status.DELETED): ("'use neither'", "person"),
+    (Status.SUPERSEDED, Status.DELETED): ("deletion approved", "person"),
+    (Status.EXPIRED, Status.ACTIVE): ("re-verified", "pipeline or person"),
+    (Status.EXPIRED, Status.DELETED): ("deletion approved", "person"),
 }
 
 _WHY_NOT: dict[tuple[str, str], str] = {
-    ("conflict", "superseded"): (
+    (Status.CONFLICT, Status.SUPERSEDED): (
         "an unresolved contradiction cannot be declared replaced: adjudicate it first "
         "(conflict -> active), then supersede the loser (active -> superseded)"
     ),
@@ -48,7 +49,7 @@ def check(from_status: str, to_status: str, *, memory_id: str = "") -> tuple[str
     if rule is not None:
         return rule
     who = f"memory {memory_id}: " if memory_id else ""
-    if from_status == "deleted":
+    if from_status == Status.DELETED:
         reason = "a deleted memory is erased; nothing comes back out of deleted"
     elif to_status == NEW:
         reason = "a memory cannot become new again"

@@ -1,0 +1,162 @@
+"""The raw scan: rules' keywords found first, then their regexes run where they occur.
+
+:func:`prepare` turns a text into its UTF-8 bytes, lowercased bytes and keyword
+hits; :func:`find_secrets` gives every accepted secret, rule by rule, as
+(start byte, rule index, stop byte). ``KEYWORD`` and ``KEYWORD_AT`` match any
+rule keyword, for the evasion layers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from core.domain.secrets.placeholders import accept
+from core.domain.secrets.rules import RULES, Rule
+
+# The most keyword hits of one rule for which its regex runs line by line;
+# beyond it, the regex runs once over the whole text (that is cheaper).
+_MAX_WINDOWS = 64
+
+# --- keyword prefilter ---------------------------------------------------------
+#
+# gitleaks finds every keyword in one Aho-Corasick pass. The stdlib has none, and
+# one ``bytes.find`` per keyword means some 55 passes over the text. Instead each
+# keyword is found by its rarest byte, its anchor: one regex per anchor byte,
+# whose one-byte literal prefix ``re`` scans fast, checks the keywords around it
+# by lookbehind and lookahead. (A single regex for all anchors is slower: ``re``
+# then tests every byte against a set.)
+
+# Bytes from rarest to most common in prose and code; a keyword's anchor is its
+# byte that comes first here.
+_RARITY = b"zqjx_-3579864210kvwbyfgpm.ucdlhrsnioate"
+
+
+@dataclass(frozen=True)
+class _AnchorGroup:
+    """The keywords sharing one anchor byte, and the regex that finds them."""
+
+    pattern: re.Pattern[bytes]
+    keywords: tuple[tuple[bytes, int], ...]  # keyword and the anchor's offset in it
+
+
+def _anchor_groups(keywords: set[bytes]) -> tuple[_AnchorGroup, ...]:
+    by_anchor: dict[bytes, list[tuple[bytes, int]]] = {}
+    for keyword in sorted(keywords):
+        offset = min(range(len(keyword)), key=lambda i: _RARITY.find(keyword[i : i + 1]) % 256)
+        by_anchor.setdefault(keyword[offset : offset + 1], []).append((keyword, offset))
+    groups = []
+    for anchor, members in sorted(by_anchor.items()):
+        checks = [
+            (b"(?<=" + re.escape(k[: i + 1]) + b")" if i else b"")
+            + (b"(?=" + re.escape(k[i + 1 :]) + b")" if i + 1 < len(k) else b"")
+            for k, i in members
+        ]
+        regex = re.escape(anchor) + b"(?:" + b"|".join(checks) + b")"
+        groups.append(_AnchorGroup(re.compile(regex), tuple(members)))
+    return tuple(groups)
+
+
+_WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
+_NEEDLES = tuple(tuple(k.encode("ascii") for k in rule.keywords) for rule in RULES)
+_GROUPS = _anchor_groups({k for needles in _NEEDLES for k in needles})
+
+
+def keyword_hits(lowered: bytes) -> dict[bytes, list[int]]:
+    """Where each keyword occurs, up to ``_MAX_WINDOWS + 1`` times each."""
+    hits: dict[bytes, list[int]] = {}
+    for group in _GROUPS:
+        full = 0
+        for match in group.pattern.finditer(lowered):
+            for keyword, offset in group.keywords:  # all of them: two may share an anchor
+                start = match.start() - offset
+                if start >= 0 and lowered.startswith(keyword, start):
+                    at = hits.setdefault(keyword, [])
+                    if len(at) <= _MAX_WINDOWS:
+                        at.append(start)
+                        full += len(at) > _MAX_WINDOWS
+            if full == len(group.keywords):
+                break  # every keyword of the group is common here: stop looking
+    return hits
+
+
+def _windows(
+    rule: Rule, needles: tuple[bytes, ...], hits: dict[bytes, list[int]], lowered: bytes
+) -> list[tuple[int, int]]:
+    """Byte spans to run the rule's regex on: none if no keyword occurs."""
+    size = len(lowered)
+    at = sorted(i for needle in needles for i in hits.get(needle, ()))
+    if not at:
+        return []
+    if len(at) > _MAX_WINDOWS:
+        return [(0, size)]
+    if rule.multiline:
+        return [(lowered.rfind(b"\n", 0, at[0]) + 1, size)]
+    spans: list[tuple[int, int]] = []
+    for i in at:
+        if spans and i < spans[-1][1]:
+            continue  # on a line already taken
+        end = lowered.find(b"\n", i)
+        spans.append((lowered.rfind(b"\n", 0, i) + 1, size if end == -1 else end))
+    return spans
+
+
+def _candidates(
+    rule: Rule, windows: list[tuple[int, int]], data: bytes
+) -> Iterator[tuple[int, int]]:
+    """Byte (start, end) of each accepted secret of ``rule`` in the windows of ``data``."""
+    for searcher in rule.searchers:
+        for begin, end in windows:
+            pos = begin
+            while pos < end:
+                match = searcher.search(data, pos, end)
+                if match is None:
+                    break
+                start, stop = match.span(rule.secret_group)
+                if rule.word_start and start > 0 and data[start - 1] in _WORD_BYTES:
+                    pos = match.start() + 1  # gitleaks' \b: try again one byte on
+                    continue
+                pos = max(match.end(), match.start() + 1)
+                if accept(rule, data[start:stop].decode("utf-8", "replace")):
+                    yield start, stop
+
+
+def prepare(text: str, caller: str) -> tuple[bytes, bytes, dict[bytes, list[int]]]:
+    """The text's UTF-8 bytes, lowercased bytes, and keyword hits."""
+    if not isinstance(text, str):
+        raise TypeError(f"{caller}() expects str, not {type(text).__name__}")
+    data = text.encode("utf-8", "surrogatepass")
+    lowered = data.lower()
+    return data, lowered, keyword_hits(lowered)
+
+
+def find_secrets(
+    data: bytes, lowered: bytes, hits: dict[bytes, list[int]]
+) -> Iterator[tuple[int, int, int]]:
+    """(start, rule index, end) of every accepted secret, rule by rule."""
+    for order, rule in enumerate(RULES):
+        windows = _windows(rule, _NEEDLES[order], hits, lowered)
+        for start, stop in _candidates(rule, windows, data):
+            yield start, order, stop
+
+
+def _trie(words: Iterable[bytes]) -> bytes:
+    """A regex matching any of ``words``, factored by first byte (``re`` then
+    tests one branch per byte, not every word in turn)."""
+    heads: dict[bytes, list[bytes]] = {}
+    whole = False
+    for word in sorted(set(words)):
+        if word:
+            heads.setdefault(word[:1], []).append(word[1:])
+        else:
+            whole = True
+    branches = [re.escape(h) + _trie(tails) for h, tails in heads.items()]
+    if not branches:
+        return b""
+    body = branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
+    return b"(?:" + body + b")?" if whole else body
+
+
+KEYWORD = re.compile(_trie(k for n in _NEEDLES for k in n))
+KEYWORD_AT = re.compile(KEYWORD.pattern.decode("ascii"), re.IGNORECASE | re.ASCII)

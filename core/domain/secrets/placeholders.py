@@ -1,0 +1,73 @@
+"""Which candidates are no secret: entropy, the rule's allowlist, placeholders.
+
+:func:`accept` is the last word on a regex match (steps 3 and 4 of a scan): a
+secret at or below its rule's entropy threshold, one its rule's allowlist
+matches whole, or a documented placeholder (``EXAMPLE``-ish words, template
+variables, sequential alphabets, runs of one character) is not a finding.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+from core.domain.secrets.rules import Rule
+
+_PLACEHOLDER_WORDS = re.compile(
+    r"example|placeholder|redacted|dummy|sample|changeme|change_me|your[_-]|[_-]here(?![a-z])",
+    re.IGNORECASE,
+)
+_TEMPLATE = re.compile(
+    r"\$\{[^}]*\}|\{\{.*?\}\}|<[^<>]+>|%[A-Za-z_]+%|\$[A-Za-z_][A-Za-z0-9_]*", re.DOTALL
+)
+_SEQUENCES = ("0123456789", "abcdefghijklmnopqrstuvwxyz", "qwertyuiop")
+_SEQUENTIAL_RUN = 8
+_SEQUENTIAL = re.compile(
+    "|".join(
+        sorted(
+            {
+                seq[i : i + _SEQUENTIAL_RUN]
+                for s in _SEQUENCES
+                for seq in (s, s[::-1])
+                for i in range(len(seq) - _SEQUENTIAL_RUN + 1)
+            }
+        )
+    )
+)
+_RUN = re.compile(r"([0-9A-Za-z])\1{3,}")  # four or more of one character
+
+
+def shannon_entropy(data: str) -> float:
+    """Shannon entropy of ``data`` in bits per character (gitleaks' definition)."""
+    if not data:
+        return 0.0
+    size = len(data)
+    return -sum(n / size * math.log2(n / size) for n in Counter(data).values())
+
+
+def _mostly_runs(value: str) -> bool:
+    """At least half the letters and digits sit in runs of one character (xxxx, 0000)."""
+    chars = "".join(c for c in value if c.isascii() and c.isalnum())
+    if not chars:
+        return True
+    covered = sum(len(m.group()) for m in _RUN.finditer(chars))
+    return covered * 2 >= len(chars)
+
+
+def _is_placeholder(value: str) -> bool:
+    """A documented placeholder, not a credential."""
+    return bool(
+        _PLACEHOLDER_WORDS.search(value)
+        or _TEMPLATE.search(value)
+        or _SEQUENTIAL.search(value.lower())
+        or _mostly_runs(value)
+    )
+
+
+def accept(rule: Rule, secret: str) -> bool:
+    if rule.entropy is not None and shannon_entropy(secret) <= rule.entropy:
+        return False
+    if any(a.fullmatch(secret) for a in rule.allowlist):
+        return False
+    return not _is_placeholder(secret)

@@ -1,0 +1,222 @@
+r"""The rule table: one :class:`Rule` per credential, each a port of a gitleaks rule.
+
+``RULES`` is in priority order: where two rules claim overlapping text, the one
+listed first wins (the most generic shape, JWT, is last). Each rule's regex is
+compiled once here, with one byte-searcher per top-level alternative.
+
+Deviations from gitleaks, all deliberate:
+
+* gitleaks ends most tokens with ``(?:[\x60'"\s;]|\\[nr]|$)``, which consumes
+  a character and refuses a token followed by ``.``, ``,``, ``)`` or a
+  non-ASCII character: how a token ends in a sentence. Here the end is a
+  lookahead, ``_END``, that also takes those (``.``, ``,``, ``:``, ``!``,
+  ``?`` only if no token character follows, so ``NAME.attr`` stays unmatched).
+* A leading ``\b`` is checked in code (``word_start``) rather than in the
+  regex, so that ``re`` keeps the literal prefix and searches it fast.
+* Stripe: live and prod keys only (``sk_test_`` keys are public in docs).
+* Google: gitleaks' allowlist of sixteen public keys is not copied here
+  (this file would then hold live-looking keys).
+* Rule allowlist regexes must match the whole secret (gitleaks searches).
+* Lines end at ``\n`` only (``\r\n`` counts once; a lone ``\r`` does not).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One credential rule, ported from the gitleaks rule of the same id."""
+
+    id: str
+    description: str
+    #: the rule's regex, compiled with ``re.ASCII`` (like Go's ``\w``, ``\s``, ``\b``)
+    pattern: re.Pattern[str] = field(repr=False)
+    #: lowercase strings; the regex runs only if one occurs in the lowercased text
+    keywords: tuple[str, ...]
+    #: gitleaks' Shannon entropy threshold: a secret at or below it is dropped
+    entropy: float | None = None
+    #: the group holding the secret (0: the whole match)
+    secret_group: int = 0
+    #: gitleaks' leading ``\b``: the secret may not follow an ASCII word character
+    word_start: bool = False
+    #: the secret can span lines (PEM blocks)
+    multiline: bool = False
+    #: the secret is not a finding if one of these matches all of it
+    allowlist: tuple[re.Pattern[str], ...] = field(default=(), repr=False)
+    #: what the scanner runs: ``pattern`` over UTF-8 bytes, one per top-level
+    #: alternative where that gives ``re`` a literal prefix to search for
+    searchers: tuple[re.Pattern[bytes], ...] = field(default=(), repr=False, compare=False)
+
+
+# gitleaks' token end (a quote, a space, ``;``, an escaped newline, the end) as a
+# lookahead, plus what ends a token in prose, markup and URLs: closing brackets,
+# ``&|*<@``, any backslash escape, a non-ASCII character, and sentence punctuation
+# not followed by another token character (``NAME.attr`` stays unmatched).
+_END = r"""(?=[\x60'"\s;)\]}>|&*<@\\]|[.,:!?](?![\w+/=-])|[^\x00-\x7f]|$)"""
+
+
+def _rule(
+    rule_id: str,
+    description: str,
+    regex: str | tuple[str, ...],
+    keywords: tuple[str, ...],
+    *,
+    entropy: float | None = None,
+    word_start: bool = False,
+    ignore_case: bool = False,
+    multiline: bool = False,
+    allow: tuple[str, ...] = (),
+) -> Rule:
+    """A rule; a tuple ``regex`` is the alternation of its parts, searched one by one."""
+    parts = (regex,) if isinstance(regex, str) else regex
+    union = parts[0] if len(parts) == 1 else "|".join(f"(?:{p})" for p in parts)
+    flags = re.IGNORECASE if ignore_case else 0
+    return Rule(
+        id=rule_id,
+        description=description,
+        pattern=re.compile(union, re.ASCII | flags),
+        keywords=keywords,
+        entropy=entropy,
+        word_start=word_start,
+        multiline=multiline,
+        allowlist=tuple(re.compile(a, re.ASCII) for a in allow),
+        searchers=tuple(re.compile(p.encode("ascii"), flags) for p in parts),
+    )
+
+
+_GH = "[0-9a-zA-Z]{36}"
+
+# fmt: off
+RULES: tuple[Rule, ...] = (
+    # AWS: access key ids (AKIA long-term, ASIA STS, ABIA/ACCA, A3T legacy).
+    _rule("aws-access-token", "AWS access key ID",
+          r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b",
+          ("a3t", "akia", "asia", "abia", "acca"),
+          entropy=3, word_start=True, allow=(r".+EXAMPLE",)),
+    # GitHub: classic PAT, OAuth, app (user-to-server, server-to-server), refresh,
+    # fine-grained PAT.
+    _rule("github-pat", "GitHub personal access token", "ghp_" + _GH, ("ghp_",), entropy=3),
+    _rule("github-oauth", "GitHub OAuth access token", "gho_" + _GH, ("gho_",), entropy=3),
+    _rule("github-app-token", "GitHub app token", "(?:ghu|ghs)_" + _GH, ("ghu_", "ghs_"),
+          entropy=3),
+    _rule("github-refresh-token", "GitHub refresh token", "ghr_" + _GH, ("ghr_",), entropy=3),
+    _rule("github-fine-grained-pat", "GitHub fine-grained personal access token",
+          r"github_pat_\w{82}", ("github_pat_",), entropy=3),
+    # GitLab: routable PAT first (longer, more specific), then the classic forms.
+    _rule("gitlab-pat-routable", "GitLab personal access token (routable)",
+          r"\bglpat-[0-9a-zA-Z_-]{27,300}\.[0-9a-z]{2}[0-9a-z]{7}\b", ("glpat-",), entropy=4),
+    _rule("gitlab-pat", "GitLab personal access token", r"glpat-[\w-]{20}", ("glpat-",),
+          entropy=3),
+    _rule("gitlab-ptt", "GitLab pipeline trigger token", r"glptt-[0-9a-f]{40}", ("glptt-",),
+          entropy=3),
+    _rule("gitlab-runner-authentication-token", "GitLab runner authentication token",
+          r"glrt-[0-9a-zA-Z_\-]{20}", ("glrt-",), entropy=3),
+    # Slack: bot (current and legacy), user, app-level tokens and incoming webhooks.
+    _rule("slack-bot-token", "Slack bot token",
+          r"xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*", ("xoxb",), entropy=3),
+    _rule("slack-legacy-bot-token", "Slack legacy bot token",
+          r"xoxb-[0-9]{8,14}-[a-zA-Z0-9]{18,26}", ("xoxb",), entropy=2),
+    _rule("slack-user-token", "Slack user token",
+          r"xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}", ("xoxp-", "xoxe-"), entropy=2),
+    _rule("slack-app-token", "Slack app-level token",
+          r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+", ("xapp",), entropy=2, ignore_case=True),
+    _rule("slack-webhook-url", "Slack webhook URL",
+          r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}",
+          ("hooks.slack.com",)),
+    # Stripe: live (and prod) secret and restricted keys.
+    _rule("stripe-access-token", "Stripe live secret or restricted key",
+          r"(?:sk|rk)_(?:live|prod)_[a-zA-Z0-9]{10,99}" + _END,
+          ("sk_live", "sk_prod", "rk_live", "rk_prod"), entropy=2, word_start=True),
+    # Google: API keys.
+    _rule("gcp-api-key", "Google API key", r"AIza[\w-]{35}" + _END, ("aiza",),
+          entropy=4, word_start=True),
+    # OpenAI: project, service-account, admin and legacy keys, all holding "T3BlbkFJ".
+    _rule("openai-api-key", "OpenAI API key",
+          r"(?:sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ"
+          r"(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})"
+          + _END, ("t3blbkfj",), entropy=3, word_start=True),
+    # Anthropic: API and admin keys.
+    _rule("anthropic-api-key", "Anthropic API key",
+          r"sk-ant-api03-[a-zA-Z0-9_\-]{93}AA" + _END, ("sk-ant-api03",),
+          word_start=True),
+    _rule("anthropic-admin-api-key", "Anthropic admin API key",
+          r"sk-ant-admin01-[a-zA-Z0-9_\-]{93}AA" + _END, ("sk-ant-admin01",),
+          word_start=True),
+    # Hugging Face: user and organization tokens.
+    _rule("huggingface-access-token", "Hugging Face access token",
+          r"hf_[a-zA-Z]{34}" + _END, ("hf_",), entropy=2, word_start=True),
+    _rule("huggingface-organization-api-token", "Hugging Face organization API token",
+          r"api_org_[a-zA-Z]{34}" + _END, ("api_org_",), entropy=2,
+          word_start=True),
+    # npm and PyPI: registry publish tokens.
+    _rule("npm-access-token", "npm access token", r"npm_[a-z0-9]{36}" + _END, ("npm_",),
+          entropy=2, word_start=True, ignore_case=True),
+    _rule("pypi-upload-token", "PyPI upload token", r"pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}",
+          ("pypi-ageichlwas5vcmc",), entropy=3),
+    # PEM: any private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP).
+    _rule("private-key", "Private key",
+          r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]{64,}?KEY(?: BLOCK)?-----",
+          ("-----begin",), ignore_case=True, multiline=True),
+    # SendGrid: API keys.
+    _rule("sendgrid-api-token", "SendGrid API token",
+          r"SG\.[a-zA-Z0-9=_\-.]{66}" + _END, ("sg.",), entropy=2, word_start=True),
+    # Shopify: admin API, custom app, private app tokens and shared secrets.
+    _rule("shopify-access-token", "Shopify access token", r"shpat_[a-fA-F0-9]{32}",
+          ("shpat_",), entropy=2),
+    _rule("shopify-custom-access-token", "Shopify custom app access token",
+          r"shpca_[a-fA-F0-9]{32}", ("shpca_",), entropy=2),
+    _rule("shopify-private-app-access-token", "Shopify private app access token",
+          r"shppa_[a-fA-F0-9]{32}", ("shppa_",), entropy=2),
+    _rule("shopify-shared-secret", "Shopify shared secret", r"shpss_[a-fA-F0-9]{32}",
+          ("shpss_",), entropy=2),
+    # DigitalOcean: personal access and OAuth access tokens.
+    _rule("digitalocean-pat", "DigitalOcean personal access token",
+          r"dop_v1_[a-f0-9]{64}" + _END, ("dop_v1_",), entropy=3, word_start=True),
+    _rule("digitalocean-access-token", "DigitalOcean OAuth access token",
+          r"doo_v1_[a-f0-9]{64}" + _END, ("doo_v1_",), entropy=3, word_start=True),
+    # age: X25519 secret keys (bech32).
+    _rule("age-secret-key", "age secret key",
+          r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", ("age-secret-key-1",)),
+    # Databricks: API tokens.
+    _rule("databricks-api-token", "Databricks API token",
+          r"dapi[a-f0-9]{32}(?:-\d)?" + _END, ("dapi",), entropy=3, word_start=True),
+    # HashiCorp: Vault service and batch tokens, Terraform Cloud API tokens.
+    _rule("vault-service-token", "HashiCorp Vault service token",
+          (r"hvs\.[\w-]{90,120}" + _END, r"s\.[a-zA-Z0-9]{24}" + _END), ("hvs.", "s."),
+          entropy=3.5, word_start=True, allow=(r"s\.[A-Za-z]{24}",)),
+    _rule("vault-batch-token", "HashiCorp Vault batch token",
+          r"hvb\.[\w-]{138,300}" + _END, ("hvb.",), entropy=4, word_start=True),
+    _rule("hashicorp-tf-api-token", "HashiCorp Terraform Cloud API token",
+          r"[a-zA-Z0-9]{14}\.atlasv1\.[a-zA-Z0-9\-_=]{60,70}", ("atlasv1",), entropy=3.5),
+    # Grafana: legacy API keys, Cloud API tokens, service account tokens.
+    _rule("grafana-api-key", "Grafana API key",
+          r"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}" + _END, ("eyjrijoi",),
+          entropy=3, word_start=True, ignore_case=True),
+    _rule("grafana-cloud-api-token", "Grafana Cloud API token",
+          r"glc_[A-Za-z0-9+/]{32,400}={0,3}" + _END, ("glc_",),
+          entropy=3, word_start=True, ignore_case=True),
+    _rule("grafana-service-account-token", "Grafana service account token",
+          r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}" + _END, ("glsa_",),
+          entropy=3, word_start=True, ignore_case=True),
+    # Linear, Doppler, Pulumi, Postman, Perplexity: prefixed API tokens.
+    _rule("linear-api-key", "Linear API key", r"lin_api_[a-zA-Z0-9]{40}", ("lin_api_",),
+          entropy=2),
+    _rule("doppler-api-token", "Doppler API token", r"dp\.pt\.[a-zA-Z0-9]{43}", ("dp.pt.",),
+          entropy=2),
+    _rule("pulumi-api-token", "Pulumi API token", r"pul-[a-f0-9]{40}" + _END, ("pul-",),
+          entropy=2, word_start=True),
+    _rule("postman-api-token", "Postman API token",
+          r"PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}" + _END, ("pmak-",),
+          entropy=3, word_start=True),
+    _rule("perplexity-api-key", "Perplexity API key", r"pplx-[a-zA-Z0-9]{48}\b",
+          ("pplx-",), entropy=4, word_start=True),
+    # JWT: three base64url parts, the first two JSON objects ("ey..."). Last: the
+    # most generic shape, so a more specific rule on the same span wins.
+    _rule("jwt", "JSON Web Token",
+          r"ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9/\\_-]{17,}\.(?:[a-zA-Z0-9/\\_-]{10,}={0,2})?"
+          + _END, ("ey",), entropy=3, word_start=True),
+)
+# fmt: on

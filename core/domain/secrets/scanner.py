@@ -1,0 +1,101 @@
+"""The scanner's interface: :func:`scan` gives findings, :func:`is_clean` a yes or no.
+
+A :class:`Finding` says which rule saw a secret and where (line and column in
+characters), never the value nor a part of it; an :class:`EvadedFinding` also
+says how the secret was hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.domain.secrets.hidden import hidden_spans, not_overlapping
+from core.domain.secrets.matching import find_secrets, prepare
+from core.domain.secrets.normalise import Span
+from core.domain.secrets.rules import RULES
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Where a secret is, and which rule saw it. Never the value, nor a part of it."""
+
+    rule_id: str
+    description: str
+    line: int  # 1-based line of the secret's first character
+    column: int  # 1-based column (in characters) of the secret's first character
+
+    def to_dict(self) -> dict[str, str | int]:
+        return {
+            "rule": self.rule_id,
+            "description": self.description,
+            "line": self.line,
+            "column": self.column,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.rule_id} at line {self.line}, column {self.column}"
+
+
+@dataclass(frozen=True)
+class EvadedFinding(Finding):
+    """A secret that was hidden, and how: seen only once the text was normalised.
+
+    ``via`` is one of ``"zero-width"`` (an invisible character inside: zero-width,
+    bidi control, soft hyphen, BOM, variation selector), ``"nfkc"`` (full-width or
+    other compatibility forms), ``"homoglyph"`` (Cyrillic, Greek, ... look-alike
+    letters), ``"url"`` (``%XX``), ``"escape"`` (JSON, Python or HTML escapes),
+    ``"split"`` (over two lines) or ``"base64"``. Never the value either.
+    """
+
+    via: str
+
+    def to_dict(self) -> dict[str, str | int]:
+        return {**super().to_dict(), "via": self.via}
+
+    def __str__(self) -> str:
+        return f"{super().__str__()} (hidden: {self.via})"
+
+
+def text_spans(text: str, caller: str) -> tuple[bytes, list[Span], list[Span]]:
+    """The text's UTF-8 bytes, its raw secret spans, and its evaded ones."""
+    data, lowered, hits = prepare(text, caller)
+    raw = [(s, o, e, "") for s, o, e in find_secrets(data, lowered, hits)]
+    return data, raw, hidden_spans(data, 0)
+
+
+def scan(text: str) -> list[Finding]:
+    """All findings in text, sorted by (line, column, rule_id).
+
+    One finding per secret span: if two rules match overlapping text, the one
+    starting first is kept, then the one listed first in ``RULES``. A secret
+    found only once the text is normalised (see :mod:`core.domain.secrets.hidden`)
+    is an ``EvadedFinding``, at the line and column in ``text`` where its hidden
+    form starts; one that a plainly written secret overlaps is not reported twice.
+    """
+    data, raw, hidden = text_spans(text, "scan")
+    findings: list[Finding] = []
+    taken_until = pos = line_start = 0
+    line = 1
+    for start, order, stop, via in sorted(raw + not_overlapping(raw, hidden)):
+        if start < taken_until:
+            continue  # overlaps a secret already reported
+        taken_until = stop
+        newlines = data.count(b"\n", pos, start)
+        if newlines:
+            line += newlines
+            line_start = data.rfind(b"\n", pos, start) + 1
+        pos = start
+        column = len(data[line_start:start].decode("utf-8", "surrogatepass")) + 1
+        rule = RULES[order]
+        if via:
+            findings.append(EvadedFinding(rule.id, rule.description, line, column, via))
+        else:
+            findings.append(Finding(rule.id, rule.description, line, column))
+    findings.sort(key=lambda f: (f.line, f.column, f.rule_id))
+    return findings
+
+
+def is_clean(text: str) -> bool:
+    """True if no rule finds a secret in text, as written or once normalised."""
+    data, lowered, hits = prepare(text, "is_clean")
+    return next(find_secrets(data, lowered, hits), None) is None and not hidden_spans(data, 0)

@@ -1,0 +1,220 @@
+"""The tells of a hidden token, and the regions around them to normalise.
+
+:func:`find_tells` finds the cheap signs that a token was hidden (a suspicious
+non-ASCII character, an escape of a token character, a line break inside what
+could be one token); :func:`tell_regions` gives the byte ranges around them
+that :func:`core.domain.secrets.normalise.normalised_spans` looks at.
+``CLASSES`` sorts bytes for the non-ASCII and base64 searches.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.domain.secrets.charsets import LOOKALIKES, TOKEN_CHARS, CharTables, char_tables
+from core.domain.secrets.matching import KEYWORD
+from core.domain.secrets.normalise import before_break
+
+#: bytes normalised either side of a tell: more than the longest token (pypi,
+#: ~1000 characters); one hidden all along has tells all along, whose regions
+#: chain (a PEM block's region runs on to the block's end)
+REGION = 1536
+_BLOCK = 1024  # non-ASCII text is decoded and looked at this many bytes at a time
+_TELL_GAP = REGION // 4  # tells closer than this to the last one add nothing
+_RUN_MAX = 1100  # the longest run of token characters looked at around a line break
+
+# Bytes by class, for the base64 and non-ASCII tells: "A" for the base64 and
+# base64url alphabet, "u" for a byte of a non-ASCII character, "x" for the rest.
+CLASSES = bytes(
+    ord("A") if chr(b) in TOKEN_CHARS and chr(b) not in ".=" else ord("u") if b > 0x7F else ord("x")
+    for b in range(256)
+)
+_HEX_TOKEN = rb"(?:2[BbDdEeFf]|3[0-9Dd]|4[1-9A-Fa-f]|5[0-9AaFf]|6[1-9A-Fa-f]|7[0-9Aa])"
+# (inside a run of token characters: ``%4d `` in a format string is no tell)
+_URL_TELL = re.compile(
+    rb"%(?:" + _HEX_TOKEN + rb"|[C-Fc-f][0-9A-Fa-f]|25[0-9A-Fa-f]{2})"
+    rb"(?:(?<=[A-Za-z0-9_.+/=-]...)|(?<=[A-Za-z0-9_.+/=-]...[0-9A-Fa-f]{2})|(?=[A-Za-z0-9_.+/=%-]))"
+)
+# \u: an ASCII token character, Latin extensions, Greek, Cyrillic, Armenian,
+# Cherokee, phonetic and general punctuation (invisible characters, bidi),
+# letterlike and enclosed forms, variation selectors, BOM, full-width forms, a
+# surrogate of the mathematical letters; \x and octal: a token character.
+_ESCAPE_TELL = re.compile(
+    rb"\\(?:u(?:00"
+    + _HEX_TOKEN
+    + rb"|00[Aa][Dd]|0[1-5][0-9A-Fa-f]{2}|13[A-Fa-f][0-9A-Fa-f]|1[Dd][0-9A-Fa-f]{2}"
+    rb"|2[0-4][0-9A-Fa-f]{2}|[Ff][Ee][0-9A-Fa-f]{2}|[Ff][Ff][0-9A-Fa-f]{2}|[Dd]835)"
+    rb"|U0001[Dd][0-9A-Fa-f]{3}|U000[Ee]0[0-1][0-9A-Fa-f]{2}|U000000"
+    + _HEX_TOKEN
+    + rb"|x"
+    + _HEX_TOKEN
+    + rb"|/|0[5-7][0-7]|1[0-7][0-7])|&#(?:[xX][0-9A-Fa-f]{1,6}|[0-9]{1,7});"
+)
+# A line break after nine token characters, or a token character and a
+# separator (a quote, a backslash, `` +``, a space), before a token character; or
+# after one token character before nine. First a one-byte look back that most
+# line breaks fail (after ``:``, ``)``, ``]``, another line break); then a
+# capital or a digit near it: a token's random part has one in any twelve of
+# its characters (none in twelve: under 3 in 10,000 for the most lowercase
+# family, Hugging Face), prose and most code have none around a line end.
+_T = rb"[A-Za-z0-9_.+/=-]"
+# A capital or a digit in the twelve bytes before it or the forty after it.
+_MIXED_NEAR = rb"(?:(?<![^A-Z0-9]{12}\n)|(?=[^\n]{0,40}[A-Z0-9]))"
+_BREAK_TELL = re.compile(
+    rb"\n(?<=[A-Za-z0-9_.+/=\-\"'\\ \t\r]\n)"
+    + _MIXED_NEAR
+    + rb"(?:"
+    + rb"(?:(?<=%s{9}\n)|(?<=%s{9}\r\n)|(?<=%s[\"']\n)|(?<=%s[\"']\r\n)" % (_T, _T, _T, _T)
+    + rb"|(?<=%s\\\n)|(?<=%s[ \t]\\\n)|(?<=[\"'] \+\n)|(?<=[\"']\+\n)|(?<=%s[ \t]\n))"
+    % (_T, _T, _T)
+    + rb"[ \t]*(?:\+[ \t]*)?[\"']?(?=%s)" % _T
+    + rb"|(?:(?<=%s\n)|(?<=%s\r\n))[ \t]*(?:\+[ \t]*)?[\"']?(?=%s{9}))" % (_T, _T, _T)
+)
+# A line break escaped in a JSON or Python string, between token characters.
+_ESCAPED_BREAK_TELL = re.compile(
+    rb"\\n(?<=[A-Za-z0-9_.+/=\-\"' \t]\\n)(?=[ \t]*(?:\+[ \t]*)?[\"']?[A-Za-z0-9_.+/=-])"
+    rb"(?:(?<![^A-Z0-9]{12}\\n)|(?=[^\n]{0,40}[A-Z0-9]))"
+)
+_TOKEN_RUN = re.compile(rb"[A-Za-z0-9_.+/=-]*")
+_AFTER_BREAK = re.compile(
+    rb"[ \t]*(?:\+[ \t]*)?[\"']?([A-Za-z0-9_.+/=-]{1,%s})" % str(_RUN_MAX).encode()
+)
+
+
+_TOKEN_MIN = 18  # the shortest token any rule takes (sk_live_ and ten characters)
+
+# The two-character keywords are in every other line of code (``key``, ``self.``):
+# around a line break they count with the shape of their token only.
+_SHORT_KEYWORDS = {b"ey": re.compile(rb"eyj"), b"s.": re.compile(rb"s\.[a-z0-9]{24}")}
+
+
+def _suspicious(text: str, block: bytes, tables: CharTables) -> bool:
+    """``text`` (``block`` decoded) holds a tell: see ``CharTables.suspect``."""
+    found = tables.suspect.search(text)
+    while found is not None:
+        at = found.start()
+        if found.group() not in LOOKALIKES or tables.lookalike_next.search(text, at - 1, at + 2):
+            return True
+        found = tables.suspect.search(text, at + 1)
+    # beyond the BMP: tag characters start with F3, the rest with F0
+    return (b"\xf0" in block or b"\xf3" in block) and bool(tables.suspect_astral.search(text))
+
+
+def _unicode_tells(data: bytes, classes: bytes) -> list[int]:
+    """Byte positions around suspicious non-ASCII characters.
+
+    From each non-ASCII byte, the next ``_BLOCK`` bytes are decoded and looked at
+    at once; then the search goes on after them.
+    """
+    tables = char_tables()
+    tells: list[int] = []
+    pos = 0
+    while (found := classes.find(b"u", pos)) >= 0:
+        begin = max(0, found - 1)  # the ASCII character before, for a look-alike
+        pos = found + _BLOCK
+        block = data[begin : pos + 3]  # whole characters at the end
+        if _suspicious(block.decode("utf-8", "ignore"), block, tables):
+            tells += (begin, pos)
+    return tells
+
+
+def _tells(pattern: re.Pattern[bytes], data: bytes) -> list[int]:
+    """Where ``pattern`` matches, but one position per ``_TELL_GAP`` bytes at most."""
+    tells: list[int] = []
+    pos = 0
+    while (match := pattern.search(data, pos)) is not None:
+        tells.append(match.start())
+        pos = match.start() + _TELL_GAP
+    return tells
+
+
+def _run_back(data: bytes, stop: int, limit: int) -> int:
+    """How many token characters, ``limit`` at most, end at ``stop``."""
+    run = _TOKEN_RUN.match(data[max(0, stop - limit) : stop][::-1])
+    return 0 if run is None else run.end()
+
+
+def _break_tells(data: bytes, pattern: re.Pattern[bytes] = _BREAK_TELL) -> list[int]:
+    """Line breaks (``pattern``: real ones, or escaped) inside what could be one token
+    split in two: the runs of token characters either side, joined, hold a keyword."""
+    tells: list[int] = []
+    skip = 0
+    for match in pattern.finditer(data):
+        newline = match.start()
+        if newline < skip:
+            continue  # close to the last tell: its region covers this
+        window = data[max(0, newline - 16) : newline].decode("latin-1")
+        stop = before_break(window, len(window))
+        if stop < 0:
+            continue
+        stop += newline - len(window)
+        before = _run_back(data, stop, 64)
+        if before == 64:  # a long run: look further back
+            before = _run_back(data, stop, _RUN_MAX)
+        after = _AFTER_BREAK.match(data, newline + len(match.group()))
+        if after is None:
+            continue
+        joined = (data[stop - before : stop] + after.group(1)).lower()
+        for keyword in KEYWORD.finditer(joined):
+            shape = _SHORT_KEYWORDS.get(keyword.group())
+            if shape is None or (
+                len(joined) >= _TOKEN_MIN and shape.match(joined, keyword.start())
+            ):
+                tells.append(newline)
+                skip = newline + _TELL_GAP
+                break
+    return tells
+
+
+_PEM_END = re.compile(rb"(?i)key(?: block)?-----")
+_PEM_MAX = 16 * 1024  # how far a region that holds ``-----`` looks for a PEM block's end
+
+
+def tell_regions(data: bytes, tells: list[tuple[int, bool]]) -> list[tuple[int, int, bool]]:
+    """Byte ranges to normalise: ``REGION`` around each tell, to line ends, merged.
+
+    ``tells`` are (position, is a line break); a region says whether it holds a
+    line-break tell (only then are lines joined in it).
+    """
+    size = len(data)
+    regions: list[tuple[int, int, bool]] = []
+    for tell, breaks in sorted(tells):
+        begin, end = max(0, tell - REGION), min(size, tell + REGION)
+        line = data.rfind(b"\n", max(0, begin - 512), begin)
+        begin = line + 1 if line >= 0 else begin
+        line = data.find(b"\n", end, end + 512)
+        end = line if line >= 0 else end
+        if data.find(b"-----", begin, end) >= 0:  # a PEM header, maybe: on to its end
+            close = _PEM_END.search(data, end - 16, min(size, end + _PEM_MAX))
+            end = max(end, close.end()) if close else end
+        while 0 < begin < size and 0x80 <= data[begin] < 0xC0:
+            begin -= 1  # not inside a character
+        while 0 < end < size and 0x80 <= data[end] < 0xC0:
+            end += 1
+        if regions and begin <= regions[-1][1]:
+            last = regions[-1]
+            regions[-1] = (last[0], max(end, last[1]), last[2] or breaks)
+        else:
+            regions.append((begin, end, breaks))
+    return regions
+
+
+def find_tells(data: bytes, classes: bytes) -> tuple[list[int], list[int]]:
+    """(tells, line-break tells) of ``data``, byte positions; the breaks sorted.
+
+    ``classes`` is ``data.translate(CLASSES)``.
+    """
+    tells: list[int] = []
+    if not data.isascii():
+        tells += _unicode_tells(data, classes)
+    if b"%" in data:
+        tells += _tells(_URL_TELL, data)
+    # one byte is found by memchr, two by a slower search: one first, then two
+    backslash = b"\\" in data
+    if backslash or (b"&" in data and b"&#" in data):
+        tells += _tells(_ESCAPE_TELL, data)
+    breaks = _break_tells(data)
+    if backslash and b"\\n" in data:
+        breaks += _break_tells(data, _ESCAPED_BREAK_TELL)
+    breaks.sort()
+    return tells, breaks

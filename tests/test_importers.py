@@ -35,7 +35,7 @@ from core.importers import (
     read_claude_code,
 )
 from core.importers.claude_code import project_name
-from core.importers.export import MARKER
+from core.importers.export_folder import MARKER
 from core.store import logs
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace

@@ -33,8 +33,9 @@ from core.store import logs
 from core.store.requests import load_requests
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
+from core.writing.candidate import candidate_from_dict
 from core.writing.decay import recall, sweep, sweep_workspace
-from core.writing.pipeline import candidate_from_dict, log_in, remember_in
+from core.writing.team_rule import log_in, remember_in
 
 MAINTAINER = "wang.lead@example.com"
 OWNER = "liys05"

@@ -237,7 +237,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
-    from core.writing.pipeline import candidate_from_dict, remember_in
+    from core.writing.candidate import candidate_from_dict
+    from core.writing.team_rule import remember_in
 
     raw = read_input(args.file)
     try:
@@ -347,7 +348,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    from core.writing.pipeline import log_in
+    from core.writing.team_rule import log_in
 
     logged = log_in(
         workspace(args),

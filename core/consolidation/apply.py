@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from core.consolidation import gitops
-from core.consolidation.batch import Batch, Change, fingerprint, load_batch
+from core.consolidation.batch import Batch, load_batch
+from core.consolidation.changes import Change, fingerprint
 from core.consolidation.model import edit_changes
 from core.domain import policy
 from core.domain.errors import NotFoundError, ValidationError

@@ -87,19 +87,16 @@ from core.consolidation.apply import (
 )
 from core.consolidation.batch import (
     Batch,
-    Change,
-    FileChange,
-    Plan,
     file_diff,
     load_batch,
-    make_plan,
     new_batch_id,
     pending_ids,
-    unified_diff,
     write_batch,
 )
+from core.consolidation.changes import Change, FileChange, unified_diff
 from core.consolidation.engine import DeterministicEngine
 from core.consolidation.model import Edit, Engine, Gathered, Proposal, Signal
+from core.consolidation.plan import Plan, make_plan
 from core.consolidation.rollback import RollbackResult, revert_decision, rollback
 from core.domain import policy
 from core.domain.errors import StoreError

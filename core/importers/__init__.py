@@ -10,20 +10,17 @@
 
 Imports go through the write pipeline (:func:`core.writing.pipeline.remember`), keep a
 source pointer to the original file and line, are repeatable, and never modify
-the folder they read; see :mod:`core.importers.common`.
+the folder they read; see :mod:`core.importers.session` (the run),
+:mod:`core.importers.ledger` (repeatability), :mod:`core.importers.mapping` (the
+user's corrections) and :mod:`core.importers.report`.
 """
 
 from core.importers.claude_code import import_claude_code, read_claude_code
 from core.importers.codex import import_codex, read_codex
-from core.importers.common import (
-    MAPPING_FILE,
-    FolderError,
-    ImportItem,
-    ImportMapping,
-    ImportReport,
-    load_mapping,
-)
 from core.importers.export import ExportReport, export_claude_code
+from core.importers.folders import FolderError
+from core.importers.mapping import MAPPING_FILE, ImportMapping, load_mapping
+from core.importers.report import ImportItem, ImportReport
 
 __all__ = [
     "MAPPING_FILE",

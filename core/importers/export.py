@@ -36,21 +36,13 @@ Safety: the folder must be new, empty, or a previous memgov export
 export that changed since (the agent wrote or edited a file) is refused: import
 it first, so nothing the agent learnt is lost. Everything is written to a
 temporary folder next to PATH and renamed into place, so PATH holds the old
-export or the new one, never half of one.
+export or the new one, never half of one (:mod:`core.importers.export_folder`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
-import os
 import re
-import secrets as _random
-import shutil
-import tempfile
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -58,16 +50,17 @@ import yaml
 
 from core.domain import secrets
 from core.domain.record import Memory
-from core.importers.claude_code import INDEX_FILE, TEAM_DIR, without_type_prefix
-from core.importers.common import FolderError, slug
+from core.importers.claude_code_entries import without_type_prefix
+from core.importers.claude_code_files import INDEX_FILE, TEAM_DIR
+from core.importers.entries import slug
+from core.importers.export_folder import check_target, write_export
+from core.importers.folders import FolderError
 from core.store.config import Config
-from core.store.fsutil import atomic_write_text
 from core.store.secret_files import scan_file
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.decay import weight
 
-MARKER = ".memgov-export.json"
 DESCRIPTION_CHARS = 150
 SECTIONS = (
     ("user", "User"),
@@ -147,15 +140,14 @@ def export_claude_code(source: Workspace | Store, path: Path) -> ExportReport:
     if not stores:
         raise FolderError("no store to export from; pass one with --store")
     folder = Path(path).expanduser().absolute()
-    replaced, warnings = _check_target(folder, stores)
+    replaced, warnings = check_target(folder, stores)
     warnings += _left_behind(stores)
     config = next((s.config for s in stores if s.config.scope == "private"), stores[0].config)
     outs, left_out = _plan(stores)
     index, indexed, left = _fit_index(outs, config)
     files = {o.rel: o.text for o in outs}
     files[INDEX_FILE] = index
-    files[MARKER] = _marker(files, stores, stores[0].now())
-    _write_folder(folder, files)
+    write_export(folder, files, stores, stores[0].now())
     return ExportReport(
         folder=str(folder),
         files=tuple(sorted(o.rel for o in outs)),
@@ -292,123 +284,3 @@ def _fit_index(outs: list[_Out], config: Config) -> tuple[str, list[_Out], list[
         else:
             left.append(out)
     return render_index(chosen, config.index_line_chars), chosen, left
-
-
-# ------------------------------------------------------------------------ writing
-def _digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def _marker(files: dict[str, str], stores: list[Store], now: datetime) -> str:
-    data = {
-        "format": "memgov-export",
-        "version": 1,
-        "exported_at": now.isoformat(timespec="seconds"),
-        "stores": [str(s.root) for s in stores],
-        "files": {rel: _digest(text.encode("utf-8")) for rel, text in sorted(files.items())},
-    }
-    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
-
-
-def _tree(folder: Path) -> dict[str, str]:
-    """rel path -> digest of every file under folder but the marker."""
-    found = {}
-    for path in sorted(folder.rglob("*")):
-        rel = path.relative_to(folder).as_posix()
-        if rel == MARKER or rel.startswith(".git/"):
-            continue
-        if path.is_file() or path.is_symlink():
-            found[rel] = _digest(path.read_bytes()) if path.is_file() else "symlink"
-    return found
-
-
-def _check_target(folder: Path, stores: list[Store]) -> tuple[bool, list[str]]:
-    """(whether a previous export is replaced, warnings); raises when PATH must not be written."""
-    if folder.is_symlink():
-        raise FolderError(f"{folder}: a symbolic link; pass the folder it points at")
-    if folder.exists() and not folder.is_dir():
-        raise FolderError(f"{folder}: a file, not a folder; choose a folder path")
-    for store in stores:
-        if folder == store.root or store.root in folder.parents:
-            raise FolderError(
-                f"{folder}: inside the memgov store {store.root}; export to a folder outside it"
-            )
-    if not folder.exists() or not any(folder.iterdir()):
-        return False, []
-    manifest = _previous_manifest(folder)
-    current = _tree(folder)
-    added = sorted(set(current) - set(manifest))
-    changed = sorted(rel for rel in current if rel in manifest and current[rel] != manifest[rel])
-    if added or changed:
-        listed = "; ".join(
-            f"{what}: {', '.join(rels[:5])}{' ...' if len(rels) > 5 else ''}"
-            for what, rels in (("new", added), ("changed", changed))
-            if rels
-        )
-        raise FolderError(
-            f"{folder}: changed since memgov exported it ({listed}). Import it first "
-            f"('memgov import claude-code {folder}') so nothing written there since is lost, "
-            "then export again; or move the folder aside"
-        )
-    gone = sorted(set(manifest) - set(current) - {INDEX_FILE})
-    warnings = [
-        f"{rel} was deleted from the previous export; memgov still holds its record and "
-        "wrote it again: delete the record in memgov if it should go"
-        for rel in gone
-    ]
-    return True, warnings
-
-
-def _previous_manifest(folder: Path) -> dict[str, str]:
-    marker = folder / MARKER
-    if not marker.is_file():
-        raise FolderError(
-            f"{folder}: not empty, and not a previous memgov export (no {MARKER}); memgov "
-            f"does not overwrite it. Export into a new or empty folder, or move this one "
-            f"aside first (e.g. mv {folder} {folder}.bak) and export again"
-        )
-    try:
-        data = json.loads(marker.read_text(encoding="utf-8"))
-        files = data["files"]
-        if data.get("format") != "memgov-export" or not isinstance(files, dict):
-            raise ValueError("not a memgov export marker")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise FolderError(
-            f"{marker}: unreadable ({exc}); memgov does not overwrite the folder. Move it "
-            "aside and export again"
-        ) from None
-    return {str(k): str(v) for k, v in files.items()}
-
-
-def _write_folder(folder: Path, files: dict[str, str]) -> None:
-    """Write every file into a temporary sibling folder, then rename it into place."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.export-", dir=folder.parent))
-    try:
-        mask = os.umask(0)
-        os.umask(mask)
-        tmp.chmod(0o777 & ~mask)
-        for rel, text in files.items():
-            atomic_write_text(tmp / rel, text)
-        _swap(tmp, folder)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def _swap(new: Path, folder: Path) -> None:
-    if not folder.exists():
-        os.rename(new, folder)
-        return
-    if not any(folder.iterdir()):
-        os.replace(new, folder)  # renaming onto an empty folder replaces it
-        return
-    old = folder.with_name(f".{folder.name}.old-{_random.token_hex(4)}")
-    os.rename(folder, old)
-    try:
-        os.rename(new, folder)
-    except BaseException:
-        os.rename(old, folder)
-        raise
-    with contextlib.suppress(OSError):
-        shutil.rmtree(old)

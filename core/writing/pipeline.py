@@ -12,124 +12,38 @@
    opens a conflict (both records -> conflict), except that a newer
    preference supersedes the older one by policy (recorded, reviewable).
 
-Confidence with independent sources (different tasks) is a noisy OR:
-``1 - (1 - a) * (1 - b)``, capped at 0.99. Two pointers into the same task are
-not independent and only keep the higher confidence.
+Confidence with independent sources (different tasks) is a noisy OR
+(:func:`core.domain.values.noisy_or`). Two pointers into the same task are not
+independent and only keep the higher confidence.
+
+The candidate and its validation are :mod:`core.writing.candidate` (``Candidate``
+and ``candidate_from_dict`` are importable from here too); which store of a
+workspace a write goes to, and the team rule, are :mod:`core.writing.team_rule`.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core.domain import gate, policy, secrets
-from core.domain.errors import StoreError, ValidationError
-from core.domain.record import SCOPES, TYPES, Memory, Source, check_field, parse_time
+from core.domain import gate, secrets
+from core.domain.record import Memory, Source
 from core.domain.values import noisy_or, same_value, with_source
 from core.store import logs
-from core.store.requests import file_request
 from core.store.store import Store, new_memory_id
-from core.store.workspace import Workspace
+from core.writing.candidate import Candidate, candidate_from_dict
 
-
-@dataclass(frozen=True)
-class Candidate:
-    content: str
-    type: str
-    scope: str
-    subject: str
-    attribute: str
-    source: Source | None
-    s1: float | None = None
-    s2: float | None = None
-    confidence: float = 0.7
-    condition: str | None = None
-    value: str | None = None
-    title: str | None = None
-    expires_at: datetime | None = None
-    environment: dict[str, str] | None = None
-
-    @property
-    def key(self) -> tuple[str, str, str, str | None]:
-        return (self.scope, self.subject, self.attribute, self.condition)
-
-
-def _probability(data: Mapping[str, Any], name: str, default: float | None) -> float | None:
-    value = data.get(name, default)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise ValidationError(f"must be a probability from 0 to 1, got {_shown(value)}", field=name)
-    return float(value)
-
-
-def _shown(value: Any) -> str:
-    """A bad value for an error message, unless it may be a credential (never echoed)."""
-    text = repr(value)
-    if len(text) > 40 or secrets.scan(text):
-        return f"a {type(value).__name__} of {len(str(value))} characters (not shown)"
-    return text
-
-
-def candidate_from_dict(data: Any) -> Candidate:
-    """Validate a candidate as agents send it (JSON), naming the bad field."""
-    if not isinstance(data, Mapping):
-        raise ValidationError(
-            "a candidate is a JSON object", hint="see 'memgov remember --help' for its fields"
-        )
-
-    def text(name: str, *, required: bool, choices: tuple[str, ...] | None = None) -> str | None:
-        value = data.get(name)
-        if value is None or (isinstance(value, str) and not value.strip()):
-            if required:
-                hint = f"one of: {', '.join(choices)}" if choices else None
-                raise ValidationError("is required", field=name, hint=hint)
-            return None
-        if not isinstance(value, str):
-            raise ValidationError(f"must be text, got {type(value).__name__}", field=name)
-        check_field(value.strip(), name)  # control characters, surrogates, length: by field
-        value = value.strip()
-        if choices and value not in choices:
-            raise ValidationError(
-                f"unknown value {_shown(value)}",
-                field=name,
-                hint=f"one of: {', '.join(choices)}",
-            )
-        return value
-
-    content = data.get("content", "")
-    if content is None:
-        content = ""
-    if not isinstance(content, str):
-        raise ValidationError(f"must be text, got {type(content).__name__}", field="content")
-    check_field(content, "content")
-    source = None
-    if data.get("source") is not None:
-        source = Source.from_value(data["source"], path=None, field_name="source")
-    environment = data.get("environment")
-    if environment is not None and not isinstance(environment, Mapping):
-        raise ValidationError("must be a mapping of tool to version", field="environment")
-    return Candidate(
-        content=content.strip(),
-        type=text("type", required=bool(content.strip()), choices=TYPES) or "semantic",
-        scope=text("scope", required=bool(content.strip()), choices=SCOPES) or "private",
-        subject=text("subject", required=bool(content.strip())) or "",
-        attribute=text("attribute", required=bool(content.strip())) or "",
-        condition=text("condition", required=False),
-        value=text("value", required=False),
-        title=text("title", required=False),
-        source=source,
-        s1=_probability(data, "s1", None),
-        s2=_probability(data, "s2", None),
-        confidence=_probability(data, "confidence", 0.7) or 0.0,
-        expires_at=parse_time(
-            data.get("expires_at"), path=None, field_name="expires_at", required=False
-        ),
-        environment={str(k): str(v) for k, v in environment.items()} if environment else None,
-    )
+__all__ = [
+    "Candidate",
+    "Outcome",
+    "candidate_from_dict",
+    "conflict_item_id",
+    "merged_confidence",
+    "remember",
+]
 
 
 @dataclass(frozen=True)
@@ -143,9 +57,10 @@ class Outcome:
     gate: gate.GateResult | None = None
     superseded: tuple[str, ...] = ()
     #: a team candidate from someone who is not a maintainer: the promotion request that
-    #: holds its private copy for a maintainer's review (see :func:`remember_in`)
+    #: holds its private copy for a maintainer's review (see
+    #: :func:`core.writing.team_rule.remember_in`)
     held_for_review: str | None = None
-    store: str | None = None  # the store written to, when :func:`remember_in` chose it
+    store: str | None = None  # the store written to, when ``remember_in`` chose it
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -439,136 +354,3 @@ def _place(
             item=item,
             gate=result,
         )
-
-
-# ------------------------------------------------------------------ who writes where
-def _target(workspace: Workspace, scope: str) -> Store:
-    if not workspace.stores:
-        raise StoreError("no store given: pass --store PATH")
-    if scope in ("private", "team") and len(workspace.stores) > 1:
-        return workspace.for_scope(scope)
-    return workspace.stores[0]
-
-
-def remember_in(workspace: Workspace, candidate: Candidate, *, actor: str) -> Outcome:
-    """:func:`remember` into the workspace's store of the candidate's scope, with the
-    team store's authorization (:mod:`core.domain.policy`).
-
-    A team candidate from a maintainer of the team store is written there. From
-    anyone else it becomes a request instead of a direct write: the memory goes
-    through the pipeline into the actor's private store (scope private), and when
-    it lands as an active record a promotion request is filed for it
-    (``held_for_review`` is the request id), so a maintainer sees it in the queue
-    and decides. A conflict, refusal or empty candidate files no request (the
-    reasons say what to do). With no private store to hold it, the write is
-    refused (:class:`AuthorizationError`) and nothing is written.
-    """
-    store = _target(workspace, candidate.scope)
-    if (
-        candidate.scope != "team"
-        or store.config.scope != "team"
-        or policy.is_maintainer(store, actor)
-    ):
-        return replace(remember(store, candidate, actor=actor), store=str(store.root))
-    team = store
-    private = workspace.private
-    if private is None:
-        policy.check_maintainer(
-            team,
-            actor,
-            "write team memories",
-            hint="A team memory from anyone else is held in their private store as a "
-            "promotion request, and no private store was given: pass it with --store "
-            "(or a folder holding private/ and team/), or ask a maintainer to write it",
-        )
-        raise AssertionError("check_maintainer refused")  # pragma: no cover
-    outcome = remember(private, replace(candidate, scope="private"), actor=actor)
-    why = (
-        f"{policy.shown(actor)} is not a maintainer of the team store ({team.root}): "
-        "the memory goes to the private store and waits for a maintainer's review"
-    )
-    target = outcome.memory_ids[0] if outcome.memory_ids else None
-    memory = private.memories.get(target) if target else None
-    if outcome.kind not in ("written", "merged") or memory is None or memory.status != "active":
-        then = (
-            f"; once the conflict {outcome.item} is resolved, ask for the promotion "
-            f"with `memgov request-promote ID --reason ...`"
-            if outcome.kind in ("conflict", "merged") and outcome.item
-            else "; nothing was filed for review"
-        )
-        return replace(outcome, reasons=(*outcome.reasons, why + then), store=str(private.root))
-    request = file_request(
-        private,
-        kind="promote",
-        memory_id=memory.id,
-        reason="a team memory written by someone who is not a maintainer of the team "
-        "store: held for review",
-        actor=actor,
-    )
-    return replace(
-        outcome,
-        reasons=(*outcome.reasons, f"{why}: promotion request {request.id}"),
-        held_for_review=request.id,
-        store=str(private.root),
-    )
-
-
-@dataclass(frozen=True)
-class Logged:
-    """Where :func:`log_in` appended a message: the store, the log file and line."""
-
-    store: str
-    log: str
-    line: int
-    note: str | None = None  # why it is not the store that was asked for
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"store": self.store, "log": self.log, "line": self.line, "note": self.note}
-
-
-def log_in(
-    workspace: Workspace,
-    *,
-    task: str,
-    index: int,
-    role: str,
-    text: str,
-    actor: str,
-    scope: str | None = None,
-) -> Logged:
-    """Append a message to a daily log of the workspace, with the team's authorization.
-
-    The log goes to the store of ``scope``, or by default to the private store
-    when there is one, else to the only store given. A team store's logs are
-    written only by its maintainers: evidence for team records arrives with an
-    approved promotion (the decision copies the quoted lines). Anyone else's
-    message goes to the private store's log when there is one (``note`` says so)
-    and is refused otherwise (:class:`AuthorizationError`), nothing written.
-    """
-    if scope is not None:
-        store = workspace.for_scope(scope)
-    elif not workspace.stores:
-        raise StoreError("no store given: pass --store PATH")
-    else:
-        store = workspace.private or workspace.stores[0]
-    note = None
-    if store.config.scope == "team" and not policy.is_maintainer(store, actor):
-        private = workspace.private
-        if private is None:
-            policy.check_maintainer(
-                store,
-                actor,
-                "write to the team store's daily log",
-                hint="Evidence for team records arrives with an approved promotion: log "
-                "into your private store (pass it with --store) and request the promotion "
-                "of what you remember from it",
-            )
-            raise AssertionError("check_maintainer refused")  # pragma: no cover
-        note = (
-            f"{policy.shown(actor)} is not a maintainer of the team store ({store.root}): "
-            f"logged in the private store; evidence for team records arrives with an "
-            f"approved promotion"
-        )
-        store = private
-    rel, line = store.log_message(task=task, index=index, role=role, text=text, actor=actor)
-    return Logged(str(store.root), rel, line, note)

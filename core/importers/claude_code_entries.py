@@ -1,0 +1,209 @@
+"""A Claude Code topic file as a memgov entry: type, subject, attribute, content, source.
+
+The mapping rules and gate inputs are the ones :mod:`core.importers.claude_code`
+documents: Claude's ``user``/``feedback``/``project``/``reference`` become
+preference or semantic records about ``user:<owner>`` or ``project:<p>``, the
+attribute is the name without its type prefix, the source points at the body's
+first statement line, and a ``memgov:`` block (from ``memgov export
+claude-code``) sets the type, key and value exactly. :func:`topic_entry` makes
+one entry; :func:`check_links` warns about ``[[name]]`` links to no memory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any
+
+from core.domain.record import TYPES, Source
+from core.importers.claude_code_files import (
+    INDEX_FILE,
+    INDEX_MAX_BYTES,
+    INDEX_MAX_LINES,
+    TEAM_DIR,
+    IndexEntry,
+    Topic,
+    front_field,
+    front_text,
+)
+from core.importers.entries import Entry, GateDefaults, Reading, slug
+
+CLAUDE_TYPES = ("user", "feedback", "project", "reference")
+GATE = {
+    "user": GateDefaults(s1=0.8, s2=0.8, confidence=0.7),
+    "feedback": GateDefaults(s1=0.8, s2=0.9, confidence=0.8),
+    "project": GateDefaults(s1=0.7, s2=0.8, confidence=0.7),
+    "reference": GateDefaults(s1=0.8, s2=0.8, confidence=0.7),
+}
+
+_LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|[^\]]*)?\]\]")
+_WISH = re.compile(
+    r"\b(?:prefers?|preferred|preference|likes?|dislikes?|wants?|hates?|always|never|"
+    r"don'?t|do not|avoid|please)\b|偏好|喜欢|希望|不要|别用|总是|讨厌|更愿意|习惯",
+    re.IGNORECASE,
+)
+
+
+def topic_entry(
+    topic: Topic, listed: IndexEntry | None, owner: str, project: str, reading: Reading
+) -> Entry:
+    meta = topic.meta
+    block = _memgov_block(topic, reading)
+    name = front_text(meta, "name")
+    description = front_text(meta, "description")
+    kind, why = _claude_type(topic, listed, reading)
+    line, content = _statement(topic, description)
+    scope = "team" if topic.rel.startswith(f"{TEAM_DIR}/") else "private"
+    notes = [why] if why else []
+    if listed is None:
+        notes.append(f"not listed in {INDEX_FILE}")
+    elif not listed.loaded:
+        notes.append(
+            f"listed at {listed.index}:{listed.line}, past what Claude Code loads "
+            f"({INDEX_MAX_LINES} lines / {INDEX_MAX_BYTES:,} bytes)"
+        )
+    return Entry(
+        origin=f"{topic.rel}:{line}",
+        kind=kind,
+        scope=scope,
+        type=block.get("type") or _memgov_type(kind, description, content),
+        subject=block.get("subject") or _subject(kind, scope, owner, project),
+        attribute=block.get("attribute") or slug(without_type_prefix(name or topic.stem)),
+        content=content,
+        sources=(
+            Source(
+                task=f"claude-code:{project}/{topic.rel}",
+                file=str(topic.path),
+                line=line,
+                evidence=topic.lines[line - 1].strip() if topic.lines else "",
+            ),
+        ),
+        gate=GATE[kind],
+        title=name or (listed.title if listed and listed.title else None) or _human(topic.stem),
+        condition=block.get("condition"),
+        value=block.get("value"),
+        order=_stamp(front_field(meta, "modified")),
+        exported_id=block.get("id"),
+        notes=tuple(notes),
+    )
+
+
+def _claude_type(topic: Topic, listed: IndexEntry | None, reading: Reading) -> tuple[str, str]:
+    """(Claude type, how it was found when not from the front matter)."""
+    raw = front_field(topic.meta, "type")
+    value = str(raw).strip().casefold() if raw is not None else ""
+    if value in CLAUDE_TYPES:
+        return value, ""
+    if raw is not None:
+        reading.warnings.append(
+            f"{topic.rel}: unknown type {str(raw)[:40]!r} (Claude Code uses "
+            f"{', '.join(CLAUDE_TYPES)}); guessed from the index and the file name"
+        )
+    heading = listed.heading if listed else None
+    for word in re.findall(r"\w+", (heading or "").casefold()):
+        if word.removesuffix("s") in CLAUDE_TYPES:
+            return word.removesuffix("s"), f"type {word.removesuffix('s')} from the index heading"
+    prefix = re.split(r"[_\-]", topic.stem.casefold(), maxsplit=1)[0]
+    if prefix in CLAUDE_TYPES:
+        return prefix, f"type {prefix} from the file name"
+    reading.warnings.append(
+        f"{topic.rel}: no type (front matter, index heading or file-name prefix); read as "
+        f"project; set its type in memgov-import.yaml if that is wrong"
+    )
+    return "project", "no type found: read as project"
+
+
+def _statement(topic: Topic, description: str | None) -> tuple[int, str]:
+    """(1-based line of the first statement, the content): the body, else the description."""
+    body = topic.lines[topic.body_start :]
+    content = "\n".join(body).strip()
+    filled = [i for i, line in enumerate(body) if line.strip()]
+    plain = [i for i in filled if not body[i].lstrip().startswith("#")]
+    if filled:
+        return topic.body_start + (plain or filled)[0] + 1, content
+    if description:
+        where = next(
+            (
+                i
+                for i in range(topic.body_start)
+                if re.match(r"^\s*description\s*:", topic.lines[i])
+            ),
+            0,
+        )
+        return where + 1, description
+    return 1, ""
+
+
+def _memgov_type(kind: str, description: str | None, content: str) -> str:
+    if kind == "feedback":
+        return "preference"
+    if kind == "user":
+        first = (content.strip().splitlines() or [""])[0]
+        return "preference" if _WISH.search(f"{description or ''} {first}") else "semantic"
+    return "semantic"
+
+
+def _subject(kind: str, scope: str, owner: str, project: str) -> str:
+    if kind == "user":
+        return f"user:{owner}"
+    if kind == "feedback" and scope == "private":
+        return f"user:{owner}/project:{project}"
+    return f"project:{project}"
+
+
+def without_type_prefix(name: str) -> str:
+    for kind in CLAUDE_TYPES:
+        for sep in ("_", "-", " "):
+            if name.casefold().startswith(kind + sep) and len(name) > len(kind) + 1:
+                return name[len(kind) + 1 :]
+    return name
+
+
+def _human(stem: str) -> str:
+    return re.sub(r"[_\-]+", " ", without_type_prefix(stem)).strip().capitalize() or stem
+
+
+def _memgov_block(topic: Topic, reading: Reading) -> dict[str, str]:
+    """The ``memgov:`` block of a memgov export: exact type, key and value."""
+    block = topic.meta.get("memgov")
+    if block is None:
+        return {}
+    if not isinstance(block, Mapping):
+        reading.warnings.append(
+            f"{topic.rel}: 'memgov' in the front matter is not a mapping; ignored"
+        )
+        return {}
+    out = {}
+    for name in ("id", "type", "subject", "attribute", "condition", "value"):
+        value = block.get(name)
+        if value is None:
+            continue
+        if (
+            not isinstance(value, str)
+            or not value.strip()
+            or (name == "type" and value not in TYPES[1:])
+        ):
+            reading.warnings.append(
+                f"{topic.rel}: memgov.{name} {str(value)[:40]!r} is not valid; ignored"
+            )
+            continue
+        out[name] = value.strip()
+    return out
+
+
+def check_links(topic: Topic, names: set[str], reading: Reading) -> None:
+    for number in range(topic.body_start, len(topic.lines)):
+        for name in _LINK.findall(topic.lines[number]):
+            key = name.strip().removesuffix(".md").casefold()
+            if key not in names:
+                reading.warnings.append(
+                    f"{topic.rel}:{number + 1}: links to [[{name.strip()}]], which names no "
+                    "memory file in this folder"
+                )
+
+
+def _stamp(value: Any) -> str:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return str(value).strip() if value is not None else ""

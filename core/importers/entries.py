@@ -1,0 +1,119 @@
+"""What an importer finds in a foreign folder, before the write pipeline sees it.
+
+A reader turns the folder into a :class:`Reading`: an :class:`Entry` per memory
+found (its key, its content, the gate inputs its kind gets and the source
+pointers back into the original files), the files it could not use (skipped
+items of the report) and warnings. :meth:`Entry.candidate` is the entry as the
+pipeline's :class:`core.writing.candidate.Candidate`, one per source.
+
+Also the text helpers the readers share: :func:`slug` (an attribute from free
+text), :func:`short` (a title) and :func:`origin_key` (file and line order).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from core.domain.record import Source
+from core.importers.report import ImportItem
+from core.writing.candidate import Candidate
+
+
+@dataclass(frozen=True)
+class GateDefaults:
+    """What the importer, as the caller of the write gate, says about one kind of
+    memory: s1 (stable), s2 (reusable) and the record's confidence."""
+
+    s1: float
+    s2: float
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One memory found in a foreign folder, before the pipeline sees it."""
+
+    origin: str  # "feedback_testing.md:6": the file (relative) and line it was read from
+    kind: str  # the foreign format's own category ("feedback", "knowledge", ...)
+    scope: str  # private or team
+    type: str
+    subject: str
+    attribute: str
+    content: str
+    sources: tuple[Source, ...]
+    gate: GateDefaults
+    title: str | None = None
+    condition: str | None = None
+    value: str | None = None
+    order: str = ""  # sorts entries: the original's date, so newer evidence comes later
+    exported_id: str | None = None  # memgov.id of a memgov export
+    notes: tuple[str, ...] = ()
+    skip: str | None = None  # why this entry is not imported
+
+    @property
+    def file(self) -> str:
+        return self.origin.rpartition(":")[0] or self.origin
+
+    def candidate(self, source: Source) -> Candidate:
+        return Candidate(
+            content=self.content,
+            type=self.type,
+            scope=self.scope,
+            subject=self.subject,
+            attribute=self.attribute,
+            source=source,
+            s1=self.gate.s1,
+            s2=self.gate.s2,
+            confidence=self.gate.confidence,
+            condition=self.condition,
+            value=self.value,
+            title=self.title,
+        )
+
+
+@dataclass
+class Reading:
+    """What a reader found: entries for the pipeline, files it could not use, warnings."""
+
+    entries: list[Entry] = field(default_factory=list)
+    skipped: list[ImportItem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def skip_file(self, origin: str, scope: str, reason: str) -> None:
+        self.skipped.append(
+            ImportItem(
+                origin=origin, kind="file", scope=scope, outcome="skipped", reasons=(reason,)
+            )
+        )
+
+
+_WORD = re.compile(r"\w+")
+
+
+def slug(text: str, *, limit: int = 48) -> str:
+    """An attribute from free text: lower-case words joined by '_', at most ``limit``
+    characters; a longer one is cut and ends in a short hash of the whole."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    joined = "_".join(w.strip("_") for w in words if w.strip("_"))
+    if len(joined) <= limit:
+        return joined or "memory"
+    digest = hashlib.sha256(joined.encode("utf-8")).hexdigest()[:6]
+    return joined[:limit].rstrip("_") + "_" + digest
+
+
+def short(text: str, limit: int = 60) -> str:
+    """A title from free text: its first line, cut at a word near ``limit``."""
+    line = " ".join((text.strip().splitlines() or [""])[0].split()).strip("#*- ")
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,.;:") + "…"
+
+
+def origin_key(origin: str) -> tuple[str, int]:
+    file, _, line = origin.rpartition(":")
+    return (file, int(line)) if line.isdigit() else (origin, 0)

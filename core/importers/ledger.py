@@ -1,0 +1,112 @@
+"""Repeatable imports: what earlier imports left in a store, and what this one did.
+
+An entry is not sent to the pipeline again when
+
+- a record of the target store, in any status, has a source at the same file
+  and line and the same value (:func:`core.domain.values.same_value`): it was
+  imported, merged, put in conflict, superseded or corrected before;
+- a person erased a record with the same content from the store: importing it
+  again would undo their decision;
+- an earlier import refused the same file, line, content and gate inputs. Each
+  import run that changed a store ends with one ``import`` event there, which
+  lists its refusals by fingerprint (a hash, never the content);
+- it comes from a memgov export of this store (``memgov.id`` in its front
+  matter) and that record still holds the same value.
+
+So importing an unchanged folder twice makes no record, event or commit the
+second time. A :class:`Ledger` is one store's view of all this, read once per
+import run from its events and records, and kept up to date as the run writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from typing import Any
+
+from core.domain.record import Memory, Source
+from core.domain.values import same_value
+from core.importers.entries import Entry
+from core.importers.report import shown
+from core.store.events import Event
+from core.store.store import Store
+from core.writing.candidate import Candidate
+from core.writing.pipeline import Outcome
+
+IMPORT_ACTION = "import"
+
+
+class Ledger:
+    """One store's view of earlier imports, and what this run did to it."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        events, _ = store.events()
+        self.erased: dict[str, Event] = {
+            str(e.details.get("content_hash")): e for e in events if e.to_status == "deleted"
+        }
+        self.refused: dict[str, dict[str, Any]] = {
+            str(r.get("fingerprint")): r | {"event": e.id}
+            for e in events
+            if e.action == IMPORT_ACTION
+            for r in e.details.get("refused", ())
+            if isinstance(r, dict)
+        }
+        self.by_source: dict[tuple[str | None, int | None], set[str]] = {}
+        for memory in store.memories.values():
+            for src in memory.all_sources:
+                if src.file is not None:
+                    self.by_source.setdefault((src.file, src.line), set()).add(memory.id)
+        self.touched = False
+        self.ids: set[str] = set()
+        self.counts: Counter[str] = Counter()
+        self.refusals: list[dict[str, Any]] = []
+
+    def imported(self, candidate: Candidate, source: Source) -> Memory | None:
+        for memory_id in sorted(self.by_source.get((source.file, source.line), ())):
+            memory = self.store.memories.get(memory_id)
+            if memory is None or not same_value(memory, candidate):
+                continue
+            if any(s.file == source.file and s.line == source.line for s in memory.all_sources):
+                return memory
+        return None
+
+    def exported(self, entry: Entry) -> Memory | None:
+        memory = self.store.memories.get(entry.exported_id or "")
+        if memory is not None and same_value(memory, entry.candidate(Source(task="-"))):
+            return memory
+        return None
+
+    def fingerprint(self, candidate: Candidate) -> str:
+        source = candidate.source or Source(task="-")
+        parts = (
+            source.file,
+            source.line,
+            candidate.content,
+            candidate.type,
+            candidate.subject,
+            candidate.attribute,
+            candidate.condition,
+            candidate.title,
+            candidate.s1,
+            candidate.s2,
+            self.store.config.theta,
+        )
+        return "sha256:" + hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
+
+    def note(self, origin: str, source: Source, outcome: Outcome, fingerprint: str) -> None:
+        self.touched = True
+        self.counts[outcome.kind] += 1
+        if outcome.kind == "refused":
+            rules = outcome.gate.secret_rules if outcome.gate else ()
+            self.refusals.append(
+                {
+                    "origin": shown(origin),
+                    "fingerprint": fingerprint,
+                    "reasons": list(outcome.reasons),
+                    "secret_rules": list(rules),
+                }
+            )
+            return
+        self.ids.update(outcome.memory_ids)
+        self.by_source.setdefault((source.file, source.line), set()).update(outcome.memory_ids)

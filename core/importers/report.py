@@ -1,0 +1,135 @@
+"""The report of one import: what happened to each memory found, never its content.
+
+:class:`ImportReport` holds an :class:`ImportItem` per entry (written, merged,
+conflict, refused, skipped, already-imported or failed) with its reasons, the
+ids of the records it made or met, and source pointers relative to the
+imported folder. An item never holds content, and :func:`shown` withholds any
+title, key or warning that matches a secret or sensitive pattern: a refused
+entry may hold a secret.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from core.domain import gate, secrets
+
+WITHHELD = "[withheld: matches a secret or sensitive pattern]"
+OUTCOMES = (
+    "written",
+    "merged",
+    "conflict",
+    "refused",
+    "skipped",
+    "already-imported",
+    "failed",
+)
+
+
+@dataclass(frozen=True)
+class ImportItem:
+    """What happened to one entry. Never holds content: a refused entry may hold a secret."""
+
+    origin: str
+    kind: str
+    scope: str
+    outcome: str  # one of OUTCOMES
+    reasons: tuple[str, ...] = ()
+    memory_ids: tuple[str, ...] = ()
+    title: str | None = None
+    type: str | None = None
+    subject: str | None = None
+    attribute: str | None = None
+    sources: tuple[str, ...] = ()  # "rollout_summaries/x.md:12", relative to the folder
+    secret_rules: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "origin": self.origin,
+            "kind": self.kind,
+            "scope": self.scope,
+            "outcome": self.outcome,
+            "reasons": list(self.reasons),
+            "memory_ids": list(self.memory_ids),
+            "title": self.title,
+            "type": self.type,
+            "subject": self.subject,
+            "attribute": self.attribute,
+            "sources": list(self.sources),
+            "secret_rules": list(self.secret_rules),
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """The outcome of one import: an item per entry, in file and line order."""
+
+    format: str  # claude-code | codex
+    folder: str
+    dry_run: bool
+    items: tuple[ImportItem, ...]
+    warnings: tuple[str, ...] = ()
+    stores: tuple[tuple[str, str], ...] = ()  # (scope, root)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        found = Counter(item.outcome for item in self.items)
+        return {outcome: found.get(outcome, 0) for outcome in OUTCOMES}
+
+    def by_outcome(self, outcome: str) -> list[ImportItem]:
+        return [item for item in self.items if item.outcome == outcome]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "folder": self.folder,
+            "dry_run": self.dry_run,
+            "stores": {scope: root for scope, root in self.stores},
+            "counts": self.counts,
+            "items": [item.to_dict() for item in self.items],
+            "warnings": list(self.warnings),
+        }
+
+    def render(self) -> str:
+        head = f"{self.format} import from {self.folder}"
+        if self.dry_run:
+            head += " (dry run: nothing was written; ids are those a real run would have made)"
+        lines = [head]
+        lines += [f"  {scope} store: {root}" for scope, root in self.stores]
+        lines.append("  " + ", ".join(f"{n} {name}" for name, n in self.counts.items()))
+        for outcome in OUTCOMES:
+            group = self.by_outcome(outcome)
+            if not group:
+                continue
+            if outcome == "already-imported":  # unchanged: one line is enough
+                lines += ["", f"{outcome} (no change): " + ", ".join(i.origin for i in group)]
+            else:
+                lines += ["", f"{outcome}:"] + [_render_item(item) for item in group]
+        if self.warnings:
+            lines += ["", "warnings:"] + [f"  {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+def _render_item(item: ImportItem) -> str:
+    key = [part for part in (item.type, item.subject, item.attribute) if part and part != WITHHELD]
+    if item.memory_ids:
+        key.append("-> " + ", ".join(item.memory_ids))
+    text = f"  {item.origin}  {item.title or ''}".rstrip()
+    if key:
+        text += f"  [{' '.join(key)}]"
+    for reason in item.reasons:
+        text += f"\n      {reason}"
+    for note in item.notes:
+        text += f"\n      note: {note}"
+    return text
+
+
+def shown(text: str | None) -> str | None:
+    """Text for a report, unless it matches a secret or sensitive pattern."""
+    if text and (secrets.scan(text) or gate.sensitive_patterns(text)):
+        return WITHHELD
+    return text

@@ -1,0 +1,251 @@
+"""An import session: a reader's entries, through the write pipeline, into the stores.
+
+An importer reads a foreign memory folder into :class:`core.importers.entries.Entry`
+objects and hands them to :func:`run_entries`. That sends each entry through
+:func:`core.writing.pipeline.remember` (the write gate, the secret scanner,
+duplicates and conflicts), once per source pointer, into the store of the
+entry's scope, and answers with an :class:`core.importers.report.ImportReport`.
+
+- entries go oldest first (their ``order``, then file and line), so newer
+  evidence comes later; the report lists them in file and line order;
+- team entries are written only for a maintainer of the team store
+  (:func:`core.domain.policy.is_maintainer`); anyone else's are skipped, with
+  what to do instead;
+- what earlier imports did is not done again (:mod:`core.importers.ledger`);
+- each run that changed a store ends with one ``import`` event there;
+- a dry run does all of it on a scratch copy of the stores, removed afterwards.
+
+The imported folder itself is only ever read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from core.domain import policy
+from core.domain.errors import SecretBlocked, TransitionError, ValidationError
+from core.domain.record import content_hash
+from core.importers.entries import Entry, Reading, origin_key
+from core.importers.folders import shown_path
+from core.importers.ledger import IMPORT_ACTION, Ledger
+from core.importers.report import WITHHELD, ImportItem, ImportReport, shown
+from core.store.store import STATE_DIR, Store
+from core.store.workspace import Workspace
+from core.writing.pipeline import remember
+
+
+def run_entries(
+    workspace: Workspace,
+    reading: Reading,
+    *,
+    fmt: str,
+    folder: Path,
+    actor: str,
+    dry_run: bool,
+) -> ImportReport:
+    """Send every entry through the write pipeline (on a scratch copy for a dry run)."""
+    if not actor.strip():
+        raise ValidationError("every change needs an actor", field="actor", hint="pass --as USER")
+    stores = tuple((s.config.scope, str(s.root)) for s in workspace.stores)
+    if dry_run:
+        with scratch_copy(workspace) as scratch:
+            report = _run(scratch, reading, fmt=fmt, folder=folder, actor=actor)
+        return replace(report, dry_run=True, stores=stores)
+    return replace(_run(workspace, reading, fmt=fmt, folder=folder, actor=actor), stores=stores)
+
+
+def _run(
+    workspace: Workspace, reading: Reading, *, fmt: str, folder: Path, actor: str
+) -> ImportReport:
+    runner = _Runner(workspace, actor, folder)
+    items = list(reading.skipped)
+    for entry in sorted(reading.entries, key=lambda e: (e.order, origin_key(e.origin))):
+        items.append(runner.one(entry))
+    runner.finish(fmt)
+    items.sort(key=lambda item: origin_key(item.origin))
+    secret = {item.origin.rpartition(":")[0] for item in items if item.secret_rules}
+    warnings = tuple(_warning(w, secret) for w in reading.warnings)
+    return ImportReport(
+        format=fmt, folder=str(folder), dry_run=False, items=tuple(items), warnings=warnings
+    )
+
+
+def _warning(text: str, secret_files: set[str]) -> str:
+    """A warning for the report; none quotes a file whose memory was refused for a secret."""
+    file = text.split(":", 1)[0]
+    if file in secret_files:
+        return f"{file}: a warning about this file is withheld (it holds a secret)"
+    return shown(text) or ""
+
+
+@contextlib.contextmanager
+def scratch_copy(workspace: Workspace) -> Iterator[Workspace]:
+    """The workspace's stores copied to a temporary folder, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="memgov-dry-run-") as tmp:
+        copies = []
+        for number, store in enumerate(workspace.stores):
+            target = Path(tmp) / f"{number}-{store.root.name}"
+            shutil.copytree(
+                store.root, target, symlinks=True, ignore=shutil.ignore_patterns(STATE_DIR)
+            )
+            copies.append(Store(target, clock=store.clock))
+        yield Workspace(stores=copies)
+
+
+class _Runner:
+    def __init__(self, workspace: Workspace, actor: str, folder: Path) -> None:
+        self.workspace = workspace
+        self.actor = actor
+        self.folder = folder
+        self.ledgers: dict[Path, Ledger] = {}
+
+    def target(self, scope: str) -> tuple[Store | None, str]:
+        store = self.workspace.team if scope == "team" else self.workspace.private
+        if store is None:
+            where = (
+                "pass it with --store, or set team_store in the private store's memgov.yaml"
+                if scope == "team"
+                else "pass it with --store"
+            )
+            return None, f"no {scope} store to import into: {where}"
+        maintainers = store.config.maintainers
+        if scope == "team" and not policy.is_maintainer(store, self.actor):
+            listed = ", ".join(maintainers) or "nobody"
+            return None, (
+                f"only the team store's maintainers ({listed}) may write team memories: "
+                "ask one of them to run this import, or import the file privately and "
+                "request its promotion"
+            )
+        return store, ""
+
+    def ledger(self, store: Store) -> Ledger:
+        if store.root not in self.ledgers:
+            self.ledgers[store.root] = Ledger(store)
+        return self.ledgers[store.root]
+
+    def one(self, entry: Entry) -> ImportItem:
+        if entry.skip:
+            return self.item(entry, "skipped", reasons=(entry.skip,))
+        if not entry.content.strip():
+            return self.item(entry, "skipped", reasons=("empty: nothing to import",))
+        store, why = self.target(entry.scope)
+        if store is None:
+            return self.item(entry, "skipped", reasons=(why,))
+        ledger = self.ledger(store)
+        earlier = ledger.exported(entry)
+        if earlier is not None:
+            return self.item(
+                entry,
+                "already-imported",
+                ids=(earlier.id,),
+                reasons=(f"exported from this store as {earlier.id}",),
+            )
+        erased = ledger.erased.get(content_hash(entry.content))
+        if erased is not None:
+            return self.item(
+                entry,
+                "skipped",
+                reasons=(
+                    f"{erased.actor} erased this memory on {erased.ts[:10]} ({erased.id}); "
+                    "it is not imported again: delete it in the original folder too",
+                ),
+            )
+        return self.send(entry, store, ledger)
+
+    def send(self, entry: Entry, store: Store, ledger: Ledger) -> ImportItem:
+        """One pipeline call per source: the second and later merge into the first."""
+        ids: list[str] = []
+        reasons: list[str] = []
+        kind: str | None = None
+        for source in entry.sources:
+            candidate = entry.candidate(source)
+            found = ledger.imported(candidate, source)
+            if found is not None:
+                ids.append(found.id)
+                continue
+            fingerprint = ledger.fingerprint(candidate)
+            if fingerprint in ledger.refused:
+                return self.refused_before(entry, ledger.refused[fingerprint])
+            try:
+                outcome = remember(store, candidate, actor=self.actor)
+            except (ValidationError, TransitionError, SecretBlocked) as exc:
+                return self.item(entry, "failed", reasons=(str(exc),))
+            ledger.note(entry.origin, source, outcome, fingerprint)
+            if outcome.kind == "refused":
+                rules = outcome.gate.secret_rules if outcome.gate else ()
+                return self.item(entry, "refused", reasons=outcome.reasons, rules=rules)
+            kind = kind or outcome.kind
+            ids += outcome.memory_ids
+            reasons += outcome.reasons
+        unique = tuple(dict.fromkeys(ids))
+        if kind is None:
+            return self.item(
+                entry,
+                "already-imported",
+                ids=unique,
+                reasons=("imported before from the same file and line",),
+            )
+        return self.item(entry, kind, ids=unique, reasons=tuple(dict.fromkeys(reasons)))
+
+    def refused_before(self, entry: Entry, earlier: dict[str, Any]) -> ImportItem:
+        reasons = tuple(str(r) for r in earlier.get("reasons", ()))
+        note = (
+            f"refused by an earlier import ({earlier.get('event')}); not tried again "
+            "until the file, the line or the store's theta changes"
+        )
+        rules = tuple(str(r) for r in earlier.get("secret_rules", ()))
+        return self.item(entry, "refused", reasons=(*reasons, note), rules=rules)
+
+    def item(
+        self,
+        entry: Entry,
+        outcome: str,
+        *,
+        reasons: tuple[str, ...] = (),
+        ids: tuple[str, ...] = (),
+        rules: tuple[str, ...] = (),
+    ) -> ImportItem:
+        secret = bool(rules)
+        return ImportItem(
+            origin=shown(entry.origin) or "",
+            kind=entry.kind,
+            scope=entry.scope,
+            outcome=outcome,
+            reasons=reasons,
+            memory_ids=ids,
+            title=WITHHELD if secret else shown(entry.title),
+            type=entry.type,
+            subject=WITHHELD if secret else shown(entry.subject),
+            attribute=WITHHELD if secret else shown(entry.attribute),
+            sources=tuple(
+                shown(f"{shown_path(s.file, self.folder)}:{s.line}") or "" for s in entry.sources
+            ),
+            secret_rules=tuple(rules),
+            notes=tuple(shown(n) or "" for n in entry.notes),
+        )
+
+    def finish(self, fmt: str) -> None:
+        """One ``import`` event per store this run changed: counts, ids, refusals."""
+        for ledger in self.ledgers.values():
+            if not ledger.touched:
+                continue
+            with ledger.store.transaction(
+                actor=self.actor, message=f"import: {fmt} memories from {self.folder.name}"
+            ) as tx:
+                tx.event(
+                    IMPORT_ACTION,
+                    tuple(sorted(ledger.ids)),
+                    reason=f"imported {fmt} memories from {self.folder}",
+                    details={
+                        "format": fmt,
+                        "folder": str(self.folder),
+                        "counts": dict(sorted(ledger.counts.items())),
+                        "refused": ledger.refusals,
+                    },
+                )

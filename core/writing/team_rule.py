@@ -1,0 +1,159 @@
+"""The team rule for writes into a workspace: who writes where.
+
+A team store is written only by its maintainers (:mod:`core.domain.policy`).
+Anyone else's team write is not refused outright when it can become a request:
+
+- :func:`remember_in`: a team candidate from someone who is not a maintainer
+  goes through the pipeline into their private store, and when it lands as an
+  active record a promotion request is filed for it, for a maintainer to decide;
+- :func:`log_in`: their message goes to the private store's daily log; evidence
+  for team records arrives with an approved promotion.
+
+With no private store to hold it, the write is refused
+(:class:`core.domain.errors.AuthorizationError`) and nothing is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from core.domain import policy
+from core.domain.errors import StoreError
+from core.store.requests import file_request
+from core.store.store import Store
+from core.store.workspace import Workspace
+from core.writing.candidate import Candidate
+from core.writing.pipeline import Outcome, remember
+
+
+def _target(workspace: Workspace, scope: str) -> Store:
+    if not workspace.stores:
+        raise StoreError("no store given: pass --store PATH")
+    if scope in ("private", "team") and len(workspace.stores) > 1:
+        return workspace.for_scope(scope)
+    return workspace.stores[0]
+
+
+def remember_in(workspace: Workspace, candidate: Candidate, *, actor: str) -> Outcome:
+    """:func:`remember` into the workspace's store of the candidate's scope, with the
+    team store's authorization (:mod:`core.domain.policy`).
+
+    A team candidate from a maintainer of the team store is written there. From
+    anyone else it becomes a request instead of a direct write: the memory goes
+    through the pipeline into the actor's private store (scope private), and when
+    it lands as an active record a promotion request is filed for it
+    (``held_for_review`` is the request id), so a maintainer sees it in the queue
+    and decides. A conflict, refusal or empty candidate files no request (the
+    reasons say what to do). With no private store to hold it, the write is
+    refused (:class:`AuthorizationError`) and nothing is written.
+    """
+    store = _target(workspace, candidate.scope)
+    if (
+        candidate.scope != "team"
+        or store.config.scope != "team"
+        or policy.is_maintainer(store, actor)
+    ):
+        return replace(remember(store, candidate, actor=actor), store=str(store.root))
+    team = store
+    private = workspace.private
+    if private is None:
+        policy.check_maintainer(
+            team,
+            actor,
+            "write team memories",
+            hint="A team memory from anyone else is held in their private store as a "
+            "promotion request, and no private store was given: pass it with --store "
+            "(or a folder holding private/ and team/), or ask a maintainer to write it",
+        )
+        raise AssertionError("check_maintainer refused")  # pragma: no cover
+    outcome = remember(private, replace(candidate, scope="private"), actor=actor)
+    why = (
+        f"{policy.shown(actor)} is not a maintainer of the team store ({team.root}): "
+        "the memory goes to the private store and waits for a maintainer's review"
+    )
+    target = outcome.memory_ids[0] if outcome.memory_ids else None
+    memory = private.memories.get(target) if target else None
+    if outcome.kind not in ("written", "merged") or memory is None or memory.status != "active":
+        then = (
+            f"; once the conflict {outcome.item} is resolved, ask for the promotion "
+            f"with `memgov request-promote ID --reason ...`"
+            if outcome.kind in ("conflict", "merged") and outcome.item
+            else "; nothing was filed for review"
+        )
+        return replace(outcome, reasons=(*outcome.reasons, why + then), store=str(private.root))
+    request = file_request(
+        private,
+        kind="promote",
+        memory_id=memory.id,
+        reason="a team memory written by someone who is not a maintainer of the team "
+        "store: held for review",
+        actor=actor,
+    )
+    return replace(
+        outcome,
+        reasons=(*outcome.reasons, f"{why}: promotion request {request.id}"),
+        held_for_review=request.id,
+        store=str(private.root),
+    )
+
+
+@dataclass(frozen=True)
+class Logged:
+    """Where :func:`log_in` appended a message: the store, the log file and line."""
+
+    store: str
+    log: str
+    line: int
+    note: str | None = None  # why it is not the store that was asked for
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"store": self.store, "log": self.log, "line": self.line, "note": self.note}
+
+
+def log_in(
+    workspace: Workspace,
+    *,
+    task: str,
+    index: int,
+    role: str,
+    text: str,
+    actor: str,
+    scope: str | None = None,
+) -> Logged:
+    """Append a message to a daily log of the workspace, with the team's authorization.
+
+    The log goes to the store of ``scope``, or by default to the private store
+    when there is one, else to the only store given. A team store's logs are
+    written only by its maintainers: evidence for team records arrives with an
+    approved promotion (the decision copies the quoted lines). Anyone else's
+    message goes to the private store's log when there is one (``note`` says so)
+    and is refused otherwise (:class:`AuthorizationError`), nothing written.
+    """
+    if scope is not None:
+        store = workspace.for_scope(scope)
+    elif not workspace.stores:
+        raise StoreError("no store given: pass --store PATH")
+    else:
+        store = workspace.private or workspace.stores[0]
+    note = None
+    if store.config.scope == "team" and not policy.is_maintainer(store, actor):
+        private = workspace.private
+        if private is None:
+            policy.check_maintainer(
+                store,
+                actor,
+                "write to the team store's daily log",
+                hint="Evidence for team records arrives with an approved promotion: log "
+                "into your private store (pass it with --store) and request the promotion "
+                "of what you remember from it",
+            )
+            raise AssertionError("check_maintainer refused")  # pragma: no cover
+        note = (
+            f"{policy.shown(actor)} is not a maintainer of the team store ({store.root}): "
+            f"logged in the private store; evidence for team records arrives with an "
+            f"approved promotion"
+        )
+        store = private
+    rel, line = store.log_message(task=task, index=index, role=role, text=text, actor=actor)
+    return Logged(str(store.root), rel, line, note)

@@ -1,13 +1,20 @@
-"""One memory's history: its events, its commits, its supersedes chain (SPEC 10)."""
+"""One memory's history: its events, its commits, its supersedes chain (SPEC 10).
+
+:func:`history` reads it in one store; :func:`history_in` first finds the store of
+a workspace that holds the memory, or, for an erased memory, the store whose
+events still name it (:func:`store_of_history`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from core.domain.errors import NotFoundError, shown_id
 from core.store import gitstore
 from core.store.events import Event
 from core.store.store import MEMORY_DIR, Store
+from core.store.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -79,3 +86,22 @@ def history(store: Store, memory_id: str) -> History:
         newer=newer,
         rolled_back=rolled_back,
     )
+
+
+def store_of_history(workspace: Workspace, memory_id: str) -> Store:
+    """The first store holding the memory; else (erased, or only ever in the events)
+    the first store whose events name it; else :class:`NotFoundError`."""
+    store = next((s for s in workspace.stores if memory_id in s.memories), None)
+    if store is None:  # erased or unknown: the events still tell
+        store = next(
+            (s for s in workspace.stores if any(memory_id in e.memory_ids for e in s.events()[0])),
+            None,
+        )
+    if store is None:
+        raise NotFoundError(f"no memory and no events with id {shown_id(memory_id)}")
+    return store
+
+
+def history_in(workspace: Workspace, memory_id: str) -> History:
+    """:func:`history` of the memory in the store :func:`store_of_history` finds."""
+    return history(store_of_history(workspace, memory_id), memory_id)

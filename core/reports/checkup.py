@@ -1,0 +1,59 @@
+"""The doctor's verdict over a workspace: each store's findings and size, and
+whether the run fails.
+
+The contract: every store is diagnosed (:func:`core.reports.doctor.diagnose`,
+read-only), in the order given. The run fails when any finding is an error, or,
+``strict``, when there is any finding at all. A store whose records cannot be
+read counts 0 memories (why is among its findings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.domain.errors import MemgovError
+from core.reports.doctor import Finding, diagnose
+from core.store.store import Store
+from core.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class StoreCheck:
+    store: Store
+    findings: tuple[Finding, ...]
+    memories: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "store": str(self.store.root),
+            "memories": self.memories,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+@dataclass(frozen=True)
+class Checkup:
+    stores: tuple[StoreCheck, ...]
+    failing: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"clean": not self.failing, "stores": [s.to_dict() for s in self.stores]}
+
+
+def counted(store: Store) -> int:
+    """How many records the store holds, 0 when they cannot be read."""
+    try:
+        return len(store.memories)
+    except MemgovError:  # e.g. a crash journal that cannot be used: one of the findings
+        return 0
+
+
+def check_workspace(workspace: Workspace, *, strict: bool = False) -> Checkup:
+    checks: list[StoreCheck] = []
+    failing = False
+    for store in workspace.stores:
+        findings = tuple(diagnose(store))
+        failing |= any(f.severity == "error" or strict for f in findings)
+        checks.append(StoreCheck(store, findings, counted(store)))
+    return Checkup(tuple(checks), failing)

@@ -1,0 +1,72 @@
+"""What the stores of a workspace hold for a query, merged across the stores.
+
+Two views, both read in the order the stores were given:
+
+* :func:`recall_in`: each store's active records of the key, ranked by weight
+  (:func:`core.writing.decay.recall`, which records their use where the actor may
+  write), merged into one list ordered by weight (a stable sort: between equal
+  weights the earlier store, then that store's own order, comes first) and cut to
+  ``limit``;
+* :func:`list_in`: every store's records filtered by status and subject prefix,
+  each store's in (subject, attribute) order, the stores one after another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+
+from core.domain.record import Memory
+from core.store.store import Store
+from core.store.workspace import Workspace
+from core.writing.decay import Recalled, recall, records_usage
+
+
+def recall_in(
+    workspace: Workspace,
+    *,
+    subject_prefix: str | None,
+    attribute: str | None,
+    actor: str,
+    limit: int = 10,
+    record_usage: bool = True,
+    on_unrecorded: Callable[[Store], None] | None = None,
+) -> list[Recalled]:
+    """The ``limit`` heaviest active records of the key across the workspace's stores.
+
+    When ``record_usage`` is asked for and a store does not record ``actor``'s use
+    (a team store, for anyone but its maintainers), ``on_unrecorded`` is told about
+    that store before it is read.
+    """
+    results: list[Recalled] = []
+    for store in workspace.stores:
+        if record_usage and on_unrecorded is not None and not records_usage(store, actor):
+            on_unrecorded(store)
+        results += recall(
+            store,
+            subject_prefix=subject_prefix,
+            attribute=attribute,
+            actor=actor,
+            limit=limit,
+            record_usage=record_usage,
+        )
+    results.sort(key=lambda r: -r.weight)
+    return results[:limit]
+
+
+def list_in(
+    workspace: Workspace,
+    *,
+    statuses: Collection[str] | None = None,
+    subject_prefix: str | None = None,
+) -> list[Memory]:
+    """The workspace's records of any of ``statuses`` (all when none is given) whose
+    subject starts with ``subject_prefix``, store by store in key order."""
+    rows: list[Memory] = []
+    for store in workspace.stores:
+        for memory in sorted(store.memories.values(), key=lambda m: (m.subject, m.attribute)):
+            if statuses and memory.status not in statuses:
+                continue
+            if subject_prefix and not memory.subject.startswith(subject_prefix):
+                continue
+            rows.append(memory)
+    return rows

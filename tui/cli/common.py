@@ -1,0 +1,105 @@
+"""What every command shares: the exit codes, the store, actor and clock options
+with their environment defaults, reading input, and printing a result.
+
+Nothing a store holds is printed unredacted: every result goes through
+:func:`emit`, which redacts secrets in text and JSON alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core.domain.errors import MemgovError
+from core.domain.secrets import redact
+from core.store.store import Clock
+from core.store.workspace import Workspace, open_workspace
+
+EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_CONFLICT = 0, 1, 2, 3
+
+#: a command: its parsed arguments in, its exit status out
+Command = Callable[[argparse.Namespace], int]
+#: adds a sub-command with the common options: ``add(name, command, help)``
+Adder = Callable[[str, Command, str], argparse.ArgumentParser]
+
+
+def clock_from_env() -> Clock | None:
+    """``MEMGOV_NOW`` pins the clock (ISO 8601 with offset): for demos and tests."""
+    pinned = os.environ.get("MEMGOV_NOW")
+    if not pinned:
+        return None
+    when = datetime.fromisoformat(pinned)
+    if when.tzinfo is None:
+        raise MemgovError(f"MEMGOV_NOW={pinned!r} has no UTC offset; add one, e.g. +08:00")
+    return lambda: when
+
+
+def actor_from(args: argparse.Namespace) -> str:
+    if getattr(args, "actor", None):
+        return str(args.actor)
+    if os.environ.get("MEMGOV_ACTOR"):
+        return os.environ["MEMGOV_ACTOR"]
+    try:
+        email = subprocess.run(
+            ["git", "config", "user.email"], capture_output=True, text=True, timeout=5
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        email = ""
+    return email or getpass.getuser()
+
+
+def store_paths(args: argparse.Namespace) -> list[str]:
+    paths = list(args.store or [])
+    if not paths and os.environ.get("MEMGOV_STORE"):
+        paths = [p for p in os.environ["MEMGOV_STORE"].split(os.pathsep) if p]
+    if not paths:
+        raise MemgovError(
+            "no store given: pass --store PATH or set MEMGOV_STORE "
+            "(try 'memgov demo' for a demo store)"
+        )
+    return paths
+
+
+def workspace(args: argparse.Namespace) -> Workspace:
+    return open_workspace(store_paths(args), clock=clock_from_env())
+
+
+def redact_tree(data: Any) -> Any:
+    """Every string in a JSON-able tree, with secrets replaced by their rule id."""
+    if isinstance(data, str):
+        return redact(data)
+    if isinstance(data, dict):
+        return {key: redact_tree(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [redact_tree(value) for value in data]
+    return data
+
+
+def emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
+    """Print a command's result; nothing a store holds is printed unredacted."""
+    if getattr(args, "json", False):
+        print(json.dumps(redact_tree(data), ensure_ascii=False, indent=2, default=str))
+    else:
+        out = text()
+        if out:
+            print(redact(out))
+
+
+def read_input(name: str | None) -> str:
+    if name in (None, "-"):
+        return sys.stdin.read()
+    path = Path(name)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MemgovError(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise MemgovError(f"{path}: not UTF-8 text (byte {exc.start})") from None

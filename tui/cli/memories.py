@@ -1,0 +1,120 @@
+"""The reading commands: ``list`` the records, ``recall`` the active ones for a key
+(ranked by weight across the stores, their use recorded) and one memory's
+``history``. What is listed or recalled, and in what order, is
+:mod:`core.reports.recall`'s; which store tells a history is
+:mod:`core.reports.history`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from core.domain.secrets import redact
+from core.store.store import Store
+from tui.cli.common import EXIT_OK, Adder, actor_from, emit, workspace
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from core.reports.history import history_in
+
+    result = history_in(workspace(args), args.id)
+
+    def text() -> str:
+        lines = [
+            f"{result.memory_id}: {result.status or 'unknown'}"
+            + ("" if result.exists else " (erased: only its events remain)")
+        ]
+        if result.older:
+            lines.append("  replaced: " + " <- ".join(result.older))
+        if result.newer:
+            lines.append("  replaced by: " + " -> ".join(result.newer))
+        for ev in result.events:
+            change = f"{ev.from_status or 'new'} -> {ev.to_status}" if ev.to_status else "-"
+            lines.append(f"  {ev.ts}  {ev.action:<12} {change:<22} {ev.actor}: {ev.reason}")
+        for c in result.commits:
+            lines.append(f"  commit {c.sha[:10]} {c.when} {c.author}: {c.message.splitlines()[0]}")
+        return "\n".join(lines)
+
+    emit(args, result.to_dict(), text)
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from core.reports.recall import list_in
+
+    rows = list_in(workspace(args), statuses=args.status, subject_prefix=args.subject)
+    emit(
+        args,
+        [m.to_dict() for m in rows],
+        lambda: (
+            "\n".join(
+                f"{m.id:<34} {m.status:<10} {m.type:<10} {m.subject} #{m.attribute}: "
+                f"{redact(m.hook)[:60]}"
+                for m in rows
+            )
+            or "no memories"
+        ),
+    )
+    return EXIT_OK
+
+
+def say_unrecorded(store: Store) -> None:
+    print(
+        f"memgov: {store.root}: use not recorded (only the team store's maintainers write to it)",
+        file=sys.stderr,
+    )
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    from core.reports.recall import recall_in
+
+    subject, _, attribute = args.query.partition("#")
+    attribute = args.attribute or attribute or None
+    results = recall_in(
+        workspace(args),
+        subject_prefix=subject or None,
+        attribute=attribute,
+        actor=actor_from(args),
+        limit=args.limit,
+        record_usage=not args.no_usage,
+        on_unrecorded=say_unrecorded,
+    )
+    emit(
+        args,
+        [r.to_dict() for r in results],
+        lambda: (
+            "\n".join(
+                f"{r.weight:6.3f} {r.memory.type:<10} [{r.to_dict()['injection']}] "
+                f"{r.memory.subject} #{r.memory.attribute}: {r.memory.hook}"
+                for r in results
+            )
+            or "nothing recalled"
+        ),
+    )
+    return EXIT_OK
+
+
+def add_history(add: Adder) -> None:
+    p = add("history", cmd_history, "one memory's events, commits and supersedes chain")
+    p.add_argument("id")
+
+
+def add_list(add: Adder) -> None:
+    p = add("list", cmd_list, "list memories")
+    p.add_argument(
+        "--status",
+        action="append",
+        choices=("active", "superseded", "conflict", "expired", "deleted"),
+    )
+    p.add_argument("--subject", help="subject prefix")
+
+
+def add_recall(add: Adder) -> None:
+    p = add("recall", cmd_recall, "active memories for a key, ranked by weight (records use)")
+    p.add_argument(
+        "query", help="SUBJECT_PREFIX, optionally #ATTRIBUTE (e.g. project:liyyro#deploy_command)"
+    )
+    p.add_argument("--attribute")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--no-usage", action="store_true", help="do not record a usage event")

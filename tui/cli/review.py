@@ -1,0 +1,232 @@
+"""The review commands: the ``queue``, ``show`` one item with its evidence,
+``decide`` it, ``revert`` a decision, and ``request-delete`` / ``request-promote``
+a memory (a request a maintainer or owner decides in the queue).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from core.domain.data import to_data
+from core.domain.errors import MemgovError
+from core.review.items import KINDS, BatchAnalysis, ConflictAnalysis, Item
+from core.store.decisions import Decision
+from tui.cli.common import EXIT_OK, Adder, Command, actor_from, emit, read_input, workspace
+
+
+def cmd_queue(args: argparse.Namespace) -> int:
+    from core.review.queue import build_queue
+
+    items = build_queue(workspace(args), kinds=args.kind)
+    emit(
+        args,
+        [to_data(i) for i in items],
+        lambda: (
+            "\n".join(
+                f"{i.opened_at[:16]}  {i.kind:<13} {i.id:<26} {i.scope:<7} {i.title}" for i in items
+            )
+            or "the queue is empty"
+        ),
+    )
+    return EXIT_OK
+
+
+def render_item(item: Item) -> str:
+    lines = [
+        f"{item.kind} {item.id}: {item.title}",
+        f"  store: {item.store.root}",
+        f"  opened: {item.opened_at}",
+    ]
+    if item.request is not None:
+        lines.append(f"  requested by {item.request.requested_by}: {item.request.reason}")
+    if item.kind == "promotion":
+        hits = ", ".join(sorted({h.rule for h in item.scan})) or "clean"
+        lines.append(f"  secret scan: {hits}")
+    analysis = item.analysis
+    if isinstance(analysis, BatchAnalysis):
+        summary = analysis.summary
+        lines.append(
+            f"  {summary.get('changes', 0)} changes: {summary.get('automatic', 0)} "
+            f"automatic, {summary.get('needs_approval', 0)} need approval"
+        )
+        for entry in analysis.files:
+            cls = "automatic" if entry.get("automatic") else "needs approval"
+            lines.append(f"  - {entry['path']} [{entry.get('status')}, {cls}]")
+            lines += [f"      {reason}" for reason in entry.get("reasons", [])]
+        lines += [f"  note: {finding}" for finding in analysis.findings]
+        lines.append("  decide: memgov decide ITEM --approve|--reject [--file PATH ...]")
+    if isinstance(analysis, ConflictAnalysis) and analysis.favoured:
+        lines.append(f"  sources favour {analysis.favoured}: {', '.join(analysis.why)}")
+    for title, records in (("records", item.records), ("team records", item.team_records)):
+        if records:
+            lines.append(f"  {title}:")
+        for rec in records:
+            m = rec.memory
+            lines.append(
+                f"  - {m.id} [{m.status}] {m.type} confidence {m.confidence:.2f}, "
+                f"{len(rec.sources)} source(s), created {m.created_at:%Y-%m-%d}, "
+                f"verified {m.verified_at:%Y-%m-%d}"
+                + (f", condition {m.condition}" if m.condition else "")
+            )
+            lines += ["      " + line for line in m.content.splitlines()]
+            for src in rec.sources:
+                s = src.source
+                lines.append(f"      source: task {s.task} message {s.message_index}: {s.evidence}")
+                if src.excerpt:
+                    lines += [
+                        f"        {src.excerpt.file}:{n}: {text}" for n, text in src.excerpt.lines
+                    ]
+                else:
+                    lines.append("        (does not resolve)")
+            if rec.pointers:
+                lines.append("      pointed at by: " + "; ".join(rec.pointers))
+    return "\n".join(lines)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from core.review.queue import get_item
+
+    item = get_item(workspace(args), args.item)
+    emit(args, to_data(item), lambda: render_item(item))
+    return EXIT_OK
+
+
+def parse_conditions(values: Sequence[str] | None) -> dict[str, str]:
+    out = {}
+    for raw in values or ():
+        memory_id, sep, condition = raw.partition("=")
+        if not sep or not condition:
+            raise MemgovError(
+                f"--condition {raw!r}: write MEMORY_ID=CONDITION, "
+                f"e.g. --condition deploy-1a2b=env=production"
+            )
+        out[memory_id] = condition
+    return out
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    from core.review.decide import decide, preview
+
+    if args.approve == args.reject:
+        raise MemgovError("say --approve or --reject")
+    run = preview if args.dry_run else decide
+    outcome = run(
+        workspace(args),
+        args.item,
+        approve=args.approve,
+        actor=actor_from(args),
+        reason=args.reason or "",
+        option=args.option,
+        conditions=parse_conditions(args.condition),
+        files=args.file or None,
+        content=read_input(args.content) if args.content else None,
+    )
+    if not isinstance(outcome, Decision):
+        shown = outcome
+        emit(args, to_data(shown), lambda: "\n".join(["dry run: nothing written", *shown.lines()]))
+        return EXIT_OK
+    decision = outcome
+    emit(
+        args,
+        to_data(decision),
+        lambda: (
+            f"{decision.id}: {decision.kind} {decision.item} "
+            f"-> {decision.option} ({decision.reason})"
+            + (f"\n  erased: {', '.join(decision.erased)}" if decision.erased else "")
+            + (f"\n  note: {decision.note}" if decision.note else "")
+            + ("\n  undo with: memgov revert " + decision.id if decision.revertible else "")
+        ),
+    )
+    return EXIT_OK
+
+
+def cmd_revert(args: argparse.Namespace) -> int:
+    from core.review.revert import revert
+
+    result = revert(
+        workspace(args), args.decision, actor=actor_from(args), reason=args.reason or ""
+    )
+    emit(args, to_data(result), lambda: f"{result.id}: reverted {args.decision}")
+    return EXIT_OK
+
+
+def cmd_request(kind: str) -> Command:
+    def run(args: argparse.Namespace) -> int:
+        from core.store.requests import file_request
+
+        ws = workspace(args)
+        store = ws.find_memory(args.id)
+        request = file_request(
+            store, kind=kind, memory_id=args.id, reason=args.reason, actor=actor_from(args)
+        )
+        emit(args, request.to_dict(), lambda: f"{request.id}: {kind} {args.id} requested")
+        return EXIT_OK
+
+    return run
+
+
+def add_queue(add: Adder) -> None:
+    p = add("queue", cmd_queue, "the review queue: conflicts, promotions, deletions, batches")
+    p.add_argument(
+        "--kind",
+        action="append",
+        choices=KINDS,
+    )
+
+
+def add_show(add: Adder) -> None:
+    p = add("show", cmd_show, "one review item with its evidence")
+    p.add_argument("item")
+
+
+def add_decide(add: Adder) -> None:
+    p = add("decide", cmd_decide, "decide a review item (recorded, committed, revertible)")
+    p.add_argument("item")
+    p.add_argument("--approve", action="store_true")
+    p.add_argument("--reject", action="store_true", help="for a conflict: defer")
+    p.add_argument(
+        "--option",
+        choices=("newer", "older", "parallel", "neither", "defer", "erase", "correct"),
+        help="conflict: newer, older, parallel, neither or defer; secret in a record: "
+        "erase or correct",
+    )
+    p.add_argument(
+        "--content",
+        metavar="FILE",
+        help="secret in a record, --option correct: the corrected text (- for stdin; "
+        "default: the record with each credential replaced by [secret: rule-id])",
+    )
+    p.add_argument(
+        "--condition",
+        action="append",
+        metavar="ID=CONDITION",
+        help="parallel: the condition under which each record holds (repeat)",
+    )
+    p.add_argument("--reason")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="say what the decision would change (transitions, erasures, files, what it "
+        "discards) and write nothing",
+    )
+    p.add_argument(
+        "--file",
+        action="append",
+        metavar="PATH",
+        help="consolidation batch: decide only the changes to this file (repeat); "
+        "the rest of the batch is decided the other way",
+    )
+
+
+def add_revert(add: Adder) -> None:
+    p = add("revert", cmd_revert, "undo a decision (not an erasure) as a new event and commit")
+    p.add_argument("decision")
+    p.add_argument("--reason")
+
+
+def add_requests(add: Adder) -> None:
+    for kind, verb in (("delete", "erasure"), ("promote", "promotion to the team store")):
+        p = add(f"request-{kind}", cmd_request(kind), f"ask for the {verb} of a memory")
+        p.add_argument("id")
+        p.add_argument("--reason", required=True)

@@ -1,0 +1,71 @@
+"""The store commands: ``init`` creates a store, ``doctor`` validates every store
+given without changing it (exit 1 when it fails, see :mod:`core.reports.checkup`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from core.store.creation import create_store
+from tui.cli.common import (
+    EXIT_FOUND,
+    EXIT_OK,
+    Adder,
+    actor_from,
+    clock_from_env,
+    emit,
+    store_paths,
+    workspace,
+)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    paths = store_paths(args)
+    store = create_store(
+        paths[0],
+        scope=args.scope,
+        owner=args.owner,
+        maintainers=tuple(args.maintainer or ()),
+        team_store=args.team_store,
+        actor=actor_from(args),
+        clock=clock_from_env(),
+    )
+    emit(
+        args,
+        {"store": str(store.root), "scope": args.scope},
+        lambda: f"created an empty {args.scope} store at {store.root}",
+    )
+    return EXIT_OK
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from core.reports.checkup import check_workspace
+
+    checkup = check_workspace(workspace(args), strict=args.strict)
+
+    def text() -> str:
+        lines = []
+        for check in checkup.stores:
+            root, count = check.store.root, check.memories
+            if not check.findings:
+                lines.append(f"{root}: clean ({count} memories)")
+                continue
+            lines.append(f"{root}: {len(check.findings)} finding(s) in {count} memories")
+            lines += ["  " + f.render() for f in check.findings]
+        return "\n".join(lines)
+
+    emit(args, checkup.to_dict(), text)
+    return EXIT_FOUND if checkup.failing else EXIT_OK
+
+
+def add_init(add: Adder) -> None:
+    p = add("init", cmd_init, "create an empty store (a git repository with config)")
+    p.add_argument("--scope", choices=("private", "team"), default="private")
+    p.add_argument("--owner", help="private store: the user it belongs to")
+    p.add_argument("--maintainer", action="append", help="team store: a maintainer (repeat)")
+    p.add_argument("--team-store", help="private store: path of its team store")
+
+
+def add_doctor(add: Adder) -> None:
+    p = add("doctor", cmd_doctor, "validate the whole store without changing it")
+    p.add_argument("--strict", action="store_true", help="warnings fail too")

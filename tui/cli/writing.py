@@ -1,0 +1,146 @@
+"""The writing commands: ``remember`` runs a candidate through the write pipeline,
+``log`` appends raw evidence to a daily log, ``scan`` checks text for credentials
+and ``sweep`` expires what decay says is past.
+
+Which store a candidate or a log line goes to is the pipeline's
+(:func:`core.writing.team_rule.remember_in`, :func:`~core.writing.team_rule.log_in`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from core.domain.errors import MemgovError
+from tui.cli.common import (
+    EXIT_CONFLICT,
+    EXIT_FOUND,
+    EXIT_OK,
+    Adder,
+    actor_from,
+    emit,
+    read_input,
+    workspace,
+)
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    from core.writing.candidate import candidate_from_dict
+    from core.writing.team_rule import remember_in
+
+    raw = read_input(args.file)
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise MemgovError(
+            f"{args.file or 'stdin'}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    candidate = candidate_from_dict(data)
+    outcome = remember_in(workspace(args), candidate, actor=actor_from(args))
+
+    def text() -> str:
+        lines = [f"{outcome.kind}: " + (", ".join(outcome.memory_ids) or "-")]
+        lines += [f"  {reason}" for reason in outcome.reasons]
+        if outcome.held_for_review:
+            lines.append(f"  held for review: {outcome.held_for_review}")
+        return "\n".join(lines)
+
+    emit(args, outcome.to_dict(), text)
+    return {"refused": EXIT_FOUND, "conflict": EXIT_CONFLICT}.get(outcome.kind, EXIT_OK)
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    from core.domain import secrets
+
+    findings = secrets.scan(read_input(args.file))
+    name = args.file if args.file not in (None, "-") else "stdin"
+    emit(
+        args,
+        {"file": name, "clean": not findings, "findings": [f.to_dict() for f in findings]},
+        lambda: (
+            "\n".join(
+                f"{name}:{f.line}:{f.column}: {f.rule_id} ({f.description})" for f in findings
+            )
+            or f"{name}: clean"
+        ),
+    )
+    return EXIT_FOUND if findings else EXIT_OK
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from core.writing.decay import sweep_workspace
+
+    env = {}
+    for item in args.env or ():
+        tool, sep, version = item.partition("=")
+        if not sep or not tool:
+            raise MemgovError(f"--env {item!r}: write TOOL=VERSION, e.g. --env node=20.11")
+        env[tool] = version
+    reports = sweep_workspace(
+        workspace(args), actor=actor_from(args), environment=env, dry_run=args.dry_run
+    )
+
+    def text() -> str:
+        lines = []
+        for store, rep in reports:
+            verb = "would expire" if args.dry_run else "expired"
+            lines.append(
+                f"{store.root}: {verb} {len(rep.expired)}, "
+                f"{len(rep.unused)} not consolidation input (unused "
+                f"{store.config.unused_days}+ days)"
+            )
+            lines += [f"  {verb} {i}: {why}" for i, why in rep.expired]
+            lines += [f"  unused {i}" for i in rep.unused]
+        return "\n".join(lines)
+
+    emit(args, [{"store": str(s.root), **r.to_dict()} for s, r in reports], text)
+    return EXIT_OK
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    from core.writing.team_rule import log_in
+
+    logged = log_in(
+        workspace(args),
+        task=args.task,
+        index=args.index,
+        role=args.role,
+        text=args.text,
+        actor=actor_from(args),
+    )
+    emit(
+        args,
+        logged.to_dict(),
+        lambda: f"{logged.log}:{logged.line}" + (f"\n  {logged.note}" if logged.note else ""),
+    )
+    return EXIT_OK
+
+
+def add_remember(add: Adder) -> None:
+    p = add("remember", cmd_remember, "run a candidate (JSON) through the write pipeline")
+    p.add_argument("file", nargs="?", help="JSON file, or - for stdin (default)")
+
+
+def add_scan(add: Adder) -> None:
+    p = add("scan", cmd_scan, "scan text for credentials (rule ids only, never values)")
+    p.add_argument("file", nargs="?", help="file to scan, or - for stdin (default)")
+
+
+def add_sweep(add: Adder) -> None:
+    p = add("sweep", cmd_sweep, "expire what is past expires_at or learnt in an old environment")
+    p.add_argument(
+        "--env",
+        action="append",
+        metavar="TOOL=VERSION",
+        help="the current version of a tool (repeat); reflections learnt with "
+        "another version expire",
+    )
+    p.add_argument("--dry-run", action="store_true")
+
+
+def add_log(add: Adder) -> None:
+    p = add("log", cmd_log, "append a message to today's daily log (raw evidence)")
+    p.add_argument("--task", required=True)
+    p.add_argument("--index", type=int, required=True, help="message index in the task")
+    p.add_argument("--role", default="user")
+    p.add_argument("text")

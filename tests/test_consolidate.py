@@ -12,7 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ACTOR, FIXED_NOW, FakeClock, commit_count, git, git_status, snapshot_files
+from conftest import (
+    ACTOR,
+    FIXED_NOW,
+    FakeClock,
+    commit_count,
+    git,
+    git_status,
+    head,
+    snapshot_files,
+    statuses,
+)
 
 from core.consolidation.consolidate import (
     DeterministicEngine,
@@ -42,30 +52,6 @@ LOG = logs.log_path(FIXED_NOW)
 SUBJECT = "user:alice/project:demo"
 
 
-@pytest.fixture(autouse=True)
-def _no_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Never the real home or git config (conftest does this too; stated here)."""
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / ".empty-gitconfig"))
-
-
-def _owned(store: Store, clock: FakeClock) -> None:
-    """A private store whose owner is ACTOR: a store with no owner refuses every decision."""
-    config = store.root / "memgov.yaml"
-    text = config.read_text(encoding="utf-8")
-    if "owner: null" in text:  # conftest's stores are owned already
-        config.write_text(text.replace("owner: null", f"owner: {ACTOR}"), encoding="utf-8")
-        git(store.root, "commit", "-q", "-m", "test: owner", "memgov.yaml")
-
-
-@pytest.fixture
-def store(stored: Callable[[Callable[[Store, FakeClock], None]], Store]) -> Store:
-    """conftest's empty private store, owned by ACTOR (who decides its batches)."""
-    owned = stored(_owned)
-    assert owned.config.owner == ACTOR
-    return owned
-
-
 def src(task: str, index: int = 1, evidence: str = "said so") -> Source:
     return Source(task=task, message_index=index, evidence=evidence, log=LOG)
 
@@ -93,10 +79,6 @@ def say(
 ) -> None:
     clock.advance(days=days)
     store.log_message(task=task, index=index, role="user", text=text, actor="agent")
-
-
-def statuses(store: Store) -> dict[str, str]:
-    return {m.id: m.status for m in Store(store.root).memories.values()}
 
 
 def change(report_or_item: Any, action: str) -> dict[str, Any]:
@@ -554,12 +536,12 @@ def test_rollback_across_three_baselines(store, make_memory, add, clock):
         states[f"baseline/{number:04d}"] = _state(store)
     assert [b.name for b in baselines(store)][-1] == "baseline/0003"
     assert states["baseline/0003"]["c2"][0] == "superseded"
-    head = git(store.root, "rev-parse", "HEAD").strip()
+    before = head(store.root)
 
     result = rollback(store, "baseline/0001", actor=ACTOR)
     assert _state(store) == states["baseline/0001"]
     assert set(result.restored) == {"b", "c1", "c2"} and result.baseline == "baseline/0004"
-    git(store.root, "merge-base", "--is-ancestor", head, "HEAD")  # history kept, not rewritten
+    git(store.root, "merge-base", "--is-ancestor", before, "HEAD")  # history kept, not rewritten
     events, _ = Store(store.root).events()
     assert {e.memory_ids[0] for e in events if e.action == "rollback"} == {"b", "c1", "c2"}
 

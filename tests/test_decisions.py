@@ -10,8 +10,6 @@ stores are checked as a whole: the files, the index, the events, git and
 from __future__ import annotations
 
 import json
-import random
-import string
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -19,11 +17,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ACTOR, FIXED_NOW, add_memories
+from conftest import (
+    ACTOR,
+    DEMO_TOKEN,
+    FIXED_NOW,
+    add_memories,
+    commit_count,
+    events,
+    fake_token,
+    git,
+    git_bytes,
+    head,
+    memory_where,
+    tree_state,
+)
+from conftest import DEMO_MAINTAINER as MAINTAINER
 from support_desk import DEMO_NOW as NOW
 from support_desk import doctor_errors, workspace
 
-from core.demo import OWNER, fake_token
+from core.demo import OWNER
 from core.domain.errors import (
     AlreadyDecided,
     AuthorizationError,
@@ -50,9 +62,7 @@ from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.pipeline import candidate_from_dict, remember
 
-MAINTAINER = "wang.lead@example.com"  # a team maintainer who does not own the private store
 STRANGER = "dev@example.com"  # neither owner nor maintainer
-DEMO_TOKEN = fake_token("ghp_", 36, seed=20261112)  # the demo's hand-written note holds it
 
 DECISION_KEYS = {
     "id", "item", "kind", "option", "actor", "reason", "ts", "store", "before", "after",
@@ -81,44 +91,9 @@ def the_item(path: Path, kind: str, **where: Any) -> Item:
     return found[0]
 
 
-def memory_where(store: Store, **fields: Any) -> Memory:
-    found = [
-        m for m in store.memories.values() if all(getattr(m, k) == v for k, v in fields.items())
-    ]
-    assert len(found) == 1, found
-    return found[0]
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, text=True, check=True
-    ).stdout
-
-
-def git_bytes(root: Path, *args: str) -> bytes:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, check=True).stdout
-
-
-def head(root: Path) -> str:
-    return git(root, "rev-parse", "HEAD").strip()
-
-
-def commits(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD"))
-
-
 def is_ancestor(root: Path, sha: str) -> bool:
     result = subprocess.run(["git", "merge-base", "--is-ancestor", sha, "HEAD"], cwd=root)
     return result.returncode == 0
-
-
-def tree_state(root: Path) -> dict[str, bytes]:
-    """Every file of a store outside .git and .memgov (derived and local), by path."""
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and not p.relative_to(root).as_posix().startswith((".git/", ".memgov/"))
-    }
 
 
 def unchanged(*roots: Path) -> Callable[[], None]:
@@ -131,11 +106,6 @@ def unchanged(*roots: Path) -> Callable[[], None]:
             assert tree_state(root) == files, f"{root.name}: files changed"
 
     return check
-
-
-def events(root: Path) -> list[dict[str, Any]]:
-    lines = (root / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
 
 
 def fronts(root: Path) -> dict[str, dict[str, Any]]:
@@ -199,12 +169,6 @@ def all_text(root: Path) -> bytes:
     return b"\n".join((files, history, objects))
 
 
-def new_token() -> str:
-    """A made-up GitHub token with a random body (never a literal in these sources)."""
-    body = "".join(random.choice(string.ascii_letters + string.digits) for _ in range(36))
-    return "ghp_" + body
-
-
 # -------------------------------------------------------------------- conflict decisions
 @pytest.mark.parametrize("option", ["newer", "older"])
 def test_one_record_wins_a_conflict(demo: Path, option: str) -> None:
@@ -212,7 +176,7 @@ def test_one_record_wins_a_conflict(demo: Path, option: str) -> None:
     item = the_item(demo, "conflict", scope="team")
     older, newer = (r.memory for r in item.records)  # oldest first
     winner, loser = (newer, older) if option == "newer" else (older, newer)
-    first, count = len(events(team.root)), commits(team.root)
+    first, count = len(events(team.root)), commit_count(team.root)
     private_unchanged = unchanged(private.root)
 
     reason = "production moved to deploy.sh" if option == "newer" else "deploy.sh was a test"
@@ -241,7 +205,7 @@ def test_one_record_wins_a_conflict(demo: Path, option: str) -> None:
     assert set(decision.before) == set(decision.after) == {winner.id, loser.id}
     assert decision.before[loser.id]["status"] == "conflict"
     assert decision.after[loser.id]["status"] == "superseded"
-    assert commits(team.root) == count + 1
+    assert commit_count(team.root) == count + 1
     assert index_targets(team.root).count(records[winner.id].path) == 1
     assert records[loser.id].path not in index_targets(team.root)
     assert item.id not in {i.id for i in build_queue(workspace(demo))}
@@ -376,7 +340,7 @@ def test_defer_changes_no_record_and_keeps_the_item_open(demo: Path) -> None:
     _, team = stores(demo)
     item = the_item(demo, "conflict", scope="team")
     before = fronts(team.root)
-    first, count = len(events(team.root)), commits(team.root)
+    first, count = len(events(team.root)), commit_count(team.root)
     decision = decide(workspace(demo), item.id, approve=False, actor=MAINTAINER)
     assert (decision.option, decision.reason) == ("defer", "deferred: needs more evidence")
     new = assert_recorded(
@@ -385,7 +349,7 @@ def test_defer_changes_no_record_and_keeps_the_item_open(demo: Path) -> None:
     )  # fmt: skip
     assert transitions(new) == []
     assert fronts(team.root) == before
-    assert commits(team.root) == count + 1
+    assert commit_count(team.root) == count + 1
     assert find_item(workspace(demo), item.id).records == item.records
     assert not decision.revertible
     with pytest.raises(ValidationError, match="deferral: it changed nothing"):
@@ -424,7 +388,7 @@ def test_approving_a_promotion_creates_the_team_record(demo: Path) -> None:
     private_before = fronts(private.root)
     team_logs = {p: t for p, t in tree_state(team.root).items() if p.startswith("logs/")}
     first_private, first_team = len(events(private.root)), len(events(team.root))
-    counts = commits(private.root), commits(team.root)
+    counts = commit_count(private.root), commit_count(team.root)
 
     decision = decide(
         workspace(demo), item.id, approve=True, actor=OWNER, reason="the whole team uses pnpm"
@@ -473,7 +437,7 @@ def test_approving_a_promotion_creates_the_team_record(demo: Path) -> None:
         "approved", decision.id, OWNER, "the whole team uses pnpm"
     )  # fmt: skip
     assert fronts(private.root) == private_before
-    assert (commits(private.root), commits(team.root)) == (counts[0] + 1, counts[1] + 1)
+    assert (commit_count(private.root), commit_count(team.root)) == (counts[0] + 1, counts[1] + 1)
     assert item.id not in {i.id for i in build_queue(workspace(demo))}
     assert_clean(demo)
 
@@ -497,7 +461,7 @@ def test_the_scan_is_fresh_at_approval(demo: Path) -> None:
     private, team = stores(demo)
     item = the_item(demo, "promotion", attribute="package_manager")
     assert item.scan == ()
-    token = new_token()
+    token = fake_token("ghp_", 36)
     mine = item.records[0].memory
     with private.transaction(actor=OWNER, message="test: a hand edit") as tx:
         tx.update(mine.id, action="edit", reason="test", content=f"{mine.content} {token}")
@@ -512,7 +476,7 @@ def test_a_secret_in_the_value_shows_in_the_queue_and_blocks_the_promotion(demo:
     private, team = stores(demo)
     item = the_item(demo, "promotion", attribute="package_manager")
     mine = item.records[0].memory
-    token = new_token()
+    token = fake_token("ghp_", 36)
     with private.transaction(actor=OWNER, message="test: a hand edit") as tx:
         tx.update(mine.id, action="edit", reason="test", value=f"pnpm {token}")
     shown = find_item(workspace(demo), item.id)
@@ -779,7 +743,7 @@ def test_a_revert_restores_the_exact_prior_states(
     decision = decide(
         workspace(demo), item.id, approve=True, option=option, actor=actor, conditions=conditions
     )
-    decided_head, count = head(root), commits(root)
+    decided_head, count = head(root), commit_count(root)
     first = len(events(root))
     assert fronts(root) != before
 
@@ -799,7 +763,7 @@ def test_a_revert_restores_the_exact_prior_states(
     }
     assert all(e["details"]["reverts"] == decision.id for e in restores)
     # a new commit on top: history is not rewritten
-    assert commits(root) == count + 1 and is_ancestor(root, decided_head)
+    assert commit_count(root) == count + 1 and is_ancestor(root, decided_head)
     assert load_decision(Store(root), decision.id).reverted_by == undone.id
     assert find_item(workspace(demo), item.id).records == item.records
     # twice is refused, and so is reverting the revert
@@ -935,14 +899,14 @@ def test_reverting_a_correction_is_one_commit_and_keeps_history(demo: Path) -> N
     before = fronts(private.root)
     decision = correct(workspace(demo), doc.id, content="对比用表格,最多五列。", actor=OWNER)
     (created,) = decision.created
-    count = commits(private.root)
-    old_head = git(private.root, "rev-parse", "HEAD").strip()
+    count = commit_count(private.root)
+    old_head = head(private.root)
     revert(workspace(demo), decision.id, actor=OWNER)
     after = fronts(private.root)
     assert after[doc.id] == before[doc.id]
     assert {k: v for k, v in after.items() if k != created["id"]} == before
     assert Store(private.root).memories[created["id"]].status == "superseded"
-    assert commits(private.root) == count + 1
+    assert commit_count(private.root) == count + 1
     assert git(private.root, "merge-base", "--is-ancestor", old_head, "HEAD") == ""
     assert_clean(demo)
 

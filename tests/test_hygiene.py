@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import string
 import subprocess
 import sys
 import time
@@ -23,7 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import ACTOR, FIXED_NOW, FakeClock, add_memories, commit_count
+from conftest import ACTOR, FIXED_NOW, FakeClock, add_memories, commit_count, fake_token
 
 from core.domain.errors import StoreError, ValidationError
 from core.domain.record import (
@@ -53,16 +51,9 @@ PATH = "memories/mem-1.md"
 MakeMemory = Callable[..., Memory]
 
 
-_TOKENS = random.Random(20261201)  # seeded: every pytest-xdist worker collects the same ids
-
-
-def fake_token() -> str:
-    """A credential-shaped value made at run time (random, never a fixed string)."""
-    alphabet = string.ascii_letters + string.digits
-    return "ghp_" + "".join(_TOKENS.choice(alphabet) for _ in range(36))
-
-
-TOKEN = fake_token()
+#: fed into every field and searched for in every error (seeded: every pytest-xdist
+#: worker collects the same ids)
+TOKEN = fake_token("ghp_", 36, seed=20261201)
 
 #: characters no one-line field may hold, by name (for the test ids)
 ONE_LINE_BAD = {

@@ -10,17 +10,24 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import FIXED_NOW, add_memories
+from conftest import (
+    DEMO_TOKEN,
+    FIXED_NOW,
+    add_memories,
+    events,
+    git,
+    head,
+    memory_where,
+    tree_state,
+)
 from support_desk import workspace
 
-from core.demo import OWNER, fake_token
+from core.demo import OWNER
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
 from core.review.queue import Item, build_queue, find_item
@@ -30,10 +37,6 @@ from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.pipeline import conflict_item_id
 from tui.cli import main
-
-MAINTAINER = "wang.lead@example.com"
-#: the demo's hand-written note carries this made-up token (built at run time)
-DEMO_TOKEN = fake_token("ghp_", 36, seed=20261112)
 
 ITEM_KEYS = {
     "kind", "id", "title", "opened_at", "store", "scope", "subject", "records", "request",
@@ -52,29 +55,6 @@ REQUEST_KEYS = {
 # ----------------------------------------------------------------------------- fixtures
 def queue(path: Path, *kinds: str) -> list[Item]:
     return build_queue(workspace(path), kinds=kinds or None)
-
-
-def memory_where(store: Store, **fields: Any) -> Memory:
-    found = [
-        m for m in store.memories.values() if all(getattr(m, k) == v for k, v in fields.items())
-    ]
-    assert len(found) == 1, found
-    return found[0]
-
-
-def head(root: Path) -> str:
-    return subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
-def tree_state(root: Path) -> dict[str, bytes]:
-    """Every file of a store outside .git and .memgov (the derived cache), by path."""
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and not p.relative_to(root).as_posix().startswith((".git/", ".memgov/"))
-    }
 
 
 # ------------------------------------------------------------------------- the queue
@@ -278,24 +258,18 @@ def test_a_request_opens_an_item_with_one_event_and_one_commit(demo: Path) -> No
     private = workspace(demo).private
     assert private is not None
     doc = memory_where(private, attribute="output_format")
-    events_before = (private.root / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    first = len(events(private.root))
     request = file_request(
         private, kind="delete", memory_id=doc.id, reason=" no longer true ", actor=OWNER
     )
     assert request.reason == "no longer true" and request.requested_by == OWNER
     assert request.path == f"requests/{request.id}.yaml"
-    events = (private.root / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    (event,) = [json.loads(line) for line in events[len(events_before) :]]
+    (event,) = events(private.root)[first:]
     assert (event["action"], event["memory_ids"], event["request"], event["actor"]) == (
         "request-delete", [doc.id], request.id, OWNER
     )  # fmt: skip
     assert (
-        subprocess.run(
-            ["git", "log", "-1", "--format=%s|%ae"],
-            cwd=private.root,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
+        git(private.root, "log", "-1", "--format=%s|%ae").strip()
         == f"request: delete {doc.id}|{OWNER}@memgov.invalid"
     )
     assert [i.id for i in queue(demo, "deletion")][-1] == request.id

@@ -504,12 +504,16 @@ def test_the_queue_item_documents_every_file(store, make_memory, add, clock):
     data = json.loads(json.dumps(items[0].to_dict()))
     analysis = data["analysis"]
     assert {"batch", "base", "summary", "changes", "files", "index", "replay"} <= set(analysis)
+    assert analysis["files"] and [e["path"] for e in analysis["files"]] == [
+        f["path"] for f in report.files
+    ]
     for entry in analysis["files"]:
         assert entry["class"] in ("automatic", "needs-approval")
         assert entry["diff"].startswith(f"--- a/{entry['path']}")
         assert entry["changes"] and entry["reasons"] and entry["evidence"]
     assert {r["id"] for r in data["records"]} >= {"p1", "p2", "npm", "f"}
-    assert json.dumps(report.to_dict()) and "decide" in report.render()
+    assert json.loads(json.dumps(report.to_dict()))["batch"] == report.batch
+    assert "decide" in report.render()
 
 
 # ------------------------------------------------------------ rollback, replay

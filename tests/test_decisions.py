@@ -530,7 +530,10 @@ def test_a_record_replaced_since_the_request_is_not_promoted(demo: Path) -> None
     with pytest.raises(ValidationError, match="is superseded since the promotion was requested"):
         decide(workspace(demo), item.id, approve=True, actor=OWNER)
     check()
-    decide(workspace(demo), item.id, approve=False, actor=OWNER, reason="replaced")
+    rejected = decide(workspace(demo), item.id, approve=False, actor=OWNER, reason="replaced")
+    assert (rejected.kind, rejected.option, rejected.created) == ("promotion", "reject", [])
+    assert get_request(Store(private.root), item.id).status == "rejected"
+    assert item.id not in {i.id for i in build_queue(workspace(demo))}
     assert_clean(demo)
 
 
@@ -1124,17 +1127,35 @@ def test_nothing_private_enters_the_team_store_but_an_approved_promotion(demo: P
 
     # every other kind of decision in the private store: none reaches the team store
     doctor = the_item(demo, "conflict", scope="private")
-    decide(workspace(demo), doctor.id, approve=True, option="newer", actor=OWNER)
-    decide(workspace(demo), the_item(demo, "deletion").id, approve=False, actor=OWNER)
+    decided = [decide(workspace(demo), doctor.id, approve=True, option="newer", actor=OWNER)]
+    kept = the_item(demo, "deletion")
+    decided.append(decide(workspace(demo), kept.id, approve=False, actor=OWNER))
     note = the_item(demo, "promotion", attribute="ci_registry_auth")
     with pytest.raises(SecretBlocked):
         decide(workspace(demo), note.id, approve=True, actor=OWNER)
-    decide(workspace(demo), note.id, approve=False, actor=OWNER, reason="holds a token")
+    decided.append(
+        decide(workspace(demo), note.id, approve=False, actor=OWNER, reason="holds a token")
+    )
     doc = memory_where(Store(private.root), attribute="doc_language", status="active")
     asked = file_request(
         Store(private.root), kind="delete", memory_id=doc.id, reason="x", actor=OWNER
     )
-    decide(workspace(demo), asked.id, approve=True, actor=OWNER)
+    decided.append(decide(workspace(demo), asked.id, approve=True, actor=OWNER))
+    assert [(d.kind, d.option, d.store) for d in decided] == [
+        ("conflict", "newer", str(private.root)),
+        ("deletion", "reject", str(private.root)),
+        ("promotion", "reject", str(private.root)),
+        ("deletion", "approve", str(private.root)),
+    ]
+    after = Store(private.root)
+    assert {r.memory.id: after.memories[r.memory.id].status for r in doctor.records} == {
+        doctor.records[0].memory.id: "superseded",
+        doctor.records[1].memory.id: "active",
+    }
+    assert kept.records[0].memory.id in after.memories and doc.id not in after.memories
+    assert [get_request(after, i).status for i in (kept.id, note.id, asked.id)] == [
+        "rejected", "rejected", "approved"
+    ]  # fmt: skip
     assert head(team.root) == team_head and tree_state(team.root) == team_files
 
     promotion = the_item(demo, "promotion", attribute="package_manager")

@@ -815,9 +815,15 @@ def test_an_index_that_is_a_link_or_huge_is_not_read(store: Store) -> None:
 
 
 def test_the_queue_builds_over_a_non_utf8_index(store: Store, make_memory: MakeMemory) -> None:
+    """The item is still there; its record just has no index line to point at."""
     from core.review.queue import build_queue
     from core.store.workspace import Workspace
 
     add_memories(store, make_memory())
+    request = file_request(
+        store, kind="delete", memory_id="mem-1", reason="no longer true", actor=ACTOR
+    )
     (store.root / INDEX_FILE).write_bytes(b"- [Caf\xe9](memories/mem-1.md)\n")
-    build_queue(Workspace(stores=[Store(store.root)]))
+    (item,) = build_queue(Workspace(stores=[Store(store.root)]))
+    assert (item.kind, item.id) == ("deletion", request.id)
+    assert [r.pointers for r in item.records] == [(f"delete request {request.id} (open)",)]

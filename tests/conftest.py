@@ -146,8 +146,12 @@ def _make_memory(**overrides: Any) -> Memory:
     return Memory(**values)
 
 
+#: the type of the ``make_memory`` fixture
+MakeMemory = Callable[..., Memory]
+
+
 @pytest.fixture
-def make_memory() -> Callable[..., Memory]:
+def make_memory() -> MakeMemory:
     """``make_memory(**overrides)``: a valid active private preference."""
     return _make_memory
 

@@ -1,9 +1,10 @@
-"""The review queue end to end: its items, their evidence, requests, and the CLI's
-``queue``, ``show``, ``request-delete`` and ``request-promote``.
+"""The review queue end to end: its items, their records and evidence, and how an
+item leaves it.
 
-Most tests run on a copy of the demo (built once for the module: a private store
-and a team store, each its own git repository); a few build a small store where
-that says more. Decisions and their reverts are in ``test_decisions.py``.
+Most tests run on a copy of the demo (a private store and a team store, each its own
+git repository); a few build a small store where that says more. Requests are in
+``test_queue_requests.py``, the CLI's ``queue`` and ``show`` in ``test_queue_cli.py``,
+decisions and their reverts in ``test_decisions*.py``.
 """
 
 from __future__ import annotations
@@ -15,46 +16,19 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import (
-    DEMO_TOKEN,
-    FIXED_NOW,
-    add_memories,
-    events,
-    git,
-    head,
-    memory_where,
-    tree_state,
-)
+from conftest import DEMO_TOKEN, FIXED_NOW, add_memories, memory_where
 from support_desk import workspace
+from support_queue import ITEM_KEYS, RECORD_KEYS, REQUEST_KEYS, queue
 
 from core.demo import OWNER
-from core.domain.errors import NotFoundError, ValidationError
+from core.domain.errors import NotFoundError
 from core.domain.record import Memory
-from core.review.queue import Item, build_queue, find_item
+from core.review.queue import build_queue, find_item
 from core.store import logs
-from core.store.requests import file_request, load_requests
+from core.store.requests import file_request
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.pipeline import conflict_item_id
-from tui.cli import main
-
-ITEM_KEYS = {
-    "kind", "id", "title", "opened_at", "store", "scope", "subject", "records", "request",
-    "team_records", "secret_scan", "analysis",
-}  # fmt: skip
-RECORD_KEYS = {
-    "id", "store", "status", "type", "scope", "subject", "attribute", "condition", "value",
-    "content", "confidence", "created_at", "verified_at", "source_count", "sources", "pointers",
-}  # fmt: skip
-REQUEST_KEYS = {
-    "id", "kind", "memory_id", "reason", "requested_by", "requested_at", "status", "decision",
-    "decided_by", "decision_reason",
-}  # fmt: skip
-
-
-# ----------------------------------------------------------------------------- fixtures
-def queue(path: Path, *kinds: str) -> list[Item]:
-    return build_queue(workspace(path), kinds=kinds or None)
 
 
 # ------------------------------------------------------------------------- the queue
@@ -241,216 +215,6 @@ def test_a_deletion_item_says_why_and_who_asked(demo: Path) -> None:
     assert record["pointers"][-1] == f"delete request {item.id} (open)"
     assert record["pointers"][0].startswith("MEMORY.md line ")
     assert data["team_records"] == [] and data["secret_scan"] == []
-
-
-# ---------------------------------------------------------------------------- requests
-def test_filing_a_request_twice_returns_the_open_one(demo: Path) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    city = memory_where(private, attribute="home_city")
-    (existing,) = [r for r in load_requests(private) if r.memory_id == city.id]
-    before = head(private.root)
-    again = file_request(private, kind="delete", memory_id=city.id, reason="again", actor=OWNER)
-    assert again == existing
-    assert head(private.root) == before  # nothing written, no commit
-    assert len(load_requests(private)) == 3
-
-
-def test_a_request_opens_an_item_with_one_event_and_one_commit(demo: Path) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    doc = memory_where(private, attribute="output_format")
-    first = len(events(private.root))
-    request = file_request(
-        private, kind="delete", memory_id=doc.id, reason=" no longer true ", actor=OWNER
-    )
-    assert request.reason == "no longer true" and request.requested_by == OWNER
-    assert request.path == f"requests/{request.id}.yaml"
-    (event,) = events(private.root)[first:]
-    assert (event["action"], event["memory_ids"], event["request"], event["actor"]) == (
-        "request-delete", [doc.id], request.id, OWNER
-    )  # fmt: skip
-    assert (
-        git(private.root, "log", "-1", "--format=%s|%ae").strip()
-        == f"request: delete {doc.id}|{OWNER}@memgov.invalid"
-    )
-    assert [i.id for i in queue(demo, "deletion")][-1] == request.id
-
-
-@pytest.mark.parametrize(
-    ("kind", "attribute", "reason", "says"),
-    [
-        ("delete", "home_city", "   ", "a request needs a reason"),
-        ("promote", "home_city", "", "a request needs a reason"),
-        ("archive", "home_city", "why not", "unknown request kind"),
-        ("delete", "doctor", "wrong", "resolve the conflict"),  # a conflict: choose neither
-        ("promote", "doctor", "share", "only active private memories can be promoted"),
-    ],
-)
-def test_a_request_is_refused_with_a_clear_reason(
-    demo: Path, kind: str, attribute: str, reason: str, says: str
-) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    target = next(m for m in private.memories.values() if m.attribute == attribute)
-    files = tree_state(private.root)
-    with pytest.raises(ValidationError, match=says):
-        file_request(private, kind=kind, memory_id=target.id, reason=reason, actor=OWNER)
-    assert tree_state(private.root) == files
-
-
-def test_a_request_for_an_unknown_memory_is_refused(demo: Path) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    with pytest.raises(NotFoundError, match="no memory with id 'nope-1'"):
-        file_request(private, kind="delete", memory_id="nope-1", reason="gone", actor=OWNER)
-
-
-def test_cli_request_delete_and_request_promote(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    doc = memory_where(private, attribute="output_format")
-    code, out, err = demo_cli(
-        "request-delete", doc.id, "--reason", "I changed my mind",
-        "--store", str(demo), "--as", OWNER, "--json",
-    )  # fmt: skip
-    assert (code, err) == (0, "")
-    filed = json.loads(out)
-    assert set(filed) == REQUEST_KEYS
-    assert (filed["kind"], filed["memory_id"], filed["status"]) == ("delete", doc.id, "open")
-    assert filed["requested_by"] == OWNER and filed["reason"] == "I changed my mind"
-    # filing twice gives the same open request
-    code, out, _ = demo_cli(
-        "request-delete", doc.id, "--reason", "really", "--store", str(demo), "--as", OWNER
-    )
-    assert (code, out.strip()) == (0, f"{filed['id']}: delete {doc.id} requested")
-
-    code, out, err = demo_cli(
-        "request-promote", doc.id, "--reason", "the team writes docs too",
-        "--store", str(demo), "--as", OWNER, "--json",
-    )  # fmt: skip
-    assert (code, err) == (0, "")
-    promoted = json.loads(out)
-    assert (promoted["kind"], promoted["memory_id"]) == ("promote", doc.id)
-    listed = {i.id: i.kind for i in queue(demo)}
-    assert (listed[filed["id"]], listed[promoted["id"]]) == ("deletion", "promotion")
-
-
-def test_cli_requests_need_a_reason(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]], capsys: pytest.CaptureFixture[str]
-) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    doc = memory_where(private, attribute="output_format")
-    files = tree_state(private.root)
-    with pytest.raises(SystemExit) as exc:  # argparse: --reason is required
-        main(["request-promote", doc.id, "--store", str(demo), "--as", OWNER])
-    assert exc.value.code == 2
-    assert "--reason" in capsys.readouterr().err
-    code, out, err = demo_cli(
-        "request-delete", doc.id, "--reason", " ", "--store", str(demo), "--as", OWNER
-    )
-    assert (code, out) == (2, "")
-    assert "a request needs a reason" in err
-    code, _, err = demo_cli(
-        "request-delete", "nope-1", "--reason", "x", "--store", str(demo), "--as", OWNER
-    )
-    assert code == 2 and "no memory with id 'nope-1'" in err
-    assert tree_state(private.root) == files
-
-
-# ------------------------------------------------------------------ CLI: queue and show
-def test_cli_queue_json_is_the_queue_with_secrets_redacted(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    code, out, err = demo_cli("queue", "--store", str(demo), "--json")
-    assert (code, err) == (0, "")
-    listed = json.loads(out)
-    assert [i["id"] for i in listed] == [i.id for i in queue(demo)]
-    for item in listed:
-        assert set(item) == ITEM_KEYS
-        for record in item["records"] + item["team_records"]:
-            assert set(record) == RECORD_KEYS
-            for source in record["sources"]:
-                assert {"task", "message_index", "evidence", "resolves", "excerpt"} <= set(source)
-    requests = [item["request"] for item in listed if item["request"] is not None]
-    assert requests and all(set(request) == REQUEST_KEYS for request in requests)
-    # the hand-written note's token is shown as its rule, never as itself
-    assert DEMO_TOKEN not in out
-    note = next(i for i in listed if i["secret_scan"])
-    assert "[secret: github-pat]" in note["records"][0]["content"]
-
-    code, out, _ = demo_cli(
-        "queue", "--store", str(demo), "--kind", "promotion", "--kind", "deletion", "--json"
-    )
-    assert code == 0
-    assert [i["kind"] for i in json.loads(out)] == ["promotion", "promotion", "deletion"]
-
-
-def test_cli_queue_text_is_one_line_per_item(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    code, out, _ = demo_cli("queue", "--store", str(demo), "--kind", "conflict")
-    assert code == 0
-    lines = out.splitlines()
-    items = queue(demo, "conflict")
-    assert len(lines) == len(items) == 2
-    for line, item in zip(lines, items, strict=True):
-        assert line.startswith(item.opened_at[:16])
-        assert item.id in line and item.title in line and item.scope in line
-
-
-def test_cli_queue_says_when_it_is_empty(
-    store: Store, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    code, out, err = demo_cli("queue", "--store", str(store.root))
-    assert (code, out.strip(), err) == (0, "the queue is empty", "")
-    code, out, _ = demo_cli("queue", "--store", str(store.root), "--json")
-    assert (code, json.loads(out)) == (0, [])
-
-
-def test_cli_show_gives_one_item_with_its_evidence(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    (item,) = [i for i in queue(demo, "conflict") if i.scope == "team"]
-    code, out, err = demo_cli("show", item.id, "--store", str(demo), "--json")
-    assert (code, err) == (0, "")
-    shown = json.loads(out)
-    assert set(shown) == ITEM_KEYS
-    assert shown == json.loads(json.dumps(item.to_dict(), ensure_ascii=False, default=str))
-
-    code, out, _ = demo_cli("show", item.id, "--store", str(demo))
-    assert code == 0
-    assert out.startswith(f"conflict {item.id}: {item.title}\n")
-    for record in item.records:
-        assert f"- {record.memory.id} [conflict]" in out
-        source = record.sources[0].source
-        assert (
-            f"source: task {source.task} message {source.message_index}: {source.evidence}" in out
-        )
-    assert f"sources favour {item.analysis['favoured']}" in out
-
-
-def test_cli_show_redacts_the_promotion_blocked_by_a_secret(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    (item,) = [i for i in queue(demo, "promotion") if i.scan]
-    code, out, _ = demo_cli("show", item.id, "--store", str(demo))
-    assert code == 0
-    assert "secret scan: github-pat" in out
-    assert DEMO_TOKEN not in out and "[secret: github-pat]" in out
-    code, out, _ = demo_cli("show", item.id, "--store", str(demo), "--json")
-    assert code == 0 and DEMO_TOKEN not in out
-
-
-def test_cli_show_an_unknown_item_is_an_error(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    code, out, err = demo_cli("show", "conflict-0000000000", "--store", str(demo))
-    assert (code, out) == (2, "")
-    assert "no open review item 'conflict-0000000000'" in err and "memgov queue" in err
 
 
 def test_a_decided_request_leaves_the_queue(demo: Path) -> None:

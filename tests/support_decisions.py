@@ -1,6 +1,11 @@
 """Shared by the decision tests (``test_decisions*.py``): the demo's two stores and
 items, and the checks every decision must pass on the stores as a whole.
 
+Each path is driven through :func:`core.review.decisions.decide` or the CLI on a copy
+of the demo (a private store and a team store, each its own git repository), or on a
+small store built for the case; after each one the stores are checked: the files, the
+index, the events, git and ``memgov doctor``.
+
 ``unchanged`` remembers stores and says later that nothing changed; ``assert_clean``
 says files, index, events and git agree; ``assert_recorded`` checks a decision's
 record, events and commit; ``all_text`` is everything readable in a store.

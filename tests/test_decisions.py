@@ -1,10 +1,8 @@
 """Decisions on conflicts, end to end (SPEC sections 3, 6, 8, 10): one record wins,
 parallel conditions, neither (an erasure), defer.
 
-Each path is driven through :func:`core.review.decisions.decide` or the CLI on a copy
-of the demo (a private store and a team store, each its own git repository), or on a
-small store built for the case. After each one the stores are checked as a whole: the
-files, the index, the events, git and ``memgov doctor`` (``support_decisions``).
+Each runs on a copy of the demo or on a small store built for the case; after it the
+stores are checked as a whole (``support_decisions``).
 """
 
 from __future__ import annotations

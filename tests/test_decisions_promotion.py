@@ -1,10 +1,8 @@
 """Decisions on promotion requests, end to end: the team copy, its sources and
 quoted log lines, the fresh secret scan, locks, and rejection.
 
-Each path is driven through :func:`core.review.decisions.decide` or the CLI on a copy
-of the demo (a private store and a team store, each its own git repository), or on a
-small store built for the case. After each one the stores are checked as a whole: the
-files, the index, the events, git and ``memgov doctor`` (``support_decisions``).
+Each runs on a copy of the demo or on a small store built for the case; after it the
+stores are checked as a whole (``support_decisions``).
 """
 
 from __future__ import annotations

@@ -1,14 +1,21 @@
-"""Shared fixtures for the core store tests.
+"""Shared fixtures and helpers for the tests.
 
-Every test runs with HOME in its own temporary folder and with git's global
-and system configuration switched off, so nothing of the developer's machine
-leaks in and nothing is written outside ``tmp_path``.
+The fixtures give each test a fresh store (or a copy of the demo) with a fixed
+clock; the plain helpers (imported ``from conftest``) read what a test checks: a
+store's git, files, events and records, and made-up credentials.
+
+Every test runs with HOME in its own temporary folder and with git's global and
+system configuration switched off, so nothing of the developer's machine leaks
+in and nothing is written outside ``tmp_path``.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import shutil
+import string
 import subprocess
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
@@ -17,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from core.demo import fake_token as demo_token
+from core.domain import secrets
 from core.domain.record import Memory, Source
 from core.store import logs
 from core.store.store import Store
@@ -137,8 +146,12 @@ def _make_memory(**overrides: Any) -> Memory:
     return Memory(**values)
 
 
+#: the type of the ``make_memory`` fixture
+MakeMemory = Callable[..., Memory]
+
+
 @pytest.fixture
-def make_memory() -> Callable[..., Memory]:
+def make_memory() -> MakeMemory:
     """``make_memory(**overrides)``: a valid active private preference."""
     return _make_memory
 
@@ -180,12 +193,31 @@ def git(root: Path, *args: str) -> str:
     ).stdout
 
 
+def git_bytes(root: Path, *args: str) -> bytes:
+    """``git`` for output that need not be text (objects, patches)."""
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=True).stdout
+
+
 def git_status(root: Path) -> list[str]:
     return [line for line in git(root, "status", "--porcelain").splitlines() if line.strip()]
 
 
 def commit_count(root: Path) -> int:
     return int(git(root, "rev-list", "--count", "HEAD").strip())
+
+
+def head(root: Path) -> str:
+    """The commit a store's HEAD names."""
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def tree_state(root: Path) -> dict[str, bytes]:
+    """Every file of a store outside .git and .memgov (derived and local), by path."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.relative_to(root).as_posix().startswith((".git/", ".memgov/"))
+    }
 
 
 def snapshot_files(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -199,7 +231,45 @@ def snapshot_files(root: Path) -> dict[str, tuple[bytes, int]]:
     return out
 
 
+def events(root: Path) -> list[dict[str, Any]]:
+    """Every line of a store's events.jsonl, as read from the file."""
+    lines = (root / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def memory_where(store: Store, **fields: Any) -> Memory:
+    """The one record of ``store`` whose fields have these values."""
+    found = [
+        m for m in store.memories.values() if all(getattr(m, k) == v for k, v in fields.items())
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def statuses(store: Store) -> dict[str, str]:
+    """Each record's status, read afresh from the store's files."""
+    return {m.id: m.status for m in Store(store.root).memories.values()}
+
+
+ALNUM = string.ascii_letters + string.digits
+
+
+def fake_token(prefix: str, length: int, alphabet: str = ALNUM, seed: int = 7) -> str:
+    """A made-up credential, built at run time (never a literal in these sources), that
+    the scanner takes for a real one."""
+    rng = random.Random(seed)
+    token = prefix + "".join(rng.choice(alphabet) for _ in range(length))
+    assert secrets.scan(token), "the fake token must look real to the scanner"
+    return token
+
+
 # ------------------------------------------------------------------------ the demo
+#: a maintainer of the demo's team store who does not own its private store
+DEMO_MAINTAINER = "wang.lead@example.com"
+#: the demo's hand-written note (made before scanning existed) holds this token
+DEMO_TOKEN = demo_token("ghp_", 36, seed=20261112)
+
+
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo stores (core.demo), built once per session with no global git config."""
@@ -219,8 +289,6 @@ def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def demo(demo_template: Path, tmp_path: Path) -> Path:
     """A fresh copy of the demo stores for one test (deterministic: a pinned clock)."""
-    import shutil
-
     target = tmp_path / "demo"
     shutil.copytree(demo_template, target, symlinks=True)
     return target

@@ -10,15 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import ACTOR, FakeClock, add_memories, git_status, snapshot_files
+from conftest import ACTOR, FakeClock, MakeMemory, add_memories, git_status, snapshot_files
 
-from core.domain.record import Memory
 from core.reports.doctor import Finding, diagnose
 from core.store.events import EVENTS_FILE
 from core.store.index import INDEX_FILE
 from core.store.store import MAX_FILE_BYTES, Store
-
-MakeMemory = Callable[..., Memory]
 
 
 @pytest.fixture

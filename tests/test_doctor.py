@@ -8,17 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ACTOR, FakeClock, add_memories, git, snapshot_files
+from conftest import ACTOR, FakeClock, MakeMemory, add_memories, git, snapshot_files
 
 from core.domain.errors import ValidationError
-from core.domain.record import Memory, Source
+from core.domain.record import Source
 from core.reports.doctor import diagnose
 from core.store.events import EVENTS_FILE
 from core.store.index import INDEX_FILE
 from core.store.store import JOURNAL_FILE, Store
 from tui.cli import main
-
-MakeMemory = Callable[..., Memory]
 
 
 def doctor(capsys: pytest.CaptureFixture[str], root: Path, *extra: str) -> tuple[int, Any]:

@@ -8,13 +8,13 @@ time from a prefix and a seeded random body, never written here in full.
 from __future__ import annotations
 
 import json
-import random
 import string
 from typing import Any
 
 import pytest
+from conftest import ALNUM, fake_token
 
-from core.domain import gate, secrets
+from core.domain import gate
 
 THETA = 0.6
 
@@ -32,16 +32,6 @@ def evaluate(
     }
     args.update(overrides)
     return gate.evaluate(**args)
-
-
-def fake_token(prefix: str, length: int, alphabet: str, seed: int = 7) -> str:
-    rng = random.Random(seed)
-    token = prefix + "".join(rng.choice(alphabet) for _ in range(length))
-    assert secrets.scan(token), "the fake token must look real to the scanner"
-    return token
-
-
-ALNUM = string.ascii_letters + string.digits
 
 
 # ------------------------------------------------------------------ the score

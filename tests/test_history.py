@@ -7,15 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import FakeClock, add_memories
+from conftest import FakeClock, MakeMemory, add_memories
 
 from core.domain.record import Memory
 from core.reports.history import history, supersedes_chain
 from core.store.events import EVENTS_FILE, Event, append_events
 from core.store.store import JOURNAL_FILE, Store
 from tui.cli import main
-
-MakeMemory = Callable[..., Memory]
 
 
 def replace(store: Store, old: str, new: Memory, actor: str) -> None:

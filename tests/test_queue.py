@@ -1,81 +1,34 @@
-"""The review queue end to end: its items, their evidence, requests, and the CLI's
-``queue``, ``show``, ``request-delete`` and ``request-promote``.
+"""The review queue end to end: its items, their records and evidence, and how an
+item leaves it.
 
-Most tests run on a copy of the demo (built once for the module: a private store
-and a team store, each its own git repository); a few build a small store where
-that says more. Decisions and their reverts are in ``test_decisions.py``.
+Most tests run on a copy of the demo (a private store and a team store, each its own
+git repository); a few build a small store where that says more. Requests are in
+``test_queue_requests.py``, the CLI's ``queue`` and ``show`` in ``test_queue_cli.py``,
+decisions and their reverts in ``test_decisions*.py``.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import FIXED_NOW, add_memories
+from conftest import DEMO_TOKEN, FIXED_NOW, add_memories, memory_where
 from support_desk import workspace
+from support_queue import ITEM_KEYS, RECORD_KEYS, REQUEST_KEYS, queue
 
-from core.demo import OWNER, fake_token
-from core.domain.errors import NotFoundError, ValidationError
+from core.demo import OWNER
+from core.domain.errors import NotFoundError
 from core.domain.record import Memory
-from core.review.items import Item
 from core.review.queue import build_queue, get_item
 from core.store import logs
-from core.store.requests import file_request, load_requests
+from core.store.requests import file_request
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.pipeline import conflict_item_id
-from tui.cli import main
-
-MAINTAINER = "wang.lead@example.com"
-#: the demo's hand-written note carries this made-up token (built at run time)
-DEMO_TOKEN = fake_token("ghp_", 36, seed=20261112)
-
-ITEM_KEYS = {
-    "kind", "id", "title", "opened_at", "store", "scope", "subject", "records", "request",
-    "team_records", "secret_scan", "analysis",
-}  # fmt: skip
-RECORD_KEYS = {
-    "id", "store", "status", "type", "scope", "subject", "attribute", "condition", "value",
-    "content", "confidence", "created_at", "verified_at", "source_count", "sources", "pointers",
-}  # fmt: skip
-REQUEST_KEYS = {
-    "id", "kind", "memory_id", "reason", "requested_by", "requested_at", "status", "decision",
-    "decided_by", "decision_reason",
-}  # fmt: skip
-
-
-# ----------------------------------------------------------------------------- fixtures
-def queue(path: Path, *kinds: str) -> list[Item]:
-    return build_queue(workspace(path), kinds=kinds or None)
-
-
-def memory_where(store: Store, **fields: Any) -> Memory:
-    found = [
-        m for m in store.memories.values() if all(getattr(m, k) == v for k, v in fields.items())
-    ]
-    assert len(found) == 1, found
-    return found[0]
-
-
-def head(root: Path) -> str:
-    return subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
-def tree_state(root: Path) -> dict[str, bytes]:
-    """Every file of a store outside .git and .memgov (the derived cache), by path."""
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and not p.relative_to(root).as_posix().startswith((".git/", ".memgov/"))
-    }
 
 
 # ------------------------------------------------------------------------- the queue
@@ -239,6 +192,8 @@ def test_a_promotion_item_shows_the_scan_and_the_team_records_of_its_key(demo: P
 def test_a_promotion_item_names_the_secret_rule_never_the_value(demo: Path) -> None:
     (item,) = [i for i in queue(demo, "promotion") if i.analysis.secret_hits]
     assert item.records[0].memory.attribute == "ci_registry_auth"
+    # the record does hold DEMO_TOKEN: every "DEMO_TOKEN not in" check here means something
+    assert DEMO_TOKEN in (item.store.root / item.records[0].memory.path).read_text("utf-8")
     assert [hit.rule for hit in item.scan] == ["github-pat"]
     assert set(item.scan[0].to_dict()) == {"rule", "description", "line", "column"}
     assert DEMO_TOKEN not in json.dumps([h.to_dict() for h in item.scan])
@@ -260,221 +215,6 @@ def test_a_deletion_item_says_why_and_who_asked(demo: Path) -> None:
     assert record["pointers"][-1] == f"delete request {item.id} (open)"
     assert record["pointers"][0].startswith("MEMORY.md line ")
     assert data["team_records"] == [] and data["secret_scan"] == []
-
-
-# ---------------------------------------------------------------------------- requests
-def test_filing_a_request_twice_returns_the_open_one(demo: Path) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    city = memory_where(private, attribute="home_city")
-    (existing,) = [r for r in load_requests(private) if r.memory_id == city.id]
-    before = head(private.root)
-    again = file_request(private, kind="delete", memory_id=city.id, reason="again", actor=OWNER)
-    assert again == existing
-    assert head(private.root) == before  # nothing written, no commit
-    assert len(load_requests(private)) == 3
-
-
-def test_a_request_opens_an_item_with_one_event_and_one_commit(demo: Path) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    doc = memory_where(private, attribute="output_format")
-    events_before = (private.root / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    request = file_request(
-        private, kind="delete", memory_id=doc.id, reason=" no longer true ", actor=OWNER
-    )
-    assert request.reason == "no longer true" and request.requested_by == OWNER
-    assert request.path == f"requests/{request.id}.yaml"
-    events = (private.root / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    (event,) = [json.loads(line) for line in events[len(events_before) :]]
-    assert (event["action"], event["memory_ids"], event["request"], event["actor"]) == (
-        "request-delete", [doc.id], request.id, OWNER
-    )  # fmt: skip
-    assert (
-        subprocess.run(
-            ["git", "log", "-1", "--format=%s|%ae"],
-            cwd=private.root,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        == f"request: delete {doc.id}|{OWNER}@memgov.invalid"
-    )
-    assert [i.id for i in queue(demo, "deletion")][-1] == request.id
-
-
-@pytest.mark.parametrize(
-    ("kind", "attribute", "reason", "says"),
-    [
-        ("delete", "home_city", "   ", "a request needs a reason"),
-        ("promote", "home_city", "", "a request needs a reason"),
-        ("archive", "home_city", "why not", "unknown request kind"),
-        ("delete", "doctor", "wrong", "resolve the conflict"),  # a conflict: choose neither
-        ("promote", "doctor", "share", "only active private memories can be promoted"),
-    ],
-)
-def test_a_request_is_refused_with_a_clear_reason(
-    demo: Path, kind: str, attribute: str, reason: str, says: str
-) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    target = next(m for m in private.memories.values() if m.attribute == attribute)
-    files = tree_state(private.root)
-    with pytest.raises(ValidationError, match=says):
-        file_request(private, kind=kind, memory_id=target.id, reason=reason, actor=OWNER)
-    assert tree_state(private.root) == files
-
-
-def test_a_request_for_an_unknown_memory_is_refused(demo: Path) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    with pytest.raises(NotFoundError, match="no memory with id 'nope-1'"):
-        file_request(private, kind="delete", memory_id="nope-1", reason="gone", actor=OWNER)
-
-
-def test_cli_request_delete_and_request_promote(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    doc = memory_where(private, attribute="output_format")
-    code, out, err = demo_cli(
-        "request-delete", doc.id, "--reason", "I changed my mind",
-        "--store", str(demo), "--as", OWNER, "--json",
-    )  # fmt: skip
-    assert (code, err) == (0, "")
-    filed = json.loads(out)
-    assert set(filed) == REQUEST_KEYS
-    assert (filed["kind"], filed["memory_id"], filed["status"]) == ("delete", doc.id, "open")
-    assert filed["requested_by"] == OWNER and filed["reason"] == "I changed my mind"
-    # filing twice gives the same open request
-    code, out, _ = demo_cli(
-        "request-delete", doc.id, "--reason", "really", "--store", str(demo), "--as", OWNER
-    )
-    assert (code, out.strip()) == (0, f"{filed['id']}: delete {doc.id} requested")
-
-    code, out, err = demo_cli(
-        "request-promote", doc.id, "--reason", "the team writes docs too",
-        "--store", str(demo), "--as", OWNER, "--json",
-    )  # fmt: skip
-    assert (code, err) == (0, "")
-    promoted = json.loads(out)
-    assert (promoted["kind"], promoted["memory_id"]) == ("promote", doc.id)
-    listed = {i.id: i.kind for i in queue(demo)}
-    assert (listed[filed["id"]], listed[promoted["id"]]) == ("deletion", "promotion")
-
-
-def test_cli_requests_need_a_reason(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]], capsys: pytest.CaptureFixture[str]
-) -> None:
-    private = workspace(demo).private
-    assert private is not None
-    doc = memory_where(private, attribute="output_format")
-    files = tree_state(private.root)
-    with pytest.raises(SystemExit) as exc:  # argparse: --reason is required
-        main(["request-promote", doc.id, "--store", str(demo), "--as", OWNER])
-    assert exc.value.code == 2
-    assert "--reason" in capsys.readouterr().err
-    code, out, err = demo_cli(
-        "request-delete", doc.id, "--reason", " ", "--store", str(demo), "--as", OWNER
-    )
-    assert (code, out) == (2, "")
-    assert "a request needs a reason" in err
-    code, _, err = demo_cli(
-        "request-delete", "nope-1", "--reason", "x", "--store", str(demo), "--as", OWNER
-    )
-    assert code == 2 and "no memory with id 'nope-1'" in err
-    assert tree_state(private.root) == files
-
-
-# ------------------------------------------------------------------ CLI: queue and show
-def test_cli_queue_json_is_the_queue_with_secrets_redacted(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    code, out, err = demo_cli("queue", "--store", str(demo), "--json")
-    assert (code, err) == (0, "")
-    listed = json.loads(out)
-    assert [i["id"] for i in listed] == [i.id for i in queue(demo)]
-    for item in listed:
-        assert set(item) == ITEM_KEYS
-        for record in item["records"] + item["team_records"]:
-            assert set(record) == RECORD_KEYS
-            for source in record["sources"]:
-                assert {"task", "message_index", "evidence", "resolves", "excerpt"} <= set(source)
-        assert item["request"] is None or set(item["request"]) == REQUEST_KEYS
-    # the hand-written note's token is shown as its rule, never as itself
-    assert DEMO_TOKEN not in out
-    note = next(i for i in listed if i["secret_scan"])
-    assert "[secret: github-pat]" in note["records"][0]["content"]
-
-    code, out, _ = demo_cli(
-        "queue", "--store", str(demo), "--kind", "promotion", "--kind", "deletion", "--json"
-    )
-    assert code == 0
-    assert [i["kind"] for i in json.loads(out)] == ["promotion", "promotion", "deletion"]
-
-
-def test_cli_queue_text_is_one_line_per_item(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    code, out, _ = demo_cli("queue", "--store", str(demo), "--kind", "conflict")
-    assert code == 0
-    lines = out.splitlines()
-    items = queue(demo, "conflict")
-    assert len(lines) == len(items) == 2
-    for line, item in zip(lines, items, strict=True):
-        assert line.startswith(item.opened_at[:16])
-        assert item.id in line and item.title in line and item.scope in line
-
-
-def test_cli_queue_says_when_it_is_empty(
-    store: Store, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    code, out, err = demo_cli("queue", "--store", str(store.root))
-    assert (code, out.strip(), err) == (0, "the queue is empty", "")
-    code, out, _ = demo_cli("queue", "--store", str(store.root), "--json")
-    assert (code, json.loads(out)) == (0, [])
-
-
-def test_cli_show_gives_one_item_with_its_evidence(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    (item,) = [i for i in queue(demo, "conflict") if i.scope == "team"]
-    code, out, err = demo_cli("show", item.id, "--store", str(demo), "--json")
-    assert (code, err) == (0, "")
-    shown = json.loads(out)
-    assert set(shown) == ITEM_KEYS
-    assert shown == json.loads(json.dumps(item.to_dict(), ensure_ascii=False, default=str))
-
-    code, out, _ = demo_cli("show", item.id, "--store", str(demo))
-    assert code == 0
-    assert out.startswith(f"conflict {item.id}: {item.title}\n")
-    for record in item.records:
-        assert f"- {record.memory.id} [conflict]" in out
-        source = record.sources[0].source
-        assert (
-            f"source: task {source.task} message {source.message_index}: {source.evidence}" in out
-        )
-    assert f"sources favour {item.analysis.favoured}" in out
-
-
-def test_cli_show_redacts_the_promotion_blocked_by_a_secret(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    (item,) = [i for i in queue(demo, "promotion") if i.scan]
-    code, out, _ = demo_cli("show", item.id, "--store", str(demo))
-    assert code == 0
-    assert "secret scan: github-pat" in out
-    assert DEMO_TOKEN not in out and "[secret: github-pat]" in out
-    code, out, _ = demo_cli("show", item.id, "--store", str(demo), "--json")
-    assert code == 0 and DEMO_TOKEN not in out
-
-
-def test_cli_show_an_unknown_item_is_an_error(
-    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
-) -> None:
-    code, out, err = demo_cli("show", "conflict-0000000000", "--store", str(demo))
-    assert (code, out) == (2, "")
-    assert "no open review item 'conflict-0000000000'" in err and "memgov queue" in err
 
 
 def test_a_decided_request_leaves_the_queue(demo: Path) -> None:

@@ -81,9 +81,7 @@ def test_a_preview_writes_nothing_and_says_what_the_decision_does(demo: Path, ki
         for e in map(json.loads, (root / EVENTS_FILE).read_text().splitlines())
         if e.get("decision") == decision.id and (e["from"] or e["to"])
     }
-    said = {
-        (t.memory_id, t.before, t.after, t.action) for s in shown.stores for t in s.transitions
-    }
+    said = {(t.memory_id, t.before, t.after, t.action) for s in shown.stores for t in s.transitions}
     assert said == done
 
 

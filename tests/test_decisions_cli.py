@@ -1,0 +1,109 @@
+"""``memgov decide`` and ``memgov revert``: their JSON and text, their exit codes.
+
+Each runs on a copy of the demo or on a small store built for the case; after it the
+stores are checked as a whole (``support_decisions``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import DEMO_MAINTAINER as MAINTAINER
+from support_decisions import DECISION_KEYS, assert_clean, fronts, stores, the_item, unchanged
+
+from core.demo import OWNER
+
+
+# --------------------------------------------------------------------- CLI decide/revert
+def test_cli_decide_and_revert_json(
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
+) -> None:
+    item = the_item(demo, "conflict", scope="team")
+    older, newer = (r.memory.id for r in item.records)
+    before = fronts(item.store.root)
+    code, out, err = demo_cli(
+        "decide", item.id, "--approve", "--option", "parallel",
+        "--condition", f"{older}=env=testing", "--condition", f"{newer}=env=production",
+        "--reason", "the source names both", "--store", str(demo), "--as", MAINTAINER, "--json",
+    )  # fmt: skip
+    assert (code, err) == (0, "")
+    decided = json.loads(out)
+    assert set(decided) == DECISION_KEYS
+    assert (decided["kind"], decided["option"], decided["item"]) == (
+        "conflict",
+        "parallel",
+        item.id,
+    )
+    assert (decided["actor"], decided["reason"]) == (MAINTAINER, "the source names both")
+    assert decided["after"][older]["condition"] == "env=testing"
+    assert decided["revertible"] is True and decided["erased"] == []
+    assert decided["store"] == str(item.store.root)
+
+    code, out, err = demo_cli(
+        "revert", decided["id"], "--store", str(demo), "--as", MAINTAINER, "--json"
+    )
+    assert (code, err) == (0, "")
+    undone = json.loads(out)
+    assert set(undone) == DECISION_KEYS
+    assert (undone["option"], undone["note"]) == ("revert", f"reverts {decided['id']}")
+    assert undone["revertible"] is False
+    assert fronts(item.store.root) == before
+    assert_clean(demo)
+
+
+def test_cli_decide_text_says_how_to_undo(
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
+) -> None:
+    item = the_item(demo, "deletion")
+    code, out, _ = demo_cli(
+        "decide", item.id, "--reject", "--reason", "keep", "--store", str(demo), "--as", OWNER
+    )
+    assert code == 0
+    decision_id = out.split(":", 1)[0]
+    assert out == (
+        f"{decision_id}: deletion {item.id} -> reject (keep)\n"
+        f"  undo with: memgov revert {decision_id}\n"
+    )
+    code, out, _ = demo_cli("revert", decision_id, "--store", str(demo), "--as", OWNER)
+    assert code == 0 and out.endswith(f": reverted {decision_id}\n")
+
+
+def test_cli_erasure_and_its_refused_revert(
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
+) -> None:
+    item = the_item(demo, "deletion")
+    code, out, err = demo_cli(
+        "decide", item.id, "--approve", "--store", str(demo), "--as", OWNER, "--json"
+    )
+    assert (code, err) == (0, "")
+    decided = json.loads(out)
+    assert decided["erased"] == [item.records[0].memory.id] and decided["revertible"] is False
+    check = unchanged(*(s.root for s in stores(demo)))
+    code, out, err = demo_cli("revert", decided["id"], "--store", str(demo), "--as", OWNER)
+    assert (code, out) == (2, "")
+    assert "an erasure cannot be reverted, its content is gone" in err
+    check()
+    assert_clean(demo)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ([], "say --approve or --reject"),
+        (["--approve", "--reject"], "say --approve or --reject"),
+        (["--approve"], "field 'option': unknown option"),
+        (["--approve", "--option", "parallel"], "parallel needs a condition"),
+        (["--approve", "--option", "parallel", "--condition", "nope"], "ID=CONDITION"),
+    ],
+)
+def test_cli_decide_bad_input(
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]], args: list[str], says: str
+) -> None:
+    item = the_item(demo, "conflict", scope="team")
+    check = unchanged(*(s.root for s in stores(demo)))
+    code, out, err = demo_cli("decide", item.id, *args, "--store", str(demo), "--as", MAINTAINER)
+    assert (code, out) == (2, "") and says in err
+    check()

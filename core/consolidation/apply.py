@@ -18,14 +18,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from core.consolidation import gitops
 from core.consolidation.batch import Batch, Change, fingerprint, load_batch
 from core.consolidation.model import edit_changes
+from core.consolidation.refs import BASELINE_TAG, BATCH_REF
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
 from core.review.decisions import DECISION_DIR, Decision, check_may_decide, new_decision_id
 from core.review.queue import Item
-from core.store.store import MEMORY_DIR, Store, Transaction
+from core.store import gitstore
+from core.store.store import MEMORY_DIR, Store
+from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 
 
@@ -57,8 +59,8 @@ class Baseline:
 def baselines(store: Store) -> list[Baseline]:
     """Every approved baseline of the store, oldest first."""
     out = []
-    for tag in gitops.tags(store.root, gitops.BASELINE_TAG):
-        number = tag.name.removeprefix(gitops.BASELINE_TAG)
+    for tag in gitstore.tags(store.root, BASELINE_TAG):
+        number = tag.name.removeprefix(BASELINE_TAG)
         if number.isdigit():
             out.append(
                 Baseline(
@@ -77,7 +79,7 @@ def baselines(store: Store) -> list[Baseline]:
 
 def find_baseline(store: Store, name: str) -> Baseline:
     known = baselines(store)
-    wanted = name.strip().removeprefix(gitops.BASELINE_TAG)
+    wanted = name.strip().removeprefix(BASELINE_TAG)
     for baseline in known:
         if wanted.isdigit() and baseline.number == int(wanted):
             return baseline
@@ -97,11 +99,11 @@ def make_baseline(
     """Tag ``commit`` as the next baseline."""
     known = baselines(store)
     number = known[-1].number + 1 if known else 0
-    name = f"{gitops.BASELINE_TAG}{number:04d}"
+    name = f"{BASELINE_TAG}{number:04d}"
     lines = [summary, "", f"actor: {actor}"]
     lines += [f"decision: {decision}"] if decision else []
     lines += [f"batch: {batch}"] if batch else []
-    gitops.tag(store.root, name, commit, actor=actor, message="\n".join(lines), when=store.now())
+    gitstore.tag(store.root, name, commit, actor=actor, message="\n".join(lines), when=store.now())
     return find_baseline(store, name)
 
 
@@ -111,7 +113,7 @@ def ensure_initial_baseline(store: Store, *, actor: str) -> Baseline | None:
         return None
     return make_baseline(
         store,
-        gitops.head(store.root),
+        gitstore.head(store.root),
         actor=actor,
         summary="the store before its first consolidation",
     )
@@ -119,7 +121,9 @@ def ensure_initial_baseline(store: Store, *, actor: str) -> Baseline | None:
 
 def commit_of(store: Store, decision: Decision) -> str:
     """The commit that recorded ``decision`` (the one that added its file)."""
-    out = gitops.git(store.root, "log", "-1", "--diff-filter=A", "--format=%H", "--", decision.path)
+    out = gitstore.run(
+        store.root, "log", "-1", "--diff-filter=A", "--format=%H", "--", decision.path
+    )
     return out.decode().strip()
 
 
@@ -382,7 +386,7 @@ def decide_batch(
     reject all, or reject those touching ``files`` and approve the rest."""
     store = item.store
     check_may_decide(item, actor, Workspace([store]))
-    ref = gitops.BATCH_REF + item.id
+    ref = BATCH_REF + item.id
     done = _already_decided(store, item.id)
     if done is not None:  # an earlier run stopped between its commit and its tag: finish it
         mine = next((b for b in baselines(store) if b.decision == done.id), None)
@@ -395,7 +399,7 @@ def decide_batch(
                 batch=item.id,
                 summary=f"consolidation {item.id}: {done.option}",
             )
-        gitops.delete_ref(store.root, ref)
+        gitstore.delete_ref(store.root, ref)
         common = {f.name: getattr(done, f.name) for f in fields(Decision)}
         return BatchDecision(
             **common, baseline=mine.name if mine else None, commit=mine.commit if mine else None
@@ -414,5 +418,5 @@ def decide_batch(
     decision = apply_batch(
         store, batch, approved, rejected, actor=actor, reason=reason, option=option
     )
-    gitops.delete_ref(store.root, ref)
+    gitstore.delete_ref(store.root, ref)
     return decision

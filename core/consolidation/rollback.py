@@ -15,7 +15,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from core.consolidation import gitops
 from core.consolidation.apply import (
     BatchDecision,
     baselines,
@@ -30,6 +29,7 @@ from core.domain.errors import NotFoundError, StoreError, ValidationError
 from core.domain.record import parse_memory
 from core.review.decisions import DECISION_DIR, Decision, check_may_decide, new_decision_id
 from core.review.queue import Item
+from core.store import gitstore
 from core.store.store import MEMORY_DIR, Store
 from core.store.workspace import Workspace
 
@@ -112,19 +112,19 @@ def _rollback(store: Store, baseline: str | None, *, actor: str, reason: str) ->
             + "); baselines are made when a consolidation batch is approved"
         )
     erased = {i for e in store.events()[0] if e.to_status == "deleted" for i in e.memory_ids}
-    decision_id = new_decision_id(store, f"rollback|{target.name}|{gitops.head(store.root)}")
+    decision_id = new_decision_id(store, f"rollback|{target.name}|{gitstore.head(store.root)}")
     reason = reason.strip() or f"rollback to {target.name}"
     restored: list[str] = []
     skipped: list[tuple[str, str]] = []
     with store.transaction(actor=actor, message=f"rollback to {target.name}") as tx:
         changed = [
             (path, then)
-            for path, then, _now in gitops.changed_blobs(
+            for path, then, _now in gitstore.changed_blobs(
                 store.root, target.commit, "HEAD", MEMORY_DIR
             )
             if path.endswith(".md")
         ]
-        blobs = gitops.read_blobs(store.root, (sha for _p, sha in changed if sha))
+        blobs = gitstore.read_blobs(store.root, (sha for _p, sha in changed if sha))
         by_path = {m.path: m for m in tx.view.values()}
         kept = sorted(by_path[p].id for p, sha in changed if sha is None and p in by_path)
         before, after = [], []

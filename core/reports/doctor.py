@@ -22,7 +22,8 @@ from core.domain.errors import StoreError
 from core.review import secret_records
 from core.store import gitstore, logs, requests
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text
-from core.store.store import JOURNAL_FILE, MEMORY_DIR, STATE_DIR, Store
+from core.store.journal import JOURNAL_FILE
+from core.store.store import MEMORY_DIR, STATE_DIR, Store
 
 
 @dataclass(frozen=True)

@@ -36,8 +36,10 @@ from core.review.queue import Item, find_item, promotion_texts
 from core.store import logs, promoted
 from core.store.erase import ERASED_KEEP, needles_for
 from core.store.fsutil import UnsafePath, read_confined
+from core.store.joint import joint_transaction
 from core.store.requests import Request, get_request, load_requests
-from core.store.store import Store, Transaction, joint_transaction, new_memory_id
+from core.store.store import Store, new_memory_id
+from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 from core.writing.pipeline import conflict_item_id
 

@@ -36,7 +36,8 @@ from core.domain import secrets
 from core.domain.errors import AlreadyDecided, NotFoundError, SecretBlocked, ValidationError
 from core.domain.record import Memory, Source
 from core.store.erase import scrub
-from core.store.store import MAX_FILE_BYTES, MEMORY_DIR, Store, Transaction, new_memory_id
+from core.store.store import MAX_FILE_BYTES, MEMORY_DIR, Store, new_memory_id
+from core.store.transaction import Transaction
 
 if TYPE_CHECKING:  # core.review.decisions and core.review.queue import this module
     from core.review.decisions import Decision

@@ -15,7 +15,8 @@ from core.domain.record import Source
 from core.reports.doctor import diagnose
 from core.store.events import EVENTS_FILE
 from core.store.index import INDEX_FILE
-from core.store.store import JOURNAL_FILE, Store
+from core.store.journal import JOURNAL_FILE
+from core.store.store import Store
 from tui.cli import main
 
 

@@ -12,7 +12,8 @@ from conftest import FakeClock, MakeMemory, add_memories
 from core.domain.record import Memory
 from core.reports.history import history, supersedes_chain
 from core.store.events import EVENTS_FILE, Event, append_events
-from core.store.store import JOURNAL_FILE, Store
+from core.store.journal import JOURNAL_FILE
+from core.store.store import Store
 from tui.cli import main
 
 

@@ -618,11 +618,11 @@ def test_purge_search_of_a_changed_version_matches_a_full_search() -> None:
     """The purge searches a large version only where it differs from the previous
     one; on random edits of random files that must find exactly what a full
     search finds (needles cut by the edit, next to it, inside removed lines)."""
-    from core.store.erase import _edits, _edits_since, _patterns, _Version
+    from core.store.erase.scrub import Version, edits_since, patterns, rule_edits
 
     rng = random.Random(7)
     needles = [b"Quibble Lane flat", b"river bend side x", "café au lait".encode() * 2]
-    pats = _patterns(tuple(needles), (MID, "other-1"))
+    pats = patterns(tuple(needles), (MID, "other-1"))
     pieces = [
         *needles,
         f"- [T](memories/{MID}.md) — hook\n".encode(),
@@ -642,5 +642,5 @@ def test_purge_search_of_a_changed_version_matches_a_full_search() -> None:
             b[at : at + cut] = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 4)))
         b_bytes = bytes(b)
         for kind in ("plain", "index"):
-            old = _Version(a, _edits(kind, a, pats))
-            assert _edits_since(kind, b_bytes, old, pats) == _edits(kind, b_bytes, pats)
+            old = Version(a, rule_edits(kind, a, pats))
+            assert edits_since(kind, b_bytes, old, pats) == rule_edits(kind, b_bytes, pats)

@@ -18,13 +18,15 @@ from conftest import ACTOR, add_memories, commit_count, git_status
 from core.domain.errors import NotFoundError, StoreError, TransitionError, ValidationError
 from core.domain.record import Memory, parse_memory
 from core.reports.doctor import diagnose
-from core.store import fsutil
-from core.store import store as store_module
+from core.store import fsutil, gitstore, loading
+from core.store import transaction as transaction_module
+from core.store.cache import CACHE_FILE
 from core.store.config import CONFIG_FILE
 from core.store.events import EVENTS_FILE, Event, append_events, read_events
 from core.store.fsutil import atomic_write_bytes, file_lock
 from core.store.index import INDEX_FILE
-from core.store.store import CACHE_FILE, JOURNAL_FILE, STATE_DIR, Store
+from core.store.journal import JOURNAL_FILE
+from core.store.store import STATE_DIR, Store
 
 MakeMemory = Callable[..., Memory]
 
@@ -464,7 +466,7 @@ def test_a_real_crash_before_the_commit_is_finished_by_the_next_writer(
         raise KeyboardInterrupt("power cut")
 
     with monkeypatch.context() as patch:
-        patch.setattr(store_module.gitstore, "commit", crash)
+        patch.setattr(gitstore, "commit", crash)
         with pytest.raises(KeyboardInterrupt):
             add_memories(store, make_memory())
     assert json.loads((store.state_dir / JOURNAL_FILE).read_text())["phase"] == "events"
@@ -493,7 +495,7 @@ def test_a_real_crash_while_writing_files_is_rolled_back(
         monkeypatch.context() as patch,
         pytest.raises(KeyboardInterrupt),
     ):
-        patch.setattr(store_module, "append_events", crash)
+        patch.setattr(transaction_module, "append_events", crash)
         with store.transaction(actor=ACTOR, message="crash") as tx:
             tx.transition("mem-1", "expired", action="sweep", reason="x")
             tx.create(make_memory(id="mem-2", attribute="lang"), action="create", reason="x")
@@ -558,13 +560,13 @@ def test_a_torn_event_line_of_the_crashed_change_is_not_taken_as_written(
 @pytest.fixture
 def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
-    real = store_module._read_memory_file
+    real = loading.read_memory_file
 
     def counting(path: str, rel: str, size: int) -> object:
         calls.append(rel)
         return real(path, rel, size)
 
-    monkeypatch.setattr(store_module, "_read_memory_file", counting)
+    monkeypatch.setattr(loading, "read_memory_file", counting)
     return calls
 
 

@@ -26,8 +26,10 @@ from core.reports.doctor import diagnose
 from core.review.decide import decide
 from core.review.queue import build_queue
 from core.review.revert import revert
+from core.store.cache import CACHE_FILE
 from core.store.decisions import last_decision_for, team_copies
-from core.store.store import CACHE_FILE, JOURNAL_FILE, JournalError, Store
+from core.store.journal import JOURNAL_FILE, JournalError
+from core.store.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -376,10 +378,11 @@ def test_orphan_temp_files_are_cleaned_by_the_next_writer(store: Store, add, mak
 KILL = textwrap.dedent(
     """
     import os, sys
-    import core.store.store as st
+    import core.store.recovery as st
+    from core.store.transaction import Transaction
     target, nth = sys.argv[1], int(sys.argv[2])
     cls, name = target.split(".")
-    owner = st.Transaction if cls == "Transaction" else st
+    owner = Transaction if cls == "Transaction" else st
     original = getattr(owner, name)
     calls = [0]
     def dying(*a, **k):

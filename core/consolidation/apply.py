@@ -17,16 +17,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from core.consolidation import gitops
 from core.consolidation.batch import Batch, load_batch
 from core.consolidation.changes import Change, fingerprint
 from core.consolidation.model import edit_changes
+from core.consolidation.refs import BASELINE_TAG, BATCH_REF
 from core.domain import policy
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
-from core.store import decisions
+from core.store import decisions, gitstore
 from core.store.decisions import Decision, load_decisions, new_decision_id
-from core.store.store import MEMORY_DIR, Store, Transaction
+from core.store.store import MEMORY_DIR, Store
+from core.store.transaction import Transaction
 
 
 # --------------------------------------------------------------------- baselines
@@ -57,8 +58,8 @@ class Baseline:
 def baselines(store: Store) -> list[Baseline]:
     """Every approved baseline of the store, oldest first."""
     out = []
-    for tag in gitops.tags(store.root, gitops.BASELINE_TAG):
-        number = tag.name.removeprefix(gitops.BASELINE_TAG)
+    for tag in gitstore.tags(store.root, BASELINE_TAG):
+        number = tag.name.removeprefix(BASELINE_TAG)
         if number.isdigit():
             out.append(
                 Baseline(
@@ -77,7 +78,7 @@ def baselines(store: Store) -> list[Baseline]:
 
 def find_baseline(store: Store, name: str) -> Baseline:
     known = baselines(store)
-    wanted = name.strip().removeprefix(gitops.BASELINE_TAG)
+    wanted = name.strip().removeprefix(BASELINE_TAG)
     for baseline in known:
         if wanted.isdigit() and baseline.number == int(wanted):
             return baseline
@@ -97,11 +98,11 @@ def make_baseline(
     """Tag ``commit`` as the next baseline."""
     known = baselines(store)
     number = known[-1].number + 1 if known else 0
-    name = f"{gitops.BASELINE_TAG}{number:04d}"
+    name = f"{BASELINE_TAG}{number:04d}"
     lines = [summary, "", f"actor: {actor}"]
     lines += [f"decision: {decision}"] if decision else []
     lines += [f"batch: {batch}"] if batch else []
-    gitops.tag(store.root, name, commit, actor=actor, message="\n".join(lines), when=store.now())
+    gitstore.tag(store.root, name, commit, actor=actor, message="\n".join(lines), when=store.now())
     return find_baseline(store, name)
 
 
@@ -111,7 +112,7 @@ def ensure_initial_baseline(store: Store, *, actor: str) -> Baseline | None:
         return None
     return make_baseline(
         store,
-        gitops.head(store.root),
+        gitstore.head(store.root),
         actor=actor,
         summary="the store before its first consolidation",
     )
@@ -119,7 +120,9 @@ def ensure_initial_baseline(store: Store, *, actor: str) -> Baseline | None:
 
 def commit_of(store: Store, decision: Decision) -> str:
     """The commit that recorded ``decision`` (the one that added its file)."""
-    out = gitops.git(store.root, "log", "-1", "--diff-filter=A", "--format=%H", "--", decision.path)
+    out = gitstore.run(
+        store.root, "log", "-1", "--diff-filter=A", "--format=%H", "--", decision.path
+    )
     return out.decode().strip()
 
 
@@ -369,7 +372,7 @@ def decide_batch(
     """Approve all, approve the changes touching ``files`` and reject the rest,
     reject all, or reject those touching ``files`` and approve the rest."""
     check_may_decide(store, actor, batch_id)
-    ref = gitops.BATCH_REF + batch_id
+    ref = BATCH_REF + batch_id
     done = _already_decided(store, batch_id)
     if done is not None:  # an earlier run stopped between its commit and its tag: finish it
         mine = next((b for b in baselines(store) if b.decision == done.id), None)
@@ -382,7 +385,7 @@ def decide_batch(
                 batch=batch_id,
                 summary=f"consolidation {batch_id}: {done.option}",
             )
-        gitops.delete_ref(store.root, ref)
+        gitstore.delete_ref(store.root, ref)
         common = {f.name: getattr(done, f.name) for f in fields(Decision)}
         return BatchDecision(
             **common, baseline=mine.name if mine else None, commit=mine.commit if mine else None
@@ -401,5 +404,5 @@ def decide_batch(
     decision = apply_batch(
         store, batch, approved, rejected, actor=actor, reason=reason, option=option
     )
-    gitops.delete_ref(store.root, ref)
+    gitstore.delete_ref(store.root, ref)
     return decision

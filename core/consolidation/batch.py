@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.consolidation import gitops
 from core.consolidation.changes import (
     Change,
     FileChange,
@@ -25,7 +24,9 @@ from core.consolidation.changes import (
     unified_diff,
 )
 from core.consolidation.plan import Plan
+from core.consolidation.refs import BATCH_REF
 from core.domain.errors import NotFoundError, ValidationError
+from core.store import gitstore
 from core.store.index import INDEX_FILE
 from core.store.store import Store
 
@@ -120,9 +121,9 @@ def write_batch(store: Store, plan: Plan, *, batch_id: str, actor: str) -> Batch
         f"actor: {actor}\nengine: {plan.engine}\nbase: {plan.base}\n"
         f"since: {plan.gathered.since or 'the first log'}"
     )
-    commit = gitops.write_commit(
+    commit = gitstore.write_commit(
         store.root,
-        gitops.BATCH_REF + batch_id,
+        BATCH_REF + batch_id,
         parent=plan.base,
         files=files,
         actor=actor,
@@ -133,21 +134,21 @@ def write_batch(store: Store, plan: Plan, *, batch_id: str, actor: str) -> Batch
 
 
 def pending_ids(store: Store) -> list[str]:
-    return [name for name, _sha in gitops.refs(store.root, gitops.BATCH_REF)]
+    return [name for name, _sha in gitstore.refs(store.root, BATCH_REF)]
 
 
 def load_batch(store: Store, batch_id: str) -> Batch:
-    commit = gitops.resolve(store.root, gitops.BATCH_REF + batch_id)
+    commit = gitstore.resolve(store.root, BATCH_REF + batch_id)
     if commit is None:
         pending = ", ".join(pending_ids(store)) or "none"
         raise NotFoundError(
             f"no pending consolidation batch {batch_id!r} in {store.root} (pending: {pending}); "
             f"'memgov queue --kind consolidation' lists them"
         )
-    blob = gitops.read_blobs(store.root, [f"{commit}:{MANIFEST}"])[f"{commit}:{MANIFEST}"]
+    blob = gitstore.read_blobs(store.root, [f"{commit}:{MANIFEST}"])[f"{commit}:{MANIFEST}"]
     if blob is None:
         raise ValidationError(
-            f"{gitops.BATCH_REF}{batch_id} has no {MANIFEST}",
+            f"{BATCH_REF}{batch_id} has no {MANIFEST}",
             hint="it was not made by memgov; delete the branch with "
             f"'git -C {store.root} branch -D memgov/batch/{batch_id}'",
         )
@@ -157,9 +158,9 @@ def load_batch(store: Store, batch_id: str) -> Batch:
 def batch_files(store: Store, batch: Batch) -> list[FileChange]:
     """The batch's files, read back from git (base and batch commits)."""
     changed = [
-        c for c in gitops.changed_blobs(store.root, batch.base, batch.commit) if c[0] != MANIFEST
+        c for c in gitstore.changed_blobs(store.root, batch.base, batch.commit) if c[0] != MANIFEST
     ]
-    blobs = gitops.read_blobs(store.root, (sha for _p, *shas in changed for sha in shas if sha))
+    blobs = gitstore.read_blobs(store.root, (sha for _p, *shas in changed for sha in shas if sha))
     out = []
     for path, old_sha, new_sha in changed:
         old = blobs[old_sha] if old_sha else None
@@ -182,7 +183,7 @@ def batch_files(store: Store, batch: Batch) -> list[FileChange]:
 def file_diff(store: Store, batch_id: str, path: str, *, context: int = 3) -> str:
     """One file's unified diff in a pending batch, with ``context`` lines of context."""
     batch = load_batch(store, batch_id)
-    blobs = gitops.read_blobs(store.root, [f"{batch.base}:{path}", f"{batch.commit}:{path}"])
+    blobs = gitstore.read_blobs(store.root, [f"{batch.base}:{path}", f"{batch.commit}:{path}"])
     old, new = blobs[f"{batch.base}:{path}"], blobs[f"{batch.commit}:{path}"]
     if old == new:
         files = ", ".join(f.path for f in batch_files(store, batch)) or "none"

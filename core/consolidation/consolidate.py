@@ -76,7 +76,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.consolidation import gitops
 from core.consolidation.apply import (
     Baseline,
     BatchDecision,
@@ -100,9 +99,11 @@ from core.consolidation.plan import Plan, make_plan
 from core.consolidation.rollback import RollbackResult, revert_decision, rollback
 from core.domain import policy
 from core.domain.errors import StoreError
+from core.store import gitstore
 from core.store.fsutil import file_lock
 from core.store.index import INDEX_FILE
-from core.store.store import MEMORY_DIR, Store, recover
+from core.store.recovery import recover
+from core.store.store import MEMORY_DIR, Store
 
 __all__ = [
     "Baseline",
@@ -244,7 +245,7 @@ def _report(store: Store, plan: Plan, *, status: str, **extra: Any) -> Consolida
 def _plan(store: Store, engine: Engine, since: tuple[str, str] | None) -> Plan:
     recover(store)
     store.refresh()
-    dirty = gitops.dirty(store.root, MEMORY_DIR, INDEX_FILE)
+    dirty = gitstore.dirty(store.root, MEMORY_DIR, INDEX_FILE)
     if dirty:
         raise StoreError(
             f"{store.root}: {', '.join(dirty[:5])} changed outside memgov and not committed; "
@@ -284,7 +285,7 @@ def consolidate(
         )
     known = baselines(store)
     since = (known[-1].name, known[-1].commit) if known else None
-    batch_id = new_batch_id(store, gitops.head(store.root))
+    batch_id = new_batch_id(store, gitstore.head(store.root))
     with file_lock(store.state_dir / "lock"):
         store.reread()  # recovers a crash, clears a killed writer's temporary files
         if not dry_run and pending_ids(store):  # another consolidation got there first

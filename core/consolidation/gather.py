@@ -18,12 +18,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from core.consolidation import gitops
 from core.consolidation.engine import record_summary
 from core.consolidation.model import Edit, Gathered, Proposal, Signal
 from core.domain.record import Memory
 from core.domain.values import normalise
-from core.store import logs
+from core.store import gitstore, logs
 from core.store.index import INDEX_FILE, check_index, parse_index
 from core.store.store import Store
 from core.writing.decay import unused
@@ -84,12 +83,12 @@ def signals_since(root: Path, since: str | None) -> list[Signal]:
     else:
         changed = [
             (path, sha)
-            for path, sha, _now in gitops.changed_blobs(root, since, "HEAD", logs.LOG_DIR)
+            for path, sha, _now in gitstore.changed_blobs(root, since, "HEAD", logs.LOG_DIR)
             if path.endswith(".md") and (root / path).is_file()
         ]
         paths = [path for path, _sha in changed]
         was = {path: sha for path, sha in changed if sha}
-    old = gitops.read_blobs(root, was.values())
+    old = gitstore.read_blobs(root, was.values())
     out = []
     for rel in paths:
         text = (root / rel).read_text(encoding="utf-8", errors="replace")

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.consolidation import gitops
 from core.consolidation.changes import Change, FileChange, fingerprint, index_change_ids
 from core.consolidation.gather import gather, index_stats, prune
 from core.consolidation.model import Engine, Gathered, Proposal, classify, edit_changes
@@ -21,6 +20,7 @@ from core.domain import lifecycle
 from core.domain.errors import MemgovError, NotFoundError, ValidationError
 from core.domain.record import Memory
 from core.domain.values import normalise
+from core.store import gitstore
 from core.store.index import INDEX_FILE, render_index
 from core.store.store import MEMORY_DIR, Store
 from core.writing.decay import rank
@@ -135,7 +135,7 @@ def make_plan(store: Store, engine: Engine, *, since: tuple[str, str] | None) ->
     ``since`` is the last baseline, (name, commit): the signal window starts there.
     """
     g = gather(store, since=since[1] if since else None, since_name=since[0] if since else None)
-    base = gitops.head(store.root)
+    base = gitstore.head(store.root)
     view = dict(g.records)
     findings = [f"{p.path}: {p.reason} (not read, not changed)" for p in store.load().problems]
     accepted: list[tuple[Proposal, dict[str, Memory]]] = []

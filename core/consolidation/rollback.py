@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.consolidation import gitops
 from core.consolidation.apply import (
     BatchDecision,
     baselines,
@@ -29,6 +28,7 @@ from core.consolidation.batch import pending_ids
 from core.domain.data import to_data
 from core.domain.errors import NotFoundError, StoreError, ValidationError
 from core.domain.record import parse_memory
+from core.store import gitstore
 from core.store.decisions import Decision, load_decision, new_decision_id, with_reverted
 from core.store.store import MEMORY_DIR, Store
 
@@ -99,19 +99,19 @@ def _rollback(store: Store, baseline: str | None, *, actor: str, reason: str) ->
             + "); baselines are made when a consolidation batch is approved"
         )
     erased = {i for e in store.events()[0] if e.to_status == "deleted" for i in e.memory_ids}
-    decision_id = new_decision_id(store, f"rollback|{target.name}|{gitops.head(store.root)}")
+    decision_id = new_decision_id(store, f"rollback|{target.name}|{gitstore.head(store.root)}")
     reason = reason.strip() or f"rollback to {target.name}"
     restored: list[str] = []
     skipped: list[tuple[str, str]] = []
     with store.transaction(actor=actor, message=f"rollback to {target.name}") as tx:
         changed = [
             (path, then)
-            for path, then, _now in gitops.changed_blobs(
+            for path, then, _now in gitstore.changed_blobs(
                 store.root, target.commit, "HEAD", MEMORY_DIR
             )
             if path.endswith(".md")
         ]
-        blobs = gitops.read_blobs(store.root, (sha for _p, sha in changed if sha))
+        blobs = gitstore.read_blobs(store.root, (sha for _p, sha in changed if sha))
         by_path = {m.path: m for m in tx.view.values()}
         kept = sorted(by_path[p].id for p, sha in changed if sha is None and p in by_path)
         before, after = [], []

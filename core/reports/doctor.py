@@ -21,8 +21,9 @@ from typing import Any
 from core.domain.errors import StoreError
 from core.store import gitstore, logs, requests
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text
+from core.store.journal import JOURNAL_FILE
 from core.store.secret_files import file_hits, how_to_fix
-from core.store.store import JOURNAL_FILE, MEMORY_DIR, STATE_DIR, Store
+from core.store.store import MEMORY_DIR, STATE_DIR, Store
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from core.store.decisions import (
     team_copies,
 )
 from core.store.requests import Request, load_requests
-from core.store.store import Transaction
+from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 
 

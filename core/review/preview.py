@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.consolidation.refs import BATCH_REF
 from core.domain.data import AsData
 from core.review.items import Item
 from core.store.decisions import Decision
-from core.store.store import Prepared, Transaction
+from core.store.prepared import Prepared
+from core.store.transaction import Transaction
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,9 @@ def preview_of(
                 history_rewritten=prep.purge,
                 writes=tuple(sorted(prep.writes)),
                 removes=tuple(prep.removes),
-                discarded_batches=tuple(prep.batches),
+                discarded_batches=tuple(
+                    r.removeprefix(BATCH_REF) for r in prep.discards if r.startswith(BATCH_REF)
+                ),
             )
         )
     return Preview(

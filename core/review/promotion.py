@@ -24,7 +24,8 @@ from core.review.items import Item
 from core.review.session import Session
 from core.store import logs
 from core.store.decisions import Decision, front, new_decision_id, record_decision
-from core.store.store import Store, Transaction, new_memory_id
+from core.store.store import Store, new_memory_id
+from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 from core.writing.pipeline import conflict_item_id
 

@@ -29,8 +29,10 @@ from core.store.decisions import (
     record_decision,
     with_reverted,
 )
+from core.store.joint import joint_transaction
 from core.store.requests import get_request
-from core.store.store import Store, Transaction, joint_transaction
+from core.store.store import Store
+from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 
 

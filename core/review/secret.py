@@ -40,7 +40,8 @@ from core.store.decisions import (
 )
 from core.store.erase import scrub
 from core.store.requests import Request, load_requests
-from core.store.store import MAX_FILE_BYTES, Store, Transaction, new_memory_id
+from core.store.store import MAX_FILE_BYTES, Store, new_memory_id
+from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 
 #: what a person may do with a record that holds a credential

@@ -15,7 +15,10 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from core.store.store import Prepared, Store, Transaction, joint_transaction
+from core.store.joint import joint_transaction
+from core.store.prepared import Prepared
+from core.store.store import Store
+from core.store.transaction import Transaction
 
 
 @dataclass

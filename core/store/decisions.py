@@ -28,7 +28,8 @@ from core.domain.errors import NotFoundError, StoreError, ValidationError, shown
 from core.domain.record import Memory
 from core.store.erase import ERASED_KEEP, needles_for
 from core.store.fsutil import UnsafePath, read_confined
-from core.store.store import Store, Transaction
+from core.store.store import Store
+from core.store.transaction import Transaction
 
 DECISION_DIR = "decisions"
 DECISION_ID = re.compile(r"dec-[0-9]{8}T[0-9]{6}-[0-9a-f]{6}")

@@ -1,14 +1,13 @@
-"""The store's git repository, driven through gitpython.
+"""The store's repository through gitpython: creating it, committing, its log.
 
 Every change to the store is one commit whose author is the actor. The
-committer identity is set explicitly, so a machine without a global git
-identity (CI) still commits.
+committer identity is set explicitly (:func:`core.store.gitstore.run.git_env`),
+so a machine without a global git identity (CI) still commits.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,32 +15,11 @@ from pathlib import Path
 
 import git
 
-COMMITTER = ("memgov", "memgov@localhost")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+from core.store.gitstore.run import CONTROL, git_env
 
-
-def actor_identity(actor: str) -> tuple[str, str]:
-    """(name, email) for a git author from an actor string (an email or a name)."""
-    actor = _CONTROL.sub("", actor).strip() or "unknown"
-    if "@" in actor:
-        return actor.split("@", 1)[0], actor
-    return actor, f"{actor}@memgov.invalid"
-
-
-def _env(actor: str, when: datetime | None) -> dict[str, str]:
-    name, email = actor_identity(actor)
-    env = {
-        "GIT_AUTHOR_NAME": name,
-        "GIT_AUTHOR_EMAIL": email,
-        "GIT_COMMITTER_NAME": COMMITTER[0],
-        "GIT_COMMITTER_EMAIL": COMMITTER[1],
-        # an automatic gc runs inside the commit, under the store lock, never detached
-        # beside a later history purge
-        "GIT_CONFIG_PARAMETERS": "'gc.autoDetach=false'",
-    }
-    if when is not None:  # commits carry the store's clock, like its events
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
-    return env
+#: an automatic gc runs inside the commit, under the store lock, never detached beside
+#: a later history purge
+NO_DETACHED_GC = {"GIT_CONFIG_PARAMETERS": "'gc.autoDetach=false'"}
 
 
 def init_repo(root: Path) -> git.Repo:
@@ -82,9 +60,9 @@ def commit(
         paths = [p for p in paths if p not in missing or p in known]
         if not paths:
             return None
-    message = _CONTROL.sub(" ", message)  # a NUL in a commit message breaks every later write
+    message = CONTROL.sub(" ", message)  # a NUL in a commit message breaks every later write
     repo.git.add("--all", "--", *paths)
-    with repo.git.custom_environment(**_env(actor, when)):
+    with repo.git.custom_environment(**git_env(actor, when), **NO_DETACHED_GC):
         try:
             repo.git.commit("--no-verify", "--quiet", "-m", message, "--", *paths)
         except git.GitCommandError as exc:

@@ -1,78 +1,29 @@
-"""Git plumbing for batches and baselines, run inside a store's own repository.
+"""Git plumbing on a store's repository: revisions, blobs, diffs, refs, tags, and
+commits written with ``git fast-import`` from changed files alone.
 
-A batch is a commit on ``refs/heads/memgov/batch/<id>`` whose parent is the
-commit it was computed against; it is written with ``git fast-import`` from
-the changed files alone (no checkout, no second working tree, nothing left in
-files an erasure would have to chase). Baselines are annotated tags
-``baseline/NNNN``. Nothing here touches the store's working tree or its
-``main`` branch.
+Nothing here touches the working tree or the checked-out branch (but
+:func:`checkout_head`, which puts one file back as HEAD has it). Every command
+runs through :func:`core.store.gitstore.run.run`; a failure is a ``GitFailed``.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from core.domain.errors import StoreError
-from core.store.gitstore import COMMITTER, actor_identity
-
-BATCH_REF = "refs/heads/memgov/batch/"
-BASELINE_TAG = "baseline/"
-
-
-def _env(actor: str | None, when: datetime | None) -> dict[str, str]:
-    env = dict(os.environ)
-    name, email = actor_identity(actor or COMMITTER[0])
-    env.update(
-        GIT_AUTHOR_NAME=name,
-        GIT_AUTHOR_EMAIL=email,
-        GIT_COMMITTER_NAME=COMMITTER[0],
-        GIT_COMMITTER_EMAIL=COMMITTER[1],
-    )
-    if when is not None:  # the store's clock, like its commits and events
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
-    return env
-
-
-def git(
-    root: Path,
-    *args: str,
-    data: bytes | None = None,
-    actor: str | None = None,
-    when: datetime | None = None,
-) -> bytes:
-    result = subprocess.run(
-        ["git", *args],
-        cwd=root,
-        input=data,
-        capture_output=True,
-        check=False,
-        env=_env(actor, when),
-    )
-    if result.returncode != 0:
-        raise StoreError(
-            f"{root}: git {args[0]} failed: "
-            f"{result.stderr.decode('utf-8', 'replace').strip() or 'no message'}"
-        )
-    return result.stdout
+from core.store.gitstore.run import COMMITTER, actor_identity, run
 
 
 def head(root: Path) -> str:
-    return git(root, "rev-parse", "HEAD").decode().strip()
+    return run(root, "rev-parse", "HEAD").decode().strip()
 
 
 def resolve(root: Path, rev: str) -> str | None:
-    result = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", rev + "^{commit}"],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    return result.stdout.decode().strip() or None
+    out = run(root, "rev-parse", "--verify", "--quiet", rev + "^{commit}", check=False)
+    return out.decode().strip() or None
 
 
 def read_blobs(root: Path, specs: Iterable[str]) -> dict[str, bytes | None]:
@@ -80,7 +31,7 @@ def read_blobs(root: Path, specs: Iterable[str]) -> dict[str, bytes | None]:
     wanted = list(dict.fromkeys(specs))
     if not wanted:
         return {}
-    out = git(root, "cat-file", "--batch", data="".join(s + "\n" for s in wanted).encode())
+    out = run(root, "cat-file", "--batch", data="".join(s + "\n" for s in wanted).encode())
     found: dict[str, bytes | None] = {}
     pos = 0
     for spec in wanted:
@@ -106,7 +57,7 @@ def changed_blobs(
     """(path, blob at ``old``, blob at ``new``) for each file that differs; None
     where the file is absent. Reading blobs by id is much faster than by
     ``rev:path`` in a folder of 10,000 files."""
-    out = git(root, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", old, new, "--", *pathspec)
+    out = run(root, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", old, new, "--", *pathspec)
     fields = out.decode("utf-8").split("\0")
     found = []
     for meta, path in zip(fields[0::2], fields[1::2], strict=False):
@@ -119,8 +70,19 @@ def changed_blobs(
     return found
 
 
+def tracked(root: Path, paths: Iterable[str]) -> set[str]:
+    """Which of ``paths`` git's index knows."""
+    out = run(root, "ls-files", "-z", "--", *paths)
+    return set(out.decode("utf-8").split("\0")) - {""}
+
+
+def checkout_head(root: Path, rel: str) -> None:
+    """One file of the working tree (and the index) back as HEAD has it."""
+    run(root, "checkout", "HEAD", "--", rel)
+
+
 def dirty(root: Path, *pathspec: str) -> list[str]:
-    out = git(root, "status", "--porcelain", "-z", "--untracked-files=all", "--", *pathspec)
+    out = run(root, "status", "--porcelain", "-z", "--untracked-files=all", "--", *pathspec)
     return [entry[3:] for entry in out.decode("utf-8").split("\0") if len(entry) > 3]
 
 
@@ -161,7 +123,7 @@ def write_commit(
             parts.append(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
     if resolve(root, ref) is not None:
         raise StoreError(f"{root}: {ref} already exists; decide or delete that batch first")
-    git(root, "fast-import", "--quiet", "--date-format=raw", data=b"".join(parts))
+    run(root, "fast-import", "--quiet", "--date-format=raw", data=b"".join(parts))
     sha = resolve(root, ref)
     if sha is None:  # pragma: no cover - fast-import failed without saying so
         raise StoreError(f"{root}: git fast-import did not create {ref}")
@@ -170,7 +132,7 @@ def write_commit(
 
 def refs(root: Path, prefix: str) -> list[tuple[str, str]]:
     """(ref name without ``prefix``, commit) for each ref under ``prefix``."""
-    out = git(root, "for-each-ref", "--format=%(refname)%00%(objectname)", prefix)
+    out = run(root, "for-each-ref", "--format=%(refname)%00%(objectname)", prefix)
     found = []
     for line in out.decode("utf-8").splitlines():
         ref, _, sha = line.partition("\0")
@@ -179,7 +141,7 @@ def refs(root: Path, prefix: str) -> list[tuple[str, str]]:
 
 
 def delete_ref(root: Path, ref: str) -> None:
-    git(root, "update-ref", "-d", ref)
+    run(root, "update-ref", "-d", ref)
 
 
 @dataclass(frozen=True)
@@ -200,7 +162,7 @@ class Tag:
 
 def tag(root: Path, name: str, commit: str, *, actor: str, message: str, when: datetime) -> None:
     """An annotated tag; the tagger is memgov, the actor is named in the message."""
-    git(root, "tag", "-a", name, "-m", message, commit, actor=actor, when=when)
+    run(root, "tag", "-a", name, "-m", message, commit, actor=actor, when=when)
 
 
 def tags(root: Path, prefix: str) -> list[Tag]:
@@ -208,7 +170,7 @@ def tags(root: Path, prefix: str) -> list[Tag]:
         "%(refname:short)%00%(*objectname)%00%(objectname)%00"
         "%(creatordate:iso-strict)%00%(contents)%01"
     )
-    out = git(root, "for-each-ref", f"--format={fmt}", f"refs/tags/{prefix}")
+    out = run(root, "for-each-ref", f"--format={fmt}", f"refs/tags/{prefix}")
     found = []
     for record in out.decode("utf-8").split("\x01"):
         record = record.lstrip("\n")

@@ -1,0 +1,68 @@
+"""The one place memgov runs git: the store, erasure and consolidation all go through here.
+
+- :mod:`~core.store.gitstore.run`: the identity environment (:func:`git_env`) and
+  running one git command (:func:`run`, :func:`popen`), failures as :class:`GitFailed`;
+- :mod:`~core.store.gitstore.repo`: the repository through gitpython (init, the
+  commit of every change, a file's log, status);
+- :mod:`~core.store.gitstore.plumbing`: revisions, blobs, diffs, refs, tags and
+  commits written with fast-import;
+- :mod:`~core.store.gitstore.blobs`: many blobs through one ``cat-file --batch``.
+"""
+
+from core.store.gitstore.blobs import BlobStream, read_blob_ids
+from core.store.gitstore.plumbing import (
+    Tag,
+    changed_blobs,
+    changed_paths,
+    checkout_head,
+    delete_ref,
+    dirty,
+    head,
+    read_blobs,
+    refs,
+    resolve,
+    tag,
+    tags,
+    tracked,
+    write_commit,
+)
+from core.store.gitstore.repo import (
+    CommitInfo,
+    commit,
+    init_repo,
+    log_for,
+    open_repo,
+    status_porcelain,
+)
+from core.store.gitstore.run import COMMITTER, GitFailed, actor_identity, git_env, popen, run
+
+__all__ = [
+    "COMMITTER",
+    "BlobStream",
+    "CommitInfo",
+    "GitFailed",
+    "Tag",
+    "actor_identity",
+    "changed_blobs",
+    "changed_paths",
+    "checkout_head",
+    "commit",
+    "delete_ref",
+    "dirty",
+    "git_env",
+    "head",
+    "init_repo",
+    "log_for",
+    "open_repo",
+    "popen",
+    "read_blob_ids",
+    "read_blobs",
+    "refs",
+    "resolve",
+    "run",
+    "status_porcelain",
+    "tag",
+    "tags",
+    "tracked",
+    "write_commit",
+]

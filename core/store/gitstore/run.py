@@ -1,0 +1,111 @@
+"""Running git: the one environment builder and the one way to start a git process.
+
+:func:`git_env` gives the identity and dates of every commit, tag and ref
+update memgov makes: the author is the actor, the committer is memgov, and the
+dates are the store's clock. :func:`run` runs one git command to completion and
+raises :class:`GitFailed` (a :class:`~core.domain.errors.StoreError`) naming the
+command, never a blob's bytes; :func:`popen` starts one for a stream (fast-import,
+cat-file --batch). Every git child dies with this process, so a killed memgov
+leaves no orphan fast-import or gc running beside the rerun.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from core.domain.errors import StoreError
+
+COMMITTER = ("memgov", "memgov@localhost")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class GitFailed(StoreError):
+    """A git command failed; the message names the command, never a blob's bytes."""
+
+
+def actor_identity(actor: str) -> tuple[str, str]:
+    """(name, email) for a git author from an actor string (an email or a name)."""
+    actor = CONTROL.sub("", actor).strip() or "unknown"
+    if "@" in actor:
+        return actor.split("@", 1)[0], actor
+    return actor, f"{actor}@memgov.invalid"
+
+
+def git_env(actor: str, when: datetime | None) -> dict[str, str]:
+    """The author (the actor), the committer (memgov) and, given ``when``, the dates."""
+    name, email = actor_identity(actor)
+    env = {
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_COMMITTER_NAME": COMMITTER[0],
+        "GIT_COMMITTER_EMAIL": COMMITTER[1],
+    }
+    if when is not None:  # commits carry the store's clock, like its events
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
+    return env
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+
+
+_PREEXEC: Callable[[], None] | None = _die_with_parent if sys.platform.startswith("linux") else None
+
+
+def _environment(actor: str | None, when: datetime | None, extra: dict[str, str]) -> dict[str, str]:
+    return {**os.environ, **git_env(actor or COMMITTER[0], when), **extra}
+
+
+def run(
+    root: Path,
+    *args: str,
+    data: bytes | None = None,
+    actor: str | None = None,
+    when: datetime | None = None,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+) -> bytes:
+    """``git ARGS`` in ``root``, ``data`` on its input; its output. A failure is a
+    :class:`GitFailed` unless ``check`` is false."""
+    result = subprocess.run(
+        ["git", *args],
+        cwd=root,
+        input=data,
+        capture_output=True,
+        check=False,
+        env=_environment(actor, when, env or {}),
+        preexec_fn=_PREEXEC,
+    )
+    if check and result.returncode != 0:
+        verb = next((a for a in args if not a.startswith("-")), args[0])
+        raise GitFailed(
+            f"{root}: git {verb} failed (exit {result.returncode}): "
+            f"{result.stderr.decode('utf-8', 'replace').strip()[:500] or 'no message'}"
+        )
+    return result.stdout
+
+
+def popen(
+    root: Path, *args: str, stdout: int | IO[Any] | None = None, stderr: IO[Any] | None = None
+) -> subprocess.Popen[bytes]:
+    """``git ARGS`` in ``root`` reading a stream from its stdin (a pipe)."""
+    return subprocess.Popen(
+        ["git", *args],
+        cwd=root,
+        stdin=subprocess.PIPE,
+        stdout=stdout,
+        stderr=stderr,
+        bufsize=1 << 20,
+        env=_environment(None, None, {}),
+        preexec_fn=_PREEXEC,
+    )

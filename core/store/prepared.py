@@ -1,0 +1,207 @@
+"""Preparing a transaction: everything it will write, computed and checked first.
+
+:func:`prepare` turns a :class:`~core.store.transaction.Transaction`'s pending
+changes into a :class:`Prepared`: the bytes of every file (records, the index,
+files the change names), the files to remove, and for an erasure the scrub of
+every other file of the store and the refs it discards. A team store's writes
+are scanned for credentials; any path outside the store is refused before a
+byte is written. The :class:`Prepared` gives the crash journal its content.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.domain.errors import SecretBlocked, StoreError, ValidationError
+from core.domain.record import Memory
+from core.store.discard import declared, pending
+from core.store.erase import history_needles, scrub, scrub_file
+from core.store.events import EVENTS_FILE, Event
+from core.store.fsutil import UnsafePath, confined, read_confined
+from core.store.index import INDEX_FILE, render_index
+from core.store.layout import MAX_FILE_BYTES
+from core.store.logs import LOG_DIR
+
+if TYPE_CHECKING:
+    from core.store.transaction import Transaction
+
+
+@dataclass
+class Prepared:
+    """A transaction's writes, computed and checked before any byte is written."""
+
+    writes: dict[str, bytes]
+    removes: list[str]
+    created: list[str]
+    events_offset: int
+    discards: list[str]  # the refs an erasure discards (core.store.discard)
+    purge: bool
+    erased_ids: list[str]
+    actor: str
+    message: str
+    event_ids: list[str]
+    needles: list[bytes]
+
+    def journal(self, **extra: Any) -> dict[str, Any]:
+        return {
+            "version": 2,
+            "phase": "files",
+            "actor": self.actor,
+            "message": self.message,
+            "paths": sorted(self.writes) + self.removes,
+            "created": self.created,
+            "events": self.event_ids,
+            "events_offset": self.events_offset,
+            "discard_refs": self.discards,
+            "purge": self.purge,
+            "erased_ids": self.erased_ids,
+            "removes": self.removes,
+            # the erased bytes, until the purge has run: local state inside .git, never in git
+            "needles": [base64.b64encode(n).decode("ascii") for n in self.needles]
+            if self.purge
+            else [],
+            **extra,
+        }
+
+
+def prepare(tx: Transaction) -> Prepared | None:
+    """Everything ``tx`` will write, checked; nothing written yet (None: no change)."""
+    if not (tx.changed or tx.removed or tx.files or tx.events):
+        return None
+    store = tx.store
+    root = store.root
+    if store.config.scope == "team":
+        _guard_team_writes(tx.changed.values(), tx.files, tx.events)
+    discards: list[str] = []
+    for rule in declared() if tx.removed else ():
+        names = pending(root, rule)
+        if names:  # work kept beside the branch may quote what is being erased
+            discards += [rule.prefix + name for name in names]
+            tx.event(rule.action, reason=rule.reason, details={rule.details_key: names})
+    erased_ids = sorted(tx.removed)
+    removes = [m.path for m in tx.removed.values()]
+    if tx.removed:
+        # every earlier wording of an erased record (a correction, a consolidation
+        # rewrite) must go too, but for what a live record still says; core.store.erase
+        # also matches each needle as JSON escapes it (events, decision records)
+        live = [m.to_markdown() for m in tx.view.values()]
+        earlier = history_needles(root, removes, keep=live)
+        tx.needles = sorted({*tx.needles, *earlier}, key=len, reverse=True)
+        tx.events = [
+            replace(e, reason=scrub(e.reason.encode("utf-8"), tx.needles).decode("utf-8"))
+            for e in tx.events
+        ]
+    from core.domain import secrets  # the scanner compiles its rules on first use
+
+    # a record holding a credential (written before scanning, or by hand) never puts
+    # it into the index an agent reads: the line shows [secret: rule-id] instead
+    index_text = secrets.redact(render_index(tx.view.values(), store.config))
+    writes: dict[str, bytes] = {
+        m.path: m.to_markdown().encode("utf-8") for m in tx.changed.values()
+    }
+    for rel, data in writes.items():
+        if len(data) > MAX_FILE_BYTES:  # it could never be read back
+            raise ValidationError(
+                f"would be {len(data) / 1e6:.1f} MB, over the {MAX_FILE_BYTES // 1024} KiB a "
+                f"memory file may have (files over 40,000 characters only warn)",
+                path=rel,
+                field="content",
+                hint="split it into several memories",
+            )
+    writes.update({rel: text.encode("utf-8") for rel, text in tx.files.items()})
+    index_bytes = index_text.encode("utf-8")
+    current_index = _read_store_file(root, INDEX_FILE)
+    if current_index != index_bytes:
+        writes[INDEX_FILE] = index_bytes
+    if tx.removed:  # erased content also leaves every other file of the store
+        for rel in _scrubbable_files(root):
+            if rel in writes or rel in removes:
+                continue
+            found = _read_store_file(root, rel)
+            if found is None:
+                continue
+            cleaned = scrub_file(rel, found, tx.needles, erased_ids)
+            if cleaned != found:
+                writes[rel] = cleaned
+        for rel, data in list(writes.items()):
+            if rel not in removes:
+                writes[rel] = scrub_file(rel, data, tx.needles, erased_ids)
+    for rel in [*writes, *removes]:
+        try:
+            confined(root, rel)
+        except UnsafePath as exc:
+            raise StoreError(f"nothing was written: {exc}") from None
+    events_path = root / EVENTS_FILE
+    confined(root, EVENTS_FILE)
+    return Prepared(
+        writes=writes,
+        removes=removes,
+        created=sorted(rel for rel in writes if not os.path.lexists(root / rel)),
+        events_offset=events_path.stat().st_size if events_path.exists() else 0,
+        discards=discards,
+        purge=bool(tx.removed) and store.config.scope == "private",
+        erased_ids=erased_ids,
+        actor=tx.actor,
+        message=tx.commit_message(),
+        event_ids=[e.id for e in tx.events],
+        needles=list(tx.needles),
+    )
+
+
+def _read_store_file(root: Path, rel: str, limit: int = 256 * 1024 * 1024) -> bytes | None:
+    try:
+        return read_confined(root, rel, limit=limit)
+    except UnsafePath:
+        return None
+
+
+def _scrubbable_files(root: Path) -> list[str]:
+    """Every text file of the store an erasure scrubs: logs, events, requests,
+    decisions, the index. Walked without following links."""
+    found = [INDEX_FILE, EVENTS_FILE]
+    for folder in (LOG_DIR, "requests", "decisions"):
+        stack = [root / folder]
+        while stack:
+            here = stack.pop()
+            if here.is_symlink():
+                continue
+            try:
+                entries = list(os.scandir(here))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.is_symlink() or entry.name.startswith("."):
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False):
+                    found.append(os.path.relpath(entry.path, root).replace(os.sep, "/"))
+    return sorted(found)
+
+
+def _guard_team_writes(
+    memories: Iterable[Memory], files: dict[str, str], events: Iterable[Event] = ()
+) -> None:
+    """Nothing with a credential in it is ever written to the team scope (SPEC 8):
+    every field of every record, every other file, and every event (reasons, details)
+    is scanned first."""
+    from core.domain import secrets  # the scanner compiles its rules on first use
+
+    for memory in memories:
+        rules = [f.rule_id for f in secrets.scan(memory.to_markdown())]
+        if rules:
+            raise SecretBlocked(f"team memory {memory.id}", rules)
+    for rel, text in files.items():
+        rules = [f.rule_id for f in secrets.scan(text)]
+        if rules:
+            raise SecretBlocked(f"team store file {rel}", rules)
+    for event in events:
+        rules = [f.rule_id for f in secrets.scan(json.dumps(event.to_dict(), ensure_ascii=False))]
+        if rules:
+            raise SecretBlocked(f"team store event {event.action} (its reason or details)", rules)

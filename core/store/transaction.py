@@ -1,0 +1,383 @@
+"""A transaction: a store's pending changes, checked as they are made, applied at once.
+
+A :class:`Transaction` (from :meth:`core.store.store.Store.transaction`) records
+each change against the lifecycle table (create, transition, update, erase,
+restore, other files) with its event. Applying it: :func:`core.store.prepared.prepare`
+computes every byte, the journal is written, then the files and the events (the
+commit point), then one git commit whose author is the actor, then what follows
+(the refs an erasure discards, the history purge of a private store). A crash at
+any point is finished or rolled back by :mod:`core.store.recovery`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+from core.domain import lifecycle
+from core.domain.errors import NotFoundError, ValidationError, shown_id
+from core.domain.record import Memory, validate_id
+from core.store import gitstore
+from core.store.cache import CACHE_FILE
+from core.store.erase import needles_for
+from core.store.events import EVENTS_FILE, Event, append_events, new_event_id
+from core.store.fsutil import UnsafePath, atomic_write_bytes, check_relative, confined
+from core.store.journal import JOURNAL_FILE, write_journal
+from core.store.layout import MEMORY_DIR, STATE_DIR
+from core.store.prepared import Prepared, prepare
+from core.store.recovery import finish_purge
+
+if TYPE_CHECKING:
+    from core.store.store import Store
+
+
+class Transaction:
+    """Pending changes, checked as they are made and applied all at once."""
+
+    def __init__(self, store: Store, *, actor: str, message: str) -> None:
+        if not actor.strip():
+            raise ValidationError(
+                "every change needs an actor",
+                field="actor",
+                hint="pass --as USER or set git's user.email",
+            )
+        self.store = store
+        self.actor = actor
+        self.message = message
+        self.now = store.now()
+        self.view: dict[str, Memory] = dict(store.memories)
+        self.changed: dict[str, Memory] = {}
+        self.removed: dict[str, Memory] = {}
+        self.files: dict[str, str] = {}
+        self.events: list[Event] = []
+        self.needles: list[bytes] = []  # content of erased memories, to scrub everywhere
+        self.history_rewritten = 0
+
+    # -- events
+    def event(
+        self,
+        action: str,
+        memory_ids: tuple[str, ...] = (),
+        *,
+        reason: str = "",
+        from_status: str | None = None,
+        to_status: str | None = None,
+        request: str | None = None,
+        decision: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> Event:
+        basis = f"{self.message}|{len(self.events)}|{action}|{','.join(memory_ids)}"
+        ev = Event(
+            id=new_event_id(self.now, basis),
+            ts=self.now.isoformat(),
+            actor=self.actor,
+            action=action,
+            memory_ids=memory_ids,
+            from_status=from_status,
+            to_status=to_status,
+            reason=reason,
+            request=request,
+            decision=decision,
+            details=details or {},
+        )
+        self.events.append(ev)
+        return ev
+
+    def _transition_event(
+        self,
+        memory: Memory,
+        action: str,
+        from_status: str | None,
+        to_status: str,
+        *,
+        reason: str,
+        decision: str | None,
+        request: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> Event:
+        """The event of one transition: the key and a content hash, never the content."""
+        return self.event(
+            action,
+            (memory.id,),
+            reason=reason,
+            from_status=from_status,
+            to_status=to_status,
+            request=request,
+            decision=decision,
+            details={**self._key_details(memory), **(details or {})},
+        )
+
+    @staticmethod
+    def _key_details(memory: Memory) -> dict[str, Any]:
+        return {
+            "key": {
+                "scope": memory.scope,
+                "subject": memory.subject,
+                "attribute": memory.attribute,
+                "condition": memory.condition,
+            },
+            "content_hash": memory.content_hash,
+        }
+
+    # -- memories
+    def get(self, memory_id: str) -> Memory:
+        try:
+            return self.view[memory_id]
+        except KeyError:
+            raise NotFoundError(f"no memory with id {shown_id(memory_id)}") from None
+
+    def create(
+        self,
+        memory: Memory,
+        *,
+        action: str,
+        reason: str,
+        request: str | None = None,
+        decision: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> Memory:
+        validate_id(memory.id)
+        if memory.scope == "task":
+            raise ValidationError(
+                "task-scope memories are never written to disk",
+                field="scope",
+                hint="keep it in the task's working state",
+            )
+        if memory.scope != self.store.config.scope:
+            raise ValidationError(
+                f"this is a {self.store.config.scope} store; a {memory.scope} memory "
+                f"belongs in a {memory.scope} store",
+                field="scope",
+                hint="team memories enter the team store through an approved promotion",
+            )
+        if memory.id in self.view or memory.id in self.removed:
+            raise ValidationError(
+                f"id {memory.id!r} is already used in this store",
+                field="id",
+                hint="choose another id",
+            )
+        lifecycle.check(lifecycle.NEW, memory.status, memory_id=memory.id)
+        if not memory.path:
+            memory = memory.with_changes(path=f"{MEMORY_DIR}/{memory.id}.md")
+        if (self.store.root / memory.path).exists() or memory.path in self.files:
+            raise ValidationError(
+                f"{memory.path} already exists but is not a readable memory "
+                f"('memgov doctor' says why); it is never overwritten",
+                path=memory.path,
+                field="id",
+                hint="fix or move that file, or choose another id",
+            )
+        self.view[memory.id] = memory
+        self.changed[memory.id] = memory
+        self._transition_event(
+            memory,
+            action,
+            None,
+            memory.status,
+            reason=reason,
+            decision=decision,
+            request=request,
+            details=details,
+        )
+        return memory
+
+    def transition(
+        self,
+        memory_id: str,
+        to_status: str,
+        *,
+        action: str,
+        reason: str,
+        request: str | None = None,
+        decision: str | None = None,
+        details: dict[str, Any] | None = None,
+        **changes: Any,
+    ) -> Memory:
+        before = self.get(memory_id)
+        lifecycle.check(before.status, to_status, memory_id=memory_id)
+        after = before.with_changes(status=to_status, **changes)
+        self.view[memory_id] = after
+        self.changed[memory_id] = after
+        self._transition_event(
+            after,
+            action,
+            before.status,
+            to_status,
+            reason=reason,
+            decision=decision,
+            request=request,
+            details=details,
+        )
+        return after
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        action: str,
+        reason: str,
+        details: dict[str, Any] | None = None,
+        request: str | None = None,
+        decision: str | None = None,
+        **changes: Any,
+    ) -> Memory:
+        """A change that is not a transition (usage counts, a consolidation's date
+        rewrite): still an event, naming the decision that made it if any."""
+        if "status" in changes:
+            raise ValidationError("status changes go through transition()", field="status")
+        before = self.get(memory_id)
+        after = before.with_changes(**changes)
+        self.view[memory_id] = after
+        self.changed[memory_id] = after
+        self.event(
+            action,
+            (memory_id,),
+            reason=reason,
+            details=details,
+            request=request,
+            decision=decision,
+        )
+        return after
+
+    def erase(
+        self,
+        memory_id: str,
+        *,
+        action: str,
+        reason: str,
+        request: str | None = None,
+        decision: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> Memory:
+        """-> deleted: the file goes, the index line goes, the event keeps only the id,
+        the key and a content hash; in a private store, history is rewritten."""
+        before = self.get(memory_id)
+        lifecycle.check(before.status, "deleted", memory_id=memory_id)
+        del self.view[memory_id]
+        self.changed.pop(memory_id, None)
+        self.removed[memory_id] = before
+        # what another live record still says is not this record's to erase
+        shared = {s.evidence for m in self.view.values() for s in m.all_sources}
+        quotes = [s.evidence for s in before.all_sources if s.evidence not in shared]
+        needles = needles_for(before.content, quotes)
+        if needles:
+            others = [m.to_markdown().encode("utf-8") for m in self.view.values()]
+            needles = [n for n in needles if not any(n in other for other in others)]
+        self.needles += needles
+        self._transition_event(
+            before,
+            action,
+            before.status,
+            "deleted",
+            reason=reason,
+            decision=decision,
+            request=request,
+            details=details,
+        )
+        return before
+
+    def restore(
+        self,
+        before: Memory,
+        *,
+        reason: str,
+        decision: str,
+        details: dict[str, Any] | None = None,
+        action: str = "revert",
+    ) -> Memory:
+        """Put a memory back exactly as a decision found it (a revert).
+
+        Not checked against the lifecycle table: a revert undoes transitions the
+        decision itself made, which its caller checks against the decision record.
+        """
+        current = self.get(before.id)
+        restored = before.with_changes(path=current.path)
+        self.view[before.id] = restored
+        self.changed[before.id] = restored
+        self._transition_event(
+            restored,
+            action,
+            current.status,
+            before.status,
+            reason=reason,
+            decision=decision,
+            details=details,
+        )
+        return restored
+
+    def write_file(self, rel: str, text: str) -> None:
+        try:
+            clean = check_relative(rel)
+        except UnsafePath as exc:
+            raise ValidationError(f"refusing to write outside the store: {exc}") from None
+        if clean.startswith(f"{STATE_DIR}/") or clean == STATE_DIR:
+            raise ValidationError(
+                f"refusing to write outside the store: {rel!r} is local state, never committed"
+            )
+        self.files[clean] = text
+
+    # -- applying
+    def apply(self) -> None:
+        prepared = self.prepare()
+        if prepared is not None:
+            self.apply_prepared(prepared)
+
+    def prepare(self) -> Prepared | None:
+        """Everything this transaction will write, checked; nothing written yet."""
+        return prepare(self)
+
+    def apply_prepared(self, prepared: Prepared) -> None:
+        """Journal, files and events (the commit point), git commit, then what follows."""
+        journal = prepared.journal()
+        write_journal(self.store, journal)
+        self.write(prepared)
+        journal["phase"] = "events"
+        write_journal(self.store, journal)
+        self.commit(prepared)
+        self.finish(prepared, journal)
+
+    def write(self, prepared: Prepared) -> None:
+        root = self.store.root
+        for rel, data in prepared.writes.items():
+            atomic_write_bytes(confined(root, rel), data)
+        for rel in prepared.removes:
+            with contextlib.suppress(FileNotFoundError):
+                confined(root, rel).unlink()
+        append_events(root / EVENTS_FILE, self.events)
+
+    def commit(self, prepared: Prepared) -> None:
+        gitstore.commit(
+            self.store.repo,
+            [*prepared.writes, *prepared.removes, EVENTS_FILE],
+            actor=self.actor,
+            message=prepared.message,
+            when=self.now,
+        )
+
+    def finish(self, prepared: Prepared, journal: dict[str, Any]) -> None:
+        """After the commit: drop what held erased content, purge history, forget the
+        journal. A crash here is finished by recovery (the journal says ``purge``)."""
+        store = self.store
+        if prepared.purge:
+            journal["phase"] = "purge"
+            write_journal(store, journal)
+        if self.removed:
+            # the derived cache held the erased content: drop it, it rebuilds itself
+            (store.state_dir / CACHE_FILE).unlink(missing_ok=True)
+        finish_purge(store, journal)
+        (store.state_dir / JOURNAL_FILE).unlink(missing_ok=True)
+        if prepared.purge:
+            self.history_rewritten = int(journal.get("rewritten", 0))
+        snap = store.load()
+        for memory_id in self.removed:
+            snap.memories.pop(memory_id, None)
+        snap.memories.update(self.changed)
+
+    def commit_message(self) -> str:
+        ids = sorted({i for e in self.events for i in e.memory_ids})
+        lines = [self.message, "", f"actor: {self.actor}"]
+        if ids:
+            lines.append("memories: " + ", ".join(ids[:20]) + (" ..." if len(ids) > 20 else ""))
+        if self.events:
+            lines.append("events: " + ", ".join(e.id for e in self.events[:20]))
+        return "\n".join(lines)

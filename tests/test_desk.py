@@ -25,8 +25,9 @@ from tui.screens.batch import BatchScreen
 from tui.screens.dialogs import ConditionsDialog, KeysHelp, ReasonDialog
 from tui.screens.health import HealthScreen
 from tui.screens.history import HistoryScreen
-from tui.screens.items import ConflictScreen, DeletionScreen, PromotionScreen
+from tui.screens.items import ConflictScreen, DeletionScreen
 from tui.screens.problems import ProblemsScreen
+from tui.screens.promotion import PromotionScreen
 
 
 def by_attribute(path: Path, attribute: str) -> list:

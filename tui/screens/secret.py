@@ -8,7 +8,7 @@ it open. Each asks for the reason first and says what it will change.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -22,7 +22,7 @@ from core.domain import secrets
 from core.review import secret_records
 from tui.render import record_card, safe
 from tui.screens.dialogs import Proposal
-from tui.screens.items import ItemScreen
+from tui.screens.item import ItemScreen
 
 
 class SecretCorrectDialog(ModalScreen[str | None]):
@@ -147,14 +147,20 @@ class SecretScreen(ItemScreen):
             style="italic",
         )
         self.query_one("#scan", Static).update(scan)
-        self.query_one("#record", Static).update(
-            Group(record_card(rec, label=" record, secrets shown as [secret: rule] "), self.file())
+        card = record_card(rec, label=" record, secrets shown as [secret: rule] ")
+        view = self.query_one("#record", Static)
+        view.update(Group(card, Text("\nreading the file…", style="dim")))
+        self.in_worker(
+            self.file,
+            lambda file: view.update(Group(card, file)),
+            failure="The record's file could not be read",
+            group="secret-file",
         )
         self.refresh_bindings()
 
     def file(self) -> RenderableType:
-        """The record's file as it is on disk, redacted, with the lines that hold a
-        secret marked."""
+        """In the worker: the record's file as it is on disk, redacted, with the lines
+        that hold a secret marked."""
         path = self.item.store.root / self.item.records[0].memory.path
         try:
             raw = path.read_text(encoding="utf-8", errors="replace")
@@ -197,7 +203,7 @@ class SecretScreen(ItemScreen):
             return
         memory = self.item.records[0].memory
         item_id = self.item.id
-        app: Any = self.app
+        desk = self.desk
 
         def with_content(content: str | None) -> None:
             if content is None:
@@ -219,11 +225,11 @@ class SecretScreen(ItemScreen):
                 proposal,
                 f"correct {memory.id}",
                 lambda reason: secret_records.correct_secret(
-                    app.workspace, item_id, content=content, actor=self.actor, reason=reason
+                    desk.workspace, item_id, content=content, actor=self.actor, reason=reason
                 ),
             )
 
-        app.push_screen(SecretCorrectDialog(memory.id, safe(memory.content)), with_content)
+        desk.push_screen(SecretCorrectDialog(memory.id, safe(memory.content)), with_content)
 
     def action_defer(self) -> None:
         self.decide_with(

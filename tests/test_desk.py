@@ -463,12 +463,12 @@ async def test_history_shows_the_timeline_and_chain(demo: Path) -> None:
         screen = app.screen
         assert isinstance(screen, HistoryScreen)
         await pilot.press("slash", *old.id, "enter")
-        await pilot.pause()
+        await settle(pilot, app)
         detail = text_of(screen.query_one("#history-detail"))
         assert "replaced by" in detail and new.id in detail
         assert "supersede" in detail and "active → superseded" in detail
         await pilot.press("e")
-        await pilot.pause()
+        await settle(pilot, app)
         assert "source 1" in text_of(screen.query_one("#history-detail"))
 
 

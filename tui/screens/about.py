@@ -228,6 +228,7 @@ class AboutMeScreen(DeskScreen):
                 requested,
                 failure="Not requested",
                 group="about-request",
+                write=True,
             )
 
         desk.push_screen(ReasonDialog(proposal), chosen_reason)

@@ -8,11 +8,15 @@ back as :class:`DecisionApplied` or :class:`DecisionFailed`), and
 :attr:`DeskScreen.desk`, so no screen imports the app (no import cycle).
 
 :meth:`DeskScreen.in_worker` is how a screen reads or writes a store: off the
-UI thread, the result shown on it; any failure becomes a notification.
+UI thread, the result shown on it; any failure becomes a notification. A store
+(its snapshot, its git repository) is not safe to share between threads, so
+every worker of the desk holds :attr:`Desk.store_lock` while it works: one
+store job at a time, and a job replaced while it waited does not run.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from functools import partial
 from typing import TypeVar
@@ -46,6 +50,7 @@ class Desk(App[None]):
         self.workspace = workspace
         self.actor = actor
         self.cursor_blink = cursor_blink
+        self.store_lock = threading.Lock()
 
     def apply(self, label: str, run: Callable[[], Decision]) -> None:
         """Run a decision through core in a thread; report back as a message."""
@@ -54,7 +59,8 @@ class Desk(App[None]):
     @work(thread=True, exclusive=True, group="decide")
     def decide_in_worker(self, label: str, run: Callable[[], Decision]) -> None:
         try:
-            decision = run()
+            with self.store_lock:
+                decision = run()
         except MemgovError as exc:
             self.post_message(DecisionFailed(str(exc), label))
             return
@@ -80,6 +86,11 @@ class Desk(App[None]):
             screen.post_message(QueueLoaded(items))
 
 
+def cursor_blinks(app: App[object]) -> bool:
+    """Whether text cursors blink (the desk may switch it off, e.g. for snapshots)."""
+    return app.cursor_blink if isinstance(app, Desk) else True
+
+
 class DeskScreen(Screen[None]):
     """A screen of the desk: typed access to it, and store work off the UI thread."""
 
@@ -97,27 +108,36 @@ class DeskScreen(Screen[None]):
         *,
         failure: str,
         group: str,
+        write: bool = False,
     ) -> None:
-        """Run ``job`` (a store read or write) in a thread worker, then ``then`` with its
-        result on the UI thread, unless a newer job of the same ``group`` replaced it or
-        the screen has closed. Any failure is a notification titled ``failure``."""
+        """Run ``job`` in a thread worker, then ``then`` with its result on the UI thread
+        unless the screen has closed. Any failure is a notification titled ``failure``.
+
+        A read is replaced by a newer read of the same ``group`` (and dropped when the
+        screen closes) before it runs; a ``write`` always runs, once."""
         self.run_worker(
-            partial(self.run_job, job, then, failure),
+            partial(self.run_job, job, then, failure, write),
             thread=True,
-            exclusive=True,
+            exclusive=not write,
             group=group,
         )
 
-    def run_job(self, job: Callable[[], T], then: Callable[[T], None], failure: str) -> None:
+    def run_job(
+        self, job: Callable[[], T], then: Callable[[T], None], failure: str, write: bool
+    ) -> None:
+        worker = get_current_worker()
         try:
-            result = job()
+            with self.desk.store_lock:
+                if worker.is_cancelled and not write:  # replaced while it waited
+                    return
+                result = job()
         except MemgovError as exc:
             self.app.notify(str(exc), title=failure, severity="error", timeout=12)
             return
         except Exception as exc:  # a git error, an OSError: a notification, never an exit
             self.app.notify(failure_text(exc), title=failure, severity="error", timeout=12)
             return
-        if not get_current_worker().is_cancelled:
+        if write or not worker.is_cancelled:
             self.post_message(WorkerDone(partial(then, result)))
 
     @on(WorkerDone)

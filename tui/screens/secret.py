@@ -21,6 +21,7 @@ from textual.widgets import Button, Footer, Header, Label, Static, TextArea
 from core.domain import secrets
 from core.review import secret_records
 from tui.render import record_card, safe
+from tui.screens.desk import cursor_blinks
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
 
@@ -60,7 +61,7 @@ class SecretCorrectDialog(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         area = self.query_one("#content", TextArea)
-        area.cursor_blink = bool(getattr(self.app, "cursor_blink", True))
+        area.cursor_blink = cursor_blinks(self.app)
         area.focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -25,8 +25,9 @@ from tui.screens.batch import BatchScreen
 from tui.screens.dialogs import ConditionsDialog, KeysHelp, ReasonDialog
 from tui.screens.health import HealthScreen
 from tui.screens.history import HistoryScreen
-from tui.screens.items import ConflictScreen, DeletionScreen, PromotionScreen
+from tui.screens.items import ConflictScreen, DeletionScreen
 from tui.screens.problems import ProblemsScreen
+from tui.screens.promotion import PromotionScreen
 
 
 def by_attribute(path: Path, attribute: str) -> list:
@@ -463,12 +464,12 @@ async def test_history_shows_the_timeline_and_chain(demo: Path) -> None:
         screen = app.screen
         assert isinstance(screen, HistoryScreen)
         await pilot.press("slash", *old.id, "enter")
-        await pilot.pause()
+        await settle(pilot, app)
         detail = text_of(screen.query_one("#history-detail"))
         assert "replaced by" in detail and new.id in detail
         assert "supersede" in detail and "active → superseded" in detail
         await pilot.press("e")
-        await pilot.pause()
+        await settle(pilot, app)
         assert "source 1" in text_of(screen.query_one("#history-detail"))
 
 

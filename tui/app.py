@@ -1,29 +1,30 @@
 """The review desk: a Textual app over the core's queue, decisions and history.
 
-Decisions run in a thread worker (the UI never freezes) and come back as
-messages; the app remembers the last one so ``u`` can undo it.
+Decisions run in a thread worker (the UI never freezes, see ``tui.screens.desk``)
+and come back as messages; after each one every screen is told the stores
+changed, and the app remembers the last one so ``u`` can undo it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from textual import on, work
-from textual.app import App, SystemCommand
+from textual import on
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from core.domain.errors import MemgovError
 from core.review.revert import revert
 from core.store.decisions import Decision
 from core.store.workspace import Workspace
 from tui.messages import DecisionApplied, DecisionFailed
-from tui.render import failure_text
+from tui.screens.desk import Desk
 from tui.screens.dialogs import KeysHelp
+from tui.screens.queue import QueueScreen
 
 
-class MemgovDesk(App[None]):
+class MemgovDesk(Desk):
     """memgov's review desk."""
 
     CSS_PATH = "desk.tcss"
@@ -56,44 +57,17 @@ class MemgovDesk(App[None]):
         cursor_blink: bool = True,
         keymap: dict[str, str] | None = None,
     ) -> None:
-        super().__init__()
-        self.workspace = workspace
-        self.actor = actor
-        self.cursor_blink = cursor_blink
+        super().__init__(workspace, actor=actor, cursor_blink=cursor_blink)
         self.last_decision: Decision | None = None
         self.user_keymap = keymap or {}
         self.sub_title = f"review desk · acting as {actor}"
 
     def on_mount(self) -> None:
-        from tui.screens.queue import QueueScreen
-
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
         self.push_screen(QueueScreen())
 
     # --------------------------------------------------------------- decisions
-    def apply(self, label: str, run: Callable[[], Decision]) -> None:
-        """Run a decision through core in a thread; report back as a message."""
-        self._apply(label, run)
-
-    @work(thread=True, exclusive=True, group="decide")
-    def _apply(self, label: str, run: Callable[[], Decision]) -> None:
-        try:
-            decision = run()
-        except MemgovError as exc:
-            self.post_message(DecisionFailed(str(exc), label))
-            return
-        except Exception as exc:  # a git failure, a full disk: a notification, never an exit
-            self.post_message(
-                DecisionFailed(
-                    f"{failure_text(exc)} (nothing half-written: the next command finishes "
-                    f"or undoes the change; 'memgov doctor' checks)",
-                    label,
-                )
-            )
-            return
-        self.post_message(DecisionApplied(decision, label))
-
     @on(DecisionApplied)
     def decision_applied(self, message: DecisionApplied) -> None:
         decision = message.decision
@@ -104,18 +78,12 @@ class MemgovDesk(App[None]):
             self.last_decision = decision
         elif decision.option == "revert":
             self.last_decision = None
-        self.refresh_screens()
+        self.stores_changed()
 
     @on(DecisionFailed)
     def decision_failed(self, message: DecisionFailed) -> None:
         self.notify(message.error, title=f"{message.label}: not done", severity="error", timeout=12)
-        self.refresh_screens()  # e.g. decided by someone else meanwhile: show it as it is
-
-    def refresh_screens(self) -> None:
-        for screen in self.screen_stack:
-            reload = getattr(screen, "reload", None)
-            if callable(reload):
-                reload()
+        self.stores_changed()  # e.g. decided by someone else meanwhile: show it as it is
 
     def action_undo(self) -> None:
         decision = self.last_decision

@@ -1,28 +1,34 @@
-"""About me: everything remembered about the current user, grouped by type."""
+"""About me: everything remembered about the current user, grouped by type.
+
+The list, the highlighted record's evidence and a deletion request each go to
+the stores in a worker; the screen says so meanwhile."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.domain.record import TRUST, TYPES, Memory
 from core.review.correct import correct
 from core.review.queue import evidence_for
-from core.store.requests import file_request
+from core.store.requests import Request, file_request
 from core.store.store import Store
+from core.store.workspace import Workspace
+from tui.messages import StoresChanged
 from tui.render import record_card, safe
+from tui.screens.desk import DeskScreen
 from tui.screens.dialogs import CorrectDialog, Proposal, ReasonDialog
+from tui.screens.history import HistoryScreen
 
 
-def about(workspace: Any) -> list[tuple[Store, Memory]]:
+def about(workspace: Workspace) -> list[tuple[Store, Memory]]:
     """Records whose subject is the user (``user:<owner>``...) and the private store."""
     private = workspace.private
     owner = private.config.owner if private else None
@@ -41,7 +47,7 @@ def about(workspace: Any) -> list[tuple[Store, Memory]]:
     return found
 
 
-class AboutMeScreen(Screen[None]):
+class AboutMeScreen(DeskScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="about.back"),
         Binding(
@@ -79,9 +85,19 @@ class AboutMeScreen(Screen[None]):
         self.reload()
         self.query_one("#about-list", OptionList).focus()
 
+    @on(StoresChanged)
     def reload(self) -> None:
-        workspace = self.app.workspace  # type: ignore[attr-defined]
-        self.rows = about(workspace)
+        self.query_one("#about-head", Static).update(Text("reading the stores…", style="dim"))
+        self.in_worker(
+            lambda: about(self.desk.workspace),
+            self.loaded,
+            failure="About me could not be read",
+            group="about-list",
+        )
+
+    def loaded(self, rows: list[tuple[Store, Memory]]) -> None:
+        self.rows = rows
+        workspace = self.desk.workspace
         owner = workspace.private.config.owner if workspace.private else "you"
         self.query_one("#about-head", Static).update(
             Text.assemble(
@@ -129,7 +145,13 @@ class AboutMeScreen(Screen[None]):
             detail.update(Text("Nothing remembered about you.", style="dim"))
             return
         store, memory = chosen
-        detail.update(record_card(evidence_for(store, memory)))
+        detail.update(Text(f"reading {memory.id}…", style="dim"))
+        self.in_worker(
+            lambda: record_card(evidence_for(store, memory)),
+            detail.update,
+            failure=f"The evidence of {memory.id} could not be read",
+            group="about-detail",
+        )
 
     @on(OptionList.OptionHighlighted)
     def highlighted(self) -> None:
@@ -139,8 +161,6 @@ class AboutMeScreen(Screen[None]):
         self.dismiss(None)
 
     def action_history(self) -> None:
-        from tui.screens.history import HistoryScreen
-
         chosen = self.selected()
         self.app.push_screen(HistoryScreen(chosen[1].id if chosen else None))
 
@@ -150,7 +170,7 @@ class AboutMeScreen(Screen[None]):
             self.notify("Only an active memory can be corrected", severity="warning")
             return
         memory = chosen[1]
-        app: Any = self.app
+        desk = self.desk
 
         def with_content(content: str | None) -> None:
             if not content or content == memory.content:
@@ -167,44 +187,48 @@ class AboutMeScreen(Screen[None]):
 
             def chosen_reason(reason: str | None) -> None:
                 if reason is not None:
-                    app.apply(
+                    desk.apply(
                         f"correct {memory.id}",
                         lambda: correct(
-                            app.workspace,
+                            desk.workspace,
                             memory.id,
                             content=content,
-                            actor=app.actor,
+                            actor=desk.actor,
                             reason=reason,
                         ),
                     )
 
-            app.push_screen(ReasonDialog(proposal), chosen_reason)
+            desk.push_screen(ReasonDialog(proposal), chosen_reason)
 
-        app.push_screen(CorrectDialog(memory.id, safe(memory.content)), with_content)
+        desk.push_screen(CorrectDialog(memory.id, safe(memory.content)), with_content)
 
     def action_request_delete(self) -> None:
         chosen = self.selected()
         if chosen is None:
             return
         store, memory = chosen
-        app: Any = self.app
+        desk = self.desk
         proposal = Proposal(
             f"Ask to delete {memory.id}",
             ("a deletion request joins the queue", "nothing is erased until it is approved"),
             "I do not want this remembered",
         )
 
+        def requested(request: Request) -> None:
+            self.notify(f"Deletion requested: {request.id}")
+            desk.stores_changed()
+
         def chosen_reason(reason: str | None) -> None:
             if reason is None:
                 return
-            try:
-                request = file_request(
-                    store, kind="delete", memory_id=memory.id, reason=reason, actor=app.actor
-                )
-            except Exception as exc:
-                self.notify(str(exc), severity="error")
-                return
-            self.notify(f"Deletion requested: {request.id}")
-            app.refresh_screens()
+            self.in_worker(
+                lambda: file_request(
+                    store, kind="delete", memory_id=memory.id, reason=reason, actor=desk.actor
+                ),
+                requested,
+                failure="Not requested",
+                group="about-request",
+                write=True,
+            )
 
-        app.push_screen(ReasonDialog(proposal), chosen_reason)
+        desk.push_screen(ReasonDialog(proposal), chosen_reason)

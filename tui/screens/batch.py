@@ -3,7 +3,8 @@
 Every file starts as "apply"; space marks one to reject (or back). ``a`` decides
 the batch as marked (all files, or the marked ones rejected and the rest
 applied), ``r`` rejects the whole batch (the store stays at its baseline).
-``+`` and ``-`` widen and narrow the diff's context.
+``+`` and ``-`` widen and narrow the diff's context: a wider diff is read from
+git in a worker (the screen says so meanwhile).
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from core.consolidation.consolidate import file_diff
 from core.domain.errors import MemgovError
-from core.review.items import BatchAnalysis
+from core.review.items import BatchAnalysis, Item
 from tui.render import safe
 from tui.screens.dialogs import Proposal
-from tui.screens.items import ItemScreen
+from tui.screens.item import ItemScreen
 
 MAX_CONTEXT = 40
 
@@ -88,7 +89,7 @@ class BatchScreen(ItemScreen):
         Binding("k", "up", "Up", show=False, id="batch.up"),
     ]
 
-    def __init__(self, item: Any) -> None:
+    def __init__(self, item: Item) -> None:
         super().__init__(item)
         self.context = 3
         self.rejected: set[str] = set()
@@ -198,17 +199,25 @@ class BatchScreen(ItemScreen):
                     style="bold red",
                 )
             )
-        try:
-            diff = (
-                entry["diff"]
-                if self.context == 3
-                else file_diff(self.item.store, self.item.id, entry["path"], context=self.context)
-            )
-        except MemgovError as exc:
-            diff = str(exc)
         parts.append(Text(f"context: {self.context} lines (+/-)", style="dim"))
-        parts.append(render_diff(diff))
-        view.update(Group(*parts))
+        if self.context == 3:  # the batch's own diff: nothing to read
+            view.update(Group(*parts, render_diff(entry["diff"])))
+            return
+        view.update(Group(*parts, Text("reading the diff…", style="dim")))
+        path, context = entry["path"], self.context
+        self.in_worker(
+            lambda: self.diff_with_context(path, context),
+            lambda diff: view.update(Group(*parts, render_diff(diff))),
+            failure=f"The diff of {path} could not be read",
+            group="batch-diff",
+        )
+
+    def diff_with_context(self, path: str, context: int) -> str:
+        """In the worker: one file's diff with more or less context, read from git."""
+        try:
+            return file_diff(self.item.store, self.item.id, path, context=context)
+        except MemgovError as exc:  # e.g. the batch was decided meanwhile: said in place
+            return str(exc)
 
     @on(DataTable.RowHighlighted, "#batch-files")
     def highlighted(self) -> None:

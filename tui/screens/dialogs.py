@@ -11,6 +11,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from tui.screens.desk import cursor_blinks
+
 
 @dataclass(frozen=True)
 class Proposal:
@@ -50,6 +52,8 @@ class ReasonDialog(ModalScreen[str | None]):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
+        for field in self.query(Input):
+            field.cursor_blink = cursor_blinks(self.app)
         self.query_one("#reason", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -101,6 +105,8 @@ class ConditionsDialog(ModalScreen[dict[str, str] | None]):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
+        for field in self.query(Input):
+            field.cursor_blink = cursor_blinks(self.app)
         self.query(Input).first().focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -157,6 +163,8 @@ class CorrectDialog(ModalScreen[str | None]):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
+        for field in self.query(Input):
+            field.cursor_blink = cursor_blinks(self.app)
         self.query_one("#content", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -1,21 +1,26 @@
-"""Health: counts by status and type, the index against its limits, reverse signals."""
+"""Health: counts by status and type, the index against its limits, reverse signals.
+
+The stores are read in a worker (on mount, on ``r``, whenever they change); the
+screen says so meanwhile."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from core.reports.metrics import Health, health
+from tui.messages import StoresChanged
 from tui.render import STATUS_STYLE, sparkline
+from tui.screens.desk import DeskScreen
 
 
 def bar(value: int, limit: int, width: int = 20) -> Text:
@@ -88,7 +93,7 @@ def render_health(h: Health) -> RenderableType:
     )
 
 
-class HealthScreen(Screen[None]):
+class HealthScreen(DeskScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="health.back"),
         Binding("r", "reload", "Reload", id="health.reload"),
@@ -102,11 +107,18 @@ class HealthScreen(Screen[None]):
     def on_mount(self) -> None:
         self.reload()
 
+    @on(StoresChanged)
     def reload(self) -> None:
-        workspace: Any = self.app.workspace  # type: ignore[attr-defined]
-        self.query_one("#health", Static).update(
-            Group(*(render_health(health(s)) for s in workspace.stores))
+        self.query_one("#health", Static).update(Text("reading the stores…", style="dim"))
+        self.in_worker(
+            lambda: [health(s) for s in self.desk.workspace.stores],
+            self.show,
+            failure="Health could not be read",
+            group="health",
         )
+
+    def show(self, found: list[Health]) -> None:
+        self.query_one("#health", Static).update(Group(*(render_health(h) for h in found)))
 
     def action_reload(self) -> None:
         self.reload()

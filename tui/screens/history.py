@@ -1,8 +1,12 @@
-"""History: any memory's timeline from the event log and git, and its supersedes chain."""
+"""History: any memory's timeline from the event log and git, and its supersedes chain.
+
+The list of memories is read in a worker (on mount and whenever the stores
+change) and filtered on screen; each highlighted memory's timeline or evidence
+is read in a worker too. The screen says so meanwhile."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -10,13 +14,18 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from core.reports.history import history
 from core.review.queue import evidence_for
 from core.store.store import Store
+from core.store.workspace import Workspace
+from tui.messages import StoresChanged
 from tui.render import record_card, safe, status_text
+from tui.screens.desk import DeskScreen
+
+#: one memory in the list: its store, id, what search looks in, and its status
+Entry = tuple[Store, str, str, str]
 
 
 def timeline(store: Store, memory_id: str) -> RenderableType:
@@ -52,7 +61,27 @@ def timeline(store: Store, memory_id: str) -> RenderableType:
     return Group(*parts)
 
 
-class HistoryScreen(Screen[None]):
+def entries(workspace: Workspace) -> list[Entry]:
+    """Every memory of every store, erased ones (from their events) included."""
+    found: list[Entry] = []
+    for store in workspace.stores:
+        erased = {i for e in store.events()[0] if e.to_status == "deleted" for i in e.memory_ids}
+        for memory_id in sorted(set(store.memories) | erased):
+            memory = store.memories.get(memory_id)
+            text = f"{memory_id} {memory.subject if memory else ''}".casefold()
+            found.append((store, memory_id, text, memory.status if memory else "deleted"))
+    return found
+
+
+def detail(store: Store, memory_id: str, *, evidence: bool) -> RenderableType:
+    """The memory's record with its evidence, or (erased, or asked for) its timeline."""
+    memory = store.memories.get(memory_id)
+    if evidence and memory is not None:
+        return record_card(evidence_for(store, memory))
+    return timeline(store, memory_id)
+
+
+class HistoryScreen(DeskScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="history.back"),
         Binding("slash", "search", "Search", key_display="/", id="history.search"),
@@ -68,6 +97,7 @@ class HistoryScreen(Screen[None]):
     def __init__(self, memory_id: str | None = None) -> None:
         super().__init__()
         self.start = memory_id
+        self.entries: list[Entry] = []
         self.rows: list[tuple[Store, str]] = []
         self.show_evidence = False
 
@@ -76,7 +106,7 @@ class HistoryScreen(Screen[None]):
         with Horizontal(id="columns"):
             with Vertical(id="history-left"):
                 search = Input(placeholder="filter memories", id="history-search", classes="hidden")
-                search.cursor_blink = bool(getattr(self.app, "cursor_blink", True))
+                search.cursor_blink = self.desk.cursor_blink
                 yield search
                 yield DataTable(id="history-list", cursor_type="row")
             yield VerticalScroll(
@@ -87,35 +117,34 @@ class HistoryScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#history-list", DataTable)
         table.add_columns("Memory", "Status")
-        self.fill("")
+        self.reload()
         table.focus()
 
+    @on(StoresChanged)
     def reload(self) -> None:
+        self.query_one("#history-detail", Static).update(Text("reading the stores…", style="dim"))
+        self.in_worker(
+            lambda: entries(self.desk.workspace),
+            self.loaded,
+            failure="History could not be read",
+            group="history-list",
+        )
+
+    def loaded(self, found: list[Entry]) -> None:
+        self.entries = found
         self.fill(self.query_one("#history-search", Input).value)
 
     def fill(self, needle: str) -> None:
-        workspace: Any = self.app.workspace  # type: ignore[attr-defined]
         table = self.query_one("#history-list", DataTable)
         table.clear()
         self.rows = []
         needle = needle.casefold()
-        for store in workspace.stores:
-            erased = {
-                i for e in store.events()[0] if e.to_status == "deleted" for i in e.memory_ids
-            }
-            ids = sorted(set(store.memories) | erased)
-            for memory_id in ids:
-                memory = store.memories.get(memory_id)
-                text = f"{memory_id} {memory.subject if memory else ''}".casefold()
-                if needle and needle not in text:
-                    continue
-                self.rows.append((store, memory_id))
-                table.add_row(
-                    memory_id,
-                    status_text(memory.status if memory else "deleted"),
-                    key=f"{store.root}:{memory_id}",
-                )
-        if self.start is not None:
+        for store, memory_id, text, status in self.entries:
+            if needle and needle not in text:
+                continue
+            self.rows.append((store, memory_id))
+            table.add_row(memory_id, status_text(status), key=f"{store.root}:{memory_id}")
+        if self.start is not None and self.entries:
             ids = [m for _s, m in self.rows]
             if self.start in ids:
                 table.move_cursor(row=ids.index(self.start))
@@ -124,16 +153,19 @@ class HistoryScreen(Screen[None]):
 
     def show(self) -> None:
         table = self.query_one("#history-list", DataTable)
-        detail = self.query_one("#history-detail", Static)
+        view = self.query_one("#history-detail", Static)
         if not self.rows or not 0 <= table.cursor_row < len(self.rows):
-            detail.update(Text("no memory", style="dim"))
+            view.update(Text("no memory", style="dim"))
             return
         store, memory_id = self.rows[table.cursor_row]
-        memory = store.memories.get(memory_id)
-        if self.show_evidence and memory is not None:
-            detail.update(record_card(evidence_for(store, memory)))
-        else:
-            detail.update(timeline(store, memory_id))
+        view.update(Text(f"reading {memory_id}…", style="dim"))
+        evidence = self.show_evidence
+        self.in_worker(
+            lambda: detail(store, memory_id, evidence=evidence),
+            view.update,
+            failure=f"The history of {memory_id} could not be read",
+            group="history-detail",
+        )
 
     @on(DataTable.RowHighlighted)
     def highlighted(self) -> None:

@@ -1,4 +1,5 @@
-"""Item views: the evidence side by side, one keystroke per outcome.
+"""Item views: the evidence side by side, one keystroke per outcome; here the
+conflict and the deletion views, and :func:`screen_for`, the view of any item.
 
 Every decision asks for a reason (prefilled; enter accepts), shows what it will
 change first, and runs through core in a worker; ``u`` undoes it afterwards.
@@ -14,22 +15,16 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from core.domain.errors import MemgovError
 from core.review.decide import decide
-from core.review.items import (
-    ConditionHints,
-    ConflictAnalysis,
-    DeletionAnalysis,
-    Item,
-    PromotionAnalysis,
-)
-from core.review.queue import get_item
-from core.store.workspace import Workspace
+from core.review.items import ConditionHints, ConflictAnalysis, DeletionAnalysis, Item
 from tui.render import record_card, safe
-from tui.screens.dialogs import ConditionsDialog, Proposal, ReasonDialog
+from tui.screens.batch import BatchScreen
+from tui.screens.dialogs import ConditionsDialog, Proposal
+from tui.screens.item import ItemScreen
+from tui.screens.promotion import PromotionScreen
+from tui.screens.secret import SecretScreen
 
 HINT_CONDITIONS = (
     (re.compile(r"production|\bprod\b|生产", re.I), "env=production"),
@@ -37,97 +32,6 @@ HINT_CONDITIONS = (
     (re.compile(r"testing|test env|测试", re.I), "env=testing"),
     (re.compile(r"\bdev(elopment)?\b|开发环境", re.I), "env=development"),
 )
-
-
-class ItemScreen(Screen[None]):
-    """Shared by every item view: the item, back with esc, reload after decisions."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="item.back", tooltip="Back to the queue"),
-        Binding("tab", "focus_next", "Next column", show=False, id="item.next_column"),
-        Binding(
-            "h", "history", "History", id="item.history", tooltip="Timeline of the first record"
-        ),
-    ]
-
-    def __init__(self, item: Item) -> None:
-        super().__init__()
-        self.item = item
-
-    @property
-    def workspace(self) -> Workspace:
-        return self.app.workspace  # type: ignore[attr-defined, no-any-return]
-
-    @property
-    def actor(self) -> str:
-        return str(self.app.actor)  # type: ignore[attr-defined]
-
-    def action_back(self) -> None:
-        self.dismiss(None)
-
-    def action_history(self) -> None:
-        from tui.screens.history import HistoryScreen
-
-        self.app.push_screen(HistoryScreen(self.item.records[0].memory.id))
-
-    def reload(self) -> None:
-        """After a decision: the item is gone (back to the queue) or changed."""
-        if self is not self.app.screen:
-            return
-        try:
-            self.item = get_item(self.workspace, self.item.id)
-        except MemgovError:  # decided (here or elsewhere): back to the queue
-            self.dismiss(None)
-            return
-        except Exception as exc:  # the store cannot be read now: say so, back to the queue
-            self.app.notify(
-                f"{type(exc).__name__}: the item could not be read again",
-                severity="error",
-                timeout=12,
-            )
-            self.dismiss(None)
-            return
-        self.refresh_view()
-
-    def refresh_view(self) -> None:  # pragma: no cover - each view overrides
-        pass
-
-    def propose(self, proposal: Proposal, label: str, run: Any) -> None:
-        def chosen(reason: str | None) -> None:
-            if reason is not None:
-                self.app.apply(label, lambda: run(reason))  # type: ignore[attr-defined]
-
-        self.app.push_screen(ReasonDialog(proposal), chosen)
-
-    def decide_with(self, proposal: Proposal, label: str, *, approve: bool, **options: Any) -> None:
-        """Ask for the reason, then decide this item through core in a worker."""
-        item_id = self.item.id
-        self.propose(
-            proposal,
-            label,
-            lambda reason: decide(
-                self.workspace, item_id, approve=approve, actor=self.actor, reason=reason, **options
-            ),
-        )
-
-    def banner(self) -> RenderableType:
-        store = self.item.store
-        deciders = self.workspace.team if self.item.kind == "promotion" else store
-        maintainers = ", ".join(deciders.config.maintainers) if deciders else "none configured"
-        who = (
-            f"maintainers decide ({maintainers})"
-            if self.item.scope == "team" or self.item.kind == "promotion"
-            else f"{store.config.owner or 'the owner'} decides"
-        )
-        title = self.item.title
-        head = Text(
-            title if title.startswith(self.item.kind) else f"{self.item.kind} · {title}",
-            style="bold",
-        )
-        head.append(
-            f"\n{store.root.name} store · {who} · opened {self.item.opened_at[:10]}", style="dim"
-        )
-        return head
 
 
 # ------------------------------------------------------------------------- conflict
@@ -341,112 +245,6 @@ class ConflictScreen(ItemScreen):
         self.app.push_screen(ConditionsDialog(rows), with_conditions)
 
 
-# ------------------------------------------------------------------------ promotion
-class PromotionScreen(ItemScreen):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "a",
-            "approve",
-            "Approve",
-            id="promotion.approve",
-            tooltip="Create the team copy (sources kept)",
-        ),
-        Binding(
-            "r",
-            "reject",
-            "Reject",
-            id="promotion.reject",
-            tooltip="Close the request; the record stays private",
-        ),
-    ]
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static(self.banner(), id="item-head")
-        yield Static(id="scan")
-        with Horizontal(id="columns"):
-            yield VerticalScroll(Static(id="private-record"), classes="record-column")
-            yield VerticalScroll(Static(id="team-records"), classes="record-column")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.refresh_view()
-
-    @property
-    def blocked(self) -> list[str]:
-        return sorted({h.rule for h in self.item.scan})
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "approve" and self.blocked:
-            return None  # shown, greyed out
-        return True
-
-    def refresh_view(self) -> None:
-        request = self.item.request
-        assert request is not None
-        scan = Text()
-        if self.blocked:
-            scan.append("secret scan: " + ", ".join(self.blocked), style="bold red")
-            scan.append(
-                " · approve is disabled: remove the credential from the record "
-                "(correct it) and ask again; the value is never shown",
-                style="red",
-            )
-        else:
-            scan.append("secret scan: clean", style="bold green")
-        scan.append(
-            f"\nrequested by {request.requested_by}: {safe(request.reason)}", style="italic"
-        )
-        self.query_one("#scan", Static).update(scan)
-        self.query_one("#private-record", Static).update(
-            record_card(self.item.records[0], label=" private record ")
-        )
-        team = self.item.team_records
-        self.query_one("#team-records", Static).update(
-            Group(*(record_card(r, label=" team record of the same key ") for r in team))
-            if team
-            else Text(
-                " team store \n\nno team record of this key: approving creates one", style="dim"
-            )
-        )
-        self.refresh_bindings()
-
-    def action_approve(self) -> None:
-        if self.blocked:
-            self.notify("Blocked by the secret scan: " + ", ".join(self.blocked), severity="error")
-            return
-        memory = self.item.records[0].memory
-        team = self.workspace.team
-        # the core's own rule (same key, same value after normalising), never a copy
-        outcome = self.item.analysis_as(PromotionAnalysis).outcome or "no team store"
-        proposal = Proposal(
-            f"Promote {memory.id} to the team store",
-            (
-                f"team store {team.root.name if team else '?'}: {outcome}",
-                "sources kept; the private record stays as it is",
-                "secret scan again before writing",
-                "request closed",
-            ),
-            f"promoted to team: {self.item.request.reason}",  # type: ignore[union-attr]
-        )
-        self.decide_with(
-            proposal,
-            f"promote {memory.id}",
-            approve=True,
-        )
-
-    def action_reject(self) -> None:
-        self.decide_with(
-            Proposal(
-                "Reject the promotion",
-                ("the record stays private", "request closed with your reason"),
-                "stays private: a personal preference, not a team rule",
-            ),
-            f"reject {self.item.id}",
-            approve=False,
-        )
-
-
 # ------------------------------------------------------------------------- deletion
 class DeletionScreen(ItemScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -503,6 +301,8 @@ class DeletionScreen(ItemScreen):
     def action_approve(self) -> None:
         memory = self.item.records[0].memory
         rec = self.item.records[0]
+        request = self.item.request
+        assert request is not None
         private = self.item.store.config.scope == "private"
         proposal = Proposal(
             f"Erase {memory.id} for good",
@@ -520,7 +320,7 @@ class DeletionScreen(ItemScreen):
                     for copy in self.team_copies()
                 ),
             ),
-            f"deletion approved: {self.item.request.reason}",  # type: ignore[union-attr]
+            f"deletion approved: {request.reason}",
             destructive=True,
             warning="This cannot be undone.",
         )
@@ -542,7 +342,8 @@ class DeletionScreen(ItemScreen):
         )
 
 
-def screen_for(item: Item) -> Screen[None]:
+def screen_for(item: Item) -> ItemScreen:
+    """The view of one queue item, by its kind."""
     if item.kind == "conflict":
         return ConflictScreen(item)
     if item.kind == "promotion":
@@ -550,9 +351,5 @@ def screen_for(item: Item) -> Screen[None]:
     if item.kind == "deletion":
         return DeletionScreen(item)
     if item.kind == "secret":  # a credential found in a stored record
-        from tui.screens.secret import SecretScreen
-
         return SecretScreen(item)
-    from tui.screens.batch import BatchScreen
-
     return BatchScreen(item)

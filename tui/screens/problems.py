@@ -1,19 +1,24 @@
-"""Problems: files the stores could not read, and everything else doctor finds."""
+"""Problems: files the stores could not read, and everything else doctor finds.
+
+Doctor runs in a worker (on mount, on ``r``, whenever the stores change); the
+screen says so meanwhile."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from core.reports.doctor import diagnose
+from core.reports.doctor import Finding, diagnose
+from tui.messages import StoresChanged
+from tui.screens.desk import DeskScreen
 
 
-class ProblemsScreen(Screen[None]):
+class ProblemsScreen(DeskScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="problems.back"),
         Binding("r", "reload", "Reload", id="problems.reload"),
@@ -29,21 +34,26 @@ class ProblemsScreen(Screen[None]):
         self.query_one("#problems", DataTable).add_columns("", "Store", "File", "Field", "Reason")
         self.reload()
 
+    @on(StoresChanged)
     def reload(self) -> None:
-        workspace: Any = self.app.workspace  # type: ignore[attr-defined]
+        self.query_one("#problems-head", Static).update(Text("reading the stores…", style="dim"))
+        self.in_worker(
+            lambda: [(s.root.name, f) for s in self.desk.workspace.stores for f in diagnose(s)],
+            self.show,
+            failure="Problems could not be read",
+            group="problems",
+        )
+
+    def show(self, findings: list[tuple[str, Finding]]) -> None:
         table = self.query_one("#problems", DataTable)
         table.clear()
-        total = 0
-        for store in workspace.stores:
-            for finding in diagnose(store):
-                total += 1
-                mark = Text(
-                    "✖" if finding.severity == "error" else "!",
-                    style="red" if finding.severity == "error" else "yellow",
-                )
-                table.add_row(
-                    mark, store.root.name, finding.path, finding.field or "", finding.reason
-                )
+        total = len(findings)
+        for store_name, finding in findings:
+            mark = Text(
+                "✖" if finding.severity == "error" else "!",
+                style="red" if finding.severity == "error" else "yellow",
+            )
+            table.add_row(mark, store_name, finding.path, finding.field or "", finding.reason)
         self.query_one("#problems-head", Static).update(
             Text(
                 f"{total} problem(s): unreadable files are skipped, never rewritten; "

@@ -1,4 +1,8 @@
-"""The queue: the four kinds of item with counts, oldest first, filterable."""
+"""The queue: the four kinds of item with counts, oldest first, filterable.
+
+The queue is read in a worker (on mount, on ``r`` and whenever the stores change);
+the desk then hands the items to every screen (:class:`QueueLoaded`).
+"""
 
 from __future__ import annotations
 
@@ -6,17 +10,22 @@ from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static, Tab, Tabs
 
 from core.review.items import ConflictAnalysis, Item
 from core.review.queue import build_queue
-from tui.messages import QueueLoaded
-from tui.render import failure_text, memory_header, safe
+from tui.messages import QueueLoaded, StoresChanged
+from tui.render import memory_header, safe
+from tui.screens.about import AboutMeScreen
+from tui.screens.desk import DeskScreen
+from tui.screens.health import HealthScreen
+from tui.screens.history import HistoryScreen
+from tui.screens.items import screen_for
+from tui.screens.problems import ProblemsScreen
 
 KIND_TABS = (
     ("all", "All"),
@@ -67,7 +76,7 @@ def preview(item: Item) -> RenderableType:
     return Group(*parts)
 
 
-class QueueScreen(Screen[None]):
+class QueueScreen(DeskScreen):
     """Everything waiting for a person, oldest first."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -151,7 +160,7 @@ class QueueScreen(Screen[None]):
             id="search",
             classes="hidden",
         )
-        search.cursor_blink = self.app_blink
+        search.cursor_blink = self.desk.cursor_blink
         yield search
         with Horizontal(id="queue-body"):
             table: DataTable[Any] = DataTable(id="queue", cursor_type="row", zebra_stripes=True)
@@ -164,10 +173,6 @@ class QueueScreen(Screen[None]):
         # enter in the search box keeps the search instead of opening an item
         return not (action == "open" and isinstance(self.focused, Input))
 
-    @property
-    def app_blink(self) -> bool:
-        return bool(getattr(self.app, "cursor_blink", True))
-
     def on_mount(self) -> None:
         table = self.query_one("#queue", DataTable)
         table.add_columns("Opened", "Kind", "Scope", "Item")
@@ -178,27 +183,22 @@ class QueueScreen(Screen[None]):
         self.query_one("#preview").set_class(self.size.width < 110, "hidden")
 
     # ----------------------------------------------------------------- data
+    @on(StoresChanged)
     def reload(self) -> None:
         self.query_one("#status-line", Static).update("reading the stores…")
-        self._load()
+        self.in_worker(
+            self.read_queue,
+            self.desk.queue_loaded,
+            failure="The queue could not be read",
+            group="queue",
+        )
 
-    @work(thread=True, exclusive=True, group="queue")
-    def _load(self) -> None:
-        workspace = self.app.workspace  # type: ignore[attr-defined]
-        try:
-            for store in workspace.stores:
-                store.refresh()
-            items = build_queue(workspace)
-        except Exception as exc:  # a store that cannot be read now: say so, keep the desk up
-            self.app.call_from_thread(
-                self.app.notify,
-                failure_text(exc),
-                title="The queue could not be read",
-                severity="error",
-                timeout=12,
-            )
-            return
-        self.post_message(QueueLoaded(items))
+    def read_queue(self) -> list[Item]:
+        """In the worker: each store read again, then the queue built once."""
+        workspace = self.desk.workspace
+        for store in workspace.stores:
+            store.refresh()
+        return build_queue(workspace)
 
     @on(QueueLoaded)
     def loaded(self, message: QueueLoaded) -> None:
@@ -322,8 +322,6 @@ class QueueScreen(Screen[None]):
         self.reload()
 
     def action_open(self) -> None:
-        from tui.screens.items import screen_for
-
         item = self.current()
         if item is None:
             self.notify("Nothing selected", severity="warning")
@@ -331,23 +329,15 @@ class QueueScreen(Screen[None]):
         self.app.push_screen(screen_for(item))
 
     def action_about(self) -> None:
-        from tui.screens.about import AboutMeScreen
-
         self.app.push_screen(AboutMeScreen())
 
     def action_history(self) -> None:
-        from tui.screens.history import HistoryScreen
-
         item = self.current()
         first = item.records[0].memory.id if item and item.records else None
         self.app.push_screen(HistoryScreen(first))
 
     def action_health(self) -> None:
-        from tui.screens.health import HealthScreen
-
         self.app.push_screen(HealthScreen())
 
     def action_problems(self) -> None:
-        from tui.screens.problems import ProblemsScreen
-
         self.app.push_screen(ProblemsScreen())

@@ -8,7 +8,7 @@ it open. Each asks for the reason first and says what it will change.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -23,8 +23,9 @@ from core.review.decide import correct_secret
 from core.review.items import SecretAnalysis
 from core.review.secret import DEFAULT_REASONS
 from tui.render import record_card, safe
+from tui.screens.desk import cursor_blinks
 from tui.screens.dialogs import Proposal
-from tui.screens.items import ItemScreen
+from tui.screens.item import ItemScreen
 
 
 class SecretCorrectDialog(ModalScreen[str | None]):
@@ -62,7 +63,7 @@ class SecretCorrectDialog(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         area = self.query_one("#content", TextArea)
-        area.cursor_blink = bool(getattr(self.app, "cursor_blink", True))
+        area.cursor_blink = cursor_blinks(self.app)
         area.focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -147,14 +148,20 @@ class SecretScreen(ItemScreen):
             style="italic",
         )
         self.query_one("#scan", Static).update(scan)
-        self.query_one("#record", Static).update(
-            Group(record_card(rec, label=" record, secrets shown as [secret: rule] "), self.file())
+        card = record_card(rec, label=" record, secrets shown as [secret: rule] ")
+        view = self.query_one("#record", Static)
+        view.update(Group(card, Text("\nreading the file…", style="dim")))
+        self.in_worker(
+            self.file,
+            lambda file: view.update(Group(card, file)),
+            failure="The record's file could not be read",
+            group="secret-file",
         )
         self.refresh_bindings()
 
     def file(self) -> RenderableType:
-        """The record's file as it is on disk, redacted, with the lines that hold a
-        secret marked."""
+        """In the worker: the record's file as it is on disk, redacted, with the lines
+        that hold a secret marked."""
         path = self.item.store.root / self.item.records[0].memory.path
         try:
             raw = path.read_text(encoding="utf-8", errors="replace")
@@ -197,7 +204,7 @@ class SecretScreen(ItemScreen):
             return
         memory = self.item.records[0].memory
         item_id = self.item.id
-        app: Any = self.app
+        desk = self.desk
 
         def with_content(content: str | None) -> None:
             if content is None:
@@ -219,11 +226,11 @@ class SecretScreen(ItemScreen):
                 proposal,
                 f"correct {memory.id}",
                 lambda reason: correct_secret(
-                    app.workspace, item_id, content=content, actor=self.actor, reason=reason
+                    desk.workspace, item_id, content=content, actor=self.actor, reason=reason
                 ),
             )
 
-        app.push_screen(SecretCorrectDialog(memory.id, safe(memory.content)), with_content)
+        desk.push_screen(SecretCorrectDialog(memory.id, safe(memory.content)), with_content)
 
     def action_defer(self) -> None:
         self.decide_with(

@@ -1,0 +1,180 @@
+"""The desk reads and writes the stores in workers: a store that fails for real (a file
+turned into a folder, a store folder gone) is a notification on the screen that read
+it and the desk keeps running; a decision rebuilds the queue exactly once, off the UI
+thread; who may decide is the core's policy; the screens import no cycle."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+import grimp
+import pytest
+from support_desk import desk, settle, text_of, workspace
+from textual.widgets import DataTable
+
+import tui.screens.queue
+from core.review.queue import build_queue
+from core.store.store import JOURNAL_FILE, Store
+from tui.screens.about import AboutMeScreen
+from tui.screens.batch import BatchScreen
+from tui.screens.health import HealthScreen
+from tui.screens.history import HistoryScreen
+from tui.screens.items import ConflictScreen
+from tui.screens.problems import ProblemsScreen
+from tui.screens.queue import QueueScreen
+
+
+def notifications(app: Any) -> list[tuple[str, str]]:
+    return [(n.title, n.message) for n in app._notifications if n.severity == "error"]
+
+
+def break_events(demo: Path) -> None:
+    """Each store's event log becomes a folder: reading it fails with IsADirectoryError."""
+    for name in ("private", "team"):
+        events = demo / name / "events.jsonl"
+        events.unlink()
+        events.mkdir()
+
+
+async def open_first(pilot: Any, app: Any, kind: str, title_part: str = "") -> None:
+    await settle(pilot, app)
+    items = app.screen.shown_items()
+    index = next(i for i, it in enumerate(items) if it.kind == kind and title_part in it.title)
+    for _ in range(index):
+        await pilot.press("j")
+    await pilot.press("enter")
+    await settle(pilot, app)
+
+
+@pytest.mark.parametrize(
+    ("key", "screen", "title"),
+    [
+        ("h", HistoryScreen, "History could not be read"),
+        ("m", HealthScreen, "Health could not be read"),
+        ("p", ProblemsScreen, "Problems could not be read"),
+    ],
+)
+async def test_a_failing_read_is_a_notification_and_the_desk_keeps_running(
+    demo: Path, key: str, screen: type, title: str
+) -> None:
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        break_events(demo)
+        await pilot.press(key)
+        await settle(pilot, app)
+        assert isinstance(app.screen, screen)
+        shown = notifications(app)
+        assert [t for t, _m in shown] == [title], shown
+        assert "IsADirectoryError" in shown[0][1]
+        assert app.is_running
+        await pilot.press("escape")  # and the desk goes on
+        await settle(pilot, app)
+        assert isinstance(app.screen, QueueScreen)
+
+
+async def test_a_failing_read_in_about_me_is_a_notification(demo: Path) -> None:
+    private = Store(demo / "private")
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        # a crash journal left behind, and the lock that guards its recovery is a folder
+        (private.state_dir / JOURNAL_FILE).write_text("{}")
+        lock = private.state_dir / "lock"
+        if lock.exists():
+            lock.unlink()
+        lock.mkdir()
+        await pilot.press("r")  # the queue cannot read the private store now
+        await settle(pilot, app)
+        await pilot.press("a")
+        await settle(pilot, app)
+        assert isinstance(app.screen, AboutMeScreen)
+        titles = [t for t, _m in notifications(app)]
+        assert titles == ["The queue could not be read", "About me could not be read"]
+        assert app.is_running
+
+
+async def test_a_failing_wider_diff_in_a_batch_is_a_notification(demo: Path) -> None:
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await open_first(pilot, app, "consolidation")
+        screen = app.screen
+        assert isinstance(screen, BatchScreen)
+        moved = demo / "private-elsewhere"
+        shutil.move(demo / "private", moved)  # the store's folder is gone: git cannot run
+        await pilot.press("plus")
+        await settle(pilot, app)
+        shown = notifications(app)
+        assert [t for t, _m in shown] == [
+            f"The diff of {screen.files[0]['path']} could not be read"
+        ]
+        assert app.is_running and app.screen is screen
+        shutil.move(moved, demo / "private")
+        await pilot.press("plus")  # and once the store is back, the diff reads again
+        await settle(pilot, app)
+        assert "@@" in text_of(screen.query_one("#batch-diff"))
+
+
+async def test_a_decision_rebuilds_the_queue_once_off_the_ui_thread(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    builds: list[threading.Thread] = []
+
+    def counted(ws: Any) -> Any:
+        builds.append(threading.current_thread())
+        return build_queue(ws)
+
+    monkeypatch.setattr(tui.screens.queue, "build_queue", counted)
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await open_first(pilot, app, "conflict", "deploy_command")
+        assert isinstance(app.screen, ConflictScreen)
+        decided = app.screen.item
+        builds.clear()
+        await pilot.press("o", "enter")  # older wins
+        await settle(pilot, app)
+        assert len(builds) == 1
+        assert builds[0] is not threading.main_thread()
+        # on disk: the older record won, the newer is superseded
+        ids = {r.memory.id for r in decided.records}
+        statuses = {
+            m.id: m.status
+            for s in workspace(demo).stores
+            for m in s.memories.values()
+            if m.id in ids
+        }
+        older, newer = sorted(decided.records, key=lambda r: r.memory.created_at)
+        assert statuses == {older.memory.id: "active", newer.memory.id: "superseded"}
+        # on screen: back to the queue, which holds what core holds, without the item
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        on_disk = [i.id for i in build_queue(workspace(demo))]
+        assert [i.id for i in queue.items] == on_disk
+        assert decided.id not in on_disk
+        table = queue.query_one("#queue", DataTable)
+        assert [row.key.value for row in table.ordered_rows] == on_disk
+
+
+async def test_the_banner_says_when_the_actor_may_not_decide(demo: Path) -> None:
+    for actor, may in (("liys05", True), ("intern@example.com", False)):
+        app = desk(demo, actor=actor)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await open_first(pilot, app, "conflict", "deploy_command")
+            banner = text_of(app.screen.query_one("#item-head"))
+            assert "maintainers decide (liys05, wang.lead@example.com)" in banner
+            assert ("may not decide" in banner) is not may
+
+
+def test_the_screens_import_no_cycle() -> None:
+    graph = grimp.build_graph("tui")
+    modules = sorted(m for m in graph.modules if m.startswith("tui."))
+    cycles = [
+        (a, b)
+        for a in modules
+        for b in graph.find_modules_directly_imported_by(a)
+        if b.startswith("tui.") and graph.chain_exists(importer=b, imported=a)
+    ]
+    assert cycles == []

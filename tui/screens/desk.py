@@ -1,0 +1,145 @@
+"""What every screen may use of the desk: the :class:`Desk` app base and :class:`DeskScreen`.
+
+:class:`Desk` holds the workspace, the actor and the two ways a change starts:
+:meth:`Desk.apply` runs a decision through core in a thread worker (it comes
+back as :class:`DecisionApplied` or :class:`DecisionFailed`), and
+:meth:`Desk.stores_changed` tells every screen to read the stores again.
+``tui.app.MemgovDesk`` is the one desk; screens reach it, typed, through
+:attr:`DeskScreen.desk`, so no screen imports the app (no import cycle).
+
+:meth:`DeskScreen.in_worker` is how a screen reads or writes a store: off the
+UI thread, the result shown on it; any failure becomes a notification. A store
+(its snapshot, its git repository) is not safe to share between threads, so
+every worker of the desk holds :attr:`Desk.store_lock` while it works: one
+store job at a time, and a job replaced while it waited does not run.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import partial
+from typing import TypeVar
+
+from textual import on, work
+from textual.app import App
+from textual.screen import Screen
+from textual.worker import get_current_worker
+
+from core.domain.errors import MemgovError
+from core.review.items import Item
+from core.store.decisions import Decision
+from core.store.workspace import Workspace
+from tui.messages import (
+    DecisionApplied,
+    DecisionFailed,
+    QueueLoaded,
+    StoresChanged,
+    WorkerDone,
+)
+from tui.render import failure_text
+
+T = TypeVar("T")
+
+
+class Desk(App[None]):
+    """The desk's state and its changes; the chrome (keys, undo) is ``tui.app``'s."""
+
+    def __init__(self, workspace: Workspace, *, actor: str, cursor_blink: bool = True) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.actor = actor
+        self.cursor_blink = cursor_blink
+        self.store_lock = threading.Lock()
+
+    def apply(self, label: str, run: Callable[[], Decision]) -> None:
+        """Run a decision through core in a thread; report back as a message."""
+        self.decide_in_worker(label, run)
+
+    @work(thread=True, exclusive=True, group="decide")
+    def decide_in_worker(self, label: str, run: Callable[[], Decision]) -> None:
+        try:
+            with self.store_lock:
+                decision = run()
+        except MemgovError as exc:
+            self.post_message(DecisionFailed(str(exc), label))
+            return
+        except Exception as exc:  # a git failure, a full disk: a notification, never an exit
+            self.post_message(
+                DecisionFailed(
+                    f"{failure_text(exc)} (nothing half-written: the next command finishes "
+                    f"or undoes the change; 'memgov doctor' checks)",
+                    label,
+                )
+            )
+            return
+        self.post_message(DecisionApplied(decision, label))
+
+    def stores_changed(self) -> None:
+        """After any change: every screen that shows store data reads it again."""
+        for screen in self.screen_stack:
+            screen.post_message(StoresChanged())
+
+    def queue_loaded(self, items: list[Item]) -> None:
+        """The queue was read again: every screen shows what it holds now."""
+        for screen in self.screen_stack:
+            screen.post_message(QueueLoaded(items))
+
+
+def cursor_blinks(app: App[object]) -> bool:
+    """Whether text cursors blink (the desk may switch it off, e.g. for snapshots)."""
+    return app.cursor_blink if isinstance(app, Desk) else True
+
+
+class DeskScreen(Screen[None]):
+    """A screen of the desk: typed access to it, and store work off the UI thread."""
+
+    @property
+    def desk(self) -> Desk:
+        app = self.app
+        if not isinstance(app, Desk):
+            raise TypeError(f"{type(self).__name__} runs only in the memgov desk")
+        return app
+
+    def in_worker(
+        self,
+        job: Callable[[], T],
+        then: Callable[[T], None],
+        *,
+        failure: str,
+        group: str,
+        write: bool = False,
+    ) -> None:
+        """Run ``job`` in a thread worker, then ``then`` with its result on the UI thread
+        unless the screen has closed. Any failure is a notification titled ``failure``.
+
+        A read is replaced by a newer read of the same ``group`` (and dropped when the
+        screen closes) before it runs; a ``write`` always runs, once."""
+        self.run_worker(
+            partial(self.run_job, job, then, failure, write),
+            thread=True,
+            exclusive=not write,
+            group=group,
+        )
+
+    def run_job(
+        self, job: Callable[[], T], then: Callable[[T], None], failure: str, write: bool
+    ) -> None:
+        worker = get_current_worker()
+        try:
+            with self.desk.store_lock:
+                if worker.is_cancelled and not write:  # replaced while it waited
+                    return
+                result = job()
+        except MemgovError as exc:
+            self.app.notify(str(exc), title=failure, severity="error", timeout=12)
+            return
+        except Exception as exc:  # a git error, an OSError: a notification, never an exit
+            self.app.notify(failure_text(exc), title=failure, severity="error", timeout=12)
+            return
+        if write or not worker.is_cancelled:
+            self.post_message(WorkerDone(partial(then, result)))
+
+    @on(WorkerDone)
+    def worker_done(self, message: WorkerDone) -> None:
+        message.show()

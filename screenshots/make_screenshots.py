@@ -18,9 +18,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from core.workspace import open_workspace  # noqa: E402
-
 from core.demo import START, DemoClock, build_demo  # noqa: E402
+from core.store.workspace import open_workspace  # noqa: E402
 from tui.app import MemgovDesk  # noqa: E402
 
 SIZE = (120, 36)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from core.consolidation.refs import BATCH_REF
 from core.domain.data import AsData
@@ -100,7 +101,7 @@ class Preview(AsData):
             if self.rejected:
                 out.append(f"  rejects {len(self.rejected)} change(s): {', '.join(self.rejected)}")
         for change in self.stores:
-            out.append(f"  in {change.store}:")
+            out.append(f"  in the {Path(change.store).name} store:")
             out += [f"    {_transition_text(t)}" for t in change.transitions]
             for memory_id in change.erased:
                 out.append(

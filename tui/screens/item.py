@@ -9,6 +9,7 @@ now, or without it (decided) the view goes back to the queue.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from rich.console import RenderableType
@@ -17,8 +18,9 @@ from textual import on
 from textual.binding import Binding, BindingType
 
 from core.domain import policy
-from core.review.decide import decide
+from core.review.decide import decide, preview
 from core.review.items import Item
+from core.review.preview import Preview
 from core.store.decisions import Decision
 from core.store.workspace import Workspace
 from tui.messages import QueueLoaded
@@ -79,14 +81,32 @@ class ItemScreen(DeskScreen):
         self.app.push_screen(ReasonDialog(proposal), chosen)
 
     def decide_with(self, proposal: Proposal, label: str, *, approve: bool, **options: Any) -> None:
-        """Ask for the reason, then decide this item through core in a worker."""
+        """Ask the core what the decision will change (a dry run, in a worker), show
+        that in the dialog with the reason, then decide this item in a worker. The
+        desk writes no change list of its own: what the dialog lists is the core's
+        preview. A decision the core would refuse is a notification, no dialog."""
         item_id = self.item.id
-        self.propose(
-            proposal,
-            label,
-            lambda reason: decide(
-                self.workspace, item_id, approve=approve, actor=self.actor, reason=reason, **options
-            ),
+
+        def shown(outcome: Preview) -> None:
+            changes = tuple(line.strip() for line in outcome.lines()[1:])
+            self.propose(
+                replace(proposal, changes=changes),
+                label,
+                lambda reason: decide(
+                    self.workspace,
+                    item_id,
+                    approve=approve,
+                    actor=self.actor,
+                    reason=reason,
+                    **options,
+                ),
+            )
+
+        self.in_worker(
+            lambda: preview(self.workspace, item_id, approve=approve, actor=self.actor, **options),
+            shown,
+            failure=f"Cannot {label}",
+            group="preview",
         )
 
     def banner(self) -> RenderableType:

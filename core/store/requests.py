@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from core.domain.data import AsData
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import check_text, describe, id_problem, parse_time, shown_word, yaml_error
 from core.store.store import Store
@@ -34,7 +35,7 @@ MAX_ACTOR_CHARS = 320
 
 
 @dataclass(frozen=True)
-class Request:
+class Request(AsData):
     id: str
     kind: str  # promote | delete
     memory_id: str
@@ -57,9 +58,6 @@ class Request:
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(asdict(self), sort_keys=False, allow_unicode=True)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     def with_changes(self, **changes: Any) -> Request:
         return replace(self, **changes)

@@ -8,21 +8,18 @@ read (or the derived cache) parses again only the files that changed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from core.domain.data import AsData
 from core.domain.record import Memory
 
 
 @dataclass(frozen=True)
-class Problem:
+class Problem(AsData):
     """A file the store could not read. It is skipped, never rewritten."""
 
     path: str
     reason: str
     field: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "field": self.field, "reason": self.reason}
 
 
 #: (mtime_ns, size, inode, what was read) of one memory file

@@ -16,9 +16,9 @@ With no private store to hold it, the write is refused
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
 
 from core.domain import policy
+from core.domain.data import AsData
 from core.domain.errors import StoreError
 from core.store.requests import file_request
 from core.store.store import Store
@@ -99,16 +99,13 @@ def remember_in(workspace: Workspace, candidate: Candidate, *, actor: str) -> Ou
 
 
 @dataclass(frozen=True)
-class Logged:
+class Logged(AsData):
     """Where :func:`log_in` appended a message: the store, the log file and line."""
 
     store: str
     log: str
     line: int
     note: str | None = None  # why it is not the store that was asked for
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"store": self.store, "log": self.log, "line": self.line, "note": self.note}
 
 
 def log_in(

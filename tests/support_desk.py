@@ -35,6 +35,14 @@ async def settle(pilot: object, app: MemgovDesk) -> None:
     await pilot.pause(0.1)  # type: ignore[attr-defined]
 
 
+async def decide_key(pilot: object, app: MemgovDesk, key: str) -> None:
+    """Press a decision key, wait for the core's preview to open the reason dialog,
+    and accept it with enter (a key pressed before the dialog opens goes elsewhere)."""
+    await pilot.press(key)  # type: ignore[attr-defined]
+    await settle(pilot, app)
+    await pilot.press("enter")  # type: ignore[attr-defined]
+
+
 def git(store: Path, *args: str) -> str:
     return subprocess.run(
         ["git", *args], cwd=store, capture_output=True, text=True, check=True, env={**os.environ}

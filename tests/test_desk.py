@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from support_desk import (
+    decide_key,
     desk,
     doctor_clean,
     git,
@@ -128,7 +129,7 @@ async def test_newer_wins_then_undo(demo: Path) -> None:
         steps = text_of(app.screen.query_one("#steps"))
         assert "sources favour" in steps and "生产" in steps
         await pilot.press("n")
-        await pilot.pause()
+        await settle(pilot, app)
         assert isinstance(app.screen, ReasonDialog)
         assert any(newer.id in c for c in app.screen.proposal.changes)
         await pilot.press("enter")
@@ -164,7 +165,7 @@ async def test_older_wins(demo: Path) -> None:
     app = desk(demo)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_item(pilot, app, "conflict", "deploy_command")
-        await pilot.press("o", "enter")
+        await decide_key(pilot, app, "o")
         await settle(pilot, app)
     after = {m.id: m for m in by_attribute(demo, "deploy_command")}
     assert after[older.id].status == "active" and after[older.id].supersedes == newer.id
@@ -205,7 +206,7 @@ async def test_neither_erases_both_for_good(demo: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await open_item(pilot, app, "conflict", "doctor")
         await pilot.press("x")
-        await pilot.pause()
+        await settle(pilot, app)
         assert isinstance(app.screen, ReasonDialog) and app.screen.proposal.destructive
         await pilot.press("enter")
         await settle(pilot, app)
@@ -241,7 +242,7 @@ async def test_a_conflict_decided_meanwhile_by_someone_else_is_a_notification(
             workspace(demo), item_id, approve=True, option="older", actor="wang.lead@example.com"
         )
         await pilot.press("x")  # neither: would erase both
-        await pilot.pause()
+        await settle(pilot, app)
         await pilot.press("enter")
         await settle(pilot, app)
         shown = [n.message for n in app._notifications]
@@ -262,7 +263,7 @@ async def test_a_git_failure_while_deciding_is_a_notification_not_an_exit(demo: 
         await open_item(pilot, app, "conflict", "deploy_command")
         head = (team / ".git" / "HEAD").read_bytes()
         (team / ".git" / "HEAD").write_text("not a ref at all\n")  # git now fails outright
-        await pilot.press("d", "enter")
+        await decide_key(pilot, app, "d")
         await settle(pilot, app)
         assert app.is_running
         assert any(n.severity == "error" for n in app._notifications)
@@ -274,7 +275,7 @@ async def test_defer_keeps_the_conflict_open(demo: Path) -> None:
     app = desk(demo)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_item(pilot, app, "conflict", "deploy_command")
-        await pilot.press("d", "enter")
+        await decide_key(pilot, app, "d")
         await settle(pilot, app)
     assert {m.status for m in by_attribute(demo, "deploy_command")} == {"conflict"}
     decisions = [e for e in events(demo / "team") if e["action"] == "decide"]
@@ -287,7 +288,7 @@ async def test_a_non_maintainer_is_refused_and_nothing_changes(demo: Path) -> No
     app = desk(demo, actor="intern@example.com")
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await open_item(pilot, app, "conflict", "deploy_command")
-        await pilot.press("n", "enter")
+        await decide_key(pilot, app, "n")
         await settle(pilot, app)
         messages = [n.message for n in app._notifications]
         assert any("may not decide" in m for m in messages)
@@ -302,7 +303,7 @@ async def test_promotion_approve_creates_the_team_copy(demo: Path) -> None:
         await open_item(pilot, app, "promotion", "Package manager")
         assert isinstance(app.screen, PromotionScreen)
         assert "clean" in text_of(app.screen.query_one("#scan"))
-        await pilot.press("a", "enter")
+        await decide_key(pilot, app, "a")
         await settle(pilot, app)
     copies = [m for m in by_attribute(demo, "package_manager") if m.scope == "team"]
     assert len(copies) == 1
@@ -337,7 +338,7 @@ async def test_promotion_reject_closes_the_request(demo: Path) -> None:
     app = desk(demo)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_item(pilot, app, "promotion", "Package manager")
-        await pilot.press("r", "enter")
+        await decide_key(pilot, app, "r")
         await settle(pilot, app)
     statuses = {r.memory_id: r.status for r in load_requests(workspace(demo).private)}
     assert "rejected" in statuses.values()
@@ -353,7 +354,7 @@ async def test_deletion_approve_erases_the_memory(demo: Path) -> None:
         await open_item(pilot, app, "deletion")
         assert isinstance(app.screen, DeletionScreen)
         await pilot.press("a")
-        await pilot.pause()
+        await settle(pilot, app)
         assert app.screen.proposal.destructive
         await pilot.press("enter")
         await settle(pilot, app)
@@ -386,7 +387,7 @@ async def test_deleting_a_promoted_memory_names_its_team_copy(demo: Path) -> Non
         assert isinstance(app.screen, DeletionScreen)
         assert copy_id in text_of(app.screen.query_one("#request"))
         await pilot.press("a")
-        await pilot.pause()
+        await settle(pilot, app)
         assert any(copy_id in line for line in app.screen.proposal.changes)
         await pilot.press("enter")
         await settle(pilot, app)
@@ -405,7 +406,7 @@ async def test_deletion_reject_keeps_the_memory(demo: Path) -> None:
     app = desk(demo)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_item(pilot, app, "deletion")
-        await pilot.press("r", "enter")
+        await decide_key(pilot, app, "r")
         await settle(pilot, app)
     assert [m.status for m in by_attribute(demo, "home_city")] == ["active"]
     assert [r.status for r in load_requests(workspace(demo).private) if r.kind == "delete"] == [
@@ -448,7 +449,7 @@ async def test_about_me_correct_and_ask_to_delete(demo: Path) -> None:
         listing = screen.query_one("#about-list")
         listing.highlighted = next(i for i, o in enumerate(listing.options) if o.id == str(city))
         await pilot.pause()
-        await pilot.press("d", "enter")
+        await decide_key(pilot, app, "d")
         await settle(pilot, app)
     assert len([r for r in load_requests(workspace(demo).private) if r.kind == "delete"]) == 1
     doctor_clean(demo)
@@ -523,7 +524,7 @@ async def test_batch_approve_in_part_and_rollback(demo: Path) -> None:
         await pilot.pause()
         assert screen.rejected == {pnpm.path}
         await pilot.press("a")
-        await pilot.pause()
+        await settle(pilot, app)
         assert isinstance(app.screen, ReasonDialog)
         await pilot.press("enter")
         await settle(pilot, app)
@@ -550,7 +551,7 @@ async def test_batch_reject_all_changes_nothing(demo: Path) -> None:
     app = desk(demo)
     async with app.run_test(size=(140, 40)) as pilot:
         await open_item(pilot, app, "consolidation")
-        await pilot.press("r", "enter")
+        await decide_key(pilot, app, "r")
         await settle(pilot, app)
         assert not [i for i in app.screen.items if i.kind == "consolidation"]
     memories = git(private, "diff", head, "HEAD", "--stat", "--", "memories")

@@ -12,7 +12,7 @@ from typing import Any
 
 import grimp
 import pytest
-from support_desk import desk, settle, text_of, workspace
+from support_desk import decide_key, desk, settle, text_of, workspace
 from textual.widgets import DataTable
 
 import tui.screens.queue
@@ -134,7 +134,7 @@ async def test_a_decision_rebuilds_the_queue_once_off_the_ui_thread(
         assert isinstance(app.screen, ConflictScreen)
         decided = app.screen.item
         builds.clear()
-        await pilot.press("o", "enter")  # older wins
+        await decide_key(pilot, app, "o")  # older wins
         await settle(pilot, app)
         assert len(builds) == 1
         assert builds[0] is not threading.main_thread()

@@ -827,7 +827,7 @@ def test_reports_are_stable_json_and_readable(ws: Workspace, claude: Path) -> No
     report = import_claude(ws, claude)
 
     data = report.to_dict()
-    assert list(data) == ["format", "folder", "dry_run", "stores", "counts", "items", "warnings"]
+    assert list(data) == ["format", "folder", "dry_run", "items", "warnings", "stores", "counts"]
     assert list(data["items"][0]) == [
         "origin",
         "kind",

@@ -742,3 +742,26 @@ def test_a_hand_edit_since_the_last_transaction_is_not_overwritten(
     text = path.read_text()
     assert "status: expired" in text
     assert "Use big tables" in text
+
+
+def test_a_commit_takes_a_removal_a_crash_already_staged(tmp_path: Path) -> None:
+    """A kill between staging an erasure's removals and committing leaves files that are
+    gone from disk and from the index but still in HEAD: ``git add`` refuses such a path
+    ("pathspec did not match"), so recovery's commit must hand it to the commit only
+    (found by bench/crash_loop.py, decide-conflict-neither killed at 0.18 s)."""
+    root = tmp_path / "repo"
+    repo = gitstore.init_repo(root)
+    (root / "kept.md").write_text("one\n")
+    (root / "gone.md").write_text("secret\n")
+    gitstore.commit(repo, ["kept.md", "gone.md"], actor=ACTOR, message="first")
+    subprocess.run(["git", "-C", str(root), "rm", "-q", "gone.md"], check=True)
+    (root / "kept.md").write_text("two\n")
+    assert gitstore.commit(repo, ["kept.md", "gone.md"], actor=ACTOR, message="finish")
+    assert git_status(root) == []
+    tree = subprocess.run(
+        ["git", "-C", str(root), "ls-tree", "--name-only", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert tree == ["kept.md"]

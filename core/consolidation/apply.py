@@ -22,6 +22,7 @@ from core.consolidation.changes import Change, fingerprint
 from core.consolidation.model import edit_changes
 from core.consolidation.refs import BASELINE_TAG, BATCH_REF
 from core.domain import policy
+from core.domain.data import AsData, shown_as
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
 from core.store import decisions, gitstore
@@ -32,7 +33,7 @@ from core.store.transaction import Transaction
 
 # --------------------------------------------------------------------- baselines
 @dataclass(frozen=True)
-class Baseline:
+class Baseline(AsData):
     name: str
     number: int
     commit: str
@@ -40,19 +41,13 @@ class Baseline:
     decision: str | None
     batch: str | None
     actor: str | None
-    message: str
+    message: str = field(metadata=shown_as(skip=True))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "number": self.number,
-            "commit": self.commit,
-            "when": self.when,
-            "decision": self.decision,
-            "batch": self.batch,
-            "actor": self.actor,
-            "summary": self.message.splitlines()[0] if self.message else "",
-        }
+    DATA_PROPERTIES = ("summary",)
+
+    @property
+    def summary(self) -> str:
+        return self.message.splitlines()[0] if self.message else ""
 
 
 def baselines(store: Store) -> list[Baseline]:

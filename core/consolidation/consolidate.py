@@ -98,6 +98,7 @@ from core.consolidation.model import Edit, Engine, Gathered, Proposal, Signal
 from core.consolidation.plan import Plan, make_plan
 from core.consolidation.rollback import RollbackResult, revert_decision, rollback
 from core.domain import policy
+from core.domain.data import AsData
 from core.domain.errors import StoreError
 from core.store import gitstore
 from core.store.fsutil import file_lock
@@ -133,7 +134,7 @@ AUTO_APPLY = "consolidation_auto_apply"
 
 
 @dataclass(frozen=True)
-class ConsolidationReport:
+class ConsolidationReport(AsData):
     """What one run of ``memgov consolidate`` found and did."""
 
     status: str  # dry-run | pending | applied | nothing-to-do
@@ -152,25 +153,6 @@ class ConsolidationReport:
     initial_baseline: str | None = None
     #: why the automatic changes were not applied although the policy says so
     auto_apply_held: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "store": self.store,
-            "batch": self.batch,
-            "base": self.base,
-            "since": self.since,
-            "engine": self.engine,
-            "counts": dict(self.counts),
-            "changes": list(self.changes),
-            "files": list(self.files),
-            "index": self.index,
-            "replay": self.replay,
-            "findings": list(self.findings),
-            "applied": self.applied,
-            "initial_baseline": self.initial_baseline,
-            "auto_apply_held": self.auto_apply_held,
-        }
 
     def render(self, *, diffs: bool = False, limit: int = 50) -> str:
         """A summary for people: the counts, up to ``limit`` changes (``to_dict`` has

@@ -11,8 +11,7 @@ since the baseline are kept (they came through the write gate, not a batch).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from core.consolidation.apply import (
     BatchDecision,
@@ -25,7 +24,7 @@ from core.consolidation.apply import (
     summaries,
 )
 from core.consolidation.batch import pending_ids
-from core.domain.data import to_data
+from core.domain.data import AsData, shown_as
 from core.domain.errors import NotFoundError, StoreError, ValidationError
 from core.domain.record import parse_memory
 from core.store import gitstore
@@ -34,23 +33,16 @@ from core.store.store import MEMORY_DIR, Store
 
 
 @dataclass(frozen=True)
-class RollbackResult:
+class RollbackResult(AsData):
     decision: Decision
     target: str  # the baseline returned to
     baseline: str | None  # the new baseline tagging the result
     restored: tuple[str, ...]
-    skipped: tuple[tuple[str, str], ...]  # (memory id or file, why)
+    #: (memory id or file, why)
+    skipped: tuple[tuple[str, str], ...] = field(
+        metadata=shown_as(convert=lambda pairs: [{"id": i, "why": w} for i, w in pairs])
+    )
     kept: tuple[str, ...]  # records written since the baseline: kept as they are
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "decision": to_data(self.decision),
-            "target": self.target,
-            "baseline": self.baseline,
-            "restored": list(self.restored),
-            "skipped": [{"id": i, "why": why} for i, why in self.skipped],
-            "kept": list(self.kept),
-        }
 
     def render(self) -> str:
         lines = [f"{self.decision.id}: rolled back to {self.target}"]

@@ -44,11 +44,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from core.domain import secrets
+from core.domain.data import AsData
 from core.domain.record import Memory
 from core.importers.claude_code_entries import without_type_prefix
 from core.importers.claude_code_files import INDEX_FILE, TEAM_DIR
@@ -72,7 +72,7 @@ _URL = re.compile(r"https?://", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
-class ExportReport:
+class ExportReport(AsData):
     folder: str
     files: tuple[str, ...]  # topic files written, relative to the folder
     indexed: tuple[str, ...]  # the ones MEMORY.md lists
@@ -83,19 +83,6 @@ class ExportReport:
     warnings: tuple[str, ...] = ()
     #: records not exported, with why: ``<id>: holds a credential (rule ids)``
     left_out: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "folder": self.folder,
-            "files": list(self.files),
-            "indexed": list(self.indexed),
-            "not_indexed": list(self.not_indexed),
-            "index_lines": self.index_lines,
-            "index_bytes": self.index_bytes,
-            "replaced_previous": self.replaced_previous,
-            "warnings": list(self.warnings),
-            "left_out": list(self.left_out),
-        }
 
     def render(self) -> str:
         verb = "replaced the previous export in" if self.replaced_previous else "exported to"

@@ -11,10 +11,10 @@ entry may hold a secret.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from core.domain import gate, secrets
+from core.domain.data import AsData, shown_as
 
 WITHHELD = "[withheld: matches a secret or sensitive pattern]"
 OUTCOMES = (
@@ -29,7 +29,7 @@ OUTCOMES = (
 
 
 @dataclass(frozen=True)
-class ImportItem:
+class ImportItem(AsData):
     """What happened to one entry. Never holds content: a refused entry may hold a secret."""
 
     origin: str
@@ -46,26 +46,9 @@ class ImportItem:
     secret_rules: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "origin": self.origin,
-            "kind": self.kind,
-            "scope": self.scope,
-            "outcome": self.outcome,
-            "reasons": list(self.reasons),
-            "memory_ids": list(self.memory_ids),
-            "title": self.title,
-            "type": self.type,
-            "subject": self.subject,
-            "attribute": self.attribute,
-            "sources": list(self.sources),
-            "secret_rules": list(self.secret_rules),
-            "notes": list(self.notes),
-        }
-
 
 @dataclass(frozen=True)
-class ImportReport:
+class ImportReport(AsData):
     """The outcome of one import: an item per entry, in file and line order."""
 
     format: str  # claude-code | codex
@@ -73,7 +56,11 @@ class ImportReport:
     dry_run: bool
     items: tuple[ImportItem, ...]
     warnings: tuple[str, ...] = ()
-    stores: tuple[tuple[str, str], ...] = ()  # (scope, root)
+    stores: tuple[tuple[str, str], ...] = field(
+        default=(), metadata=shown_as(convert=dict)
+    )  # (scope, root)
+
+    DATA_PROPERTIES = ("counts",)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -82,17 +69,6 @@ class ImportReport:
 
     def by_outcome(self, outcome: str) -> list[ImportItem]:
         return [item for item in self.items if item.outcome == outcome]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": self.format,
-            "folder": self.folder,
-            "dry_run": self.dry_run,
-            "stores": {scope: root for scope, root in self.stores},
-            "counts": self.counts,
-            "items": [item.to_dict() for item in self.items],
-            "warnings": list(self.warnings),
-        }
 
     def render(self) -> str:
         head = f"{self.format} import from {self.folder}"

@@ -9,9 +9,9 @@ read counts 0 memories (why is among its findings).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
+from core.domain.data import AsData, shown_as
 from core.domain.errors import MemgovError
 from core.reports.doctor import Finding, diagnose
 from core.store.store import Store
@@ -19,26 +19,22 @@ from core.store.workspace import Workspace
 
 
 @dataclass(frozen=True)
-class StoreCheck:
-    store: Store
+class StoreCheck(AsData):
+    store: Store = field(metadata=shown_as(convert=lambda s: s.root))
     findings: tuple[Finding, ...]
     memories: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "store": str(self.store.root),
-            "memories": self.memories,
-            "findings": [f.to_dict() for f in self.findings],
-        }
-
 
 @dataclass(frozen=True)
-class Checkup:
+class Checkup(AsData):
     stores: tuple[StoreCheck, ...]
-    failing: bool
+    failing: bool = field(metadata=shown_as(skip=True))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"clean": not self.failing, "stores": [s.to_dict() for s in self.stores]}
+    DATA_PROPERTIES = ("clean",)
+
+    @property
+    def clean(self) -> bool:
+        return not self.failing
 
 
 def counted(store: Store) -> int:

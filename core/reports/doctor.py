@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from core.domain.data import AsData
 from core.domain.errors import StoreError
 from core.store import gitstore, logs, requests
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text
@@ -27,19 +27,11 @@ from core.store.store import MEMORY_DIR, STATE_DIR, Store
 
 
 @dataclass(frozen=True)
-class Finding:
+class Finding(AsData):
     severity: str  # error | warning
     path: str
     reason: str
     field: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "severity": self.severity,
-            "path": self.path,
-            "field": self.field,
-            "reason": self.reason,
-        }
 
     def render(self) -> str:
         where = self.path + (f": field '{self.field}'" if self.field else "")

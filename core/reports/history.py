@@ -7,9 +7,9 @@ events still name it (:func:`store_of_history`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
+from core.domain.data import AsData, shown_as
 from core.domain.errors import NotFoundError, shown_id
 from core.store import gitstore
 from core.store.events import Event
@@ -18,29 +18,26 @@ from core.store.workspace import Workspace
 
 
 @dataclass(frozen=True)
-class History:
-    memory_id: str
+class History(AsData):
+    memory_id: str = field(metadata=shown_as(key="id"))
     exists: bool
     status: str | None
-    events: tuple[Event, ...]
+    events: tuple[Event, ...] = field(
+        metadata=shown_as(convert=lambda events: [e.to_dict() for e in events])
+    )
     commits: tuple[gitstore.CommitInfo, ...]
-    older: tuple[str, ...]  # what this memory replaced, nearest first
-    newer: tuple[str, ...]  # what replaced it, nearest first
-    rolled_back: tuple[str, ...] = ()  # ids of listed events a crash recovery undid
+    #: what this memory replaced, nearest first
+    older: tuple[str, ...] = field(metadata=shown_as(skip=True))
+    #: what replaced it, nearest first
+    newer: tuple[str, ...] = field(metadata=shown_as(skip=True))
+    #: ids of listed events a crash recovery undid
+    rolled_back: tuple[str, ...] = field(default=(), metadata=shown_as(key="rolled_back_events"))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.memory_id,
-            "exists": self.exists,
-            "status": self.status,
-            "events": [e.to_dict() for e in self.events],
-            "commits": [
-                {"sha": c.sha, "author": c.author, "when": c.when, "message": c.message}
-                for c in self.commits
-            ],
-            "supersedes_chain": {"older": list(self.older), "newer": list(self.newer)},
-            "rolled_back_events": list(self.rolled_back),
-        }
+    DATA_PROPERTIES = ("supersedes_chain",)
+
+    @property
+    def supersedes_chain(self) -> dict[str, tuple[str, ...]]:
+        return {"older": self.older, "newer": self.newer}
 
 
 def supersedes_chain(store: Store, memory_id: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

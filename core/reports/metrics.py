@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from core.domain.data import AsData
 from core.domain.record import STATUSES, TYPES
 from core.store import logs
 from core.store.index import INDEX_FILE, check_index, read_index_text
@@ -23,7 +24,7 @@ WEEKS = 12
 
 
 @dataclass
-class Health:
+class Health(AsData):
     store: str
     scope: str
     by_status: dict[str, int] = field(default_factory=dict)
@@ -33,19 +34,6 @@ class Health:
     retrieval: dict[str, Any] = field(default_factory=dict)
     signals: list[dict[str, Any]] = field(default_factory=list)
     series: dict[str, list[int]] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "store": self.store,
-            "scope": self.scope,
-            "by_status": self.by_status,
-            "by_type": self.by_type,
-            "index": self.index,
-            "write": self.write,
-            "retrieval": self.retrieval,
-            "signals": self.signals,
-            "series": self.series,
-        }
 
 
 def _week(ts: str, start: datetime) -> int | None:

@@ -16,10 +16,11 @@ at their original file and line instead (``file``, ``line``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from core.domain.data import AsData, shown_as
 from core.domain.record import Source
 from core.store.fsutil import UnsafePath, atomic_write_text, confined
 
@@ -29,19 +30,15 @@ MESSAGE_RE = re.compile(r"^\s*-\s+\[(?P<index>\d+)\]\s")
 
 
 @dataclass(frozen=True)
-class Excerpt:
+class Excerpt(AsData):
     """The resolved evidence: where it is, and the lines around it."""
 
     file: str  # relative to the store root, or the original path for imports
     line: int  # 1-based line of the pointed-at message
-    lines: tuple[tuple[int, str], ...]  # (line number, text) with context
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "lines": [{"line": n, "text": t} for n, t in self.lines],
-        }
+    #: (line number, text) with context
+    lines: tuple[tuple[int, str], ...] = field(
+        metadata=shown_as(convert=lambda ls: [{"line": n, "text": t} for n, t in ls])
+    )
 
 
 def log_path(when: datetime) -> str:

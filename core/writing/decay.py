@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from core.domain import policy
+from core.domain.data import AsData, shown_as
 from core.domain.errors import StoreError
 from core.domain.record import TRUST, Memory
 from core.store.config import Config
@@ -53,15 +54,13 @@ def environment_changed(memory: Memory, current: Mapping[str, str]) -> list[str]
 
 
 @dataclass(frozen=True)
-class SweepReport:
-    expired: tuple[tuple[str, str], ...]  # (memory id, why)
-    unused: tuple[str, ...]  # no longer consolidation input
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "expired": [{"id": i, "why": why} for i, why in self.expired],
-            "not_consolidation_input": list(self.unused),
-        }
+class SweepReport(AsData):
+    #: (memory id, why)
+    expired: tuple[tuple[str, str], ...] = field(
+        metadata=shown_as(convert=lambda pairs: [{"id": i, "why": w} for i, w in pairs])
+    )
+    #: no longer consolidation input
+    unused: tuple[str, ...] = field(metadata=shown_as(key="not_consolidation_input"))
 
 
 def _due(

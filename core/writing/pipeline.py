@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from core.domain import gate, secrets
+from core.domain.data import AsData, shown_as
 from core.domain.record import Memory, Source
 from core.domain.values import noisy_or, same_value, with_source
 from core.store import logs
@@ -47,32 +48,23 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(AsData):
     """What happened to one candidate. ``kind`` is one of the five outcomes."""
 
-    kind: str  # written | merged | conflict | refused | empty
+    #: written | merged | conflict | refused | empty
+    kind: str = field(metadata=shown_as(key="outcome"))
     memory_ids: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     item: str | None = None  # the review item a conflict opened or joined
-    gate: gate.GateResult | None = None
+    gate: gate.GateResult | None = field(
+        default=None, metadata=shown_as(convert=lambda g: g.to_dict() if g else None)
+    )
     superseded: tuple[str, ...] = ()
     #: a team candidate from someone who is not a maintainer: the promotion request that
     #: holds its private copy for a maintainer's review (see
     #: :func:`core.writing.team_rule.remember_in`)
     held_for_review: str | None = None
     store: str | None = None  # the store written to, when ``remember_in`` chose it
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "outcome": self.kind,
-            "memory_ids": list(self.memory_ids),
-            "reasons": list(self.reasons),
-            "item": self.item,
-            "superseded": list(self.superseded),
-            "gate": self.gate.to_dict() if self.gate else None,
-            "held_for_review": self.held_for_review,
-            "store": self.store,
-        }
 
 
 def conflict_item_id(key: tuple[str, str, str, str | None]) -> str:

@@ -7,8 +7,9 @@ says how the secret was hidden.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from core.domain.data import AsData, shown_as
 from core.domain.secrets.hidden import hidden_spans, not_overlapping
 from core.domain.secrets.matching import find_secrets, prepare
 from core.domain.secrets.normalise import Span
@@ -16,21 +17,13 @@ from core.domain.secrets.rules import RULES
 
 
 @dataclass(frozen=True)
-class Finding:
+class Finding(AsData):
     """Where a secret is, and which rule saw it. Never the value, nor a part of it."""
 
-    rule_id: str
+    rule_id: str = field(metadata=shown_as(key="rule"))
     description: str
     line: int  # 1-based line of the secret's first character
     column: int  # 1-based column (in characters) of the secret's first character
-
-    def to_dict(self) -> dict[str, str | int]:
-        return {
-            "rule": self.rule_id,
-            "description": self.description,
-            "line": self.line,
-            "column": self.column,
-        }
 
     def __str__(self) -> str:
         return f"{self.rule_id} at line {self.line}, column {self.column}"
@@ -48,9 +41,6 @@ class EvadedFinding(Finding):
     """
 
     via: str
-
-    def to_dict(self) -> dict[str, str | int]:
-        return {**super().to_dict(), "via": self.via}
 
     def __str__(self) -> str:
         return f"{super().__str__()} (hidden: {self.via})"

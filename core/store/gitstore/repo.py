@@ -51,17 +51,22 @@ def commit(
     # a path that is neither on disk nor known to git (a file a rolled-back change had
     # created and removed again) would fail the whole add: "pathspec did not match"
     root = Path(repo.working_tree_dir or ".")
-    missing = [p for p in paths if not os.path.lexists(root / p)]
+    missing = {p for p in paths if not os.path.lexists(root / p)}
+    staged = paths  # what `git add` stages: on disk, or in the index
     if missing:
-        # known: in the index, or in HEAD (a removal already staged before a crash)
-        known = set(repo.git.ls_files("-z", "--", *missing).split("\0"))
+        # a missing path in the index is a removal to stage; one only in HEAD is a
+        # removal a crash already staged (``git add`` refuses it, the commit takes it)
+        indexed = set(repo.git.ls_files("-z", "--", *missing).split("\0"))
+        in_head: set[str] = set()
         if repo.head.is_valid():
-            known |= set(repo.git.ls_tree("-z", "--name-only", "HEAD", "--", *missing).split("\0"))
-        paths = [p for p in paths if p not in missing or p in known]
+            in_head = set(repo.git.ls_tree("-z", "--name-only", "HEAD", "--", *missing).split("\0"))
+        staged = [p for p in paths if p not in missing or p in indexed]
+        paths = [p for p in paths if p not in missing or p in indexed or p in in_head]
         if not paths:
             return None
     message = CONTROL.sub(" ", message)  # a NUL in a commit message breaks every later write
-    repo.git.add("--all", "--", *paths)
+    if staged:
+        repo.git.add("--all", "--", *staged)
     with repo.git.custom_environment(**git_env(actor, when), **NO_DETACHED_GC):
         try:
             repo.git.commit("--no-verify", "--quiet", "-m", message, "--", *paths)

@@ -12,8 +12,12 @@ A field says how it is shown through its metadata (:func:`shown_as`):
 - ``flatten``: its data (a mapping) merged into the parent's, not nested.
 
 A class may list properties to add after its fields in ``DATA_PROPERTIES``
-(``Decision.revertible``). Nothing else is special: a new dataclass is shown
-correctly without code of its own.
+(``Decision.revertible``), each a name or a ``(key, name)`` pair. Nothing else
+is special: a new dataclass is shown correctly without code of its own.
+
+The store's own file formats (a record's front matter, an event line, a
+batch's manifest) keep their explicit writers: they are formats on disk, not
+views, and must not change when a field is added.
 """
 
 from __future__ import annotations
@@ -60,8 +64,9 @@ def to_data(value: Any) -> Any:
                 out.update(data)
             else:
                 out[f.metadata.get("key", f.name)] = data
-        for name in getattr(type(value), "DATA_PROPERTIES", ()):
-            out[name] = to_data(getattr(value, name))
+        for entry in getattr(type(value), "DATA_PROPERTIES", ()):
+            key, name = entry if isinstance(entry, tuple) else (entry, entry)
+            out[key] = to_data(getattr(value, name))
         return out
     if isinstance(value, enum.Enum):
         return to_data(value.value)

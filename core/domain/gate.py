@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from core.domain import secrets
+from core.domain.data import AsData, shown_as
 
 CRITERIA = {
     "s1": "stable: still true next week",
@@ -26,24 +26,23 @@ CRITERIA = {
 
 
 @dataclass(frozen=True)
-class Criterion:
-    name: str
+class Criterion(AsData):
+    name: str = field(metadata=shown_as(key="criterion"))
     score: float | None
     passed: bool
     why: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "criterion": self.name,
-            "meaning": CRITERIA[self.name],
-            "score": self.score,
-            "passed": self.passed,
-            "why": self.why,
-        }
+    DATA_PROPERTIES = ("meaning",)
+
+    @property
+    def meaning(self) -> str:
+        return CRITERIA[self.name]
 
 
 @dataclass(frozen=True)
-class GateResult:
+class GateResult(AsData):
+    DATA_PROPERTIES = ("passed", ("score", "rounded_score"))
+
     theta: float
     criteria: tuple[Criterion, ...] = ()
     excluded: tuple[str, ...] = ()  # reasons the content is never memory
@@ -71,15 +70,9 @@ class GateResult:
         ]
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "passed": self.passed,
-            "score": round(self.score, 4),
-            "theta": self.theta,
-            "criteria": [c.to_dict() for c in self.criteria],
-            "excluded": list(self.excluded),
-            "secret_rules": list(self.secret_rules),
-        }
+    @property
+    def rounded_score(self) -> float:
+        return round(self.score, 4)
 
 
 # -- exclusions: derivable content (kept conservative; listed in the README) ----------

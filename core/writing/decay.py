@@ -141,25 +141,27 @@ def sweep_workspace(
     ]
 
 
-@dataclass(frozen=True)
-class Recalled:
-    memory: Memory
-    weight: float
+def _recalled(memory: Memory) -> dict[str, Any]:
+    position, trust, check = TRUST[memory.type]
+    return {
+        "id": memory.id,
+        "type": memory.type,
+        "injection": position,
+        "trust": trust,
+        "check": check,
+        "subject": memory.subject,
+        "attribute": memory.attribute,
+        "condition": memory.condition,
+        "content": memory.content,
+    }
 
-    def to_dict(self) -> dict[str, Any]:
-        position, trust, check = TRUST[self.memory.type]
-        return {
-            "id": self.memory.id,
-            "type": self.memory.type,
-            "weight": round(self.weight, 4),
-            "injection": position,
-            "trust": trust,
-            "check": check,
-            "subject": self.memory.subject,
-            "attribute": self.memory.attribute,
-            "condition": self.memory.condition,
-            "content": self.memory.content,
-        }
+
+@dataclass(frozen=True)
+class Recalled(AsData):
+    """A recalled record, shown with its type's injection position and trust."""
+
+    memory: Memory = field(metadata=shown_as(flatten=True, convert=_recalled))
+    weight: float = field(metadata=shown_as(convert=lambda w: round(w, 4)))
 
 
 def matches(memory: Memory, subject_prefix: str | None, attribute: str | None) -> bool:

@@ -24,7 +24,7 @@ def change(report_or_item: Any, action: str) -> dict[str, Any]:
     changes = (
         report_or_item.changes
         if hasattr(report_or_item, "changes")
-        else report_or_item.analysis.changes
+        else [c.to_dict() for c in report_or_item.analysis.changes]
     )
     found = [c for c in changes if c["action"] == action]
     assert len(found) == 1, [c["action"] for c in changes]

@@ -108,7 +108,7 @@ def test_a_record_changed_since_the_batch_is_refused_by_name(store, make_memory,
     with store.transaction(actor=ACTOR, message="test: reconfirm p2") as tx:
         tx.transition("p2", "active", action="reconfirm", reason="test", confidence=0.95)
     item = item_of(store)
-    assert any(c["stale"] == ["p2"] for c in item.analysis.changes)
+    assert any(c.stale == ("p2",) for c in item.analysis.changes)
     with pytest.raises(ValidationError, match=r"memories/p2.md: changed since batch .*--reject"):
         decide_batch(item, True, actor=ACTOR)
     assert statuses(store) == {"p1": "active", "p2": "active", "f": "active"}

@@ -501,7 +501,7 @@ async def test_batch_approve_in_part(demo: Path) -> None:
         await open_item(pilot, app, "consolidation")
         screen = app.screen
         assert isinstance(screen, BatchScreen)
-        paths = [f["path"] for f in screen.files]
+        paths = [f.path for f in screen.files]
         assert pnpm.path in paths and freeze.path in paths
         diff = text_of(screen.query_one("#batch-diff"))
         await pilot.press("plus", "plus")

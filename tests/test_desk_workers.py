@@ -108,9 +108,7 @@ async def test_a_failing_wider_diff_in_a_batch_is_a_notification(demo: Path) -> 
         await pilot.press("plus")
         await settle(pilot, app)
         shown = notifications(app)
-        assert [t for t, _m in shown] == [
-            f"The diff of {screen.files[0]['path']} could not be read"
-        ]
+        assert [t for t, _m in shown] == [f"The diff of {screen.files[0].path} could not be read"]
         assert app.is_running and app.screen is screen
         shutil.move(moved, demo / "private")
         await pilot.press("plus")  # and once the store is back, the diff reads again

@@ -10,13 +10,14 @@ selection (:func:`preview_batch`): the same ``select`` that approval applies.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from core.consolidation.apply import BatchDecision, select
 from core.consolidation.apply import decide_batch as apply_decision
 from core.consolidation.batch import Batch, batch_files, load_batch, pending_ids, stale
 from core.domain.errors import MemgovError
 from core.review.evidence import Evidence
-from core.review.items import BatchAnalysis, Item, Kind
+from core.review.items import BatchAnalysis, BatchChange, BatchFile, Item, Kind
 from core.store.store import Store
 
 
@@ -47,12 +48,40 @@ def batch_item(store: Store, batch: Batch, evidence: Evidence | None = None) -> 
             created_at=batch.created_at,
             actor=batch.actor,
             summary={**batch.counts, "files": len(files)},
-            changes=tuple({**c.to_dict(), "stale": moved.get(c.id, [])} for c in batch.changes),
-            files=tuple(f.to_dict(changes) for f in files),
+            changes=tuple(_change(c.to_dict(), moved.get(c.id, [])) for c in batch.changes),
+            files=tuple(_file(f.to_dict(changes)) for f in files),
             index=dict(batch.index),
             replay=dict(batch.replay),
             findings=tuple(batch.findings),
         ),
+    )
+
+
+def _change(data: dict[str, Any], stale: list[str]) -> BatchChange:
+    return BatchChange(
+        id=data["id"],
+        action=data["action"],
+        classification=data["class"],
+        automatic=data["automatic"],
+        reason=data["reason"],
+        evidence=tuple(data["evidence"]),
+        memory_ids=tuple(data["memory_ids"]),
+        files=tuple(data["files"]),
+        stale=tuple(stale),
+    )
+
+
+def _file(data: dict[str, Any]) -> BatchFile:
+    return BatchFile(
+        path=data["path"],
+        status=data["status"],
+        classification=data["class"],
+        automatic=data["automatic"],
+        changes=tuple(data["changes"]),
+        reasons=tuple(data["reasons"]),
+        evidence=tuple(data["evidence"]),
+        derived=data["derived"],
+        diff=data["diff"],
     )
 
 

@@ -164,14 +164,41 @@ class SecretAnalysis(AsData):
 
 
 @dataclass(frozen=True)
+class BatchChange(AsData):
+    """One change of a batch: automatic or needs approval, why, and what it touches.
+    ``stale``: records that changed since the batch was made."""
+
+    id: str
+    action: str
+    classification: str = field(metadata=shown_as(key="class"))
+    automatic: bool
+    reason: str
+    evidence: tuple[dict[str, Any], ...]
+    memory_ids: tuple[str, ...]
+    files: tuple[str, ...]
+    stale: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BatchFile(AsData):
+    """One file a batch changes, with its diff (3 lines of context)."""
+
+    path: str
+    status: str  # added | modified | deleted
+    classification: str = field(metadata=shown_as(key="class"))
+    automatic: bool
+    changes: tuple[str, ...]
+    reasons: tuple[str, ...]
+    evidence: tuple[dict[str, Any], ...]
+    derived: bool  # the index, regenerated from the records
+    diff: str
+
+
+@dataclass(frozen=True)
 class BatchAnalysis(AsData):
     """A pending consolidation batch (core.consolidation documents each part).
 
-    ``changes`` and ``files`` are the batch's own data: each change
-    ``{id, action, class, automatic, reason, evidence, memory_ids, files, stale}``,
-    each file ``{path, status, class, automatic, changes, reasons, evidence,
-    derived, diff}``. ``error`` is set, and the rest empty, for a batch that
-    cannot be read."""
+    ``error`` is set, and the rest empty, for a batch that cannot be read."""
 
     batch: str
     base: str = ""
@@ -181,8 +208,8 @@ class BatchAnalysis(AsData):
     created_at: str = ""
     actor: str = ""
     summary: dict[str, int] = field(default_factory=dict)
-    changes: tuple[dict[str, Any], ...] = ()
-    files: tuple[dict[str, Any], ...] = ()
+    changes: tuple[BatchChange, ...] = ()
+    files: tuple[BatchFile, ...] = ()
     index: dict[str, Any] = field(default_factory=dict)
     replay: dict[str, Any] = field(default_factory=dict)
     findings: tuple[str, ...] = ()

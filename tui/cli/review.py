@@ -51,9 +51,9 @@ def render_item(item: Item) -> str:
             f"automatic, {summary.get('needs_approval', 0)} need approval"
         )
         for entry in analysis.files:
-            cls = "automatic" if entry.get("automatic") else "needs approval"
-            lines.append(f"  - {entry['path']} [{entry.get('status')}, {cls}]")
-            lines += [f"      {reason}" for reason in entry.get("reasons", [])]
+            cls = "automatic" if entry.automatic else "needs approval"
+            lines.append(f"  - {entry.path} [{entry.status}, {cls}]")
+            lines += [f"      {reason}" for reason in entry.reasons]
         lines += [f"  note: {finding}" for finding in analysis.findings]
         lines.append("  decide: memgov decide ITEM --approve|--reject [--file PATH ...]")
     if isinstance(analysis, ConflictAnalysis) and analysis.favoured:

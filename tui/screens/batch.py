@@ -9,7 +9,7 @@ git in a worker (the screen says so meanwhile).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from core.consolidation.consolidate import file_diff
 from core.domain.errors import MemgovError
-from core.review.items import BatchAnalysis, Item
+from core.review.items import BatchAnalysis, BatchFile, Item
 from tui.render import safe
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
@@ -95,7 +95,7 @@ class BatchScreen(ItemScreen):
         self.rejected: set[str] = set()
 
     @property
-    def files(self) -> list[dict[str, Any]]:
+    def files(self) -> list[BatchFile]:
         return list(self.item.analysis_as(BatchAnalysis).files)
 
     def compose(self) -> ComposeResult:
@@ -150,19 +150,15 @@ class BatchScreen(ItemScreen):
         row = table.cursor_row
         table.clear()
         for entry in self.files:
-            path = entry["path"]
+            path = entry.path
             mark = Text("✗", style="red") if path in self.rejected else Text("✓", style="green")
-            cls = (
-                Text("auto", style="green")
-                if entry.get("automatic")
-                else Text("review", style="yellow")
-            )
+            cls = Text("auto", style="green") if entry.automatic else Text("review", style="yellow")
             table.add_row(mark, cls, path, key=path)
         if self.files:
             table.move_cursor(row=min(max(row, 0), len(self.files) - 1))
         self.show_file()
 
-    def current(self) -> dict[str, Any] | None:
+    def current(self) -> BatchFile | None:
         table = self.query_one("#batch-files", DataTable)
         files = self.files
         row = table.cursor_row
@@ -175,21 +171,20 @@ class BatchScreen(ItemScreen):
             view.update(Text("no file", style="dim"))
             return
         parts: list[RenderableType] = []
-        head = Text(entry["path"], style="bold")
+        head = Text(entry.path, style="bold")
         head.append(
-            f"  {entry.get('status', '')} · "
-            + ("automatic" if entry.get("automatic") else "needs approval"),
-            style="green" if entry.get("automatic") else "yellow",
+            f"  {entry.status} · " + ("automatic" if entry.automatic else "needs approval"),
+            style="green" if entry.automatic else "yellow",
         )
-        if entry["path"] in self.rejected:
+        if entry.path in self.rejected:
             head.append("  · marked: reject", style="red")
         parts.append(head)
-        for reason in entry.get("reasons", []):
+        for reason in entry.reasons:
             parts.append(Text(f"• {safe(reason)}", style="italic"))
         stale = [
             c
             for c in self.item.analysis_as(BatchAnalysis).changes
-            if c.get("stale") and c["id"] in entry.get("changes", [])
+            if c.stale and c.id in entry.changes
         ]
         if stale:
             parts.append(
@@ -201,10 +196,10 @@ class BatchScreen(ItemScreen):
             )
         parts.append(Text(f"context: {self.context} lines (+/-)", style="dim"))
         if self.context == 3:  # the batch's own diff: nothing to read
-            view.update(Group(*parts, render_diff(entry["diff"])))
+            view.update(Group(*parts, render_diff(entry.diff)))
             return
         view.update(Group(*parts, Text("reading the diff…", style="dim")))
-        path, context = entry["path"], self.context
+        path, context = entry.path, self.context
         self.in_worker(
             lambda: self.diff_with_context(path, context),
             lambda diff: view.update(Group(*parts, render_diff(diff))),
@@ -233,7 +228,7 @@ class BatchScreen(ItemScreen):
         entry = self.current()
         if entry is None:
             return
-        self.rejected ^= {entry["path"]}
+        self.rejected ^= {entry.path}
         self.refresh_view()
 
     def action_context(self, step: int) -> None:
@@ -243,7 +238,7 @@ class BatchScreen(ItemScreen):
         self.show_file()
 
     def action_approve(self) -> None:
-        paths = [f["path"] for f in self.files]
+        paths = [f.path for f in self.files]
         applied = [p for p in paths if p not in self.rejected]
         if not applied:
             self.action_reject()

@@ -346,15 +346,6 @@ def _already_decided(store: Store, batch_id: str) -> Decision | None:
     return None
 
 
-def check_may_decide(store: Store, actor: str, what: str) -> None:
-    """Who may decide a batch or roll back: the store's owner or maintainers."""
-    policy.check_decider(
-        store,
-        actor,
-        f"decide team item {what}" if store.config.scope == "team" else f"decide {what}",
-    )
-
-
 def decide_batch(
     store: Store,
     batch_id: str,
@@ -366,7 +357,7 @@ def decide_batch(
 ) -> BatchDecision:
     """Approve all, approve the changes touching ``files`` and reject the rest,
     reject all, or reject those touching ``files`` and approve the rest."""
-    check_may_decide(store, actor, batch_id)
+    policy.check_may_decide_in(store, actor, batch_id)
     ref = BATCH_REF + batch_id
     done = _already_decided(store, batch_id)
     if done is not None:  # an earlier run stopped between its commit and its tag: finish it

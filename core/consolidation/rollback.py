@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from core.consolidation.apply import (
     BatchDecision,
     baselines,
-    check_may_decide,
     commit_of,
     find_baseline,
     make_baseline,
@@ -24,6 +23,7 @@ from core.consolidation.apply import (
     summaries,
 )
 from core.consolidation.batch import pending_ids
+from core.domain import policy
 from core.domain.data import AsData, shown_as
 from core.domain.errors import NotFoundError, StoreError, ValidationError
 from core.domain.record import parse_memory
@@ -72,7 +72,7 @@ def rollback(
 
 
 def _rollback(store: Store, baseline: str | None, *, actor: str, reason: str) -> RollbackResult:
-    check_may_decide(store, actor, f"rollback of {store.root.name}")
+    policy.check_may_decide_in(store, actor, f"rollback of {store.root.name}")
     pending = pending_ids(store)
     if pending:
         raise StoreError(

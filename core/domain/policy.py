@@ -190,6 +190,13 @@ def check_decider(store: GovernedStore, actor: str, what: str) -> None:
         check_owner(store, actor, what)
 
 
+def check_may_decide_in(store: GovernedStore, actor: str, subject: str) -> None:
+    """:func:`check_decider` for deciding ``subject`` (an item id, a rollback) in
+    ``store``, the refusal saying "decide team item X" or "decide X"."""
+    team = store.config.scope == Scope.TEAM
+    check_decider(store, actor, f"decide team item {subject}" if team else f"decide {subject}")
+
+
 def may_decide(store: GovernedStore, actor: str) -> bool:
     """Whether :func:`check_decider` lets ``actor`` decide an item of ``store``."""
     if store.config.scope == Scope.TEAM:

@@ -34,9 +34,7 @@ def check_may_decide_on(
     """Refuse (AuthorizationError naming the config and the field) unless ``actor``
     may decide an item of ``kind`` about ``subject`` (an item, a decision to revert,
     a record to correct) opened in ``store``."""
-    decider = deciding_store(kind, store, workspace)
-    what = f"decide team item {subject}" if decider.config.scope == "team" else f"decide {subject}"
-    policy.check_decider(decider, actor, what)
+    policy.check_may_decide_in(deciding_store(kind, store, workspace), actor, subject)
 
 
 def check_may_decide(item: Item, actor: str, workspace: Workspace) -> None:

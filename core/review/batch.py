@@ -15,6 +15,7 @@ from typing import Any
 from core.consolidation.apply import BatchDecision, select
 from core.consolidation.apply import decide_batch as apply_decision
 from core.consolidation.batch import Batch, batch_files, load_batch, pending_ids, stale
+from core.consolidation.changes import Change
 from core.domain.errors import MemgovError
 from core.review.evidence import Evidence
 from core.review.items import BatchAnalysis, BatchChange, BatchFile, Item, Kind
@@ -48,7 +49,7 @@ def batch_item(store: Store, batch: Batch, evidence: Evidence | None = None) -> 
             created_at=batch.created_at,
             actor=batch.actor,
             summary={**batch.counts, "files": len(files)},
-            changes=tuple(_change(c.to_dict(), moved.get(c.id, [])) for c in batch.changes),
+            changes=tuple(_change(c, moved.get(c.id, [])) for c in batch.changes),
             files=tuple(_file(f.to_dict(changes)) for f in files),
             index=dict(batch.index),
             replay=dict(batch.replay),
@@ -57,16 +58,16 @@ def batch_item(store: Store, batch: Batch, evidence: Evidence | None = None) -> 
     )
 
 
-def _change(data: dict[str, Any], stale: list[str]) -> BatchChange:
+def _change(change: Change, stale: list[str]) -> BatchChange:
     return BatchChange(
-        id=data["id"],
-        action=data["action"],
-        classification=data["class"],
-        automatic=data["automatic"],
-        reason=data["reason"],
-        evidence=tuple(data["evidence"]),
-        memory_ids=tuple(data["memory_ids"]),
-        files=tuple(data["files"]),
+        id=change.id,
+        action=change.action,
+        classification=change.classification,
+        automatic=change.automatic,
+        reason=change.reason,
+        evidence=tuple(dict(e) for e in change.evidence),
+        memory_ids=change.memory_ids,
+        files=change.files,
         stale=tuple(stale),
     )
 

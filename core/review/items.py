@@ -64,22 +64,12 @@ def _record_summary(memory: Memory) -> dict[str, Any]:
     }
 
 
-def _excerpt(excerpt: Excerpt | None) -> dict[str, Any] | None:
-    if excerpt is None:
-        return None
-    return {
-        "file": excerpt.file,
-        "line": excerpt.line,
-        "lines": [{"line": n, "text": t} for n, t in excerpt.lines],
-    }
-
-
 @dataclass(frozen=True)
 class SourceEvidence(AsData):
     """One source of a record, and the log lines it points at (None: not found)."""
 
     source: Source = field(metadata=shown_as(flatten=True, convert=Source.to_dict))
-    excerpt: Excerpt | None = field(metadata=shown_as(convert=_excerpt))
+    excerpt: Excerpt | None
 
     DATA_PROPERTIES = ("resolves",)
 

@@ -2,9 +2,10 @@
 
 Every decision kind opens its transactions through a :class:`Session`. A real
 session is the store's own transaction (or a joint one across two stores). A
-dry-run session runs the very same code under the same locks, then *prepares*
-each transaction (every check, the secret guard of a team store, what an
-erasure would scrub and discard) and keeps it instead of applying it: the
+dry-run session runs the very same code through the same transactions
+(``dry_run=True``: the same locks and re-reads), which *prepare* each
+change (every check, the secret guard of a team store, what an erasure would
+scrub and discard) and keep it instead of applying it: the
 preview (core.review.preview) is what the decision would write, not a second
 description of the rules.
 """
@@ -29,33 +30,19 @@ class Session:
 
     @contextlib.contextmanager
     def transaction(self, store: Store, *, actor: str, message: str) -> Iterator[Transaction]:
-        if not self.dry_run:
-            with store.transaction(actor=actor, message=message) as tx:
-                yield tx
-            return
-        with store.locked():
-            store.reread()
-            tx = Transaction(store, actor=actor, message=message)
+        with store.transaction(actor=actor, message=message, dry_run=self.dry_run) as tx:
             yield tx
-            self.prepared.append((tx, tx.prepare()))
+        if self.dry_run:
+            self.prepared.append((tx, tx.prepared))
 
     @contextlib.contextmanager
     def joint(
         self, coordinator: Store, participant: Store, *, actor: str, message: str
     ) -> Iterator[tuple[Transaction, Transaction]]:
-        """One change across two stores (both or neither; core.store.store)."""
-        if not self.dry_run:
-            with joint_transaction(coordinator, participant, actor=actor, message=message) as pair:
-                yield pair
-            return
-        first, second = sorted((coordinator, participant), key=lambda s: str(s.root))
-        with first.locked(), second.locked():
-            for store in (first, second):
-                store.reread()
-            pair = (
-                Transaction(coordinator, actor=actor, message=message),
-                Transaction(participant, actor=actor, message=message),
-            )
+        """One change across two stores (both or neither; core.store.joint)."""
+        with joint_transaction(
+            coordinator, participant, actor=actor, message=message, dry_run=self.dry_run
+        ) as pair:
             yield pair
-            for tx in reversed(pair):
-                self.prepared.append((tx, tx.prepare()))
+        if self.dry_run:
+            self.prepared += [(tx, tx.prepared) for tx in reversed(pair)]

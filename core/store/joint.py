@@ -22,12 +22,13 @@ if TYPE_CHECKING:
 
 @contextlib.contextmanager
 def joint_transaction(
-    coordinator: Store, participant: Store, *, actor: str, message: str
+    coordinator: Store, participant: Store, *, actor: str, message: str, dry_run: bool = False
 ) -> Iterator[tuple[Transaction, Transaction]]:
     """One change across two stores (a promotion: private and team): both or neither,
     whatever moment it is killed. Locks are taken in a fixed order (by path), so two
     such changes never wait on each other; each store is recovered and re-read under
-    its lock, so what the caller checks inside is the stores as they are now."""
+    its lock, so what the caller checks inside is the stores as they are now.
+    ``dry_run``: both are prepared (``tx.prepared``), nothing is written."""
     first, second = sorted((coordinator, participant), key=lambda s: str(s.root))
     with first.locked(), second.locked():
         for store in (first, second):
@@ -37,6 +38,9 @@ def joint_transaction(
         yield tx_c, tx_p
         prep_p = tx_p.prepare()
         prep_c = tx_c.prepare()
+        if dry_run:
+            tx_p.prepared, tx_c.prepared = prep_p, prep_c
+            return
         if prep_c is None and prep_p is None:
             return
         if prep_c is None or prep_p is None:  # one store only: an ordinary transaction

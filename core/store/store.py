@@ -221,14 +221,22 @@ class Store:
 
     # ------------------------------------------------------------------ writing
     @contextlib.contextmanager
-    def transaction(self, *, actor: str, message: str) -> Iterator[Transaction]:
-        """All changes inside land together as files, events, index and one commit."""
+    def transaction(
+        self, *, actor: str, message: str, dry_run: bool = False
+    ) -> Iterator[Transaction]:
+        """All changes inside land together as files, events, index and one commit.
+
+        ``dry_run``: every check runs and the writes are prepared (``tx.prepared``),
+        under the same lock, and nothing is written (a decision's preview)."""
         with file_lock(self.state_dir / "lock"):
             # what another process or a hand edit changed since this Store last read
             self.reread()
             tx = Transaction(self, actor=actor, message=message)
             yield tx
-            tx.apply()
+            if dry_run:
+                tx.prepared = tx.prepare()
+            else:
+                tx.apply()
 
     def log_message(
         self, *, task: str, index: int, role: str, text: str, actor: str

@@ -52,6 +52,8 @@ class Transaction:
         self.events: list[Event] = []
         self.needles: list[bytes] = []  # content of erased memories, to scrub everywhere
         self.history_rewritten = 0
+        #: a dry run's result: what this transaction would write, prepared, not applied
+        self.prepared: Prepared | None = None
 
     # -- events
     def event(

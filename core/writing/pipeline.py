@@ -56,9 +56,7 @@ class Outcome(AsData):
     memory_ids: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     item: str | None = None  # the review item a conflict opened or joined
-    gate: gate.GateResult | None = field(
-        default=None, metadata=shown_as(convert=lambda g: g.to_dict() if g else None)
-    )
+    gate: gate.GateResult | None = None
     superseded: tuple[str, ...] = ()
     #: a team candidate from someone who is not a maintainer: the promotion request that
     #: holds its private copy for a maintainer's review (see

@@ -18,9 +18,9 @@ from conftest import ACTOR, add_memories, commit_count, git_status
 from core.domain.errors import NotFoundError, StoreError, TransitionError, ValidationError
 from core.domain.record import Memory, parse_memory
 from core.reports.doctor import diagnose
-from core.store import fsutil, gitstore, loading
+from core.store import catalog, fsutil, gitstore
 from core.store import transaction as transaction_module
-from core.store.cache import CACHE_FILE
+from core.store.catalog import CATALOG_FILE
 from core.store.config import CONFIG_FILE
 from core.store.events import EVENTS_FILE, Event, append_events, read_events
 from core.store.fsutil import atomic_write_bytes, file_lock
@@ -560,13 +560,13 @@ def test_a_torn_event_line_of_the_crashed_change_is_not_taken_as_written(
 @pytest.fixture
 def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
-    real = loading.read_memory_file
+    real = catalog._read_file
 
     def counting(path: str, rel: str, size: int) -> object:
         calls.append(rel)
         return real(path, rel, size)
 
-    monkeypatch.setattr(loading, "read_memory_file", counting)
+    monkeypatch.setattr(catalog, "_read_file", counting)
     return calls
 
 
@@ -592,6 +592,13 @@ def test_a_warm_open_reads_no_memory_file(
     assert {m.path for m in warm.values()} == {f"memories/mem-{i}.md" for i in (1, 2, 3)}
 
 
+def _save_like_an_editor(path: Path, text: str) -> None:
+    """A new file renamed over the old one: how memgov, vim, sed -i and git write."""
+    temp = path.with_name(path.name + ".swp")
+    temp.write_text(text)
+    os.replace(temp, path)
+
+
 def test_editing_one_file_rereads_only_that_file(
     store: Store, make_memory: MakeMemory, count_reads: list[str]
 ) -> None:
@@ -599,15 +606,61 @@ def test_editing_one_file_rereads_only_that_file(
     Store(store.root).load()
     path = store.root / "memories" / "mem-2.md"
     edited = Store(store.root).get("mem-2").with_changes(content="Edited by hand, longer now.")
-    path.write_text(edited.to_markdown())
+    _save_like_an_editor(path, edited.to_markdown())
     count_reads.clear()
     memories = Store(store.root).memories
-    assert count_reads == ["memories/mem-2.md"]
     assert memories["mem-2"].content == "Edited by hand, longer now."
+    assert count_reads == ["memories/mem-2.md"]
     count_reads.clear()
     (store.root / "memories" / "mem-3.md").unlink()
     assert set(Store(store.root).memories) == {"mem-1", "mem-2"}
     assert count_reads == []
+
+
+def test_an_edit_in_place_is_seen_by_the_full_check_and_by_a_writer(
+    store: Store, make_memory: MakeMemory, count_reads: list[str]
+) -> None:
+    """Rewriting a file in place keeps its inode and its folder's mtime: the quick
+    open does not see it (core.store.catalog says so); the full check does, and a
+    transaction that changes the record reads it first."""
+    three_memories(store, make_memory)
+    Store(store.root).load()
+    path = store.root / "memories" / "mem-2.md"
+    edited = Store(store.root).get("mem-2").with_changes(content="Edited in place.")
+    path.write_text(edited.to_markdown())
+    assert Store(store.root).refresh(full=True).memories["mem-2"].content == "Edited in place."
+    path.write_text(edited.with_changes(content="Edited in place again.").to_markdown())
+    writer = Store(store.root)
+    with writer.transaction(actor=ACTOR, message="expire") as tx:
+        tx.transition("mem-2", "expired", action="sweep", reason="x")
+    assert "Edited in place again." in path.read_text()
+
+
+def test_a_commit_elsewhere_is_seen_through_git(
+    store: Store, make_memory: MakeMemory, count_reads: list[str]
+) -> None:
+    """HEAD moved since the catalog was written: the files git says changed are read,
+    even an edit in place that left its folder alone."""
+    three_memories(store, make_memory)
+    Store(store.root).load()
+    path = store.root / "memories" / "mem-2.md"
+    edited = Store(store.root).get("mem-2").with_changes(content="Committed by hand.")
+    path.write_text(edited.to_markdown())
+    subprocess.run(
+        ["git", "commit", "-qam", "hand edit"],
+        cwd=store.root,
+        check=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "a",
+            "GIT_AUTHOR_EMAIL": "a@x",
+            "GIT_COMMITTER_NAME": "a",
+            "GIT_COMMITTER_EMAIL": "a@x",
+        },
+    )
+    count_reads.clear()
+    assert Store(store.root).memories["mem-2"].content == "Committed by hand."
+    assert count_reads == ["memories/mem-2.md"]
 
 
 def test_the_cache_also_remembers_problems(
@@ -626,14 +679,15 @@ def test_the_cache_also_remembers_problems(
     "content",
     [b"not a pickle at all", b"", b"\x80\x04K\x01.", b"\x80\x04}\x94(\x8c\x07version\x94K\x03u."],
 )
-def test_a_corrupt_cache_is_only_a_slower_open(
+def test_a_corrupt_catalog_is_only_a_slower_open(
     store: Store, make_memory: MakeMemory, count_reads: list[str], content: bytes
 ) -> None:
     three_memories(store, make_memory)
-    expected = Store(store.root).memories
-    (store.state_dir / CACHE_FILE).write_bytes(content)
+    expected = dict(Store(store.root).memories)
+    Store(store.root).catalog.delete()
+    (store.state_dir / CATALOG_FILE).write_bytes(content)
     count_reads.clear()
-    assert Store(store.root).memories == expected
+    assert dict(Store(store.root).memories) == expected
     assert sorted(count_reads) == [f"memories/mem-{i}.md" for i in (1, 2, 3)]
     count_reads.clear()
     Store(store.root).load()
@@ -650,10 +704,10 @@ def test_loading_without_the_cache_reads_everything(
     assert len(count_reads) == 3
 
 
-def test_the_cache_is_not_in_git(store: Store, make_memory: MakeMemory) -> None:
+def test_the_catalog_is_not_in_git(store: Store, make_memory: MakeMemory) -> None:
     three_memories(store, make_memory)
     Store(store.root).load()
-    assert (store.state_dir / CACHE_FILE).exists()
+    assert (store.state_dir / CATALOG_FILE).exists()
     tracked = git.Repo(store.root).git.ls_files().splitlines()
     assert not [t for t in tracked if t.startswith(STATE_DIR)]
     assert git_status(store.root) == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -26,7 +27,7 @@ from core.reports.doctor import diagnose
 from core.review.decide import decide
 from core.review.queue import build_queue
 from core.review.revert import revert
-from core.store.cache import CACHE_FILE
+from core.store.catalog import CATALOG_FILE
 from core.store.decisions import last_decision_for, team_copies
 from core.store.journal import JOURNAL_FILE, JournalError
 from core.store.store import Store
@@ -72,7 +73,7 @@ def test_a_committed_pickle_cache_never_runs(store: Store, tmp_path: Path) -> No
     legacy = store.root / ".memgov"
     legacy.mkdir(exist_ok=True)
     (legacy / "cache.pickle").write_bytes(pickle.dumps(_Planted(marker)))
-    (legacy / CACHE_FILE).write_bytes(pickle.dumps(_Planted(marker)))
+    (legacy / CATALOG_FILE).write_bytes(pickle.dumps(_Planted(marker)))
     _commit_all(store.root, "a poisoned cache")
     clone = _clone(store.root, tmp_path / "clone")
     Store(clone).load()
@@ -83,19 +84,21 @@ def test_a_committed_pickle_cache_never_runs(store: Store, tmp_path: Path) -> No
     assert any(".memgov" in f.path and "tracked" in f.reason for f in report)
 
 
-def test_a_bad_json_cache_is_only_a_slower_open(store: Store, add, make_memory) -> None:  # type: ignore[no-untyped-def]
+def test_a_tampered_catalog_row_is_read_again_from_its_file(store: Store, add, make_memory) -> None:  # type: ignore[no-untyped-def]
+    """The catalog is local state, but a row that does not validate as a record (a
+    bug, a disk error, a hand) is never trusted: the file is read again."""
     add(store, make_memory(id="mem-1"))
-    Store(store.root).load()  # writes the cache
-    cache = store.state_dir / CACHE_FILE
-    assert cache.is_file()
-    data = json.loads(cache.read_text())
-    for entry in data["entries"].values():
-        entry[3]["meta"]["status"] = ["not", "a", "status"]
-        entry[3]["content"] = 42
-    cache.write_text(json.dumps(data))
+    Store(store.root).load()  # writes the catalog
+    db = sqlite3.connect(store.state_dir / CATALOG_FILE)
+    db.execute("""UPDATE entries SET meta = '{"status": ["not", "a", "status"]}', content = 42""")
+    db.commit()
+    db.close()
     again = Store(store.root).load()
     assert again.memories["mem-1"].status == "active"
-    cache.write_text("[[[[" * 100_000)
+    assert again.memories["mem-1"].content.startswith("Use tables")
+    (store.state_dir / CATALOG_FILE).write_text("[[[[" * 100_000)
+    for suffix in ("-wal", "-shm"):
+        (store.state_dir / (CATALOG_FILE + suffix)).unlink(missing_ok=True)
     assert Store(store.root).load().memories["mem-1"].content.startswith("Use tables")
 
 

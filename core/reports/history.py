@@ -49,11 +49,13 @@ def supersedes_chain(store: Store, memory_id: str) -> tuple[tuple[str, ...], tup
         older.append(current.supersedes)
         seen.add(current.supersedes)
         current = memories.get(current.supersedes)
-    replaced_by: dict[str, str] = {m.supersedes: m.id for m in memories.values() if m.supersedes}
     newer: list[str] = []
     cursor = memory_id
-    while cursor in replaced_by and replaced_by[cursor] not in seen:
-        cursor = replaced_by[cursor]
+    while True:  # each step one indexed query: what says it supersedes the cursor
+        replacing = [m.id for m in memories.superseding(cursor) if m.id not in seen]
+        if not replacing:
+            break
+        cursor = replacing[-1]
         newer.append(cursor)
         seen.add(cursor)
     return tuple(older), tuple(newer)

@@ -111,12 +111,11 @@ def decide_conflict(
                 )
             for memory in members:
                 condition = conditions[memory.id].strip()
+                key = (memory.scope, memory.subject, memory.attribute, condition)
                 clash = [
                     m.id
-                    for m in tx.view.values()
-                    if m.id not in before
-                    and m.status in ("active", "conflict")
-                    and m.key == (memory.scope, memory.subject, memory.attribute, condition)
+                    for m in tx.view.by_key(key)
+                    if m.id not in before and m.status in ("active", "conflict")
                 ]
                 if clash:
                     raise ValidationError(

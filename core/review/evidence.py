@@ -50,9 +50,10 @@ class Evidence:
         text = read_index_text(self.store.root)[0] or ""  # doctor reports an unreadable index
         return {line.target: line.number for line in parse_index(text)}
 
-    @cached_property
-    def replaced_by(self) -> dict[str, str]:
-        return {m.supersedes: m.id for m in self.store.memories.values() if m.supersedes}
+    def replaced_by(self, memory_id: str) -> str | None:
+        """The record that supersedes ``memory_id`` (an indexed query)."""
+        found = self.store.memories.superseding(memory_id)
+        return found[0].id if found else None
 
     @cached_property
     def requests(self) -> list[Request]:
@@ -85,8 +86,9 @@ class Evidence:
             pointers.append(f"{INDEX_FILE} line {self.index_lines[memory.path]}")
         if memory.supersedes:
             pointers.append(f"supersedes {memory.supersedes}")
-        if memory.id in self.replaced_by:
-            pointers.append(f"superseded by {self.replaced_by[memory.id]}")
+        replacement = self.replaced_by(memory.id)
+        if replacement is not None:
+            pointers.append(f"superseded by {replacement}")
         pointers += [
             f"{r.kind} request {r.id} ({r.status})"
             for r in self.requests

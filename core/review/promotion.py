@@ -167,7 +167,9 @@ def team_matches(
 
 def promotion_outcome(team: Store, memory: Memory) -> str:
     """What approving a promotion will do in the team store, in words."""
-    match, same_key = team_matches(team.memories.values(), memory)
+    match, same_key = team_matches(
+        team.memories.by_subject_attribute(memory.subject, memory.attribute), memory
+    )
     if match is not None:
         return f"merges into {match.id}"
     if same_key:
@@ -194,7 +196,9 @@ def place_team_copy(
         usage_count=0,
         last_used_at=None,
     )
-    match, same_key = team_matches(tx.view.values(), memory)
+    match, same_key = team_matches(
+        tx.view.by_subject_attribute(memory.subject, memory.attribute), memory
+    )
     details = {"promoted_from": memory.id}
     if match is not None:
         merged = values.with_sources(match, sources)

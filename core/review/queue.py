@@ -77,8 +77,13 @@ def get_item(workspace: Workspace, item_id: str) -> Item:
 def _find_in(store: Store, workspace: Workspace, item_id: str) -> Item | None:
     evidence = Evidence(store, workspace.stores)
     if item_id.startswith("conflict-"):
-        for key, members in _sets(store):
+        # the id is a digest of the key: found among the keys, then only its records built
+        for key in store.memories.catalog.keys_with_status("conflict"):
             if conflict_item_id(key) == item_id:
+                members = [m for m in store.memories.by_key(key) if m.status == "conflict"]
+                if not members:
+                    return None
+                members.sort(key=lambda m: m.created_at)
                 return conflict_item(evidence, key, members)
         return None
     if item_id.startswith(("promote-", "delete-")):
@@ -99,9 +104,8 @@ def _find_in(store: Store, workspace: Workspace, item_id: str) -> Item | None:
 def _sets(store: Store) -> list[tuple[MemoryKey, list[Memory]]]:
     """The store's conflict sets: records in conflict, by key, oldest first."""
     groups: dict[MemoryKey, list[Memory]] = {}
-    for memory in store.memories.values():
-        if memory.status == "conflict":
-            groups.setdefault(memory.key, []).append(memory)
+    for memory in store.memories.with_status("conflict"):
+        groups.setdefault(memory.key, []).append(memory)
     for members in groups.values():
         members.sort(key=lambda m: m.created_at)
     return list(groups.items())
@@ -144,9 +148,8 @@ def request_item(evidence: Evidence, request: Request, team: Store | None) -> It
             team_evidence = Evidence(team)
             team_records = tuple(
                 team_evidence.of(m)
-                for m in team.memories.values()
-                if (m.subject, m.attribute) == (memory.subject, memory.attribute)
-                and m.status in ("active", "conflict")
+                for m in team.memories.by_subject_attribute(memory.subject, memory.attribute)
+                if m.status in ("active", "conflict")
             )
         analysis: PromotionAnalysis | DeletionAnalysis = PromotionAnalysis(
             secret_hits=len(scan),

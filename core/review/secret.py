@@ -283,8 +283,8 @@ def _needles(tx: Transaction, memory: Memory, file_text: str) -> list[bytes]:
     live record still holds one: that record is its own item."""
     values = {v.strip() for text in (file_text, memory.to_markdown()) for v in secret_values(text)}
     encoded = {v.encode("utf-8") for v in values if len(v.encode("utf-8")) >= MIN_NEEDLE_BYTES}
-    others = [m.to_markdown().encode("utf-8") for m in tx.view.values() if m.id != memory.id]
-    return sorted((n for n in encoded if not any(n in o for o in others)), key=len, reverse=True)
+    kept = [n for n in encoded if not tx.view.holding_text(n.decode("utf-8"), besides=memory.id)]
+    return sorted(kept, key=len, reverse=True)
 
 
 def _open_requests(store: Store, memory_id: str) -> list[Request]:

@@ -112,8 +112,7 @@ def erase_record(tx: Transaction, memory_id: str, **kwargs: Any) -> None:
     value = tx.get(memory_id).value
     tx.erase(memory_id, **kwargs)
     if value:  # the value in short goes with the content, unless another record says it too
-        others = [m.to_markdown().encode("utf-8") for m in tx.view.values()]
-        tx.needles += [n for n in needles_for(value) if not any(n in o for o in others)]
+        tx.needles += [n for n in needles_for(value) if not tx.still_said(n)]
 
 
 def record_decision(

@@ -80,7 +80,18 @@ def read_index_text(root: Path) -> tuple[str | None, str | None]:
 
 
 def index_line(memory: Memory, max_chars: int) -> str:
-    return _line(memory.display_title, memory.path, memory.hook, max_chars)
+    """The record's line. A credential in its title or hook (written before scanning,
+    or by hand) never reaches the index an agent reads: ``[secret: rule-id]`` instead,
+    put in before the line is cut, so a cut never leaves part of one."""
+    title, hook = shown_parts(memory)
+    return _line(title, memory.path, hook, max_chars)
+
+
+def shown_parts(memory: Memory) -> tuple[str, str]:
+    """The title and hook of the record's index line, redacted (the catalog keeps them)."""
+    from core.domain import secrets  # the scanner compiles its rules on first use
+
+    return secrets.redact(memory.display_title), secrets.redact(memory.hook)
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -97,6 +108,19 @@ def _line(display_title: str, path: str, first_line: str, max_chars: int) -> str
     if len(hook) > room:
         hook = hook[: max(room - 1, 0)].rstrip() + "…" if room else ""
     return head + hook if hook else head.rstrip(" —")
+
+
+def render_lines(rows: Iterable[tuple[str, str, str]], max_chars: int) -> str:
+    """The index from (redacted title, path, redacted hook) rows already in order."""
+    return "".join(_line(title, path, hook, max_chars) + "\n" for title, path, hook in rows)
+
+
+def sort_key(memory: Memory) -> tuple[int, str, str, str]:
+    """The index's order: type (as SPEC lists them), subject, attribute, id."""
+    return (_TYPE_ORDER.get(memory.type, 99), memory.subject, memory.attribute, memory.id)
+
+
+_TYPE_ORDER = {name: i for i, name in enumerate(TYPES)}
 
 
 def render_index(memories: Iterable[Memory], config: Config) -> str:

@@ -11,6 +11,7 @@ byte is written. The :class:`Prepared` gives the crash journal its content.
 from __future__ import annotations
 
 import base64
+import heapq
 import json
 import os
 from collections.abc import Iterable
@@ -24,7 +25,7 @@ from core.store.discard import declared, pending
 from core.store.erase import history_needles, scrub, scrub_file
 from core.store.events import EVENTS_FILE, Event
 from core.store.fsutil import UnsafePath, confined, read_confined
-from core.store.index import INDEX_FILE, render_index
+from core.store.index import INDEX_FILE, render_lines, shown_parts, sort_key
 from core.store.layout import MAX_FILE_BYTES
 from core.store.logs import LOG_DIR
 
@@ -90,18 +91,15 @@ def prepare(tx: Transaction) -> Prepared | None:
         # every earlier wording of an erased record (a correction, a consolidation
         # rewrite) must go too, but for what a live record still says; core.store.erase
         # also matches each needle as JSON escapes it (events, decision records)
-        live = [m.to_markdown() for m in tx.view.values()]
-        earlier = history_needles(root, removes, keep=live)
+        earlier = [n for n in history_needles(root, removes) if not tx.still_said(n)]
         tx.needles = sorted({*tx.needles, *earlier}, key=len, reverse=True)
         tx.events = [
             replace(e, reason=scrub(e.reason.encode("utf-8"), tx.needles).decode("utf-8"))
             for e in tx.events
         ]
-    from core.domain import secrets  # the scanner compiles its rules on first use
-
-    # a record holding a credential (written before scanning, or by hand) never puts
-    # it into the index an agent reads: the line shows [secret: rule-id] instead
-    index_text = secrets.redact(render_index(tx.view.values(), store.config))
+    # a record holding a credential never puts it into the index an agent reads: the
+    # line shows [secret: rule-id] instead (core.store.index.index_line)
+    index_text = _index_text(tx)
     writes: dict[str, bytes] = {
         m.path: m.to_markdown().encode("utf-8") for m in tx.changed.values()
     }
@@ -152,6 +150,32 @@ def prepare(tx: Transaction) -> Prepared | None:
         event_ids=[e.id for e in tx.events],
         needles=list(tx.needles),
     )
+
+
+def _index_text(tx: Transaction) -> str:
+    """``MEMORY.md`` as the transaction leaves it: the catalog's lines of the records
+    it does not touch (already in order, already redacted), merged with the lines of
+    the ones it changes. No other record is read."""
+    view = tx.view
+    catalog = tx.store.catalog
+    base: list[tuple[tuple[int, str, str, str], tuple[str, str, str]]] = []
+    seen: set[str] = set()
+    for order, subject, attribute, memory_id, rel, title, hook in catalog.active_index_rows():
+        if memory_id in view.local or memory_id in view.gone or memory_id in seen:
+            continue
+        duplicate = not rel.endswith(f"/{memory_id}.md") and len(catalog.rels_of(memory_id)) > 1
+        if duplicate and view.base[memory_id].path != rel:  # doctor reports the other file
+            continue
+        seen.add(memory_id)
+        base.append(((order, subject, attribute, memory_id), (title, rel, hook)))
+    local = sorted(
+        (sort_key(m), (*shown_parts(m), m.path))  # a changed record is scanned anew
+        for m in view.local.values()
+        if m.status == "active"
+    )
+    changed = [(key, (title, path, hook)) for key, (title, hook, path) in local]
+    rows = [row for _key, row in heapq.merge(base, changed)]
+    return render_lines(rows, tx.store.config.index_line_chars)
 
 
 def _read_store_file(root: Path, rel: str, limit: int = 256 * 1024 * 1024) -> bytes | None:

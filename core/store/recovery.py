@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from core.domain.errors import StoreError
 from core.store import gitstore
-from core.store.cache import CACHE_FILE
 from core.store.config import CONFIG_FILE
 from core.store.discard import delete_refs
 from core.store.erase import purge_history
@@ -92,8 +91,9 @@ def _finish_one(store: Store, journal: dict[str, Any]) -> None:
         if journal["purge"]:
             journal["phase"] = "purge"
             write_journal(store, journal)
-    if journal["erased_ids"]:
-        (store.state_dir / CACHE_FILE).unlink(missing_ok=True)
+    if journal["erased_ids"]:  # the catalog may hold the erased content: rebuilt on use
+        store.catalog.delete()
+        store.forget()
     finish_purge(store, journal)
 
 

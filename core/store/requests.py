@@ -13,6 +13,7 @@ the reason and never a value, by :func:`request_problems`.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -228,6 +229,29 @@ def _read_request(path: Path, rel: str) -> Request | str:
         return where + exc.message + (f" ({exc.hint})" if exc.hint else "")
 
 
+_READ: dict[str, tuple[tuple[int, int, int], Request | str]] = {}
+_READ_LIMIT = 50_000
+
+
+def _read_cached(path: Path, rel: str) -> Request | str:
+    """:func:`_read_request`, kept in this process by the file's stat data (a request
+    file is parsed once, not at every queue build)."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or type(exc).__name__})"
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    key = str(path)
+    hit = _READ.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    outcome = _read_request(path, rel)
+    if len(_READ) >= _READ_LIMIT:
+        _READ.clear()
+    _READ[key] = (stamp, outcome)
+    return outcome
+
+
 def _scan(store: Store) -> tuple[list[Request], list[tuple[str, str]]]:
     folder = store.root / REQUEST_DIR
     if folder.is_symlink():
@@ -238,7 +262,7 @@ def _scan(store: Store) -> tuple[list[Request], list[tuple[str, str]]]:
     problems: list[tuple[str, str]] = []
     for path in sorted(folder.glob("*.yaml")):
         rel = f"{REQUEST_DIR}/{path.name}"
-        outcome = _read_request(path, rel)
+        outcome = _read_cached(path, rel)
         if isinstance(outcome, Request):
             found.append(outcome)
         else:
@@ -262,9 +286,12 @@ def get_request(store: Store, request_id: str) -> Request:
     problem = id_problem(request_id)
     if problem is not None:
         raise NotFoundError(f"no request with that id in {store.root}: {problem}")
-    for request in load_requests(store):
-        if request.id == request_id:
-            return request
+    folder = store.root / REQUEST_DIR
+    path = folder / f"{request_id}.yaml"  # a request's file is named by its id
+    if not folder.is_symlink() and (path.is_file() or path.is_symlink()):
+        outcome = _read_cached(path, f"{REQUEST_DIR}/{path.name}")
+        if isinstance(outcome, Request) and outcome.id == request_id:
+            return outcome
     raise NotFoundError(f"no request {request_id!r} in {store.root}")
 
 

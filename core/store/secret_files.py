@@ -79,7 +79,7 @@ def scan_file(path: Path) -> tuple[secrets.Finding, ...]:
 def record_hits(store: Store) -> list[Hit]:
     """Every record of the store, whatever its status, whose file holds a credential."""
     hits = []
-    for memory in sorted(store.memories.values(), key=lambda m: m.id):
+    for memory in sorted(store.memories.with_secrets(), key=lambda m: m.id):
         findings = scan_file(store.root / memory.path)
         if findings:
             hits.append(Hit(memory.path, findings, memory))

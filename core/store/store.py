@@ -43,6 +43,7 @@ import git
 from core.domain.errors import NotFoundError, SecretBlocked, StoreError, shown_id
 from core.domain.record import Memory
 from core.store import gitstore
+from core.store.catalog import Catalog
 from core.store.config import CONFIG_FILE, Config, load_config
 from core.store.events import EVENTS_FILE, BadLine, Event, read_events
 from core.store.fsutil import atomic_write_text, confined, file_lock, remove_orphan_temps
@@ -52,10 +53,10 @@ from core.store.layout import LOCAL_STATE, WRITTEN_FOLDERS
 from core.store.layout import MAX_FILE_BYTES as MAX_FILE_BYTES
 from core.store.layout import MEMORY_DIR as MEMORY_DIR
 from core.store.layout import STATE_DIR as STATE_DIR
-from core.store.loading import load_snapshot
 from core.store.logs import append_message, log_path
+from core.store.records import Records
 from core.store.recovery import recover
-from core.store.snapshot import Snapshot
+from core.store.snapshot import Problem, Snapshot
 from core.store.transaction import Transaction
 
 Clock = Callable[[], datetime]
@@ -91,7 +92,10 @@ class Store:
                 f"create one with 'memgov init --store {self.root}'"
             )
         self.config: Config = load_config(self.root)
-        self._snapshot: Snapshot | None = None
+        self._catalog: Catalog | None = None
+        self._records: Records | None = None
+        self._synced = False
+        self._temps: list[str] = []
         self._repo: git.Repo | None = None
 
     # ----------------------------------------------------------------- creation
@@ -157,41 +161,68 @@ class Store:
             return self.root / LOCAL_STATE
         return self.root / STATE_DIR
 
-    def load(self, *, use_cache: bool = True) -> Snapshot:
-        """Read every memory file (from the derived cache where files are unchanged)."""
-        if self._snapshot is None:
+    @property
+    def catalog(self) -> Catalog:
+        """The persistent index of the memory files (:mod:`core.store.catalog`)."""
+        if self._catalog is None:
+            self._catalog = Catalog(self.root, self.state_dir)
+        return self._catalog
+
+    def _sync(self, *, full: bool = False, reparse: bool = False) -> Records:
+        """Bring the catalog up to date with the files (only what changed is read)."""
+        if self._records is None:
+            self._records = Records(self.catalog)
+        result = self.catalog.sync(full=full, reparse=reparse)
+        self._records.forget(None if result.rebuilt else result.changed)
+        self._temps = result.temps
+        self._synced = True
+        return self._records
+
+    @property
+    def records(self) -> Records:
+        """The store's records, read through the catalog; synced once after each
+        :meth:`forget` (a write under the lock syncs again first)."""
+        if not self._synced or self._records is None:
             if (self.state_dir / JOURNAL_FILE).exists():
                 # a crash left a change half done: finish or undo it before anyone reads
                 with file_lock(self.state_dir / "lock"):
                     recover(self)
-            self._snapshot = load_snapshot(self.root, self.state_dir, use_cache=use_cache)
-        return self._snapshot
+            return self._sync()
+        return self._records
+
+    def load(self, *, use_cache: bool = True) -> Snapshot:
+        """Every record, the files that could not be read and the warnings: what doctor
+        shows. ``use_cache=False`` reads every file again."""
+        if not use_cache:
+            self._sync(reparse=True)
+        return snapshot_of(self.records)
 
     def forget(self) -> None:
-        """Drop what this Store read: the next access reads the store again."""
-        self._snapshot = None
+        """The next access checks the store for changes again."""
+        self._synced = False
 
     def forget_repo(self) -> None:
         """Drop the open repository (its history was rewritten): it is opened again."""
         self._repo = None
 
-    def refresh(self) -> Snapshot:
-        self._snapshot = None
-        return self.load()
+    def refresh(self, *, full: bool = False) -> Snapshot:
+        """What the store holds now; ``full`` stats every file (an edit in place that
+        left its folder alone is seen only so: :mod:`core.store.catalog`)."""
+        self._sync(full=full)
+        return snapshot_of(self.records)
 
-    def reread(self) -> Snapshot:
-        """Under the lock: finish or undo an interrupted change, then re-read what
-        changed on disk since this Store last read (by stat data; only changed files
-        are parsed again). What a decision checks after this is the store as it is."""
+    def reread(self) -> Records:
+        """Under the lock: finish or undo an interrupted change, then bring the catalog
+        up to date (only changed files are read). What a decision checks after this is
+        the store as it is."""
         recover(self)
-        previous = self._snapshot.entries if self._snapshot is not None else None
-        self._snapshot = load_snapshot(self.root, self.state_dir, use_cache=True, previous=previous)
-        for temp in self._snapshot.temps:  # we hold the lock: no live writer owns one
+        records = self._sync()
+        for temp in self._temps:  # we hold the lock: no live writer owns one
             with contextlib.suppress(OSError):
                 os.unlink(temp)
-        self._snapshot.temps.clear()
+        self._temps = []
         remove_orphan_temps(self.root, WRITTEN_FOLDERS)
-        return self._snapshot
+        return records
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -200,8 +231,8 @@ class Store:
             yield
 
     @property
-    def memories(self) -> dict[str, Memory]:
-        return self.load().memories
+    def memories(self) -> Records:
+        return self.records
 
     def get(self, memory_id: str) -> Memory:
         try:
@@ -217,7 +248,7 @@ class Store:
         return read_events(self.root / EVENTS_FILE)
 
     def by_key(self, key: tuple[str, str, str, str | None]) -> list[Memory]:
-        return [m for m in self.memories.values() if m.key == key]
+        return self.records.by_key(key)
 
     # ------------------------------------------------------------------ writing
     @contextlib.contextmanager
@@ -268,3 +299,41 @@ class Store:
         """Write a non-memory file of the store (a daily log, a request) and commit it."""
         with self.transaction(actor=actor, message=message) as tx:
             tx.write_file(rel, text)
+
+
+def snapshot_of(records: Records) -> Snapshot:
+    """Every record with the problems and warnings of the files (doctor's view)."""
+    from core.domain.record import LARGE_FILE_CHARS
+
+    snap = Snapshot(problems=records.problems())
+    if (records.catalog.root / MEMORY_DIR).is_symlink():
+        snap.problems.append(
+            Problem(
+                MEMORY_DIR,
+                "is a symbolic link; memgov never follows links in a store (a link "
+                "committed to a shared store could point anywhere): no memory was read. "
+                "Replace it with the real folder",
+            )
+        )
+    for memory in sorted(records.all(), key=lambda m: m.path):
+        snap.memories[memory.id] = memory
+    for memory_id in records.catalog.duplicate_ids():
+        keep = records.get(memory_id)
+        for rel in records.catalog.rels_of(memory_id):
+            if keep is not None and rel != keep.path:
+                snap.problems.append(
+                    Problem(
+                        rel,
+                        f"duplicate id {memory_id!r}, also in {keep.path}; give one a new id",
+                        "id",
+                    )
+                )
+    for memory in snap.memories.values():
+        if len(memory.content) > LARGE_FILE_CHARS:
+            snap.warnings.append(
+                f"{memory.path}: {len(memory.content):,} characters, over "
+                f"{LARGE_FILE_CHARS:,}: consider splitting it"
+            )
+    snap.problems.sort(key=lambda p: p.path)
+    snap.warnings.sort()
+    return snap

@@ -18,13 +18,13 @@ from core.domain import lifecycle
 from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import Memory, validate_id
 from core.store import gitstore
-from core.store.cache import CACHE_FILE
 from core.store.erase import needles_for
 from core.store.events import EVENTS_FILE, Event, append_events, new_event_id
 from core.store.fsutil import UnsafePath, atomic_write_bytes, check_relative, confined
 from core.store.journal import JOURNAL_FILE, write_journal
 from core.store.layout import MEMORY_DIR, STATE_DIR
 from core.store.prepared import Prepared, prepare
+from core.store.records import View
 from core.store.recovery import finish_purge
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ class Transaction:
         self.actor = actor
         self.message = message
         self.now = store.now()
-        self.view: dict[str, Memory] = dict(store.memories)
+        self.view = View(store.records)
         self.changed: dict[str, Memory] = {}
         self.removed: dict[str, Memory] = {}
         self.files: dict[str, str] = {}
@@ -259,13 +259,9 @@ class Transaction:
         self.changed.pop(memory_id, None)
         self.removed[memory_id] = before
         # what another live record still says is not this record's to erase
-        shared = {s.evidence for m in self.view.values() for s in m.all_sources}
-        quotes = [s.evidence for s in before.all_sources if s.evidence not in shared]
+        quotes = [s.evidence for s in before.all_sources if not self.view.citing(s.evidence)]
         needles = needles_for(before.content, quotes)
-        if needles:
-            others = [m.to_markdown().encode("utf-8") for m in self.view.values()]
-            needles = [n for n in needles if not any(n in other for other in others)]
-        self.needles += needles
+        self.needles += [n for n in needles if not self.still_said(n)]
         self._transition_event(
             before,
             action,
@@ -277,6 +273,12 @@ class Transaction:
             details=details,
         )
         return before
+
+    def still_said(self, needle: bytes | str) -> bool:
+        """Whether a live record (as this transaction leaves them) still holds
+        ``needle``: erasing it would take what that record says."""
+        text = needle.decode("utf-8", "replace") if isinstance(needle, bytes) else needle
+        return self.view.holding_text(text)
 
     def restore(
         self,
@@ -363,17 +365,20 @@ class Transaction:
         if prepared.purge:
             journal["phase"] = "purge"
             write_journal(store, journal)
-        if self.removed:
-            # the derived cache held the erased content: drop it, it rebuilds itself
-            (store.state_dir / CACHE_FILE).unlink(missing_ok=True)
         finish_purge(store, journal)
         (store.state_dir / JOURNAL_FILE).unlink(missing_ok=True)
         if prepared.purge:
             self.history_rewritten = int(journal.get("rewritten", 0))
-        snap = store.load()
-        for memory_id in self.removed:
-            snap.memories.pop(memory_id, None)
-        snap.memories.update(self.changed)
+        written = {
+            m.path: (m, prepared.writes[m.path].decode("utf-8"))
+            for m in self.changed.values()
+            if m.path in prepared.writes
+        }
+        # an erasure's rows go with secure_delete on and the WAL truncated: no page
+        # of the catalog keeps the erased content (core.store.catalog)
+        store.records.forget(
+            store.catalog.record(written, prepared.removes, erased=bool(self.removed))
+        )
 
     def commit_message(self) -> str:
         ids = sorted({i for e in self.events for i in e.memory_ids})

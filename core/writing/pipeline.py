@@ -201,8 +201,8 @@ def _place(
         now = tx.now
         same_key = [
             m
-            for m in tx.view.values()
-            if m.key == candidate.key and m.status in ("active", "conflict", "expired")
+            for m in tx.view.by_key(candidate.key)
+            if m.status in ("active", "conflict", "expired")
         ]
         rivals = [
             m

@@ -1,0 +1,694 @@
+"""The catalog: a persistent index of a store's memory files, in sqlite.
+
+``.git/memgov/catalog.sqlite`` is derived and local (inside ``.git``, so no clone,
+pull or push carries it; a committed ``.memgov/`` is never read). The files and
+git stay the truth: the catalog can be deleted at any time and is rebuilt from
+them, and one that does not open, has another schema version or was made for
+another folder is rebuilt, never trusted.
+
+It holds one row per memory file: its stat data (mtime, size, inode), the key
+columns (id, status, scope, subject, attribute, condition, type), the front
+matter as JSON and the content (what :func:`~core.domain.record.parse_memory`
+validated when the file was read), the file's text, or the problem that made it
+unreadable. Records by id, by key, by status or by subject are one indexed
+query; a write changes the rows of the files it wrote.
+
+**What an open costs.** :meth:`Catalog.sync` does not stat every file. It checks
+the folders' own stat data (a file created, removed or replaced by a rename,
+which is how memgov, editors, ``sed -i`` and git write, changes its folder's
+mtime and gives the file a new inode): only a folder that changed is listed
+again (names and inodes, from one ``scandir``), and only files with a new
+inode, a new name or a missing name are read. When the repository's ``HEAD``
+moved since the catalog was written (a commit, ``git pull``, a checkout), the
+files git says changed between the two commits are checked too. An edit that
+rewrites a file in place, keeps its inode and is not committed is seen by a
+full check (:meth:`Catalog.sync` with ``full=True``), which ``memgov doctor``,
+``memgov reindex`` and the desk's refresh run: it stats every file like git
+status does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.domain.errors import ValidationError
+from core.domain.record import TYPES, Memory, memory_from_mapping
+from core.store.fsutil import is_temp_name
+from core.store.index import shown_parts
+from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
+from core.store.snapshot import Problem
+
+CATALOG_FILE = "catalog.sqlite"
+SCHEMA_VERSION = 1
+_TYPE_ORDER = {name: i for i, name in enumerate(TYPES)}
+
+_SCHEMA = """
+CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE dirs (rel TEXT PRIMARY KEY, mtime INTEGER NOT NULL, ino INTEGER NOT NULL);
+CREATE TABLE entries (
+    rel TEXT PRIMARY KEY,
+    mtime INTEGER NOT NULL, size INTEGER NOT NULL, ino INTEGER NOT NULL,
+    id TEXT, status TEXT, scope TEXT, subject TEXT, attribute TEXT, condition TEXT,
+    type_order INTEGER, supersedes TEXT,
+    meta TEXT, content TEXT, text TEXT, evidence TEXT,
+    reason TEXT, field TEXT, secret INTEGER NOT NULL DEFAULT 0,
+    title TEXT, hook TEXT
+);
+CREATE INDEX entries_secret ON entries (secret) WHERE secret = 1;
+CREATE INDEX entries_id ON entries (id);
+CREATE INDEX entries_key ON entries (subject, attribute);
+CREATE INDEX entries_status ON entries (status, type_order, subject, attribute, id);
+CREATE INDEX entries_supersedes ON entries (supersedes) WHERE supersedes IS NOT NULL;
+"""
+
+_COLUMNS = (
+    "rel, mtime, size, ino, id, status, scope, subject, attribute, condition, "
+    "type_order, supersedes, meta, content, text, evidence, reason, field, secret, title, hook"
+)
+_INSERT = f"INSERT OR REPLACE INTO entries ({_COLUMNS}) VALUES ({', '.join('?' * 21)})"
+
+
+@functools.cache
+def scanner_fingerprint() -> str:
+    """A digest of the secret scanner's own source: a catalog whose flags another
+    scanner set is scanned again."""
+    import hashlib
+
+    from core.domain import secrets
+
+    digest = hashlib.sha256()
+    folder = Path(secrets.__file__).parent
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py"):
+            digest.update(name.encode() + b"\0" + (folder / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _has_secret(text: str) -> int:
+    from core.domain import secrets
+
+    return 1 if text and secrets.scan(text) else 0
+
+
+@dataclass
+class SyncResult:
+    """What one sync found: the files whose rows changed, killed writers' temporary
+    files (only a folder that changed is listed, and a temporary file changes it)."""
+
+    changed: set[str] = field(default_factory=set)
+    temps: list[str] = field(default_factory=list)
+    rebuilt: bool = False
+
+
+def _read_file(path: str, rel: str, size: int) -> tuple[Memory | Problem, str]:
+    """(what the file holds, its text): a Problem, never an exception."""
+    from core.domain.record import parse_memory
+
+    if size > MAX_FILE_BYTES:
+        return (
+            Problem(
+                rel,
+                f"file is {size / 1e6:.1f} MB, over the {MAX_FILE_BYTES // 1024} "
+                f"KiB a memory file may have; it was not read. Split it or "
+                f"move it out of {MEMORY_DIR}/",
+            ),
+            "",
+        )
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        return Problem(rel, f"cannot be read: {exc.strerror}"), ""
+    if b"\0" in data:
+        return Problem(rel, "is a binary file, not Markdown; move it out of the store"), ""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Problem(rel, f"is not UTF-8 (byte {exc.start}); re-save it as UTF-8"), ""
+    try:
+        return parse_memory(text, path=rel, rel_path=rel), text
+    except ValidationError as exc:
+        return Problem(rel, exc.message + (f" ({exc.hint})" if exc.hint else ""), exc.field), text
+
+
+def _link_problem(root: Path, rel: str, path: str) -> Problem:
+    target = os.path.realpath(path)
+    where = "outside the store" if not target.startswith(str(root) + os.sep) else "inside the store"
+    return Problem(
+        rel,
+        f"is a symbolic link to {where}; memgov does not follow links, replace it with the file",
+    )
+
+
+def _row(
+    rel: str, stamp: tuple[int, int, int], item: Memory | Problem, text: str
+) -> tuple[Any, ...]:
+    """The row of one file. The file's text is scanned once: a record with no finding
+    in it keeps its title and hook as they are; one with a finding has them redacted
+    (what the index shows)."""
+    secret = _has_secret(text)
+    if isinstance(item, Problem):
+        return (rel, *stamp, *(None,) * 12, item.reason, item.field, secret, None, None)
+    m = item
+    title, hook = shown_parts(m) if secret else (m.display_title, m.hook)
+    return (
+        rel,
+        *stamp,
+        m.id,
+        m.status,
+        m.scope,
+        m.subject,
+        m.attribute,
+        m.condition,
+        _TYPE_ORDER.get(m.type, 99),
+        m.supersedes,
+        json.dumps(m.front_matter(), ensure_ascii=False, default=str),
+        m.content,
+        text,
+        "\0".join(s.evidence for s in m.all_sources),
+        None,
+        None,
+        secret,
+        title,
+        hook,
+    )
+
+
+def read_head(root: Path) -> str | None:
+    """The commit ``HEAD`` names, read from ``.git`` without running git (None when
+    there is none yet, or ``.git`` is not a plain folder)."""
+    git_dir = root / ".git"
+    if git_dir.is_symlink() or not git_dir.is_dir():
+        return None
+    try:
+        head = (git_dir / "HEAD").read_text("ascii", "replace").strip()
+    except OSError:
+        return None
+    if not head.startswith("ref: "):
+        return head or None
+    ref = head[5:].strip()
+    if ".." in ref or not ref.startswith("refs/"):
+        return None
+    with contextlib.suppress(OSError):
+        return (git_dir / ref).read_text("ascii", "replace").strip() or None
+    with contextlib.suppress(OSError):
+        for line in (git_dir / "packed-refs").read_text("ascii", "replace").splitlines():
+            if line.endswith(" " + ref):
+                return line.split(" ", 1)[0]
+    return None
+
+
+class Catalog:
+    """One store's catalog. Every method may be called from any process; sqlite
+    serialises the writers, and a sync only ever records what it saw on disk."""
+
+    def __init__(self, root: Path, state_dir: Path) -> None:
+        self.root = root
+        self.path = state_dir / CATALOG_FILE
+        self._db: sqlite3.Connection | None = None
+
+    # ------------------------------------------------------------ connection
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._open()
+        return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.is_symlink():  # local state is never read through a link
+            self.path.unlink()
+        for attempt in range(2):
+            try:
+                db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA secure_delete=ON")  # a deleted row's bytes are zeroed
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+                if version == SCHEMA_VERSION and self._meta(db, "root") == str(self.root):
+                    return db
+                if version == 0 and not db.execute("SELECT 1 FROM sqlite_master").fetchone():
+                    self._create(db)
+                    return db
+                db.close()
+            except sqlite3.DatabaseError:
+                if attempt:
+                    raise
+            self.delete()  # another version, another folder, or not a database: rebuilt
+        raise AssertionError("unreachable")
+
+    def _create(self, db: sqlite3.Connection) -> None:
+        db.execute("BEGIN IMMEDIATE")
+        db.executescript(_SCHEMA.replace(";\n", ";\n"))
+        db.execute("INSERT INTO meta VALUES ('root', ?)", (str(self.root),))
+        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        db.execute("COMMIT") if db.in_transaction else None
+
+    @staticmethod
+    def _meta(db: sqlite3.Connection, key: str) -> str | None:
+        try:
+            row = db.execute("SELECT v FROM meta WHERE k=?", (key,)).fetchone()
+        except sqlite3.DatabaseError:
+            return None
+        return row[0] if row else None
+
+    def delete(self) -> None:
+        """Drop the catalog (an erasure: it held the erased content); rebuilt on use."""
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self.path}{suffix}")
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    # ------------------------------------------------------------------ sync
+    def sync(self, *, full: bool = False, reparse: bool = False) -> SyncResult:
+        """Bring the rows up to date with the files (module docstring: what it costs).
+        ``full``: stat every file; ``reparse``: read every file again."""
+        try:
+            return self._sync(full=full or reparse, reparse=reparse)
+        except sqlite3.DatabaseError:
+            self.delete()  # corrupt under us: rebuilt from the files
+            result = self._sync(full=True, reparse=True)
+            result.rebuilt = True
+            return result
+
+    def _sync(self, *, full: bool, reparse: bool) -> SyncResult:
+        db = self.db
+        result = SyncResult()
+        base = self.root / MEMORY_DIR
+        head = read_head(self.root)
+        known_head = self._meta(db, "head")
+        fresh = self._meta(db, "complete") != "1"
+        full = full or fresh
+        scanner = scanner_fingerprint()
+        rescan = not fresh and self._meta(db, "scanner") != scanner
+        suspects: set[str] = set()
+        if not full and head != known_head:
+            changed = self._changed_between(known_head, head)
+            if changed is None:
+                full = True
+            else:
+                suspects = changed
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if base.is_symlink() or not base.is_dir():
+                result.changed |= {r for (r,) in db.execute("SELECT rel FROM entries")}
+                db.execute("DELETE FROM entries")
+                db.execute("DELETE FROM dirs")
+            elif full:
+                self._full(db, base, result, reparse=reparse)
+            else:
+                self._quick(db, base, suspects, result)
+            if rescan:  # a scanner of another version set the flags and redacted the lines
+                rows = db.execute("SELECT rel, meta, content, text FROM entries").fetchall()
+                for rel, meta, content, text in rows:
+                    secret = _has_secret(text or "")
+                    parts: tuple[str | None, str | None] = (None, None)
+                    if meta is not None:
+                        with contextlib.suppress(ValidationError, ValueError, TypeError):
+                            m = memory_from_row(rel, meta, content)
+                            parts = shown_parts(m) if secret else (m.display_title, m.hook)
+                    db.execute(
+                        "UPDATE entries SET secret=?, title=?, hook=? WHERE rel=?",
+                        (secret, *parts, rel),
+                    )
+            if result.changed or rescan or fresh or full or head != known_head:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head or "",))
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('scanner', ?)", (scanner,))
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '1')")
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        return result
+
+    def _changed_between(self, old: str | None, new: str | None) -> set[str] | None:
+        """The memory files that differ between two commits (None: cannot say)."""
+        if not old or not new:
+            return None
+        from core.store.gitstore.run import GitFailed, run
+
+        try:  # an old commit an erasure rewrote away: cannot say, so a full check
+            out = run(
+                self.root,
+                *("diff", "--name-only", "-z", "--no-renames", old, new, "--", MEMORY_DIR),
+            )
+        except (GitFailed, OSError):
+            return None
+        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
+    def _scan(
+        self, folder: str, result: SyncResult
+    ) -> tuple[dict[str, tuple[int, bool, bool]], list[str]]:
+        """One folder listed: {rel: (inode, is link, is file)} of its .md files and
+        links, and its subfolders. Killed writers' temporary files go to ``result``."""
+        found: dict[str, tuple[int, bool, bool]] = {}
+        subdirs: list[str] = []
+        try:
+            entries = list(os.scandir(self.root / folder))
+        except OSError:
+            return found, subdirs
+        for entry in entries:
+            rel = f"{folder}/{entry.name}"
+            if entry.name.startswith("."):
+                if is_temp_name(entry.name) and entry.is_file(follow_symlinks=False):
+                    result.temps.append(entry.path)
+                continue
+            link = entry.is_symlink()
+            if not link and entry.is_dir(follow_symlinks=False):
+                subdirs.append(rel)
+            elif entry.name.endswith(".md") or link:
+                found[rel] = (entry.inode(), link, entry.is_file(follow_symlinks=False))
+        return found, subdirs
+
+    def _dir_stamp(self, folder: str) -> tuple[int, int] | None:
+        try:
+            st = os.lstat(self.root / folder)
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_ino
+
+    def _full(
+        self, db: sqlite3.Connection, base: Path, result: SyncResult, *, reparse: bool
+    ) -> None:
+        known = {
+            rel: (mtime, size, ino)
+            for rel, mtime, size, ino in db.execute("SELECT rel, mtime, size, ino FROM entries")
+        }
+        seen: set[str] = set()
+        db.execute("DELETE FROM dirs")
+        stack = [MEMORY_DIR]
+        while stack:
+            folder = stack.pop()
+            stamp = self._dir_stamp(folder)
+            files, subdirs = self._scan(folder, result)
+            stack += subdirs
+            if stamp is not None:
+                db.execute("INSERT INTO dirs VALUES (?, ?, ?)", (folder, *stamp))
+            for rel, (_ino, link, is_file) in files.items():
+                seen.add(rel)
+                self._check(db, rel, link, is_file, known.get(rel), result, reparse=reparse)
+        gone = set(known) - seen
+        for rel in gone:
+            db.execute("DELETE FROM entries WHERE rel=?", (rel,))
+        result.changed |= gone
+
+    def _quick(
+        self, db: sqlite3.Connection, base: Path, suspects: set[str], result: SyncResult
+    ) -> None:
+        dirs = {
+            rel: (mtime, ino) for rel, mtime, ino in db.execute("SELECT rel, mtime, ino FROM dirs")
+        }
+        if MEMORY_DIR not in dirs:
+            dirs[MEMORY_DIR] = (-1, -1)
+        stack = [MEMORY_DIR]
+        visited: set[str] = set()
+        while stack:
+            folder = stack.pop()
+            visited.add(folder)
+            stamp = self._dir_stamp(folder)
+            if stamp is not None and dirs.get(folder) == stamp:
+                stack += [d for d in dirs if d.rpartition("/")[0] == folder and d not in visited]
+                continue
+            # this folder changed: list it, compare names and inodes with the rows
+            files, subdirs = self._scan(folder, result)
+            stack += [d for d in subdirs if d not in visited]
+            known = {
+                rel: (mtime, size, ino)
+                for rel, mtime, size, ino in db.execute(
+                    "SELECT rel, mtime, size, ino FROM entries WHERE rel >= ? AND rel < ?",
+                    (folder + "/", folder + "0"),  # '0' sorts right after '/'
+                )
+                if "/" not in rel[len(folder) + 1 :]
+            }
+            for rel, (ino, link, is_file) in files.items():
+                row = known.get(rel)
+                if row is None or row[2] != ino or link or not is_file or rel in suspects:
+                    self._check(db, rel, link, is_file, row, result, reparse=False)
+                suspects.discard(rel)
+            gone = set(known) - set(files)
+            for rel in gone:
+                db.execute("DELETE FROM entries WHERE rel=?", (rel,))
+            result.changed |= gone
+            for sub in [d for d in dirs if d.rpartition("/")[0] == folder and d not in subdirs]:
+                self._drop_folder(db, sub, result)
+            if stamp is None:
+                db.execute("DELETE FROM dirs WHERE rel=?", (folder,))
+            else:
+                db.execute("INSERT OR REPLACE INTO dirs VALUES (?, ?, ?)", (folder, *stamp))
+        for rel in suspects:  # git says these changed; their folder did not
+            if rel.startswith(f"{MEMORY_DIR}/") and rel.endswith(".md"):
+                path = self.root / rel
+                link = path.is_symlink()
+                row = db.execute(
+                    "SELECT mtime, size, ino FROM entries WHERE rel=?", (rel,)
+                ).fetchone()
+                if not path.exists() and not link:
+                    if row is not None:
+                        db.execute("DELETE FROM entries WHERE rel=?", (rel,))
+                        result.changed.add(rel)
+                    continue
+                self._check(db, rel, link, path.is_file(), row, result, reparse=False)
+
+    def _drop_folder(self, db: sqlite3.Connection, folder: str, result: SyncResult) -> None:
+        rows = db.execute(
+            "SELECT rel FROM entries WHERE rel >= ? AND rel < ?", (folder + "/", folder + "0")
+        ).fetchall()
+        result.changed |= {r for (r,) in rows}
+        db.execute("DELETE FROM entries WHERE rel >= ? AND rel < ?", (folder + "/", folder + "0"))
+        db.execute(
+            "DELETE FROM dirs WHERE rel = ? OR (rel >= ? AND rel < ?)",
+            (folder, folder + "/", folder + "0"),
+        )
+
+    def _check(
+        self,
+        db: sqlite3.Connection,
+        rel: str,
+        link: bool,
+        is_file: bool,
+        known: tuple[int, int, int] | None,
+        result: SyncResult,
+        *,
+        reparse: bool,
+    ) -> None:
+        """One file against its row: re-read when its stat data differ."""
+        path = str(self.root / rel)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            if known is not None:
+                db.execute("DELETE FROM entries WHERE rel=?", (rel,))
+                result.changed.add(rel)
+            return
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if known == stamp and not reparse and not link:
+            return
+        item: Memory | Problem
+        text = ""
+        if link:
+            item = _link_problem(self.root, rel, path)
+        elif not is_file:
+            item = Problem(
+                rel, "is not a regular file (a pipe or a device?); memgov only reads plain files"
+            )
+        else:
+            item, text = _read_file(path, rel, st.st_size)
+        db.execute(
+            _INSERT,
+            _row(rel, stamp, item, text),
+        )
+        result.changed.add(rel)
+
+    # ----------------------------------------------------------- after a write
+    def record(
+        self,
+        written: dict[str, tuple[Memory, str]],
+        removed: Iterable[str],
+        *,
+        erased: bool = False,
+    ) -> set[str]:
+        """After a transaction wrote ``written`` (rel -> the record and the text written)
+        and removed files:
+        their rows, with the new stat data, and the folders' new stat data. The
+        caller holds the store lock."""
+        db = self.db
+        changed: set[str] = set()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for rel in removed:
+                db.execute("DELETE FROM entries WHERE rel=?", (rel,))
+                changed.add(rel)
+            for rel, (memory, text) in written.items():
+                try:
+                    st = os.lstat(self.root / rel)
+                except OSError:
+                    continue
+                db.execute(
+                    _INSERT, _row(rel, (st.st_mtime_ns, st.st_size, st.st_ino), memory, text)
+                )
+                changed.add(rel)
+            for folder in {rel.rpartition("/")[0] for rel in changed}:
+                if folder == MEMORY_DIR or folder.startswith(f"{MEMORY_DIR}/"):
+                    stamp = self._dir_stamp(folder)
+                    # a folder not listed yet (new) is found when its parent is listed again
+                    if (
+                        stamp is not None
+                        and db.execute("SELECT 1 FROM dirs WHERE rel=?", (folder,)).fetchone()
+                    ):
+                        db.execute("INSERT OR REPLACE INTO dirs VALUES (?, ?, ?)", (folder, *stamp))
+            db.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('head', ?)", (read_head(self.root) or "",)
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        if erased:  # the WAL still holds the old pages: copy back and truncate it
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return changed
+
+    # ---------------------------------------------------------------- queries
+    def recheck(self, rels: Iterable[str], *, reparse: bool = False) -> set[str]:
+        """These files against their rows, by their stat data (a writer checks what it
+        is about to change: an edit in place since the last sync is read first)."""
+        db = self.db
+        result = SyncResult()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for rel in rels:
+                path = self.root / rel
+                row = db.execute(
+                    "SELECT mtime, size, ino FROM entries WHERE rel=?", (rel,)
+                ).fetchone()
+                self._check(
+                    db, rel, path.is_symlink(), path.is_file(), row, result, reparse=reparse
+                )
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        return result.changed
+
+    def memory_rows(
+        self, where: str = "", args: Iterable[Any] = ()
+    ) -> Iterator[tuple[str, str, str, str, int, int, int]]:
+        """(rel, id, meta, content, mtime, size, inode) of readable files matching ``where``."""
+        sql = "SELECT rel, id, meta, content, mtime, size, ino FROM entries WHERE reason IS NULL"
+        if where:
+            sql += f" AND ({where})"
+        yield from self.db.execute(sql, tuple(args))
+
+    def rels_of(self, memory_id: str) -> list[str]:
+        return [
+            r
+            for (r,) in self.db.execute(
+                "SELECT rel FROM entries WHERE id=? AND reason IS NULL ORDER BY rel", (memory_id,)
+            )
+        ]
+
+    def ids(self) -> list[str]:
+        return [
+            i for (i,) in self.db.execute("SELECT DISTINCT id FROM entries WHERE reason IS NULL")
+        ]
+
+    def count(self) -> int:
+        return int(
+            self.db.execute(
+                "SELECT count(DISTINCT id) FROM entries WHERE reason IS NULL"
+            ).fetchone()[0]
+        )
+
+    def counts_by_status(self) -> dict[str, int]:
+        return {
+            s: n
+            for s, n in self.db.execute(
+                "SELECT status, count(DISTINCT id) FROM entries "
+                "WHERE reason IS NULL GROUP BY status"
+            )
+        }
+
+    def problems(self) -> list[Problem]:
+        return [
+            Problem(rel, reason, fld)
+            for rel, reason, fld in self.db.execute(
+                "SELECT rel, reason, field FROM entries WHERE reason IS NOT NULL ORDER BY rel"
+            )
+        ]
+
+    def duplicate_ids(self) -> list[str]:
+        return [
+            i
+            for (i,) in self.db.execute(
+                "SELECT id FROM entries WHERE reason IS NULL GROUP BY id HAVING count(*) > 1"
+            )
+        ]
+
+    def text_holders(self, needle: str, *, column: str = "text") -> set[str]:
+        """The ids of records whose file text (or joined evidence) holds ``needle``."""
+        assert column in ("text", "evidence", "content")
+        return {
+            i
+            for (i,) in self.db.execute(
+                f"SELECT id FROM entries WHERE reason IS NULL AND instr({column}, ?) > 0", (needle,)
+            )
+        }
+
+    def summaries(self) -> dict[str, tuple[str, str]]:
+        """{id: (subject, status)} of every readable record, from the columns alone."""
+        return {
+            i: (subject, status)
+            for i, subject, status in self.db.execute(
+                "SELECT id, subject, status FROM entries WHERE reason IS NULL ORDER BY rel DESC"
+            )
+        }
+
+    def keys_with_status(self, status: str) -> set[tuple[str, str, str, str | None]]:
+        """The keys (scope, subject, attribute, condition) of records in ``status``,
+        from the key columns alone (no record is built)."""
+        return set(
+            self.db.execute(
+                "SELECT DISTINCT scope, subject, attribute, condition FROM entries "
+                "WHERE reason IS NULL AND status = ?",
+                (status,),
+            )
+        )
+
+    def secret_rels(self) -> list[str]:
+        """The memory files (readable or not) whose text holds a credential."""
+        return [
+            r for (r,) in self.db.execute("SELECT rel FROM entries WHERE secret = 1 ORDER BY rel")
+        ]
+
+    def active_index_rows(self) -> Iterator[tuple[int, str, str, str, str, str, str]]:
+        """(type order, subject, attribute, id, rel, shown title, shown hook) of the
+        active records, in the index's order."""
+        yield from self.db.execute(
+            "SELECT type_order, subject, attribute, id, rel, title, hook FROM entries "
+            "WHERE reason IS NULL AND status='active' "
+            "ORDER BY type_order, subject, attribute, id, rel"
+        )
+
+
+def memory_from_row(rel: str, meta: str, content: str) -> Memory:
+    """A record from its row: validated again field by field, like the file was."""
+    return memory_from_mapping(json.loads(meta), content, path=rel, rel_path=rel)

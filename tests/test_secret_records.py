@@ -305,7 +305,9 @@ def test_a_queue_build_scans_each_file_once(
     assert [i.id for i in first] == [i.id for i in second] == ["secret-leaky"]
     assert after_first <= 21 and len(scanned) == after_first  # the second build scans none
     path = store.root / "memories" / "note-3.md"
-    path.write_text(path.read_text() + "\nmore\n")  # a hand edit: that file only again
+    edited = path.with_name("note-3.md.swp")
+    edited.write_text(path.read_text() + "\nmore\n")
+    os.replace(edited, path)  # a hand edit, saved as editors do: that file only again
     build_queue(open_workspace([store.root]), kinds=["secret"])
     assert len(scanned) == after_first + 1
 

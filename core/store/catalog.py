@@ -34,6 +34,7 @@ import functools
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -215,13 +216,21 @@ class Catalog:
         self.root = root
         self.path = state_dir / CATALOG_FILE
         self._db: sqlite3.Connection | None = None
+        # one connection per Store, shared by the desk's worker threads: every use of
+        # it holds this lock (a transaction of one thread never meets another's)
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------ connection
     @property
     def db(self) -> sqlite3.Connection:
-        if self._db is None:
-            self._db = self._open()
-        return self._db
+        with self._lock:
+            if self._db is None:
+                self._db = self._open()
+            return self._db
+
+    def _query(self, sql: str, args: Iterable[Any] = ()) -> list[Any]:
+        with self._lock:
+            return self.db.execute(sql, tuple(args)).fetchall()
 
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -229,7 +238,9 @@ class Catalog:
             self.path.unlink()
         for attempt in range(2):
             try:
-                db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+                db = sqlite3.connect(
+                    self.path, timeout=30, isolation_level=None, check_same_thread=False
+                )
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.execute("PRAGMA secure_delete=ON")  # a deleted row's bytes are zeroed
@@ -280,13 +291,14 @@ class Catalog:
     def sync(self, *, full: bool = False, reparse: bool = False) -> SyncResult:
         """Bring the rows up to date with the files (module docstring: what it costs).
         ``full``: stat every file; ``reparse``: read every file again."""
-        try:
-            return self._sync(full=full or reparse, reparse=reparse)
-        except sqlite3.DatabaseError:
-            self.delete()  # corrupt under us: rebuilt from the files
-            result = self._sync(full=True, reparse=True)
-            result.rebuilt = True
-            return result
+        with self._lock:
+            try:
+                return self._sync(full=full or reparse, reparse=reparse)
+            except sqlite3.DatabaseError:
+                self.delete()  # corrupt under us: rebuilt from the files
+                result = self._sync(full=True, reparse=True)
+                result.rebuilt = True
+                return result
 
     def _sync(self, *, full: bool, reparse: bool) -> SyncResult:
         db = self.db
@@ -526,6 +538,19 @@ class Catalog:
         erased: bool = False,
     ) -> set[str]:
         """After a transaction wrote ``written`` (rel -> the record and the text written)
+        and removed files: their rows, with the new stat data, and the folders' new
+        stat data. The caller holds the store lock."""
+        with self._lock:
+            return self._record(written, removed, erased=erased)
+
+    def _record(
+        self,
+        written: dict[str, tuple[Memory, str]],
+        removed: Iterable[str],
+        *,
+        erased: bool = False,
+    ) -> set[str]:
+        """After a transaction wrote ``written`` (rel -> the record and the text written)
         and removed files:
         their rows, with the new stat data, and the folders' new stat data. The
         caller holds the store lock."""
@@ -570,6 +595,12 @@ class Catalog:
     def recheck(self, rels: Iterable[str], *, reparse: bool = False) -> set[str]:
         """These files against their rows, by their stat data (a writer checks what it
         is about to change: an edit in place since the last sync is read first)."""
+        with self._lock:
+            return self._recheck(rels, reparse=reparse)
+
+    def _recheck(self, rels: Iterable[str], *, reparse: bool = False) -> set[str]:
+        """These files against their rows, by their stat data (a writer checks what it
+        is about to change: an edit in place since the last sync is read first)."""
         db = self.db
         result = SyncResult()
         db.execute("BEGIN IMMEDIATE")
@@ -596,32 +627,26 @@ class Catalog:
         sql = "SELECT rel, id, meta, content, mtime, size, ino FROM entries WHERE reason IS NULL"
         if where:
             sql += f" AND ({where})"
-        yield from self.db.execute(sql, tuple(args))
+        yield from self._query(sql, tuple(args))
 
     def rels_of(self, memory_id: str) -> list[str]:
         return [
             r
-            for (r,) in self.db.execute(
+            for (r,) in self._query(
                 "SELECT rel FROM entries WHERE id=? AND reason IS NULL ORDER BY rel", (memory_id,)
             )
         ]
 
     def ids(self) -> list[str]:
-        return [
-            i for (i,) in self.db.execute("SELECT DISTINCT id FROM entries WHERE reason IS NULL")
-        ]
+        return [i for (i,) in self._query("SELECT DISTINCT id FROM entries WHERE reason IS NULL")]
 
     def count(self) -> int:
-        return int(
-            self.db.execute(
-                "SELECT count(DISTINCT id) FROM entries WHERE reason IS NULL"
-            ).fetchone()[0]
-        )
+        return int(self._query("SELECT count(DISTINCT id) FROM entries WHERE reason IS NULL")[0][0])
 
     def counts_by_status(self) -> dict[str, int]:
         return {
             s: n
-            for s, n in self.db.execute(
+            for s, n in self._query(
                 "SELECT status, count(DISTINCT id) FROM entries "
                 "WHERE reason IS NULL GROUP BY status"
             )
@@ -630,7 +655,7 @@ class Catalog:
     def problems(self) -> list[Problem]:
         return [
             Problem(rel, reason, fld)
-            for rel, reason, fld in self.db.execute(
+            for rel, reason, fld in self._query(
                 "SELECT rel, reason, field FROM entries WHERE reason IS NOT NULL ORDER BY rel"
             )
         ]
@@ -638,7 +663,7 @@ class Catalog:
     def duplicate_ids(self) -> list[str]:
         return [
             i
-            for (i,) in self.db.execute(
+            for (i,) in self._query(
                 "SELECT id FROM entries WHERE reason IS NULL GROUP BY id HAVING count(*) > 1"
             )
         ]
@@ -648,7 +673,7 @@ class Catalog:
         assert column in ("text", "evidence", "content")
         return {
             i
-            for (i,) in self.db.execute(
+            for (i,) in self._query(
                 f"SELECT id FROM entries WHERE reason IS NULL AND instr({column}, ?) > 0", (needle,)
             )
         }
@@ -657,7 +682,7 @@ class Catalog:
         """{id: (subject, status)} of every readable record, from the columns alone."""
         return {
             i: (subject, status)
-            for i, subject, status in self.db.execute(
+            for i, subject, status in self._query(
                 "SELECT id, subject, status FROM entries WHERE reason IS NULL ORDER BY rel DESC"
             )
         }
@@ -666,7 +691,7 @@ class Catalog:
         """The keys (scope, subject, attribute, condition) of records in ``status``,
         from the key columns alone (no record is built)."""
         return set(
-            self.db.execute(
+            self._query(
                 "SELECT DISTINCT scope, subject, attribute, condition FROM entries "
                 "WHERE reason IS NULL AND status = ?",
                 (status,),
@@ -675,14 +700,12 @@ class Catalog:
 
     def secret_rels(self) -> list[str]:
         """The memory files (readable or not) whose text holds a credential."""
-        return [
-            r for (r,) in self.db.execute("SELECT rel FROM entries WHERE secret = 1 ORDER BY rel")
-        ]
+        return [r for (r,) in self._query("SELECT rel FROM entries WHERE secret = 1 ORDER BY rel")]
 
     def active_index_rows(self) -> Iterator[tuple[int, str, str, str, str, str, str]]:
         """(type order, subject, attribute, id, rel, shown title, shown hook) of the
         active records, in the index's order."""
-        yield from self.db.execute(
+        yield from self._query(
             "SELECT type_order, subject, attribute, id, rel, title, hook FROM entries "
             "WHERE reason IS NULL AND status='active' "
             "ORDER BY type_order, subject, attribute, id, rel"

@@ -170,6 +170,11 @@ class Store:
 
     def _sync(self, *, full: bool = False, reparse: bool = False) -> Records:
         """Bring the catalog up to date with the files (only what changed is read)."""
+        self._synced = False  # until this sync succeeds, nothing read is trusted
+        if (self.state_dir / JOURNAL_FILE).exists():
+            # a crash left a change half done: finish or undo it before anyone reads
+            with file_lock(self.state_dir / "lock"):
+                recover(self)
         if self._records is None:
             self._records = Records(self.catalog)
         result = self.catalog.sync(full=full, reparse=reparse)
@@ -183,10 +188,6 @@ class Store:
         """The store's records, read through the catalog; synced once after each
         :meth:`forget` (a write under the lock syncs again first)."""
         if not self._synced or self._records is None:
-            if (self.state_dir / JOURNAL_FILE).exists():
-                # a crash left a change half done: finish or undo it before anyone reads
-                with file_lock(self.state_dir / "lock"):
-                    recover(self)
             return self._sync()
         return self._records
 

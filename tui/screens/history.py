@@ -66,10 +66,11 @@ def entries(workspace: Workspace) -> list[Entry]:
     found: list[Entry] = []
     for store in workspace.stores:
         erased = {i for e in store.events()[0] if e.to_status == "deleted" for i in e.memory_ids}
-        for memory_id in sorted(set(store.memories) | erased):
-            memory = store.memories.get(memory_id)
-            text = f"{memory_id} {memory.subject if memory else ''}".casefold()
-            found.append((store, memory_id, text, memory.status if memory else "deleted"))
+        listed = store.memories.summaries()  # id, subject and status: no record built
+        for memory_id in sorted(set(listed) | erased):
+            subject, status = listed.get(memory_id, ("", "deleted"))
+            text = f"{memory_id} {subject}".casefold()
+            found.append((store, memory_id, text, status))
     return found
 
 

@@ -37,8 +37,7 @@ import secrets as _random
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-
-import git
+from typing import TYPE_CHECKING
 
 from core.domain.errors import NotFoundError, SecretBlocked, StoreError, shown_id
 from core.domain.record import Memory
@@ -54,9 +53,12 @@ from core.store.layout import MEMORY_DIR as MEMORY_DIR
 from core.store.layout import STATE_DIR as STATE_DIR
 from core.store.loading import load_snapshot
 from core.store.logs import append_message, log_path
-from core.store.recovery import recover
 from core.store.snapshot import Snapshot
-from core.store.transaction import Transaction
+
+if TYPE_CHECKING:
+    import git
+
+    from core.store.transaction import Transaction
 
 Clock = Callable[[], datetime]
 
@@ -136,6 +138,8 @@ class Store:
     @property
     def repo(self) -> git.Repo:
         if self._repo is None:
+            import git
+
             try:
                 self._repo = gitstore.open_repo(self.root)
             except git.InvalidGitRepositoryError:
@@ -162,6 +166,8 @@ class Store:
         if self._snapshot is None:
             if (self.state_dir / JOURNAL_FILE).exists():
                 # a crash left a change half done: finish or undo it before anyone reads
+                from core.store.recovery import recover
+
                 with file_lock(self.state_dir / "lock"):
                     recover(self)
             self._snapshot = load_snapshot(self.root, self.state_dir, use_cache=use_cache)
@@ -183,6 +189,8 @@ class Store:
         """Under the lock: finish or undo an interrupted change, then re-read what
         changed on disk since this Store last read (by stat data; only changed files
         are parsed again). What a decision checks after this is the store as it is."""
+        from core.store.recovery import recover
+
         recover(self)
         previous = self._snapshot.entries if self._snapshot is not None else None
         self._snapshot = load_snapshot(self.root, self.state_dir, use_cache=True, previous=previous)
@@ -228,6 +236,8 @@ class Store:
 
         ``dry_run``: every check runs and the writes are prepared (``tx.prepared``),
         under the same lock, and nothing is written (a decision's preview)."""
+        from core.store.transaction import Transaction
+
         with file_lock(self.state_dir / "lock"):
             # what another process or a hand edit changed since this Store last read
             self.reread()
@@ -248,6 +258,8 @@ class Store:
             rules = [f.rule_id for f in secrets.scan(text)]
             if rules:
                 raise SecretBlocked(f"team store daily log, task {task}", rules)
+        from core.store.recovery import recover
+
         with file_lock(self.state_dir / "lock"):
             recover(self)
             confined(self.root, log_path(self.now()))  # never through a link

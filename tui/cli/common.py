@@ -95,8 +95,14 @@ def redact_tree(data: Any) -> Any:
 
 
 def emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
-    """Print a command's result; nothing a store holds is printed unredacted."""
+    """Print a command's result; nothing a store holds is printed unredacted.
+
+    ``data`` is what ``--json`` prints, or a function giving it: then it is built
+    only for ``--json`` (``memgov list`` on 10,000 records would build 10,000
+    dictionaries to print a table)."""
     if getattr(args, "json", False):
+        if callable(data):
+            data = data()
         print(json.dumps(redact_tree(data), ensure_ascii=False, indent=2, default=str))
     else:
         out = text()

@@ -49,7 +49,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = list_in(workspace(args), statuses=args.status, subject_prefix=args.subject)
     emit(
         args,
-        [m.to_dict() for m in rows],
+        lambda: [m.to_dict() for m in rows],
         lambda: (
             "\n".join(
                 f"{m.id:<34} {m.status:<10} {m.type:<10} {m.subject} #{m.attribute}: "
@@ -85,7 +85,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     )
     emit(
         args,
-        [r.to_dict() for r in results],
+        lambda: [r.to_dict() for r in results],
         lambda: (
             "\n".join(
                 f"{r.weight:6.3f} {r.memory.type:<10} [{r.to_dict()['injection']}] "

@@ -23,7 +23,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
     items = build_queue(workspace(args), kinds=args.kind)
     emit(
         args,
-        [to_data(i) for i in items],
+        lambda: [to_data(i) for i in items],
         lambda: (
             "\n".join(
                 f"{i.opened_at[:16]}  {i.kind:<13} {i.id:<26} {i.scope:<7} {i.title}" for i in items

@@ -37,8 +37,7 @@ import secrets as _random
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-
-import git
+from typing import TYPE_CHECKING
 
 from core.domain.errors import NotFoundError, SecretBlocked, StoreError, shown_id
 from core.domain.record import Memory
@@ -55,9 +54,12 @@ from core.store.layout import MEMORY_DIR as MEMORY_DIR
 from core.store.layout import STATE_DIR as STATE_DIR
 from core.store.logs import append_message, log_path
 from core.store.records import Records
-from core.store.recovery import recover
 from core.store.snapshot import Problem, Snapshot
-from core.store.transaction import Transaction
+
+if TYPE_CHECKING:
+    import git
+
+    from core.store.transaction import Transaction
 
 Clock = Callable[[], datetime]
 
@@ -140,6 +142,8 @@ class Store:
     @property
     def repo(self) -> git.Repo:
         if self._repo is None:
+            import git
+
             try:
                 self._repo = gitstore.open_repo(self.root)
             except git.InvalidGitRepositoryError:
@@ -173,6 +177,8 @@ class Store:
         self._synced = False  # until this sync succeeds, nothing read is trusted
         if (self.state_dir / JOURNAL_FILE).exists():
             # a crash left a change half done: finish or undo it before anyone reads
+            from core.store.recovery import recover
+
             with file_lock(self.state_dir / "lock"):
                 recover(self)
         if self._records is None:
@@ -216,6 +222,8 @@ class Store:
         """Under the lock: finish or undo an interrupted change, then bring the catalog
         up to date (only changed files are read). What a decision checks after this is
         the store as it is."""
+        from core.store.recovery import recover
+
         recover(self)
         records = self._sync()
         for temp in self._temps:  # we hold the lock: no live writer owns one
@@ -260,6 +268,8 @@ class Store:
 
         ``dry_run``: every check runs and the writes are prepared (``tx.prepared``),
         under the same lock, and nothing is written (a decision's preview)."""
+        from core.store.transaction import Transaction
+
         with file_lock(self.state_dir / "lock"):
             # what another process or a hand edit changed since this Store last read
             self.reread()
@@ -280,6 +290,8 @@ class Store:
             rules = [f.rule_id for f in secrets.scan(text)]
             if rules:
                 raise SecretBlocked(f"team store daily log, task {task}", rules)
+        from core.store.recovery import recover
+
         with file_lock(self.state_dir / "lock"):
             recover(self)
             confined(self.root, log_path(self.now()))  # never through a link

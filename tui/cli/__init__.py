@@ -5,8 +5,10 @@ or refused (a refused write, a secret, doctor problems), 2 bad input or an
 error, 3 a write opened or joined a conflict.
 
 The package: :mod:`tui.cli.common` (options, output, exit codes),
+:mod:`tui.cli.arguments` (every command's arguments),
 :mod:`tui.cli.parser` (the parser and :func:`main`, the ``memgov`` entry point)
-and one module per group of commands: :mod:`~tui.cli.stores`,
+and one module per group of commands, imported only when one of its commands
+runs: :mod:`~tui.cli.stores`,
 :mod:`~tui.cli.writing`, :mod:`~tui.cli.memories`, :mod:`~tui.cli.review`,
 :mod:`~tui.cli.consolidation`, :mod:`~tui.cli.transfer`, :mod:`~tui.cli.desk`.
 """

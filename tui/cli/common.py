@@ -3,32 +3,33 @@ with their environment defaults, reading input, and printing a result.
 
 Nothing a store holds is printed unredacted: every result goes through
 :func:`emit`, which redacts secrets in text and JSON alike.
+
+Importing this module imports no store and no scanner (``memgov --help`` and
+the parser use it): the workspace is imported when a command opens one, the
+scanner when a result is printed.
 """
 
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.domain.errors import MemgovError
-from core.domain.secrets import redact
-from core.store.store import Clock
-from core.store.workspace import Workspace, open_workspace
+
+if TYPE_CHECKING:
+    from core.store.store import Clock
+    from core.store.workspace import Workspace
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_CONFLICT = 0, 1, 2, 3
 
 #: a command: its parsed arguments in, its exit status out
 Command = Callable[[argparse.Namespace], int]
-#: adds a sub-command with the common options: ``add(name, command, help)``
-Adder = Callable[[str, Command, str], argparse.ArgumentParser]
 
 
 def clock_from_env() -> Clock | None:
@@ -47,6 +48,9 @@ def actor_from(args: argparse.Namespace) -> str:
         return str(args.actor)
     if os.environ.get("MEMGOV_ACTOR"):
         return os.environ["MEMGOV_ACTOR"]
+    import getpass
+    import subprocess
+
     try:
         email = subprocess.run(
             ["git", "config", "user.email"], capture_output=True, text=True, timeout=5
@@ -69,27 +73,42 @@ def store_paths(args: argparse.Namespace) -> list[str]:
 
 
 def workspace(args: argparse.Namespace) -> Workspace:
+    from core.store.workspace import open_workspace
+
     return open_workspace(store_paths(args), clock=clock_from_env())
 
 
 def redact_tree(data: Any) -> Any:
     """Every string in a JSON-able tree, with secrets replaced by their rule id."""
-    if isinstance(data, str):
-        return redact(data)
-    if isinstance(data, dict):
-        return {key: redact_tree(value) for key, value in data.items()}
-    if isinstance(data, list | tuple):
-        return [redact_tree(value) for value in data]
-    return data
+    from core.domain.secrets import redact
+
+    def walk(data: Any) -> Any:
+        if isinstance(data, str):
+            return redact(data)
+        if isinstance(data, dict):
+            return {key: walk(value) for key, value in data.items()}
+        if isinstance(data, list | tuple):
+            return [walk(value) for value in data]
+        return data
+
+    return walk(data)
 
 
 def emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
-    """Print a command's result; nothing a store holds is printed unredacted."""
+    """Print a command's result; nothing a store holds is printed unredacted.
+
+    ``data`` is what ``--json`` prints, or a function giving it: then it is built
+    only for ``--json`` (``memgov list`` on 10,000 records would build 10,000
+    dictionaries to print a table)."""
     if getattr(args, "json", False):
+        if callable(data):
+            data = data()
         print(json.dumps(redact_tree(data), ensure_ascii=False, indent=2, default=str))
     else:
         out = text()
         if out:
+            from core.domain.secrets import redact
+
             print(redact(out))
 
 

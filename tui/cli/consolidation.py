@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.writing.target import home_store
-from tui.cli.common import EXIT_OK, Adder, actor_from, emit, workspace
+from tui.cli.common import EXIT_OK, actor_from, emit, workspace
 
 
 def cmd_consolidate(args: argparse.Namespace) -> int:
@@ -28,6 +27,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
 
 def cmd_rollback(args: argparse.Namespace) -> int:
     from core.consolidation.consolidate import baselines, rollback
+    from core.writing.target import home_store
 
     store = home_store(workspace(args))
     if args.list:
@@ -48,29 +48,3 @@ def cmd_rollback(args: argparse.Namespace) -> int:
     result = rollback(store, args.baseline, actor=actor_from(args), reason=args.reason or "")
     emit(args, result.to_dict(), result.render)
     return EXIT_OK
-
-
-def add_consolidate(add: Adder) -> None:
-    p = add(
-        "consolidate",
-        cmd_consolidate,
-        "orient, gather, consolidate, prune: propose a "
-        "batch of changes for review (automatic ones may apply by policy)",
-    )
-    p.add_argument("--dry-run", action="store_true", help="show the batch, keep nothing")
-    p.add_argument("--diff", action="store_true", help="print each file's diff")
-
-
-def add_rollback(add: Adder) -> None:
-    p = add(
-        "rollback",
-        cmd_rollback,
-        "return the store to an approved baseline (a new commit with events; history is kept)",
-    )
-    p.add_argument(
-        "baseline",
-        nargs="?",
-        help="baseline/NNNN, NNNN or N (default: the one before the last approved batch)",
-    )
-    p.add_argument("--list", action="store_true", help="list the baselines")
-    p.add_argument("--reason")

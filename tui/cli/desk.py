@@ -10,8 +10,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.store.workspace import open_workspace
-from tui.cli.common import EXIT_OK, Adder, actor_from, clock_from_env, store_paths
+from tui.cli.common import EXIT_OK, actor_from, clock_from_env, store_paths
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -34,6 +33,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def open_desk(paths: Sequence[str], args: argparse.Namespace) -> int:
+    from core.store.workspace import open_workspace
+
     try:
         from tui.app import run_desk
     except ImportError:  # the desk arrives with its own issue; until then, the queue
@@ -48,13 +49,3 @@ def open_desk(paths: Sequence[str], args: argparse.Namespace) -> int:
 
 def cmd_review(args: argparse.Namespace) -> int:
     return open_desk(store_paths(args), args)
-
-
-def add_demo(add: Adder) -> None:
-    p = add("demo", cmd_demo, "build a demo store from the seed's scenarios and open the desk")
-    p.add_argument("--no-open", action="store_true", help="build it, do not open the desk")
-    p.add_argument("--force", action="store_true", help="replace an existing demo store")
-
-
-def add_review(add: Adder) -> None:
-    add("review", cmd_review, "open the review desk on the configured stores")

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from core.domain.secrets import redact
-from core.store.store import Store
-from tui.cli.common import EXIT_OK, Adder, actor_from, emit, workspace
+from tui.cli.common import EXIT_OK, actor_from, emit, workspace
+
+if TYPE_CHECKING:
+    from core.store.store import Store
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -46,7 +49,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = list_in(workspace(args), statuses=args.status, subject_prefix=args.subject)
     emit(
         args,
-        [m.to_dict() for m in rows],
+        lambda: [m.to_dict() for m in rows],
         lambda: (
             "\n".join(
                 f"{m.id:<34} {m.status:<10} {m.type:<10} {m.subject} #{m.attribute}: "
@@ -82,7 +85,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     )
     emit(
         args,
-        [r.to_dict() for r in results],
+        lambda: [r.to_dict() for r in results],
         lambda: (
             "\n".join(
                 f"{r.weight:6.3f} {r.memory.type:<10} [{r.to_dict()['injection']}] "
@@ -93,28 +96,3 @@ def cmd_recall(args: argparse.Namespace) -> int:
         ),
     )
     return EXIT_OK
-
-
-def add_history(add: Adder) -> None:
-    p = add("history", cmd_history, "one memory's events, commits and supersedes chain")
-    p.add_argument("id")
-
-
-def add_list(add: Adder) -> None:
-    p = add("list", cmd_list, "list memories")
-    p.add_argument(
-        "--status",
-        action="append",
-        choices=("active", "superseded", "conflict", "expired", "deleted"),
-    )
-    p.add_argument("--subject", help="subject prefix")
-
-
-def add_recall(add: Adder) -> None:
-    p = add("recall", cmd_recall, "active memories for a key, ranked by weight (records use)")
-    p.add_argument(
-        "query", help="SUBJECT_PREFIX, optionally #ATTRIBUTE (e.g. project:liyyro#deploy_command)"
-    )
-    p.add_argument("--attribute")
-    p.add_argument("--limit", type=int, default=10)
-    p.add_argument("--no-usage", action="store_true", help="do not record a usage event")

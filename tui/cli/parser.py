@@ -1,45 +1,23 @@
 """The ``memgov`` parser and entry point.
 
 :func:`build_parser` gives every command the common options (``--store``,
-``--as``, ``--json``) and lets each command's module add its own arguments, in
-the order ``memgov --help`` lists them. :func:`main` runs one command and turns
-the errors a command may raise into exit statuses (see :mod:`tui.cli`).
+``--as``, ``--json``) and its own arguments (:mod:`tui.cli.arguments`), in the
+order ``memgov --help`` lists them. :func:`main` imports the one command's module,
+runs it and turns the errors a command may raise into exit statuses (see
+:mod:`tui.cli`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from core import __version__
 from core.domain.errors import AlreadyDecided, MemgovError
-from tui.cli import consolidation, desk, memories, review, stores, transfer, writing
-from tui.cli.common import EXIT_ERROR, EXIT_FOUND, Adder, Command
-
-#: each command's parser, in the order the help lists them
-COMMANDS: tuple[Callable[[Adder], None], ...] = (
-    stores.add_init,
-    desk.add_demo,
-    desk.add_review,
-    stores.add_doctor,
-    memories.add_history,
-    memories.add_list,
-    writing.add_remember,
-    writing.add_scan,
-    writing.add_sweep,
-    memories.add_recall,
-    review.add_queue,
-    review.add_show,
-    review.add_decide,
-    consolidation.add_consolidate,
-    consolidation.add_rollback,
-    review.add_revert,
-    review.add_requests,
-    transfer.add_import,
-    transfer.add_export,
-    writing.add_log,
-)
+from tui.cli.arguments import COMMANDS
+from tui.cli.common import EXIT_ERROR, EXIT_FOUND, Command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,14 +43,22 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--json", action="store_true", help="machine-readable output")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def add(name: str, func: Command, help_text: str) -> argparse.ArgumentParser:
+    def add(name: str, target: str, help_text: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
-        p.set_defaults(func=func)
+        p.set_defaults(target=target)
         return p
 
     for add_command in COMMANDS:
         add_command(add)
     return parser
+
+
+def command(target: str) -> Command:
+    """The function a parsed command names (``"writing:cmd_remember"``), its module
+    imported only now: building the parser imports no command's implementation."""
+    module, _, name = target.partition(":")
+    func: Command = getattr(importlib.import_module(f"tui.cli.{module}"), name)
+    return func
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -82,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = ["review", *argv]  # plain `memgov [--store P]` opens the desk
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        return int(command(args.target)(args))
     except AlreadyDecided as exc:  # someone decided first: a refusal, not an error
         print(f"memgov: {exc}", file=sys.stderr)
         return EXIT_FOUND

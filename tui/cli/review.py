@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from core.domain.data import to_data
 from core.domain.errors import MemgovError
-from core.review.items import KINDS, BatchAnalysis, ConflictAnalysis, Item
-from core.store.decisions import Decision
-from tui.cli.common import EXIT_OK, Adder, Command, actor_from, emit, read_input, workspace
+from tui.cli.common import EXIT_OK, Command, actor_from, emit, read_input, workspace
+
+if TYPE_CHECKING:
+    from core.review.items import Item
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
@@ -21,7 +23,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
     items = build_queue(workspace(args), kinds=args.kind)
     emit(
         args,
-        [to_data(i) for i in items],
+        lambda: [to_data(i) for i in items],
         lambda: (
             "\n".join(
                 f"{i.opened_at[:16]}  {i.kind:<13} {i.id:<26} {i.scope:<7} {i.title}" for i in items
@@ -33,6 +35,8 @@ def cmd_queue(args: argparse.Namespace) -> int:
 
 
 def render_item(item: Item) -> str:
+    from core.review.items import BatchAnalysis, ConflictAnalysis
+
     lines = [
         f"{item.kind} {item.id}: {item.title}",
         f"  store: {item.store.root}",
@@ -107,6 +111,7 @@ def parse_conditions(values: Sequence[str] | None) -> dict[str, str]:
 
 def cmd_decide(args: argparse.Namespace) -> int:
     from core.review.decide import decide, preview
+    from core.store.decisions import Decision
 
     if args.approve == args.reject:
         raise MemgovError("say --approve or --reject")
@@ -166,67 +171,5 @@ def cmd_request(kind: str) -> Command:
     return run
 
 
-def add_queue(add: Adder) -> None:
-    p = add("queue", cmd_queue, "the review queue: conflicts, promotions, deletions, batches")
-    p.add_argument(
-        "--kind",
-        action="append",
-        choices=KINDS,
-    )
-
-
-def add_show(add: Adder) -> None:
-    p = add("show", cmd_show, "one review item with its evidence")
-    p.add_argument("item")
-
-
-def add_decide(add: Adder) -> None:
-    p = add("decide", cmd_decide, "decide a review item (recorded, committed, revertible)")
-    p.add_argument("item")
-    p.add_argument("--approve", action="store_true")
-    p.add_argument("--reject", action="store_true", help="for a conflict: defer")
-    p.add_argument(
-        "--option",
-        choices=("newer", "older", "parallel", "neither", "defer", "erase", "correct"),
-        help="conflict: newer, older, parallel, neither or defer; secret in a record: "
-        "erase or correct",
-    )
-    p.add_argument(
-        "--content",
-        metavar="FILE",
-        help="secret in a record, --option correct: the corrected text (- for stdin; "
-        "default: the record with each credential replaced by [secret: rule-id])",
-    )
-    p.add_argument(
-        "--condition",
-        action="append",
-        metavar="ID=CONDITION",
-        help="parallel: the condition under which each record holds (repeat)",
-    )
-    p.add_argument("--reason")
-    p.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="say what the decision would change (transitions, erasures, files, what it "
-        "discards) and write nothing",
-    )
-    p.add_argument(
-        "--file",
-        action="append",
-        metavar="PATH",
-        help="consolidation batch: decide only the changes to this file (repeat); "
-        "the rest of the batch is decided the other way",
-    )
-
-
-def add_revert(add: Adder) -> None:
-    p = add("revert", cmd_revert, "undo a decision (not an erasure) as a new event and commit")
-    p.add_argument("decision")
-    p.add_argument("--reason")
-
-
-def add_requests(add: Adder) -> None:
-    for kind, verb in (("delete", "erasure"), ("promote", "promotion to the team store")):
-        p = add(f"request-{kind}", cmd_request(kind), f"ask for the {verb} of a memory")
-        p.add_argument("id")
-        p.add_argument("--reason", required=True)
+cmd_request_delete = cmd_request("delete")
+cmd_request_promote = cmd_request("promote")

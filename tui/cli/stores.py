@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import argparse
 
-from core.store.creation import create_store
 from tui.cli.common import (
     EXIT_FOUND,
     EXIT_OK,
-    Adder,
     actor_from,
     clock_from_env,
     emit,
@@ -20,6 +18,8 @@ from tui.cli.common import (
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    from core.store.creation import create_store
+
     paths = store_paths(args)
     store = create_store(
         paths[0],
@@ -56,16 +56,3 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     emit(args, checkup.to_dict(), text)
     return EXIT_FOUND if checkup.failing else EXIT_OK
-
-
-def add_init(add: Adder) -> None:
-    p = add("init", cmd_init, "create an empty store (a git repository with config)")
-    p.add_argument("--scope", choices=("private", "team"), default="private")
-    p.add_argument("--owner", help="private store: the user it belongs to")
-    p.add_argument("--maintainer", action="append", help="team store: a maintainer (repeat)")
-    p.add_argument("--team-store", help="private store: path of its team store")
-
-
-def add_doctor(add: Adder) -> None:
-    p = add("doctor", cmd_doctor, "validate the whole store without changing it")
-    p.add_argument("--strict", action="store_true", help="warnings fail too")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tui.cli.common import EXIT_CONFLICT, EXIT_FOUND, EXIT_OK, Adder, actor_from, emit, workspace
+from tui.cli.common import EXIT_CONFLICT, EXIT_FOUND, EXIT_OK, actor_from, emit, workspace
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -37,26 +37,3 @@ def cmd_export(args: argparse.Namespace) -> int:
     report = export_claude_code(workspace(args), Path(args.path))
     emit(args, report.to_dict(), report.render)
     return EXIT_OK
-
-
-def add_import(add: Adder) -> None:
-    p = add(
-        "import",
-        cmd_import,
-        "review what agents already remembered: import their "
-        "memory folder through the write pipeline (the folder is never modified)",
-    )
-    p.add_argument("format", choices=("claude-code", "codex"))
-    p.add_argument("path", help="the agent's memory folder")
-    p.add_argument("--dry-run", action="store_true", help="say what would happen, change nothing")
-    p.add_argument(
-        "--mapping",
-        help="YAML file correcting subject/attribute/type per file "
-        "(default: PATH/memgov-import.yaml)",
-    )
-
-
-def add_export(add: Adder) -> None:
-    p = add("export", cmd_export, "write the active records back as an agent's memory folder")
-    p.add_argument("format", choices=("claude-code",))
-    p.add_argument("path", help="an empty folder, or a previous export")

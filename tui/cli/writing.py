@@ -16,7 +16,6 @@ from tui.cli.common import (
     EXIT_CONFLICT,
     EXIT_FOUND,
     EXIT_OK,
-    Adder,
     actor_from,
     emit,
     read_input,
@@ -114,33 +113,3 @@ def cmd_log(args: argparse.Namespace) -> int:
         lambda: f"{logged.log}:{logged.line}" + (f"\n  {logged.note}" if logged.note else ""),
     )
     return EXIT_OK
-
-
-def add_remember(add: Adder) -> None:
-    p = add("remember", cmd_remember, "run a candidate (JSON) through the write pipeline")
-    p.add_argument("file", nargs="?", help="JSON file, or - for stdin (default)")
-
-
-def add_scan(add: Adder) -> None:
-    p = add("scan", cmd_scan, "scan text for credentials (rule ids only, never values)")
-    p.add_argument("file", nargs="?", help="file to scan, or - for stdin (default)")
-
-
-def add_sweep(add: Adder) -> None:
-    p = add("sweep", cmd_sweep, "expire what is past expires_at or learnt in an old environment")
-    p.add_argument(
-        "--env",
-        action="append",
-        metavar="TOOL=VERSION",
-        help="the current version of a tool (repeat); reflections learnt with "
-        "another version expire",
-    )
-    p.add_argument("--dry-run", action="store_true")
-
-
-def add_log(add: Adder) -> None:
-    p = add("log", cmd_log, "append a message to today's daily log (raw evidence)")
-    p.add_argument("--task", required=True)
-    p.add_argument("--index", type=int, required=True, help="message index in the task")
-    p.add_argument("--role", default="user")
-    p.add_argument("text")

@@ -7,7 +7,13 @@
 - :mod:`~core.store.gitstore.plumbing`: revisions, blobs, diffs, refs, tags and
   commits written with fast-import;
 - :mod:`~core.store.gitstore.blobs`: many blobs through one ``cat-file --batch``.
+
+gitpython loads only when a repository is opened: the names from
+:mod:`~core.store.gitstore.repo` are imported on first use (:func:`__getattr__`),
+so reading a store, scanning a text or printing the help costs no gitpython.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from core.store.gitstore.blobs import BlobStream, read_blob_ids
 from core.store.gitstore.plumbing import (
@@ -26,15 +32,33 @@ from core.store.gitstore.plumbing import (
     tracked,
     write_commit,
 )
-from core.store.gitstore.repo import (
-    CommitInfo,
-    commit,
-    init_repo,
-    log_for,
-    open_repo,
-    status_porcelain,
-)
 from core.store.gitstore.run import COMMITTER, GitFailed, actor_identity, git_env, popen, run
+
+if TYPE_CHECKING:
+    from core.store.gitstore.repo import (
+        CommitInfo,
+        commit,
+        init_repo,
+        log_for,
+        open_repo,
+        status_porcelain,
+    )
+
+#: what :mod:`~core.store.gitstore.repo` gives, imported (with gitpython) on first use
+_THROUGH_GITPYTHON = frozenset(
+    ("CommitInfo", "commit", "init_repo", "log_for", "open_repo", "status_porcelain")
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _THROUGH_GITPYTHON:
+        from core.store.gitstore import repo
+
+        value = getattr(repo, name)
+        globals()[name] = value  # the next access is a plain attribute
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "COMMITTER",

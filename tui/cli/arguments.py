@@ -1,0 +1,278 @@
+"""Every command's arguments, without its implementation.
+
+Building the parser imports nothing a command runs: each command is named by
+its module in :mod:`tui.cli` and its function (``"writing:cmd_remember"``), and
+:func:`tui.cli.parser.main` imports that one module after parsing. So
+``memgov --help`` loads argparse and this file, and ``memgov remember`` loads
+the write pipeline but not the desk, the review queue or the importers (a test
+in ``tests/test_startup.py`` keeps it so).
+
+The functions are grouped like the command modules, in the order ``memgov
+--help`` lists the commands (:data:`COMMANDS`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+#: adds a sub-command with the common options: ``add(name, "module:function", help)``
+Adder = Callable[[str, str, str], argparse.ArgumentParser]
+
+#: the kinds of review item (:data:`core.review.items.KINDS`, a test checks they agree)
+ITEM_KINDS = ("conflict", "promotion", "deletion", "consolidation", "secret")
+#: a record's statuses (:data:`core.domain.record.STATUSES`, a test checks they agree)
+STATUSES = ("active", "superseded", "conflict", "expired", "deleted")
+
+
+# -- stores: tui.cli.stores ------------------------------------------------------------
+
+
+def add_init(add: Adder) -> None:
+    p = add("init", "stores:cmd_init", "create an empty store (a git repository with config)")
+    p.add_argument("--scope", choices=("private", "team"), default="private")
+    p.add_argument("--owner", help="private store: the user it belongs to")
+    p.add_argument("--maintainer", action="append", help="team store: a maintainer (repeat)")
+    p.add_argument("--team-store", help="private store: path of its team store")
+
+
+def add_doctor(add: Adder) -> None:
+    p = add("doctor", "stores:cmd_doctor", "validate the whole store without changing it")
+    p.add_argument("--strict", action="store_true", help="warnings fail too")
+
+
+# -- the desk: tui.cli.desk ------------------------------------------------------------
+
+
+def add_demo(add: Adder) -> None:
+    p = add(
+        "demo", "desk:cmd_demo", "build a demo store from the seed's scenarios and open the desk"
+    )
+    p.add_argument("--no-open", action="store_true", help="build it, do not open the desk")
+    p.add_argument("--force", action="store_true", help="replace an existing demo store")
+
+
+def add_review(add: Adder) -> None:
+    add("review", "desk:cmd_review", "open the review desk on the configured stores")
+
+
+# -- reading: tui.cli.memories ---------------------------------------------------------
+
+
+def add_history(add: Adder) -> None:
+    p = add("history", "memories:cmd_history", "one memory's events, commits and supersedes chain")
+    p.add_argument("id")
+
+
+def add_list(add: Adder) -> None:
+    p = add("list", "memories:cmd_list", "list memories")
+    p.add_argument("--status", action="append", choices=STATUSES)
+    p.add_argument("--subject", help="subject prefix")
+
+
+def add_recall(add: Adder) -> None:
+    p = add(
+        "recall",
+        "memories:cmd_recall",
+        "active memories for a key, ranked by weight (records use)",
+    )
+    p.add_argument(
+        "query", help="SUBJECT_PREFIX, optionally #ATTRIBUTE (e.g. project:liyyro#deploy_command)"
+    )
+    p.add_argument("--attribute")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--no-usage", action="store_true", help="do not record a usage event")
+
+
+# -- writing: tui.cli.writing ----------------------------------------------------------
+
+
+def add_remember(add: Adder) -> None:
+    p = add("remember", "writing:cmd_remember", "run a candidate (JSON) through the write pipeline")
+    p.add_argument("file", nargs="?", help="JSON file, or - for stdin (default)")
+
+
+def add_scan(add: Adder) -> None:
+    p = add("scan", "writing:cmd_scan", "scan text for credentials (rule ids only, never values)")
+    p.add_argument("file", nargs="?", help="file to scan, or - for stdin (default)")
+
+
+def add_sweep(add: Adder) -> None:
+    p = add(
+        "sweep",
+        "writing:cmd_sweep",
+        "expire what is past expires_at or learnt in an old environment",
+    )
+    p.add_argument(
+        "--env",
+        action="append",
+        metavar="TOOL=VERSION",
+        help="the current version of a tool (repeat); reflections learnt with "
+        "another version expire",
+    )
+    p.add_argument("--dry-run", action="store_true")
+
+
+def add_log(add: Adder) -> None:
+    p = add("log", "writing:cmd_log", "append a message to today's daily log (raw evidence)")
+    p.add_argument("--task", required=True)
+    p.add_argument("--index", type=int, required=True, help="message index in the task")
+    p.add_argument("--role", default="user")
+    p.add_argument("text")
+
+
+# -- review: tui.cli.review ------------------------------------------------------------
+
+
+def add_queue(add: Adder) -> None:
+    p = add(
+        "queue",
+        "review:cmd_queue",
+        "the review queue: conflicts, promotions, deletions, batches",
+    )
+    p.add_argument("--kind", action="append", choices=ITEM_KINDS)
+
+
+def add_show(add: Adder) -> None:
+    p = add("show", "review:cmd_show", "one review item with its evidence")
+    p.add_argument("item")
+
+
+def add_decide(add: Adder) -> None:
+    p = add("decide", "review:cmd_decide", "decide a review item (recorded, committed, revertible)")
+    p.add_argument("item")
+    p.add_argument("--approve", action="store_true")
+    p.add_argument("--reject", action="store_true", help="for a conflict: defer")
+    p.add_argument(
+        "--option",
+        choices=("newer", "older", "parallel", "neither", "defer", "erase", "correct"),
+        help="conflict: newer, older, parallel, neither or defer; secret in a record: "
+        "erase or correct",
+    )
+    p.add_argument(
+        "--content",
+        metavar="FILE",
+        help="secret in a record, --option correct: the corrected text (- for stdin; "
+        "default: the record with each credential replaced by [secret: rule-id])",
+    )
+    p.add_argument(
+        "--condition",
+        action="append",
+        metavar="ID=CONDITION",
+        help="parallel: the condition under which each record holds (repeat)",
+    )
+    p.add_argument("--reason")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="say what the decision would change (transitions, erasures, files, what it "
+        "discards) and write nothing",
+    )
+    p.add_argument(
+        "--file",
+        action="append",
+        metavar="PATH",
+        help="consolidation batch: decide only the changes to this file (repeat); "
+        "the rest of the batch is decided the other way",
+    )
+
+
+def add_revert(add: Adder) -> None:
+    p = add(
+        "revert",
+        "review:cmd_revert",
+        "undo a decision (not an erasure) as a new event and commit",
+    )
+    p.add_argument("decision")
+    p.add_argument("--reason")
+
+
+def add_requests(add: Adder) -> None:
+    for kind, verb in (("delete", "erasure"), ("promote", "promotion to the team store")):
+        p = add(f"request-{kind}", f"review:cmd_request_{kind}", f"ask for the {verb} of a memory")
+        p.add_argument("id")
+        p.add_argument("--reason", required=True)
+
+
+# -- consolidation: tui.cli.consolidation ----------------------------------------------
+
+
+def add_consolidate(add: Adder) -> None:
+    p = add(
+        "consolidate",
+        "consolidation:cmd_consolidate",
+        "orient, gather, consolidate, prune: propose a "
+        "batch of changes for review (automatic ones may apply by policy)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="show the batch, keep nothing")
+    p.add_argument("--diff", action="store_true", help="print each file's diff")
+
+
+def add_rollback(add: Adder) -> None:
+    p = add(
+        "rollback",
+        "consolidation:cmd_rollback",
+        "return the store to an approved baseline (a new commit with events; history is kept)",
+    )
+    p.add_argument(
+        "baseline",
+        nargs="?",
+        help="baseline/NNNN, NNNN or N (default: the one before the last approved batch)",
+    )
+    p.add_argument("--list", action="store_true", help="list the baselines")
+    p.add_argument("--reason")
+
+
+# -- transfer: tui.cli.transfer --------------------------------------------------------
+
+
+def add_import(add: Adder) -> None:
+    p = add(
+        "import",
+        "transfer:cmd_import",
+        "review what agents already remembered: import their "
+        "memory folder through the write pipeline (the folder is never modified)",
+    )
+    p.add_argument("format", choices=("claude-code", "codex"))
+    p.add_argument("path", help="the agent's memory folder")
+    p.add_argument("--dry-run", action="store_true", help="say what would happen, change nothing")
+    p.add_argument(
+        "--mapping",
+        help="YAML file correcting subject/attribute/type per file "
+        "(default: PATH/memgov-import.yaml)",
+    )
+
+
+def add_export(add: Adder) -> None:
+    p = add(
+        "export",
+        "transfer:cmd_export",
+        "write the active records back as an agent's memory folder",
+    )
+    p.add_argument("format", choices=("claude-code",))
+    p.add_argument("path", help="an empty folder, or a previous export")
+
+
+#: each command's parser, in the order the help lists them
+COMMANDS: tuple[Callable[[Adder], None], ...] = (
+    add_init,
+    add_demo,
+    add_review,
+    add_doctor,
+    add_history,
+    add_list,
+    add_remember,
+    add_scan,
+    add_sweep,
+    add_recall,
+    add_queue,
+    add_show,
+    add_decide,
+    add_consolidate,
+    add_rollback,
+    add_revert,
+    add_requests,
+    add_import,
+    add_export,
+    add_log,
+)

@@ -233,7 +233,7 @@ def snapshot_files(root: Path) -> dict[str, tuple[bytes, int]]:
 
 def events(root: Path) -> list[dict[str, Any]]:
     """Every line of a store's events.jsonl, as read from the file."""
-    lines = (root / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (root / "events/000001.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 

@@ -630,7 +630,7 @@ def check_one_store(store: Path, template: Path, env: dict[str, str]) -> list[Fa
     if (store / ".memgov" / "txn.json").exists():
         out.append(Failure("journal left", f"{name}: .memgov/txn.json after two writes"))
     # -- events
-    events = read_jsonl(store / "events.jsonl")
+    events = read_jsonl(store / "events/000001.jsonl")
     gone = rolled_back(events)
     live = [e for e in events if e.get("id") not in gone]
     ids = Counter(str(e.get("id")) for e in events)
@@ -779,7 +779,7 @@ def check_cross_store(root: Path) -> list[Failure]:
                 out.append(Failure("revert left the team copy", f"{did}: {entry.get('id')}"))
             elif not data.get("reverted_by") and not present:
                 out.append(Failure("promotion without team copy", f"{did}: {entry.get('id')}"))
-    events = read_jsonl(team / "events.jsonl")
+    events = read_jsonl(team / "events/000001.jsonl")
     gone = rolled_back(events)
     for ev in events:
         named = ev.get("decision")

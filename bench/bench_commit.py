@@ -11,12 +11,15 @@ one event each: in one ``events.jsonl`` (``--events one-file``, the layout befor
 shards) or in 256 KiB shards ``events/NNNNNN.jsonl``. Then it times ROUNDS commits
 of what one transaction writes (one memory changed, the index, one event appended
 to the last shard) through :func:`core.store.gitstore.commit`, beside the floor of
-one git process. Run it with PYTHONPATH at another checkout to time its commit.
+one git process; wall time and CPU time (this process and git's: what the commit
+costs whatever else the machine runs). Run it with PYTHONPATH at another checkout
+to time its commit.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -80,6 +83,16 @@ def last_log(root: Path, one_file: bool) -> str:
     return "events/" + sorted(p.name for p in (root / "events").iterdir())[-1]
 
 
+def cpu() -> float:
+    """CPU seconds of this process and its finished children (git): what a commit
+    costs, whatever else the machine is running."""
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=10_000)
@@ -94,7 +107,7 @@ def main() -> None:
     build(root, args.files, sharded, one_file)
     built = time.perf_counter() - started
     repo = gitstore.open_repo(root)
-    times, floors = [], []
+    times, floors, cpus = [], [], []
     for r in range(args.rounds):
         rel = memory_path((r * 7919) % args.files, sharded)
         with (root / rel).open("a") as handle:
@@ -104,9 +117,10 @@ def main() -> None:
         log = last_log(root, one_file)
         with (root / log).open("ab") as handle:
             handle.write(event_line(10**7 + r))
-        t = time.perf_counter()
+        t, c = time.perf_counter(), cpu()
         gitstore.commit(repo, [rel, "MEMORY.md", log], actor="a@example.com", message="bench")
         times.append(time.perf_counter() - t)
+        cpus.append(cpu() - c)
         t = time.perf_counter()
         subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, check=True)
         floors.append(time.perf_counter() - t)
@@ -117,7 +131,8 @@ def main() -> None:
     print(
         f"{args.files:>7,} files, memories {args.memories}, events {args.events}: commit "
         f"median {statistics.median(times) * 1000:.0f} ms (min {min(times) * 1000:.0f}, "
-        f"{args.rounds} rounds); one git process {statistics.median(floors) * 1000:.0f} ms; "
+        f"{args.rounds} rounds), CPU {statistics.median(cpus) * 1000:.0f} ms; "
+        f"one git process {statistics.median(floors) * 1000:.0f} ms; "
         f"index {index / 1e6:.1f} MB, memories/ tree {int(tree) / 1e6:.2f} MB, "
         f"last log {(root / log).stat().st_size / 1e6:.2f} MB (built in {built:.0f} s)"
     )

@@ -35,7 +35,7 @@ from core.consolidation.consolidate import consolidate, rollback
 from core.domain.record import TYPES, Memory, Source
 from core.review.batch import decide_batch, pending_items
 from core.store import gitstore
-from core.store.events import EVENTS_FILE, Event, append_events
+from core.store.events import EVENTS_DIR, Event, append_to_log
 from core.store.index import INDEX_FILE, render_index
 from core.store.logs import LOG_DIR, log_path
 from core.store.store import MEMORY_DIR, Store
@@ -124,8 +124,8 @@ def build(root: Path, count: int) -> dict[str, int]:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("\n".join(lines) + "\n", encoding="utf-8")
     (root / INDEX_FILE).write_text(render_index(memories, store.config), encoding="utf-8")
-    append_events(
-        root / EVENTS_FILE,
+    append_to_log(
+        root,
         [
             Event(
                 id=f"ev-{i:08d}",
@@ -141,7 +141,7 @@ def build(root: Path, count: int) -> dict[str, int]:
     )
     gitstore.commit(
         store.repo,
-        [MEMORY_DIR, LOG_DIR, INDEX_FILE, EVENTS_FILE],
+        [MEMORY_DIR, LOG_DIR, INDEX_FILE, EVENTS_DIR],
         actor="bench",
         message=f"bench: {count} memories",
         when=BASE + span,

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from core.domain.record import TYPES, Memory, Source
 from core.store import gitstore
-from core.store.events import EVENTS_FILE, Event, append_events
+from core.store.events import EVENTS_DIR, Event, append_to_log
 from core.store.index import INDEX_FILE, render_index
 from core.store.store import MEMORY_DIR, STATE_DIR, Store
 
@@ -129,10 +129,10 @@ def build(root: Path, count: int) -> None:
     for memory in memories:
         (root / memory.path).write_text(memory.to_markdown(), encoding="utf-8")
     (root / INDEX_FILE).write_text(render_index(memories, store.config), encoding="utf-8")
-    append_events(root / EVENTS_FILE, events)
+    append_to_log(root, events)
     gitstore.commit(
         store.repo,
-        [MEMORY_DIR, INDEX_FILE, EVENTS_FILE],
+        [MEMORY_DIR, INDEX_FILE, EVENTS_DIR],
         actor="bench",
         message=f"bench: {count} memories",
     )

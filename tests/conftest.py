@@ -232,8 +232,11 @@ def snapshot_files(root: Path) -> dict[str, tuple[bytes, int]]:
 
 
 def events(root: Path) -> list[dict[str, Any]]:
-    """Every line of a store's events.jsonl, as read from the file."""
-    lines = (root / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    """Every line of a store's event log (every shard, in order), as read from the files."""
+    from core.store.events import event_logs
+
+    text = "".join((root / rel).read_text(encoding="utf-8") for rel in event_logs(root))
+    lines = text.splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 

@@ -48,6 +48,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from core.store.events import event_logs
+
 ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv" / "bin"
 PYTHON = VENV / "python"
@@ -630,7 +632,7 @@ def check_one_store(store: Path, template: Path, env: dict[str, str]) -> list[Fa
     if (store / ".memgov" / "txn.json").exists():
         out.append(Failure("journal left", f"{name}: .memgov/txn.json after two writes"))
     # -- events
-    events = read_jsonl(store / "events.jsonl")
+    events = [e for rel in event_logs(store) for e in read_jsonl(store / rel)]
     gone = rolled_back(events)
     live = [e for e in events if e.get("id") not in gone]
     ids = Counter(str(e.get("id")) for e in events)
@@ -779,7 +781,7 @@ def check_cross_store(root: Path) -> list[Failure]:
                 out.append(Failure("revert left the team copy", f"{did}: {entry.get('id')}"))
             elif not data.get("reverted_by") and not present:
                 out.append(Failure("promotion without team copy", f"{did}: {entry.get('id')}"))
-    events = read_jsonl(team / "events.jsonl")
+    events = [e for rel in event_logs(team) for e in read_jsonl(team / rel)]
     gone = rolled_back(events)
     for ev in events:
         named = ev.get("decision")

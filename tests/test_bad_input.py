@@ -13,7 +13,7 @@ import pytest
 from conftest import ACTOR, FakeClock, MakeMemory, add_memories, git_status, snapshot_files
 
 from core.reports.doctor import Finding, diagnose
-from core.store.events import EVENTS_FILE
+from core.store.events import FIRST_SHARD
 from core.store.index import INDEX_FILE
 from core.store.store import MAX_FILE_BYTES, Store
 
@@ -167,7 +167,7 @@ def test_bad_file_is_a_problem_and_nothing_else_breaks(
 
     files_after = snapshot_files(root)
     changed = {rel for rel in files_before if files_after.get(rel) != files_before[rel]}
-    assert changed == {"memories/good-2.md", INDEX_FILE, EVENTS_FILE}
+    assert changed == {"memories/good-2.md", INDEX_FILE, FIRST_SHARD}
     assert git_status(root) == status_before
     if outside_before is not None:
         assert outside.read_bytes() == outside_before
@@ -230,13 +230,15 @@ def test_dangling_supersedes_is_reported_by_doctor(store: Store, make_memory: Ma
 
 
 def test_torn_event_line_is_reported_by_doctor(good_store: Store) -> None:
-    events = good_store.root / EVENTS_FILE
+    events = good_store.root / FIRST_SHARD
     with events.open("ab") as handle:
         handle.write(b'{"id":"ev-torn","ts":"2027-03-14T1')
     before = snapshot_files(good_store.root)
     opened = Store(good_store.root)
     assert set(opened.memories) == {"good-1", "good-2"}
-    found = [f for f in diagnose(opened) if f.path == "events.jsonl" and f.severity == "error"]
+    found = [
+        f for f in diagnose(opened) if f.path == "events/000001.jsonl" and f.severity == "error"
+    ]
     assert len(found) == 1
     assert found[0].severity == "error"
     assert "line 3" in found[0].reason and "torn" in found[0].reason

@@ -80,7 +80,7 @@ class Cli:
         return {"task": task, "message_index": index, "evidence": text}
 
     def events(self, action: str | None = None) -> list[dict[str, Any]]:
-        lines = (self.root / "events.jsonl").read_text(encoding="utf-8").splitlines()
+        lines = (self.root / "events/000001.jsonl").read_text(encoding="utf-8").splitlines()
         found = [json.loads(line) for line in lines if line.strip()]
         return [e for e in found if action is None or e["action"] == action]
 
@@ -223,7 +223,7 @@ def test_a_refused_secret_is_never_printed_logged_or_committed(
     for name, text in {
         "stdout": result.out,
         "stderr": result.err,
-        "events.jsonl": (cli.root / "events.jsonl").read_text(encoding="utf-8"),
+        "events/000001.jsonl": (cli.root / "events/000001.jsonl").read_text(encoding="utf-8"),
         "git log -p": git_log_patch(cli.root),
     }.items():
         assert token not in text, f"the secret is in the {name}"

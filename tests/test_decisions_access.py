@@ -179,7 +179,7 @@ def test_nothing_private_enters_the_team_store_but_an_approved_promotion(demo: P
     assert git(team.root, "rev-list", f"{team_head}..HEAD").split() == [head(team.root)]
     (created,) = decision.created
     changed = {rel for rel, data in tree_state(team.root).items() if team_files.get(rel) != data}
-    assert changed - {"MEMORY.md", "events.jsonl"} == {f"memories/{created['id']}.md"} | {
+    assert changed - {"MEMORY.md", "events/000001.jsonl"} == {f"memories/{created['id']}.md"} | {
         s.log for s in Store(team.root).get(created["id"]).all_sources if s.log
     }
     everything = all_text(team.root)

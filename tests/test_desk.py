@@ -45,7 +45,7 @@ def by_attribute(path: Path, attribute: str) -> list:
 def events(store: Path) -> list[dict]:
     return [
         json.loads(line)
-        for line in (store / "events.jsonl").read_text().splitlines()
+        for line in (store / "events/000001.jsonl").read_text().splitlines()
         if line.strip()
     ]
 

@@ -34,7 +34,7 @@ def notifications(app: Any) -> list[tuple[str, str]]:
 def break_events(demo: Path) -> None:
     """Each store's event log becomes a folder: reading it fails with IsADirectoryError."""
     for name in ("private", "team"):
-        events = demo / name / "events.jsonl"
+        events = demo / name / "events/000001.jsonl"
         events.unlink()
         events.mkdir()
 

@@ -13,7 +13,7 @@ from conftest import ACTOR, FakeClock, MakeMemory, add_memories, git, snapshot_f
 from core.domain.errors import ValidationError
 from core.domain.record import Source
 from core.reports.doctor import diagnose
-from core.store.events import EVENTS_FILE
+from core.store.events import FIRST_SHARD
 from core.store.index import INDEX_FILE
 from core.store.journal import JOURNAL_FILE
 from core.store.store import Store
@@ -116,7 +116,7 @@ def _index_line_missing(store: Store, make: MakeMemory) -> None:
 
 
 def _torn_event(store: Store, make: MakeMemory) -> None:
-    with (store.root / EVENTS_FILE).open("ab") as handle:
+    with (store.root / FIRST_SHARD).open("ab") as handle:
         handle.write(b'{"id":"ev-torn"')
 
 
@@ -155,7 +155,7 @@ ERRORS = [
     ("index to nothing", _index_points_nowhere, INDEX_FILE, None, "not a readable memory"),
     ("index to superseded", _index_points_at_superseded, INDEX_FILE, None, "superseded"),
     ("no index line", _index_line_missing, INDEX_FILE, None, "mem-1 has no index line"),
-    ("torn event", _torn_event, "events.jsonl", None, "torn last line"),
+    ("torn event", _torn_event, "events/000001.jsonl", None, "torn last line"),
     ("no event", _no_event, "memories/stray.md", "status", "no event records"),
     ("status vs events", _status_disagrees, "memories/mem-3.md", "status", "last event says"),
     ("supersedes cycle", _cycle, "memories/mem-2.md", "supersedes", "supersedes cycle"),

@@ -11,7 +11,7 @@ from conftest import FakeClock, MakeMemory, add_memories
 
 from core.domain.record import Memory
 from core.reports.history import history, supersedes_chain
-from core.store.events import EVENTS_FILE, Event, append_events
+from core.store.events import FIRST_SHARD, Event, append_events
 from core.store.journal import JOURNAL_FILE
 from core.store.store import Store
 from tui.cli import main
@@ -153,9 +153,9 @@ def test_events_a_crash_recovery_rolled_back_do_not_decide_the_status(
     """A creation that crashed half-way was rolled back: its event stays in the log
     (and in the history, flagged), but the memory never existed."""
     root = chain.root
-    offset = (root / EVENTS_FILE).stat().st_size
+    offset = (root / FIRST_SHARD).stat().st_size
     append_events(
-        root / EVENTS_FILE,
+        root / FIRST_SHARD,
         [Event(id="ev-undone", ts="2027-03-16T10:20:00+08:00", actor="x", action="create",
                memory_ids=("ghost",), to_status="active")],
     )  # fmt: skip
@@ -163,6 +163,7 @@ def test_events_a_crash_recovery_rolled_back_do_not_decide_the_status(
     (chain.state_dir / JOURNAL_FILE).write_text(
         json.dumps({
             "phase": "files", "actor": "x", "message": "crashed", "events_offset": offset,
+            "events_file": FIRST_SHARD,
             "paths": ["memories/ghost.md"], "created": ["memories/ghost.md"],
             "events": ["ev-undone", "ev-never-written"],
         })

@@ -22,7 +22,7 @@ from conftest import ACTOR, FIXED_NOW, FakeClock, MakeMemory, add_memories, fake
 
 from core.domain.errors import ValidationError
 from core.reports import metrics
-from core.store.events import EVENTS_FILE, MAX_LINE_BYTES, Event, read_events
+from core.store.events import FIRST_SHARD, MAX_LINE_BYTES, Event, read_events
 from core.store.requests import REQUEST_DIR, Request, file_request, load_requests, request_problems
 from core.store.store import Store
 
@@ -116,7 +116,7 @@ LINE_FIELD = {
 
 @pytest.mark.parametrize("name", HOSTILE_LINES)
 def test_a_hostile_event_line_is_a_bad_line_never_a_crash(tmp_path: Path, name: str) -> None:
-    log = tmp_path / EVENTS_FILE
+    log = tmp_path / "events.jsonl"
     log.write_bytes(_line(_good_event(1)) + HOSTILE_LINES[name] + _line(_good_event(3)))
     started = time.monotonic()
     events, bad = read_events(log)
@@ -154,7 +154,7 @@ def test_a_store_with_hostile_event_lines_still_opens_and_reports_them(
     store: Store, make_memory: MakeMemory
 ) -> None:
     add_memories(store, make_memory())
-    with (store.root / EVENTS_FILE).open("ab") as handle:
+    with (store.root / FIRST_SHARD).open("ab") as handle:
         for name in ("deep-list", "not-utf8", "ids-as-string", "surrogate-reason"):
             handle.write(HOSTILE_LINES[name])
     again = Store(store.root)

@@ -217,7 +217,7 @@ def test_derivable_content_is_refused_with_that_reason(
     assert any(r.startswith(why) for r in outcome.reasons), outcome.reasons
     (refuse,) = events(store, "refuse")
     assert refuse.details["excluded"] is True
-    assert content not in (store.root / "events.jsonl").read_text(encoding="utf-8")
+    assert content not in (store.root / "events/000001.jsonl").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(
@@ -243,7 +243,7 @@ def test_working_memory_and_task_scope_are_never_persisted(
     assert "never persisted" in outcome.reasons[0]
     assert store.refresh().memories == {}
     assert memory_files(store) == []
-    assert content not in (store.root / "events.jsonl").read_text(encoding="utf-8")
+    assert content not in (store.root / "events/000001.jsonl").read_text(encoding="utf-8")
     assert content not in git_log_patch(store.root)
 
 
@@ -301,7 +301,7 @@ def test_a_refused_secret_never_reaches_outcome_events_files_or_git(
     assert outcome.gate is not None and outcome.gate.secret_rules
     shown = {
         "outcome": json.dumps(outcome.to_dict()) + repr(outcome),
-        "events.jsonl": (store.root / "events.jsonl").read_text(encoding="utf-8"),
+        "events/000001.jsonl": (store.root / "events/000001.jsonl").read_text(encoding="utf-8"),
         "store files": store_text(store.root),
         "git log -p": git_log_patch(store.root),
     }

@@ -21,7 +21,7 @@ from core.domain.errors import AlreadyDecided, AuthorizationError, NotFoundError
 from core.review.decide import decide, preview
 from core.review.items import Kind
 from core.review.queue import build_queue, get_item
-from core.store.events import EVENTS_FILE
+from core.store.events import FIRST_SHARD
 
 #: a way to decide each kind of demo item
 CHOICES: dict[str, dict[str, Any]] = {
@@ -78,7 +78,7 @@ def test_a_preview_writes_nothing_and_says_what_the_decision_does(demo: Path, ki
     done = {
         (e["memory_ids"][0], e["from"], e["to"], e["action"])
         for root in stores_of(demo)
-        for e in map(json.loads, (root / EVENTS_FILE).read_text().splitlines())
+        for e in map(json.loads, (root / FIRST_SHARD).read_text().splitlines())
         if e.get("decision") == decision.id and (e["from"] or e["to"])
     }
     said = {(t.memory_id, t.before, t.after, t.action) for s in shown.stores for t in s.transitions}

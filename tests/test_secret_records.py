@@ -93,7 +93,11 @@ def files_holding(root: Path, needle: str) -> list[str]:
 
 
 def events(store: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (store / "events.jsonl").read_text().splitlines() if line]
+    return [
+        json.loads(line)
+        for line in (store / "events/000001.jsonl").read_text().splitlines()
+        if line
+    ]
 
 
 def secret_errors(store: Store) -> list[str]:

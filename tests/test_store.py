@@ -22,7 +22,7 @@ from core.store import catalog, fsutil, gitstore
 from core.store import transaction as transaction_module
 from core.store.catalog import CATALOG_FILE
 from core.store.config import CONFIG_FILE
-from core.store.events import EVENTS_FILE, Event, append_events, read_events
+from core.store.events import FIRST_SHARD, Event, append_events, read_events
 from core.store.fsutil import atomic_write_bytes, file_lock
 from core.store.index import INDEX_FILE
 from core.store.journal import JOURNAL_FILE
@@ -48,7 +48,7 @@ def test_init_creates_a_git_repo_with_one_commit(tmp_path: Path) -> None:
     root = tmp_path / "new-store"
     store = Store.init(root, actor="founder@example.com")
     assert store.root == root.resolve()
-    for rel in (CONFIG_FILE, INDEX_FILE, EVENTS_FILE, ".gitignore", "memories"):
+    for rel in (CONFIG_FILE, INDEX_FILE, FIRST_SHARD, ".gitignore", "memories"):
         assert (root / rel).exists(), rel
     assert commit_count(root) == 1
     commit = head(root)
@@ -56,7 +56,7 @@ def test_init_creates_a_git_repo_with_one_commit(tmp_path: Path) -> None:
     assert set(commit.stats.files) == {
         CONFIG_FILE,
         INDEX_FILE,
-        EVENTS_FILE,
+        FIRST_SHARD,
         ".gitignore",
         "memories/.gitkeep",
     }
@@ -107,7 +107,7 @@ def test_creating_a_memory_writes_file_event_index_and_one_commit(
     assert event.actor == "alice@example.com"
     assert event.ts == "2027-03-14T10:20:00+08:00"  # the store's clock
     assert event.details["content_hash"] == memory.content_hash
-    assert memory.content not in (root / EVENTS_FILE).read_text()  # no content in events
+    assert memory.content not in (root / FIRST_SHARD).read_text()  # no content in events
     assert (root / INDEX_FILE).read_text() == (
         "- [Tables](memories/pref-tables.md) — Use tables for comparisons.\n"
     )
@@ -115,7 +115,7 @@ def test_creating_a_memory_writes_file_event_index_and_one_commit(
     commit = head(root)
     assert commit.author.email == "alice@example.com"
     assert commit.message.startswith("remember tables")
-    assert set(commit.stats.files) == {"memories/pref-tables.md", EVENTS_FILE, INDEX_FILE}
+    assert set(commit.stats.files) == {"memories/pref-tables.md", FIRST_SHARD, INDEX_FILE}
     assert git_status(root) == []
     assert store.get("pref-tables") == memory
     assert Store(root).get("pref-tables") == memory
@@ -133,7 +133,7 @@ def test_a_transaction_with_no_changes_makes_no_commit(store: Store) -> None:
     with store.transaction(actor=ACTOR, message="nothing"):
         pass
     assert commit_count(store.root) == before
-    assert read_events(store.root / EVENTS_FILE) == ([], [])
+    assert read_events(store.root / FIRST_SHARD) == ([], [])
 
 
 def test_transitions_are_checked_and_recorded(store: Store, make_memory: MakeMemory) -> None:
@@ -332,7 +332,7 @@ def test_crash_in_files_phase_is_rolled_back_to_head(store: Store, make_memory: 
     add_memories(store, make_memory())
     root = store.root
     committed = {rel: (root / rel).read_bytes() for rel in ("memories/mem-1.md", INDEX_FILE)}
-    events_before = (root / EVENTS_FILE).read_bytes()
+    events_before = (root / FIRST_SHARD).read_bytes()
     commits = commit_count(root)
     # a crashed change: it rewrote mem-1 (half written), started mem-2, touched the index
     write_journal(
@@ -343,6 +343,7 @@ def test_crash_in_files_phase_is_rolled_back_to_head(store: Store, make_memory: 
         paths=[INDEX_FILE, "memories/mem-1.md", "memories/mem-2.md"],
         created=["memories/mem-2.md"],
         events=["ev-crashed-1"],
+        events_file=FIRST_SHARD,
         events_offset=len(events_before),
     )
     (root / "memories" / "mem-1.md").write_text("---\nid: mem-1\nstatus: supers")
@@ -355,7 +356,7 @@ def test_crash_in_files_phase_is_rolled_back_to_head(store: Store, make_memory: 
     assert not (root / "memories" / "mem-2.md").exists()
     for rel, data in committed.items():
         assert (root / rel).read_bytes() == data, rel
-    assert (root / EVENTS_FILE).read_bytes() == events_before
+    assert (root / FIRST_SHARD).read_bytes() == events_before
     assert not (store.state_dir / JOURNAL_FILE).exists()
     assert commit_count(root) == commits
     assert git_status(root) == []
@@ -370,10 +371,10 @@ def test_crash_after_some_events_rolls_back_and_says_so(
     and a 'recover' event records that those events did not happen."""
     add_memories(store, make_memory())
     root = store.root
-    offset = (root / EVENTS_FILE).stat().st_size
+    offset = (root / FIRST_SHARD).stat().st_size
     orphan = make_memory(id="mem-2")
     append_events(
-        root / EVENTS_FILE,
+        root / FIRST_SHARD,
         [
             Event(
                 id="ev-half-1",
@@ -394,12 +395,13 @@ def test_crash_after_some_events_rolls_back_and_says_so(
         paths=["memories/mem-2.md"],
         created=["memories/mem-2.md"],
         events=["ev-half-1", "ev-half-2"],
+        events_file=FIRST_SHARD,
         events_offset=offset,
     )
     with store.transaction(actor=ACTOR, message="next"):
         pass
     assert not (root / "memories" / "mem-2.md").exists()
-    events, bad = read_events(root / EVENTS_FILE)
+    events, bad = read_events(root / FIRST_SHARD)
     assert bad == []
     assert events[-1].action == "recover"
     assert events[-1].details["rolled_back_events"] == ["ev-half-1"]
@@ -415,12 +417,12 @@ def test_crash_in_events_phase_is_finished_as_a_commit(
     add_memories(store, make_memory())
     root = store.root
     commits = commit_count(root)
-    offset = (root / EVENTS_FILE).stat().st_size
+    offset = (root / FIRST_SHARD).stat().st_size
     # every file and the event were written; the crash came before the commit
     new = make_memory(id="mem-2", attribute="lang").with_changes(path="memories/mem-2.md")
     (root / "memories" / "mem-2.md").write_text(new.to_markdown())
     append_events(
-        root / EVENTS_FILE,
+        root / FIRST_SHARD,
         [
             Event(
                 id="ev-done-1",
@@ -440,6 +442,7 @@ def test_crash_in_events_phase_is_finished_as_a_commit(
         paths=["memories/mem-2.md"],
         created=["memories/mem-2.md"],
         events=["ev-done-1"],
+        events_file=FIRST_SHARD,
         events_offset=offset,
     )
     with store.transaction(actor=ACTOR, message="next"):
@@ -450,7 +453,7 @@ def test_crash_in_events_phase_is_finished_as_a_commit(
     assert (
         "crashed change" in commit.message and "finished after an interrupted run" in commit.message
     )
-    assert set(commit.stats.files) == {"memories/mem-2.md", EVENTS_FILE}
+    assert set(commit.stats.files) == {"memories/mem-2.md", FIRST_SHARD}
     assert git_status(root) == []
     assert not (store.state_dir / JOURNAL_FILE).exists()
     assert store.get("mem-2") == new
@@ -495,7 +498,7 @@ def test_a_real_crash_while_writing_files_is_rolled_back(
         monkeypatch.context() as patch,
         pytest.raises(KeyboardInterrupt),
     ):
-        patch.setattr(transaction_module, "append_events", crash)
+        patch.setattr(transaction_module, "append_to_log", crash)
         with store.transaction(actor=ACTOR, message="crash") as tx:
             tx.transition("mem-1", "expired", action="sweep", reason="x")
             tx.create(make_memory(id="mem-2", attribute="lang"), action="create", reason="x")
@@ -521,6 +524,7 @@ def test_a_crash_after_the_commit_makes_no_second_commit(
         paths=["memories/mem-1.md", INDEX_FILE],
         created=[],
         events=[],
+        events_file=FIRST_SHARD,
         events_offset=0,
     )
     with store.transaction(actor=ACTOR, message="next"):
@@ -534,10 +538,10 @@ def test_a_torn_event_line_of_the_crashed_change_is_not_taken_as_written(
 ) -> None:
     add_memories(store, make_memory())
     root = store.root
-    offset = (root / EVENTS_FILE).stat().st_size
+    offset = (root / FIRST_SHARD).stat().st_size
     commits = commit_count(root)
     (root / "memories" / "mem-2.md").write_text(make_memory(id="mem-2").to_markdown())
-    with (root / EVENTS_FILE).open("ab") as handle:  # power cut in the middle of the line
+    with (root / FIRST_SHARD).open("ab") as handle:  # power cut in the middle of the line
         handle.write(b'{"id":"ev-torn-1","ts":"2027-03-14T10:2')
     write_journal(
         store,
@@ -547,6 +551,7 @@ def test_a_torn_event_line_of_the_crashed_change_is_not_taken_as_written(
         paths=["memories/mem-2.md"],
         created=["memories/mem-2.md"],
         events=["ev-torn-1"],
+        events_file=FIRST_SHARD,
         events_offset=offset,
     )
     with store.transaction(actor=ACTOR, message="next"):

@@ -215,7 +215,7 @@ def test_a_committed_memories_link_is_not_read(store: Store, tmp_path: Path) -> 
     assert any(p.path == "memories" and "symbolic link" in p.reason for p in snap.problems)
 
 
-@pytest.mark.parametrize("name", ["MEMORY.md", "events.jsonl"])
+@pytest.mark.parametrize("name", ["MEMORY.md", "events/000001.jsonl"])
 def test_a_linked_index_or_event_log_is_never_written(
     store: Store,
     add,
@@ -485,7 +485,7 @@ def test_an_erasure_killed_anywhere_is_finished_for_good(demo: Path, point: str,
     code = _killed(point, nth, "decide", item.id, "--approve", "--store", str(demo), "--as", OWNER)
     assert code == 137
     Store(demo / "private").load()  # the next command recovers: it finishes the purge
-    events = (demo / "private" / "events.jsonl").read_text()
+    events = (demo / "private" / "events/000001.jsonl").read_text()
     if '"erase"' in events and memory.id in events:
         assert needle not in _all_objects(demo / "private")
     _consistent(demo)

@@ -20,6 +20,7 @@ from pathlib import Path
 from core.domain.data import AsData
 from core.domain.errors import StoreError
 from core.store import gitstore, logs, requests
+from core.store.events import is_event_log
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text
 from core.store.journal import JOURNAL_FILE
 from core.store.secret_files import file_hits, how_to_fix
@@ -105,7 +106,8 @@ def diagnose(store: Store) -> list[Finding]:
     # the event log: unreadable lines, and status agreeing with the last transition
     events, bad = store.events()
     for bad_line in bad:
-        found.append(Finding("error", "events.jsonl", f"line {bad_line.line}: {bad_line.reason}"))
+        where = f"line {bad_line.line}: " if bad_line.line else ""
+        found.append(Finding("error", bad_line.file, where + bad_line.reason))
     rolled_back = {
         i for e in events if e.action == "recover" for i in e.details.get("rolled_back_events", [])
     }
@@ -214,7 +216,7 @@ def diagnose(store: Store) -> list[Finding]:
         dirty = []
     for entry in dirty:
         path = entry[3:]
-        if path.startswith(MEMORY_DIR) or path in (INDEX_FILE, "events.jsonl"):
+        if path.startswith(MEMORY_DIR) or path == INDEX_FILE or is_event_log(path):
             found.append(
                 Finding(
                     "warning",

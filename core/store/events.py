@@ -1,5 +1,14 @@
 """The append-only event log (SPEC section 4): JSON Lines, never edited in place.
 
+The log is a sequence of shards, read in order (:func:`event_logs`,
+:func:`read_log`): the legacy ``events.jsonl`` first when a store has one, then
+``events/000001.jsonl``, ``events/000002.jsonl``, ... by number. A writer appends
+to the last shard, and starts the next one once the last has reached
+:data:`SHARD_BYTES` (:func:`next_append`), so no commit hashes more than one
+bounded shard of the log, and history keeps each version of one shard only.
+Where an append went is an :class:`EventsAt` (shard, byte offset): the crash
+journal keeps it to tell whether the events made it (:mod:`core.store.recovery`).
+
 Every change to a memory is an event. A torn last line (a crash mid-append) is
 reported by :func:`read_events` and isolated on the next append by starting a
 fresh line, so nothing after it is ever lost and nothing is rewritten.
@@ -27,8 +36,18 @@ from typing import Any
 
 from core.domain.errors import ValidationError
 from core.domain.record import STATUSES, check_text, describe, is_clean
+from core.store.fsutil import UnsafePath, confined, read_confined
 
+#: the legacy log, one file: still read (the oldest shard), appended to until it
+#: reaches SHARD_BYTES, never created by this version
 EVENTS_FILE = "events.jsonl"
+#: the folder of the log's shards, ``NNNNNN.jsonl`` numbered from 1
+EVENTS_DIR = "events"
+#: a shard this size or larger is full: the next append starts a new shard
+SHARD_BYTES = 256 * 1024
+#: the most bytes memgov reads from one shard (a legacy log can be tens of MB)
+MAX_SHARD_READ_BYTES = 256 * 1024 * 1024
+_SHARD = re.compile(r"(\d{6,9})\.jsonl\Z")
 #: a line longer than this is a bad line, not parsed (memgov's own are a few hundred bytes)
 MAX_LINE_BYTES = 1024 * 1024
 #: how deeply ``details`` may nest (memgov writes two levels); JSON nested deeper is a
@@ -315,6 +334,8 @@ class BadLine:
     line: int
     reason: str
     last: bool
+    #: the shard it is in (line 0: the whole shard could not be read)
+    file: str = EVENTS_FILE
 
 
 def new_event_id(now: datetime, basis: str = "") -> str:
@@ -336,7 +357,7 @@ def append_events(path: Path, events: Iterable[Event]) -> int:
     payload = b"".join(event.line() for event in events)
     if not payload:
         return path.stat().st_size if path.exists() else 0
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
         size = os.fstat(fd).st_size
         if size:
@@ -351,10 +372,115 @@ def append_events(path: Path, events: Iterable[Event]) -> int:
 
 
 def read_events(path: Path) -> tuple[list[Event], list[BadLine]]:
-    """Every readable event in order, and the lines that could not be read."""
+    """Every readable event of one file in order, and the lines that could not be read
+    (a store's whole log: :func:`read_log`)."""
     if not path.exists():
         return [], []
-    data = path.read_bytes()
+    return _parse(path.read_bytes(), EVENTS_FILE)
+
+
+def shard_name(number: int) -> str:
+    return f"{EVENTS_DIR}/{number:06d}.jsonl"
+
+
+#: the shard a new store starts its log in
+FIRST_SHARD = shard_name(1)
+
+
+def is_event_log(rel: str) -> bool:
+    """Whether ``rel`` names a shard of the log (the legacy file or a numbered one)."""
+    folder, _, name = rel.rpartition("/")
+    return rel == EVENTS_FILE or (folder == EVENTS_DIR and _SHARD.match(name) is not None)
+
+
+def _number(rel: str) -> int:
+    match = _SHARD.match(rel.rpartition("/")[2])
+    return int(match.group(1)) if match and rel != EVENTS_FILE else 0
+
+
+def event_logs(root: Path) -> list[str]:
+    """The log's shards in order, as store paths: ``events.jsonl`` (when present),
+    then ``events/NNNNNN.jsonl`` by number. The folder is listed without following a
+    link (a linked folder lists nothing); a shard that is a link is listed, and
+    refused when read or written. Other names in the folder are not the log."""
+    found = [EVENTS_FILE] if os.path.lexists(root / EVENTS_FILE) else []
+    folder = root / EVENTS_DIR
+    if folder.is_symlink() or not folder.is_dir():
+        return found
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return found
+    numbered = sorted(
+        (int(m.group(1)), e.name) for e in entries if (m := _SHARD.match(e.name)) is not None
+    )
+    return found + [f"{EVENTS_DIR}/{name}" for _, name in numbered]
+
+
+@dataclass(frozen=True)
+class EventsAt:
+    """Where events were (or will be) appended: a shard of the log and its byte offset."""
+
+    file: str
+    offset: int
+
+
+def next_append(root: Path) -> EventsAt:
+    """The shard the next append goes to and the offset it starts at: the last shard,
+    or a new one after it when the last is full (an UnsafePath when the shard or the
+    folder is a link)."""
+    logs = event_logs(root)
+    if (root / EVENTS_DIR).is_symlink():
+        confined(root, FIRST_SHARD)  # raises: never write through a linked folder
+    if not logs:
+        return EventsAt(FIRST_SHARD, 0)
+    last = logs[-1]
+    path = confined(root, last)
+    size = path.stat().st_size if path.exists() else 0
+    if size >= SHARD_BYTES:
+        return EventsAt(shard_name(_number(last) + 1), 0)
+    return EventsAt(last, size)
+
+
+def append_to_log(root: Path, events: Iterable[Event], at: EventsAt | None = None) -> EventsAt:
+    """Append events to the log in one write: to ``at``'s shard (what
+    :func:`next_append` said when the change was prepared) or the current one.
+    Returns where they start. Never writes through a link."""
+    batch = list(events)
+    target = at or next_append(root)
+    path = confined(root, target.file)
+    if batch and target.file != EVENTS_FILE:
+        folder = confined(root, EVENTS_DIR)
+        folder.mkdir(exist_ok=True)
+        path = confined(root, target.file)  # the folder may have been a link
+    offset = append_events(path, batch) if batch else target.offset
+    return EventsAt(target.file, offset)
+
+
+def read_log(root: Path) -> tuple[list[Event], list[BadLine]]:
+    """Every readable event of the whole log in order, and what could not be read: a
+    bad line names its shard; a shard that is a link, not a file, or over
+    :data:`MAX_SHARD_READ_BYTES` is one bad line 0, not read."""
+    events: list[Event] = []
+    bad: list[BadLine] = []
+    if (root / EVENTS_DIR).is_symlink():
+        bad.append(
+            BadLine(0, "a symbolic link; not read (memgov never follows one)", True, EVENTS_DIR)
+        )
+    for rel in event_logs(root):
+        try:
+            data = read_confined(root, rel, limit=MAX_SHARD_READ_BYTES)
+        except UnsafePath as exc:
+            bad.append(BadLine(0, f"not read: {exc}", True, rel))
+            continue
+        if data:
+            found, wrong = _parse(data, rel)
+            events += found
+            bad += wrong
+    return events, bad
+
+
+def _parse(data: bytes, file: str) -> tuple[list[Event], list[BadLine]]:
     events: list[Event] = []
     bad: list[BadLine] = []
     lines = data.split(b"\n")
@@ -372,7 +498,7 @@ def read_events(path: Path) -> tuple[list[Event], list[BadLine]]:
             reason = "torn last line (a crash during an append); kept, not replayed"
         else:
             reason = f"unreadable event line ({problem}); kept, not replayed"
-        bad.append(BadLine(line=number, reason=reason, last=is_last))
+        bad.append(BadLine(line=number, reason=reason, last=is_last, file=file))
     return events, bad
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.domain.errors import StoreError, ValidationError
 from core.domain.record import validate_id
+from core.store.events import EVENTS_FILE, is_event_log
 from core.store.fsutil import UnsafePath, atomic_write_text, check_relative
 from core.store.layout import STATE_DIR
 
@@ -92,6 +93,9 @@ def read_journal(store: Store) -> dict[str, Any] | None:
             validate_id(memory_id)
         if type(journal["events_offset"]) is not int or journal["events_offset"] < 0:
             raise ValueError("field 'events_offset' is not a position")
+        shard = journal.setdefault("events_file", EVENTS_FILE)
+        if not isinstance(shard, str) or not is_event_log(shard):
+            raise ValueError("field 'events_file' is not a shard of the event log")
         journal["needles_bytes"] = [base64.b64decode(n, validate=True) for n in journal["needles"]]
         peer = journal.get("peer")
         if peer is not None and (

@@ -23,7 +23,7 @@ from core.domain.errors import SecretBlocked, StoreError, ValidationError
 from core.domain.record import Memory
 from core.store.discard import declared, pending
 from core.store.erase import history_needles, scrub, scrub_file
-from core.store.events import EVENTS_FILE, Event
+from core.store.events import Event, EventsAt, event_logs, next_append
 from core.store.fsutil import UnsafePath, confined, read_confined
 from core.store.index import INDEX_FILE, render_lines, shown_parts, sort_key
 from core.store.layout import MAX_FILE_BYTES
@@ -40,7 +40,7 @@ class Prepared:
     writes: dict[str, bytes]
     removes: list[str]
     created: list[str]
-    events_offset: int
+    events_at: EventsAt  # the shard the events go to, and where they start
     discards: list[str]  # the refs an erasure discards (core.store.discard)
     purge: bool
     erased_ids: list[str]
@@ -58,7 +58,8 @@ class Prepared:
             "paths": sorted(self.writes) + self.removes,
             "created": self.created,
             "events": self.event_ids,
-            "events_offset": self.events_offset,
+            "events_file": self.events_at.file,
+            "events_offset": self.events_at.offset,
             "discard_refs": self.discards,
             "purge": self.purge,
             "erased_ids": self.erased_ids,
@@ -135,13 +136,17 @@ def prepare(tx: Transaction) -> Prepared | None:
             confined(root, rel)
         except UnsafePath as exc:
             raise StoreError(f"nothing was written: {exc}") from None
-    events_path = root / EVENTS_FILE
-    confined(root, EVENTS_FILE)
+    try:
+        events_at = next_append(root)
+    except UnsafePath as exc:
+        raise StoreError(f"nothing was written: {exc}") from None
+    if events_at.file in writes:  # an erasure scrubs the shard first: the events follow
+        events_at = EventsAt(events_at.file, len(writes[events_at.file]))
     return Prepared(
         writes=writes,
         removes=removes,
         created=sorted(rel for rel in writes if not os.path.lexists(root / rel)),
-        events_offset=events_path.stat().st_size if events_path.exists() else 0,
+        events_at=events_at,
         discards=discards,
         purge=bool(tx.removed) and store.config.scope == "private",
         erased_ids=erased_ids,
@@ -188,7 +193,7 @@ def _read_store_file(root: Path, rel: str, limit: int = 256 * 1024 * 1024) -> by
 def _scrubbable_files(root: Path) -> list[str]:
     """Every text file of the store an erasure scrubs: logs, events, requests,
     decisions, the index. Walked without following links."""
-    found = [INDEX_FILE, EVENTS_FILE]
+    found = [INDEX_FILE, *event_logs(root)]
     for folder in (LOG_DIR, "requests", "decisions"):
         stack = [root / folder]
         while stack:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +24,7 @@ from core.store import gitstore
 from core.store.config import CONFIG_FILE
 from core.store.discard import delete_refs
 from core.store.erase import purge_history
-from core.store.events import EVENTS_FILE, Event, append_events, new_event_id
+from core.store.events import EVENTS_FILE, MAX_SHARD_READ_BYTES, Event, append_to_log, new_event_id
 from core.store.fsutil import UnsafePath, confined, file_lock
 from core.store.journal import JOURNAL_FILE, JournalError, read_journal, write_journal
 
@@ -50,22 +52,35 @@ def clear_stale_git_lock(store: Store) -> bool:
     return cleared
 
 
+def _events_file(journal: dict[str, Any]) -> str:
+    """The shard the journal's change appended to (a journal written before shards:
+    the legacy log)."""
+    return str(journal.get("events_file") or EVENTS_FILE)
+
+
 def _events_written(store: Store, journal: dict[str, Any]) -> set[str]:
     wanted = set(journal["events"])
     written: set[str] = set()
-    events_path = store.root / EVENTS_FILE
-    if wanted and events_path.is_file() and not events_path.is_symlink():
-        with events_path.open("rb") as handle:
-            handle.seek(journal["events_offset"])
-            tail = handle.read()
-        # only whole lines that parse count: a torn last line is no written event
-        for raw in tail.split(b"\n")[:-1]:
-            try:
-                item = json.loads(raw)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(item, dict) and item.get("id") in wanted:
-                written.add(item["id"])
+    if not wanted:
+        return written
+    try:
+        events_path = confined(store.root, _events_file(journal))
+        fd = os.open(events_path, os.O_RDONLY | os.O_NOFOLLOW)
+    except (UnsafePath, OSError):  # gone, or a link: no event of it was written
+        return written
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return written
+        handle.seek(journal["events_offset"])
+        tail = handle.read(MAX_SHARD_READ_BYTES)
+    # only whole lines that parse count: a torn last line is no written event
+    for raw in tail.split(b"\n")[:-1]:
+        try:
+            item = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(item, dict) and item.get("id") in wanted:
+            written.add(item["id"])
     return written
 
 
@@ -83,7 +98,7 @@ def _finish_one(store: Store, journal: dict[str, Any]) -> None:
     if journal["phase"] != "purge":
         gitstore.commit(
             store.repo,
-            [*journal["paths"], EVENTS_FILE],
+            [*journal["paths"], _events_file(journal)],
             actor=journal["actor"],
             message=journal["message"] + "\n\n(finished after an interrupted run)",
             when=store.now(),
@@ -130,10 +145,21 @@ def _roll_back_one(store: Store, journal: dict[str, Any]) -> None:
             with contextlib.suppress(StoreError):
                 gitstore.checkout_head(store.root, rel)
     written = _events_written(store, journal)
+    shard = _events_file(journal)
+    # a shard the change started holds none of its events, at most a torn line: it
+    # goes, as the change's other new files do (never one git knows)
+    if (
+        not written
+        and journal["events_offset"] == 0
+        and shard != EVENTS_FILE
+        and shard not in gitstore.tracked(store.root, [shard])
+    ):
+        with contextlib.suppress(UnsafePath, FileNotFoundError, IsADirectoryError):
+            confined(store.root, shard).unlink()
     if written:  # some events of the undone transaction made it to the log
         now = store.now()
-        append_events(
-            store.root / EVENTS_FILE,
+        at = append_to_log(
+            store.root,
             [
                 Event(
                     id=new_event_id(now),
@@ -147,7 +173,7 @@ def _roll_back_one(store: Store, journal: dict[str, Any]) -> None:
         )
         gitstore.commit(
             store.repo,
-            [EVENTS_FILE],
+            [shard, at.file],  # the undone events stay, beside the note (a new shard)
             actor="memgov",
             message="recover: roll back an interrupted change",
             when=store.now(),

@@ -6,7 +6,9 @@ Layout of a store folder::
     MEMORY.md              the index, generated from the active records
     memories/<id>.md       one memory per file (YAML front matter + Markdown body)
     logs/YYYY/MM/*.md      daily logs that source pointers resolve into
-    events.jsonl           the append-only event log
+    events/NNNNNN.jsonl    the append-only event log, in shards of about 256 KiB
+                           read in order (a store made before shards also keeps
+                           its events.jsonl: the oldest shard)
     .git/memgov/           derived and local: cache, lock, crash journal (never in git)
 
 Every change goes through :meth:`Store.transaction` (:mod:`core.store.transaction`):
@@ -44,7 +46,7 @@ from core.domain.record import Memory
 from core.store import gitstore
 from core.store.catalog import Catalog
 from core.store.config import CONFIG_FILE, Config, load_config
-from core.store.events import EVENTS_FILE, BadLine, Event, read_events
+from core.store.events import EVENTS_DIR, FIRST_SHARD, BadLine, Event, read_log
 from core.store.fsutil import atomic_write_text, confined, file_lock, remove_orphan_temps
 from core.store.index import INDEX_FILE
 from core.store.journal import JOURNAL_FILE
@@ -126,12 +128,13 @@ class Store:
         (root / MEMORY_DIR).mkdir(exist_ok=True)
         atomic_write_text(root / MEMORY_DIR / ".gitkeep", "")
         atomic_write_text(root / INDEX_FILE, "")
-        (root / EVENTS_FILE).touch()
+        (root / EVENTS_DIR).mkdir(exist_ok=True)
+        (root / FIRST_SHARD).touch()
         atomic_write_text(root / ".gitignore", f"/{STATE_DIR}/\n")
         repo = gitstore.init_repo(root)
         gitstore.commit(
             repo,
-            [CONFIG_FILE, f"{MEMORY_DIR}/.gitkeep", INDEX_FILE, EVENTS_FILE, ".gitignore"],
+            [CONFIG_FILE, f"{MEMORY_DIR}/.gitkeep", INDEX_FILE, FIRST_SHARD, ".gitignore"],
             actor=actor,
             message=f"init: new {scope} memgov store",
             when=(clock or system_clock)(),
@@ -254,7 +257,7 @@ class Store:
             ) from None
 
     def events(self) -> tuple[list[Event], list[BadLine]]:
-        return read_events(self.root / EVENTS_FILE)
+        return read_log(self.root)
 
     def by_key(self, key: tuple[str, str, str, str | None]) -> list[Memory]:
         return self.records.by_key(key)

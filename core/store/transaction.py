@@ -19,7 +19,7 @@ from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import Memory, validate_id
 from core.store import gitstore
 from core.store.erase import needles_for
-from core.store.events import EVENTS_FILE, Event, append_events, new_event_id
+from core.store.events import Event, append_to_log, new_event_id
 from core.store.fsutil import UnsafePath, atomic_write_bytes, check_relative, confined
 from core.store.journal import JOURNAL_FILE, write_journal
 from core.store.layout import MEMORY_DIR, STATE_DIR
@@ -347,12 +347,12 @@ class Transaction:
         for rel in prepared.removes:
             with contextlib.suppress(FileNotFoundError):
                 confined(root, rel).unlink()
-        append_events(root / EVENTS_FILE, self.events)
+        append_to_log(root, self.events, prepared.events_at)
 
     def commit(self, prepared: Prepared) -> None:
         gitstore.commit(
             self.store.repo,
-            [*prepared.writes, *prepared.removes, EVENTS_FILE],
+            [*prepared.writes, *prepared.removes, prepared.events_at.file],
             actor=self.actor,
             message=prepared.message,
             when=self.now,

@@ -1,8 +1,16 @@
-"""The store's repository through gitpython: creating it, committing, its log.
+"""The store's repository: creating it, committing, its log.
 
 Every change to the store is one commit whose author is the actor. The
 committer identity is set explicitly (:func:`core.store.gitstore.run.git_env`),
 so a machine without a global git identity (CI) still commits.
+
+A commit is written with plumbing (:func:`commit`): ``update-index`` stages only
+the given paths, ``write-tree`` rehashes only the folders they are in (the
+index's cache of trees keeps the rest), ``commit-tree`` and ``update-ref`` make
+the commit. Unlike ``git add`` + ``git commit -- PATHS``, nothing writes a second,
+temporary copy of the whole index, and no porcelain runs: no hook of the
+repository ever runs (every git memgov starts has ``core.hooksPath=/dev/null``,
+:data:`core.store.gitstore.run.NO_HOOKS`), as the hooks of a store are untrusted.
 """
 
 from __future__ import annotations
@@ -15,22 +23,30 @@ from pathlib import Path
 
 import git
 
-from core.store.gitstore.run import CONTROL, git_env
+from core.store.gitstore.run import CONTROL, NO_HOOKS, git_env, run
 
-#: an automatic gc runs inside the commit, under the store lock, never detached beside
+#: an automatic gc runs after the commit, under the store lock, never detached beside
 #: a later history purge
 NO_DETACHED_GC = {"GIT_CONFIG_PARAMETERS": "'gc.autoDetach=false'"}
+#: the tree of no files (git's constant): the parent of a first commit's diff
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def _guarded(repo: git.Repo) -> git.Repo:
+    """Every git command gitpython runs for ``repo`` runs no hook of the repository."""
+    repo.git.update_environment(**NO_HOOKS)
+    return repo
 
 
 def init_repo(root: Path) -> git.Repo:
-    repo = git.Repo.init(root, initial_branch="main")
+    repo = _guarded(git.Repo.init(root, initial_branch="main"))
     with repo.config_writer() as cfg:
         cfg.set_value("core", "quotepath", "false")
     return repo
 
 
 def open_repo(root: Path) -> git.Repo:
-    return git.Repo(root)
+    return _guarded(git.Repo(root))
 
 
 def commit(
@@ -43,14 +59,77 @@ def commit(
 ) -> str | None:
     """Stage exactly these paths (added, changed or removed) and commit them.
 
-    Returns the new commit's hexsha, or None when nothing changed.
+    Returns the new commit's hexsha, or None when nothing changed. A path gone from
+    disk is a removal (also one a crash already staged: gone from the index too,
+    still in HEAD); a path neither on disk nor known to git (a file a rolled-back
+    change created and removed again) is nothing to commit.
     """
     paths = sorted(set(paths))
     if not paths:
         return None
-    # a path that is neither on disk nor known to git (a file a rolled-back change had
-    # created and removed again) would fail the whole add: "pathspec did not match"
     root = Path(repo.working_tree_dir or ".")
+    message = CONTROL.sub(" ", message)  # a NUL in a commit message breaks every later write
+    if any(os.path.isdir(root / p) and not os.path.islink(root / p) for p in paths):
+        return _commit_porcelain(repo, root, paths, actor=actor, message=message, when=when)
+    # --add: a new file; --remove: a file gone from disk leaves the index (a path in
+    # neither is no error); a path on disk that is unchanged costs one stat
+    run(root, "update-index", "--add", "--remove", "-z", "--stdin", data=_nul(paths))
+    tree = run(root, "write-tree").decode().strip()
+    parent = run(root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+    parent_sha = parent.decode().strip()
+    changed = run(
+        root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", parent_sha or EMPTY_TREE, tree
+    ).split(b"\0")
+    changed_paths = {p.decode("utf-8", "surrogateescape") for p in changed if p}
+    if not changed_paths:
+        return None
+    if not changed_paths <= set(paths):
+        # the index held other staged changes (a `git add` by hand): they stay staged,
+        # out of this commit, as `git commit -- PATHS` does
+        return _commit_porcelain(repo, root, paths, actor=actor, message=message, when=when)
+    parents = ["-p", parent_sha] if parent_sha else []
+    sha = (
+        run(
+            root,
+            "commit-tree",
+            tree,
+            *parents,
+            "-F",
+            "-",
+            data=message.encode("utf-8"),
+            actor=actor,
+            when=when,
+        )
+        .decode()
+        .strip()
+    )
+    # the old value makes the update atomic against anything else moving the branch
+    run(
+        root,
+        "update-ref",
+        "-m",
+        f"commit: {_subject(message)}",
+        "HEAD",
+        sha,
+        parent_sha or "0" * 40,
+    )
+    run(root, "gc", "--auto", "--quiet", env=NO_DETACHED_GC)
+    return sha
+
+
+def _nul(paths: list[str]) -> bytes:
+    return b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+
+
+def _subject(message: str) -> str:
+    return (message.strip().splitlines() or [""])[0][:200]
+
+
+def _commit_porcelain(
+    repo: git.Repo, root: Path, paths: list[str], *, actor: str, message: str, when: datetime | None
+) -> str | None:
+    """``git add`` + ``git commit -- PATHS``: a folder among the paths (all its files),
+    or other changes staged in the index that must stay out of the commit."""
     missing = {p for p in paths if not os.path.lexists(root / p)}
     staged = paths  # what `git add` stages: on disk, or in the index
     if missing:
@@ -64,14 +143,12 @@ def commit(
         paths = [p for p in paths if p not in missing or p in indexed or p in in_head]
         if not paths:
             return None
-    message = CONTROL.sub(" ", message)  # a NUL in a commit message breaks every later write
     if staged:
         repo.git.add("--all", "--", *staged)
     with repo.git.custom_environment(**git_env(actor, when), **NO_DETACHED_GC):
         try:
             repo.git.commit("--no-verify", "--quiet", "-m", message, "--", *paths)
         except git.GitCommandError as exc:
-            # one git process fewer than asking first: each reads a 10,000-file index
             if exc.status == 1 and "nothing to commit" in f"{exc.stdout}{exc.stderr}":
                 return None
             raise

@@ -5,8 +5,9 @@ update memgov makes: the author is the actor, the committer is memgov, and the
 dates are the store's clock. :func:`run` runs one git command to completion and
 raises :class:`GitFailed` (a :class:`~core.domain.errors.StoreError`) naming the
 command, never a blob's bytes; :func:`popen` starts one for a stream (fast-import,
-cat-file --batch). Every git child dies with this process, so a killed memgov
-leaves no orphan fast-import or gc running beside the rerun.
+cat-file --batch). No hook of the repository runs (:data:`NO_HOOKS`). Every git
+child dies with this process, so a killed memgov leaves no orphan fast-import or
+gc running beside the rerun.
 """
 
 from __future__ import annotations
@@ -26,6 +27,15 @@ from core.domain.errors import StoreError
 
 COMMITTER = ("memgov", "memgov@localhost")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+#: no hook of a store's repository ever runs: a hook is untrusted input (``.git/hooks``
+#: or a ``core.hooksPath`` in the repository's config), and plumbing runs some too
+#: (``post-index-change`` on every index write, ``reference-transaction`` on every
+#: ref update); configuration from the environment outranks the repository's own
+NO_HOOKS = {
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "core.hooksPath",
+    "GIT_CONFIG_VALUE_0": os.devnull,
+}
 
 
 class GitFailed(StoreError):
@@ -63,7 +73,7 @@ _PREEXEC: Callable[[], None] | None = _die_with_parent if sys.platform.startswit
 
 
 def _environment(actor: str | None, when: datetime | None, extra: dict[str, str]) -> dict[str, str]:
-    return {**os.environ, **git_env(actor or COMMITTER[0], when), **extra}
+    return {**os.environ, **git_env(actor or COMMITTER[0], when), **NO_HOOKS, **extra}
 
 
 def run(

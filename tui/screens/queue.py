@@ -316,7 +316,9 @@ class QueueScreen(DeskScreen):
                 if decision is not None and items is not None:
                     changed = refetch(workspace, items, decision)
                     show(partial(desk.items_changed, changed))
-                queue = build_queue(workspace, kinds=FIRST_KINDS if first else None)
+                queue = (
+                    build_queue(workspace, kinds=FIRST_KINDS) if first else build_queue(workspace)
+                )
             texts = {i.id: view.search_text(i) for i in queue}
             kinds = FIRST_KINDS if first else KINDS
             if not show(

@@ -242,6 +242,7 @@ class QueueScreen(DeskScreen):
         #: the filters the window was last placed with
         self.placed_filters: tuple[str, str, str] | None = None
         self.reading = ""
+        self.status_text = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -515,7 +516,10 @@ class QueueScreen(DeskScreen):
             else "no rows"
         )
         parts = [waiting, active, rows, self.reading, "? keys · ctrl+p commands"]
-        self.query_one("#status-line", Static).update(" · ".join(p for p in parts if p))
+        text = " · ".join(p for p in parts if p)
+        if text != self.status_text:  # an update lays the screen out again: only on a change
+            self.status_text = text
+            self.query_one("#status-line", Static).update(text)
 
     def show_preview(self) -> None:
         item = self.current()

@@ -121,9 +121,9 @@ async def test_a_decision_rebuilds_the_queue_once_off_the_ui_thread(
 ) -> None:
     builds: list[threading.Thread] = []
 
-    def counted(ws: Any) -> Any:
+    def counted(ws: Any, **kinds: Any) -> Any:
         builds.append(threading.current_thread())
-        return build_queue(ws)
+        return build_queue(ws, **kinds)
 
     monkeypatch.setattr(tui.screens.queue, "build_queue", counted)
     app = desk(demo)

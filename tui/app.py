@@ -78,7 +78,7 @@ class MemgovDesk(Desk):
             self.last_decision = decision
         elif decision.option == "revert":
             self.last_decision = None
-        self.stores_changed()
+        self.stores_changed(decision)
 
     @on(DecisionFailed)
     def decision_failed(self, message: DecisionFailed) -> None:

@@ -1,28 +1,48 @@
 """Messages the desk posts: small, named for what happened.
 
 The store messages go from the app to each screen (they do not bubble back):
-:class:`StoresChanged` after any change, :class:`QueueLoaded` when the queue was
-read again, and :class:`WorkerDone` carries a worker's result to the UI thread.
+:class:`StoresChanged` after any change (with the decision, when one made it),
+:class:`ItemsChanged` when some items were read again or closed (the rest of the
+queue as it was), :class:`QueueLoaded` when the queue was read again (of the
+kinds it names), and :class:`WorkerDone` carries a worker's result to the UI
+thread.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 
 from textual.message import Message
 
-from core.review.items import Item
+from core.review.items import KINDS, Item
 from core.store.decisions import Decision
 
 
 class StoresChanged(Message, bubble=False):
-    """Something was written: a screen that shows store data reads it again."""
+    """Something was written: a screen that shows store data reads it again.
+    ``decision``: the decision that wrote it, when one did (it says what changed)."""
+
+    def __init__(self, decision: Decision | None = None) -> None:
+        super().__init__()
+        self.decision = decision
+
+
+class ItemsChanged(Message, bubble=False):
+    """These items are now as given, or closed (None); every other item is unchanged."""
+
+    def __init__(self, changed: Mapping[str, Item | None]) -> None:
+        super().__init__()
+        self.changed = dict(changed)
 
 
 class QueueLoaded(Message, bubble=False):
-    def __init__(self, items: list[Item]) -> None:
+    """The queue as read now: every open item of the ``kinds`` read (the others were
+    not read yet: an item of those is not closed because it is missing here)."""
+
+    def __init__(self, items: list[Item], kinds: Iterable[str] = KINDS) -> None:
         super().__init__()
         self.items = items
+        self.kinds = frozenset(str(k) for k in kinds)
 
 
 class WorkerDone(Message, bubble=False):

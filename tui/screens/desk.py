@@ -3,7 +3,9 @@
 :class:`Desk` holds the workspace, the actor and the two ways a change starts:
 :meth:`Desk.apply` runs a decision through core in a thread worker (it comes
 back as :class:`DecisionApplied` or :class:`DecisionFailed`), and
-:meth:`Desk.stores_changed` tells every screen to read the stores again.
+:meth:`Desk.stores_changed` tells every screen to read the stores again (after a
+decision, with the decision: the queue then reads again only the items it touched,
+and its item leaves at once).
 ``tui.app.MemgovDesk`` is the one desk; screens reach it, typed, through
 :attr:`DeskScreen.desk`, so no screen imports the app (no import cycle).
 
@@ -17,7 +19,7 @@ store job at a time, and a job replaced while it waited does not run.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import TypeVar
 
@@ -27,12 +29,13 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from core.domain.errors import MemgovError
-from core.review.items import Item
-from core.store.decisions import Decision
+from core.review.items import KINDS, Item
+from core.store.decisions import NOT_CLOSING, Decision
 from core.store.workspace import Workspace
 from tui.messages import (
     DecisionApplied,
     DecisionFailed,
+    ItemsChanged,
     QueueLoaded,
     StoresChanged,
     WorkerDone,
@@ -75,15 +78,23 @@ class Desk(App[None]):
             return
         self.post_message(DecisionApplied(decision, label))
 
-    def stores_changed(self) -> None:
-        """After any change: every screen that shows store data reads it again."""
+    def stores_changed(self, decision: Decision | None = None) -> None:
+        """After any change: every screen that shows store data reads it again. After a
+        decision that closed its item, the item leaves every screen first, at once."""
+        if decision is not None and decision.option not in NOT_CLOSING:
+            self.items_changed({decision.item: None})
         for screen in self.screen_stack:
-            screen.post_message(StoresChanged())
+            screen.post_message(StoresChanged(decision))
 
-    def queue_loaded(self, items: list[Item]) -> None:
+    def items_changed(self, changed: Mapping[str, Item | None]) -> None:
+        """Some items were read again (or closed): every screen shows them as they are."""
+        for screen in self.screen_stack:
+            screen.post_message(ItemsChanged(changed))
+
+    def queue_loaded(self, items: list[Item], kinds: Iterable[str] = KINDS) -> None:
         """The queue was read again: every screen shows what it holds now."""
         for screen in self.screen_stack:
-            screen.post_message(QueueLoaded(items))
+            screen.post_message(QueueLoaded(items, kinds))
 
 
 def cursor_blinks(app: App[object]) -> bool:

@@ -1,9 +1,10 @@
 """What every item view shares: the item, its banner, back with esc, a decision's
 reason dialog, and the item as the queue holds it after each change.
 
-An item view reads no store itself: after a change the queue is read again (once,
-in the queue screen's worker) and :class:`QueueLoaded` brings the item as it is
-now, or without it (decided) the view goes back to the queue.
+An item view reads no store itself: after a change the queue screen's worker reads
+again the items the change touched (:class:`ItemsChanged`), then the queue
+(:class:`QueueLoaded`); either brings the item as it is now, or without it
+(decided) the view goes back to the queue.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from core.review.items import Item
 from core.review.preview import Preview
 from core.store.decisions import Decision
 from core.store.workspace import Workspace
-from tui.messages import QueueLoaded
+from tui.messages import ItemsChanged, QueueLoaded
 from tui.screens.desk import DeskScreen
 from tui.screens.dialogs import Proposal, ReasonDialog
 from tui.screens.history import HistoryScreen
@@ -61,14 +62,24 @@ class ItemScreen(DeskScreen):
     @on(QueueLoaded)
     def queue_loaded(self, message: QueueLoaded) -> None:
         """After a change: the item is gone (back to the queue) or as it is now."""
+        if self.item.kind not in message.kinds:  # its kind was not read (yet)
+            return
+        self.show_item(next((i for i in message.items if i.id == self.item.id), None))
+
+    @on(ItemsChanged)
+    def items_changed(self, message: ItemsChanged) -> None:
+        if self.item.id in message.changed:
+            self.show_item(message.changed[self.item.id])
+
+    def show_item(self, item: Item | None) -> None:
         if self is not self.app.screen:
             return
-        item = next((i for i in message.items if i.id == self.item.id), None)
         if item is None:  # decided (here or elsewhere): back to the queue
             self.dismiss(None)
             return
-        self.item = item
-        self.refresh_view()
+        if item != self.item:
+            self.item = item
+            self.refresh_view()
 
     def refresh_view(self) -> None:  # pragma: no cover - each view overrides
         pass

@@ -1,11 +1,27 @@
-"""The queue: the four kinds of item with counts, oldest first, filterable.
+"""The queue: the five kinds of item with counts, oldest first, filterable.
 
 The queue is read in a worker (on mount, on ``r`` and whenever the stores change);
-the desk then hands the items to every screen (:class:`QueueLoaded`).
+the desk then hands the items to every screen (:class:`QueueLoaded`). What every
+key costs is what it touches, not the queue:
+
+- the table holds a window of at most :data:`WINDOW` rows of the items shown;
+  moving past its edge (``j``/``k``, page keys, home and end) moves the window,
+  and the status line says which rows of how many the table holds;
+- search, kind and scope filter the items read (``core.review.view``, over the
+  search texts the worker prepared) and change only the rows of the window
+  that differ;
+- after a decision its item leaves at once, the worker reads again only the
+  items the decision touched (:func:`core.review.queue.get_item`), then
+  rebuilds the queue in the background; no queue is built on the UI thread.
+
+The first read shows every kind but secrets first, then scans the record files
+for secrets (the slow part of a first read) and adds those items.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from functools import lru_cache, partial
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -15,11 +31,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Input, Static, Tab, Tabs
+from textual.widgets.data_table import ColumnKey
+from textual.worker import get_current_worker
 
-from core.review.items import ConflictAnalysis, Item
-from core.review.queue import build_queue
-from tui.messages import QueueLoaded, StoresChanged
-from tui.render import memory_header, safe
+from core.domain.errors import MemgovError, NotFoundError
+from core.review import view
+from core.review.items import KINDS, ConflictAnalysis, Item, Kind
+from core.review.queue import build_queue, get_item
+from core.store.decisions import Decision
+from core.store.secret_files import scan_file
+from core.store.workspace import Workspace
+from tui.messages import ItemsChanged, QueueLoaded, StoresChanged, WorkerDone
+from tui.render import failure_text, memory_header, safe
 from tui.screens.about import AboutMeScreen
 from tui.screens.desk import DeskScreen
 from tui.screens.health import HealthScreen
@@ -36,6 +59,23 @@ KIND_TABS = (
     ("secret", "Secrets"),
 )
 SCOPES = ("all", "private", "team")
+#: the most rows the table holds; the items shown beyond are reached by moving
+WINDOW = 120
+#: what the first read shows before the secret scan of every record file
+FIRST_KINDS = tuple(k for k in KINDS if k != Kind.SECRET)
+#: files scanned between two checks whether the read was replaced
+SCAN_CHUNK = 500
+
+Row = tuple[str, tuple[str, str, str, str]]
+
+
+@lru_cache(maxsize=100_000)
+def shown_title(title: str) -> str:
+    return safe(title)
+
+
+def row_of(item: Item) -> Row:
+    return item.id, (item.opened_at[:10], item.kind, item.scope, shown_title(item.title))
 
 
 def preview(item: Item) -> RenderableType:
@@ -74,6 +114,44 @@ def preview(item: Item) -> RenderableType:
         )
     parts.append(Text("\nenter: open with the evidence", style="dim"))
     return Group(*parts)
+
+
+class QueueTable(DataTable[Any]):
+    """The queue's table: a window of the items shown. Every cursor key asks ``move``
+    (the screen) to go that many items up or down through all of them; the screen
+    moves the window when the cursor leaves it."""
+
+    def __init__(self, move: Callable[[int], None], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.move = move
+
+    def page(self) -> int:
+        return max(1, self.scrollable_content_region.height - self.header_height)
+
+    def action_cursor_down(self) -> None:
+        self._set_hover_cursor(False)
+        self.move(1)
+
+    def action_cursor_up(self) -> None:
+        self._set_hover_cursor(False)
+        self.move(-1)
+
+    def action_page_down(self) -> None:
+        self._set_hover_cursor(False)
+        self.move(self.page())
+
+    def action_page_up(self) -> None:
+        self._set_hover_cursor(False)
+        self.move(-self.page())
+
+    def action_scroll_top(self) -> None:
+        self.move(-(1 << 40))
+
+    def action_scroll_bottom(self) -> None:
+        self.move(1 << 40)
+
+    action_scroll_home = action_scroll_top
+    action_scroll_end = action_scroll_bottom
 
 
 class QueueScreen(DeskScreen):
@@ -148,9 +226,23 @@ class QueueScreen(DeskScreen):
     def __init__(self) -> None:
         super().__init__()
         self.items: list[Item] = []
+        #: each item's search text (core.review.view.search_text), by id, as prepared
+        self.texts: dict[str, str] = {}
+        self.shown: list[Item] = []
+        self.counts: dict[str, int] = view.count_by_kind([])
+        self.kinds_read: frozenset[str] = frozenset()
         self.kind = "all"
         self.scope = "all"
         self.query_text = ""
+        #: the index in ``shown`` of the table's first row, and the rows it holds
+        self.first_row = 0
+        self.window_rows: list[Row] = []
+        self.column_keys: list[ColumnKey] = []
+        self.previewed: Item | None = None
+        #: the filters the window was last placed with
+        self.placed_filters: tuple[str, str, str] | None = None
+        self.reading = ""
+        self.status_text = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -163,19 +255,22 @@ class QueueScreen(DeskScreen):
         search.cursor_blink = self.desk.cursor_blink
         yield search
         with Horizontal(id="queue-body"):
-            table: DataTable[Any] = DataTable(id="queue", cursor_type="row", zebra_stripes=True)
-            yield table
+            yield QueueTable(self.move_by, id="queue", cursor_type="row", zebra_stripes=True)
             yield Static(id="preview")
         yield Static(id="status-line")
         yield Footer()
+
+    @property
+    def table(self) -> QueueTable:
+        return self.query_one("#queue", QueueTable)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # enter in the search box keeps the search instead of opening an item
         return not (action == "open" and isinstance(self.focused, Input))
 
     def on_mount(self) -> None:
-        table = self.query_one("#queue", DataTable)
-        table.add_columns("Opened", "Kind", "Scope", "Item")
+        table = self.table
+        self.column_keys = table.add_columns("Opened", "Kind", "Scope", "Item")
         self.reload()
         table.focus()
 
@@ -184,84 +279,253 @@ class QueueScreen(DeskScreen):
 
     # ----------------------------------------------------------------- data
     @on(StoresChanged)
-    def reload(self) -> None:
-        self.query_one("#status-line", Static).update("reading the stores…")
-        self.in_worker(
-            self.read_queue,
-            self.desk.queue_loaded,
-            failure="The queue could not be read",
+    def stores_changed(self, message: StoresChanged) -> None:
+        self.reload(message.decision)
+
+    def reload(self, decision: Decision | None = None) -> None:
+        """Read the queue again in a worker (a read under way is replaced). After a
+        decision, first the items it touched, then the whole queue."""
+        self.reading = "reading the stores…"
+        self.show_status()
+        self.run_worker(
+            partial(self.read_queue, self.items if decision else None, decision),
+            thread=True,
+            exclusive=True,
             group="queue",
         )
 
-    def read_queue(self) -> list[Item]:
-        """In the worker: each store read again, then the queue built once."""
-        workspace = self.desk.workspace
-        for store in workspace.stores:
-            store.refresh()
-        return build_queue(workspace)
+    def read_queue(self, items: list[Item] | None, decision: Decision | None) -> None:
+        """In the worker: the stores read again (what changed on disk), then the items
+        the decision touched, then the queue; each shown as soon as it is read. The
+        first read shows all but secrets first, then scans the files for those."""
+        worker = get_current_worker()
+        desk = self.desk
+        workspace = desk.workspace
+
+        def show(then: Callable[[], None]) -> bool:
+            if worker.is_cancelled:
+                return False
+            self.post_message(WorkerDone(then))
+            return True
+
+        first = not self.kinds_read
+        try:
+            with desk.store_lock:
+                if worker.is_cancelled:  # replaced while it waited
+                    return
+                reread(workspace)
+                if decision is not None and items is not None:
+                    changed = refetch(workspace, items, decision)
+                    show(partial(desk.items_changed, changed))
+                queue = (
+                    build_queue(workspace, kinds=FIRST_KINDS) if first else build_queue(workspace)
+                )
+            texts = {i.id: view.search_text(i) for i in queue}
+            kinds = FIRST_KINDS if first else KINDS
+            if not show(
+                partial(
+                    self.queue_read,
+                    queue,
+                    texts,
+                    kinds,
+                    "scanning files for secrets…" if first else "",
+                )
+            ):
+                return
+            if not first:
+                return
+            if not warm_secret_scan(workspace, desk.store_lock, lambda: worker.is_cancelled):
+                return
+            with desk.store_lock:
+                if worker.is_cancelled:
+                    return
+                secrets = build_queue(workspace, kinds=[Kind.SECRET])
+            texts.update((i.id, view.search_text(i)) for i in secrets)
+            merged = view.merge(queue, {i.id: i for i in secrets})
+            show(partial(self.queue_read, merged, texts, KINDS, ""))
+        except MemgovError as exc:
+            self.read_failed(str(exc), worker.is_cancelled)
+        except Exception as exc:  # a git error, an OSError: a notification, never an exit
+            self.read_failed(failure_text(exc), worker.is_cancelled)
+
+    def read_failed(self, message: str, cancelled: bool) -> None:
+        self.app.notify(message, title="The queue could not be read", severity="error", timeout=12)
+        if not cancelled:
+            self.post_message(WorkerDone(partial(self.done_reading, "")))
+
+    def done_reading(self, note: str) -> None:
+        self.reading = note
+        self.show_status()
+
+    def queue_read(
+        self, items: list[Item], texts: dict[str, str], kinds: Sequence[str], note: str
+    ) -> None:
+        """On the UI thread: the read queue, handed to every screen."""
+        self.texts = texts
+        self.reading = note
+        self.desk.queue_loaded(items, kinds)
 
     @on(QueueLoaded)
     def loaded(self, message: QueueLoaded) -> None:
-        self.items = message.items
-        counts = {kind: sum(1 for i in self.items if i.kind == kind) for kind, _ in KIND_TABS}
-        counts["all"] = len(self.items)
-        for kind, label in KIND_TABS:
-            self.query_one(f"#tab-{kind}", Tab).label = f"{label} {counts[kind]}"
+        self.kinds_read = self.kinds_read | message.kinds
+        self.set_items(message.items)
+
+    @on(ItemsChanged)
+    def items_changed(self, message: ItemsChanged) -> None:
+        for item_id, item in message.changed.items():
+            if item is None:
+                self.texts.pop(item_id, None)
+            else:
+                self.texts[item_id] = view.search_text(item)
+        self.set_items(view.merge(self.items, message.changed))
+
+    def set_items(self, items: list[Item]) -> None:
+        self.items = items
+        counts = view.count_by_kind(items)
+        if counts != self.counts:
+            self.counts = counts
+            for kind, label in KIND_TABS:
+                self.query_one(f"#tab-{kind}", Tab).label = f"{label} {counts[kind]}"
         self.fill()
 
     def shown_items(self) -> list[Item]:
-        needle = self.query_text.casefold()
-        return [
-            i
-            for i in self.items
-            if (self.kind == "all" or i.kind == self.kind)
-            and (self.scope == "all" or i.scope == self.scope)
-            and (not needle or needle in self.haystack(i))
-        ]
+        return self.shown
 
     @staticmethod
     def haystack(item: Item) -> str:
         """What search looks in: ids, title, subject, and each record's words."""
-        words = [item.id, item.title, item.subject]
-        for rec in item.records:
-            words += [rec.memory.id, safe(rec.memory.content), safe(rec.memory.value or "")]
-        return " ".join(words).casefold()
+        return view.search_text(item)
 
     def fill(self) -> None:
-        table = self.query_one("#queue", DataTable)
+        """Filter again and show the window. With the same filters (the items were read
+        again) the cursor stays on its item, or when that one left on the item now at its
+        place; a new filter keeps the cursor's row."""
         current = self.current()
-        table.clear()
-        shown = self.shown_items()
-        for item in shown:
-            table.add_row(item.opened_at[:10], item.kind, item.scope, safe(item.title), key=item.id)
-        if current is not None and current.id in {i.id for i in shown}:
-            table.move_cursor(row=[i.id for i in shown].index(current.id))
+        position = self.cursor_index()
+        self.shown = view.select(
+            self.items,
+            kind=self.kind,
+            scope=self.scope,
+            needle=self.query_text,
+            texts=self.texts,
+        )
+        target = position
+        if current is not None and self.placed_filters == self.filters():
+            found = self.index_of(current.id, position)
+            target = position if found is None else found
+        self.place(target)
+
+    def filters(self) -> tuple[str, str, str]:
+        return (self.kind, self.scope, self.query_text)
+
+    def index_of(self, item_id: str, near: int) -> int | None:
+        """Where ``item_id`` is in ``shown``: looked for near ``near`` first."""
+        shown = self.shown
+        for index in range(max(0, near - 2), min(len(shown), near + 3)):
+            if shown[index].id == item_id:
+                return index
+        return next((n for n, i in enumerate(shown) if i.id == item_id), None)
+
+    def cursor_index(self) -> int:
+        """The cursor's index in ``shown``."""
+        table = self.table
+        return self.first_row + table.cursor_row if table.row_count else 0
+
+    def current(self) -> Item | None:
+        table = self.table
+        if table.row_count == 0:
+            return None
+        index = self.cursor_index()
+        return self.shown[index] if 0 <= index < len(self.shown) else None
+
+    # ------------------------------------------------------------ the window
+    def move_by(self, step: int) -> None:
+        if self.shown:
+            self.place(self.cursor_index() + step)
+
+    def place(self, target: int) -> None:
+        """Put the cursor on ``shown[target]``; the window moves when it must, keeping
+        the cursor's line on screen where it was."""
+        self.placed_filters = self.filters()
+        table = self.table
+        count = len(self.shown)
+        target = max(0, min(target, count - 1))
+        last_start = max(0, count - WINDOW)
+        line = table.cursor_row - round(table.scroll_y)
+        before = self.cursor_index()
+        moved = False
+        if not (self.first_row <= target < self.first_row + WINDOW) or self.first_row > last_start:
+            self.first_row = max(0, min(target - WINDOW // 2, last_start))
+            moved = True
+        self.sync_rows()
+        row = target - self.first_row
+        if count:
+            if moved:
+                height = table.page()
+                line = max(0, min(line + target - before, height - 1))
+                table.move_cursor(row=row, scroll=False)
+                table.call_after_refresh(table.scroll_to, y=max(0, row - line), animate=False)
+                table.call_after_refresh(table.move_cursor, row=row)
+            else:
+                table.move_cursor(row=row, animate=False)
+        self.show_status()
+        self.show_preview()
+
+    def sync_rows(self) -> None:
+        """Make the table hold the window's rows, touching only the rows that differ:
+        rows gone are removed, changed cells updated, rows new at the end added; any
+        other change (the window moved, a new filter) refills its few rows."""
+        table = self.table
+        target = [row_of(i) for i in self.shown[self.first_row : self.first_row + WINDOW]]
+        if target == self.window_rows:
+            return
+        wanted = dict(target)
+        old_keys = [key for key, _ in self.window_rows]
+        kept = [key for key in old_keys if key in wanted]
+        if kept and kept == [key for key, _ in target[: len(kept)]]:
+            cells = dict(self.window_rows)
+            for key in old_keys:
+                if key not in wanted:
+                    table.remove_row(key)
+            for key in kept:
+                if cells[key] != wanted[key]:
+                    changes = zip(self.column_keys, cells[key], wanted[key], strict=True)
+                    for column, old, new in changes:
+                        if old != new:
+                            table.update_cell(key, column, new)
+            for key, row in target[len(kept) :]:
+                table.add_row(*row, key=key)
+        else:
+            table.clear()
+            for key, row in target:
+                table.add_row(*row, key=key)
+        self.window_rows = target
+
+    def show_status(self) -> None:
         filters = [
             f"kind {self.kind}" if self.kind != "all" else "",
             f"scope {self.scope}" if self.scope != "all" else "",
             f"search “{self.query_text}”" if self.query_text else "",
         ]
         active = ", ".join(f for f in filters if f)
-        waiting = (
-            f"{len(shown)} of {len(self.items)} items"
-            if active
-            else f"{len(self.items)} items waiting, oldest first"
+        count, total = len(self.shown), len(self.items)
+        waiting = f"{count} of {total} items" if active else f"{total} items waiting, oldest first"
+        rows = (
+            f"rows {self.first_row + 1}–{self.first_row + len(self.window_rows)} of {count}"
+            if self.window_rows
+            else "no rows"
         )
-        self.query_one("#status-line", Static).update(
-            waiting + (f" · {active}" if active else "") + " · ? keys · ctrl+p commands"
-        )
-        self.show_preview()
-
-    def current(self) -> Item | None:
-        table = self.query_one("#queue", DataTable)
-        if table.row_count == 0:
-            return None
-        shown = self.shown_items()
-        row = table.cursor_row
-        return shown[row] if 0 <= row < len(shown) else None
+        parts = [waiting, active, rows, self.reading, "? keys · ctrl+p commands"]
+        text = " · ".join(p for p in parts if p)
+        if text != self.status_text:  # an update lays the screen out again: only on a change
+            self.status_text = text
+            self.query_one("#status-line", Static).update(text)
 
     def show_preview(self) -> None:
         item = self.current()
+        if item is not None and item is self.previewed:
+            return
+        self.previewed = item
         self.query_one("#preview", Static).update(
             preview(item) if item else Text("Nothing waiting. Well done.", style="dim")
         )
@@ -283,10 +547,10 @@ class QueueScreen(DeskScreen):
 
     # -------------------------------------------------------------- actions
     def action_down(self) -> None:
-        self.query_one("#queue", DataTable).action_cursor_down()
+        self.move_by(1)
 
     def action_up(self) -> None:
-        self.query_one("#queue", DataTable).action_cursor_up()
+        self.move_by(-1)
 
     def action_kind(self, step: int) -> None:
         tabs = self.query_one("#kinds", Tabs)
@@ -308,7 +572,7 @@ class QueueScreen(DeskScreen):
 
     @on(Input.Submitted, "#search")
     def search_done(self) -> None:
-        self.query_one("#queue", DataTable).focus()
+        self.table.focus()
 
     def action_clear_search(self) -> None:
         search = self.query_one("#search", Input)
@@ -316,7 +580,7 @@ class QueueScreen(DeskScreen):
         search.add_class("hidden")
         self.query_text = ""
         self.fill()
-        self.query_one("#queue", DataTable).focus()
+        self.table.focus()
 
     def action_reload(self) -> None:
         self.reload()
@@ -341,3 +605,54 @@ class QueueScreen(DeskScreen):
 
     def action_problems(self) -> None:
         self.app.push_screen(ProblemsScreen())
+
+
+# ------------------------------------------------------------ in the worker
+def reread(workspace: Workspace) -> None:
+    """Each store as it is on disk now: under its lock, a crash finished or undone,
+    and only the files changed since the last read parsed again."""
+    for store in workspace.stores:
+        try:
+            with store.locked():
+                store.reread()
+        except Exception:
+            store.forget()  # what it held is not the store as it is: read it again next time
+            raise
+
+
+def refetch(
+    workspace: Workspace, items: Sequence[Item], decision: Decision
+) -> dict[str, Item | None]:
+    """The decision's item and every item showing a record it changed, each built
+    alone as it is now (None: closed)."""
+    touched = (
+        set(decision.before)
+        | set(decision.after)
+        | set(decision.erased)
+        | {c["id"] for c in decision.created}
+        | {t["id"] for t in decision.touched}
+    )
+    ids = [decision.item] + [
+        i.id for i in items if i.id != decision.item and view.memory_ids(i) & touched
+    ]
+    changed: dict[str, Item | None] = {}
+    for item_id in ids:
+        try:
+            changed[item_id] = get_item(workspace, item_id)
+        except NotFoundError:
+            changed[item_id] = None
+    return changed
+
+
+def warm_secret_scan(workspace: Workspace, lock: Any, cancelled: Callable[[], bool]) -> bool:
+    """Scan every record file for secrets, a chunk at a time and without holding the
+    store lock while scanning (the scan remembers each file by its stat data, so the
+    queue's own scan afterwards costs a look-up per file). False: replaced meanwhile."""
+    with lock:
+        paths = [s.root / m.path for s in workspace.stores for m in s.memories.values()]
+    for start in range(0, len(paths), SCAN_CHUNK):
+        if cancelled():
+            return False
+        for path in paths[start : start + SCAN_CHUNK]:
+            scan_file(path)
+    return not cancelled()

@@ -1,0 +1,184 @@
+"""The review desk on a large queue: time to the queue on screen, and key to frame.
+
+    .venv/bin/python bench/bench_desk.py                      # 10,000 open conflicts
+    .venv/bin/python bench/bench_desk.py --memories 2000 --conflicts 1000 --presses 9
+
+Builds (once, under bench/.stores/, with bench_decide's builder) a private store of
+N memories of which 2 x C are in conflict (C open items), copies it, and runs the
+desk headless (Textual's ``App.run_test``) in this process:
+
+- queue on screen: from starting the app until the queue table shows rows of the
+  read queue (the secret scan of every file may still run in the background);
+- key to frame, median of P presses each: ``j`` (next row), ``pagedown``, a
+  search keystroke (``/`` then letters, each one filtering), ``]`` (next kind),
+  and ``j`` right after a decision; each time is from the key until its handlers
+  ran and the screen composed its next frame;
+- a decision ("newer wins" on the first conflict, enter in the reason dialog):
+  until the queue is back without the item, and the longest the UI thread froze
+  from the key until every worker finished (a 5 ms timer on the UI thread).
+
+Prints seconds and the ratio to the goals (queue on screen 1.5 s, key to frame
+50 ms median; a ratio under 1 meets the goal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_decide import OWNER, build  # noqa: E402
+
+from core.store.workspace import open_workspace  # noqa: E402
+
+GOAL_ON_SCREEN = 1.5
+GOAL_KEY = 0.050
+
+
+def row_keys(app: Any) -> list[str]:
+    from textual.widgets import DataTable
+
+    table = app.screen.query_one("#queue", DataTable)
+    return [row.key.value for row in table.ordered_rows]
+
+
+async def until(check: Callable[[], bool], timeout: float = 300.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while not check():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the desk did not get there in time")
+        await asyncio.sleep(0.002)
+
+
+async def key_to_frame(pilot: Any, key: str) -> float:
+    started = time.perf_counter()
+    await pilot.press(key)
+    pilot.app.screen._on_timer_update()  # compose the frame now, as the next refresh would
+    return time.perf_counter() - started
+
+
+async def presses(pilot: Any, keys: list[str]) -> list[float]:
+    return [await key_to_frame(pilot, key) for key in keys]
+
+
+def loaded(app: Any) -> bool:
+    from tui.screens.queue import QueueScreen
+
+    screen = app.screen
+    if not isinstance(screen, QueueScreen) or not screen.is_mounted:
+        return False
+    try:
+        return bool(row_keys(app))
+    except Exception:
+        return False
+
+
+async def run(root: Path, count: int) -> dict[str, Any]:
+    from tui.app import MemgovDesk
+    from tui.screens.dialogs import ReasonDialog
+    from tui.screens.queue import QueueScreen
+
+    result: dict[str, Any] = {}
+    started = time.perf_counter()
+    app = MemgovDesk(open_workspace([root]), actor=OWNER, cursor_blink=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(lambda: loaded(app))
+        result["queue on screen"] = time.perf_counter() - started
+        await app.workers.wait_for_complete()  # the rest of the reading (the secret scan)
+        await pilot.pause()
+        result["everything read"] = time.perf_counter() - started
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        result["j"] = await presses(pilot, ["j"] * count)
+        result["pagedown"] = await presses(pilot, ["pagedown"] * count)
+        await pilot.press("home")
+        await pilot.press("slash")
+        letters = list("project:p4")[:count]
+        result["search keystroke"] = await presses(pilot, letters)
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        result["] kind"] = await presses(pilot, ["right_square_bracket"] * count)
+        # back to all kinds, first item: a decision
+        while queue.kind != "all":
+            await pilot.press("right_square_bracket")
+        await pilot.press("home")
+        await pilot.pause()
+        first = row_keys(app)[0]
+        await pilot.press("enter")
+        await until(lambda: not isinstance(app.screen, QueueScreen))
+        await pilot.pause()
+        await pilot.press("n")
+        await until(lambda: isinstance(app.screen, ReasonDialog))
+        await pilot.pause()
+        ticks: list[float] = []
+        timer = app.set_interval(0.005, lambda: ticks.append(time.perf_counter()))
+        started = time.perf_counter()
+        ticks.append(started)
+        await pilot.press("enter")
+        await until(lambda: app.screen is queue and loaded(app) and first not in row_keys(app))
+        result["decision to queue updated"] = time.perf_counter() - started
+        result["j after decision"] = await presses(pilot, ["j"] * count)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        ticks.append(time.perf_counter())
+        timer.stop()
+        result["decision until every worker done"] = ticks[-1] - started
+        result["longest UI freeze after deciding"] = max(b - a for a, b in zip(ticks, ticks[1:]))
+        assert first not in [i.id for i in queue.items]
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=20_000)
+    parser.add_argument("--conflicts", type=int, default=10_000)
+    parser.add_argument("--presses", type=int, default=9, help="presses per key (median)")
+    parser.add_argument("--profile", metavar="FILE", help="write a cProfile of the run here")
+    args = parser.parse_args()
+    template = ROOT / "bench" / ".stores" / f"decide-{args.memories}-{args.conflicts}"
+    started = time.perf_counter()
+    build(template, args.memories, args.conflicts)
+    work = template.with_name(template.name + "-desk")
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(template, work, symlinks=True)
+    print(
+        f"# store: {args.memories:,} memories, {args.conflicts:,} open conflicts "
+        f"({time.perf_counter() - started:.1f} s to build or reuse and copy)"
+    )
+    job: Callable[[], Awaitable[dict[str, Any]]] = lambda: run(work, args.presses)  # noqa: E731
+    if args.profile:
+        import cProfile
+
+        with cProfile.Profile() as profile:
+            result = asyncio.run(job())
+        profile.dump_stats(args.profile)
+    else:
+        result = asyncio.run(job())
+    shutil.rmtree(work, ignore_errors=True)
+    for name, value in result.items():
+        if isinstance(value, list):
+            median = statistics.median(value)
+            print(
+                f"{name:<34} median {median * 1000:8.1f} ms  max {max(value) * 1000:8.1f} ms"
+                f"  ratio to 50 ms {median / GOAL_KEY:6.2f}"
+            )
+        elif name == "queue on screen":
+            print(f"{name:<34} {value:8.2f} s   ratio to 1.5 s {value / GOAL_ON_SCREEN:6.2f}")
+        else:
+            print(f"{name:<34} {value:8.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

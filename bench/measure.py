@@ -33,9 +33,9 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "MEMGOV_ACTOR": OWNER}
 
 
 # ----------------------------------------------------------------- helpers
-def memgov(*args: str, store: Path | None, stdin: str | None = None, timeout: float = 900) -> tuple[
-    float, subprocess.CompletedProcess[str]
-]:
+def memgov(
+    *args: str, store: Path | None, stdin: str | None = None, timeout: float = 900
+) -> tuple[float, subprocess.CompletedProcess[str]]:
     """Wall time of ``memgov ARGS`` in a fresh interpreter (start-up included)."""
     command = [sys.executable, "-m", "tui.cli", *args]
     if store is not None:
@@ -198,7 +198,10 @@ def decide_batch(root: Path, runs: int) -> dict[str, Any]:
     ids = conflict_ids(root, runs)
     script = _decide_script(root, ids, False)
     proc = subprocess.Popen(
-        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env=ENV,
     )
     assert proc.stdout is not None
@@ -466,13 +469,17 @@ async def _desk(root: Path, decide: bool) -> dict[str, Any]:
             await app.workers.wait_for_complete()
             await pilot.pause(0.05)
             await key("n")
-            await until(lambda: "Reason" in type(app.screen).__name__ or "Dialog" in
-                        type(app.screen).__name__)
+            await until(
+                lambda: (
+                    "Reason" in type(app.screen).__name__ or "Dialog" in type(app.screen).__name__
+                )
+            )
             t0 = time.perf_counter()
             await pilot.press("enter")
             await until(
-                lambda: type(app.screen).__name__ == "QueueScreen"
-                and table().row_count == total - 1,
+                lambda: (
+                    type(app.screen).__name__ == "QueueScreen" and table().row_count == total - 1
+                ),
                 limit=300,
             )
             out["after_decide"] = time.perf_counter() - t0
@@ -521,7 +528,7 @@ def main() -> None:
     if args.operation in ("list", "recall"):
         extra["subject"] = args.subject
     result = fn(args.store, args.runs, **extra)
-    if "samples" in result and result["samples"]:
+    if result.get("samples"):
         result["median"] = statistics.median(result["samples"])
     print(json.dumps(result))
 

@@ -56,11 +56,42 @@ EVENT_BYTES, INDEX_BYTES = 450, 150
 TYPE_ORDER = ("working", "episodic", "semantic", "preference", "reflection")
 KINDS = ("episodic", "semantic", "preference", "reflection")
 
-WORDS = (
-    "deploy build test review pnpm npm table docs chinese english staging production "
-    "schema migration cache index latency retry backoff queue worker release branch "
-    "commit lint format type check feature flag rollout canary metric alert"
-).split()
+WORDS = [
+    "deploy",
+    "build",
+    "test",
+    "review",
+    "pnpm",
+    "npm",
+    "table",
+    "docs",
+    "chinese",
+    "english",
+    "staging",
+    "production",
+    "schema",
+    "migration",
+    "cache",
+    "index",
+    "latency",
+    "retry",
+    "backoff",
+    "queue",
+    "worker",
+    "release",
+    "branch",
+    "commit",
+    "lint",
+    "format",
+    "type",
+    "check",
+    "feature",
+    "flag",
+    "rollout",
+    "canary",
+    "metric",
+    "alert",
+]
 ATTRS = (
     "output_format",
     "package_manager",
@@ -155,7 +186,14 @@ class _Sim:
             message = f"remember: {subject} {attribute}"
             evs: list[Event] = []
 
-            def event(action: str, ids: tuple[str, ...], **kw: object) -> None:
+            def event(
+                action: str,
+                ids: tuple[str, ...],
+                evs: list[Event] = evs,
+                message: str = message,
+                when: datetime = when,
+                **kw: object,
+            ) -> None:
                 basis = f"{message}|{len(evs)}|{action}|{','.join(ids)}"
                 evs.append(
                     Event(

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -34,6 +36,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import stores
 
 MEASURE = ROOT / "bench" / "measure.py"
+HEAVY = {"batch", "erase_cli", "erase_purge", "import100", "import1000"}
 
 
 @dataclass
@@ -187,11 +190,22 @@ def run_row(row: Row, size: int, store: Path, runs: int, timeout: float) -> dict
     target = stores.fresh_copy(size, row.key) if row.writes else store
     command = [sys.executable, str(MEASURE), row.op, str(target), "--runs", str(runs), *row.args]
     started = time.perf_counter()
+    # its own session, so a timeout ends the commands it started too (by its group id)
+    proc = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=stores_env(),
+        start_new_session=True,
+    )
     try:
-        done = subprocess.run(
-            command, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=stores_env()
-        )
+        stdout, stderr = proc.communicate(timeout=timeout)
+        done = subprocess.CompletedProcess(command, proc.returncode, stdout, stderr)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return {"error": f"timeout > {timeout:.0f} s"}
     finally:
         if row.writes:
@@ -206,8 +220,6 @@ def run_row(row: Row, size: int, store: Path, runs: int, timeout: float) -> dict
 
 
 def stores_env() -> dict[str, str]:
-    import os
-
     return {**os.environ, "PYTHONPATH": str(ROOT), "MEMGOV_ACTOR": stores.OWNER}
 
 
@@ -263,6 +275,7 @@ def summarize(row: Row, size: int, result: dict[str, Any]) -> dict[str, str]:
 
 
 def table(lines: list[dict[str, str]], sizes: list[int]) -> str:
+    lines = sorted(lines, key=lambda li: li.get("_order", ""))
     # growth: a row's median at the largest size over the smallest
     medians: dict[str, dict[str, float]] = {}
     for line in lines:
@@ -308,6 +321,9 @@ def main() -> int:
         return 0
     wanted = {k for k in args.only.split(",") if k}
     chosen = [r for r in rows(args.quick) if not wanted or r.key in wanted]
+    position = {r.key: i for i, r in enumerate(chosen)}
+    # the long rows last, so a run cut short still has the quick ones
+    chosen.sort(key=lambda r: r.key in HEAVY)
     started = time.perf_counter()
     lines: list[dict[str, str]] = []
     desk_cache: dict[tuple[int, int], dict[str, Any]] = {}
@@ -338,6 +354,7 @@ def main() -> int:
             else:
                 result = run_row(row, size, store, runs, args.timeout)
             line = summarize(row, size, result)
+            line["_order"] = f"{position[row.key]:03d} {size:09d}"
             if row.size_label:
                 line["size"] = row.size_label
             lines.append(line)

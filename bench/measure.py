@@ -414,75 +414,98 @@ def warm_open(root: Path, runs: int) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- the desk
 async def _desk(root: Path, decide: bool) -> dict[str, Any]:
+    """The desk headless on ``root``. Every frame the screen composes (what a terminal
+    would be sent) is time-stamped; a key's time is from the press to the first frame
+    after it (and, in ``settled``, to the last frame of its effect: no new frame for
+    ``quiet`` seconds, workers done); a state's time is to the first frame after the
+    state is reached."""
     from textual.widgets import DataTable
 
     from core.store.workspace import open_workspace
     from tui.app import MemgovDesk
 
+    quiet = 0.25
     started = time.perf_counter()
     app = MemgovDesk(open_workspace([root]), actor=OWNER, cursor_blink=False)
+    frames: list[float] = []
+    display = app._display
+
+    def stamped(screen: Any, renderable: Any) -> None:
+        if renderable is not None:
+            frames.append(time.perf_counter())
+        display(screen, renderable)
+
+    app._display = stamped  # type: ignore[method-assign]
     out: dict[str, Any] = {}
     async with app.run_test(size=(140, 40)) as pilot:
 
         def table() -> Any:
             return app.screen.query_one("#queue", DataTable)
 
-        async def until(test: Any, limit: float = 120.0) -> None:
+        async def until(test: Any, limit: float = 300.0) -> float:
             end = time.perf_counter() + limit
             while True:
                 try:
                     if test():
-                        return
+                        return time.perf_counter()
                 except Exception:
                     pass
                 if time.perf_counter() > end:
                     raise TimeoutError("the desk did not get there")
-                await pilot.pause(0.005)
+                await asyncio.sleep(0.002)
 
-        await until(lambda: table().row_count > 0)
-        out["queue_on_screen"] = time.perf_counter() - started
+        async def next_frame(after: float) -> float:
+            await until(lambda: frames and frames[-1] >= after, limit=10)
+            return next(f for f in frames if f >= after)
+
+        async def settled(t0: float) -> float:
+            """The last frame after t0 once the screen is quiet."""
+            while True:
+                await app.workers.wait_for_complete()
+                last = frames[-1] if frames else 0.0
+                await asyncio.sleep(quiet)
+                if (frames[-1] if frames else 0.0) == last and not any(
+                    w.is_running for w in app.workers
+                ):
+                    break
+            after = [f for f in frames if f >= t0]
+            return (after[-1] if after else time.perf_counter()) - t0
+
+        reached = await until(lambda: table().row_count > 0)
+        out["queue_on_screen"] = await next_frame(reached) - started
+        await settled(started)
         total = table().row_count
 
-        async def key(*keys: str, settle: Any = None) -> float:
+        async def key(*keys: str) -> float:
+            """Press to the next frame (kept in the result); the time until the screen is
+            quiet again (the tabs' underline animates) goes to ``settled``."""
             t0 = time.perf_counter()
             await pilot.press(*keys)
-            await pilot.pause()
-            await app.workers.wait_for_complete()
-            if settle is not None:
-                await until(settle)
-            return time.perf_counter() - t0
+            first = await next_frame(t0) - t0
+            out.setdefault("settled", []).append(await settled(t0))
+            return first
 
-        # kind filter: ']' steps to conflicts, '[' back to all
+        # kind filter: ']' steps to the next kind, '[' back to all
         out["kind_key"] = []
         for _ in range(3):
-            out["kind_key"] += [
-                await key("right_square_bracket"),
-                await key("left_square_bracket", settle=lambda: table().row_count == total),
-            ]
-        # search: '/', then one keystroke at a time, each a new frame
+            out["kind_key"] += [await key("right_square_bracket"), await key("left_square_bracket")]
+        # search: '/', then one keystroke at a time
         await key("slash")
         out["search_key"] = [await key(ch) for ch in "timezone"]
         out["search_rows"] = table().row_count
-        await key("escape", settle=lambda: table().row_count == total)
+        await key("escape")
+        await until(lambda: table().row_count == total)
         if decide:
             await key("enter")
-            await app.workers.wait_for_complete()
-            await pilot.pause(0.05)
-            await key("n")
-            await until(
-                lambda: (
-                    "Reason" in type(app.screen).__name__ or "Dialog" in type(app.screen).__name__
-                )
-            )
+            await key("n")  # newer wins: the reason dialog opens
             t0 = time.perf_counter()
             await pilot.press("enter")
-            await until(
+            reached = await until(
                 lambda: (
                     type(app.screen).__name__ == "QueueScreen" and table().row_count == total - 1
-                ),
-                limit=300,
+                )
             )
-            out["after_decide"] = time.perf_counter() - t0
+            out["after_decide"] = await next_frame(reached) - t0
     return out
 
 

@@ -211,11 +211,13 @@ def run_row(row: Row, size: int, store: Path, runs: int, timeout: float) -> dict
         if row.writes:
             shutil.rmtree(target, ignore_errors=True)
     took = time.perf_counter() - started
+    load = f"load {os.getloadavg()[0]:.1f}"
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
         return {"error": "failed: " + " | ".join(tail)[-300:], "wall": took}
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["wall"] = took
+    result["note"] = "; ".join(x for x in (str(result.get("note", "")), load) if x)
     return result
 
 
@@ -270,7 +272,8 @@ def summarize(row: Row, size: int, result: dict[str, Any]) -> dict[str, str]:
             e = statistics.median(extra)
             versus += f"; {result.get('extra_floor_name')} {fmt(e)}: {median / e:.1f}x"
     out["versus"] = versus
-    out["note"] = str(result.get("note", ""))
+    note = result.get("note", "")
+    out["note"] = "; ".join(sorted(set(note))) if isinstance(note, list) else str(note)
     return out
 
 

@@ -12,7 +12,8 @@ of the store (the copy is not timed), repeated; the table shows the median, min
 and max, the goal or the floor (what a user would use instead) with the ratio,
 and the growth from the smallest size to the largest. A row that takes longer
 than ``--timeout`` prints "timeout > N s". Results also go to
-bench/.stores/results.json.
+bench/.stores/results-SIZES.json; ``--reprint A.json B.json`` prints several runs'
+results as one table (e.g. a 10,000 run and a 100,000 run, with the growth).
 """
 
 from __future__ import annotations
@@ -313,14 +314,27 @@ def main() -> int:
     parser.add_argument("--only", default="", help="comma-separated row ids")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds a row may take")
     parser.add_argument("--runs", type=int, default=None, help="override every row's runs")
-    parser.add_argument("--reprint", action="store_true", help="print the saved results")
+    parser.add_argument(
+        "--reprint",
+        nargs="*",
+        type=Path,
+        default=None,
+        metavar="RESULTS",
+        help="print saved results (bench/.stores/results-*.json), several merged, and exit",
+    )
     args = parser.parse_args()
     default = "1000" if args.quick else "10000,100000"
     sizes = [int(s) for s in (args.sizes or default).split(",")]
-    saved = stores.STORES / "results.json"
-    if args.reprint:
-        data = json.loads(saved.read_text())
-        print(table(data["lines"], data["sizes"]))
+    saved = (
+        stores.STORES / f"results-{'-'.join(map(str, sizes))}{'-quick' if args.quick else ''}.json"
+    )
+    if args.reprint is not None:
+        lines, all_sizes = [], []
+        for path in args.reprint or [saved]:
+            data = json.loads(path.read_text())
+            lines += data["lines"]
+            all_sizes += data["sizes"]
+        print(table(lines, sorted(set(all_sizes))))
         return 0
     wanted = {k for k in args.only.split(",") if k}
     chosen = [r for r in rows(args.quick) if not wanted or r.key in wanted]

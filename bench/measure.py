@@ -206,7 +206,7 @@ def decide_batch(root: Path, runs: int) -> dict[str, Any]:
     )
     assert proc.stdout is not None
     samples: list[float] = []
-    deadline = time.perf_counter() + float(os.environ.get("BENCH_BATCH_DEADLINE", "480"))
+    deadline = time.perf_counter() + float(os.environ.get("BENCH_BATCH_DEADLINE", "300"))
     stopped = False
     for line in proc.stdout:
         samples.append(float(line))
@@ -232,7 +232,7 @@ def erase_cli(root: Path, runs: int) -> dict[str, Any]:
         if "status: active" in p.read_text(encoding="utf-8")
     ]
     samples: list[float] = []
-    deadline = time.perf_counter() + float(os.environ.get("BENCH_BATCH_DEADLINE", "480"))
+    deadline = time.perf_counter() + float(os.environ.get("BENCH_BATCH_DEADLINE", "300"))
     for memory_id in ids[len(ids) // 3 :][:runs]:
         if samples and time.perf_counter() > deadline:
             break

@@ -279,7 +279,13 @@ def summarize(row: Row, size: int, result: dict[str, Any]) -> dict[str, str]:
 
 
 def table(lines: list[dict[str, str]], sizes: list[int]) -> str:
-    lines = sorted(lines, key=lambda li: li.get("_order", ""))
+    titles = {r.title: i for i, r in enumerate(rows(True) + rows(False))}
+
+    def order(li: dict[str, str]) -> tuple[int, str]:
+        size = li["size"].replace(",", "").split()[0]
+        return titles.get(li["operation"], 999), size.rjust(12, "0")
+
+    lines = sorted(lines, key=order)
     # growth: a row's median at the largest size over the smallest
     medians: dict[str, dict[str, float]] = {}
     for line in lines:
@@ -296,7 +302,7 @@ def table(lines: list[dict[str, str]], sizes: list[int]) -> str:
     cols = ["operation", "size", "median", "min", "max", "n", "versus", "growth", "note"]
     heads = {
         "versus": "goal or floor: ratio",
-        "growth": f"{small}->{large}",
+        "growth": f"{small}->{large}" if small != large else "growth",
         "n": "runs",
     }
     widths = {c: max(len(heads.get(c, c)), *(len(li.get(c, "")) for li in lines)) for c in cols}

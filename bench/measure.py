@@ -1,0 +1,573 @@
+"""The measurements behind ``bench/run_all.py``, each run in its own process.
+
+    .venv/bin/python bench/measure.py OPERATION STORE [--runs N] [...]
+
+prints one JSON object: ``{"samples": [seconds, ...], "floor": [seconds, ...], ...}``.
+Everything goes through what a user of memgov would use: the ``memgov`` command
+as a subprocess (timed from outside, start-up included), or the library's
+public calls (``remember``, ``decide``, ``open_workspace``, ``Store.load``, the
+desk app headless), timed inside a fresh interpreter after its imports.
+The floors are the tools a user would reach for instead (``grep -rl``,
+``git log -- FILE``, ``os.stat`` over every file, ``python -c 'import yaml'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+OWNER = "bench@example.com"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "MEMGOV_ACTOR": OWNER}
+
+
+# ----------------------------------------------------------------- helpers
+def memgov(
+    *args: str, store: Path | None, stdin: str | None = None, timeout: float = 900
+) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """Wall time of ``memgov ARGS`` in a fresh interpreter (start-up included)."""
+    command = [sys.executable, "-m", "tui.cli", *args]
+    if store is not None:
+        command += ["--store", str(store), "--as", OWNER]
+    started = time.perf_counter()
+    done = subprocess.run(
+        command, cwd=ROOT, input=stdin, capture_output=True, text=True, env=ENV, timeout=timeout
+    )
+    return time.perf_counter() - started, done
+
+
+def shell(command: list[str], cwd: Path | None = None) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, capture_output=True, check=False)
+    return time.perf_counter() - started
+
+
+def expect(done: subprocess.CompletedProcess[str], codes: tuple[int, ...], what: str) -> None:
+    if done.returncode not in codes:
+        raise SystemExit(
+            f"{what}: exit {done.returncode}\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}"
+        )
+
+
+def log_sources(root: Path, count: int, *, skip: int = 0) -> list[dict[str, Any]]:
+    """``count`` message lines of the store's daily logs, as candidate sources."""
+    task_re = re.compile(r"^##\s+task\s+(\S+)\s*$")
+    line_re = re.compile(r"^\s*-\s+\[(\d+)\]\s+\S+\s+\w+:\s+(.*)$")
+    found: list[dict[str, Any]] = []
+    for path in sorted((root / "logs").rglob("*.md"), reverse=True):
+        task = None
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if m := task_re.match(line):
+                task = m.group(1)
+            elif (m := line_re.match(line)) and task:
+                found.append(
+                    {
+                        "task": task,
+                        "message_index": int(m.group(1)),
+                        "evidence": m.group(2),
+                        "log": path.relative_to(root).as_posix(),
+                    }
+                )
+                if len(found) >= count + skip:
+                    return found[skip:]
+    return found[skip:]
+
+
+def candidate(n: int, source: dict[str, Any], tag: str) -> dict[str, Any]:
+    """A new fact (a key no record holds): the pipeline writes it."""
+    return {
+        "content": f"The bench {tag} probe number {n} uses the blue runner pool.",
+        "type": "semantic",
+        "scope": "private",
+        "subject": f"project:bench-{tag}",
+        "attribute": f"runner_pool_{n}",
+        "value": f"blue {n}",
+        "condition": None,
+        "source": source,
+        "s1": 0.9,
+        "s2": 0.85,
+        "confidence": 0.9,
+        "expires_at": None,
+    }
+
+
+def conflict_ids(root: Path, count: int) -> list[str]:
+    _t, done = memgov("queue", "--kind", "conflict", "--json", store=root)
+    expect(done, (0, 1), "memgov queue")
+    data = json.loads(done.stdout)
+    items = data if isinstance(data, list) else data.get("items", [])
+    return [i["id"] for i in items][:count]
+
+
+# ------------------------------------------------------------ measurements
+def cli_help(root: Path, runs: int) -> dict[str, Any]:
+    samples = [memgov("--help", store=None)[0] for _ in range(runs)]
+    floor = [shell([sys.executable, "-c", "import yaml"]) for _ in range(runs)]
+    return {"samples": samples, "floor": floor, "floor_name": "python -c 'import yaml'"}
+
+
+def cli_remember(root: Path, runs: int) -> dict[str, Any]:
+    sources = log_sources(root, runs)
+    samples = []
+    for n, source in enumerate(sources):
+        t, done = memgov("remember", "-", store=root, stdin=json.dumps(candidate(n, source, "cli")))
+        expect(done, (0,), "memgov remember")
+        samples.append(t)
+    return {"samples": samples}
+
+
+def remember_inproc(root: Path, runs: int) -> dict[str, Any]:
+    from core.store.store import Store
+    from core.writing.candidate import candidate_from_dict
+    from core.writing.pipeline import remember
+
+    sources = log_sources(root, runs, skip=runs)
+    store = Store(root)
+    store.load()
+    samples = []
+    outcomes = []
+    for n, source in enumerate(sources):
+        cand = candidate_from_dict(candidate(n, source, "lib"))
+        started = time.perf_counter()
+        outcome = remember(store, cand, actor=OWNER)
+        samples.append(time.perf_counter() - started)
+        outcomes.append(str(getattr(outcome, "kind", "?")))
+    return {"samples": samples, "note": ",".join(sorted(set(map(str, outcomes))))}
+
+
+def _decide_script(root: Path, ids: list[str], reopen: bool) -> str:
+    return f"""
+import json, sys, time
+sys.path.insert(0, {str(ROOT)!r})
+from core.review.decide import decide
+from core.store.workspace import open_workspace
+ids = {ids!r}
+t0 = time.perf_counter()
+ws = open_workspace([{str(root)!r}])
+opened = time.perf_counter() - t0
+for n, item in enumerate(ids):
+    started = time.perf_counter()
+    if {reopen!r} and n:
+        ws = open_workspace([{str(root)!r}])
+    decide(ws, item, approve=True, option="newer", actor={OWNER!r}, reason="bench")
+    took = time.perf_counter() - started + (opened if n == 0 else 0.0)
+    print(json.dumps(took), flush=True)
+"""
+
+
+def decide_one(root: Path, runs: int) -> dict[str, Any]:
+    """One decision in a fresh process (open the workspace, decide), R times."""
+    samples = []
+    for item in conflict_ids(root, runs):
+        done = subprocess.run(
+            [sys.executable, "-c", _decide_script(root, [item], False)],
+            capture_output=True,
+            text=True,
+            env=ENV,
+        )
+        expect(done, (0,), "decide")
+        samples.append(float(done.stdout.split()[-1]))
+    return {"samples": samples}
+
+
+def decide_cli(root: Path, runs: int) -> dict[str, Any]:
+    samples = []
+    for item in conflict_ids(root, runs):
+        t, done = memgov(
+            "decide", item, "--approve", "--option", "newer", "--reason", "bench", store=root
+        )
+        expect(done, (0,), "memgov decide")
+        samples.append(t)
+    return {"samples": samples}
+
+
+def decide_batch(root: Path, runs: int) -> dict[str, Any]:
+    """``runs`` decisions in a row in one process, one workspace; per decision.
+    Prints each decision as it goes, so a timeout still reports what was done."""
+    ids = conflict_ids(root, runs)
+    script = _decide_script(root, ids, False)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
+    assert proc.stdout is not None
+    samples: list[float] = []
+    deadline = time.perf_counter() + float(os.environ.get("BENCH_BATCH_DEADLINE", "300"))
+    stopped = False
+    for line in proc.stdout:
+        samples.append(float(line))
+        if time.perf_counter() > deadline and len(samples) < len(ids):
+            proc.kill()  # the child this function started
+            stopped = True
+            break
+    err = proc.stderr.read() if proc.stderr else ""
+    if proc.wait() != 0 and not stopped:
+        raise SystemExit(f"decision batch failed after {len(samples)}: {err[-1500:]}")
+    note = f"{len(samples)} decisions, total {sum(samples):.1f} s"
+    if stopped:
+        note = f"stopped at the deadline after {len(samples)} of {len(ids)}; " + note
+    return {"samples": samples, "note": note}
+
+
+def erase_cli(root: Path, runs: int) -> dict[str, Any]:
+    """An approved deletion (the record erased, its history purged), by the CLI:
+    ``memgov request-delete`` (not timed), then ``memgov decide ITEM --approve``."""
+    ids = [
+        p.stem
+        for p in sorted((root / "memories").glob("*.md"))
+        if "status: active" in p.read_text(encoding="utf-8")
+    ]
+    samples: list[float] = []
+    deadline = time.perf_counter() + float(os.environ.get("BENCH_BATCH_DEADLINE", "300"))
+    for memory_id in ids[len(ids) // 3 :][:runs]:
+        if samples and time.perf_counter() > deadline:
+            break
+        _t, done = memgov("request-delete", memory_id, "--reason", "bench", "--json", store=root)
+        expect(done, (0,), "memgov request-delete")
+        found = re.search(r'"(delete-[^"]+)"', done.stdout)
+        if found is None:
+            raise SystemExit(f"no item id in: {done.stdout[:500]}")
+        t, done = memgov("decide", found.group(1), "--approve", "--reason", "bench", store=root)
+        expect(done, (0,), "memgov decide (erase)")
+        samples.append(t)
+    commits = subprocess.run(
+        ["git", "rev-list", "--count", "HEAD"], cwd=root, capture_output=True, text=True
+    ).stdout.strip()
+    return {"samples": samples, "note": f"{commits} commits after"}
+
+
+def erase_purge(root: Path, runs: int, commits: int) -> dict[str, Any]:
+    """bench_erase.py (its own store of ``commits`` commits): the purge's seconds."""
+    samples = []
+    floor = []
+    for _ in range(runs):
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "bench" / "bench_erase.py"),
+                "--commits",
+                str(commits),
+                "--no-export-floor",
+            ],
+            capture_output=True,
+            text=True,
+            env=ENV,
+        )
+        expect(done, (0,), "bench_erase.py")
+        purge = re.search(r"^purge_history\s+([\d.]+)", done.stdout, re.M)
+        repack = re.search(r"^floor: git repack -a -d\s+([\d.]+)", done.stdout, re.M)
+        if purge is None:
+            raise SystemExit(f"bench_erase.py printed no purge time: {done.stdout[-800:]}")
+        samples.append(float(purge.group(1)))
+        if repack:
+            floor.append(float(repack.group(1)))
+    return {"samples": samples, "floor": floor, "floor_name": "git repack -a -d"}
+
+
+def claude_folder(where: Path, files: int) -> Path:
+    """A Claude Code memory folder of ``files`` topic files and its MEMORY.md."""
+    folder = where / f"claude-{files}" / "memory"
+    if (folder / "MEMORY.md").exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    kinds = ("user", "feedback", "project", "reference")
+    index = ["# Memory index", ""]
+    for n in range(files):
+        kind = kinds[n % 4]
+        name = f"{kind}_topic_{n:05d}"
+        body = (
+            f"Topic {n} of the bench: the team keeps runbook {n} in the wiki.\n"
+            f"**Why:** asked on day {n % 30}.\n**How to apply:** link runbook {n}."
+        )
+        (folder / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: runbook {n} lives in the wiki\n"
+            f"type: {kind}\n---\n\n{body}\n",
+            encoding="utf-8",
+        )
+        index.append(f"- [Topic {n}]({name}.md) — runbook {n} lives in the wiki")
+    (folder / "MEMORY.md").write_text("\n".join(index) + "\n", encoding="utf-8")
+    return folder
+
+
+def import_cc(root: Path, runs: int, files: int) -> dict[str, Any]:
+    """``memgov import claude-code`` of ``files`` files, each run into a fresh copy
+    of the store (the copies are made by run_all; here: one run a copy)."""
+    folder = claude_folder(root.parent, files)
+    t, done = memgov("import", "claude-code", str(folder), "--json", store=root, timeout=3600)
+    expect(done, (0, 1, 3), "memgov import claude-code")
+    return {"samples": [t], "note": f"exit {done.returncode}"}
+
+
+def export_cc(root: Path, runs: int) -> dict[str, Any]:
+    samples = []
+    for n in range(runs):
+        out = root.parent / f"export-{root.name}-{n}"
+        subprocess.run(["rm", "-rf", str(out)], check=True)
+        t, done = memgov("export", "claude-code", str(out), store=root)
+        expect(done, (0, 1), "memgov export claude-code")
+        samples.append(t)
+        subprocess.run(["rm", "-rf", str(out)], check=True)
+    return {"samples": samples}
+
+
+def _some_id(root: Path) -> str:
+    """A record in conflict (two commits touch it) from the middle of the history."""
+    _t, done = memgov("queue", "--kind", "conflict", "--json", store=root)
+    items = json.loads(done.stdout)
+    items = items if isinstance(items, list) else items.get("items", [])
+    item = items[len(items) // 2]
+    text = json.dumps(item)
+    ids = re.findall(r'"([a-z0-9-]+-[0-9a-f]{8})"', text)
+    return ids[0]
+
+
+def history(root: Path, runs: int) -> dict[str, Any]:
+    memory_id = _some_id(root)
+    rel = f"memories/{memory_id}.md"
+    samples = []
+    for _ in range(runs):
+        t, done = memgov("history", memory_id, store=root)
+        expect(done, (0,), "memgov history")
+        samples.append(t)
+    floor = [shell(["git", "log", "--", rel], cwd=root) for _ in range(runs)]
+    return {"samples": samples, "floor": floor, "floor_name": "git log -- FILE"}
+
+
+def _grep(root: Path, subject: str) -> float:
+    return shell(["grep", "-rl", f"^subject: {subject}", "memories"], cwd=root)
+
+
+def list_subject(root: Path, runs: int, subject: str) -> dict[str, Any]:
+    samples = []
+    for _ in range(runs):
+        t, done = memgov("list", "--subject", subject, store=root)
+        expect(done, (0,), "memgov list")
+        samples.append(t)
+    floor = [_grep(root, subject) for _ in range(runs)]
+    return {"samples": samples, "floor": floor, "floor_name": "grep -rl"}
+
+
+def recall(root: Path, runs: int, subject: str) -> dict[str, Any]:
+    samples = []
+    for _ in range(runs):
+        t, done = memgov("recall", subject, "--no-usage", store=root)
+        expect(done, (0, 1), "memgov recall")
+        samples.append(t)
+    floor = [_grep(root, subject) for _ in range(runs)]
+    return {"samples": samples, "floor": floor, "floor_name": "grep -rl"}
+
+
+_OPEN = """
+import json, os, sys, time
+sys.path.insert(0, {root!r})
+mode, path = sys.argv[1], sys.argv[2]
+if mode == "open":
+    from core.store.store import Store
+    started = time.perf_counter()
+    count = len(Store(path).load().memories)
+elif mode == "stat":
+    started = time.perf_counter()
+    count = 0
+    for top in ("memories", "logs", "requests", "decisions"):
+        for dirpath, _dirs, files in os.walk(os.path.join(path, top)):
+            for name in files:
+                os.stat(os.path.join(dirpath, name))
+                count += 1
+    os.stat(os.path.join(path, "events.jsonl")); os.stat(os.path.join(path, "MEMORY.md"))
+else:
+    started = time.perf_counter()
+    count = 0
+    for dirpath, _dirs, files in os.walk(os.path.join(path, "memories")):
+        for name in files:
+            with open(os.path.join(dirpath, name), "rb") as f:
+                count += len(f.read())
+print(json.dumps([time.perf_counter() - started, count]))
+"""
+
+
+def warm_open(root: Path, runs: int) -> dict[str, Any]:
+    """``Store(root).load()`` with the cache valid (a first open writes it), in a fresh
+    process each time (timed after the imports), beside stat-ing every file and
+    reading every memory file."""
+    script = _OPEN.format(root=str(ROOT))
+
+    def once(mode: str) -> float:
+        done = subprocess.run(
+            [sys.executable, "-c", script, mode, str(root)], capture_output=True, text=True
+        )
+        expect(done, (0,), f"open ({mode})")
+        return float(json.loads(done.stdout)[0])
+
+    once("open")  # writes the cache if it was not valid
+    samples = [once("open") for _ in range(runs)]
+    floor = [once("stat") for _ in range(runs)]
+    read = [once("read") for _ in range(runs)]
+    return {
+        "samples": samples,
+        "floor": floor,
+        "floor_name": "stat every file",
+        "extra_floor": read,
+        "extra_floor_name": "read every memory file",
+    }
+
+
+# ---------------------------------------------------------------- the desk
+async def _desk(root: Path, decide: bool) -> dict[str, Any]:
+    """The desk headless on ``root``. Every frame the screen composes (what a terminal
+    would be sent) is time-stamped; a key's time is from the press to the first frame
+    after it (and, in ``settled``, to the last frame of its effect: no new frame for
+    ``quiet`` seconds, workers done); a state's time is to the first frame after the
+    state is reached."""
+    from textual.widgets import DataTable
+
+    from core.store.workspace import open_workspace
+    from tui.app import MemgovDesk
+
+    quiet = 0.25
+    started = time.perf_counter()
+    app = MemgovDesk(open_workspace([root]), actor=OWNER, cursor_blink=False)
+    frames: list[float] = []
+    display = app._display
+
+    def stamped(screen: Any, renderable: Any) -> None:
+        if renderable is not None:
+            frames.append(time.perf_counter())
+        display(screen, renderable)
+
+    app._display = stamped  # type: ignore[method-assign]
+    out: dict[str, Any] = {}
+    async with app.run_test(size=(140, 40)) as pilot:
+
+        def table() -> Any:
+            return app.screen.query_one("#queue", DataTable)
+
+        async def until(test: Any, limit: float = 300.0) -> float:
+            end = time.perf_counter() + limit
+            while True:
+                try:
+                    if test():
+                        return time.perf_counter()
+                except Exception:
+                    pass
+                if time.perf_counter() > end:
+                    raise TimeoutError("the desk did not get there")
+                await asyncio.sleep(0.002)
+
+        async def next_frame(after: float) -> float:
+            await until(lambda: frames and frames[-1] >= after, limit=10)
+            return next(f for f in frames if f >= after)
+
+        async def settled(t0: float) -> float:
+            """The last frame after t0 once the screen is quiet."""
+            while True:
+                await app.workers.wait_for_complete()
+                last = frames[-1] if frames else 0.0
+                await asyncio.sleep(quiet)
+                if (frames[-1] if frames else 0.0) == last and not any(
+                    w.is_running for w in app.workers
+                ):
+                    break
+            after = [f for f in frames if f >= t0]
+            return (after[-1] if after else time.perf_counter()) - t0
+
+        reached = await until(lambda: table().row_count > 0)
+        out["queue_on_screen"] = await next_frame(reached) - started
+        await settled(started)
+        total = table().row_count
+
+        async def key(*keys: str) -> float:
+            """Press to the next frame (kept in the result); the time until the screen is
+            quiet again (the tabs' underline animates) goes to ``settled``."""
+            t0 = time.perf_counter()
+            await pilot.press(*keys)
+            first = await next_frame(t0) - t0
+            out.setdefault("settled", []).append(await settled(t0))
+            return first
+
+        # kind filter: ']' steps to the next kind, '[' back to all
+        out["kind_key"] = []
+        for _ in range(3):
+            out["kind_key"] += [await key("right_square_bracket"), await key("left_square_bracket")]
+        # search: '/', then one keystroke at a time
+        await key("slash")
+        out["search_key"] = [await key(ch) for ch in "timezone"]
+        out["search_rows"] = table().row_count
+        await key("escape")
+        await until(lambda: table().row_count == total)
+        if decide:
+            await key("enter")
+            await key("n")  # newer wins: the reason dialog opens
+            t0 = time.perf_counter()
+            await pilot.press("enter")
+            reached = await until(
+                lambda: (
+                    type(app.screen).__name__ == "QueueScreen" and table().row_count == total - 1
+                )
+            )
+            out["after_decide"] = await next_frame(reached) - t0
+    return out
+
+
+def desk(root: Path, runs: int) -> dict[str, Any]:
+    result = asyncio.run(_desk(root, decide=True))
+    return result
+
+
+OPERATIONS = {
+    "cli_help": cli_help,
+    "cli_remember": cli_remember,
+    "remember": remember_inproc,
+    "decide_one": decide_one,
+    "decide_cli": decide_cli,
+    "decide_batch": decide_batch,
+    "erase_cli": erase_cli,
+    "erase_purge": erase_purge,
+    "import_cc": import_cc,
+    "export_cc": export_cc,
+    "history": history,
+    "list": list_subject,
+    "recall": recall,
+    "warm_open": warm_open,
+    "desk": desk,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("operation", choices=sorted(OPERATIONS))
+    parser.add_argument("store", type=Path)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--files", type=int, default=100)
+    parser.add_argument("--commits", type=int, default=10_000)
+    parser.add_argument("--subject", default="project:p042")
+    args = parser.parse_args()
+    fn = OPERATIONS[args.operation]
+    extra: dict[str, Any] = {}
+    if args.operation == "import_cc":
+        extra["files"] = args.files
+    if args.operation == "erase_purge":
+        extra["commits"] = args.commits
+    if args.operation in ("list", "recall"):
+        extra["subject"] = args.subject
+    result = fn(args.store, args.runs, **extra)
+    if result.get("samples"):
+        result["median"] = statistics.median(result["samples"])
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

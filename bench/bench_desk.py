@@ -37,9 +37,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_decide import OWNER, build  # noqa: E402
+import itertools
 
-from core.store.workspace import open_workspace  # noqa: E402
+from bench_decide import OWNER, build
+
+from core.store.workspace import open_workspace
 
 GOAL_ON_SCREEN = 1.5
 GOAL_KEY = 0.050
@@ -134,7 +136,9 @@ async def run(root: Path, count: int) -> dict[str, Any]:
         ticks.append(time.perf_counter())
         timer.stop()
         result["decision until every worker done"] = ticks[-1] - started
-        result["longest UI freeze after deciding"] = max(b - a for a, b in zip(ticks, ticks[1:]))
+        result["longest UI freeze after deciding"] = max(
+            b - a for a, b in itertools.pairwise(ticks)
+        )
         assert first not in [i.id for i in queue.items]
     return result
 

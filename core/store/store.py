@@ -221,14 +221,14 @@ class Store:
         self._sync(full=full)
         return snapshot_of(self.records)
 
-    def reread(self) -> Records:
+    def reread(self, *, full: bool = False) -> Records:
         """Under the lock: finish or undo an interrupted change, then bring the catalog
-        up to date (only changed files are read). What a decision checks after this is
-        the store as it is."""
+        up to date (only changed files are read; ``full``: every file's stat data is
+        checked). What a decision checks after this is the store as it is."""
         from core.store.recovery import recover
 
         recover(self)
-        records = self._sync()
+        records = self._sync(full=full)
         for temp in self._temps:  # we hold the lock: no live writer owns one
             with contextlib.suppress(OSError):
                 os.unlink(temp)

@@ -282,19 +282,22 @@ class QueueScreen(DeskScreen):
     def stores_changed(self, message: StoresChanged) -> None:
         self.reload(message.decision)
 
-    def reload(self, decision: Decision | None = None) -> None:
+    def reload(self, decision: Decision | None = None, *, full: bool = False) -> None:
         """Read the queue again in a worker (a read under way is replaced). After a
-        decision, first the items it touched, then the whole queue."""
+        decision, first the items it touched, then the whole queue. ``full`` (the
+        reload key): every file's stat data is checked."""
         self.reading = "reading the stores…"
         self.show_status()
         self.run_worker(
-            partial(self.read_queue, self.items if decision else None, decision),
+            partial(self.read_queue, self.items if decision else None, decision, full),
             thread=True,
             exclusive=True,
             group="queue",
         )
 
-    def read_queue(self, items: list[Item] | None, decision: Decision | None) -> None:
+    def read_queue(
+        self, items: list[Item] | None, decision: Decision | None, full: bool = False
+    ) -> None:
         """In the worker: the stores read again (what changed on disk), then the items
         the decision touched, then the queue; each shown as soon as it is read. The
         first read shows all but secrets first, then scans the files for those."""
@@ -313,7 +316,7 @@ class QueueScreen(DeskScreen):
             with desk.store_lock:
                 if worker.is_cancelled:  # replaced while it waited
                     return
-                reread(workspace)
+                reread(workspace, full=full)
                 if decision is not None and items is not None:
                     changed = refetch(workspace, items, decision)
                     show(partial(desk.items_changed, changed))
@@ -583,7 +586,7 @@ class QueueScreen(DeskScreen):
         self.table.focus()
 
     def action_reload(self) -> None:
-        self.reload()
+        self.reload(full=True)
 
     def action_open(self) -> None:
         item = self.current()
@@ -608,13 +611,14 @@ class QueueScreen(DeskScreen):
 
 
 # ------------------------------------------------------------ in the worker
-def reread(workspace: Workspace) -> None:
+def reread(workspace: Workspace, *, full: bool = False) -> None:
     """Each store as it is on disk now: under its lock, a crash finished or undone,
-    and only the files changed since the last read parsed again."""
+    and only the files changed since the last read parsed again (``full``: every
+    file's stat data checked, so an edit in place is seen: core.store.catalog)."""
     for store in workspace.stores:
         try:
             with store.locked():
-                store.reread()
+                store.reread(full=full)
         except Exception:
             store.forget()  # what it held is not the store as it is: read it again next time
             raise
@@ -648,8 +652,8 @@ def warm_secret_scan(workspace: Workspace, lock: Any, cancelled: Callable[[], bo
     """Scan every record file for secrets, a chunk at a time and without holding the
     store lock while scanning (the scan remembers each file by its stat data, so the
     queue's own scan afterwards costs a look-up per file). False: replaced meanwhile."""
-    with lock:
-        paths = [s.root / m.path for s in workspace.stores for m in s.memories.values()]
+    with lock:  # the catalog flags the files whose text holds a credential
+        paths = [s.root / m.path for s in workspace.stores for m in s.memories.with_secrets()]
     for start in range(0, len(paths), SCAN_CHUNK):
         if cancelled():
             return False

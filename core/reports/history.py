@@ -62,17 +62,20 @@ def supersedes_chain(store: Store, memory_id: str) -> tuple[tuple[str, ...], tup
 
 
 def history(store: Store, memory_id: str) -> History:
+    """The memory's events (from the catalog's index of the event log: only its own
+    lines are read) and the commits that touched its file (git's commit graph with
+    changed-path filters, kept current here, lets ``git log -- FILE`` skip the
+    commits that did not)."""
     memory = store.memories.get(memory_id)
-    events, _bad = store.events()
-    mine = tuple(e for e in events if memory_id in e.memory_ids)
+    found, recoveries = store.catalog.events_of(memory_id)
+    mine = tuple(found)
     # events of a change that crashed and was rolled back did not happen: they stay
     # listed (the log is the evidence) but do not decide the status
-    undone = {
-        i for e in events if e.action == "recover" for i in e.details.get("rolled_back_events", [])
-    }
+    undone = {i for e in recoveries for i in e.details.get("rolled_back_events", [])}
     rolled_back = tuple(e.id for e in mine if e.id in undone)
     transitions = [e for e in mine if e.id not in undone and e.to_status is not None]
     path = memory.path if memory else f"{MEMORY_DIR}/{memory_id}.md"
+    gitstore.update_commit_graph(store.root)
     commits = tuple(gitstore.log_for(store.repo, path))
     older, newer = supersedes_chain(store, memory_id)
     return History(
@@ -92,10 +95,7 @@ def store_of_history(workspace: Workspace, memory_id: str) -> Store:
     the first store whose events name it; else :class:`NotFoundError`."""
     store = next((s for s in workspace.stores if memory_id in s.memories), None)
     if store is None:  # erased or unknown: the events still tell
-        store = next(
-            (s for s in workspace.stores if any(memory_id in e.memory_ids for e in s.events()[0])),
-            None,
-        )
+        store = next((s for s in workspace.stores if s.catalog.names_in_events(memory_id)), None)
     if store is None:
         raise NotFoundError(f"no memory and no events with id {shown_id(memory_id)}")
     return store

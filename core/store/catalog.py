@@ -48,7 +48,7 @@ from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
 from core.store.snapshot import Problem
 
 CATALOG_FILE = "catalog.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _TYPE_ORDER = {name: i for i, name in enumerate(TYPES)}
 
 _SCHEMA = """
@@ -64,6 +64,14 @@ CREATE TABLE entries (
     title TEXT, hook TEXT
 );
 CREATE INDEX entries_secret ON entries (secret) WHERE secret = 1;
+CREATE TABLE event_logs (rel TEXT PRIMARY KEY, mtime INTEGER, size INTEGER, ino INTEGER);
+CREATE TABLE events (
+    rel TEXT NOT NULL, offset INTEGER NOT NULL, length INTEGER NOT NULL,
+    id TEXT NOT NULL, action TEXT NOT NULL, memory_id TEXT
+);
+CREATE INDEX events_memory ON events (memory_id);
+CREATE INDEX events_action ON events (action);
+CREATE INDEX events_rel ON events (rel, offset);
 CREATE INDEX entries_id ON entries (id);
 CREATE INDEX entries_key ON entries (subject, attribute);
 CREATE INDEX entries_status ON entries (status, type_order, subject, attribute, id);
@@ -619,6 +627,77 @@ class Catalog:
                 db.execute("ROLLBACK")
             raise
         return result.changed
+
+    # ----------------------------------------------------------------- events
+    def events_of(self, memory_id: str) -> tuple[list[Any], list[Any]]:
+        """(this memory's events, every recovery event) in log order, each read from
+        its line: the log is indexed first where it changed (a shard's stat data: an
+        append is read from where the index stopped, anything else read again)."""
+        from core.store.events import read_lines
+
+        with self._lock:
+            self._index_events()
+            mine = self._query(
+                "SELECT rel, offset, length FROM events WHERE memory_id = ? ORDER BY rel, offset",
+                (memory_id,),
+            )
+            recover = self._query(
+                "SELECT rel, offset, length FROM events WHERE action = 'recover' "
+                "GROUP BY rel, offset ORDER BY rel, offset"
+            )
+        return read_lines(self.root, mine), read_lines(self.root, recover)
+
+    def names_in_events(self, memory_id: str) -> bool:
+        with self._lock:
+            self._index_events()
+            return bool(
+                self._query("SELECT 1 FROM events WHERE memory_id = ? LIMIT 1", (memory_id,))
+            )
+
+    def _index_events(self) -> None:
+        from core.store.events import event_logs, index_log
+
+        db = self.db
+        known = {
+            rel: (mtime, size, ino)
+            for rel, mtime, size, ino in db.execute("SELECT rel, mtime, size, ino FROM event_logs")
+        }
+        logs = event_logs(self.root)
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for rel in set(known) - set(logs):
+                db.execute("DELETE FROM events WHERE rel = ?", (rel,))
+                db.execute("DELETE FROM event_logs WHERE rel = ?", (rel,))
+            for rel in logs:
+                try:
+                    st = os.lstat(self.root / rel)
+                except OSError:
+                    continue
+                stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+                old = known.get(rel)
+                if old == stamp:
+                    continue
+                start = (
+                    old[1]
+                    if old is not None and old[2] == st.st_ino and old[1] <= st.st_size
+                    else 0
+                )
+                if start == 0:
+                    db.execute("DELETE FROM events WHERE rel = ?", (rel,))
+                else:
+                    db.execute("DELETE FROM events WHERE rel = ? AND offset >= ?", (rel, start))
+                rows = index_log(self.root, rel, start)
+                db.executemany(
+                    "INSERT INTO events (rel, offset, length, id, action, memory_id) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+                db.execute("INSERT OR REPLACE INTO event_logs VALUES (?, ?, ?, ?)", (rel, *stamp))
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
 
     def memory_rows(
         self, where: str = "", args: Iterable[Any] = ()

@@ -546,3 +546,53 @@ def _line_problem(raw: bytes) -> Event | str:
         return where + exc.message
     except RecursionError:  # pragma: no cover - json nests less deeply than Python recurses
         return "JSON nested too deeply"
+
+
+def index_log(root: Path, rel: str, start: int) -> list[tuple[str, int, int, str, str, str | None]]:
+    """(shard, offset, length, event id, action, memory id) of each readable event of
+    one shard from byte ``start`` on, one row per memory it names (None: none). A
+    line that does not read is left out (doctor reports it)."""
+    try:
+        data = read_confined(root, rel, limit=MAX_SHARD_READ_BYTES) or b""
+    except UnsafePath:
+        return []
+    rows: list[tuple[str, int, int, str, str, str | None]] = []
+    offset = start
+    while offset < len(data):
+        end = data.find(b"\n", offset)
+        if end == -1:  # a torn last line: not an event until it ends
+            break
+        raw = data[offset:end]
+        if raw.strip():
+            event = _line_problem(raw)
+            if isinstance(event, Event):
+                for memory_id in event.memory_ids or (None,):
+                    rows.append((rel, offset, end - offset, event.id, event.action, memory_id))
+        offset = end + 1
+    return rows
+
+
+def read_lines(root: Path, spans: Iterable[tuple[str, int, int]]) -> list[Event]:
+    """The events at these (shard, offset, length) spans, in the order given; a span
+    that no longer holds an event is skipped."""
+    out: list[Event] = []
+    handles: dict[str, int | None] = {}
+    try:
+        for rel, offset, length in spans:
+            if rel not in handles:
+                try:  # never through a link, never outside the store
+                    path = confined(root, rel)
+                    handles[rel] = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                except (UnsafePath, OSError):
+                    handles[rel] = None
+            fd = handles[rel]
+            if fd is None or length > MAX_LINE_BYTES:
+                continue
+            event = _line_problem(os.pread(fd, length, offset))
+            if isinstance(event, Event):
+                out.append(event)
+    finally:
+        for fd in handles.values():
+            if fd is not None:
+                os.close(fd)
+    return out

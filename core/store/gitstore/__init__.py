@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.gitstore.blobs import BlobStream, read_blob_ids
 from core.store.gitstore.plumbing import (
+    CommitInfo,
     Tag,
     changed_blobs,
     changed_paths,
@@ -30,13 +31,13 @@ from core.store.gitstore.plumbing import (
     tag,
     tags,
     tracked,
+    update_commit_graph,
     write_commit,
 )
 from core.store.gitstore.run import COMMITTER, GitFailed, actor_identity, git_env, popen, run
 
 if TYPE_CHECKING:
     from core.store.gitstore.repo import (
-        CommitInfo,
         commit,
         init_repo,
         log_for,
@@ -45,9 +46,7 @@ if TYPE_CHECKING:
     )
 
 #: what :mod:`~core.store.gitstore.repo` gives, imported (with gitpython) on first use
-_THROUGH_GITPYTHON = frozenset(
-    ("CommitInfo", "commit", "init_repo", "log_for", "open_repo", "status_porcelain")
-)
+_THROUGH_GITPYTHON = frozenset(("commit", "init_repo", "log_for", "open_repo", "status_porcelain"))
 
 
 def __getattr__(name: str) -> Any:
@@ -88,5 +87,6 @@ __all__ = [
     "tag",
     "tags",
     "tracked",
+    "update_commit_graph",
     "write_commit",
 ]

@@ -179,3 +179,19 @@ def tags(root: Path, prefix: str) -> list[Tag]:
         name, peeled, obj, when, message = record.split("\0", 4)
         found.append(Tag(name, peeled or obj, when, message.strip()))
     return sorted(found, key=lambda t: t.name)
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    author: str
+    when: str
+    message: str
+
+
+def update_commit_graph(root: Path) -> None:
+    """Bring git's commit graph up to date, with changed-path (Bloom) filters: ``git
+    log -- FILE`` then reads the trees only of commits that may have touched the
+    file. Incremental (``--split``): a few milliseconds when current, a walk of the
+    new commits otherwise. Local state of ``.git``; a failure only makes log slower."""
+    run(root, "commit-graph", "write", "--reachable", "--changed-paths", "--split", check=False)

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import git
 
+from core.store.gitstore.plumbing import CommitInfo
 from core.store.gitstore.run import CONTROL, NO_HOOKS, git_env, run
 
 #: an automatic gc runs after the commit, under the store lock, never detached beside
@@ -153,14 +153,6 @@ def _commit_porcelain(
                 return None
             raise
     return str(repo.head.commit.hexsha)
-
-
-@dataclass(frozen=True)
-class CommitInfo:
-    sha: str
-    author: str
-    when: str
-    message: str
 
 
 def log_for(repo: git.Repo, path: str, *, limit: int = 200) -> list[CommitInfo]:

@@ -45,7 +45,8 @@ def diagnose(store: Store) -> list[Finding]:
     journal = store.state_dir / JOURNAL_FILE
     journal_rel = os.path.relpath(journal, root).replace(os.sep, "/")
     try:
-        snap = store.refresh()  # finishes or undoes an interrupted change first
+        # finishes or undoes an interrupted change first; every file's stat data checked
+        snap = store.refresh(full=True)
     except StoreError as exc:  # e.g. a journal memgov did not write: nothing is read
         found.append(Finding("error", journal_rel if journal.exists() else ".", str(exc)))
         found += _links(root, reported=set())

@@ -22,9 +22,14 @@ inode, a new name or a missing name are read. When the repository's ``HEAD``
 moved since the catalog was written (a commit, ``git pull``, a checkout), the
 files git says changed between the two commits are checked too. An edit that
 rewrites a file in place, keeps its inode and is not committed is seen by a
-full check (:meth:`Catalog.sync` with ``full=True``), which ``memgov doctor``,
-``memgov reindex`` and the desk's refresh run: it stats every file like git
-status does.
+full check (:meth:`Catalog.sync` with ``full=True``), which ``memgov doctor`` and
+the desk's reload key run: it stats every file like ``git status`` does. A write
+never misses one: a transaction checks the stat data of every record it changes
+before changing it (:class:`core.store.records.View`).
+
+An erasure deletes its rows with ``secure_delete`` on and truncates the WAL, so
+no page of the catalog keeps the erased content; a crash recovery of an erasure
+deletes the whole catalog.
 """
 
 from __future__ import annotations
@@ -348,6 +353,8 @@ class Catalog:
                         "UPDATE entries SET secret=?, title=?, hook=? WHERE rel=?",
                         (secret, *parts, rel),
                     )
+            if result.changed:  # rows changed outside a transaction: MEMORY.md is not
+                db.execute("DELETE FROM meta WHERE k = 'index'")  # known to match them
             if result.changed or rescan or fresh or full or head != known_head:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head or "",))
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('scanner', ?)", (scanner,))
@@ -780,6 +787,49 @@ class Catalog:
     def secret_rels(self) -> list[str]:
         """The memory files (readable or not) whose text holds a credential."""
         return [r for (r,) in self._query("SELECT rel FROM entries WHERE secret = 1 ORDER BY rel")]
+
+    def index_digest(self) -> str | None:
+        """The digest of the ``MEMORY.md`` memgov last wrote (None: unknown)."""
+        with self._lock:
+            return self._meta(self.db, "index")
+
+    def set_index_digest(self, digest: str) -> None:
+        with self._lock:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('index', ?)", (digest,))
+
+    def placed(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """{id: (rel, status)} of these records' files (every file claiming the id)."""
+        found: dict[str, tuple[str, str]] = {}
+        wanted = list(ids)
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            for memory_id, rel, status in self._query(
+                "SELECT id, rel, status FROM entries WHERE reason IS NULL "
+                f"AND id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ):
+                found.setdefault(memory_id, (rel, status))
+        return found
+
+    def active_before(
+        self, key: tuple[int, str, str, str], besides: Iterable[str]
+    ) -> tuple[tuple[int, str, str, str], str] | None:
+        """The active record just before ``key`` in the index's order (not one of
+        ``besides``): its key and file, one indexed step back."""
+        skip = list(besides)
+        marks = ", ".join("?" * len(skip))
+        rows = self._query(
+            "SELECT type_order, subject, attribute, id, rel FROM entries "
+            "WHERE reason IS NULL AND status = 'active' "
+            "AND (type_order, subject, attribute, id) < (?, ?, ?, ?) "
+            + (f"AND id NOT IN ({marks}) " if skip else "")
+            + "ORDER BY type_order DESC, subject DESC, attribute DESC, id DESC LIMIT 1",
+            [*key, *skip],
+        )
+        if not rows:
+            return None
+        order, subject, attribute, memory_id, rel = rows[0]
+        return (order, subject, attribute, memory_id), rel
 
     def active_index_rows(self) -> Iterator[tuple[int, str, str, str, str, str, str]]:
         """(type order, subject, attribute, id, rel, shown title, shown hook) of the

@@ -11,6 +11,7 @@ byte is written. The :class:`Prepared` gives the crash journal its content.
 from __future__ import annotations
 
 import base64
+import hashlib
 import heapq
 import json
 import os
@@ -48,6 +49,8 @@ class Prepared:
     message: str
     event_ids: list[str]
     needles: list[bytes]
+    #: the digest of MEMORY.md as it is once this applies (None: not memgov's render)
+    index_digest: str | None = None
 
     def journal(self, **extra: Any) -> dict[str, Any]:
         return {
@@ -100,7 +103,8 @@ def prepare(tx: Transaction) -> Prepared | None:
         ]
     # a record holding a credential never puts it into the index an agent reads: the
     # line shows [secret: rule-id] instead (core.store.index.index_line)
-    index_text = _index_text(tx)
+    current_index = _read_store_file(root, INDEX_FILE)
+    index_text = _index_text(tx, current_index)
     writes: dict[str, bytes] = {
         m.path: m.to_markdown().encode("utf-8") for m in tx.changed.values()
     }
@@ -115,7 +119,6 @@ def prepare(tx: Transaction) -> Prepared | None:
             )
     writes.update({rel: text.encode("utf-8") for rel, text in tx.files.items()})
     index_bytes = index_text.encode("utf-8")
-    current_index = _read_store_file(root, INDEX_FILE)
     if current_index != index_bytes:
         writes[INDEX_FILE] = index_bytes
     if tx.removed:  # erased content also leaves every other file of the store
@@ -142,6 +145,10 @@ def prepare(tx: Transaction) -> Prepared | None:
         raise StoreError(f"nothing was written: {exc}") from None
     if events_at.file in writes:  # an erasure scrubs the shard first: the events follow
         events_at = EventsAt(events_at.file, len(writes[events_at.file]))
+    if INDEX_FILE in writes:
+        final_index: str | None = index_digest(writes[INDEX_FILE])
+    else:
+        final_index = index_digest(current_index or b"") if current_index == index_bytes else None
     return Prepared(
         writes=writes,
         removes=removes,
@@ -154,13 +161,90 @@ def prepare(tx: Transaction) -> Prepared | None:
         message=tx.commit_message(),
         event_ids=[e.id for e in tx.events],
         needles=list(tx.needles),
+        index_digest=final_index,
     )
 
 
-def _index_text(tx: Transaction) -> str:
-    """``MEMORY.md`` as the transaction leaves it: the catalog's lines of the records
-    it does not touch (already in order, already redacted), merged with the lines of
-    the ones it changes. No other record is read."""
+#: over this many changed records, the index is rendered whole rather than edited
+SPLICE_LIMIT = 64
+
+
+def index_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _index_text(tx: Transaction, current: bytes | None) -> str:
+    """``MEMORY.md`` as the transaction leaves it. When the file is the one memgov
+    last wrote (its digest is in the catalog), only the changed records' lines are
+    taken out and put in, each at the place one indexed query finds (:func:`_splice`);
+    otherwise the catalog's lines of every record it does not touch, already in order
+    and redacted, merged with the changed ones. No other record is read."""
+    view = tx.view
+    catalog = tx.store.catalog
+    touched = set(view.local) | view.gone
+    if (
+        current is not None
+        and len(touched) <= SPLICE_LIMIT
+        and catalog.index_digest() == index_digest(current)
+    ):
+        spliced = _splice(tx, current.decode("utf-8", "replace"))
+        if spliced is not None:
+            return spliced
+    return _full_index(tx)
+
+
+def _line_at(text: str, rel: str) -> tuple[int, int] | None:
+    """(start, end) of the index line that points at ``rel``: the first ``](`` of
+    its line is the one before the path (a title has no brackets; a hook might)."""
+    marker = f"]({rel})"
+    pos = text.find(marker)
+    while pos != -1:
+        start = text.rfind("\n", 0, pos) + 1
+        if text.find("](", start) == pos:
+            end = text.find("\n", pos)
+            return start, (len(text) if end == -1 else end + 1)
+        pos = text.find(marker, pos + 1)
+    return None
+
+
+def _splice(tx: Transaction, text: str) -> str | None:
+    """The index with the touched records' lines taken out and the new ones put in
+    (None: the file does not look like the catalog says; render it whole)."""
+    view = tx.view
+    catalog = tx.store.catalog
+    touched = set(view.local) | view.gone
+    for memory_id, (rel, status) in catalog.placed(touched).items():
+        if status != "active":
+            continue
+        if len(catalog.rels_of(memory_id)) > 1:
+            return None  # a duplicate id: let the whole render decide which line
+        span = _line_at(text, rel)
+        if span is None:
+            return None
+        text = text[: span[0]] + text[span[1] :]
+    inserted: list[tuple[tuple[int, str, str, str], str]] = []
+    width = tx.store.config.index_line_chars
+    for memory in sorted((m for m in view.local.values() if m.status == "active"), key=sort_key):
+        key = sort_key(memory)
+        before = catalog.active_before(key, touched)
+        earlier = [(k, p) for k, p in inserted if k < key]
+        if earlier and (before is None or earlier[-1][0] > before[0]):
+            before = earlier[-1]
+        if before is None:
+            at = 0
+        else:
+            span = _line_at(text, before[1])
+            if span is None:
+                return None
+            at = span[1]
+        title, hook = shown_parts(memory)
+        text = text[:at] + render_lines([(title, memory.path, hook)], width) + text[at:]
+        inserted.append((key, memory.path))
+    return text
+
+
+def _full_index(tx: Transaction) -> str:
+    """The index from the catalog's rows merged with the transaction's records."""
     view = tx.view
     catalog = tx.store.catalog
     base: list[tuple[tuple[int, str, str, str], tuple[str, str, str]]] = []

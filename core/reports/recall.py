@@ -63,7 +63,9 @@ def list_in(
     subject starts with ``subject_prefix``, store by store in key order."""
     rows: list[Memory] = []
     for store in workspace.stores:
-        for memory in sorted(store.memories.values(), key=lambda m: (m.subject, m.attribute)):
+        # an indexed query: only the subject's records are built
+        found = store.memories.with_subject(subject_prefix or "")
+        for memory in sorted(found, key=lambda m: (m.subject, m.attribute)):
             if statuses and memory.status not in statuses:
                 continue
             if subject_prefix and not memory.subject.startswith(subject_prefix):

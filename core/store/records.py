@@ -165,12 +165,16 @@ class Records(Mapping[str, Memory]):
         """Records whose subject starts with ``prefix`` (all: an empty prefix)."""
         if not prefix:
             return self.all()
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        return [
-            m
-            for m in self._where("subject LIKE ? ESCAPE '\\'", (escaped + "%",))
-            if m.subject.startswith(prefix)  # LIKE ignores ASCII case
-        ]
+        # a range of the (subject, attribute) index: [prefix, the next string after
+        # every one that starts with it); sqlite compares UTF-8 bytes, code point order
+        last = ord(prefix[-1])
+        if last < 0x10FFFF and not 0xD7FF <= last < 0xE000:
+            found = self._where(
+                "subject >= ? AND subject < ?", (prefix, prefix[:-1] + chr(last + 1))
+            )
+        else:
+            found = self._where("subject >= ?", (prefix,))
+        return [m for m in found if m.subject.startswith(prefix)]
 
     def superseding(self, memory_id: str) -> list[Memory]:
         """The records that say they supersede ``memory_id``."""

@@ -199,9 +199,9 @@ def recall(
     """
     record_usage = record_usage and records_usage(store, actor)
     now = store.now()
-    found = [
+    found = [  # an indexed query: only the subject's records are built
         m
-        for m in store.memories.values()
+        for m in store.memories.with_subject(subject_prefix or "")
         if m.status == "active" and matches(m, subject_prefix, attribute)
     ]
     ranked = rank(found, now, store.config)[:limit]

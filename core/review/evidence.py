@@ -46,9 +46,23 @@ class Evidence:
         return logs.task_index(self.store.root)
 
     @cached_property
-    def index_lines(self) -> dict[str, int]:
-        text = read_index_text(self.store.root)[0] or ""  # doctor reports an unreadable index
-        return {line.target: line.number for line in parse_index(text)}
+    def index_text(self) -> str:
+        return read_index_text(self.store.root)[0] or ""  # doctor reports an unreadable index
+
+    def index_line(self, path: str) -> int | None:
+        """The number of the index line that points at ``path`` (None: none does):
+        a search of the file's text, not a parse of every line."""
+        text = self.index_text
+        marker = f"]({path})"
+        pos = text.find(marker)
+        while pos != -1:
+            start = text.rfind("\n", 0, pos) + 1
+            end = text.find("\n", pos)
+            parsed = parse_index(text[start : len(text) if end == -1 else end])
+            if parsed and parsed[0].target == path:
+                return text.count("\n", 0, start) + 1
+            pos = text.find(marker, pos + 1)
+        return None
 
     def replaced_by(self, memory_id: str) -> str | None:
         """The record that supersedes ``memory_id`` (an indexed query)."""
@@ -75,15 +89,17 @@ class Evidence:
                 logs.resolve(
                     self.store.root,
                     s,
-                    task_logs=self.tasks,
+                    # the task index of every log only for a source that names no log
+                    task_logs=self.tasks if s.log is None and s.file is None else None,
                     outside_ok=self.store.config.scope == "private",
                 ),
             )
             for s in memory.all_sources
         )
         pointers = []
-        if memory.path in self.index_lines:
-            pointers.append(f"{INDEX_FILE} line {self.index_lines[memory.path]}")
+        line = self.index_line(memory.path)
+        if line is not None:
+            pointers.append(f"{INDEX_FILE} line {line}")
         if memory.supersedes:
             pointers.append(f"supersedes {memory.supersedes}")
         replacement = self.replaced_by(memory.id)

@@ -48,6 +48,7 @@ from typing import Any
 from core.domain.errors import ValidationError
 from core.domain.record import TYPES, Memory, memory_from_mapping
 from core.store.fsutil import is_temp_name
+from core.store.gitstore.plumbing import head_commit
 from core.store.index import shown_parts
 from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
 from core.store.snapshot import Problem
@@ -197,30 +198,6 @@ def _row(
     )
 
 
-def read_head(root: Path) -> str | None:
-    """The commit ``HEAD`` names, read from ``.git`` without running git (None when
-    there is none yet, or ``.git`` is not a plain folder)."""
-    git_dir = root / ".git"
-    if git_dir.is_symlink() or not git_dir.is_dir():
-        return None
-    try:
-        head = (git_dir / "HEAD").read_text("ascii", "replace").strip()
-    except OSError:
-        return None
-    if not head.startswith("ref: "):
-        return head or None
-    ref = head[5:].strip()
-    if ".." in ref or not ref.startswith("refs/"):
-        return None
-    with contextlib.suppress(OSError):
-        return (git_dir / ref).read_text("ascii", "replace").strip() or None
-    with contextlib.suppress(OSError):
-        for line in (git_dir / "packed-refs").read_text("ascii", "replace").splitlines():
-            if line.endswith(" " + ref):
-                return line.split(" ", 1)[0]
-    return None
-
-
 class Catalog:
     """One store's catalog. Every method may be called from any process; sqlite
     serialises the writers, and a sync only ever records what it saw on disk."""
@@ -317,7 +294,7 @@ class Catalog:
         db = self.db
         result = SyncResult()
         base = self.root / MEMORY_DIR
-        head = read_head(self.root)
+        head = head_commit(self.root)
         known_head = self._meta(db, "head")
         fresh = self._meta(db, "complete") != "1"
         full = full or fresh
@@ -595,7 +572,7 @@ class Catalog:
                     ):
                         db.execute("INSERT OR REPLACE INTO dirs VALUES (?, ?, ?)", (folder, *stamp))
             db.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('head', ?)", (read_head(self.root) or "",)
+                "INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head_commit(self.root) or "",)
             )
             db.execute("COMMIT")
         except BaseException:

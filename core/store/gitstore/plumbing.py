@@ -8,6 +8,7 @@ runs through :func:`core.store.gitstore.run.run`; a failure is a ``GitFailed``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -195,3 +196,56 @@ def update_commit_graph(root: Path) -> None:
     file. Incremental (``--split``): a few milliseconds when current, a walk of the
     new commits otherwise. Local state of ``.git``; a failure only makes log slower."""
     run(root, "commit-graph", "write", "--reachable", "--changed-paths", "--split", check=False)
+
+
+def head_commit(root: Path) -> str | None:
+    """The commit ``HEAD`` names, read from ``.git`` without running git (None when
+    there is none yet, or ``.git`` is not a plain folder: ask git then)."""
+    git_dir = root / ".git"
+    if git_dir.is_symlink() or not git_dir.is_dir():
+        return None
+    try:
+        head = (git_dir / "HEAD").read_text("ascii", "replace").strip()
+    except OSError:
+        return None
+    if not head.startswith("ref: "):
+        return head if _is_sha(head) else None
+    ref = head[5:].strip()
+    if ".." in ref or not ref.startswith("refs/"):
+        return None
+    try:
+        found = (git_dir / ref).read_text("ascii", "replace").strip()
+        return found if _is_sha(found) else None
+    except OSError:
+        pass
+    try:
+        packed = (git_dir / "packed-refs").read_text("ascii", "replace")
+    except OSError:
+        return None
+    for line in packed.splitlines():
+        sha, _, name = line.partition(" ")
+        if name == ref and _is_sha(sha):
+            return sha
+    return None
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+
+def gc_due(root: Path) -> bool:
+    """Whether ``git gc --auto`` would do anything, estimated as git does (loose
+    objects in ``objects/17`` times 256 over ``gc.auto``'s 6,700, or over 50 packs),
+    so a commit does not start a process to learn that it would not."""
+    objects = root / ".git" / "objects"
+    if not objects.is_dir():
+        return True  # not a plain repository: let git decide
+    try:
+        loose = sum(1 for name in os.listdir(objects / "17") if len(name) >= 38)
+    except OSError:
+        loose = 0
+    try:
+        packs = sum(1 for name in os.listdir(objects / "pack") if name.endswith(".pack"))
+    except OSError:
+        packs = 0
+    return loose * 256 > 6_700 or packs > 50

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import git
 
-from core.store.gitstore.plumbing import CommitInfo
+from core.store.gitstore.plumbing import CommitInfo, gc_due, head_commit
 from core.store.gitstore.run import CONTROL, NO_HOOKS, git_env, run
 
 #: an automatic gc runs after the commit, under the store lock, never detached beside
@@ -75,8 +75,10 @@ def commit(
     # neither is no error); a path on disk that is unchanged costs one stat
     run(root, "update-index", "--add", "--remove", "-z", "--stdin", data=_nul(paths))
     tree = run(root, "write-tree").decode().strip()
-    parent = run(root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
-    parent_sha = parent.decode().strip()
+    parent_sha = head_commit(root) or ""  # read from .git, no process
+    if not parent_sha and not (root / ".git").is_dir():  # a worktree, a linked .git
+        parent = run(root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+        parent_sha = parent.decode().strip()
     changed = run(
         root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", parent_sha or EMPTY_TREE, tree
     ).split(b"\0")
@@ -113,7 +115,8 @@ def commit(
         sha,
         parent_sha or "0" * 40,
     )
-    run(root, "gc", "--auto", "--quiet", env=NO_DETACHED_GC)
+    if gc_due(root):
+        run(root, "gc", "--auto", "--quiet", env=NO_DETACHED_GC)
     return sha
 
 

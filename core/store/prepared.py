@@ -121,6 +121,8 @@ def prepare(tx: Transaction) -> Prepared | None:
     index_bytes = index_text.encode("utf-8")
     if current_index != index_bytes:
         writes[INDEX_FILE] = index_bytes
+    # the index on disk afterwards is memgov's render (not a file the change names)
+    rendered = writes.get(INDEX_FILE, current_index) == index_bytes
     if tx.removed:  # erased content also leaves every other file of the store
         for rel in _scrubbable_files(root):
             if rel in writes or rel in removes:
@@ -145,10 +147,9 @@ def prepare(tx: Transaction) -> Prepared | None:
         raise StoreError(f"nothing was written: {exc}") from None
     if events_at.file in writes:  # an erasure scrubs the shard first: the events follow
         events_at = EventsAt(events_at.file, len(writes[events_at.file]))
-    if INDEX_FILE in writes:
-        final_index: str | None = index_digest(writes[INDEX_FILE])
-    else:
-        final_index = index_digest(current_index or b"") if current_index == index_bytes else None
+    final_index = None
+    if rendered:  # after an erasure's scrub, as it will be on disk
+        final_index = index_digest(writes.get(INDEX_FILE, current_index or b""))
     return Prepared(
         writes=writes,
         removes=removes,

@@ -143,7 +143,12 @@ def rows(quick: bool) -> list[Row]:
         Row("history", "memgov history ID", "history", floor_goal=3.0),
         Row("list", "memgov list --subject P", "list", floor_goal=3.0),
         Row("recall", "memgov recall P --no-usage", "recall", floor_goal=3.0),
-        Row("warm_open", "warm open, Store.load() (cache valid)", "warm_open", floor_goal=2.0),
+        Row(
+            "warm_open",
+            "warm open: the catalog checked (nothing changed)",
+            "warm_open",
+            floor_goal=2.0,
+        ),
         Row(
             "desk_queue",
             "desk: queue on screen",

@@ -141,3 +141,20 @@ def test_one_bad_candidate_refuses_the_whole_list(store: Store) -> None:
     assert "nothing in the list was written" in str(caught.value)
     assert len(candidates_from_data([good | {"attribute": "a"}] * 2)) == 2
     assert len(candidates_from_data(json.loads(json.dumps(good | {"attribute": "a"})))) == 1
+
+
+def test_a_savepoint_undoes_only_its_own_changes(tmp_path: Path, clock: FakeClock) -> None:
+    from core.writing.pipeline import remember_in_transaction
+
+    store, src = fresh(tmp_path / "s", clock)
+    before = commit_count(store.root)
+    with store.transaction(actor=ACTOR, message="remember: two, one fails") as tx:
+        kept = remember_in_transaction(tx, cand(src["tr_1"]))
+        with pytest.raises(RuntimeError), tx.savepoint():
+            undone = remember_in_transaction(tx, cand(src["tr_3"], value="npm", content="npm."))
+            assert undone.kind == "conflict"
+            raise RuntimeError("this entry fails")
+        assert set(tx.changed) == set(kept.memory_ids)
+    assert commit_count(store.root) == before + 1
+    assert {m.status for m in store.memories.values()} == {"active"}
+    assert [e.action for e in store.events()[0]][-1] == "create"

@@ -170,6 +170,57 @@ def test_remember_reads_stdin(cli: Cli) -> None:
     assert result.out.startswith("written: package-manager-")
 
 
+def test_remember_takes_a_list_in_one_commit(cli: Cli) -> None:
+    def candidate(name: str, **fields: Any) -> dict[str, Any]:
+        return dict(json.loads(Path(cli.candidate(name, **fields)).read_text(encoding="utf-8")))
+
+    pnpm = candidate("a", source=cli.say("tr_1", "pnpm"))
+    again = candidate("b", source=cli.say("tr_2", "pnpm again"))
+    npm = candidate(
+        "c", value="npm", content="The project uses npm.", source=cli.say("tr_3", "npm now")
+    )
+    weak = candidate("d", attribute="lint", s1=0.1, source=pnpm["source"])
+    empty = candidate("e", content="")
+    batch = [pnpm, again, npm, weak, empty]
+    commits = len(subprocess.run(
+        ["git", "-C", str(cli.root), "rev-list", "HEAD"], capture_output=True, text=True
+    ).stdout.split())  # fmt: skip
+
+    result = cli("remember", "-", "--json", stdin=json.dumps(batch))
+    assert result.code == 3, result.err  # the most serious outcome: a conflict
+    kinds = [o["outcome"] for o in result.json]
+    assert kinds == ["written", "merged", "conflict", "refused", "empty"]
+    after = subprocess.run(
+        ["git", "-C", str(cli.root), "rev-list", "HEAD"], capture_output=True, text=True
+    ).stdout.split()
+    assert len(after) == commits + 1
+    written = result.json[0]["memory_ids"][0]
+    assert result.json[1]["memory_ids"] == [written]
+    assert written in result.json[2]["memory_ids"]
+
+    # the text form: one block per candidate, its index first, as the single form says it
+    text = cli("remember", "-", stdin=json.dumps([again, weak]))
+    assert text.code == 1  # a refusal (the conflict's merge is not one)
+    lines = text.out.splitlines()
+    assert lines[0] == f"[0] merged: {written}"
+    assert any(line.startswith("[1] refused: -") for line in lines)
+    single = cli("remember", "-", stdin=json.dumps(weak))
+    assert single.out.splitlines()[0] == "refused: -"
+    assert single.out.splitlines()[1:] == lines[lines.index("[1] refused: -") + 1 :]
+
+
+def test_a_bad_candidate_in_a_list_writes_nothing(cli: Cli) -> None:
+    source = cli.say("tr_1", "pnpm")
+    good = json.loads(Path(cli.candidate("a", source=source)).read_text(encoding="utf-8"))
+    before = (cli.root / "events/000001.jsonl").read_text(encoding="utf-8")
+    result = cli("remember", "-", stdin=json.dumps([good, {**good, "s1": 2}]))
+    assert result.code == 2
+    assert "candidate 1: field 's1'" in result.err
+    assert "nothing in the list was written" in result.err
+    assert (cli.root / "events/000001.jsonl").read_text(encoding="utf-8") == before
+    assert list((cli.root / "memories").glob("*.md")) == []
+
+
 @pytest.mark.parametrize(
     ("stdin", "words"),
     [

@@ -847,3 +847,24 @@ def test_reports_are_stable_json_and_readable(ws: Workspace, claude: Path) -> No
     text = report.render()
     assert text.startswith(f"claude-code import from {claude}\n")
     assert "9 written, 0 merged" in text and "\nwarnings:\n" in text
+
+
+# ------------------------------------------------------------- one commit per store
+def test_an_import_is_one_commit_per_store_it_changes(ws: Workspace, claude: Path) -> None:
+    before = [commits(s) for s in ws.stores]
+    report = import_claude(ws, claude)
+    assert report.counts["written"] == 9
+    changed = [s for s in ws.stores if any(m.scope == s.config.scope for m in keyed(s).values())]
+    assert changed
+    for store, was in zip(ws.stores, before, strict=True):
+        assert commits(store) == was + (1 if store in changed else 0)
+        # the import event is in that same commit, with every create of the run
+        last = subprocess.run(
+            ["git", "-C", str(store.root), "log", "-1", "--format=%s"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+        assert last.startswith("import: ") or store not in changed
+    # a second run of the unchanged folder: no commit at all
+    again = [commits(s) for s in ws.stores]
+    import_claude(ws, claude)
+    assert [commits(s) for s in ws.stores] == again

@@ -382,6 +382,27 @@ def test_a_non_maintainer_team_memory_is_held_for_review(demo: Path, actor: str)
     assert outcome.held_for_review in {i.id for i in queue}  # a maintainer sees it
 
 
+def test_a_list_holds_a_team_memory_and_writes_a_private_one_in_one_commit(demo: Path) -> None:
+    from core.writing.team_rule import remember_many_in
+
+    ws = workspace(demo)
+    team_before = state(team_of(ws))
+    data = team_candidate(ws, actor=OUTSIDER)
+    mine = {**data, "scope": "private", "attribute": "own_note", "value": "mine"}
+    private_commits = commit_count(private_of(ws).root)
+
+    held, written = remember_many_in(
+        ws, [candidate_from_dict(data), candidate_from_dict(mine)], actor=OUTSIDER
+    )
+
+    assert held.kind == written.kind == "written"
+    assert held.held_for_review and written.held_for_review is None
+    assert held.store == written.store == str(private_of(ws).root)
+    assert state(team_of(workspace(demo))) == team_before
+    # one commit for the two memories, one for the promotion request it files
+    assert commit_count(private_of(ws).root) == private_commits + 2
+
+
 def test_a_maintainer_writes_the_team_memory_directly(demo: Path) -> None:
     ws = workspace(demo)
     data = team_candidate(ws, actor=MAINTAINER)

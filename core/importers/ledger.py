@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from core.domain.record import Memory, Source
@@ -39,8 +40,10 @@ IMPORT_ACTION = "import"
 class Ledger:
     """One store's view of earlier imports, and what this run did to it."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, view: Mapping[str, Memory] | None = None) -> None:
         self.store = store
+        #: the records as the run leaves them (its transaction's view), else the store's
+        self.view: Mapping[str, Memory] = store.memories if view is None else view
         events, _ = store.events()
         self.erased: dict[str, Event] = {
             str(e.details.get("content_hash")): e for e in events if e.to_status == "deleted"
@@ -64,7 +67,7 @@ class Ledger:
 
     def imported(self, candidate: Candidate, source: Source) -> Memory | None:
         for memory_id in sorted(self.by_source.get((source.file, source.line), ())):
-            memory = self.store.memories.get(memory_id)
+            memory = self.view.get(memory_id)
             if memory is None or not same_value(memory, candidate):
                 continue
             if any(s.file == source.file and s.line == source.line for s in memory.all_sources):
@@ -72,7 +75,7 @@ class Ledger:
         return None
 
     def exported(self, entry: Entry) -> Memory | None:
-        memory = self.store.memories.get(entry.exported_id or "")
+        memory = self.view.get(entry.exported_id or "")
         if memory is not None and same_value(memory, entry.candidate(Source(task="-"))):
             return memory
         return None

@@ -5,6 +5,8 @@ objects and hands them to :func:`run_entries`. That sends each entry through
 :func:`core.writing.pipeline.remember` (the write gate, the secret scanner,
 duplicates and conflicts), once per source pointer, into the store of the
 entry's scope, and answers with an :class:`core.importers.report.ImportReport`.
+The whole run is one transaction and one commit per store it changes, with its
+``import`` event (:func:`~core.writing.pipeline.remember_in_transaction`).
 
 - entries go oldest first (their ``order``, then file and line), so newer
   evidence comes later; the report lists them in file and line order;
@@ -12,7 +14,8 @@ entry's scope, and answers with an :class:`core.importers.report.ImportReport`.
   (:func:`core.domain.policy.is_maintainer`); anyone else's are skipped, with
   what to do instead;
 - what earlier imports did is not done again (:mod:`core.importers.ledger`);
-- each run that changed a store ends with one ``import`` event there;
+- each run that changed a store ends with one ``import`` event there, in the
+  run's one commit to that store;
 - a dry run does all of it on a scratch copy of the stores, removed afterwards.
 
 The imported folder itself is only ever read.
@@ -36,8 +39,9 @@ from core.importers.folders import shown_path
 from core.importers.ledger import IMPORT_ACTION, Ledger
 from core.importers.report import WITHHELD, ImportItem, ImportReport, shown
 from core.store.store import STATE_DIR, Store
+from core.store.transaction import Transaction
 from core.store.workspace import Workspace
-from core.writing.pipeline import remember
+from core.writing.pipeline import remember_in_transaction
 
 
 def run_entries(
@@ -63,11 +67,12 @@ def run_entries(
 def _run(
     workspace: Workspace, reading: Reading, *, fmt: str, folder: Path, actor: str
 ) -> ImportReport:
-    runner = _Runner(workspace, actor, folder)
     items = list(reading.skipped)
-    for entry in sorted(reading.entries, key=lambda e: (e.order, origin_key(e.origin))):
-        items.append(runner.one(entry))
-    runner.finish(fmt)
+    with contextlib.ExitStack() as transactions:
+        runner = _Runner(workspace, actor, folder, fmt, transactions)
+        for entry in sorted(reading.entries, key=lambda e: (e.order, origin_key(e.origin))):
+            items.append(runner.one(entry))
+        runner.finish()
     items.sort(key=lambda item: origin_key(item.origin))
     secret = {item.origin.rpartition(":")[0] for item in items if item.secret_rules}
     warnings = tuple(_warning(w, secret) for w in reading.warnings)
@@ -99,11 +104,25 @@ def scratch_copy(workspace: Workspace) -> Iterator[Workspace]:
 
 
 class _Runner:
-    def __init__(self, workspace: Workspace, actor: str, folder: Path) -> None:
+    """One import run. Each store it writes to gets one transaction, opened when the
+    run first reaches it and applied when the run ends (``transactions`` closes them):
+    every entry and the ``import`` event land in one commit per store."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        actor: str,
+        folder: Path,
+        fmt: str,
+        transactions: contextlib.ExitStack,
+    ) -> None:
         self.workspace = workspace
         self.actor = actor
         self.folder = folder
+        self.fmt = fmt
+        self.transactions = transactions
         self.ledgers: dict[Path, Ledger] = {}
+        self.txs: dict[Path, Transaction] = {}
 
     def target(self, scope: str) -> tuple[Store | None, str]:
         store = self.workspace.team if scope == "team" else self.workspace.private
@@ -126,7 +145,12 @@ class _Runner:
 
     def ledger(self, store: Store) -> Ledger:
         if store.root not in self.ledgers:
-            self.ledgers[store.root] = Ledger(store)
+            message = f"import: {self.fmt} memories from {self.folder.name}"
+            tx = self.transactions.enter_context(
+                store.transaction(actor=self.actor, message=message)
+            )
+            self.txs[store.root] = tx
+            self.ledgers[store.root] = Ledger(store, tx.view)
         return self.ledgers[store.root]
 
     def one(self, entry: Entry) -> ImportItem:
@@ -159,7 +183,9 @@ class _Runner:
         return self.send(entry, store, ledger)
 
     def send(self, entry: Entry, store: Store, ledger: Ledger) -> ImportItem:
-        """One pipeline call per source: the second and later merge into the first."""
+        """One pipeline call per source: the second and later merge into the first. All
+        go into the store's one transaction; an entry that fails undoes only its own
+        changes (a savepoint)."""
         ids: list[str] = []
         reasons: list[str] = []
         kind: str | None = None
@@ -172,8 +198,10 @@ class _Runner:
             fingerprint = ledger.fingerprint(candidate)
             if fingerprint in ledger.refused:
                 return self.refused_before(entry, ledger.refused[fingerprint])
+            tx = self.txs[store.root]
             try:
-                outcome = remember(store, candidate, actor=self.actor)
+                with tx.savepoint():
+                    outcome = remember_in_transaction(tx, candidate)
             except (ValidationError, TransitionError, SecretBlocked) as exc:
                 return self.item(entry, "failed", reasons=(str(exc),))
             ledger.note(entry.origin, source, outcome, fingerprint)
@@ -230,22 +258,22 @@ class _Runner:
             notes=tuple(shown(n) or "" for n in entry.notes),
         )
 
-    def finish(self, fmt: str) -> None:
-        """One ``import`` event per store this run changed: counts, ids, refusals."""
-        for ledger in self.ledgers.values():
+    def finish(self) -> None:
+        """One ``import`` event per store this run changed: counts, ids, refusals (in
+        the store's transaction: applied, with the entries, when the run ends)."""
+        fmt = self.fmt
+        for root, ledger in self.ledgers.items():
             if not ledger.touched:
                 continue
-            with ledger.store.transaction(
-                actor=self.actor, message=f"import: {fmt} memories from {self.folder.name}"
-            ) as tx:
-                tx.event(
-                    IMPORT_ACTION,
-                    tuple(sorted(ledger.ids)),
-                    reason=f"imported {fmt} memories from {self.folder}",
-                    details={
-                        "format": fmt,
-                        "folder": str(self.folder),
-                        "counts": dict(sorted(ledger.counts.items())),
-                        "refused": ledger.refusals,
-                    },
-                )
+            tx = self.txs[root]
+            tx.event(
+                IMPORT_ACTION,
+                tuple(sorted(ledger.ids)),
+                reason=f"imported {fmt} memories from {self.folder}",
+                details={
+                    "format": fmt,
+                    "folder": str(self.folder),
+                    "counts": dict(sorted(ledger.counts.items())),
+                    "refused": ledger.refusals,
+                },
+            )

@@ -82,7 +82,7 @@ def prepare(tx: Transaction) -> Prepared | None:
     store = tx.store
     root = store.root
     if store.config.scope == "team":
-        _guard_team_writes(tx.changed.values(), tx.files, tx.events)
+        guard_team_writes(tx.changed.values(), tx.files, tx.events)
     discards: list[str] = []
     for rule in declared() if tx.removed else ():
         names = pending(root, rule)
@@ -299,7 +299,7 @@ def _scrubbable_files(root: Path) -> list[str]:
     return sorted(found)
 
 
-def _guard_team_writes(
+def guard_team_writes(
     memories: Iterable[Memory], files: dict[str, str], events: Iterable[Event] = ()
 ) -> None:
     """Nothing with a credential in it is ever written to the team scope (SPEC 8):

@@ -12,6 +12,7 @@ any point is finished or rolled back by :mod:`core.store.recovery`.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from core.domain import lifecycle
@@ -23,7 +24,7 @@ from core.store.events import Event, append_to_log, new_event_id
 from core.store.fsutil import UnsafePath, atomic_write_bytes, check_relative, confined
 from core.store.journal import JOURNAL_FILE, write_journal
 from core.store.layout import MEMORY_DIR, STATE_DIR
-from core.store.prepared import Prepared, prepare
+from core.store.prepared import Prepared, guard_team_writes, prepare
 from core.store.records import View
 from core.store.recovery import finish_purge
 
@@ -319,6 +320,24 @@ class Transaction:
                 f"refusing to write outside the store: {rel!r} is local state, never committed"
             )
         self.files[clean] = text
+
+    @contextlib.contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Changes made inside stay only when it ends without an error: an error (among
+        them a team store's credential check of what was changed inside) undoes them
+        and is raised again, the transaction's other changes kept (one import entry of
+        many fails alone). Memories, events and their view only; not files or erasures."""
+        local, gone = dict(self.view.local), set(self.view.gone)
+        changed, events = dict(self.changed), len(self.events)
+        try:
+            yield
+            if self.store.config.scope == "team":
+                touched = [m for i, m in self.changed.items() if changed.get(i) is not m]
+                guard_team_writes(touched, {}, self.events[events:])
+        except BaseException:
+            self.view.local, self.view.gone = local, gone
+            self.changed, self.events = changed, self.events[:events]
+            raise
 
     # -- applying
     def apply(self) -> None:

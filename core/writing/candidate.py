@@ -115,3 +115,24 @@ def candidate_from_dict(data: Any) -> Candidate:
         ),
         environment={str(k): str(v) for k, v in environment.items()} if environment else None,
     )
+
+
+def candidates_from_data(data: Any) -> list[Candidate]:
+    """One candidate (a JSON object) or many (a JSON list of them), validated.
+
+    A bad candidate in a list refuses the whole list: the error names its index
+    (from 0) and its field, and nothing is written."""
+    if not isinstance(data, list):
+        return [candidate_from_dict(data)]
+    found = []
+    for index, item in enumerate(data):
+        try:
+            found.append(candidate_from_dict(item))
+        except ValidationError as exc:
+            raise ValidationError(
+                exc.message + "; nothing in the list was written",
+                path=f"candidate {index}",
+                field=exc.field,
+                hint=exc.hint,
+            ) from None
+    return found

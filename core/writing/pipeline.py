@@ -24,10 +24,10 @@ workspace a write goes to, and the team rule, are :mod:`core.writing.team_rule`.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.domain import gate, secrets
 from core.domain.data import AsData, shown_as
@@ -37,6 +37,9 @@ from core.store import logs
 from core.store.store import Store, new_memory_id
 from core.writing.candidate import Candidate, candidate_from_dict
 
+if TYPE_CHECKING:
+    from core.store.transaction import Transaction
+
 __all__ = [
     "Candidate",
     "Outcome",
@@ -44,6 +47,8 @@ __all__ = [
     "conflict_item_id",
     "merged_confidence",
     "remember",
+    "remember_in_transaction",
+    "remember_many",
 ]
 
 
@@ -76,17 +81,62 @@ def merged_confidence(memory: Memory, candidate: Candidate, source: Source) -> f
     return round(merged, 4) if independent else merged
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """A candidate after the checks that need no records (emptiness, scope, source, the
+    write gate): ``kind`` is empty, refused or place (the key decides, in a transaction)."""
+
+    candidate: Candidate
+    kind: str
+    reasons: tuple[str, ...] = ()
+    result: gate.GateResult | None = None
+
+    @property
+    def message(self) -> str:
+        """The commit message of a transaction of this candidate alone."""
+        if self.kind == "empty":
+            return "remember: nothing to write"
+        if self.kind == "refused":
+            return "remember: refused by the write gate"
+        return f"remember: {self.candidate.subject} {self.candidate.attribute}"
+
+
 def remember(store: Store, candidate: Candidate, *, actor: str) -> Outcome:
     """Run one candidate through the pipeline and record what happened."""
+    return remember_many(store, [candidate], actor=actor)[0]
+
+
+def remember_many(store: Store, candidates: Sequence[Candidate], *, actor: str) -> list[Outcome]:
+    """Run candidates through the pipeline, in order, in one transaction and one commit.
+
+    Each gets exactly what :func:`remember` would give it after the ones before it: a
+    later candidate sees what an earlier one wrote (the same key twice merges or
+    conflicts as two calls in a row would), so the outcomes, ids and events are those of
+    sequential calls, grouped into one commit. An error raised by any candidate (after
+    validation, e.g. an id already taken) refuses the whole batch: nothing is written.
+    No candidates: no transaction, no commit.
+    """
+    checked = [_check(store, c) for c in candidates]
+    if not checked:
+        return []
+    message = checked[0].message if len(checked) == 1 else f"remember: {len(checked)} candidates"
+    with store.transaction(actor=actor, message=message) as tx:
+        return [_run(tx, c) for c in checked]
+
+
+def remember_in_transaction(tx: Transaction, candidate: Candidate) -> Outcome:
+    """:func:`remember` inside an open transaction of the candidate's store (an import
+    that writes many into one commit); the transaction's commit records it."""
+    return _run(tx, _check(tx.store, candidate))
+
+
+def _check(store: Store, candidate: Candidate) -> _Checked:
+    """The pipeline's steps 1 to 3: what needs no record of the store."""
     if not candidate.content.strip():
-        with store.transaction(actor=actor, message="remember: nothing to write") as tx:
-            tx.event("empty-write", reason="the candidate was empty: nothing worth remembering")
-        return Outcome(
-            "empty", reasons=("nothing to write: an empty candidate is a valid, logged outcome",)
-        )
+        return _Checked(candidate, "empty")
     refusal = _refuse_early(store, candidate)
     if refusal:
-        return _refused(store, candidate, actor, refusal, None)
+        return _Checked(candidate, "refused", refusal)
     source = candidate.source
     assert source is not None
     # the candidate is the local caller's: its own file (an agent folder being imported)
@@ -102,8 +152,23 @@ def remember(store: Store, candidate: Candidate, *, actor: str) -> Outcome:
         also=_persisted_text(candidate),
     )
     if not result.passed:
-        return _refused(store, candidate, actor, tuple(result.reasons()), result)
-    return _place(store, candidate, source, result, actor)
+        return _Checked(candidate, "refused", tuple(result.reasons()), result)
+    return _Checked(candidate, "place", result=result)
+
+
+def _run(tx: Transaction, checked: _Checked) -> Outcome:
+    """Step 4 (the key decides) or the record of an empty or refused candidate."""
+    candidate = checked.candidate
+    if checked.kind == "empty":
+        tx.event("empty-write", reason="the candidate was empty: nothing worth remembering")
+        return Outcome(
+            "empty", reasons=("nothing to write: an empty candidate is a valid, logged outcome",)
+        )
+    if checked.kind == "refused":
+        return _refused(tx, candidate, checked.reasons, checked.result)
+    source = candidate.source
+    assert source is not None and checked.result is not None
+    return _place(tx, candidate, source, checked.result)
 
 
 def _persisted_text(candidate: Candidate) -> tuple[str, ...]:
@@ -148,9 +213,8 @@ def _refuse_early(store: Store, candidate: Candidate) -> tuple[str, ...]:
 
 
 def _refused(
-    store: Store,
+    tx: Transaction,
     candidate: Candidate,
-    actor: str,
     reasons: tuple[str, ...],
     result: gate.GateResult | None,
 ) -> Outcome:
@@ -158,24 +222,23 @@ def _refused(
         failing = [c.name for c in result.criteria if not c.passed]
     else:
         failing = [r.split(" ")[0] for r in reasons if r.startswith("s3 ")]
-    with store.transaction(actor=actor, message="remember: refused by the write gate") as tx:
-        # only the key and the failing criteria: a refused candidate's content (which may
-        # hold a secret) never reaches the log
-        tx.event(
-            "refuse",
-            reason="; ".join(r.split(":")[0] for r in reasons),
-            details={
-                "key": {
-                    "scope": candidate.scope,
-                    "subject": _withheld(candidate.subject),
-                    "attribute": _withheld(candidate.attribute),
-                    "condition": _withheld(candidate.condition),
-                },
-                "criteria": failing,
-                "excluded": bool(result and result.excluded),
-                "secret_rules": list(result.secret_rules) if result else [],
+    # only the key and the failing criteria: a refused candidate's content (which may
+    # hold a secret) never reaches the log
+    tx.event(
+        "refuse",
+        reason="; ".join(r.split(":")[0] for r in reasons),
+        details={
+            "key": {
+                "scope": candidate.scope,
+                "subject": _withheld(candidate.subject),
+                "attribute": _withheld(candidate.attribute),
+                "condition": _withheld(candidate.condition),
             },
-        )
+            "criteria": failing,
+            "excluded": bool(result and result.excluded),
+            "secret_rules": list(result.secret_rules) if result else [],
+        },
+    )
     return Outcome("refused", reasons=reasons, gate=result)
 
 
@@ -193,154 +256,147 @@ def _fresh_id(taken: Mapping[str, Memory], candidate: Candidate, now: datetime) 
 
 
 def _place(
-    store: Store, candidate: Candidate, source: Source, result: gate.GateResult, actor: str
+    tx: Transaction, candidate: Candidate, source: Source, result: gate.GateResult
 ) -> Outcome:
-    with store.transaction(
-        actor=actor, message=f"remember: {candidate.subject} {candidate.attribute}"
-    ) as tx:
-        now = tx.now
-        same_key = [
+    now = tx.now
+    same_key = [
+        m for m in tx.view.by_key(candidate.key) if m.status in ("active", "conflict", "expired")
+    ]
+    rivals = [
+        m for m in same_key if m.status in ("active", "conflict") and not same_value(m, candidate)
+    ]
+    # an expired record of the same value comes back (expired -> active) only when no
+    # other value holds the key now; otherwise the candidate is new evidence against
+    # that value (a conflict, or a newer preference), and the expired record stays
+    match = next(
+        (
             m
-            for m in tx.view.by_key(candidate.key)
-            if m.status in ("active", "conflict", "expired")
-        ]
-        rivals = [
-            m
-            for m in same_key
-            if m.status in ("active", "conflict") and not same_value(m, candidate)
-        ]
-        # an expired record of the same value comes back (expired -> active) only when no
-        # other value holds the key now; otherwise the candidate is new evidence against
-        # that value (a conflict, or a newer preference), and the expired record stays
-        match = next(
-            (
-                m
-                for m in sorted(same_key, key=lambda m: m.status == "expired")
-                if same_value(m, candidate) and not (m.status == "expired" and rivals)
-            ),
-            None,
+            for m in sorted(same_key, key=lambda m: m.status == "expired")
+            if same_value(m, candidate) and not (m.status == "expired" and rivals)
+        ),
+        None,
+    )
+    if match is not None:
+        changes: dict[str, Any] = {
+            "verified_at": now,
+            "sources": with_source(match, source),
+            "confidence": merged_confidence(match, candidate, source),
+        }
+        new_source = len(changes["sources"]) != len(match.sources)
+        why = (
+            "same key and same value from a new source: sources merged"
+            if new_source
+            else "same key and same value: reconfirmed"
         )
-        if match is not None:
-            changes: dict[str, Any] = {
-                "verified_at": now,
-                "sources": with_source(match, source),
-                "confidence": merged_confidence(match, candidate, source),
-            }
-            new_source = len(changes["sources"]) != len(match.sources)
-            why = (
-                "same key and same value from a new source: sources merged"
-                if new_source
-                else "same key and same value: reconfirmed"
-            )
-            if match.status == "conflict":
-                tx.update(match.id, action="merge", reason=why, **changes)
-                return Outcome(
-                    "merged", (match.id,), (why,), item=conflict_item_id(match.key), gate=result
-                )
-            if match.status == "expired":
-                # re-verified now: a past expiry date or the environment it was learnt in
-                # would expire it again at the next sweep
-                if match.expires_at is not None and match.expires_at <= now:
-                    changes["expires_at"] = candidate.expires_at
-                if candidate.environment:
-                    changes["environment"] = candidate.environment
-            tx.transition(
-                match.id,
-                "active",
-                action="reconfirm" if match.status == "active" else "reverify",
-                reason=why,
-                **changes,
-            )
-            return Outcome("merged", (match.id,), (why,), gate=result)
-
-        memory = Memory(
-            id=_fresh_id(tx.view, candidate, now),
-            type=candidate.type,
-            scope=candidate.scope,
-            status="active",
-            subject=candidate.subject,
-            attribute=candidate.attribute,
-            condition=candidate.condition,
-            value=candidate.value,
-            title=candidate.title,
-            content=candidate.content,
-            confidence=candidate.confidence,
-            created_at=now,
-            verified_at=now,
-            expires_at=candidate.expires_at,
-            source=source,
-            environment=candidate.environment,
-        )
-        contradicted = rivals
-        if not contradicted:
-            tx.create(
-                memory,
-                action="create",
-                reason="write gate passed, no contradiction",
-                details={"gate": round(result.score, 4)},
-            )
-            return Outcome("written", (memory.id,), ("written",), gate=result)
-
-        if candidate.type == "preference" and all(
-            m.type == "preference" and m.status == "active" for m in contradicted
-        ):
-            # a newer preference overrides the older one (seed 3): recorded and revertible
-            older = contradicted[0]
-            memory = memory.with_changes(supersedes=older.id)
-            tx.create(
-                memory,
-                action="create",
-                reason="newer preference for the same key",
-                details={"gate": round(result.score, 4)},
-            )
-            for old in contradicted:
-                tx.transition(
-                    old.id,
-                    "superseded",
-                    action="supersede",
-                    reason=f"a newer preference ({memory.id}) overrides it",
-                    details={"by": memory.id, "policy": "preference-override"},
-                )
+        if match.status == "conflict":
+            tx.update(match.id, action="merge", reason=why, **changes)
             return Outcome(
-                "written",
-                (memory.id,),
-                ("newer preference supersedes the older",),
-                gate=result,
-                superseded=tuple(m.id for m in contradicted),
+                "merged", (match.id,), (why,), item=conflict_item_id(match.key), gate=result
             )
+        if match.status == "expired":
+            # re-verified now: a past expiry date or the environment it was learnt in
+            # would expire it again at the next sweep
+            if match.expires_at is not None and match.expires_at <= now:
+                changes["expires_at"] = candidate.expires_at
+            if candidate.environment:
+                changes["environment"] = candidate.environment
+        tx.transition(
+            match.id,
+            "active",
+            action="reconfirm" if match.status == "active" else "reverify",
+            reason=why,
+            **changes,
+        )
+        return Outcome("merged", (match.id,), (why,), gate=result)
 
-        item = conflict_item_id(candidate.key)
+    memory = Memory(
+        id=_fresh_id(tx.view, candidate, now),
+        type=candidate.type,
+        scope=candidate.scope,
+        status="active",
+        subject=candidate.subject,
+        attribute=candidate.attribute,
+        condition=candidate.condition,
+        value=candidate.value,
+        title=candidate.title,
+        content=candidate.content,
+        confidence=candidate.confidence,
+        created_at=now,
+        verified_at=now,
+        expires_at=candidate.expires_at,
+        source=source,
+        environment=candidate.environment,
+    )
+    contradicted = rivals
+    if not contradicted:
         tx.create(
-            memory.with_changes(status="conflict"),
-            action="conflict",
-            reason="contradicts a record of the same key",
-            request=item,
-            details={"gate": round(result.score, 4), "against": [m.id for m in contradicted]},
+            memory,
+            action="create",
+            reason="write gate passed, no contradiction",
+            details={"gate": round(result.score, 4)},
         )
-        opened = False
-        for other in contradicted:
-            if other.status == "active":
-                tx.transition(
-                    other.id,
-                    "conflict",
-                    action="conflict",
-                    request=item,
-                    reason=f"contradicting evidence arrived ({memory.id})",
-                    details={"against": [memory.id]},
-                )
-                opened = True
-        if opened:
-            tx.event(
-                "conflict-opened",
-                (memory.id, *(m.id for m in contradicted)),
-                reason="same key, different values: waiting for a person",
-                request=item,
+        return Outcome("written", (memory.id,), ("written",), gate=result)
+
+    if candidate.type == "preference" and all(
+        m.type == "preference" and m.status == "active" for m in contradicted
+    ):
+        # a newer preference overrides the older one (seed 3): recorded and revertible
+        older = contradicted[0]
+        memory = memory.with_changes(supersedes=older.id)
+        tx.create(
+            memory,
+            action="create",
+            reason="newer preference for the same key",
+            details={"gate": round(result.score, 4)},
+        )
+        for old in contradicted:
+            tx.transition(
+                old.id,
+                "superseded",
+                action="supersede",
+                reason=f"a newer preference ({memory.id}) overrides it",
+                details={"by": memory.id, "policy": "preference-override"},
             )
-        ids = (memory.id, *(m.id for m in contradicted))
         return Outcome(
-            "conflict",
-            ids,
-            ("same key, different value: review item " + item,),
-            item=item,
+            "written",
+            (memory.id,),
+            ("newer preference supersedes the older",),
             gate=result,
+            superseded=tuple(m.id for m in contradicted),
         )
+
+    item = conflict_item_id(candidate.key)
+    tx.create(
+        memory.with_changes(status="conflict"),
+        action="conflict",
+        reason="contradicts a record of the same key",
+        request=item,
+        details={"gate": round(result.score, 4), "against": [m.id for m in contradicted]},
+    )
+    opened = False
+    for other in contradicted:
+        if other.status == "active":
+            tx.transition(
+                other.id,
+                "conflict",
+                action="conflict",
+                request=item,
+                reason=f"contradicting evidence arrived ({memory.id})",
+                details={"against": [memory.id]},
+            )
+            opened = True
+    if opened:
+        tx.event(
+            "conflict-opened",
+            (memory.id, *(m.id for m in contradicted)),
+            reason="same key, different values: waiting for a person",
+            request=item,
+        )
+    ids = (memory.id, *(m.id for m in contradicted))
+    return Outcome(
+        "conflict",
+        ids,
+        ("same key, different value: review item " + item,),
+        item=item,
+        gate=result,
+    )

@@ -3,7 +3,8 @@
 A team store is written only by its maintainers (:mod:`core.domain.policy`).
 Anyone else's team write is not refused outright when it can become a request:
 
-- :func:`remember_in`: a team candidate from someone who is not a maintainer
+- :func:`remember_in` (and :func:`remember_many_in`, a list in one commit per
+  store): a team candidate from someone who is not a maintainer
   goes through the pipeline into their private store, and when it lands as an
   active record a promotion request is filed for it, for a maintainer to decide;
 - :func:`log_in`: their message goes to the private store's daily log; evidence
@@ -15,7 +16,9 @@ With no private store to hold it, the write is refused
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from core.domain import policy
 from core.domain.data import AsData
@@ -24,7 +27,7 @@ from core.store.requests import file_request
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.candidate import Candidate
-from core.writing.pipeline import Outcome, remember
+from core.writing.pipeline import Outcome, remember_many
 
 
 def _target(workspace: Workspace, scope: str) -> Store:
@@ -48,18 +51,52 @@ def remember_in(workspace: Workspace, candidate: Candidate, *, actor: str) -> Ou
     reasons say what to do). With no private store to hold it, the write is
     refused (:class:`AuthorizationError`) and nothing is written.
     """
+    return remember_many_in(workspace, [candidate], actor=actor)[0]
+
+
+def remember_many_in(
+    workspace: Workspace, candidates: Sequence[Candidate], *, actor: str
+) -> list[Outcome]:
+    """:func:`remember_in` for many candidates: each store of the workspace gets its
+    candidates, in order, in one transaction and one commit
+    (:func:`core.writing.pipeline.remember_many`); the outcomes are in the candidates'
+    order. A team candidate held for review files its promotion request after its
+    store's batch. A team candidate that no private store can hold refuses the whole
+    list before anything is written."""
+    routes = [_route(workspace, c, actor) for c in candidates]
+    by_store: dict[Path, list[int]] = {}
+    for index, (store, _, _) in enumerate(routes):
+        by_store.setdefault(store.root, []).append(index)
+    outcomes: dict[int, Outcome] = {}
+    for indices in by_store.values():
+        store = routes[indices[0]][0]
+        done = remember_many(store, [routes[i][1] for i in indices], actor=actor)
+        for index, outcome in zip(indices, done, strict=True):
+            team = routes[index][2]
+            outcomes[index] = (
+                replace(outcome, store=str(store.root))
+                if team is None
+                else _held(outcome, team, store, actor)
+            )
+    return [outcomes[i] for i in range(len(routes))]
+
+
+def _route(
+    workspace: Workspace, candidate: Candidate, actor: str
+) -> tuple[Store, Candidate, Store | None]:
+    """The store a candidate goes to, the candidate as written there, and the team
+    store it is held for review of (None: a direct write)."""
     store = _target(workspace, candidate.scope)
     if (
         candidate.scope != "team"
         or store.config.scope != "team"
         or policy.is_maintainer(store, actor)
     ):
-        return replace(remember(store, candidate, actor=actor), store=str(store.root))
-    team = store
+        return store, candidate, None
     private = workspace.private
     if private is None:
         policy.check_maintainer(
-            team,
+            store,
             actor,
             "write team memories",
             hint="A team memory from anyone else is held in their private store as a "
@@ -67,7 +104,11 @@ def remember_in(workspace: Workspace, candidate: Candidate, *, actor: str) -> Ou
             "(or a folder holding private/ and team/), or ask a maintainer to write it",
         )
         raise AssertionError("check_maintainer refused")  # pragma: no cover
-    outcome = remember(private, replace(candidate, scope="private"), actor=actor)
+    return private, replace(candidate, scope="private"), store
+
+
+def _held(outcome: Outcome, team: Store, private: Store, actor: str) -> Outcome:
+    """A team candidate written into the private store: its promotion request."""
     why = (
         f"{policy.shown(actor)} is not a maintainer of the team store ({team.root}): "
         "the memory goes to the private store and waits for a maintainer's review"

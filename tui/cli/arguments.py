@@ -89,7 +89,12 @@ def add_recall(add: Adder) -> None:
 
 def add_remember(add: Adder) -> None:
     p = add("remember", "writing:cmd_remember", "run a candidate (JSON) through the write pipeline")
-    p.add_argument("file", nargs="?", help="JSON file, or - for stdin (default)")
+    p.add_argument(
+        "file",
+        nargs="?",
+        help="JSON file, or - for stdin (default): one candidate, or a list of them "
+        "(one commit, one outcome per candidate)",
+    )
 
 
 def add_scan(add: Adder) -> None:

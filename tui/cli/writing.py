@@ -24,8 +24,11 @@ from tui.cli.common import (
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
-    from core.writing.candidate import candidate_from_dict
-    from core.writing.team_rule import remember_in
+    """One candidate (a JSON object) or many (a JSON list: one transaction and one
+    commit per store, one outcome per candidate in order; ``--json`` prints a list)."""
+    from core.writing.candidate import candidates_from_data
+    from core.writing.pipeline import Outcome
+    from core.writing.team_rule import remember_many_in
 
     raw = read_input(args.file)
     try:
@@ -34,18 +37,37 @@ def cmd_remember(args: argparse.Namespace) -> int:
         raise MemgovError(
             f"{args.file or 'stdin'}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
-    candidate = candidate_from_dict(data)
-    outcome = remember_in(workspace(args), candidate, actor=actor_from(args))
+    candidates = candidates_from_data(data)
+    outcomes = remember_many_in(workspace(args), candidates, actor=actor_from(args))
 
-    def text() -> str:
+    def shown(outcome: Outcome) -> list[str]:
         lines = [f"{outcome.kind}: " + (", ".join(outcome.memory_ids) or "-")]
         lines += [f"  {reason}" for reason in outcome.reasons]
         if outcome.held_for_review:
             lines.append(f"  held for review: {outcome.held_for_review}")
-        return "\n".join(lines)
+        return lines
 
-    emit(args, outcome.to_dict(), text)
-    return {"refused": EXIT_FOUND, "conflict": EXIT_CONFLICT}.get(outcome.kind, EXIT_OK)
+    if not isinstance(data, list):
+        (outcome,) = outcomes
+        emit(args, outcome.to_dict(), lambda: "\n".join(shown(outcome)))
+        return _remember_exit(outcome.kind)
+    emit(
+        args,
+        [o.to_dict() for o in outcomes],
+        lambda: "\n".join(
+            f"[{i}] {line}" if not line.startswith(" ") else line
+            for i, o in enumerate(outcomes)
+            for line in shown(o)
+        ),
+    )
+    kinds = {o.kind for o in outcomes}
+    # the most serious outcome of the list decides: a conflict, then a refusal
+    worst = "conflict" if "conflict" in kinds else "refused" if "refused" in kinds else "written"
+    return _remember_exit(worst)
+
+
+def _remember_exit(kind: str) -> int:
+    return {"refused": EXIT_FOUND, "conflict": EXIT_CONFLICT}.get(kind, EXIT_OK)
 
 
 def cmd_scan(args: argparse.Namespace) -> int:

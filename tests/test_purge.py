@@ -644,3 +644,63 @@ def test_purge_search_of_a_changed_version_matches_a_full_search() -> None:
         for kind in ("plain", "index"):
             old = Version(a, rule_edits(kind, a, pats))
             assert edits_since(kind, b_bytes, old, pats) == rule_edits(kind, b_bytes, pats)
+
+
+def commit_ids(root: Path) -> list[str]:
+    return git(root, "rev-list", "--reverse", "--topo-order", "HEAD").decode().split()
+
+
+def test_purge_keeps_the_commits_before_the_content_as_they_were(tmp_path: Path) -> None:
+    """Commits before the first one that held the record keep their ids, and so do
+    refs that only reach them; the rewrite starts at the record's first commit."""
+    root = tmp_path / "store"
+    Store.init(root, owner="ana@example.com", actor="ana@example.com")
+    for n in range(4):
+        commit(root, {f"notes/n{n}.md": b"clean %d\n" % n}, f"clean {n}")
+    git(root, "branch", "old-work")
+    git(root, "tag", "-a", "baseline/0000", "-m", "before the record\n")
+    before = commit_ids(root)
+    commit(root, {PATH: memory(WORDING_1).to_markdown().encode()}, "remember")
+    commit(root, {"notes/after.md": b"after\n"}, "after")
+    commit(root, {PATH: None}, "erase")
+    refs = {
+        name: git(root, "rev-parse", name).strip()
+        for name in ("old-work", "baseline/0000", "baseline/0000^{commit}")
+    }
+    original = commit_ids(root)
+    rewritten = purge_history(root, drop_paths=[PATH], needles=[LONG_LINE.encode()])
+    assert rewritten == 3
+    after = commit_ids(root)
+    assert after[: len(before)] == before
+    later = zip(original[len(before) :], after[len(before) :], strict=True)
+    assert all(old != new for old, new in later)
+    for name, oid in refs.items():
+        assert git(root, "rev-parse", name).strip() == oid
+    assert git(root, "log", "--all", "--format=%H", "--", PATH) == b""
+    assert leaks(root, [LONG_LINE[:60].encode()]) == []
+    git(root, "fsck", "--strict", "--no-dangling")
+
+
+def test_purge_from_a_daily_log_older_than_the_record(tmp_path: Path) -> None:
+    """The evidence quote was in a daily log before the record was written (and the
+    log was rewritten since): the rewrite starts at the log's commit, the commits
+    before it keep their ids, no object keeps the quote."""
+    root = tmp_path / "store"
+    Store.init(root, owner="ana@example.com", actor="ana@example.com")
+    commit(root, {"notes/a.md": b"clean\n"}, "clean a")
+    commit(root, {"notes/b.md": b"clean\n"}, "clean b")
+    before = commit_ids(root)
+    log = "logs/2027/01/2027-01-05.md"
+    commit(root, {log: f"# 2027-01-05\n\n- user: {EVIDENCE}\n".encode()}, "log")
+    commit(root, {log: b"# 2027-01-05\n\n- user: (moved away)\n"}, "log rewritten")
+    commit(root, {"notes/c.md": b"clean\n"}, "clean c")
+    commit(root, {PATH: memory(WORDING_1).to_markdown().encode()}, "remember")
+    commit(root, {PATH: None}, "erase")
+    needles = needles_for(WORDING_1, [EVIDENCE])
+    rewritten = purge_history(root, drop_paths=[PATH], needles=needles, erased_ids=[MID])
+    assert rewritten == 5
+    assert commit_ids(root)[: len(before)] == before
+    assert git(root, "show", f"HEAD~4:{log}") == b"# 2027-01-05\n\n- user: [erased]\n"
+    assert git(root, "log", "--format=%s", "-1", "HEAD~4") == b"log\n"
+    assert leaks(root, [EVIDENCE.encode(), LONG_LINE[:60].encode()]) == []
+    git(root, "fsck", "--strict", "--no-dangling")

@@ -238,3 +238,15 @@ def test_a_hand_edit_that_expires_a_record_leaves_the_index_at_the_next_write(
     add_memories(Store(store.root), make_memory(id="mem-7", attribute="late"))
     assert "mem-1.md" not in (store.root / INDEX_FILE).read_text()
     _index_is_the_full_render(store)
+
+
+def test_secret_flags_scanned_in_chunks_are_those_of_each_text() -> None:
+    from core.demo import fake_token
+
+    texts = [f"a clean note number {n} about deploys and tables" for n in range(150)]
+    texts[3] = f"token {fake_token('ghp_', 36, seed=3)} in the middle"
+    hidden = fake_token("ghp_", 36, seed=4)
+    texts[100] = f"split {hidden[:10]}\u200b{hidden[10:]} with a zero-width space"
+    flags = catalog_module.secret_flags(texts)
+    assert [i for i, f in enumerate(flags) if f] == [3, 100]
+    assert flags == [catalog_module._has_secret(t) for t in texts]

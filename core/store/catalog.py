@@ -114,6 +114,27 @@ def _has_secret(text: str) -> int:
     return 1 if text and secrets.scan(text) else 0
 
 
+#: texts scanned together first: a chunk with no finding is clean as a whole
+_SCAN_CHUNK = 64
+
+
+def secret_flags(texts: list[str]) -> list[int]:
+    """:func:`_has_secret` of each text, scanning them in chunks first: the scanner's
+    cost is mostly per call, and a finding in any text is a finding in the texts
+    joined (a span across two texts can only add findings, and one finding hiding
+    another still leaves one), so a clean chunk is clean text by text and only a
+    chunk with a finding is scanned again text by text."""
+    from core.domain import secrets
+
+    flags = [0] * len(texts)
+    for start in range(0, len(texts), _SCAN_CHUNK):
+        chunk = texts[start : start + _SCAN_CHUNK]
+        if secrets.scan("\n\n".join(chunk)):
+            for offset, text in enumerate(chunk):
+                flags[start + offset] = _has_secret(text)
+    return flags
+
+
 @dataclass
 class SyncResult:
     """What one sync found: the files whose rows changed, killed writers' temporary
@@ -166,12 +187,17 @@ def _link_problem(root: Path, rel: str, path: str) -> Problem:
 
 
 def _row(
-    rel: str, stamp: tuple[int, int, int], item: Memory | Problem, text: str
+    rel: str,
+    stamp: tuple[int, int, int],
+    item: Memory | Problem,
+    text: str,
+    secret: int | None = None,
 ) -> tuple[Any, ...]:
-    """The row of one file. The file's text is scanned once: a record with no finding
-    in it keeps its title and hook as they are; one with a finding has them redacted
-    (what the index shows)."""
-    secret = _has_secret(text)
+    """The row of one file. The file's text is scanned once (``secret``: already
+    scanned): a record with no finding in it keeps its title and hook as they are;
+    one with a finding has them redacted (what the index shows)."""
+    if secret is None:
+        secret = _has_secret(text)
     if isinstance(item, Problem):
         return (rel, *stamp, *(None,) * 12, item.reason, item.field, secret, None, None)
     m = item
@@ -207,6 +233,8 @@ class Catalog:
         self.root = root
         self.path = state_dir / CATALOG_FILE
         self._db: sqlite3.Connection | None = None
+        #: rows a sync has read and not yet written (None: write each at once)
+        self._pending: list[tuple[str, tuple[int, int, int], Memory | Problem, str]] | None = None
         # one connection per Store, shared by the desk's worker threads: every use of
         # it holds this lock (a transaction of one thread never meets another's)
         self._lock = threading.RLock()
@@ -315,9 +343,13 @@ class Catalog:
                 db.execute("DELETE FROM entries")
                 db.execute("DELETE FROM dirs")
             elif full:
+                self._pending = []
                 self._full(db, base, result, reparse=reparse)
+                self._flush(db)
             else:
+                self._pending = []
                 self._quick(db, base, suspects, result)
+                self._flush(db)
             if rescan:  # a scanner of another version set the flags and redacted the lines
                 rows = db.execute("SELECT rel, meta, content, text FROM entries").fetchall()
                 for rel, meta, content, text in rows:
@@ -339,6 +371,7 @@ class Catalog:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '1')")
             db.execute("COMMIT")
         except BaseException:
+            self._pending = None
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
@@ -516,11 +549,20 @@ class Catalog:
             )
         else:
             item, text = _read_file(path, rel, st.st_size)
-        db.execute(
-            _INSERT,
-            _row(rel, stamp, item, text),
-        )
         result.changed.add(rel)
+        if self._pending is not None:  # a sync: rows written together, texts scanned in chunks
+            self._pending.append((rel, stamp, item, text))
+            return
+        db.execute(_INSERT, _row(rel, stamp, item, text))
+
+    def _flush(self, db: sqlite3.Connection) -> None:
+        """The rows a sync read, their texts scanned for secrets in chunks."""
+        pending, self._pending = self._pending or [], None
+        flags = secret_flags([text for _rel, _stamp, _item, text in pending])
+        db.executemany(
+            _INSERT,
+            [_row(*entry, secret=flag) for entry, flag in zip(pending, flags, strict=True)],
+        )
 
     # ----------------------------------------------------------- after a write
     def record(

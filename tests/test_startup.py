@@ -119,8 +119,8 @@ def test_remember_imports_the_pipeline_not_the_desk_nor_the_review(store: Path) 
     assert under(modules, *DESK) == []
     assert under(modules, "core.review", "core.consolidation", "core.importers") == []
     assert under(modules, "core.reports", "core.demo", "tui.cli.review", "tui.cli.desk") == []
-    # gitpython is imported here only to commit (core.store.gitstore.repo.commit takes
-    # a git.Repo); every write, a refusal included, ends in a commit
+    # the commit is git plumbing run as processes: no gitpython on the write path
+    assert under(modules, *GITPYTHON) == []
 
 
 def test_reading_commands_open_no_repository(store: Path) -> None:

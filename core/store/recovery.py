@@ -97,7 +97,7 @@ def _finish_one(store: Store, journal: dict[str, Any]) -> None:
     clear_stale_git_lock(store)
     if journal["phase"] != "purge":
         gitstore.commit(
-            store.repo,
+            store.root,
             [*journal["paths"], _events_file(journal)],
             actor=journal["actor"],
             message=journal["message"] + "\n\n(finished after an interrupted run)",
@@ -172,7 +172,7 @@ def _roll_back_one(store: Store, journal: dict[str, Any]) -> None:
             ],
         )
         gitstore.commit(
-            store.repo,
+            store.root,
             [shard, at.file],  # the undone events stay, beside the note (a new shard)
             actor="memgov",
             message="recover: roll back an interrupted change",

@@ -303,7 +303,7 @@ class Store:
                 self.root, task=task, index=index, role=role, text=text, when=self.now()
             )
             gitstore.commit(
-                self.repo,
+                self.root,
                 [rel],
                 actor=actor,
                 message=f"log: task {task} message {index}",

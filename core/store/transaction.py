@@ -370,7 +370,7 @@ class Transaction:
 
     def commit(self, prepared: Prepared) -> None:
         gitstore.commit(
-            self.store.repo,
+            self.store.root,
             [*prepared.writes, *prepared.removes, prepared.events_at.file],
             actor=self.actor,
             message=prepared.message,

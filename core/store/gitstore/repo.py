@@ -19,11 +19,13 @@ import os
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-
-import git
+from typing import TYPE_CHECKING
 
 from core.store.gitstore.plumbing import CommitInfo, gc_due, head_commit
 from core.store.gitstore.run import CONTROL, NO_HOOKS, git_env, run
+
+if TYPE_CHECKING:
+    import git
 
 #: an automatic gc runs after the commit, under the store lock, never detached beside
 #: a later history purge
@@ -39,6 +41,8 @@ def _guarded(repo: git.Repo) -> git.Repo:
 
 
 def init_repo(root: Path) -> git.Repo:
+    import git  # gitpython only where a repository object is needed
+
     repo = _guarded(git.Repo.init(root, initial_branch="main"))
     with repo.config_writer() as cfg:
         cfg.set_value("core", "quotepath", "false")
@@ -46,11 +50,13 @@ def init_repo(root: Path) -> git.Repo:
 
 
 def open_repo(root: Path) -> git.Repo:
+    import git
+
     return _guarded(git.Repo(root))
 
 
 def commit(
-    repo: git.Repo,
+    repo: git.Repo | Path,
     paths: Iterable[str],
     *,
     actor: str,
@@ -67,7 +73,8 @@ def commit(
     paths = sorted(set(paths))
     if not paths:
         return None
-    root = Path(repo.working_tree_dir or ".")
+    # a path: no gitpython at all on the plumbing path (the CLI's writes start faster)
+    root = repo if isinstance(repo, Path) else Path(repo.working_tree_dir or ".")
     message = CONTROL.sub(" ", message)  # a NUL in a commit message breaks every later write
     if any(os.path.isdir(root / p) and not os.path.islink(root / p) for p in paths):
         return _commit_porcelain(repo, root, paths, actor=actor, message=message, when=when)
@@ -129,10 +136,20 @@ def _subject(message: str) -> str:
 
 
 def _commit_porcelain(
-    repo: git.Repo, root: Path, paths: list[str], *, actor: str, message: str, when: datetime | None
+    repo: git.Repo | Path,
+    root: Path,
+    paths: list[str],
+    *,
+    actor: str,
+    message: str,
+    when: datetime | None,
 ) -> str | None:
     """``git add`` + ``git commit -- PATHS``: a folder among the paths (all its files),
     or other changes staged in the index that must stay out of the commit."""
+    import git
+
+    if isinstance(repo, Path):
+        repo = open_repo(root)
     missing = {p for p in paths if not os.path.lexists(root / p)}
     staged = paths  # what `git add` stages: on disk, or in the index
     if missing:

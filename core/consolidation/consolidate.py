@@ -226,7 +226,7 @@ def _report(store: Store, plan: Plan, *, status: str, **extra: Any) -> Consolida
 
 def _plan(store: Store, engine: Engine, since: tuple[str, str] | None) -> Plan:
     recover(store)
-    store.refresh()
+    store.forget()  # the next read checks the store for changes again
     dirty = gitstore.dirty(store.root, MEMORY_DIR, INDEX_FILE)
     if dirty:
         raise StoreError(

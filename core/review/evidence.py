@@ -17,7 +17,7 @@ from core.domain.record import Memory
 from core.review.items import ConditionHints, ConflictAnalysis, Key, RecordEvidence, SourceEvidence
 from core.store import logs
 from core.store.decisions import copies_by_record
-from core.store.index import INDEX_FILE, parse_index, read_index_text
+from core.store.index import INDEX_FILE, line_span, read_index_text
 from core.store.requests import Request, load_requests
 from core.store.store import Store
 
@@ -50,19 +50,9 @@ class Evidence:
         return read_index_text(self.store.root)[0] or ""  # doctor reports an unreadable index
 
     def index_line(self, path: str) -> int | None:
-        """The number of the index line that points at ``path`` (None: none does):
-        a search of the file's text, not a parse of every line."""
-        text = self.index_text
-        marker = f"]({path})"
-        pos = text.find(marker)
-        while pos != -1:
-            start = text.rfind("\n", 0, pos) + 1
-            end = text.find("\n", pos)
-            parsed = parse_index(text[start : len(text) if end == -1 else end])
-            if parsed and parsed[0].target == path:
-                return text.count("\n", 0, start) + 1
-            pos = text.find(marker, pos + 1)
-        return None
+        """The number of the index line that points at ``path`` (None: none does)."""
+        span = line_span(self.index_text, path)
+        return None if span is None else self.index_text.count("\n", 0, span[0]) + 1
 
     def replaced_by(self, memory_id: str) -> str | None:
         """The record that supersedes ``memory_id`` (an indexed query)."""

@@ -277,11 +277,11 @@ class Catalog:
         raise AssertionError("unreachable")
 
     def _create(self, db: sqlite3.Connection) -> None:
-        db.execute("BEGIN IMMEDIATE")
-        db.executescript(_SCHEMA.replace(";\n", ";\n"))
+        """The tables, the folder and the schema version, in one transaction."""
+        db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA}")  # the transaction stays open
         db.execute("INSERT INTO meta VALUES ('root', ?)", (str(self.root),))
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        db.execute("COMMIT") if db.in_transaction else None
+        db.execute("COMMIT")
 
     @staticmethod
     def _meta(db: sqlite3.Connection, key: str) -> str | None:
@@ -300,11 +300,6 @@ class Catalog:
         for suffix in ("", "-wal", "-shm", "-journal"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self.path}{suffix}")
-
-    def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
 
     # ------------------------------------------------------------------ sync
     def sync(self, *, full: bool = False, reparse: bool = False) -> SyncResult:
@@ -344,11 +339,11 @@ class Catalog:
                 db.execute("DELETE FROM dirs")
             elif full:
                 self._pending = []
-                self._full(db, base, result, reparse=reparse)
+                self._full(db, result, reparse=reparse)
                 self._flush(db)
             else:
                 self._pending = []
-                self._quick(db, base, suspects, result)
+                self._quick(db, suspects, result)
                 self._flush(db)
             if rescan:  # a scanner of another version set the flags and redacted the lines
                 rows = db.execute("SELECT rel, meta, content, text FROM entries").fetchall()
@@ -423,9 +418,7 @@ class Catalog:
             return None
         return st.st_mtime_ns, st.st_ino
 
-    def _full(
-        self, db: sqlite3.Connection, base: Path, result: SyncResult, *, reparse: bool
-    ) -> None:
+    def _full(self, db: sqlite3.Connection, result: SyncResult, *, reparse: bool) -> None:
         known = {
             rel: (mtime, size, ino)
             for rel, mtime, size, ino in db.execute("SELECT rel, mtime, size, ino FROM entries")
@@ -448,9 +441,7 @@ class Catalog:
             db.execute("DELETE FROM entries WHERE rel=?", (rel,))
         result.changed |= gone
 
-    def _quick(
-        self, db: sqlite3.Connection, base: Path, suspects: set[str], result: SyncResult
-    ) -> None:
+    def _quick(self, db: sqlite3.Connection, suspects: set[str], result: SyncResult) -> None:
         dirs = {
             rel: (mtime, ino) for rel, mtime, ino in db.execute("SELECT rel, mtime, ino FROM dirs")
         }
@@ -748,15 +739,6 @@ class Catalog:
 
     def count(self) -> int:
         return int(self._query("SELECT count(DISTINCT id) FROM entries WHERE reason IS NULL")[0][0])
-
-    def counts_by_status(self) -> dict[str, int]:
-        return {
-            s: n
-            for s, n in self._query(
-                "SELECT status, count(DISTINCT id) FROM entries "
-                "WHERE reason IS NULL GROUP BY status"
-            )
-        }
 
     def problems(self) -> list[Problem]:
         return [

@@ -145,6 +145,23 @@ def parse_index(text: str) -> list[IndexLine]:
     return lines
 
 
+def line_span(text: str, path: str) -> tuple[int, int] | None:
+    """(start, end) of the index line of ``text`` that points at ``path``, its newline
+    included: a search for ``](path)``, each hit checked by parsing its one line (a
+    hook may quote a path too), never a parse of every line."""
+    marker = f"]({path})"
+    pos = text.find(marker)
+    while pos != -1:
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        end = len(text) if end == -1 else end
+        match = LINE_RE.match(text[start:end])
+        if match and match["target"].strip() == path:
+            return start, min(end + 1, len(text))
+        pos = text.find(marker, pos + 1)
+    return None
+
+
 def check_index(text: str, config: Config) -> list[str]:
     """Warnings for an index over its limits, the byte cap first."""
     warnings = []

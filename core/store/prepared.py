@@ -26,7 +26,7 @@ from core.store.discard import declared, pending
 from core.store.erase import history_needles, scrub, scrub_file
 from core.store.events import Event, EventsAt, event_logs, next_append
 from core.store.fsutil import UnsafePath, confined, read_confined
-from core.store.index import INDEX_FILE, render_lines, shown_parts, sort_key
+from core.store.index import INDEX_FILE, line_span, render_lines, shown_parts, sort_key
 from core.store.layout import MAX_FILE_BYTES
 from core.store.logs import LOG_DIR
 
@@ -194,20 +194,6 @@ def _index_text(tx: Transaction, current: bytes | None) -> str:
     return _full_index(tx)
 
 
-def _line_at(text: str, rel: str) -> tuple[int, int] | None:
-    """(start, end) of the index line that points at ``rel``: the first ``](`` of
-    its line is the one before the path (a title has no brackets; a hook might)."""
-    marker = f"]({rel})"
-    pos = text.find(marker)
-    while pos != -1:
-        start = text.rfind("\n", 0, pos) + 1
-        if text.find("](", start) == pos:
-            end = text.find("\n", pos)
-            return start, (len(text) if end == -1 else end + 1)
-        pos = text.find(marker, pos + 1)
-    return None
-
-
 def _splice(tx: Transaction, text: str) -> str | None:
     """The index with the touched records' lines taken out and the new ones put in
     (None: the file does not look like the catalog says; render it whole)."""
@@ -219,7 +205,7 @@ def _splice(tx: Transaction, text: str) -> str | None:
             continue
         if len(catalog.rels_of(memory_id)) > 1:
             return None  # a duplicate id: let the whole render decide which line
-        span = _line_at(text, rel)
+        span = line_span(text, rel)
         if span is None:
             return None
         text = text[: span[0]] + text[span[1] :]
@@ -234,7 +220,7 @@ def _splice(tx: Transaction, text: str) -> str | None:
         if before is None:
             at = 0
         else:
-            span = _line_at(text, before[1])
+            span = line_span(text, before[1])
             if span is None:
                 return None
             at = span[1]

@@ -27,7 +27,8 @@ from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
 from core.store import decisions, gitstore
 from core.store.decisions import Decision, load_decisions, new_decision_id
-from core.store.store import MEMORY_DIR, Store
+from core.store.layout import memory_path
+from core.store.store import Store
 from core.store.transaction import Transaction
 
 
@@ -169,7 +170,7 @@ def _check_current(tx: Transaction, batch: Batch, changes: Sequence[Change]) -> 
             current = tx.view.get(memory_id)
             if fingerprint(current) == expected:
                 continue
-            path = current.path if current else f"{MEMORY_DIR}/{memory_id}.md"
+            path = current.path if current else memory_path(memory_id)
             what = "it no longer exists" if current is None else f"it is {current.status} now"
             raise ValidationError(
                 f"changed since batch {batch.id} was made ({what}, or its sources, "
@@ -248,8 +249,10 @@ def _normalise_path(store: Store, batch: Batch, raw: str) -> str:
     if path.startswith(str(store.root) + "/"):
         path = path[len(str(store.root)) + 1 :]
     known = {p for c in batch.changes for p in c.files}
-    if path not in known and f"{MEMORY_DIR}/{path}" in known:
-        path = f"{MEMORY_DIR}/{path}"
+    if path not in known:  # a file name alone, as the desk and the batch's diff show it
+        named = sorted(p for p in known if p.endswith("/" + path))
+        if len(named) == 1:
+            path = named[0]
     if path not in known:
         raise ValidationError(
             f"{raw} is not a file of batch {batch.id}",

@@ -22,7 +22,8 @@ from core.domain.record import Memory
 from core.domain.values import normalise
 from core.store import gitstore
 from core.store.index import INDEX_FILE, render_index
-from core.store.store import MEMORY_DIR, Store
+from core.store.layout import memory_path
+from core.store.store import Store
 from core.writing.decay import rank
 
 
@@ -63,7 +64,7 @@ def _materialise(view: dict[str, Memory], proposal: Proposal) -> dict[str, Memor
                 raise ValidationError(f"{edit.memory_id}: the engine creates an id already used")
             lifecycle.check(lifecycle.NEW, edit.create.status, memory_id=edit.memory_id)
             out[edit.memory_id] = edit.create.with_changes(
-                id=edit.memory_id, path=f"{MEMORY_DIR}/{edit.memory_id}.md"
+                id=edit.memory_id, path=memory_path(edit.memory_id)
             )
             continue
         current = out.get(edit.memory_id) or view.get(edit.memory_id)

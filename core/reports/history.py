@@ -13,7 +13,8 @@ from core.domain.data import AsData, shown_as
 from core.domain.errors import NotFoundError, shown_id
 from core.store import gitstore
 from core.store.events import Event
-from core.store.store import MEMORY_DIR, Store
+from core.store.layout import memory_paths
+from core.store.store import Store
 from core.store.workspace import Workspace
 
 
@@ -74,7 +75,7 @@ def history(store: Store, memory_id: str) -> History:
     undone = {i for e in recoveries for i in e.details.get("rolled_back_events", [])}
     rolled_back = tuple(e.id for e in mine if e.id in undone)
     transitions = [e for e in mine if e.id not in undone and e.to_status is not None]
-    path = memory.path if memory else f"{MEMORY_DIR}/{memory_id}.md"
+    path = memory.path if memory else _former_path(store, memory_id)
     gitstore.update_commit_graph(store.root)
     commits = tuple(gitstore.log_for(store.repo, path))
     older, newer = supersedes_chain(store, memory_id)
@@ -104,3 +105,12 @@ def store_of_history(workspace: Workspace, memory_id: str) -> Store:
 def history_in(workspace: Workspace, memory_id: str) -> History:
     """:func:`history` of the memory in the store :func:`store_of_history` finds."""
     return history(store_of_history(workspace, memory_id), memory_id)
+
+
+def _former_path(store: Store, memory_id: str) -> str:
+    """The file a memory no longer in the store had: its shard, or the flat folder
+    of a store written before shards (whichever git has commits for)."""
+    sharded, flat = memory_paths(memory_id)
+    if gitstore.run(store.root, "rev-list", "-1", "HEAD", "--", flat, check=False).strip():
+        return flat
+    return sharded

@@ -23,7 +23,7 @@ from core.store.erase import needles_for
 from core.store.events import Event, append_to_log, new_event_id
 from core.store.fsutil import UnsafePath, atomic_write_bytes, check_relative, confined
 from core.store.journal import JOURNAL_FILE, write_journal
-from core.store.layout import MEMORY_DIR, STATE_DIR
+from core.store.layout import STATE_DIR, memory_path, memory_paths
 from core.store.prepared import Prepared, guard_team_writes, prepare
 from core.store.records import View
 from core.store.recovery import finish_purge
@@ -161,8 +161,9 @@ class Transaction:
             )
         lifecycle.check(lifecycle.NEW, memory.status, memory_id=memory.id)
         if not memory.path:
-            memory = memory.with_changes(path=f"{MEMORY_DIR}/{memory.id}.md")
-        if (self.store.root / memory.path).exists() or memory.path in self.files:
+            memory = memory.with_changes(path=memory_path(memory.id))
+        taken = (memory.path, *memory_paths(memory.id))
+        if any((self.store.root / p).exists() or p in self.files for p in taken):
             raise ValidationError(
                 f"{memory.path} already exists but is not a readable memory "
                 f"('memgov doctor' says why); it is never overwritten",

@@ -23,13 +23,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.store.layout import memory_paths
+
 ERASED = b"[erased]"
 #: what a decision record keeps of a record once it is erased: its id and key, no content
 ERASED_KEEP = ("id", "scope", "subject", "attribute", "condition", "status")
 MIN_NEEDLE = 12  # bytes: four CJK characters; shorter strings only go by structure
 INDEX_FILE = "MEMORY.md"
 DECISION_DIR = "decisions"
-MEMORY_DIR = "memories"
 
 
 def scrub(data: bytes, needles: Iterable[bytes]) -> bytes:
@@ -49,7 +50,7 @@ def scrub_file(rel: str, data: bytes, needles: Iterable[bytes], erased_ids: Iter
 class Patterns:
     needles: tuple[bytes, ...]  # with their JSON-escaped forms, longest first
     ids: tuple[str, ...]
-    links: tuple[bytes, ...]  # ](memories/<id>.md) of each erased id
+    links: tuple[bytes, ...]  # ](memories/<shard>/<id>.md) and ](memories/<id>.md) of each id
     quoted_ids: tuple[bytes, ...]  # "<id>" as JSON writes it
     longest: int
 
@@ -71,7 +72,7 @@ def patterns(needles: tuple[bytes, ...], ids: tuple[str, ...]) -> Patterns:
                 found.add(escaped)
     ordered = tuple(sorted(found, key=lambda n: (-len(n), n)))
     ids = tuple(sorted(set(ids)))
-    links = tuple(f"]({MEMORY_DIR}/{i}.md)".encode() for i in ids)
+    links = tuple(f"]({path})".encode() for i in ids for path in memory_paths(i))
     quoted = tuple(f'"{i}"'.encode() for i in ids)
     longest = max((len(p) for p in (*ordered, *links, *quoted)), default=0)
     return Patterns(ordered, ids, links, quoted, longest)

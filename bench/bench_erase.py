@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from core.domain.record import Memory, Source
 from core.store.erase import history_needles, needles_for, purge_history, scrub_file
 from core.store.index import index_line
+from core.store.layout import memory_path
 from core.store.store import Store
 
 WORDS = [
@@ -81,7 +82,7 @@ WORDS = [
 ]
 ATTRS = ("output_format", "package_manager", "deploy_command", "test_runner", "review_style")
 TARGET = "home-address-00c0ffee"
-TARGET_PATH = f"memories/{TARGET}.md"
+TARGET_PATH = memory_path(TARGET)
 WORDING_1 = (
     "Lives at 12 Quibble Lane, flat 4, near the old mill by the canal, where the blue gate "
     "sticks in winter and the parcel box hides behind the third bin on the left.\n"
@@ -185,7 +186,7 @@ class History:
             title="Zorbl home" if target else None,
             value="Elm St 9" if target else None,
             source=Source(task=f"tr_{memory_id}", message_index=3, evidence=evidence),
-            path=f"memories/{memory_id}.md",
+            path=memory_path(memory_id),
         )
 
 
@@ -285,7 +286,7 @@ def erase(root: Path) -> dict[str, object]:
     """The store's erasing commit, done by hand: file and index line gone, the
     working tree cleaned by scrub_file. Returns the purge's arguments."""
     text = (root / TARGET_PATH).read_text(encoding="utf-8")
-    keep = [p.read_bytes() for p in (root / "memories").glob("*.md") if p.name != f"{TARGET}.md"]
+    keep = [p.read_bytes() for p in (root / "memories").rglob("*.md") if p.name != f"{TARGET}.md"]
     needles = needles_for(text.split("---\n", 2)[2], [EVIDENCE])
     needles += history_needles(root, [TARGET_PATH], keep=keep)
     needles = sorted(set(needles), key=len, reverse=True)

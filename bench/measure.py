@@ -223,12 +223,26 @@ def decide_batch(root: Path, runs: int) -> dict[str, Any]:
     return {"samples": samples, "note": note}
 
 
+def decide_list(root: Path, runs: int) -> dict[str, Any]:
+    """``runs`` decisions in one list (``memgov decide -``: one transaction, one
+    commit), start-up included; the sample is the whole call divided by ``runs``."""
+    ids = conflict_ids(root, runs)
+    listing = [{"item": i, "approve": True, "option": "newer", "reason": "bench"} for i in ids]
+    t, done = memgov("decide", "-", "--json", store=root, stdin=json.dumps(listing))
+    expect(done, (0,), "memgov decide -")
+    decided = len(json.loads(done.stdout))
+    return {
+        "samples": [t / decided] * decided,
+        "note": f"{decided} decisions in one call, total {t:.1f} s",
+    }
+
+
 def erase_cli(root: Path, runs: int) -> dict[str, Any]:
     """An approved deletion (the record erased, its history purged), by the CLI:
     ``memgov request-delete`` (not timed), then ``memgov decide ITEM --approve``."""
     ids = [
         p.stem
-        for p in sorted((root / "memories").glob("*.md"))
+        for p in sorted((root / "memories").rglob("*.md"))
         if "status: active" in p.read_text(encoding="utf-8")
     ]
     samples: list[float] = []
@@ -538,6 +552,7 @@ OPERATIONS = {
     "decide_one": decide_one,
     "decide_cli": decide_cli,
     "decide_batch": decide_batch,
+    "decide_list": decide_list,
     "erase_cli": erase_cli,
     "erase_purge": erase_purge,
     "import_cc": import_cc,

@@ -101,6 +101,15 @@ def rows(quick: bool) -> list[Row]:
             goal=0.03,
         ),
         Row(
+            "batch_list",
+            f"{batch:,} decisions in one list (memgov decide -, per decision)",
+            "decide_list",
+            True,
+            runs=batch,
+            quick_runs=batch,
+            goal=0.03,
+        ),
+        Row(
             "erase_cli",
             "one erasure: memgov decide (deletion approved)",
             "erase_cli",

@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 from core.domain.record import Memory, Source
 from core.store.events import Event, new_event_id
 from core.store.index import index_line, render_index
+from core.store.layout import memory_path
 from core.store.store import Store
 from core.writing.pipeline import conflict_item_id
 
@@ -182,7 +183,7 @@ class _Sim:
                 verified_at=when,
                 source=Source(task=task, message_index=index, evidence=evidence, log=day),
             )
-            memory = memory.with_changes(path=f"memories/{memory.id}.md")
+            memory = memory.with_changes(path=memory_path(memory.id))
             by_commit[i] = memory
             self.memories[memory.id] = memory
             files[memory.path] = memory.to_markdown().encode()

@@ -40,7 +40,7 @@ from core.review.authority import check_may_decide
 from core.review.batch import decide_batch, preview_batch
 from core.review.items import Item, Kind
 from core.review.preview import Preview, preview_of
-from core.review.queue import get_item
+from core.review.queue import find_items, get_item
 from core.review.session import Session
 from core.store.decisions import Decision, last_decision_for
 from core.store.secret_files import ITEM_PREFIX
@@ -82,6 +82,144 @@ def decide(
     with workspace.locked():
         item = _open_item(workspace, item_id)
         return _decide_item(Session(), workspace, item, choice, actor=actor)
+
+
+def decide_many(
+    workspace: Workspace, choices: Sequence[tuple[str, Choice]], *, actor: str
+) -> list[Decision]:
+    """Decide several open items of one store in one transaction and one commit:
+    every decision lands, or none does (the first refusal names its item and
+    nothing is written). Each item is checked as :func:`decide` checks it.
+
+    A list holds conflicts, secrets and deletions of one store, each item once and
+    no record in two of its items. A decision that writes two stores (a promotion,
+    an erasure with a team copy) or a consolidation batch (its own commits and
+    refs) is decided on its own."""
+    if not choices:
+        return []
+    ids = [item_id for item_id, _choice in choices]
+    seen: set[str] = set()
+    for item_id in ids:
+        if item_id in seen:
+            raise ValidationError(
+                f"{item_id} is in the list twice", field="item", hint="decide each item once"
+            )
+        seen.add(item_id)
+    with workspace.locked():
+        found = find_items(workspace, ids)
+        items = [found[i] if i in found else _open_item(workspace, i) for i in ids]
+        _check_list(items)
+        store = items[0].store
+        shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+        decisions: list[Decision] = []
+        with store.transaction(actor=actor, message=f"decide {len(ids)} items: {shown}") as tx:
+            session = Session(shared=tx)
+            for n, (item, (_id, choice)) in enumerate(zip(items, choices, strict=True), 1):
+                try:
+                    decisions.append(_decide_item(session, workspace, item, choice, actor=actor))
+                except ValidationError as e:
+                    raise ValidationError(
+                        f"item {n} of {len(ids)} ({item.id}): {e.message}; nothing was decided",
+                        path=e.path,
+                        field=e.field,
+                        hint=e.hint,
+                    ) from e
+        return decisions
+
+
+#: the keys of one entry of a decision list, and what each must be
+_ENTRY_KEYS = {
+    "item": str,
+    "approve": bool,
+    "reject": bool,
+    "option": str,
+    "reason": str,
+    "conditions": dict,
+    "content": str,
+}
+
+
+def choices_from_data(data: object, *, where: str = "the list") -> list[tuple[str, Choice]]:
+    """A decision list as JSON gives it (``memgov decide -``, an MCP call): a list of
+    ``{"item": ID, "approve": true | "reject": true, "option": ..., "reason": ...,
+    "conditions": {ID: CONDITION}, "content": ...}``. A wrong entry is an error that
+    names its place and field; nothing is guessed."""
+    if not isinstance(data, list) or not data:
+        raise ValidationError(
+            "a decision list is a JSON list of objects, one per item",
+            path=where,
+            hint='[{"item": "conflict-...", "approve": true, "option": "newer"}]',
+        )
+    out: list[tuple[str, Choice]] = []
+    for n, entry in enumerate(data):
+        at = f"{where}[{n}]"
+        if not isinstance(entry, dict):
+            raise ValidationError("each entry is a JSON object", path=at)
+        for key, value in entry.items():
+            kind = _ENTRY_KEYS.get(key)
+            if kind is None:
+                raise ValidationError(
+                    "unknown key", path=at, field=key, hint=", ".join(sorted(_ENTRY_KEYS))
+                )
+            if not isinstance(value, kind) or (kind is dict and not _all_text(value)):
+                raise ValidationError(f"must be a {kind.__name__}", path=at, field=key)
+        if "item" not in entry or not entry["item"].strip():
+            raise ValidationError("names no item", path=at, field="item")
+        approve, reject = entry.get("approve", False), entry.get("reject", False)
+        if approve == reject:
+            raise ValidationError(
+                "say approve or reject, not both or neither",
+                path=at,
+                field="approve",
+                hint='"approve": true, or "reject": true',
+            )
+        out.append(
+            (
+                entry["item"].strip(),
+                Choice(
+                    approve=approve,
+                    reason=entry.get("reason", ""),
+                    option=entry.get("option"),
+                    conditions=entry.get("conditions"),
+                    content=entry.get("content"),
+                ),
+            )
+        )
+    return out
+
+
+def _all_text(value: object) -> bool:
+    """A JSON object of strings to strings (the conditions of a ``parallel``)."""
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    )
+
+
+def _check_list(items: Sequence[Item]) -> None:
+    first = items[0]
+    holder: dict[str, str] = {}
+    for item in items:
+        if item.kind == Kind.CONSOLIDATION:
+            raise ValidationError(
+                f"{item.id} is a consolidation batch: it is decided on its own",
+                field="item",
+                hint=f"memgov decide {item.id} --approve|--reject",
+            )
+        if item.store is not first.store:
+            raise ValidationError(
+                f"{item.id} is in {item.store.root}, {first.id} in {first.store.root}: "
+                f"a list of decisions writes one store",
+                field="item",
+                hint="decide each store's items in a list of their own",
+            )
+        for record in item.records:
+            other = holder.setdefault(record.memory.id, item.id)
+            if other != item.id:
+                raise ValidationError(
+                    f"{item.id} and {other} both decide record {record.memory.id}",
+                    field="item",
+                    hint="decide one of them, then look at the other again",
+                )
 
 
 def preview(

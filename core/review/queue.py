@@ -12,7 +12,7 @@ deciding one item costs that item, not the queue).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from core.domain import secrets
 from core.domain.errors import NotFoundError
@@ -67,38 +67,66 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
 def get_item(workspace: Workspace, item_id: str) -> Item:
     """The open item ``item_id``, built alone: the store it lives in, the records it
     names, their evidence. NotFoundError when no store has it open."""
+    found = find_items(workspace, [item_id])
+    if item_id not in found:
+        raise NotFoundError(f"no open review item {item_id!r}; 'memgov queue' lists them")
+    return found[item_id]
+
+
+def find_items(workspace: Workspace, item_ids: Sequence[str]) -> dict[str, Item]:
+    """The open items among ``item_ids``, each built as :func:`get_item` builds it
+    (absent: no store has it open). The conflict keys of a store are read once for
+    all of them."""
+    found: dict[str, Item] = {}
     for store in workspace.stores:
-        item = _find_in(store, workspace, item_id)
-        if item is not None:
-            return item
-    raise NotFoundError(f"no open review item {item_id!r}; 'memgov queue' lists them")
+        finder = _Finder(store, workspace)
+        for item_id in item_ids:
+            if item_id not in found:
+                item = finder.find(item_id)
+                if item is not None:
+                    found[item_id] = item
+    return found
 
 
-def _find_in(store: Store, workspace: Workspace, item_id: str) -> Item | None:
-    evidence = Evidence(store, workspace.stores)
-    if item_id.startswith("conflict-"):
+class _Finder:
+    """Builds the items of one store by id."""
+
+    def __init__(self, store: Store, workspace: Workspace) -> None:
+        self.store, self.workspace = store, workspace
+        self.evidence = Evidence(store, workspace.stores)
+        self._conflicts: dict[str, MemoryKey] | None = None
+
+    def conflict_key(self, item_id: str) -> MemoryKey | None:
         # the id is a digest of the key: found among the keys, then only its records built
-        for key in store.memories.catalog.keys_with_status("conflict"):
-            if conflict_item_id(key) == item_id:
-                members = [m for m in store.memories.by_key(key) if m.status == "conflict"]
-                if not members:
-                    return None
-                members.sort(key=lambda m: m.created_at)
-                return conflict_item(evidence, key, members)
-        return None
-    if item_id.startswith(("promote-", "delete-")):
-        try:
-            request = get_request(store, item_id)
-        except NotFoundError:
-            return None
-        return request_item(evidence, request, workspace.team)
-    if item_id.startswith(ITEM_PREFIX):
-        memory = store.memories.get(item_id.removeprefix(ITEM_PREFIX))
-        if memory is None:
-            return None
-        findings = scan_file(store.root / memory.path)
-        return secret_item(evidence, Hit(memory.path, findings, memory)) if findings else None
-    return next(iter(pending_items(store, [item_id])), None)
+        if self._conflicts is None:
+            keys = self.store.memories.catalog.keys_with_status("conflict")
+            self._conflicts = {conflict_item_id(key): key for key in keys}
+        return self._conflicts.get(item_id)
+
+    def find(self, item_id: str) -> Item | None:
+        store, evidence = self.store, self.evidence
+        if item_id.startswith("conflict-"):
+            key = self.conflict_key(item_id)
+            if key is None:
+                return None
+            members = [m for m in store.memories.by_key(key) if m.status == "conflict"]
+            if not members:
+                return None
+            members.sort(key=lambda m: m.created_at)
+            return conflict_item(evidence, key, members)
+        if item_id.startswith(("promote-", "delete-")):
+            try:
+                request = get_request(store, item_id)
+            except NotFoundError:
+                return None
+            return request_item(evidence, request, self.workspace.team)
+        if item_id.startswith(ITEM_PREFIX):
+            memory = store.memories.get(item_id.removeprefix(ITEM_PREFIX))
+            if memory is None:
+                return None
+            findings = scan_file(store.root / memory.path)
+            return secret_item(evidence, Hit(memory.path, findings, memory)) if findings else None
+        return next(iter(pending_items(store, [item_id])), None)
 
 
 def _sets(store: Store) -> list[tuple[MemoryKey, list[Memory]]]:

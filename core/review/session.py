@@ -16,6 +16,7 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from core.domain.errors import ValidationError
 from core.store.joint import joint_transaction
 from core.store.prepared import Prepared
 from core.store.store import Store
@@ -27,9 +28,22 @@ class Session:
     dry_run: bool = False
     #: a dry run's transactions, each with what it would write (None: nothing)
     prepared: list[tuple[Transaction, Prepared | None]] = field(default_factory=list)
+    #: the one open transaction every decision of a list writes into
+    #: (core.review.decide.decide_many): one commit for all of them
+    shared: Transaction | None = None
 
     @contextlib.contextmanager
     def transaction(self, store: Store, *, actor: str, message: str) -> Iterator[Transaction]:
+        if self.shared is not None:
+            if self.shared.store is not store:
+                raise ValidationError(
+                    f"a list of decisions writes one store ({self.shared.store.root}); "
+                    f"this item is in {store.root}",
+                    field="item",
+                    hint="decide each store's items in a list of their own",
+                )
+            yield self.shared
+            return
         with store.transaction(actor=actor, message=message, dry_run=self.dry_run) as tx:
             yield tx
         if self.dry_run:
@@ -40,6 +54,13 @@ class Session:
         self, coordinator: Store, participant: Store, *, actor: str, message: str
     ) -> Iterator[tuple[Transaction, Transaction]]:
         """One change across two stores (both or neither; core.store.joint)."""
+        if self.shared is not None:
+            raise ValidationError(
+                "this decision writes two stores (a promotion, or an erasure with a team "
+                "copy): it cannot share a list's single transaction",
+                field="item",
+                hint="decide it on its own (memgov decide ITEM ...)",
+            )
         with joint_transaction(
             coordinator, participant, actor=actor, message=message, dry_run=self.dry_run
         ) as pair:

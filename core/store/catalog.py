@@ -447,6 +447,9 @@ class Catalog:
         }
         if MEMORY_DIR not in dirs:
             dirs[MEMORY_DIR] = (-1, -1)
+        children: dict[str, list[str]] = {}  # each known folder's known subfolders
+        for d in dirs:
+            children.setdefault(d.rpartition("/")[0], []).append(d)
         stack = [MEMORY_DIR]
         visited: set[str] = set()
         while stack:
@@ -454,7 +457,7 @@ class Catalog:
             visited.add(folder)
             stamp = self._dir_stamp(folder)
             if stamp is not None and dirs.get(folder) == stamp:
-                stack += [d for d in dirs if d.rpartition("/")[0] == folder and d not in visited]
+                stack += [d for d in children.get(folder, ()) if d not in visited]
                 continue
             # this folder changed: list it, compare names and inodes with the rows
             files, subdirs = self._scan(folder, result)
@@ -476,7 +479,7 @@ class Catalog:
             for rel in gone:
                 db.execute("DELETE FROM entries WHERE rel=?", (rel,))
             result.changed |= gone
-            for sub in [d for d in dirs if d.rpartition("/")[0] == folder and d not in subdirs]:
+            for sub in [d for d in children.get(folder, ()) if d not in subdirs]:
                 self._drop_folder(db, sub, result)
             if stamp is None:
                 db.execute("DELETE FROM dirs WHERE rel=?", (folder,))

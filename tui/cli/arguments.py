@@ -145,7 +145,13 @@ def add_show(add: Adder) -> None:
 
 def add_decide(add: Adder) -> None:
     p = add("decide", "review:cmd_decide", "decide a review item (recorded, committed, revertible)")
-    p.add_argument("item")
+    p.add_argument(
+        "item",
+        help="the item's id; - reads a JSON list of decisions from stdin and decides them "
+        'in one transaction and one commit: [{"item": ID, "approve": true, "option": '
+        '"newer", "reason": "..."}, ...] (keys: item, approve or reject, option, reason, '
+        "conditions, content)",
+    )
     p.add_argument("--approve", action="store_true")
     p.add_argument("--reject", action="store_true", help="for a conflict: defer")
     p.add_argument(

@@ -6,6 +6,8 @@ a memory (a request a maintainer or owner decides in the queue).
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -113,6 +115,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from core.review.decide import decide, preview
     from core.store.decisions import Decision
 
+    if args.item == "-":
+        return _decide_list(args)
     if args.approve == args.reject:
         raise MemgovError("say --approve or --reject")
     run = preview if args.dry_run else decide
@@ -141,6 +145,51 @@ def cmd_decide(args: argparse.Namespace) -> int:
             + (f"\n  erased: {', '.join(decision.erased)}" if decision.erased else "")
             + (f"\n  note: {decision.note}" if decision.note else "")
             + ("\n  undo with: memgov revert " + decision.id if decision.revertible else "")
+        ),
+    )
+    return EXIT_OK
+
+
+def _decide_list(args: argparse.Namespace) -> int:
+    """``memgov decide -``: a JSON list of decisions on stdin, one transaction and one
+    commit (core.review.decide.decide_many)."""
+    from core.review.decide import choices_from_data, decide_many
+
+    given = [
+        flag
+        for flag, value in (
+            ("--approve", args.approve),
+            ("--reject", args.reject),
+            ("--option", args.option),
+            ("--content", args.content),
+            ("--condition", args.condition),
+            ("--reason", args.reason),
+            ("--dry-run", args.dry_run),
+            ("--file", args.file),
+        )
+        if value
+    ]
+    if given:
+        raise MemgovError(
+            f"memgov decide - reads each decision from the list on stdin; {given[0]} "
+            f"belongs in the entries"
+        )
+    raw = sys.stdin.read()
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise MemgovError(
+            f"stdin: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    decisions = decide_many(
+        workspace(args), choices_from_data(data, where="stdin"), actor=actor_from(args)
+    )
+    emit(
+        args,
+        [to_data(d) for d in decisions],
+        lambda: (
+            "\n".join(f"{d.id}: {d.kind} {d.item} -> {d.option}" for d in decisions)
+            + f"\n{len(decisions)} decisions, one commit"
         ),
     )
     return EXIT_OK

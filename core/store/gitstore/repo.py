@@ -10,7 +10,7 @@ index's cache of trees keeps the rest), ``commit-tree`` and ``update-ref`` make
 the commit. Unlike ``git add`` + ``git commit -- PATHS``, nothing writes a second,
 temporary copy of the whole index, and no porcelain runs: no hook of the
 repository ever runs (every git memgov starts has ``core.hooksPath=/dev/null``,
-:data:`core.store.gitstore.run.NO_HOOKS`), as the hooks of a store are untrusted.
+:data:`core.store.gitstore.run.GIT_SETTINGS`), as the hooks of a store are untrusted.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.store.gitstore.plumbing import CommitInfo, gc_due, head_commit
-from core.store.gitstore.run import CONTROL, NO_HOOKS, git_env, run
+from core.store.gitstore.run import CONTROL, GIT_SETTINGS, git_env, run
 
 if TYPE_CHECKING:
     import git
@@ -36,7 +36,7 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 def _guarded(repo: git.Repo) -> git.Repo:
     """Every git command gitpython runs for ``repo`` runs no hook of the repository."""
-    repo.git.update_environment(**NO_HOOKS)
+    repo.git.update_environment(**GIT_SETTINGS)
     return repo
 
 

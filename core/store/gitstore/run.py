@@ -5,7 +5,7 @@ update memgov makes: the author is the actor, the committer is memgov, and the
 dates are the store's clock. :func:`run` runs one git command to completion and
 raises :class:`GitFailed` (a :class:`~core.domain.errors.StoreError`) naming the
 command, never a blob's bytes; :func:`popen` starts one for a stream (fast-import,
-cat-file --batch). No hook of the repository runs (:data:`NO_HOOKS`). Every git
+cat-file --batch). No hook of the repository runs (:data:`GIT_SETTINGS`). Every git
 child dies with this process, so a killed memgov leaves no orphan fast-import or
 gc running beside the rerun.
 
@@ -34,14 +34,24 @@ from core.domain.errors import StoreError
 
 COMMITTER = ("memgov", "memgov@localhost")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-#: no hook of a store's repository ever runs: a hook is untrusted input (``.git/hooks``
+#: what every git memgov starts is told, outranking the repository's own config. No
+#: hook of a store's repository ever runs: a hook is untrusted input (``.git/hooks``
 #: or a ``core.hooksPath`` in the repository's config), and plumbing runs some too
 #: (``post-index-change`` on every index write, ``reference-transaction`` on every
-#: ref update); configuration from the environment outranks the repository's own
-NO_HOOKS = {
-    "GIT_CONFIG_COUNT": "1",
+#: ref update). The index is split (``core.splitIndex``): a write of one file
+#: rewrites a small index of what changed, not the entry of every file (1 MB at
+#: 10,000 memories); any git reads a split index, and folds it back into the shared
+#: one now and then. New loose objects are compressed at zlib level 1
+#: (``core.looseCompression``): hashing ``MEMORY.md`` (1.2 MB at 10,000 memories)
+#: takes 20 ms instead of 60; ``git gc`` packs them at git's usual level.
+GIT_SETTINGS = {
+    "GIT_CONFIG_COUNT": "3",
     "GIT_CONFIG_KEY_0": "core.hooksPath",
     "GIT_CONFIG_VALUE_0": os.devnull,
+    "GIT_CONFIG_KEY_1": "core.splitIndex",
+    "GIT_CONFIG_VALUE_1": "true",
+    "GIT_CONFIG_KEY_2": "core.looseCompression",
+    "GIT_CONFIG_VALUE_2": "1",
 }
 
 
@@ -84,7 +94,7 @@ _PREEXEC: Callable[[], None] | None = _die_with_parent if _LINUX and not _SETPRI
 
 
 def _environment(actor: str | None, when: datetime | None, extra: dict[str, str]) -> dict[str, str]:
-    return {**os.environ, **git_env(actor or COMMITTER[0], when), **NO_HOOKS, **extra}
+    return {**os.environ, **git_env(actor or COMMITTER[0], when), **GIT_SETTINGS, **extra}
 
 
 def run(

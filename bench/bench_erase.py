@@ -7,7 +7,9 @@
 
 It builds a private store (once, under bench/.stores/, reused by later runs)
 whose history is what memgov writes: one commit a transaction, each appending an
-event to ``events.jsonl``; creations add a memory file, an index line and a
+event to the event log's last shard (``events/NNNNNN.jsonl``, a new one every
+256 KiB) and writing ``MEMORY.md`` within its caps when its first lines change;
+creations add a memory file (in its shard folder), an index line and a
 daily-log message; uses rewrite a memory file; corrections rewrite the content
 and write a decision file; some memories expire. One memory, created a fifth of
 the way in and corrected a third of the way in, is then erased the way the store
@@ -41,7 +43,8 @@ sys.path.insert(0, str(ROOT))
 
 from core.domain.record import Memory, Source
 from core.store.erase import history_needles, needles_for, purge_history, scrub_file
-from core.store.index import index_line
+from core.store.events import FIRST_SHARD, SHARD_BYTES, shard_name
+from core.store.index import fit_index, index_line
 from core.store.layout import memory_path
 from core.store.store import Store
 
@@ -183,7 +186,7 @@ class History:
             confidence=0.8,
             created_at=when,
             verified_at=when,
-            title="Zorbl home" if target else None,
+            title="A Zorbl home" if target else None,  # first in the index
             value="Elm St 9" if target else None,
             source=Source(task=f"tr_{memory_id}", message_index=3, evidence=evidence),
             path=memory_path(memory_id),
@@ -239,10 +242,22 @@ def build(root: Path, commits: int, quoted: bool) -> None:
         out.write(b"\n")
         return mark
 
-    view = memoryview(history.events)
-    event_marks = [blob(view[:end]) for end in history.event_ends]
+    # the event log in shards as the store writes it: a new shard once one reaches
+    # SHARD_BYTES; each commit writes the version of its shard with its event
+    first = (root / FIRST_SHARD).read_bytes()
+    log = first + bytes(history.events)
+    shard, start, before = 1, 0, len(first)
+    event_marks: list[tuple[str, int]] = []
+    for end in history.event_ends:
+        if before - start >= SHARD_BYTES:  # the shard is full: the event opens the next
+            shard, start = shard + 1, before
+        event_marks.append((shard_name(shard), blob(log[start : len(first) + end])))
+        before = len(first) + end
+    # the index within its caps, as memgov writes it: a version only when it changes
+    config = Store(root).config
     lines: list[str] = []
     index_marks: list[int | None] = []
+    shown = ""
     for ops in history.index_ops:
         for op, line in ops:
             if op == "add":
@@ -251,7 +266,10 @@ def build(root: Path, commits: int, quoted: bool) -> None:
                 at = bisect.bisect_left(lines, line)
                 if at < len(lines) and lines[at] == line:
                     del lines[at]
-        index_marks.append(blob("".join(x + "\n" for x in lines).encode()) if ops else None)
+        head = lines[: config.index_max_lines + 1]
+        text = fit_index((x + "\n" for x in head), len(lines), config)
+        index_marks.append(blob(text.encode()) if text != shown else None)
+        shown = text
     file_marks: list[dict[str, int]] = []
     for item in history.commits:
         files = item["files"]
@@ -267,7 +285,8 @@ def build(root: Path, commits: int, quoted: bool) -> None:
         out.write(b"committer memgov <memgov@localhost> %s\n" % stamp)
         out.write(b"data %d\n%s\n" % (len(message), message))
         out.write(b"from %s\n" % (tip.encode() if i == 0 else b":%d" % (mark + i)))
-        out.write(b"M 100644 :%d events.jsonl\n" % event_marks[i])
+        shard_rel, shard_mark = event_marks[i]
+        out.write(b"M 100644 :%d %s\n" % (shard_mark, shard_rel.encode()))
         index_mark = index_marks[i]
         if index_mark is not None:
             out.write(b"M 100644 :%d MEMORY.md\n" % index_mark)
@@ -292,7 +311,8 @@ def erase(root: Path) -> dict[str, object]:
     needles = sorted(set(needles), key=len, reverse=True)
     (root / TARGET_PATH).unlink()
     touched = [TARGET_PATH]
-    for path in [root / "MEMORY.md", root / "events.jsonl", *(root / "decisions").glob("*.json")]:
+    logs = sorted((root / "events").glob("*.jsonl"))
+    for path in [root / "MEMORY.md", *logs, *(root / "decisions").glob("*.json")]:
         rel = path.relative_to(root).as_posix()
         data = path.read_bytes()
         new = scrub_file(rel, data, needles, [TARGET])

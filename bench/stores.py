@@ -3,26 +3,23 @@
     .venv/bin/python bench/stores.py 10000 100000      # build (or reuse) and check them
 
 A store of N memories has N commits after its ``memgov init`` commit, each what one
-``memgov remember`` commits: one memory file added (a conflict also changes the
-record it contradicts), its events appended to ``events.jsonl``, its message in
-the day's log under ``logs/``, and ``MEMORY.md`` regenerated. About 1,000 (N/10
-below 10,000) of the memories are second values of a key already held: both
+``memgov remember`` commits: one memory file added in its shard folder (a conflict
+also changes the record it contradicts), its events appended to the event log's
+last shard (``events/NNNNNN.jsonl``, a new one every 256 KiB), its message in the
+day's log under ``logs/``, and ``MEMORY.md`` written within its caps. About 1,000
+(N/10 below 10,000) of the memories are second values of a key already held: both
 records go to ``conflict`` with the pipeline's events (``conflict`` for the new
 record, ``active -> conflict`` for the old one, ``conflict-opened``), so the store
 opens with that many conflict items in ``memgov queue``.
 
-The history is one ``git fast-import`` stream, not N ``git commit`` runs. Sending
-every version of ``events.jsonl`` and ``MEMORY.md`` whole would stream O(N^2)
-bytes (terabytes at 100,000), so both are written at checkpoints: every commit
-while the total stays under ``BUDGET`` bytes (small stores), else every K-th
-commit and always the last, so the last commit's tree is exactly the store's
-state. Every commit still adds or changes its memory file and its day's log.
-
-What stays quadratic is git's own: ``memories/`` is one flat folder, so each
-commit writes a new tree object listing every memory file (560 KB at 10,000
-memories, about 5.6 MB at 100,000), and N commits hash and compress N such trees
-(some 280 GB at 100,000: fast-import had not finished after 18 minutes on the
-2-core machine, with other work running). A real store pays the same per commit.
+The history is one ``git fast-import`` stream, not N ``git commit`` runs. What a
+commit writes no longer grows with the store (a shard of the log is at most
+256 KiB, the index at most its 25,000-byte cap, a folder of ``memories/`` lists
+about N/256 files), so every version is sent while the stream stays under
+``BUDGET`` bytes; past that, the log shards and the index are written at
+checkpoints (every K-th commit and always the last, so the last commit's tree is
+exactly the store's state). Every commit still adds or changes its memory file
+and its day's log.
 
 Stores live under ``bench/.stores/`` (gitignored), one folder per size, with a
 ``.built`` marker; :func:`fresh_copy` gives a writing bench its own copy.
@@ -31,6 +28,7 @@ Stores live under ``bench/.stores/`` (gitignored), one folder per size, with a
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import math
 import random
@@ -45,8 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.domain.record import Memory, Source
-from core.store.events import Event, new_event_id
-from core.store.index import index_line, render_index
+from core.store.events import FIRST_SHARD, SHARD_BYTES, Event, new_event_id, shard_name
+from core.store.index import fit_index, index_line, render_index
 from core.store.layout import memory_path
 from core.store.store import Store
 from core.writing.pipeline import conflict_item_id
@@ -58,8 +56,6 @@ BASE = datetime(2022, 6, 1, 8, 0, tzinfo=TZ)
 STEP = timedelta(minutes=20)
 #: most bytes of events.jsonl and MEMORY.md versions the stream may carry
 BUDGET = 1_000_000_000
-#: rough bytes an event line and an index line take, to pick the checkpoint interval
-EVENT_BYTES, INDEX_BYTES = 450, 150
 TYPE_ORDER = ("working", "episodic", "semantic", "preference", "reflection")
 KINDS = ("episodic", "semantic", "preference", "reflection")
 
@@ -287,7 +283,10 @@ def build(root: Path, size: int, *, budget: int = BUDGET) -> dict[str, float]:
     store = Store.init(root, owner=OWNER, actor=OWNER)
     sim = _Sim(size, store.config.index_line_chars)
     simulated = time.perf_counter() - started
-    every = max(1, math.ceil(size * size * (EVENT_BYTES + INDEX_BYTES) / 2 / budget))
+    # a shard of the event log is at most SHARD_BYTES and the index at most its byte
+    # cap: what a checkpoint writes does not grow with the store
+    per_commit = SHARD_BYTES / 2 + store.config.index_max_bytes
+    every = max(1, math.ceil(size * per_commit / budget))
     checkpoints = [i for i in range(size) if (i + 1) % every == 0 or i == size - 1]
     tip = _git(root, "rev-parse", "HEAD").strip()
     proc = subprocess.Popen(
@@ -309,23 +308,50 @@ def build(root: Path, size: int, *, budget: int = BUDGET) -> dict[str, float]:
         return mark
 
     # each file's versions in a row, so fast-import stores each as a delta of the last
-    view = memoryview(sim.events)
-    event_marks = {i: blob(view[: sim.event_ends[i]]) for i in checkpoints}
+    # the event log in shards, as the store writes it (a new one once the last holds
+    # SHARD_BYTES); at a checkpoint, the version of each shard written since the last
+    first = (root / FIRST_SHARD).read_bytes()
+    log = memoryview(first + bytes(sim.events))
+    shard_of: list[tuple[int, int]] = []  # per commit: (shard number, its start)
+    shard, start, before = 1, 0, len(first)
+    for end in sim.event_ends:
+        if before - start >= SHARD_BYTES:
+            shard, start = shard + 1, before
+        shard_of.append((shard, start))
+        before = len(first) + end
+    last_of = {n: j for j, (n, _start) in enumerate(shard_of)}  # each shard's last commit
+    event_marks: dict[int, list[tuple[str, int]]] = {}
+    written = 0  # the shard the last checkpoint wrote
+    for i in checkpoints:
+        number, begin = shard_of[i]
+        marks = []
+        for older in range(max(written, 1), number):  # shards filled since: their last version
+            last = last_of[older]
+            full = log[shard_of[last][1] : len(first) + sim.event_ends[last]]
+            marks.append((shard_name(older), blob(full)))
+        marks.append((shard_name(number), blob(log[begin : len(first) + sim.event_ends[i]])))
+        event_marks[i] = marks
+        written = number
+    # the index within its caps, from the first lines of the live records in order
     final_index = render_index(sim.memories.values(), store.config).encode()
     index_marks: dict[int, int] = {}
-    live: dict[str, tuple[object, ...]] = {}
+    live: list[tuple[object, ...]] = []
+    sort_of: dict[str, tuple[object, ...]] = {}
     wanted = set(checkpoints)
+    cap = store.config.index_max_lines + 1
     for i, ops in enumerate(sim.index_ops):
         for op, memory_id, sort in ops:
+            old = sort_of.pop(memory_id, None)
+            if old is not None:
+                del live[bisect.bisect_left(live, old)]
             if op == "add":
                 assert sort is not None
-                live[memory_id] = sort
-            else:
-                live.pop(memory_id, None)
+                sort_of[memory_id] = sort
+                bisect.insort(live, sort)
         if i == size - 1:
             index_marks[i] = blob(final_index)
         elif i in wanted:
-            text = "".join(str(s[-1]) + "\n" for s in sorted(live.values()))
+            text = fit_index((str(s[-1]) + "\n" for s in live[:cap]), len(live), store.config)
             index_marks[i] = blob(text.encode())
     file_marks = [{rel: blob(data) for rel, data in files.items()} for files, _, _ in sim.commits]
     for i, (_files, message, when) in enumerate(sim.commits):
@@ -338,7 +364,8 @@ def build(root: Path, size: int, *, budget: int = BUDGET) -> dict[str, float]:
         if i == 0:
             out.write(b"from %s\n" % tip.encode())
         if i in event_marks:
-            out.write(b"M 100644 :%d events.jsonl\n" % event_marks[i])
+            for rel, shard_mark in event_marks[i]:
+                out.write(b"M 100644 :%d %s\n" % (shard_mark, rel.encode()))
             out.write(b"M 100644 :%d MEMORY.md\n" % index_marks[i])
         for rel, blob_mark in file_marks[i].items():
             out.write(b"M 100644 :%d %s\n" % (blob_mark, rel.encode()))

@@ -18,7 +18,7 @@ from support_desk import workspace
 from core.demo import OWNER as DEMO_OWNER
 from core.domain.errors import ValidationError
 from core.domain.record import Memory, Source
-from core.review.decide import Choice, choices_from_data, decide, decide_many
+from core.review.decide import Choice, choices_from_data, decide, decide_many, preview_many
 from core.review.queue import build_queue
 from core.store.decisions import DECISION_DIR
 from core.store.store import Store
@@ -233,3 +233,25 @@ def test_the_cli_reads_a_list_from_stdin(
     code, out, err = demo_cli("decide", "-", "--store", str(conflicts), "--as", OWNER)
     assert code != 0 and "stdin: not JSON" in err
     check()
+
+
+def test_a_list_preview_writes_nothing_and_names_every_transition(conflicts: Path) -> None:
+    ids = _items(conflicts)
+    check = unchanged(conflicts)
+    choices = [(ids[0], Choice(approve=True, option="newer")), (ids[1], Choice(approve=False))]
+    shown = preview_many(open_workspace([conflicts]), choices, actor=OWNER)
+    check()
+    assert (shown.item, shown.kind, shown.option) == ("2 items", "conflict", "defer, newer")
+    (store,) = shown.stores
+    moves = {(t.memory_id, t.before, t.after) for t in store.transitions}
+    # as one decision alone: the loser leaves the conflict, then is superseded
+    assert moves == {
+        ("tool-00-0", "conflict", "active"),
+        ("tool-00-0", "active", "superseded"),
+        ("tool-00-1", "conflict", "active"),
+    }
+    # two decision records, the index and the event log; what the real list then writes
+    assert len([w for w in store.writes if w.startswith(f"{DECISION_DIR}/")]) == 2
+    decide_many(open_workspace([conflicts]), choices, actor=OWNER)
+    status = _statuses(conflicts)
+    assert (status["tool-00-0"], status["tool-00-1"]) == ("superseded", "active")

@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Tab
 
 import tui.screens.queue
 from core.domain.record import Memory, Source
-from core.review.queue import build_queue, get_item
+from core.review.queue import build_queue, find_items
 from core.store.store import Store
 from core.store.workspace import open_workspace
 from tui.app import MemgovDesk
@@ -152,12 +152,12 @@ async def test_deciding_past_the_first_window_reads_only_what_it_touched(
         builds.append(kinds)
         return build_queue(ws, **kinds)
 
-    def fetched_one(ws: Any, item_id: str) -> Any:
-        fetched.append(item_id)
-        return get_item(ws, item_id)
+    def fetched_these(ws: Any, item_ids: Any) -> Any:
+        fetched.extend(item_ids)
+        return find_items(ws, item_ids)
 
     monkeypatch.setattr(tui.screens.queue, "build_queue", counted)
-    monkeypatch.setattr(tui.screens.queue, "get_item", fetched_one)
+    monkeypatch.setattr(tui.screens.queue, "find_items", fetched_these)
     app = desk(many)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot, app)

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from core.review.revert import revert
 from core.store.decisions import Decision
 from core.store.workspace import Workspace
-from tui.messages import DecisionApplied, DecisionFailed
+from tui.messages import DecisionApplied, DecisionFailed, DecisionsApplied
 from tui.screens.desk import Desk
 from tui.screens.dialogs import KeysHelp
 from tui.screens.queue import QueueScreen
@@ -79,6 +79,21 @@ class MemgovDesk(Desk):
         elif decision.option == "revert":
             self.last_decision = None
         self.stores_changed(decision)
+
+    @on(DecisionsApplied)
+    def decisions_applied(self, message: DecisionsApplied) -> None:
+        decisions = message.decisions
+        shown = ", ".join(d.id for d in decisions[:3]) + (
+            f" and {len(decisions) - 3} more" if len(decisions) > 3 else ""
+        )
+        self.notify(
+            f"{message.label}: {len(decisions)} decisions in one commit ({shown}); "
+            f"undo any of them with memgov revert ID",
+            title="Decided",
+            timeout=10,
+        )
+        self.last_decision = None  # u undoes one decision; a list is reverted one by one
+        self.stores_changed(*decisions)
 
     @on(DecisionFailed)
     def decision_failed(self, message: DecisionFailed) -> None:

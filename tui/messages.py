@@ -10,7 +10,7 @@ thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from textual.message import Message
 
@@ -20,11 +20,12 @@ from core.store.decisions import Decision
 
 class StoresChanged(Message, bubble=False):
     """Something was written: a screen that shows store data reads it again.
-    ``decision``: the decision that wrote it, when one did (it says what changed)."""
+    ``decisions``: the decisions that wrote it, when decisions did (they say what
+    changed: one, or a list decided in one commit)."""
 
-    def __init__(self, decision: Decision | None = None) -> None:
+    def __init__(self, decisions: Sequence[Decision] = ()) -> None:
         super().__init__()
-        self.decision = decision
+        self.decisions = tuple(decisions)
 
 
 class ItemsChanged(Message, bubble=False):
@@ -57,6 +58,15 @@ class DecisionApplied(Message):
     def __init__(self, decision: Decision, label: str) -> None:
         super().__init__()
         self.decision = decision
+        self.label = label
+
+
+class DecisionsApplied(Message):
+    """A list of decisions landed in one commit (core.review.decide.decide_many)."""
+
+    def __init__(self, decisions: Sequence[Decision], label: str) -> None:
+        super().__init__()
+        self.decisions = tuple(decisions)
         self.label = label
 
 

@@ -21,7 +21,7 @@ from core.domain.data import AsData
 from core.domain.errors import StoreError
 from core.store import gitstore, logs, requests
 from core.store.events import is_event_log
-from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text
+from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text, render_index
 from core.store.journal import JOURNAL_FILE
 from core.store.secret_files import file_hits, how_to_fix
 from core.store.store import MEMORY_DIR, STATE_DIR, Store
@@ -93,8 +93,11 @@ def diagnose(store: Store) -> list[Finding]:
                     f"line {line.number} points at {line.target}, which is {target.status}",
                 )
             )
+    # the index lists the first active memories within its caps, then says how many
+    # more there are: a memory past the caps has no line, by design
+    due = {line.target for line in parse_index(render_index(memories.values(), store.config))}
     for memory in memories.values():
-        if memory.status == "active" and memory.path not in listed:
+        if memory.status == "active" and memory.path in due and memory.path not in listed:
             found.append(
                 Finding(
                     "error",

@@ -39,11 +39,12 @@ from core.review import conflict, deletion, promotion, secret
 from core.review.authority import check_may_decide
 from core.review.batch import decide_batch, preview_batch
 from core.review.items import Item, Kind
-from core.review.preview import Preview, preview_of
+from core.review.preview import Preview, preview_of, preview_of_list
 from core.review.queue import find_items, get_item
 from core.review.session import Session
 from core.store.decisions import Decision, last_decision_for
 from core.store.secret_files import ITEM_PREFIX
+from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 
 
@@ -97,6 +98,34 @@ def decide_many(
     refs) is decided on its own."""
     if not choices:
         return []
+    decisions, _tx = _many(workspace, choices, actor=actor, dry_run=False)
+    return decisions
+
+
+def preview_many(
+    workspace: Workspace, choices: Sequence[tuple[str, Choice]], *, actor: str
+) -> Preview:
+    """What :func:`decide_many` would change, written nowhere: one preview for the
+    whole list (its one transaction), under the same checks."""
+    decisions, tx = _many(workspace, choices, actor=actor, dry_run=True)
+    ids = [d.item for d in decisions]
+    options = sorted({d.option for d in decisions})
+    first = decisions[0]
+    listing = Preview(
+        item=f"{len(ids)} items",
+        kind=first.kind,
+        option=", ".join(options),
+        decision=None,
+        notes=tuple(d.note for d in decisions if d.note),
+    )
+    return preview_of_list(listing, [(tx, tx.prepared)])
+
+
+def _many(
+    workspace: Workspace, choices: Sequence[tuple[str, Choice]], *, actor: str, dry_run: bool
+) -> tuple[list[Decision], Transaction]:
+    if not choices:
+        raise ValidationError("the list holds no decision", field="item")
     ids = [item_id for item_id, _choice in choices]
     seen: set[str] = set()
     for item_id in ids:
@@ -112,8 +141,9 @@ def decide_many(
         store = items[0].store
         shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
         decisions: list[Decision] = []
-        with store.transaction(actor=actor, message=f"decide {len(ids)} items: {shown}") as tx:
-            session = Session(shared=tx)
+        message = f"decide {len(ids)} items: {shown}"
+        with store.transaction(actor=actor, message=message, dry_run=dry_run) as tx:
+            session = Session(dry_run=dry_run, shared=tx)
             for n, (item, (_id, choice)) in enumerate(zip(items, choices, strict=True), 1):
                 try:
                     decisions.append(_decide_item(session, workspace, item, choice, actor=actor))
@@ -124,7 +154,7 @@ def decide_many(
                         field=e.field,
                         hint=e.hint,
                     ) from e
-        return decisions
+        return decisions, tx
 
 
 #: the keys of one entry of a decision list, and what each must be

@@ -11,7 +11,7 @@ statuses, paths and counts only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from core.consolidation.refs import BATCH_REF
@@ -138,6 +138,20 @@ def preview_of(
     item: Item, decision: Decision, prepared: Sequence[tuple[Transaction, Prepared | None]]
 ) -> Preview:
     """The preview of a dry run's transactions."""
+    shown = Preview(
+        item=item.id,
+        kind=item.kind,
+        option=decision.option,
+        decision=decision.id,
+        notes=(decision.note,) if decision.note else (),
+    )
+    return preview_of_list(shown, prepared)
+
+
+def preview_of_list(
+    shown: Preview, prepared: Sequence[tuple[Transaction, Prepared | None]]
+) -> Preview:
+    """``shown`` (what was decided) with what the dry run's transactions would write."""
     stores = []
     for tx, prep in prepared:
         if prep is None:
@@ -162,11 +176,4 @@ def preview_of(
                 ),
             )
         )
-    return Preview(
-        item=item.id,
-        kind=item.kind,
-        option=decision.option,
-        decision=decision.id,
-        stores=tuple(stores),
-        notes=(decision.note,) if decision.note else (),
-    )
+    return replace(shown, stores=tuple(stores))

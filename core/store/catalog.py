@@ -358,8 +358,6 @@ class Catalog:
                         "UPDATE entries SET secret=?, title=?, hook=? WHERE rel=?",
                         (secret, *parts, rel),
                     )
-            if result.changed:  # rows changed outside a transaction: MEMORY.md is not
-                db.execute("DELETE FROM meta WHERE k = 'index'")  # known to match them
             if result.changed or rescan or fresh or full or head != known_head:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head or "",))
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('scanner', ?)", (scanner,))
@@ -793,15 +791,6 @@ class Catalog:
         """The memory files (readable or not) whose text holds a credential."""
         return [r for (r,) in self._query("SELECT rel FROM entries WHERE secret = 1 ORDER BY rel")]
 
-    def index_digest(self) -> str | None:
-        """The digest of the ``MEMORY.md`` memgov last wrote (None: unknown)."""
-        with self._lock:
-            return self._meta(self.db, "index")
-
-    def set_index_digest(self, digest: str) -> None:
-        with self._lock:
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('index', ?)", (digest,))
-
     def placed(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
         """{id: (rel, status)} of these records' files (every file claiming the id)."""
         found: dict[str, tuple[str, str]] = {}
@@ -816,34 +805,29 @@ class Catalog:
                 found.setdefault(memory_id, (rel, status))
         return found
 
-    def active_before(
-        self, key: tuple[int, str, str, str], besides: Iterable[str]
-    ) -> tuple[tuple[int, str, str, str], str] | None:
-        """The active record just before ``key`` in the index's order (not one of
-        ``besides``): its key and file, one indexed step back."""
-        skip = list(besides)
-        marks = ", ".join("?" * len(skip))
-        rows = self._query(
-            "SELECT type_order, subject, attribute, id, rel FROM entries "
-            "WHERE reason IS NULL AND status = 'active' "
-            "AND (type_order, subject, attribute, id) < (?, ?, ?, ?) "
-            + (f"AND id NOT IN ({marks}) " if skip else "")
-            + "ORDER BY type_order DESC, subject DESC, attribute DESC, id DESC LIMIT 1",
-            [*key, *skip],
+    def count_active(self, besides: Iterable[str] = ()) -> int:
+        """How many records are active (each id once), not counting ``besides``."""
+        ((total,),) = self._query(
+            "SELECT COUNT(DISTINCT id) FROM entries WHERE reason IS NULL AND status='active'"
         )
-        if not rows:
-            return None
-        order, subject, attribute, memory_id, rel = rows[0]
-        return (order, subject, attribute, memory_id), rel
+        skipped = sum(1 for _rel, status in self.placed(besides).values() if status == "active")
+        return int(total) - skipped
 
-    def active_index_rows(self) -> Iterator[tuple[int, str, str, str, str, str, str]]:
+    def active_index_rows(
+        self, *, besides: Iterable[str] = (), limit: int | None = None
+    ) -> Iterator[tuple[int, str, str, str, str, str, str]]:
         """(type order, subject, attribute, id, rel, shown title, shown hook) of the
-        active records, in the index's order."""
-        yield from self._query(
+        active records in the index's order, the first ``limit`` of them (an ordered
+        walk of one index), not ``besides``."""
+        skip = set(besides)
+        rows = self._query(
             "SELECT type_order, subject, attribute, id, rel, title, hook FROM entries "
             "WHERE reason IS NULL AND status='active' "
             "ORDER BY type_order, subject, attribute, id, rel"
+            + (" LIMIT ?" if limit is not None else ""),
+            [limit + len(skip)] if limit is not None else [],
         )
+        yield from (row for row in rows if row[3] not in skip)
 
 
 def memory_from_row(rel: str, meta: str, content: str) -> Memory:

@@ -2,7 +2,9 @@
 
 ``- [Title](memories/id.md) — hook``. The index is an index: content never goes
 in. Limits: about 150 characters a line, 200 lines, 25,000 bytes; by design the
-byte cap fires first. Exceeding them warns, never refuses.
+byte cap fires first. memgov writes the index within them (:func:`fit_index`): the
+first active memories in the index's order, then one line saying how many more
+there are. A hand-edited index over them warns, never refuses.
 
 The file on disk is untrusted input (a hand edit, a push to a team store): read it
 with :func:`read_index_text`, which never raises for what the file holds (not
@@ -124,12 +126,48 @@ _TYPE_ORDER = {name: i for i, name in enumerate(TYPES)}
 
 
 def render_index(memories: Iterable[Memory], config: Config) -> str:
-    order = {name: i for i, name in enumerate(TYPES)}
-    active = sorted(
-        (m for m in memories if m.status == "active"),
-        key=lambda m: (order.get(m.type, 99), m.subject, m.attribute, m.id),
+    """The index of these records: their active ones in order, within the caps."""
+    active = sorted((m for m in memories if m.status == "active"), key=sort_key)
+    width = config.index_line_chars
+    return fit_index((index_line(m, width) + "\n" for m in active), len(active), config)
+
+
+def overflow_line(omitted: int, config: Config) -> str:
+    """The index's last line when it cannot list every active memory. It is no index
+    line (no link): an agent reads it as a note, :func:`parse_index` skips it."""
+    return (
+        f"- … and {omitted:,} more active memor{'y' if omitted == 1 else 'ies'}, not "
+        f"listed: this index keeps within {config.index_max_lines} lines and "
+        f"{config.index_max_bytes:,} bytes ('memgov list' shows them all)\n"
     )
-    return "".join(index_line(m, config.index_line_chars) + "\n" for m in active)
+
+
+def fit_index(lines: Iterable[str], total: int, config: Config) -> str:
+    """The index from its lines in order (each ending in a newline; ``total`` of them
+    in all), within the caps an agent loads (SPEC 2, seed 5.1: lines and bytes, the
+    byte cap first): as many lines as fit, then :func:`overflow_line` for the rest.
+    Reads no more of ``lines`` than fit, so a store of any size writes an index of
+    at most ``index_max_bytes``."""
+    max_lines, max_bytes = config.index_max_lines, config.index_max_bytes
+    kept: list[str] = []
+    sizes: list[int] = []
+    size = 0
+    for line in lines:
+        kept.append(line)
+        sizes.append(len(line.encode("utf-8")))
+        size += sizes[-1]
+        if len(kept) > max_lines or size > max_bytes:
+            break
+    if len(kept) >= total and len(kept) <= max_lines and size <= max_bytes:
+        return "".join(kept)
+    count = len(kept)
+    while count and (
+        count + 1 > max_lines
+        or size + len(overflow_line(total - count, config).encode("utf-8")) > max_bytes
+    ):
+        count -= 1
+        size -= sizes[count]
+    return "".join(kept[:count]) + overflow_line(total - count, config)
 
 
 def parse_index(text: str) -> list[IndexLine]:

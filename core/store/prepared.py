@@ -11,11 +11,10 @@ byte is written. The :class:`Prepared` gives the crash journal its content.
 from __future__ import annotations
 
 import base64
-import hashlib
 import heapq
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +25,7 @@ from core.store.discard import declared, pending
 from core.store.erase import history_needles, scrub, scrub_file
 from core.store.events import Event, EventsAt, event_logs, next_append
 from core.store.fsutil import UnsafePath, confined, read_confined
-from core.store.index import INDEX_FILE, line_span, render_lines, shown_parts, sort_key
+from core.store.index import INDEX_FILE, fit_index, render_lines, shown_parts, sort_key
 from core.store.layout import MAX_FILE_BYTES
 from core.store.logs import LOG_DIR
 
@@ -49,8 +48,6 @@ class Prepared:
     message: str
     event_ids: list[str]
     needles: list[bytes]
-    #: the digest of MEMORY.md as it is once this applies (None: not memgov's render)
-    index_digest: str | None = None
 
     def journal(self, **extra: Any) -> dict[str, Any]:
         return {
@@ -104,7 +101,7 @@ def prepare(tx: Transaction) -> Prepared | None:
     # a record holding a credential never puts it into the index an agent reads: the
     # line shows [secret: rule-id] instead (core.store.index.index_line)
     current_index = _read_store_file(root, INDEX_FILE)
-    index_text = _index_text(tx, current_index)
+    index_text = _index_text(tx)
     writes: dict[str, bytes] = {
         m.path: m.to_markdown().encode("utf-8") for m in tx.changed.values()
     }
@@ -121,8 +118,6 @@ def prepare(tx: Transaction) -> Prepared | None:
     index_bytes = index_text.encode("utf-8")
     if current_index != index_bytes:
         writes[INDEX_FILE] = index_bytes
-    # the index on disk afterwards is memgov's render (not a file the change names)
-    rendered = writes.get(INDEX_FILE, current_index) == index_bytes
     if tx.removed:  # erased content also leaves every other file of the store
         for rel in _scrubbable_files(root):
             if rel in writes or rel in removes:
@@ -147,9 +142,6 @@ def prepare(tx: Transaction) -> Prepared | None:
         raise StoreError(f"nothing was written: {exc}") from None
     if events_at.file in writes:  # an erasure scrubs the shard first: the events follow
         events_at = EventsAt(events_at.file, len(writes[events_at.file]))
-    final_index = None
-    if rendered:  # after an erasure's scrub, as it will be on disk
-        final_index = index_digest(writes.get(INDEX_FILE, current_index or b""))
     return Prepared(
         writes=writes,
         removes=removes,
@@ -162,96 +154,43 @@ def prepare(tx: Transaction) -> Prepared | None:
         message=tx.commit_message(),
         event_ids=[e.id for e in tx.events],
         needles=list(tx.needles),
-        index_digest=final_index,
     )
 
 
-#: over this many changed records, the index is rendered whole rather than edited
-SPLICE_LIMIT = 64
-
-
-def index_digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _index_text(tx: Transaction, current: bytes | None) -> str:
-    """``MEMORY.md`` as the transaction leaves it. When the file is the one memgov
-    last wrote (its digest is in the catalog), only the changed records' lines are
-    taken out and put in, each at the place one indexed query finds (:func:`_splice`);
-    otherwise the catalog's lines of every record it does not touch, already in order
-    and redacted, merged with the changed ones. No other record is read."""
+def _index_text(tx: Transaction) -> str:
+    """``MEMORY.md`` as the transaction leaves it: the catalog's lines of the records
+    it does not touch (in order, redacted), merged with the changed ones, as many as
+    fit the index's caps (core.store.index.fit_index). Reads only the first rows of
+    the catalog's ordered index and one count: the cost does not grow with the store."""
     view = tx.view
     catalog = tx.store.catalog
+    config = tx.store.config
     touched = set(view.local) | view.gone
-    if (
-        current is not None
-        and len(touched) <= SPLICE_LIMIT
-        and catalog.index_digest() == index_digest(current)
-    ):
-        spliced = _splice(tx, current.decode("utf-8", "replace"))
-        if spliced is not None:
-            return spliced
-    return _full_index(tx)
-
-
-def _splice(tx: Transaction, text: str) -> str | None:
-    """The index with the touched records' lines taken out and the new ones put in
-    (None: the file does not look like the catalog says; render it whole)."""
-    view = tx.view
-    catalog = tx.store.catalog
-    touched = set(view.local) | view.gone
-    for memory_id, (rel, status) in catalog.placed(touched).items():
-        if status != "active":
-            continue
-        if len(catalog.rels_of(memory_id)) > 1:
-            return None  # a duplicate id: let the whole render decide which line
-        span = line_span(text, rel)
-        if span is None:
-            return None
-        text = text[: span[0]] + text[span[1] :]
-    inserted: list[tuple[tuple[int, str, str, str], str]] = []
-    width = tx.store.config.index_line_chars
-    for memory in sorted((m for m in view.local.values() if m.status == "active"), key=sort_key):
-        key = sort_key(memory)
-        before = catalog.active_before(key, touched)
-        earlier = [(k, p) for k, p in inserted if k < key]
-        if earlier and (before is None or earlier[-1][0] > before[0]):
-            before = earlier[-1]
-        if before is None:
-            at = 0
-        else:
-            span = line_span(text, before[1])
-            if span is None:
-                return None
-            at = span[1]
-        title, hook = shown_parts(memory)
-        text = text[:at] + render_lines([(title, memory.path, hook)], width) + text[at:]
-        inserted.append((key, memory.path))
-    return text
-
-
-def _full_index(tx: Transaction) -> str:
-    """The index from the catalog's rows merged with the transaction's records."""
-    view = tx.view
-    catalog = tx.store.catalog
-    base: list[tuple[tuple[int, str, str, str], tuple[str, str, str]]] = []
-    seen: set[str] = set()
-    for order, subject, attribute, memory_id, rel, title, hook in catalog.active_index_rows():
-        if memory_id in view.local or memory_id in view.gone or memory_id in seen:
-            continue
-        duplicate = not rel.endswith(f"/{memory_id}.md") and len(catalog.rels_of(memory_id)) > 1
-        if duplicate and view.base[memory_id].path != rel:  # doctor reports the other file
-            continue
-        seen.add(memory_id)
-        base.append(((order, subject, attribute, memory_id), (title, rel, hook)))
     local = sorted(
         (sort_key(m), (*shown_parts(m), m.path))  # a changed record is scanned anew
         for m in view.local.values()
         if m.status == "active"
     )
     changed = [(key, (title, path, hook)) for key, (title, hook, path) in local]
-    rows = [row for _key, row in heapq.merge(base, changed)]
-    return render_lines(rows, tx.store.config.index_line_chars)
+    total = catalog.count_active(besides=touched) + len(changed)
+    # a duplicate id is listed once: a few rows more than the cap cover those skipped
+    wanted = config.index_max_lines + 1 + 16
+
+    def base() -> Iterator[tuple[tuple[int, str, str, str], tuple[str, str, str]]]:
+        seen: set[str] = set()
+        for row in catalog.active_index_rows(besides=touched, limit=wanted):
+            order, subject, attribute, memory_id, rel, title, hook = row
+            if memory_id in seen:
+                continue
+            duplicate = not rel.endswith(f"/{memory_id}.md") and len(catalog.rels_of(memory_id)) > 1
+            if duplicate and view.base[memory_id].path != rel:  # doctor reports the other
+                continue
+            seen.add(memory_id)
+            yield (order, subject, attribute, memory_id), (title, rel, hook)
+
+    width = config.index_line_chars
+    lines = (render_lines([row], width) for _key, row in heapq.merge(base(), changed))
+    return fit_index(lines, total, config)
 
 
 def _read_store_file(root: Path, rel: str, limit: int = 256 * 1024 * 1024) -> bytes | None:

@@ -399,8 +399,6 @@ class Transaction:
         store.records.forget(
             store.catalog.record(written, prepared.removes, erased=bool(self.removed))
         )
-        if prepared.index_digest is not None:  # the next write may edit it line by line
-            store.catalog.set_index_digest(prepared.index_digest)
 
     def commit_message(self) -> str:
         ids = sorted({i for e in self.events for i in e.memory_ids})

@@ -153,7 +153,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
 def _decide_list(args: argparse.Namespace) -> int:
     """``memgov decide -``: a JSON list of decisions on stdin, one transaction and one
     commit (core.review.decide.decide_many)."""
-    from core.review.decide import choices_from_data, decide_many
+    from core.review.decide import choices_from_data, decide_many, preview_many
 
     given = [
         flag
@@ -164,7 +164,6 @@ def _decide_list(args: argparse.Namespace) -> int:
             ("--content", args.content),
             ("--condition", args.condition),
             ("--reason", args.reason),
-            ("--dry-run", args.dry_run),
             ("--file", args.file),
         )
         if value
@@ -181,9 +180,12 @@ def _decide_list(args: argparse.Namespace) -> int:
         raise MemgovError(
             f"stdin: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
-    decisions = decide_many(
-        workspace(args), choices_from_data(data, where="stdin"), actor=actor_from(args)
-    )
+    choices = choices_from_data(data, where="stdin")
+    if args.dry_run:
+        shown = preview_many(workspace(args), choices, actor=actor_from(args))
+        emit(args, to_data(shown), lambda: "\n".join(["dry run: nothing written", *shown.lines()]))
+        return EXIT_OK
+    decisions = decide_many(workspace(args), choices, actor=actor_from(args))
     emit(
         args,
         [to_data(d) for d in decisions],

@@ -35,6 +35,7 @@ from core.store.workspace import Workspace
 from tui.messages import (
     DecisionApplied,
     DecisionFailed,
+    DecisionsApplied,
     ItemsChanged,
     QueueLoaded,
     StoresChanged,
@@ -55,12 +56,13 @@ class Desk(App[None]):
         self.cursor_blink = cursor_blink
         self.store_lock = threading.Lock()
 
-    def apply(self, label: str, run: Callable[[], Decision]) -> None:
-        """Run a decision through core in a thread; report back as a message."""
+    def apply(self, label: str, run: Callable[[], Decision | list[Decision]]) -> None:
+        """Run a decision (or a list, one commit) through core in a thread; report
+        back as a message."""
         self.decide_in_worker(label, run)
 
     @work(thread=True, exclusive=True, group="decide")
-    def decide_in_worker(self, label: str, run: Callable[[], Decision]) -> None:
+    def decide_in_worker(self, label: str, run: Callable[[], Decision | list[Decision]]) -> None:
         try:
             with self.store_lock:
                 decision = run()
@@ -76,15 +78,19 @@ class Desk(App[None]):
                 )
             )
             return
-        self.post_message(DecisionApplied(decision, label))
+        if isinstance(decision, list):
+            self.post_message(DecisionsApplied(decision, label))
+        else:
+            self.post_message(DecisionApplied(decision, label))
 
-    def stores_changed(self, decision: Decision | None = None) -> None:
-        """After any change: every screen that shows store data reads it again. After a
-        decision that closed its item, the item leaves every screen first, at once."""
-        if decision is not None and decision.option not in NOT_CLOSING:
-            self.items_changed({decision.item: None})
+    def stores_changed(self, *decisions: Decision) -> None:
+        """After any change: every screen that shows store data reads it again. After
+        decisions that closed their items, the items leave every screen first, at once."""
+        closed = {d.item: None for d in decisions if d.option not in NOT_CLOSING}
+        if closed:
+            self.items_changed(closed)
         for screen in self.screen_stack:
-            screen.post_message(StoresChanged(decision))
+            screen.post_message(StoresChanged(decisions))
 
     def items_changed(self, changed: Mapping[str, Item | None]) -> None:
         """Some items were read again (or closed): every screen shows them as they are."""

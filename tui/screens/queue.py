@@ -11,7 +11,7 @@ key costs is what it touches, not the queue:
   search texts the worker prepared) and change only the rows of the window
   that differ;
 - after a decision its item leaves at once, the worker reads again only the
-  items the decision touched (:func:`core.review.queue.get_item`), then
+  items the decision touched (:func:`core.review.queue.find_items`), then
   rebuilds the queue in the background; no queue is built on the UI thread.
 
 The first read shows every kind but secrets first, then scans the record files
@@ -34,10 +34,10 @@ from textual.widgets import DataTable, Footer, Header, Input, Static, Tab, Tabs
 from textual.widgets.data_table import ColumnKey
 from textual.worker import get_current_worker
 
-from core.domain.errors import MemgovError, NotFoundError
+from core.domain.errors import MemgovError
 from core.review import view
 from core.review.items import KINDS, ConflictAnalysis, Item, Kind
-from core.review.queue import build_queue, get_item
+from core.review.queue import build_queue, find_items
 from core.store.decisions import Decision
 from core.store.secret_files import scan_file
 from core.store.workspace import Workspace
@@ -49,6 +49,7 @@ from tui.screens.health import HealthScreen
 from tui.screens.history import HistoryScreen
 from tui.screens.items import screen_for
 from tui.screens.problems import ProblemsScreen
+from tui.screens.selection import decide_selection, mark_refusal
 
 KIND_TABS = (
     ("all", "All"),
@@ -74,8 +75,9 @@ def shown_title(title: str) -> str:
     return safe(title)
 
 
-def row_of(item: Item) -> Row:
-    return item.id, (item.opened_at[:10], item.kind, item.scope, shown_title(item.title))
+def row_of(item: Item, marked: bool = False) -> Row:
+    title = shown_title(item.title)
+    return item.id, (item.opened_at[:10], item.kind, item.scope, f"● {title}" if marked else title)
 
 
 def preview(item: Item) -> RenderableType:
@@ -218,6 +220,21 @@ class QueueScreen(DeskScreen):
             tooltip="Files the store could not read",
         ),
         Binding(
+            "space",
+            "mark",
+            "Mark",
+            id="queue.mark",
+            tooltip="Mark the item, to decide several conflicts, deletions or secrets at once",
+        ),
+        Binding(
+            "D",
+            "decide_marked",
+            "Decide marked",
+            key_display="D",
+            id="queue.decide_marked",
+            tooltip="Decide every marked item the same way, in one commit",
+        ),
+        Binding(
             "r", "reload", "Reload", show=False, id="queue.reload", tooltip="Read the stores again"
         ),
         Binding("escape", "clear_search", "Clear", show=False, id="queue.clear"),
@@ -239,6 +256,8 @@ class QueueScreen(DeskScreen):
         self.window_rows: list[Row] = []
         self.column_keys: list[ColumnKey] = []
         self.previewed: Item | None = None
+        #: the marked items' ids, in the order marked (tui.screens.selection)
+        self.marked: dict[str, None] = {}
         #: the filters the window was last placed with
         self.placed_filters: tuple[str, str, str] | None = None
         self.reading = ""
@@ -280,23 +299,25 @@ class QueueScreen(DeskScreen):
     # ----------------------------------------------------------------- data
     @on(StoresChanged)
     def stores_changed(self, message: StoresChanged) -> None:
-        self.reload(message.decision)
+        for decision in message.decisions:  # decided (a deferred one too): unmarked
+            self.marked.pop(decision.item, None)
+        self.reload(message.decisions)
 
-    def reload(self, decision: Decision | None = None, *, full: bool = False) -> None:
-        """Read the queue again in a worker (a read under way is replaced). After a
-        decision, first the items it touched, then the whole queue. ``full`` (the
+    def reload(self, decisions: Sequence[Decision] = (), *, full: bool = False) -> None:
+        """Read the queue again in a worker (a read under way is replaced). After
+        decisions, first the items they touched, then the whole queue. ``full`` (the
         reload key): every file's stat data is checked."""
         self.reading = "reading the stores…"
         self.show_status()
         self.run_worker(
-            partial(self.read_queue, self.items if decision else None, decision, full),
+            partial(self.read_queue, self.items if decisions else None, decisions, full),
             thread=True,
             exclusive=True,
             group="queue",
         )
 
     def read_queue(
-        self, items: list[Item] | None, decision: Decision | None, full: bool = False
+        self, items: list[Item] | None, decisions: Sequence[Decision], full: bool = False
     ) -> None:
         """In the worker: the stores read again (what changed on disk), then the items
         the decision touched, then the queue; each shown as soon as it is read. The
@@ -317,8 +338,8 @@ class QueueScreen(DeskScreen):
                 if worker.is_cancelled:  # replaced while it waited
                     return
                 reread(workspace, full=full)
-                if decision is not None and items is not None:
-                    changed = refetch(workspace, items, decision)
+                if decisions and items is not None:
+                    changed = refetch(workspace, items, decisions)
                     show(partial(desk.items_changed, changed))
                 queue = (
                     build_queue(workspace, kinds=FIRST_KINDS) if first else build_queue(workspace)
@@ -384,6 +405,9 @@ class QueueScreen(DeskScreen):
 
     def set_items(self, items: list[Item]) -> None:
         self.items = items
+        if self.marked:  # a marked item closed meanwhile is no longer marked
+            open_ids = {i.id for i in items}
+            self.marked = {i: None for i in self.marked if i in open_ids}
         counts = view.count_by_kind(items)
         if counts != self.counts:
             self.counts = counts
@@ -479,7 +503,8 @@ class QueueScreen(DeskScreen):
         rows gone are removed, changed cells updated, rows new at the end added; any
         other change (the window moved, a new filter) refills its few rows."""
         table = self.table
-        target = [row_of(i) for i in self.shown[self.first_row : self.first_row + WINDOW]]
+        window = self.shown[self.first_row : self.first_row + WINDOW]
+        target = [row_of(i, i.id in self.marked) for i in window]
         if target == self.window_rows:
             return
         wanted = dict(target)
@@ -518,7 +543,8 @@ class QueueScreen(DeskScreen):
             if self.window_rows
             else "no rows"
         )
-        parts = [waiting, active, rows, self.reading, "? keys · ctrl+p commands"]
+        marked = f"{len(self.marked)} marked: D decides them" if self.marked else ""
+        parts = [waiting, active, rows, marked, self.reading, "? keys · ctrl+p commands"]
         text = " · ".join(p for p in parts if p)
         if text != self.status_text:  # an update lays the screen out again: only on a change
             self.status_text = text
@@ -595,6 +621,34 @@ class QueueScreen(DeskScreen):
             return
         self.app.push_screen(screen_for(item))
 
+    def marked_items(self) -> list[Item]:
+        by_id = {i.id: i for i in self.items}
+        return [by_id[i] for i in self.marked if i in by_id]
+
+    def action_mark(self) -> None:
+        item = self.current()
+        if item is None:
+            self.notify("Nothing selected", severity="warning")
+            return
+        if item.id in self.marked:
+            del self.marked[item.id]
+        else:
+            refusal = mark_refusal(self.marked_items(), item)
+            if refusal is not None:
+                self.notify(refusal, title="Not marked", severity="warning")
+                return
+            self.marked[item.id] = None
+        self.sync_rows()
+        self.show_status()
+        self.move_by(1)
+
+    def action_decide_marked(self) -> None:
+        items = self.marked_items()
+        if not items:
+            self.notify("Mark items with space first", severity="warning")
+            return
+        decide_selection(self, items)
+
     def action_about(self) -> None:
         self.app.push_screen(AboutMeScreen())
 
@@ -625,27 +679,20 @@ def reread(workspace: Workspace, *, full: bool = False) -> None:
 
 
 def refetch(
-    workspace: Workspace, items: Sequence[Item], decision: Decision
+    workspace: Workspace, items: Sequence[Item], decisions: Sequence[Decision]
 ) -> dict[str, Item | None]:
-    """The decision's item and every item showing a record it changed, each built
+    """The decisions' items and every item showing a record they changed, each built
     alone as it is now (None: closed)."""
-    touched = (
-        set(decision.before)
-        | set(decision.after)
-        | set(decision.erased)
-        | {c["id"] for c in decision.created}
-        | {t["id"] for t in decision.touched}
-    )
-    ids = [decision.item] + [
-        i.id for i in items if i.id != decision.item and view.memory_ids(i) & touched
+    touched: set[str] = set()
+    for d in decisions:
+        touched |= set(d.before) | set(d.after) | set(d.erased)
+        touched |= {c["id"] for c in d.created} | {t["id"] for t in d.touched}
+    decided = [d.item for d in decisions]
+    ids = list(dict.fromkeys(decided)) + [
+        i.id for i in items if i.id not in decided and view.memory_ids(i) & touched
     ]
-    changed: dict[str, Item | None] = {}
-    for item_id in ids:
-        try:
-            changed[item_id] = get_item(workspace, item_id)
-        except NotFoundError:
-            changed[item_id] = None
-    return changed
+    found = find_items(workspace, ids)
+    return {item_id: found.get(item_id) for item_id in ids}
 
 
 def warm_secret_scan(workspace: Workspace, lock: Any, cancelled: Callable[[], bool]) -> bool:

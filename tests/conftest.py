@@ -28,6 +28,7 @@ from core.demo import fake_token as demo_token
 from core.domain import secrets
 from core.domain.record import Memory, Source
 from core.store import logs
+from core.store.layout import memory_path
 from core.store.store import Store
 
 TZ = timezone(timedelta(hours=8))
@@ -238,6 +239,14 @@ def events(root: Path) -> list[dict[str, Any]]:
     text = "".join((root / rel).read_text(encoding="utf-8") for rel in event_logs(root))
     lines = text.splitlines()
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def record_file(store_or_root: Store | Path, memory_id: str) -> Path:
+    """The file of a record the store wrote (through a transaction): its shard,
+    ``memories/<2 hex of sha1(id)>/<id>.md`` (:func:`core.store.layout.memory_path`).
+    A hand-made file at ``memories/<id>.md`` is read too, but is not written there."""
+    root = store_or_root.root if isinstance(store_or_root, Store) else store_or_root
+    return root / memory_path(memory_id)
 
 
 def memory_where(store: Store, **fields: Any) -> Memory:

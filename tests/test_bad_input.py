@@ -15,6 +15,7 @@ from conftest import ACTOR, FakeClock, MakeMemory, add_memories, git_status, sna
 from core.reports.doctor import Finding, diagnose
 from core.store.events import FIRST_SHARD
 from core.store.index import INDEX_FILE
+from core.store.layout import memory_path
 from core.store.store import MAX_FILE_BYTES, Store
 
 
@@ -154,7 +155,7 @@ def test_bad_file_is_a_problem_and_nothing_else_breaks(
         assert case.reason in problem.reason
         assert problem.field == case.field
         assert set(snap.memories) == {"good-1", "good-2"}
-        assert snap.memories["good-1"].path == "memories/good-1.md"
+        assert snap.memories["good-1"].path == memory_path("good-1")
 
     # doctor reports it as an error naming the file
     findings = diagnose(Store(root))
@@ -167,7 +168,7 @@ def test_bad_file_is_a_problem_and_nothing_else_breaks(
 
     files_after = snapshot_files(root)
     changed = {rel for rel in files_before if files_after.get(rel) != files_before[rel]}
-    assert changed == {"memories/good-2.md", INDEX_FILE, FIRST_SHARD}
+    assert changed == {memory_path("good-2"), INDEX_FILE, FIRST_SHARD}
     assert git_status(root) == status_before
     if outside_before is not None:
         assert outside.read_bytes() == outside_before
@@ -225,7 +226,7 @@ def test_dangling_supersedes_is_reported_by_doctor(store: Store, make_memory: Ma
     add_memories(store, make_memory(id="newer", supersedes="ghost"))
     findings = [f for f in diagnose(store) if f.field == "supersedes"]
     assert [(f.path, f.reason) for f in findings] == [
-        ("memories/newer.md", "supersedes ghost, which is not in the store")
+        (memory_path("newer"), "supersedes ghost, which is not in the store")
     ]
 
 

@@ -15,8 +15,9 @@ from core.domain.record import Memory
 from core.store import catalog as catalog_module
 from core.store.catalog import CATALOG_FILE
 from core.store.index import INDEX_FILE, render_index
+from core.store.layout import memory_path
 from core.store.store import Store
-from tests.conftest import ACTOR, MakeMemory, add_memories
+from tests.conftest import ACTOR, MakeMemory, add_memories, record_file
 
 
 @pytest.fixture
@@ -147,7 +148,7 @@ def test_a_hand_commit_elsewhere_then_pulled_is_seen(
     Store(store.root).load()
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(store.root), str(clone)], check=True)
-    target = clone / "memories" / "mem-1.md"
+    target = record_file(clone, "mem-1")
     target.write_text(target.read_text().replace("status: active", "status: expired"))
     env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x"}
     env.update(GIT_COMMITTER_NAME="b", GIT_COMMITTER_EMAIL="b@x")
@@ -157,7 +158,7 @@ def test_a_hand_commit_elsewhere_then_pulled_is_seen(
     )
     reads.clear()
     assert Store(store.root).memories["mem-1"].status == "expired"
-    assert reads == ["memories/mem-1.md"]
+    assert reads == [memory_path("mem-1")]
 
 
 def test_a_catalog_that_is_not_a_database_is_rebuilt(store: Store, make_memory: MakeMemory) -> None:
@@ -231,7 +232,7 @@ def test_a_hand_edit_that_expires_a_record_leaves_the_index_at_the_next_write(
     store: Store, make_memory: MakeMemory
 ) -> None:
     some(store, make_memory, 3)
-    path = store.root / "memories" / "mem-1.md"
+    path = record_file(store, "mem-1")
     temp = path.with_name("mem-1.md.swp")
     temp.write_text(path.read_text().replace("status: active", "status: expired"))
     os.replace(temp, path)

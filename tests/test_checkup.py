@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import ACTOR, FakeClock, add_memories
+from conftest import ACTOR, FakeClock, add_memories, record_file
 
 from core.domain.record import Memory
 from core.reports.checkup import check_workspace
@@ -48,7 +48,7 @@ def test_a_warning_fails_only_when_strict(
 ) -> None:
     store = Store.init(tmp_path / "s", owner=ACTOR, actor=ACTOR, clock=clock)
     add_memories(store, make_memory(id="mem-1"))
-    path = store.root / "memories" / "mem-1.md"
+    path = record_file(store, "mem-1")
     path.write_text(path.read_text().replace("Use tables", "Use big tables"))  # not committed
     lenient = check_workspace(Workspace([store]))
     assert [f.severity for f in lenient.stores[0].findings] == ["warning"]

@@ -218,7 +218,7 @@ def test_a_bad_candidate_in_a_list_writes_nothing(cli: Cli) -> None:
     assert "candidate 1: field 's1'" in result.err
     assert "nothing in the list was written" in result.err
     assert (cli.root / "events/000001.jsonl").read_text(encoding="utf-8") == before
-    assert list((cli.root / "memories").glob("*.md")) == []
+    assert list((cli.root / "memories").rglob("*.md")) == []
 
 
 @pytest.mark.parametrize(
@@ -250,7 +250,7 @@ def test_working_memory_is_refused_and_nothing_is_written(cli: Cli) -> None:
     path = cli.candidate("w", source=cli.say("tr_1", "step 3"), type="working")
     result = cli("remember", path, "--json")
     assert (result.code, result.json["outcome"]) == (1, "refused")
-    assert list((cli.root / "memories").glob("*.md")) == []
+    assert list((cli.root / "memories").rglob("*.md")) == []
 
 
 # ------------------------------------------------------------------ secrets
@@ -270,7 +270,7 @@ def test_a_refused_secret_is_never_printed_logged_or_committed(
     result = cli("remember", cli.candidate("secret", **fields), *fmt)
     assert result.code == 1
     assert "github-pat" in result.out
-    assert list((cli.root / "memories").glob("*.md")) == []
+    assert list((cli.root / "memories").rglob("*.md")) == []
     for name, text in {
         "stdout": result.out,
         "stderr": result.err,

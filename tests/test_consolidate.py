@@ -6,17 +6,19 @@ step 4's prune of the index. The batch, its decisions, baselines and rollback ar
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from conftest import ACTOR, FIXED_NOW, statuses
+from conftest import ACTOR, FIXED_NOW, record_file, statuses
 from support_consolidate import item_of, mem, say
 
 from core.consolidation.consolidate import consolidate
 from core.domain.dates import absolutise, fix_formats
 from core.domain.errors import StoreError
 from core.review.batch import decide_batch, pending_items
+from core.store.layout import memory_path
 from core.store.store import Store
 
 
@@ -71,8 +73,8 @@ def test_gather_reads_only_log_messages_added_since_the_last_baseline(
 
 def test_a_dirty_store_is_refused_with_the_file_named(store, make_memory, add):
     add(store, mem(make_memory, "pm", "package_manager", "pnpm", "Use pnpm."))
-    (store.root / "memories" / "pm.md").write_text("hand edit\n")
-    with pytest.raises(StoreError, match=r"memories/pm.md .*commit or discard"):
+    record_file(store, "pm").write_text("hand edit\n")
+    with pytest.raises(StoreError, match=re.escape(memory_path("pm")) + " .*commit or discard"):
         consolidate(store, actor=ACTOR)
 
 
@@ -248,17 +250,17 @@ def test_prune_drops_stale_pointers_and_moves_long_lines_back(store, make_memory
     long_hook = "Docs in Chinese, " + "with every heading translated and the glossary kept " * 4
     drifted = (
         (store.root / "MEMORY.md").read_text()
-        + "- [Editor](memories/gone.md) — Uses vim.\n"
-        + f"- [Doc language](memories/long.md) — {long_hook}\n"
+        + f"- [Editor]({memory_path('gone')}) — Uses vim.\n"
+        + f"- [Doc language]({memory_path('long')}) — {long_hook}\n"
     )
     store.write_raw("MEMORY.md", drifted, actor=ACTOR, message="test: an index edited by hand")
     report = consolidate(store, actor=ACTOR)
     pointer = change(report, "index-pointer")
     assert pointer["class"] == "automatic" and "expired" in pointer["reason"]
     move = change(report, "index-move")
-    assert move["class"] == "needs-approval" and "memories/long.md" in move["files"]
+    assert move["class"] == "needs-approval" and memory_path("long") in move["files"]
     index_file = next(f for f in report.files if f["path"] == "MEMORY.md")
-    assert "\n-- [Editor](memories/gone.md)" in index_file["diff"]
+    assert f"\n-- [Editor]({memory_path('gone')})" in index_file["diff"]
     assert pointer["id"] in index_file["changes"] and move["id"] in index_file["changes"]
     assert report.index["after"]["lines"] == 2
     decide_batch(item_of(store), True, actor=ACTOR)

@@ -6,6 +6,7 @@ what an engine may not mark automatic, and an erasure discarding a pending batch
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,7 @@ from core.review.batch import decide_batch, pending_items
 from core.review.decide import decide
 from core.review.queue import build_queue
 from core.review.revert import revert
+from core.store.layout import memory_path
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.decay import recall
@@ -54,8 +56,8 @@ def test_the_batch_is_a_branch_diff_and_main_is_untouched(store, make_memory, ad
     batch = load_batch(store, report.batch)
     names = git(store.root, "diff", "--name-only", batch.base, f"memgov/batch/{batch.id}")
     assert set(names.split()) == {f["path"] for f in report.files} | {".memgov-batch.json"}
-    narrow = file_diff(store, batch.id, "memories/f.md", context=0)
-    wide = file_diff(store, batch.id, "memories/f.md", context=5)
+    narrow = file_diff(store, batch.id, memory_path("f"), context=0)
+    wide = file_diff(store, batch.id, memory_path("f"), context=5)
     assert narrow.count("\n") < wide.count("\n")
     assert " starts\n" not in narrow and " starts\n" in wide
     with pytest.raises(NotFoundError, match="not changed by batch"):
@@ -109,10 +111,11 @@ def test_a_record_changed_since_the_batch_is_refused_by_name(store, make_memory,
         tx.transition("p2", "active", action="reconfirm", reason="test", confidence=0.95)
     item = item_of(store)
     assert any(c.stale == ("p2",) for c in item.analysis.changes)
-    with pytest.raises(ValidationError, match=r"memories/p2.md: changed since batch .*--reject"):
+    stale = re.escape(memory_path("p2")) + ": changed since batch .*--reject"
+    with pytest.raises(ValidationError, match=stale):
         decide_batch(item, True, actor=ACTOR)
     assert statuses(store) == {"p1": "active", "p2": "active", "f": "active"}
-    decision = decide_batch(item, False, actor=ACTOR, files=["memories/p2.md"])
+    decision = decide_batch(item, False, actor=ACTOR, files=[memory_path("p2")])
     assert decision.option == "partial"
     assert Store(store.root).get("f").content == "Freeze starts the week of 2027-03-15."
     assert statuses(store)["p2"] == "active"
@@ -140,7 +143,7 @@ def test_approve_some_files_and_reject_the_rest(store, make_memory, add, clock):
         decide(ws, item_of(store).id, approve=True, actor=ACTOR, files=["memories/nope.md"])
     decision = decide(ws, item_of(store).id, approve=True, actor=ACTOR, files=["p2.md"])
     assert decision.option == "partial"
-    assert decision.to_dict()["files"]["memories/npm.md"] == "rejected"
+    assert decision.to_dict()["files"][memory_path("npm")] == "rejected"
     assert statuses(store) == {"p1": "active", "p2": "superseded", "npm": "active", "f": "active"}
     assert Store(store.root).get("f").content == "Freeze starts next week."
     assert [b.name for b in baselines(store)] == ["baseline/0000", "baseline/0001"]
@@ -235,7 +238,7 @@ def test_rollback_across_three_baselines(store, make_memory, add, clock):
         mem(make_memory, "c2", "shell", "zsh", "Uses zsh."),
     )
     states = {"baseline/0000": _state(store)}
-    for number, path in ((1, "memories/a2.md"), (2, "memories/b.md"), (3, "memories/c2.md")):
+    for number, path in ((1, memory_path("a2")), (2, memory_path("b")), (3, memory_path("c2"))):
         clock.advance(hours=1)
         consolidate(store, actor=ACTOR)
         decide_batch(item_of(store), True, actor=ACTOR, files=[path])

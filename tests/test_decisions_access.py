@@ -23,6 +23,7 @@ from core.domain.record import Source
 from core.review.decide import decide
 from core.review.revert import revert
 from core.store.decisions import load_decision
+from core.store.layout import memory_path
 from core.store.requests import file_request, get_request
 from core.store.store import Store
 
@@ -179,7 +180,7 @@ def test_nothing_private_enters_the_team_store_but_an_approved_promotion(demo: P
     assert git(team.root, "rev-list", f"{team_head}..HEAD").split() == [head(team.root)]
     (created,) = decision.created
     changed = {rel for rel, data in tree_state(team.root).items() if team_files.get(rel) != data}
-    assert changed - {"MEMORY.md", "events/000001.jsonl"} == {f"memories/{created['id']}.md"} | {
+    assert changed - {"MEMORY.md", "events/000001.jsonl"} == {memory_path(created["id"])} | {
         s.log for s in Store(team.root).get(created["id"]).all_sources if s.log
     }
     everything = all_text(team.root)

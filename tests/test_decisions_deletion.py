@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import ACTOR, FIXED_NOW, add_memories, events, git, git_bytes
+from conftest import ACTOR, FIXED_NOW, add_memories, events, git, git_bytes, record_file
 from support_decisions import (
     all_text,
     assert_clean,
@@ -33,6 +33,7 @@ from core.review.decide import decide
 from core.review.queue import build_queue
 from core.review.revert import revert
 from core.store import logs
+from core.store.layout import memory_path
 from core.store.requests import file_request, get_request
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -155,19 +156,19 @@ def test_erasing_one_of_two_records_that_share_a_line_keeps_the_other(
         content=f"{shared}\nAsk in the ops channel before the first run.",
     )
     add_memories(store, gone, kept)
-    kept_file = (store.root / "memories/deploy-ops.md").read_bytes()
+    kept_file = record_file(store, "deploy-ops").read_bytes()
     index = (store.root / "MEMORY.md").read_text(encoding="utf-8").splitlines()
     request = file_request(store, kind="delete", memory_id=gone.id, reason="wrong", actor=ACTOR)
 
     decision = decide(Workspace([store]), request.id, approve=True, actor=ACTOR)
 
     assert decision.erased == [gone.id]
-    assert (store.root / "memories/deploy-ops.md").read_bytes() == kept_file
+    assert record_file(store, "deploy-ops").read_bytes() == kept_file
     assert (store.root / "MEMORY.md").read_text(encoding="utf-8").splitlines() == [
         line for line in index if "deploy-weekdays" not in line
     ]
     assert git(store.root, "status", "--porcelain") == ""
-    assert git_bytes(store.root, "show", "HEAD:memories/deploy-ops.md") == kept_file
+    assert git_bytes(store.root, "show", f"HEAD:{memory_path('deploy-ops')}") == kept_file
     text = all_text(store.root)
     assert b"Only on weekdays, never on a Friday." not in text
     assert b"only weekdays" not in text

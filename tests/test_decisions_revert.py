@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DEMO_MAINTAINER as MAINTAINER
-from conftest import commit_count, events, git, head, memory_where
+from conftest import commit_count, events, git, head, memory_where, record_file
 from support_decisions import (
     assert_clean,
     assert_recorded,
@@ -102,7 +102,7 @@ def test_reverting_a_promotion_removes_the_team_copy_and_reopens_the_request(
 
     assert fronts(team.root) == team_before
     assert fronts(private.root) == private_before
-    assert not (team.root / f"memories/{created['id']}.md").exists()
+    assert not record_file(team.root, created["id"]).exists()
     gone = [e for e in events(team.root) if e.get("decision") == undone.id]
     assert [(e["action"], e["memory_ids"], e["to"]) for e in gone] == [
         ("revert-erase", [created["id"]], "deleted")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ACTOR, FakeClock, MakeMemory, add_memories, git, snapshot_files
+from conftest import ACTOR, FakeClock, MakeMemory, add_memories, git, record_file, snapshot_files
 
 from core.domain.errors import ValidationError
 from core.domain.record import Source
@@ -16,6 +16,7 @@ from core.reports.doctor import diagnose
 from core.store.events import FIRST_SHARD
 from core.store.index import INDEX_FILE
 from core.store.journal import JOURNAL_FILE
+from core.store.layout import memory_path
 from core.store.store import Store
 from tui.cli import main
 
@@ -106,7 +107,7 @@ def _index_points_nowhere(store: Store, make: MakeMemory) -> None:
 
 def _index_points_at_superseded(store: Store, make: MakeMemory) -> None:
     with (store.root / INDEX_FILE).open("a") as handle:
-        handle.write("- [Old](memories/mem-2.md) — old\n")
+        handle.write(f"- [Old]({memory_path('mem-2')}) — old\n")
 
 
 def _index_line_missing(store: Store, make: MakeMemory) -> None:
@@ -127,22 +128,22 @@ def _no_event(store: Store, make: MakeMemory) -> None:
 
 
 def _status_disagrees(store: Store, make: MakeMemory) -> None:
-    path = store.root / "memories" / "mem-3.md"
+    path = record_file(store, "mem-3")
     path.write_text(path.read_text().replace("status: active", "status: expired"))
 
 
 def _cycle(store: Store, make: MakeMemory) -> None:
-    path = store.root / "memories" / "mem-2.md"
+    path = record_file(store, "mem-2")
     path.write_text(path.read_text().replace("supersedes: null", "supersedes: mem-3"))
 
 
 def _dangling(store: Store, make: MakeMemory) -> None:
-    path = store.root / "memories" / "mem-1.md"
+    path = record_file(store, "mem-1")
     path.write_text(path.read_text().replace("supersedes: null", "supersedes: nowhere"))
 
 
 def _source_unresolved(store: Store, make: MakeMemory) -> None:
-    path = store.root / "memories" / "mem-1.md"
+    path = record_file(store, "mem-1")
     path.write_text(path.read_text().replace("message_index: 0", "message_index: 99"))
 
 
@@ -157,10 +158,10 @@ ERRORS = [
     ("no index line", _index_line_missing, INDEX_FILE, None, "mem-1 has no index line"),
     ("torn event", _torn_event, "events/000001.jsonl", None, "torn last line"),
     ("no event", _no_event, "memories/stray.md", "status", "no event records"),
-    ("status vs events", _status_disagrees, "memories/mem-3.md", "status", "last event says"),
-    ("supersedes cycle", _cycle, "memories/mem-2.md", "supersedes", "supersedes cycle"),
-    ("dangling supersedes", _dangling, "memories/mem-1.md", "supersedes", "not in the store"),
-    ("unresolved source", _source_unresolved, "memories/mem-1.md", "source", "does not resolve"),
+    ("status vs events", _status_disagrees, memory_path("mem-3"), "status", "last event says"),
+    ("supersedes cycle", _cycle, memory_path("mem-2"), "supersedes", "supersedes cycle"),
+    ("dangling supersedes", _dangling, memory_path("mem-1"), "supersedes", "not in the store"),
+    ("unresolved source", _source_unresolved, memory_path("mem-1"), "source", "does not resolve"),
     ("unusable journal", _journal, ".git/memgov/txn.json", None, "crash journal cannot be used"),
 ]
 
@@ -209,14 +210,14 @@ def _index_too_long(store: Store, make: MakeMemory) -> None:
 
 
 def _uncommitted(store: Store, make: MakeMemory) -> None:
-    path = store.root / "memories" / "mem-1.md"
+    path = record_file(store, "mem-1")
     path.write_text(path.read_text().replace("Use tables", "Use big tables"))
 
 
 WARNINGS = [
-    ("large memory", _large_memory, "memories/big.md", "over 40,000"),
+    ("large memory", _large_memory, memory_path("big"), "over 40,000"),
     ("index limits", _index_too_long, INDEX_FILE, "over the 1-line cap"),
-    ("uncommitted edit", _uncommitted, "memories/mem-1.md", "not committed"),
+    ("uncommitted edit", _uncommitted, memory_path("mem-1"), "not committed"),
 ]
 
 
@@ -279,7 +280,7 @@ def test_diagnose_lists_findings_with_render(clean_store: Store, make_memory: Ma
     _dangling(clean_store, make_memory)
     findings = [f for f in diagnose(clean_store) if f.severity == "error"]
     assert [f.render() for f in findings] == [
-        "error   memories/mem-1.md: field 'supersedes': "
+        f"error   {memory_path('mem-1')}: field 'supersedes': "
         "supersedes nowhere, which is not in the store"
     ]
 
@@ -290,7 +291,7 @@ def test_a_deleted_predecessor_is_not_a_dangling_pointer(
     """mem-3 supersedes mem-2; once mem-2 is erased the pointer is history, not an error."""
     with clean_store.transaction(actor=ACTOR, message="erase") as tx:
         tx.erase("mem-2", action="erase", reason="user asked")
-    assert not (clean_store.root / "memories" / "mem-2.md").exists()
+    assert not record_file(clean_store, "mem-2").exists()
     assert [f for f in diagnose(clean_store) if f.severity == "error"] == []
 
 

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ACTOR, MakeMemory, add_memories, git_status
+from conftest import ACTOR, MakeMemory, add_memories, git_status, record_file
 
 from core.domain.errors import StoreError
 from core.reports.doctor import diagnose
@@ -225,7 +225,7 @@ def test_a_linked_shard_is_refused(store: Store, make_memory: MakeMemory, tmp_pa
     with pytest.raises(StoreError, match="symbolic link"):
         append_to_log(root, [])
     assert outside.read_bytes() == kept
-    assert not (root / "memories" / "mem-2.md").exists()
+    assert not record_file(root, "mem-2").exists()
 
 
 def test_a_linked_shard_folder_is_refused(

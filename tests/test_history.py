@@ -7,12 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import FakeClock, MakeMemory, add_memories
+from conftest import FakeClock, MakeMemory, add_memories, record_file
 
 from core.domain.record import Memory
 from core.reports.history import history, supersedes_chain
 from core.store.events import FIRST_SHARD, Event, append_events
 from core.store.journal import JOURNAL_FILE
+from core.store.layout import memory_path
 from core.store.store import Store
 from tui.cli import main
 
@@ -159,12 +160,14 @@ def test_events_a_crash_recovery_rolled_back_do_not_decide_the_status(
         [Event(id="ev-undone", ts="2027-03-16T10:20:00+08:00", actor="x", action="create",
                memory_ids=("ghost",), to_status="active")],
     )  # fmt: skip
-    (root / "memories" / "ghost.md").write_text(make_memory(id="ghost").to_markdown())
+    ghost = record_file(root, "ghost")
+    ghost.parent.mkdir(exist_ok=True)
+    ghost.write_text(make_memory(id="ghost").to_markdown())
     (chain.state_dir / JOURNAL_FILE).write_text(
         json.dumps({
             "phase": "files", "actor": "x", "message": "crashed", "events_offset": offset,
             "events_file": FIRST_SHARD,
-            "paths": ["memories/ghost.md"], "created": ["memories/ghost.md"],
+            "paths": [memory_path("ghost")], "created": [memory_path("ghost")],
             "events": ["ev-undone", "ev-never-written"],
         })
     )  # fmt: skip

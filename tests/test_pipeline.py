@@ -78,7 +78,8 @@ def events(store: Store, action: str | None = None) -> list[Event]:
 
 
 def memory_files(store: Store) -> list[str]:
-    return sorted(p.name for p in (store.root / "memories").glob("*.md"))
+    """The names of every memory file of a store (in the shards and the flat folder)."""
+    return sorted(p.name for p in (store.root / "memories").rglob("*.md"))
 
 
 def git_log_patch(root: Path) -> str:

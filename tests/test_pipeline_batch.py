@@ -84,7 +84,9 @@ def the_list(src: dict[str, Source]) -> list[Candidate]:
 
 def state(store: Store) -> tuple[dict[str, str], list[tuple[str, tuple[str, ...], Any, Any]]]:
     files = {
-        p.name: p.read_text(encoding="utf-8") for p in sorted((store.root / "memories").glob("*"))
+        p.relative_to(store.root).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted((store.root / "memories").rglob("*"))
+        if p.is_file()
     }
     found, bad = store.events()
     assert bad == []

@@ -25,6 +25,7 @@ from core.domain.errors import NotFoundError
 from core.domain.record import Memory
 from core.review.queue import build_queue, get_item
 from core.store import logs
+from core.store.layout import memory_path
 from core.store.requests import file_request
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -152,7 +153,7 @@ def test_pointers_name_index_lines_supersedes_links_and_open_requests(
         store, kind="promote", memory_id="fmt-new", reason="share", actor="tester@example.com"
     )
     index = (store.root / "MEMORY.md").read_text(encoding="utf-8").splitlines()
-    line = next(n for n, text in enumerate(index, start=1) if "(memories/fmt-new.md)" in text)
+    line = next(n for n, text in enumerate(index, start=1) if f"({memory_path('fmt-new')})" in text)
     items = {i.id: i for i in build_queue(Workspace([store]), kinds=["deletion"])}
     assert set(items) == {ask_old.id, ask_new.id}
     assert items[ask_new.id].records[0].pointers == (

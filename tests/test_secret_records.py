@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import record_file
 from support_desk import desk, settle, text_of, workspace
 from textual.widgets import DataTable, TextArea
 
@@ -38,6 +39,7 @@ from core.review.items import KINDS
 from core.review.queue import build_queue, get_item
 from core.review.revert import revert
 from core.store import secret_files
+from core.store.layout import memory_path
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
 from tui.screens.dialogs import ReasonDialog
@@ -179,12 +181,14 @@ def test_doctor_finds_tokens_in_superseded_expired_and_unreadable_files(
 
     errors = secret_errors(Store(store.root))
     paths = sorted(e.split()[1].rstrip(":") for e in errors)
-    assert paths == [
-        "memories/broken.md",
-        "memories/live-note.md",
-        "memories/old-note.md",
-        "memories/stale-note.md",
-    ]
+    assert paths == sorted(
+        [
+            "memories/broken.md",
+            memory_path("live-note"),
+            memory_path("old-note"),
+            memory_path("stale-note"),
+        ]
+    )
     assert any("the record is superseded" in e for e in errors)
     assert any("the record is expired" in e for e in errors)
     assert not any(t in e for t in tokens for e in errors)
@@ -308,7 +312,7 @@ def test_a_queue_build_scans_each_file_once(
     second = build_queue(ws, kinds=["secret"])
     assert [i.id for i in first] == [i.id for i in second] == ["secret-leaky"]
     assert after_first <= 21 and len(scanned) == after_first  # the second build scans none
-    path = store.root / "memories" / "note-3.md"
+    path = record_file(store, "note-3")
     edited = path.with_name("note-3.md.swp")
     edited.write_text(path.read_text() + "\nmore\n")
     os.replace(edited, path)  # a hand edit, saved as editors do: that file only again

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import git
 import pytest
-from conftest import ACTOR, add_memories, commit_count, git_status
+from conftest import ACTOR, add_memories, commit_count, git_status, record_file
 
 from core.domain.errors import NotFoundError, StoreError, TransitionError, ValidationError
 from core.domain.record import Memory, parse_memory
@@ -26,6 +26,7 @@ from core.store.events import FIRST_SHARD, Event, append_events, read_events
 from core.store.fsutil import atomic_write_bytes, file_lock
 from core.store.index import INDEX_FILE
 from core.store.journal import JOURNAL_FILE
+from core.store.layout import memory_path
 from core.store.store import STATE_DIR, Store
 
 MakeMemory = Callable[..., Memory]
@@ -92,7 +93,7 @@ def test_creating_a_memory_writes_file_event_index_and_one_commit(
     with store.transaction(actor="alice@example.com", message="remember tables") as tx:
         tx.create(memory, action="create", reason="stated by alice")
 
-    path = root / "memories" / "pref-tables.md"
+    path = record_file(root, "pref-tables")
     assert parse_memory(path.read_text(encoding="utf-8")) == memory
     events, bad = store.events()
     assert bad == []
@@ -109,13 +110,13 @@ def test_creating_a_memory_writes_file_event_index_and_one_commit(
     assert event.details["content_hash"] == memory.content_hash
     assert memory.content not in (root / FIRST_SHARD).read_text()  # no content in events
     assert (root / INDEX_FILE).read_text() == (
-        "- [Tables](memories/pref-tables.md) — Use tables for comparisons.\n"
+        f"- [Tables]({memory_path('pref-tables')}) — Use tables for comparisons.\n"
     )
     assert commit_count(root) == before + 1
     commit = head(root)
     assert commit.author.email == "alice@example.com"
     assert commit.message.startswith("remember tables")
-    assert set(commit.stats.files) == {"memories/pref-tables.md", FIRST_SHARD, INDEX_FILE}
+    assert set(commit.stats.files) == {memory_path("pref-tables"), FIRST_SHARD, INDEX_FILE}
     assert git_status(root) == []
     assert store.get("pref-tables") == memory
     assert Store(root).get("pref-tables") == memory
@@ -331,7 +332,7 @@ def write_journal(store: Store, **journal: object) -> None:
 def test_crash_in_files_phase_is_rolled_back_to_head(store: Store, make_memory: MakeMemory) -> None:
     add_memories(store, make_memory())
     root = store.root
-    committed = {rel: (root / rel).read_bytes() for rel in ("memories/mem-1.md", INDEX_FILE)}
+    committed = {rel: (root / rel).read_bytes() for rel in (memory_path("mem-1"), INDEX_FILE)}
     events_before = (root / FIRST_SHARD).read_bytes()
     commits = commit_count(root)
     # a crashed change: it rewrote mem-1 (half written), started mem-2, touched the index
@@ -340,20 +341,21 @@ def test_crash_in_files_phase_is_rolled_back_to_head(store: Store, make_memory: 
         phase="files",
         actor="crash@example.com",
         message="crashed change",
-        paths=[INDEX_FILE, "memories/mem-1.md", "memories/mem-2.md"],
-        created=["memories/mem-2.md"],
+        paths=[INDEX_FILE, memory_path("mem-1"), memory_path("mem-2")],
+        created=[memory_path("mem-2")],
         events=["ev-crashed-1"],
         events_file=FIRST_SHARD,
         events_offset=len(events_before),
     )
-    (root / "memories" / "mem-1.md").write_text("---\nid: mem-1\nstatus: supers")
-    (root / "memories" / "mem-2.md").write_text(make_memory(id="mem-2").to_markdown()[:50])
-    (root / INDEX_FILE).write_text("- [half](memories/mem-2.md)\n")
+    record_file(root, "mem-1").write_text("---\nid: mem-1\nstatus: supers")
+    record_file(root, "mem-2").parent.mkdir(exist_ok=True)
+    record_file(root, "mem-2").write_text(make_memory(id="mem-2").to_markdown()[:50])
+    (root / INDEX_FILE).write_text(f"- [half]({memory_path('mem-2')})\n")
 
     with store.transaction(actor=ACTOR, message="next change"):
         pass
 
-    assert not (root / "memories" / "mem-2.md").exists()
+    assert not record_file(root, "mem-2").exists()
     for rel, data in committed.items():
         assert (root / rel).read_bytes() == data, rel
     assert (root / FIRST_SHARD).read_bytes() == events_before
@@ -386,21 +388,22 @@ def test_crash_after_some_events_rolls_back_and_says_so(
             )
         ],
     )
-    (root / "memories" / "mem-2.md").write_text(orphan.to_markdown())
+    record_file(root, "mem-2").parent.mkdir(exist_ok=True)
+    record_file(root, "mem-2").write_text(orphan.to_markdown())
     write_journal(
         store,
         phase="files",
         actor="crash@example.com",
         message="crashed change",
-        paths=["memories/mem-2.md"],
-        created=["memories/mem-2.md"],
+        paths=[memory_path("mem-2")],
+        created=[memory_path("mem-2")],
         events=["ev-half-1", "ev-half-2"],
         events_file=FIRST_SHARD,
         events_offset=offset,
     )
     with store.transaction(actor=ACTOR, message="next"):
         pass
-    assert not (root / "memories" / "mem-2.md").exists()
+    assert not record_file(root, "mem-2").exists()
     events, bad = read_events(root / FIRST_SHARD)
     assert bad == []
     assert events[-1].action == "recover"
@@ -419,8 +422,9 @@ def test_crash_in_events_phase_is_finished_as_a_commit(
     commits = commit_count(root)
     offset = (root / FIRST_SHARD).stat().st_size
     # every file and the event were written; the crash came before the commit
-    new = make_memory(id="mem-2", attribute="lang").with_changes(path="memories/mem-2.md")
-    (root / "memories" / "mem-2.md").write_text(new.to_markdown())
+    new = make_memory(id="mem-2", attribute="lang").with_changes(path=memory_path("mem-2"))
+    record_file(root, "mem-2").parent.mkdir(exist_ok=True)
+    record_file(root, "mem-2").write_text(new.to_markdown())
     append_events(
         root / FIRST_SHARD,
         [
@@ -439,8 +443,8 @@ def test_crash_in_events_phase_is_finished_as_a_commit(
         phase="events",
         actor="crash@example.com",
         message="crashed change",
-        paths=["memories/mem-2.md"],
-        created=["memories/mem-2.md"],
+        paths=[memory_path("mem-2")],
+        created=[memory_path("mem-2")],
         events=["ev-done-1"],
         events_file=FIRST_SHARD,
         events_offset=offset,
@@ -453,7 +457,7 @@ def test_crash_in_events_phase_is_finished_as_a_commit(
     assert (
         "crashed change" in commit.message and "finished after an interrupted run" in commit.message
     )
-    assert set(commit.stats.files) == {"memories/mem-2.md", FIRST_SHARD}
+    assert set(commit.stats.files) == {memory_path("mem-2"), FIRST_SHARD}
     assert git_status(root) == []
     assert not (store.state_dir / JOURNAL_FILE).exists()
     assert store.get("mem-2") == new
@@ -502,12 +506,12 @@ def test_a_real_crash_while_writing_files_is_rolled_back(
         with store.transaction(actor=ACTOR, message="crash") as tx:
             tx.transition("mem-1", "expired", action="sweep", reason="x")
             tx.create(make_memory(id="mem-2", attribute="lang"), action="create", reason="x")
-    assert (store.root / "memories" / "mem-2.md").exists()  # the crash left it behind
+    assert record_file(store, "mem-2").exists()  # the crash left it behind
     with store.transaction(actor=ACTOR, message="next"):
         pass
     after = {p: p.read_bytes() for p in snapshot}
     assert after == snapshot
-    assert not (store.root / "memories" / "mem-2.md").exists()
+    assert not record_file(store, "mem-2").exists()
     assert git_status(store.root) == []
 
 
@@ -521,7 +525,7 @@ def test_a_crash_after_the_commit_makes_no_second_commit(
         phase="events",
         actor=ACTOR,
         message="already committed",
-        paths=["memories/mem-1.md", INDEX_FILE],
+        paths=[memory_path("mem-1"), INDEX_FILE],
         created=[],
         events=[],
         events_file=FIRST_SHARD,
@@ -540,7 +544,8 @@ def test_a_torn_event_line_of_the_crashed_change_is_not_taken_as_written(
     root = store.root
     offset = (root / FIRST_SHARD).stat().st_size
     commits = commit_count(root)
-    (root / "memories" / "mem-2.md").write_text(make_memory(id="mem-2").to_markdown())
+    record_file(root, "mem-2").parent.mkdir(exist_ok=True)
+    record_file(root, "mem-2").write_text(make_memory(id="mem-2").to_markdown())
     with (root / FIRST_SHARD).open("ab") as handle:  # power cut in the middle of the line
         handle.write(b'{"id":"ev-torn-1","ts":"2027-03-14T10:2')
     write_journal(
@@ -548,8 +553,8 @@ def test_a_torn_event_line_of_the_crashed_change_is_not_taken_as_written(
         phase="files",
         actor="crash@example.com",
         message="crashed change",
-        paths=["memories/mem-2.md"],
-        created=["memories/mem-2.md"],
+        paths=[memory_path("mem-2")],
+        created=[memory_path("mem-2")],
         events=["ev-torn-1"],
         events_file=FIRST_SHARD,
         events_offset=offset,
@@ -557,7 +562,7 @@ def test_a_torn_event_line_of_the_crashed_change_is_not_taken_as_written(
     with store.transaction(actor=ACTOR, message="next"):
         pass
     # the event never landed, so the change must be undone, not committed
-    assert not (root / "memories" / "mem-2.md").exists()
+    assert not record_file(root, "mem-2").exists()
     assert commit_count(root) == commits
 
 
@@ -594,7 +599,7 @@ def test_a_warm_open_reads_no_memory_file(
     assert count_reads == []
     assert warm == cold
     assert set(warm) == {"mem-1", "mem-2", "mem-3"}
-    assert {m.path for m in warm.values()} == {f"memories/mem-{i}.md" for i in (1, 2, 3)}
+    assert {m.path for m in warm.values()} == {memory_path(f"mem-{i}") for i in (1, 2, 3)}
 
 
 def _save_like_an_editor(path: Path, text: str) -> None:
@@ -609,15 +614,15 @@ def test_editing_one_file_rereads_only_that_file(
 ) -> None:
     three_memories(store, make_memory)
     Store(store.root).load()
-    path = store.root / "memories" / "mem-2.md"
+    path = record_file(store, "mem-2")
     edited = Store(store.root).get("mem-2").with_changes(content="Edited by hand, longer now.")
     _save_like_an_editor(path, edited.to_markdown())
     count_reads.clear()
     memories = Store(store.root).memories
     assert memories["mem-2"].content == "Edited by hand, longer now."
-    assert count_reads == ["memories/mem-2.md"]
+    assert count_reads == [memory_path("mem-2")]
     count_reads.clear()
-    (store.root / "memories" / "mem-3.md").unlink()
+    record_file(store, "mem-3").unlink()
     assert set(Store(store.root).memories) == {"mem-1", "mem-2"}
     assert count_reads == []
 
@@ -630,7 +635,7 @@ def test_an_edit_in_place_is_seen_by_the_full_check_and_by_a_writer(
     transaction that changes the record reads it first."""
     three_memories(store, make_memory)
     Store(store.root).load()
-    path = store.root / "memories" / "mem-2.md"
+    path = record_file(store, "mem-2")
     edited = Store(store.root).get("mem-2").with_changes(content="Edited in place.")
     path.write_text(edited.to_markdown())
     assert Store(store.root).refresh(full=True).memories["mem-2"].content == "Edited in place."
@@ -648,7 +653,7 @@ def test_a_commit_elsewhere_is_seen_through_git(
     even an edit in place that left its folder alone."""
     three_memories(store, make_memory)
     Store(store.root).load()
-    path = store.root / "memories" / "mem-2.md"
+    path = record_file(store, "mem-2")
     edited = Store(store.root).get("mem-2").with_changes(content="Committed by hand.")
     path.write_text(edited.to_markdown())
     subprocess.run(
@@ -665,7 +670,7 @@ def test_a_commit_elsewhere_is_seen_through_git(
     )
     count_reads.clear()
     assert Store(store.root).memories["mem-2"].content == "Committed by hand."
-    assert count_reads == ["memories/mem-2.md"]
+    assert count_reads == [memory_path("mem-2")]
 
 
 def test_the_cache_also_remembers_problems(
@@ -693,7 +698,7 @@ def test_a_corrupt_catalog_is_only_a_slower_open(
     (store.state_dir / CATALOG_FILE).write_bytes(content)
     count_reads.clear()
     assert dict(Store(store.root).memories) == expected
-    assert sorted(count_reads) == [f"memories/mem-{i}.md" for i in (1, 2, 3)]
+    assert sorted(count_reads) == sorted(memory_path(f"mem-{i}") for i in (1, 2, 3))
     count_reads.clear()
     Store(store.root).load()
     assert count_reads == []  # rebuilt
@@ -727,8 +732,8 @@ def test_a_memory_too_large_to_read_back_is_refused_whole(
     big = make_memory(content="word " * 220_000)  # 1.1 MB
     with pytest.raises(ValidationError) as caught:
         add_memories(store, big)
-    assert caught.value.path == "memories/mem-1.md" and caught.value.field == "content"
-    assert not (store.root / "memories" / "mem-1.md").exists()
+    assert caught.value.path == memory_path("mem-1") and caught.value.field == "content"
+    assert not record_file(store, "mem-1").exists()
     assert store.repo.head.commit.hexsha == head
 
 
@@ -794,7 +799,7 @@ def test_a_hand_edit_since_the_last_transaction_is_not_overwritten(
     store: Store, make_memory: MakeMemory
 ) -> None:
     add_memories(store, make_memory())  # the same Store object keeps its snapshot
-    path = store.root / "memories" / "mem-1.md"
+    path = record_file(store, "mem-1")
     path.write_text(path.read_text().replace("Use tables", "Use big tables"))
     with store.transaction(actor=ACTOR, message="expire") as tx:
         tx.transition("mem-1", "expired", action="sweep", reason="x")

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support_desk import DEMO_SECRET_NOTE
 
 MEMGOV = Path(sys.executable).with_name("memgov")
 pytestmark = pytest.mark.skipif(
@@ -107,4 +108,4 @@ def test_resolve_a_conflict_with_real_keys(tmp_path: Path) -> None:
     # exit 1 for one thing only: the demo's old note that holds a (fake) token on purpose
     errors = [line for line in doctor.stdout.splitlines() if line.strip().startswith("error")]
     assert doctor.returncode == 1 and len(errors) == 1, doctor.stdout
-    assert "memories/ci-token-" in errors[0] and "holds a credential" in errors[0]
+    assert DEMO_SECRET_NOTE in errors[0] and "holds a credential" in errors[0]

@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import ACTOR, git, git_status
+from conftest import ACTOR, git, git_status, record_file
 from support_desk import DEMO_NOW, OWNER, workspace
 
 from core.domain.errors import AlreadyDecided, StoreError, ValidationError
@@ -230,7 +230,7 @@ def test_a_linked_index_or_event_log_is_never_written(
     with pytest.raises(StoreError, match="symbolic link"):
         add(store, make_memory(id="mem-1"))
     assert outside.read_text() == "untouched\n"
-    assert not (store.root / "memories" / "mem-1.md").exists()
+    assert not record_file(store, "mem-1").exists()
 
 
 def test_a_linked_config_is_refused(store: Store, tmp_path: Path) -> None:
@@ -425,6 +425,12 @@ def _consistent(demo: Path) -> None:
         assert git_status(store.root) == [], name
 
 
+def _team_records(demo: Path) -> set[str]:
+    """The record files of the demo's team store (in their shards, and any flat ones)."""
+    team = demo / "team"
+    return {p.relative_to(team).as_posix() for p in (team / "memories").rglob("*.md")}
+
+
 @pytest.mark.parametrize(
     ("point", "nth"),
     [
@@ -439,14 +445,14 @@ def _consistent(demo: Path) -> None:
 def test_a_promotion_killed_anywhere_lands_in_both_stores_or_neither(
     demo: Path, point: str, nth: int
 ) -> None:
-    team_before = {p.name for p in (demo / "team" / "memories").glob("*.md")}
+    team_before = _team_records(demo)
     item_id = next(
         i.id for i in build_queue(workspace(demo)) if i.kind == "promotion" and not i.scan
     )
     code = _killed(point, nth, "decide", item_id, "--approve", "--store", str(demo), "--as", OWNER)
     assert code == 137
     _consistent(demo)
-    team_after = {p.name for p in (demo / "team" / "memories").glob("*.md")}
+    team_after = _team_records(demo)
     request = next(
         r
         for r in (demo / "private" / "requests").glob("*.yaml")
@@ -459,10 +465,10 @@ def test_a_promotion_killed_anywhere_lands_in_both_stores_or_neither(
         decision = last_decision_for(ws.stores, item_id)
         assert decision is not None
         revert(ws, decision.id, actor=OWNER)
-        assert {p.name for p in (demo / "team" / "memories").glob("*.md")} == team_before
+        assert _team_records(demo) == team_before
     else:
         decide(ws, item_id, approve=True, actor=OWNER)
-        assert {p.name for p in (demo / "team" / "memories").glob("*.md")} != team_before
+        assert _team_records(demo) != team_before
 
 
 def _all_objects(root: Path) -> bytes:

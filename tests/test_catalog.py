@@ -177,57 +177,6 @@ def _index_is_the_full_render(store: Store) -> None:
     assert (store.root / INDEX_FILE).read_text() == expected
 
 
-def test_the_index_edited_line_by_line_stays_the_full_render(
-    store: Store, make_memory: MakeMemory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Writes edit MEMORY.md in place (the lines of what they touch): after each of a
-    run of creates, transitions, retitles and erasures, the file is exactly what a
-    whole render of every record gives."""
-    import random
-
-    from core.store import prepared
-
-    whole: list[int] = []
-    real = prepared._full_index
-
-    def counting(tx: object) -> str:
-        whole.append(1)
-        return real(tx)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(prepared, "_full_index", counting)
-
-    rng = random.Random(7)
-    subjects = ["project:a", "project:b", "user:alice"]
-    live: list[str] = []
-    for step in range(40):
-        action = rng.choice(["create", "create", "expire", "retitle", "erase"])
-        if action == "create" or not live:
-            memory_id = f"m-{step}"
-            add_memories(
-                store,
-                make_memory(
-                    id=memory_id,
-                    subject=rng.choice(subjects),
-                    attribute=f"a_{rng.randrange(6)}",
-                    type=rng.choice(["preference", "semantic", "reflection"]),
-                    title=f"Title {rng.randrange(100)}",
-                ),
-            )
-            live.append(memory_id)
-        else:
-            memory_id = rng.choice(live)
-            with store.transaction(actor=ACTOR, message=action) as tx:
-                if action == "expire" and tx.get(memory_id).status == "active":
-                    tx.transition(memory_id, "expired", action="sweep", reason="x")
-                elif action == "retitle":
-                    tx.update(memory_id, action="edit", reason="x", title=f"T {step}")
-                elif action == "erase":
-                    tx.erase(memory_id, action="delete", reason="x")
-                    live.remove(memory_id)
-        _index_is_the_full_render(store)
-    assert len(whole) <= 3  # the first write (no digest yet); every later one edits lines
-
-
 def test_a_hand_edit_that_expires_a_record_leaves_the_index_at_the_next_write(
     store: Store, make_memory: MakeMemory
 ) -> None:

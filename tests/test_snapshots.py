@@ -37,6 +37,9 @@ SCREENS: list[tuple[str, Sequence[str]]] = [
     ("problems", ("p",)),
     ("keys", ("question_mark",)),
     ("search", ("slash", "d", "e", "p", "l", "o", "y")),
+    ("queue_marked", ("j", "j", "space")),
+    ("selection_outcome_dialog", ("j", "j", "space", "D")),
+    ("selection_reason_dialog", ("j", "j", "space", "D", "enter")),
 ]
 
 

@@ -54,7 +54,7 @@ from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
 from core.store.snapshot import Problem
 
 CATALOG_FILE = "catalog.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: the partial index of active records (the index, its count)
 _TYPE_ORDER = {name: i for i, name in enumerate(TYPES)}
 
 _SCHEMA = """
@@ -82,6 +82,8 @@ CREATE INDEX entries_id ON entries (id);
 CREATE INDEX entries_key ON entries (subject, attribute);
 CREATE INDEX entries_status ON entries (status, type_order, subject, attribute, id);
 CREATE INDEX entries_supersedes ON entries (supersedes) WHERE supersedes IS NOT NULL;
+CREATE INDEX entries_active ON entries (type_order, subject, attribute, id, rel)
+    WHERE reason IS NULL AND status = 'active';
 """
 
 _COLUMNS = (
@@ -806,9 +808,12 @@ class Catalog:
         return found
 
     def count_active(self, besides: Iterable[str] = ()) -> int:
-        """How many records are active (each id once), not counting ``besides``."""
+        """How many records are active, not counting ``besides`` (a count of the
+        active index: a file claiming an id another file holds counts too, and doctor
+        reports it)."""
         ((total,),) = self._query(
-            "SELECT COUNT(DISTINCT id) FROM entries WHERE reason IS NULL AND status='active'"
+            "SELECT COUNT(*) FROM entries INDEXED BY entries_active "
+            "WHERE reason IS NULL AND status = 'active'"
         )
         skipped = sum(1 for _rel, status in self.placed(besides).values() if status == "active")
         return int(total) - skipped
@@ -821,8 +826,9 @@ class Catalog:
         walk of one index), not ``besides``."""
         skip = set(besides)
         rows = self._query(
-            "SELECT type_order, subject, attribute, id, rel, title, hook FROM entries "
-            "WHERE reason IS NULL AND status='active' "
+            "SELECT type_order, subject, attribute, id, rel, title, hook "
+            "FROM entries INDEXED BY entries_active "  # the planner would sort instead
+            "WHERE reason IS NULL AND status = 'active' "
             "ORDER BY type_order, subject, attribute, id, rel"
             + (" LIMIT ?" if limit is not None else ""),
             [limit + len(skip)] if limit is not None else [],

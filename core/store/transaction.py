@@ -379,14 +379,15 @@ class Transaction:
         )
 
     def finish(self, prepared: Prepared, journal: dict[str, Any]) -> None:
-        """After the commit: drop what held erased content, purge history, forget the
-        journal. A crash here is finished by recovery (the journal says ``purge``)."""
+        """After the commit: drop what held erased content, purge history, bring the
+        catalog up to date, then forget the journal. A crash anywhere here is finished
+        by recovery (the journal says ``purge``; after an erasure it also deletes the
+        catalog, whose WAL may still hold the erased rows' pages)."""
         store = self.store
         if prepared.purge:
             journal["phase"] = "purge"
             write_journal(store, journal)
         finish_purge(store, journal)
-        (store.state_dir / JOURNAL_FILE).unlink(missing_ok=True)
         if prepared.purge:
             self.history_rewritten = int(journal.get("rewritten", 0))
         written = {
@@ -395,10 +396,12 @@ class Transaction:
             if m.path in prepared.writes
         }
         # an erasure's rows go with secure_delete on and the WAL truncated: no page
-        # of the catalog keeps the erased content (core.store.catalog)
+        # of the catalog keeps the erased content (core.store.catalog). Only then is
+        # the journal gone: a kill before the truncation leaves it for recovery
         store.records.forget(
             store.catalog.record(written, prepared.removes, erased=bool(self.removed))
         )
+        (store.state_dir / JOURNAL_FILE).unlink(missing_ok=True)
 
     def commit_message(self) -> str:
         ids = sorted({i for e in self.events for i in e.memory_ids})

@@ -223,6 +223,7 @@ class QueueScreen(DeskScreen):
             "space",
             "mark",
             "Mark",
+            show=False,  # in ? and the palette; the status line says what marks do
             id="queue.mark",
             tooltip="Mark the item, to decide several conflicts, deletions or secrets at once",
         ),
@@ -230,6 +231,7 @@ class QueueScreen(DeskScreen):
             "D",
             "decide_marked",
             "Decide marked",
+            show=False,
             key_display="D",
             id="queue.decide_marked",
             tooltip="Decide every marked item the same way, in one commit",

@@ -91,7 +91,8 @@ class OutcomeDialog(ModalScreen[Outcome | None]):
     def compose(self) -> ComposeResult:
         kind = self.items[0].kind
         with Vertical(id="dialog"):
-            yield Label(f"Decide {len(self.items)} marked {kind} items", id="dialog-title")
+            title = f"Decide {_count(len(self.items), f'marked {kind} item')}"
+            yield Label(title, id="dialog-title")
             yield Static(
                 "\n".join(f"• {i.title}" for i in self.items[:8])
                 + (f"\n• … and {len(self.items) - 8} more" if len(self.items) > 8 else ""),
@@ -121,6 +122,10 @@ class OutcomeDialog(ModalScreen[Outcome | None]):
         self.dismiss(None)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def decide_selection(screen: DeskScreen, items: Sequence[Item]) -> None:
     """The outcome, then the core's preview of the list with the reason, then the
     list decided in a worker. A list the core would refuse is a notification."""
@@ -131,7 +136,7 @@ def decide_selection(screen: DeskScreen, items: Sequence[Item]) -> None:
         if outcome is None:
             return
         choice = Choice(approve=outcome.approve, option=outcome.option)
-        label = f"{outcome.label} ({len(ids)} items)"
+        label = f"{outcome.label} ({_count(len(ids), 'item')})"
 
         def shown(preview: Preview) -> None:
             proposal = Proposal(

@@ -3,6 +3,8 @@ the one holding it, else, once it is erased, the one whose events name it."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,3 +45,26 @@ def test_an_erased_memory_is_found_through_its_events(workspace: Workspace) -> N
 def test_an_unknown_id_is_not_found(workspace: Workspace) -> None:
     with pytest.raises(NotFoundError, match="no memory and no events with id"):
         store_of_history(workspace, "never")
+
+
+def test_the_commits_of_a_file_are_its_own_and_its_name_is_literal(tmp_path: Path) -> None:
+    """``log_for``: one ``git log`` of exactly that path, oldest first; a name with a
+    glob character matches only itself (a store's file names are untrusted)."""
+    from core.store.gitstore import log_for
+
+    root = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.com"}
+    env.update(GIT_COMMITTER_NAME="c", GIT_COMMITTER_EMAIL="c@example.com")
+    assert log_for(root, "memories/a*.md") == []  # no commit yet
+    for name, text in (("a*.md", "one"), ("ab.md", "two"), ("a*.md", "three")):
+        (root / "memories").mkdir(exist_ok=True)
+        (root / "memories" / name).write_text(text)
+        subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=env)
+        subprocess.run(
+            ["git", "commit", "-qm", f"{name}: {text}\n\nbody line"], cwd=root, check=True, env=env
+        )
+    star = log_for(root, "memories/a*.md")
+    assert [c.message for c in star] == ["a*.md: one\n\nbody line", "a*.md: three\n\nbody line"]
+    assert {c.author for c in star} == {"a@example.com"}
+    assert [c.message.split(":")[0] for c in log_for(root, "memories/ab.md")] == ["ab.md"]

@@ -77,7 +77,7 @@ def history(store: Store, memory_id: str) -> History:
     transitions = [e for e in mine if e.id not in undone and e.to_status is not None]
     path = memory.path if memory else _former_path(store, memory_id)
     gitstore.update_commit_graph(store.root)
-    commits = tuple(gitstore.log_for(store.repo, path))
+    commits = tuple(gitstore.log_for(store.root, path))
     older, newer = supersedes_chain(store, memory_id)
     return History(
         memory_id=memory_id,

@@ -25,6 +25,7 @@ from core.store.gitstore.plumbing import (
     delete_ref,
     dirty,
     head,
+    log_for,
     read_blobs,
     refs,
     resolve,
@@ -40,13 +41,12 @@ if TYPE_CHECKING:
     from core.store.gitstore.repo import (
         commit,
         init_repo,
-        log_for,
         open_repo,
         status_porcelain,
     )
 
 #: what :mod:`~core.store.gitstore.repo` gives, imported (with gitpython) on first use
-_THROUGH_GITPYTHON = frozenset(("commit", "init_repo", "log_for", "open_repo", "status_porcelain"))
+_THROUGH_GITPYTHON = frozenset(("commit", "init_repo", "open_repo", "status_porcelain"))
 
 
 def __getattr__(name: str) -> Any:

@@ -190,6 +190,32 @@ class CommitInfo:
     message: str
 
 
+def log_for(root: Path, path: str, *, limit: int = 200) -> list[CommitInfo]:
+    """Commits touching one path, oldest first, the last ``limit`` of them (one
+    ``git log``; over the commit graph's changed-path filters it skips the commits
+    that did not touch it; following renames is not needed: memory files never
+    move). The path is literal: a name with ``*`` in it matches only itself."""
+    out = run(
+        root,
+        "--literal-pathspecs",
+        "log",
+        f"-n{limit}",
+        "--format=%H%x00%ae%x00%aI%x00%B%x1e",
+        "HEAD",
+        "--",
+        path,
+        check=False,  # no commit yet: no history
+    )
+    found = []
+    for record in out.decode("utf-8", "replace").split("\x1e"):
+        record = record.lstrip("\n")
+        if not record:
+            continue
+        sha, author, when, message = record.split("\x00", 3)
+        found.append(CommitInfo(sha=sha, author=author, when=when, message=message.strip()))
+    return list(reversed(found))
+
+
 def update_commit_graph(root: Path) -> None:
     """Bring git's commit graph up to date, with changed-path (Bloom) filters: ``git
     log -- FILE`` then reads the trees only of commits that may have touched the

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.store.gitstore.plumbing import CommitInfo, gc_due, head_commit
+from core.store.gitstore.plumbing import gc_due, head_commit
 from core.store.gitstore.run import CONTROL, GIT_SETTINGS, git_env, run
 
 if TYPE_CHECKING:
@@ -173,24 +173,6 @@ def _commit_porcelain(
                 return None
             raise
     return str(repo.head.commit.hexsha)
-
-
-def log_for(repo: git.Repo, path: str, *, limit: int = 200) -> list[CommitInfo]:
-    """Commits touching one path, oldest first (following renames is not needed:
-    memory files never move)."""
-    if not repo.head.is_valid():
-        return []
-    out = []
-    for c in repo.iter_commits(paths=path, max_count=limit):
-        out.append(
-            CommitInfo(
-                sha=c.hexsha,
-                author=str(c.author.email),
-                when=c.authored_datetime.isoformat(),
-                message=str(c.message).strip(),
-            )
-        )
-    return list(reversed(out))
 
 
 def status_porcelain(repo: git.Repo) -> list[str]:

@@ -535,12 +535,15 @@ async def _desk(root: Path, decide: bool) -> dict[str, Any]:
         await until(lambda: table().row_count == total)
         if decide:
             await key("enter")
+            decided = app.screen.item.id  # type: ignore[attr-defined]
             await key("n")  # newer wins: the reason dialog opens
             t0 = time.perf_counter()
             await pilot.press("enter")
+            # the table holds a window of the queue: the decided item has left the queue
             reached = await until(
                 lambda: (
-                    type(app.screen).__name__ == "QueueScreen" and table().row_count == total - 1
+                    type(app.screen).__name__ == "QueueScreen"
+                    and all(i.id != decided for i in app.screen.items)  # type: ignore[attr-defined]
                 )
             )
             out["after_decide"] = await next_frame(reached) - t0

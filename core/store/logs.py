@@ -16,6 +16,9 @@ at their original file and line instead (``file``, ``line``).
 from __future__ import annotations
 
 import re
+import stat
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -80,20 +83,66 @@ def append_message(
     return rel, number
 
 
-def _find_in_lines(lines: list[str], task: str, index: int | None) -> int | None:
-    in_task = False
+@dataclass(frozen=True)
+class _Parsed:
+    """A daily log read once: its lines, and where each task's header and messages
+    are: a task's header, and its messages in its first section only (where a source
+    points: the first message of that index after the header)."""
+
+    lines: list[str]
+    at: dict[tuple[str, int | None], int]
+
+
+#: daily logs parsed, by path, each with the stat data it was read at (a changed
+#: file, replaced by a rename or not, has another mtime, size or inode)
+_PARSED: OrderedDict[str, tuple[tuple[int, int, int], _Parsed]] = OrderedDict()
+_PARSED_MAX = 512
+_PARSED_LOCK = threading.Lock()
+
+
+def _parse(lines: list[str]) -> _Parsed:
+    at: dict[tuple[str, int | None], int] = {}
+    seen: set[str] = set()
+    task: str | None = None
     for number, line in enumerate(lines, start=1):
         header = TASK_RE.match(line)
         if header:
-            if in_task:
-                return None
-            in_task = header["task"] == task
-            if in_task and index is None:
-                return number
+            name = header["task"]
+            task = None if name in seen else name  # a later section of it is not read
+            seen.add(name)
+            if task is not None:
+                at[(task, None)] = number
             continue
-        if in_task and (m := MESSAGE_RE.match(line)) and int(m["index"]) == index:
-            return number
-    return None
+        if task is not None and (m := MESSAGE_RE.match(line)):
+            at.setdefault((task, int(m["index"])), number)
+    return _Parsed(lines, at)
+
+
+def _parsed_log(path: Path) -> _Parsed | None:
+    """The log at ``path`` parsed, from the cache while its stat data is unchanged;
+    None when it cannot be read (a link, not a file, over 16 MiB)."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > 16 * 1024 * 1024:
+        return None
+    key = (st.st_mtime_ns, st.st_size, st.st_ino)
+    name = str(path)
+    with _PARSED_LOCK:
+        hit = _PARSED.get(name)
+        if hit is not None and hit[0] == key:
+            _PARSED.move_to_end(name)
+            return hit[1]
+    lines = _read_lines(path)
+    if lines is None:
+        return None
+    parsed = _parse(lines)
+    with _PARSED_LOCK:
+        _PARSED[name] = (key, parsed)
+        while len(_PARSED) > _PARSED_MAX:
+            _PARSED.popitem(last=False)
+    return parsed
 
 
 def _read_lines(path: Path) -> list[str] | None:
@@ -162,12 +211,12 @@ def resolve(
             path = confined(root, rel)
         except UnsafePath:
             continue
-        lines = _read_lines(path)
-        if lines is None:
+        parsed = _parsed_log(path)
+        if parsed is None:
             continue
-        number = _find_in_lines(lines, source.task, source.message_index)
+        number = parsed.at.get((source.task, source.message_index))
         if number is not None:
-            return _excerpt(lines, number, rel, context)
+            return _excerpt(parsed.lines, number, rel, context)
     return None
 
 

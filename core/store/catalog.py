@@ -724,11 +724,13 @@ class Catalog:
     def memory_rows(
         self, where: str = "", args: Iterable[Any] = ()
     ) -> Iterator[tuple[str, str, str, str, int, int, int]]:
-        """(rel, id, meta, content, mtime, size, inode) of readable files matching ``where``."""
+        """(rel, id, meta, content, mtime, size, inode) of readable files matching
+        ``where``, in path order (whatever index the query takes: what lists them
+        shows the same order every time)."""
         sql = "SELECT rel, id, meta, content, mtime, size, ino FROM entries WHERE reason IS NULL"
         if where:
             sql += f" AND ({where})"
-        yield from self._query(sql, tuple(args))
+        yield from self._query(sql + " ORDER BY rel", tuple(args))
 
     def rels_of(self, memory_id: str) -> list[str]:
         return [

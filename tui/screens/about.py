@@ -41,8 +41,15 @@ def about(workspace: Workspace) -> list[tuple[Store, Memory]]:
             if mine or store.config.scope == "private":
                 found.append((store, memory))
     order = {t: i for i, t in enumerate(TYPES)}
-    found.sort(
-        key=lambda sm: (order[sm[1].type], sm[1].status != "active", sm[1].subject, sm[1].attribute)
+    found.sort(  # records of one key: the older first, then by id (a stable order)
+        key=lambda sm: (
+            order[sm[1].type],
+            sm[1].status != "active",
+            sm[1].subject,
+            sm[1].attribute,
+            sm[1].created_at,
+            sm[1].id,
+        )
     )
     return found
 

@@ -7,65 +7,29 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from conftest import DEMO_MAINTAINER, commit_count, events, git_status
+from support_conflicts import OWNER, conflict_store
 from support_decisions import assert_clean, the_item, unchanged
 from support_desk import workspace
 
 from core.demo import OWNER as DEMO_OWNER
 from core.domain.errors import ValidationError
-from core.domain.record import Memory, Source
 from core.review.decide import Choice, choices_from_data, decide, decide_many, preview_many
 from core.review.queue import build_queue
 from core.store.decisions import DECISION_DIR
 from core.store.store import Store
 from core.store.workspace import open_workspace
 
-OWNER = "owner@example.com"
-START = datetime(2026, 6, 1, 9, 0, tzinfo=timezone(timedelta(hours=8)))
 PAIRS = 6
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = START + timedelta(days=10)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
-
-
-def _memory(i: int, side: int, value: str) -> Memory:
-    when = START + timedelta(hours=i, minutes=side)
-    return Memory(
-        id=f"tool-{i:02d}-{side}",
-        type="semantic",
-        scope="private",
-        status="conflict",
-        subject=f"project:p{i:02d}",
-        attribute="package_manager",
-        content=f"Project {i} uses {value}.",
-        value=value,
-        confidence=0.8,
-        created_at=when,
-        verified_at=when,
-        source=Source(task=f"tr_{i:02d}", message_index=1, evidence=f"we use {value}"),
-    )
 
 
 @pytest.fixture
 def conflicts(tmp_path: Path) -> Path:
     """A private store with PAIRS open conflicts (npm, then pnpm, for each project)."""
-    root = tmp_path / "store"
-    store = Store.init(root, owner=OWNER, actor=OWNER, clock=Clock())
-    with store.transaction(actor=OWNER, message="test: conflicts") as tx:
-        for i in range(PAIRS):
-            for side, value in enumerate(("npm", "pnpm")):
-                tx.create(_memory(i, side, value), action="conflict", reason="test")
-    return root
+    return conflict_store(tmp_path / "store", PAIRS)
 
 
 def _items(root: Path) -> list[str]:
@@ -93,9 +57,9 @@ def test_a_list_is_one_commit_and_each_decision_is_recorded_as_alone(conflicts: 
     assert commit_count(conflicts) == commits + 1
     assert git_status(conflicts) == []
     status = _statuses(conflicts)
-    assert (status["tool-00-0"], status["tool-00-1"]) == ("superseded", "active")
-    assert (status["tool-01-0"], status["tool-01-1"]) == ("active", "superseded")
-    assert (status["tool-02-0"], status["tool-02-1"]) == ("conflict", "conflict")
+    assert (status["tool-0000-0"], status["tool-0000-1"]) == ("superseded", "active")
+    assert (status["tool-0001-0"], status["tool-0001-1"]) == ("active", "superseded")
+    assert (status["tool-0002-0"], status["tool-0002-1"]) == ("conflict", "conflict")
     # each decision has its record, its decide event, and the reason given
     for decision in decisions:
         saved = json.loads((conflicts / DECISION_DIR / f"{decision.id}.json").read_text())
@@ -246,12 +210,12 @@ def test_a_list_preview_writes_nothing_and_names_every_transition(conflicts: Pat
     moves = {(t.memory_id, t.before, t.after) for t in store.transitions}
     # as one decision alone: the loser leaves the conflict, then is superseded
     assert moves == {
-        ("tool-00-0", "conflict", "active"),
-        ("tool-00-0", "active", "superseded"),
-        ("tool-00-1", "conflict", "active"),
+        ("tool-0000-0", "conflict", "active"),
+        ("tool-0000-0", "active", "superseded"),
+        ("tool-0000-1", "conflict", "active"),
     }
     # two decision records, the index and the event log; what the real list then writes
     assert len([w for w in store.writes if w.startswith(f"{DECISION_DIR}/")]) == 2
     decide_many(open_workspace([conflicts]), choices, actor=OWNER)
     status = _statuses(conflicts)
-    assert (status["tool-00-0"], status["tool-00-1"]) == ("superseded", "active")
+    assert (status["tool-0000-0"], status["tool-0000-1"]) == ("superseded", "active")

@@ -4,16 +4,15 @@ is said and not marked. The store is checked afterwards."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from conftest import commit_count, git_status
+from support_conflicts import OWNER, conflict_store
 from support_desk import desk as demo_desk
 from support_desk import settle, text_of
 from textual.widgets import Button, Static, Tab
 
-from core.domain.record import Memory, Source
 from core.review.queue import build_queue
 from core.store.store import Store
 from core.store.workspace import open_workspace
@@ -22,47 +21,12 @@ from tui.screens.dialogs import ReasonDialog
 from tui.screens.queue import QueueScreen
 from tui.screens.selection import OutcomeDialog
 
-OWNER = "owner@example.com"
-START = datetime(2026, 6, 1, 9, 0, tzinfo=timezone(timedelta(hours=8)))
 CONFLICTS = 5
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = START + timedelta(days=10)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
-
-
-def _memory(i: int, side: int, value: str) -> Memory:
-    when = START + timedelta(hours=i, minutes=side)
-    return Memory(
-        id=f"tool-{i}-{side}",
-        type="semantic",
-        scope="private",
-        status="conflict",
-        subject=f"project:p{i}",
-        attribute="package_manager",
-        content=f"Project {i} uses {value}.",
-        value=value,
-        confidence=0.8,
-        created_at=when,
-        verified_at=when,
-        source=Source(task=f"tr_{i}", message_index=1, evidence=f"we use {value}"),
-    )
 
 
 @pytest.fixture
 def conflicts(tmp_path: Path) -> Path:
-    root = tmp_path / "store"
-    store = Store.init(root, owner=OWNER, actor=OWNER, clock=Clock())
-    with store.transaction(actor=OWNER, message="test: conflicts") as tx:
-        for i in range(CONFLICTS):
-            for side, value in enumerate(("npm", "pnpm")):
-                tx.create(_memory(i, side, value), action="conflict", reason="test")
-    return root
+    return conflict_store(tmp_path / "store", CONFLICTS)
 
 
 def _desk(root: Path) -> MemgovDesk:
@@ -126,9 +90,9 @@ async def test_marking_three_and_deciding_them_is_one_commit(conflicts: Path) ->
     decided = {m.subject for m in memories.values() if m.status == "superseded"}
     assert len(decided) == 3
     for subject in decided:
-        i = subject.removeprefix("project:p")
-        assert memories[f"tool-{i}-1"].status == "active"
-        assert memories[f"tool-{i}-0"].status == "superseded"
+        i = int(subject.removeprefix("project:p"))
+        assert memories[f"tool-{i:04d}-1"].status == "active"
+        assert memories[f"tool-{i:04d}-0"].status == "superseded"
     open_now = [i.id for i in build_queue(open_workspace([conflicts]))]
     assert sorted(open_now) == sorted(ids[3:])
 

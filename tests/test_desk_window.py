@@ -4,16 +4,15 @@ table's rows, and only the touched items read again)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support_conflicts import OWNER, Clock, conflict_store
 from support_desk import decide_key, settle, text_of
 from textual.widgets import DataTable, Tab
 
 import tui.screens.queue
-from core.domain.record import Memory, Source
 from core.review.queue import build_queue, find_items
 from core.store.store import Store
 from core.store.workspace import open_workspace
@@ -21,50 +20,17 @@ from tui.app import MemgovDesk
 from tui.screens.items import ConflictScreen
 from tui.screens.queue import QueueScreen
 
-OWNER = "owner@example.com"
-START = datetime(2026, 6, 1, 9, 0, tzinfo=timezone(timedelta(hours=8)))
 CONFLICTS = 45
 WINDOW = 20
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = START + timedelta(days=10)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
-
-
-def memory(i: int, side: int, value: str) -> Memory:
-    when = START + timedelta(hours=i, minutes=side)
-    return Memory(
-        id=f"tool-{i:04d}-{side}",
-        type="semantic",
-        scope="private",
-        status="conflict",
-        subject=f"project:p{i:02d}",
-        attribute=f"tool_{i}",
-        content=f"The tool {i} is {value}.",
-        value=value,
-        confidence=0.8,
-        created_at=when,
-        verified_at=when,
-        source=Source(task=f"tr_{i:04d}", message_index=1, evidence=f"we use {value}"),
-    )
 
 
 @pytest.fixture
 def many(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private store with CONFLICTS open conflicts; the table's window is WINDOW rows."""
     monkeypatch.setattr(tui.screens.queue, "WINDOW", WINDOW)
-    root = tmp_path / "many"
-    store = Store.init(root, owner=OWNER, actor=OWNER, clock=Clock())
-    with store.transaction(actor=OWNER, message="test: many conflicts") as tx:
-        for i in range(CONFLICTS):
-            for side, value in enumerate(("npm", "pnpm" if i % 3 else "yarn")):
-                tx.create(memory(i, side, value), action="conflict", reason="test")
-    return root
+    return conflict_store(
+        tmp_path / "many", CONFLICTS, lambda i: ("npm", "pnpm" if i % 3 else "yarn")
+    )
 
 
 def desk(root: Path) -> MemgovDesk:

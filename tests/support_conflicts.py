@@ -9,6 +9,8 @@ from pathlib import Path
 
 from core.domain.record import Memory, Source
 from core.store.store import Store
+from core.store.workspace import open_workspace
+from tui.app import MemgovDesk
 
 OWNER = "owner@example.com"
 START = datetime(2026, 6, 1, 9, 0, tzinfo=timezone(timedelta(hours=8)))
@@ -53,3 +55,8 @@ def conflict_store(
             for side, value in enumerate(values(i)):
                 tx.create(memory(i, side, value), action="conflict", reason="test")
     return root
+
+
+def conflict_desk(root: Path) -> MemgovDesk:
+    """The desk on such a store, acting as its owner, with a clock of its own."""
+    return MemgovDesk(open_workspace([root], clock=Clock()), actor=OWNER, cursor_blink=False)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import commit_count, git_status
-from support_conflicts import OWNER, conflict_store
+from support_conflicts import conflict_desk, conflict_store
 from support_desk import desk as demo_desk
 from support_desk import settle, text_of
 from textual.widgets import Button, Static, Tab
@@ -16,7 +16,6 @@ from textual.widgets import Button, Static, Tab
 from core.review.queue import build_queue
 from core.store.store import Store
 from core.store.workspace import open_workspace
-from tui.app import MemgovDesk
 from tui.screens.dialogs import ReasonDialog
 from tui.screens.queue import QueueScreen
 from tui.screens.selection import OutcomeDialog
@@ -29,17 +28,13 @@ def conflicts(tmp_path: Path) -> Path:
     return conflict_store(tmp_path / "store", CONFLICTS)
 
 
-def _desk(root: Path) -> MemgovDesk:
-    return MemgovDesk(open_workspace([root]), actor=OWNER, cursor_blink=False)
-
-
 def _status_line(screen: QueueScreen) -> str:
     return text_of(screen.query_one("#status-line", Static))
 
 
 async def test_marking_three_and_deciding_them_is_one_commit(conflicts: Path) -> None:
     commits = commit_count(conflicts)
-    app = _desk(conflicts)
+    app = conflict_desk(conflicts)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot, app)
         queue = app.screen
@@ -99,7 +94,7 @@ async def test_marking_three_and_deciding_them_is_one_commit(conflicts: Path) ->
 
 async def test_cancel_at_either_dialog_decides_nothing(conflicts: Path) -> None:
     commits = commit_count(conflicts)
-    app = _desk(conflicts)
+    app = conflict_desk(conflicts)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot, app)
         queue = app.screen

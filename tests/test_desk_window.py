@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support_conflicts import OWNER, Clock, conflict_store
+from support_conflicts import conflict_desk as desk
+from support_conflicts import conflict_store
 from support_desk import decide_key, settle, text_of
 from textual.widgets import DataTable, Tab
 
@@ -16,7 +17,6 @@ import tui.screens.queue
 from core.review.queue import build_queue, find_items
 from core.store.store import Store
 from core.store.workspace import open_workspace
-from tui.app import MemgovDesk
 from tui.screens.items import ConflictScreen
 from tui.screens.queue import QueueScreen
 
@@ -31,10 +31,6 @@ def many(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return conflict_store(
         tmp_path / "many", CONFLICTS, lambda i: ("npm", "pnpm" if i % 3 else "yarn")
     )
-
-
-def desk(root: Path) -> MemgovDesk:
-    return MemgovDesk(open_workspace([root], clock=Clock()), actor=OWNER, cursor_blink=False)
 
 
 def rows(screen: QueueScreen) -> list[str]:

@@ -134,8 +134,9 @@ def _parsed_log(path: Path) -> _Parsed | None:
         if hit is not None and hit[0] == key:
             _PARSED.move_to_end(name)
             return hit[1]
-    lines = _read_lines(path)
-    if lines is None:
+    try:  # checked above: a regular file, not a link, of a readable size
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
         return None
     parsed = _parse(lines)
     with _PARSED_LOCK:

@@ -689,10 +689,8 @@ def refetch(
     for d in decisions:
         touched |= set(d.before) | set(d.after) | set(d.erased)
         touched |= {c["id"] for c in d.created} | {t["id"] for t in d.touched}
-    decided = [d.item for d in decisions]
-    ids = list(dict.fromkeys(decided)) + [
-        i.id for i in items if i.id not in decided and view.memory_ids(i) & touched
-    ]
+    decided = dict.fromkeys(d.item for d in decisions)
+    ids = [*decided, *(i.id for i in items if i.id not in decided and view.memory_ids(i) & touched)]
     found = find_items(workspace, ids)
     return {item_id: found.get(item_id) for item_id in ids}
 

@@ -10,12 +10,14 @@ are untrusted input), neither from ``.git/hooks`` nor from a ``core.hooksPath``.
 from __future__ import annotations
 
 import subprocess
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from conftest import ACTOR, git_status
 
 from core.store import gitstore
+from core.store.gitstore import objects
 
 HOOKS = (
     "pre-commit",
@@ -127,3 +129,89 @@ def test_no_hook_of_the_repository_ever_runs(tmp_path: Path, where: str) -> None
     assert not marker.exists(), marker.read_text()
     git(root, "update-ref", "refs/heads/probe", "HEAD")  # by hand, outside memgov
     assert marker.exists()  # the planted hooks were live all along
+
+
+AWKWARD_ACTORS = [
+    ACTOR,
+    "Ada Lovelace <ada@example.com>",
+    ",;:'\"lead\\ name.,",
+    "张三@例子.cn",
+    "  spaced  out  ",
+    "a<b>c@example.com",
+    "dots.at.the.end.",
+]
+MESSAGES = ["one line", "subject\n\nbody\n", "trailing spaces  \n\n\n", "中文的提交说明\n- 列表"]
+DATES = [
+    datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc),
+    datetime(2025, 12, 31, 23, 59, 59, tzinfo=timezone(timedelta(hours=8))),
+    datetime(2024, 2, 29, 1, 2, 3, 456789, tzinfo=timezone(timedelta(hours=-5, minutes=-30))),
+]
+
+
+@pytest.mark.parametrize("actor", AWKWARD_ACTORS)
+def test_the_commit_object_is_the_one_git_commit_tree_writes(tmp_path: Path, actor: str) -> None:
+    root = tmp_path / "repo"
+    repo = gitstore.init_repo(root)
+    (root / "a.md").write_text("a\n")
+    parent = gitstore.commit(repo, ["a.md"], actor=ACTOR, message="first")
+    assert parent is not None
+    tree = git(root, "rev-parse", "HEAD^{tree}").strip()
+    for message in MESSAGES:
+        for when in DATES:
+            body = objects.commit_body(
+                tree, [parent], gitstore.actor_identity(actor), gitstore.COMMITTER, when, message
+            )
+            assert body is not None
+            ours = objects.write_commit_object(root, body, tree=tree)
+            theirs = gitstore.run(
+                root,
+                "commit-tree",
+                tree,
+                "-p",
+                parent,
+                "-F",
+                "-",
+                data=message.encode(),
+                actor=actor,
+                when=when,
+            )
+            assert ours == theirs.decode().strip(), (actor, message, when)
+            assert git(root, "cat-file", "-t", ours).strip() == "commit"
+    git(root, "fsck", "--strict", "--no-dangling")
+
+
+def test_an_identity_git_would_refuse_is_left_to_git() -> None:
+    when = DATES[0]
+    assert objects.commit_body("0" * 40, [], (",,,", "x@y"), ("m", "m@l"), when, "m") is None
+    assert objects.clean_ident("  <a\nb>  ") == "ab"
+
+
+def test_a_history_moved_under_the_same_index_is_diffed_again(tmp_path: Path) -> None:
+    """The stamp that skips the diff holds only while HEAD is memgov's last commit:
+    after ``git reset --soft`` the undone commit's change is staged, by hand as far
+    as memgov knows, and stays out of the next commit."""
+    root = tmp_path / "repo"
+    repo = gitstore.init_repo(root)
+    (root / "a.md").write_text("a\n")
+    gitstore.commit(repo, ["a.md"], actor=ACTOR, message="first")
+    (root / "b.md").write_text("b\n")
+    gitstore.commit(repo, ["b.md"], actor=ACTOR, message="second")
+    assert (root / ".git" / "memgov" / objects.STAMP_FILE).is_file()
+    git(root, "reset", "--soft", "HEAD~")
+    (root / "a.md").write_text("a2\n")
+    assert gitstore.commit(repo, ["a.md"], actor=ACTOR, message="third")
+    assert head_files(root) == ["a.md"]
+    assert git(root, "diff", "--cached", "--name-only").split() == ["b.md"]
+
+
+def test_a_broken_stamp_costs_only_the_diff(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    repo = gitstore.init_repo(root)
+    (root / "a.md").write_text("a\n")
+    gitstore.commit(repo, ["a.md"], actor=ACTOR, message="first")
+    (root / ".git" / "memgov" / objects.STAMP_FILE).write_text('{"index": "x"')
+    assert gitstore.commit(repo, ["a.md"], actor=ACTOR, message="same") is None
+    (root / "a.md").write_text("a2\n")
+    assert gitstore.commit(repo, ["a.md"], actor=ACTOR, message="second")
+    assert git(root, "show", "HEAD:a.md") == "a2\n"
+    assert git(root, "rev-list", "--count", "HEAD").strip() == "2"

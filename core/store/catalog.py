@@ -413,8 +413,8 @@ class Catalog:
         return found, subdirs
 
     def _dir_stamp(self, folder: str) -> tuple[int, int] | None:
-        try:
-            st = os.lstat(self.root / folder)
+        try:  # a str path: a sync stats every folder, and pathlib costs more than lstat
+            st = os.lstat(f"{self.root}/{folder}")
         except OSError:
             return None
         return st.st_mtime_ns, st.st_ino

@@ -137,6 +137,8 @@ def find_secrets(
     """(start, rule index, end) of every accepted secret, rule by rule."""
     for order, rule in enumerate(RULES):
         windows = _windows(rule, _NEEDLES[order], hits, lowered)
+        if not windows:
+            continue  # no keyword: the rule's regexes are not even compiled
         for start, stop in _candidates(rule, windows, data):
             yield start, order, stop
 

@@ -26,20 +26,20 @@ from core.domain.secrets.scanner import text_spans
 def _rules_version() -> bytes:
     """A digest of what decides a finding: every rule (id, regex, flags, keywords,
     entropy, group, anchoring, allowlist) and the global placeholder allowlist.
-    The table is a tuple of frozen rules compiled at import, so within a process
-    this changes only with the code; a cached result is never one of other rules."""
+    The table is a tuple of frozen rules, so within a process this changes only
+    with the code; a cached result is never one of other rules."""
     h = hashlib.blake2b(digest_size=16)
     for rule in RULES:
         parts = (
             rule.id,
-            rule.pattern.pattern,
-            str(rule.pattern.flags),
+            rule.regex,
+            str(rule.flags),
             *rule.keywords,
             repr(rule.entropy),
             str(rule.secret_group),
             str(rule.word_start),
             str(rule.multiline),
-            *(allowed.pattern for allowed in rule.allowlist),
+            *rule.allow,
         )
         h.update("\0".join(parts).encode("utf-8", "surrogatepass") + b"\1")
     for pattern in (placeholders._PLACEHOLDER_WORDS, placeholders._TEMPLATE, placeholders._RUN):

@@ -6,8 +6,11 @@ so a machine without a global git identity (CI) still commits.
 
 A commit is written with plumbing (:func:`commit`): ``update-index`` stages only
 the given paths, ``write-tree`` rehashes only the folders they are in (the
-index's cache of trees keeps the rest), ``commit-tree`` and ``update-ref`` make
-the commit. Unlike ``git add`` + ``git commit -- PATHS``, nothing writes a second,
+index's cache of trees keeps the rest), the commit object is written in
+process (:mod:`core.store.gitstore.objects`, as ``git commit-tree`` would) and
+``update-ref`` moves the branch, checking its old value. When the index is as
+memgov's last commit left it, no diff against the parent runs either: two git
+processes a commit. Unlike ``git add`` + ``git commit -- PATHS``, nothing writes a second,
 temporary copy of the whole index, and no porcelain runs: no hook of the
 repository ever runs (every git memgov starts has ``core.hooksPath=/dev/null``,
 :data:`core.store.gitstore.run.GIT_SETTINGS`), as the hooks of a store are untrusted.
@@ -21,8 +24,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.store.gitstore.objects import commit_body, read_stamp, write_commit_object, write_stamp
 from core.store.gitstore.plumbing import gc_due, head_commit
-from core.store.gitstore.run import CONTROL, GIT_SETTINGS, git_env, run
+from core.store.gitstore.run import (
+    COMMITTER,
+    CONTROL,
+    GIT_SETTINGS,
+    actor_identity,
+    git_env,
+    run,
+)
 
 if TYPE_CHECKING:
     import git
@@ -78,6 +89,7 @@ def commit(
     message = CONTROL.sub(" ", message)  # a NUL in a commit message breaks every later write
     if any(os.path.isdir(root / p) and not os.path.islink(root / p) for p in paths):
         return _commit_porcelain(repo, root, paths, actor=actor, message=message, when=when)
+    stamp = read_stamp(root)  # before this commit's own index write
     # --add: a new file; --remove: a file gone from disk leaves the index (a path in
     # neither is no error); a path on disk that is unchanged costs one stat
     run(root, "update-index", "--add", "--remove", "-z", "--stdin", data=_nul(paths))
@@ -86,32 +98,20 @@ def commit(
     if not parent_sha and not (root / ".git").is_dir():  # a worktree, a linked .git
         parent = run(root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
         parent_sha = parent.decode().strip()
-    changed = run(
-        root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", parent_sha or EMPTY_TREE, tree
-    ).split(b"\0")
-    changed_paths = {p.decode("utf-8", "surrogateescape") for p in changed if p}
-    if not changed_paths:
-        return None
-    if not changed_paths <= set(paths):
-        # the index held other staged changes (a `git add` by hand): they stay staged,
-        # out of this commit, as `git commit -- PATHS` does
-        return _commit_porcelain(repo, root, paths, actor=actor, message=message, when=when)
-    parents = ["-p", parent_sha] if parent_sha else []
-    sha = (
-        run(
-            root,
-            "commit-tree",
-            tree,
-            *parents,
-            "-F",
-            "-",
-            data=message.encode("utf-8"),
-            actor=actor,
-            when=when,
-        )
-        .decode()
-        .strip()
-    )
+    if stamp is not None and parent_sha and stamp.head == parent_sha:
+        # only memgov wrote the index since its last commit, HEAD: only ``paths`` differ
+        if tree == stamp.tree:
+            return None
+    else:
+        changed = _changed(root, parent_sha, tree)
+        if not changed:
+            return None
+        if not changed <= set(paths):
+            # the index held other staged changes (a `git add` by hand): they stay
+            # staged, out of this commit, as `git commit -- PATHS` does
+            return _commit_porcelain(repo, root, paths, actor=actor, message=message, when=when)
+    parents = [parent_sha] if parent_sha else []
+    sha = _commit_object(root, tree, parents, actor=actor, message=message, when=when)
     # the old value makes the update atomic against anything else moving the branch
     run(
         root,
@@ -122,9 +122,51 @@ def commit(
         sha,
         parent_sha or "0" * 40,
     )
+    write_stamp(root, sha, tree)
     if gc_due(root):
         run(root, "gc", "--auto", "--quiet", env=NO_DETACHED_GC)
     return sha
+
+
+def _changed(root: Path, parent_sha: str, tree: str) -> set[str]:
+    """The paths where ``tree`` differs from the parent commit's."""
+    out = run(
+        root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", parent_sha or EMPTY_TREE, tree
+    )
+    return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
+
+def _commit_object(
+    root: Path, tree: str, parents: list[str], *, actor: str, message: str, when: datetime | None
+) -> str:
+    """The commit object: written here (:mod:`core.store.gitstore.objects`), or by
+    ``git commit-tree`` where that cannot be done byte for byte."""
+    moment = when if when is not None and when.utcoffset() is not None else None
+    body = commit_body(
+        tree,
+        parents,
+        actor_identity(actor),
+        COMMITTER,
+        moment or datetime.now().astimezone(),
+        message,
+    )
+    if body is not None and (when is None or moment is not None):
+        sha = write_commit_object(root, body, tree=tree)
+        if sha is not None:
+            return sha
+    args = [arg for p in parents for arg in ("-p", p)]
+    out = run(
+        root,
+        "commit-tree",
+        tree,
+        *args,
+        "-F",
+        "-",
+        data=message.encode("utf-8"),
+        actor=actor,
+        when=when,
+    )
+    return out.decode().strip()
 
 
 def _nul(paths: list[str]) -> bytes:

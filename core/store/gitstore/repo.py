@@ -9,9 +9,9 @@ the given paths, ``write-tree`` rehashes only the folders they are in (the
 index's cache of trees keeps the rest), the commit object is written in
 process (:mod:`core.store.gitstore.objects`, as ``git commit-tree`` would) and
 ``update-ref`` moves the branch, checking its old value. When the index is as
-memgov's last commit left it, no diff against the parent runs either: two git
-processes a commit. Unlike ``git add`` + ``git commit -- PATHS``, nothing writes a second,
-temporary copy of the whole index, and no porcelain runs: no hook of the
+memgov's last commit left it, no diff against the parent runs either: three
+git processes a commit. Unlike ``git add`` + ``git commit -- PATHS``, nothing
+writes a second, temporary copy of the whole index, and no porcelain runs: no hook of the
 repository ever runs (every git memgov starts has ``core.hooksPath=/dev/null``,
 :data:`core.store.gitstore.run.GIT_SETTINGS`), as the hooks of a store are untrusted.
 """

@@ -143,3 +143,40 @@ def test_history_opens_the_repository_and_no_desk(store: Path) -> None:
 def test_the_parsers_choices_are_the_cores_vocabularies() -> None:
     assert tuple(KINDS) == ITEM_KINDS
     assert tuple(STATUSES) == LISTED_STATUSES
+
+
+def test_one_commands_parser_is_that_part_of_the_full_parser(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``memgov NAME`` builds NAME's parser alone; its help and its parse are the
+    full parser's, for every command."""
+    from tui.cli.parser import build_parser, command_names
+
+    names = command_names()
+    assert len(names) == len(set(names)) > 15
+    full = build_parser()
+    for name in names:
+        helps = []
+        for parser in (full, build_parser(only=name)):
+            with pytest.raises(SystemExit):
+                parser.parse_args([name, "--help"])
+            helps.append(capsys.readouterr().out)
+        assert helps[0] == helps[1], name
+        assert f"memgov {name}" in helps[0]
+
+
+def test_a_scan_compiles_only_the_rules_whose_keywords_occur() -> None:
+    code = (
+        "from core.domain import secrets\n"
+        "secrets.scan('plain words, nothing to see')\n"
+        "print(sum('searchers' in r.__dict__ for r in secrets.RULES))\n"
+        "found = secrets.scan('token ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8')\n"
+        "print(sorted(r.id for r in secrets.RULES if 'searchers' in r.__dict__),"
+        " [f.rule_id for f in found])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    first, second = done.stdout.splitlines()
+    assert first == "0"
+    assert second == "['github-pat'] ['github-pat']"

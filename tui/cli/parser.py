@@ -13,6 +13,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any, cast
 
 from core import __version__
 from core.domain.errors import AlreadyDecided, MemgovError
@@ -20,7 +21,17 @@ from tui.cli.arguments import COMMANDS
 from tui.cli.common import EXIT_ERROR, EXIT_FOUND, Command
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Unused:
+    """What ``add`` gives a command that is not being run: every call is a no-op,
+    so building the parser for one command sets up no other command's arguments."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: self
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or, given ``only``, of that command alone (what
+    running it needs; argparse costs some milliseconds a sub-command)."""
     parser = argparse.ArgumentParser(
         prog="memgov",
         description="Govern what AI agents remember: the store, the write "
@@ -44,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, target: str, help_text: str) -> argparse.ArgumentParser:
+        if only is not None and name != only:
+            return cast(argparse.ArgumentParser, _Unused())
         p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
         p.set_defaults(target=target)
         return p
@@ -51,6 +64,19 @@ def build_parser() -> argparse.ArgumentParser:
     for add_command in COMMANDS:
         add_command(add)
     return parser
+
+
+def command_names() -> list[str]:
+    """Every command's name, in ``--help``'s order (no parser is built)."""
+    names: list[str] = []
+
+    def add(name: str, target: str, help_text: str) -> argparse.ArgumentParser:
+        names.append(name)
+        return cast(argparse.ArgumentParser, _Unused())
+
+    for add_command in COMMANDS:
+        add_command(add)
+    return names
 
 
 def command(target: str) -> Command:
@@ -62,10 +88,11 @@ def command(target: str) -> Command:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["review", *argv]  # plain `memgov [--store P]` opens the desk
+    # one command's parser; the full one for help, or for what is not a command
+    parser = build_parser(only=argv[0] if argv[0] in command_names() else None)
     args = parser.parse_args(argv)
     try:
         return int(command(args.target)(args))

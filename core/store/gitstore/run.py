@@ -19,7 +19,6 @@ instead of ``vfork``; in a process of a few hundred MB (the desk) that costs 10 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import re
 import shutil
@@ -82,6 +81,8 @@ def git_env(actor: str, when: datetime | None) -> dict[str, str]:
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    import ctypes  # only where setpriv is missing
+
     with contextlib.suppress(Exception):
         ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
 

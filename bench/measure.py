@@ -357,8 +357,11 @@ def _some_id(root: Path) -> str:
 
 
 def history(root: Path, runs: int) -> dict[str, Any]:
+    from core.store.layout import memory_path
+
     memory_id = _some_id(root)
-    rel = f"memories/{memory_id}.md"
+    rel = memory_path(memory_id)  # where the file is: a path that is not costs git nothing
+    assert (root / rel).is_file(), rel
     samples = []
     for _ in range(runs):
         t, done = memgov("history", memory_id, store=root)

@@ -10,7 +10,7 @@ are untrusted input), neither from ``.git/hooks`` nor from a ``core.hooksPath``.
 from __future__ import annotations
 
 import subprocess
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -142,7 +142,7 @@ AWKWARD_ACTORS = [
 ]
 MESSAGES = ["one line", "subject\n\nbody\n", "trailing spaces  \n\n\n", "中文的提交说明\n- 列表"]
 DATES = [
-    datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc),
+    datetime(2026, 3, 1, 9, 30, tzinfo=UTC),
     datetime(2025, 12, 31, 23, 59, 59, tzinfo=timezone(timedelta(hours=8))),
     datetime(2024, 2, 29, 1, 2, 3, 456789, tzinfo=timezone(timedelta(hours=-5, minutes=-30))),
 ]

@@ -180,3 +180,22 @@ def test_events_a_crash_recovery_rolled_back_do_not_decide_the_status(
     assert data["rolled_back_events"] == ["ev-undone"]
     # a memory without rolled-back events says so with an empty list
     assert run_history(capsys, chain, "c")["rolled_back_events"] == []
+
+
+def test_the_commit_graph_is_written_again_only_after_head_moves(
+    chain: Store, make_memory: MakeMemory
+) -> None:
+    graphs = chain.root / ".git" / "objects" / "info" / "commit-graphs"
+
+    def written() -> bool:
+        return graphs.is_dir() and any(graphs.iterdir())
+
+    history(chain, "a")
+    assert written()
+    for graph in graphs.iterdir():  # gone: only a new write would bring it back
+        graph.unlink()
+    assert history(chain, "a").commits  # log works without a graph, only slower
+    assert not written()  # HEAD did not move: no process was started to rewrite it
+    add_memories(chain, make_memory(id="later", attribute="editor"), actor="alice@example.com")
+    history(chain, "a")
+    assert written()

@@ -8,6 +8,7 @@ runs through :func:`core.store.gitstore.run.run`; a failure is a ``GitFailed``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from core.domain.errors import StoreError
-from core.store.gitstore.run import COMMITTER, actor_identity, run
+from core.store.gitstore.run import COMMITTER, GitFailed, actor_identity, run
 
 
 def head(root: Path) -> str:
@@ -220,8 +221,22 @@ def update_commit_graph(root: Path) -> None:
     """Bring git's commit graph up to date, with changed-path (Bloom) filters: ``git
     log -- FILE`` then reads the trees only of commits that may have touched the
     file. Incremental (``--split``): a few milliseconds when current, a walk of the
-    new commits otherwise. Local state of ``.git``; a failure only makes log slower."""
-    run(root, "commit-graph", "write", "--reachable", "--changed-paths", "--split", check=False)
+    new commits otherwise. Local state of ``.git``; a failure only makes log slower.
+    Not even started while HEAD is the commit the last update saw (a note in
+    ``.git/memgov``): reading a memory's history twice costs one git process, not two."""
+    current = head_commit(root)
+    note = root / ".git" / "memgov" / "commit-graph-head"
+    if current is not None and not note.is_symlink():
+        with contextlib.suppress(OSError):
+            if note.read_text("ascii") == current:
+                return
+    try:
+        run(root, "commit-graph", "write", "--reachable", "--changed-paths", "--split")
+    except GitFailed:
+        return  # tried again next time
+    if current is not None and note.parent.is_dir() and not note.parent.is_symlink():
+        with contextlib.suppress(OSError):
+            note.write_text(current, "ascii")
 
 
 def head_commit(root: Path) -> str | None:

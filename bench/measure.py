@@ -371,6 +371,32 @@ def history(root: Path, runs: int) -> dict[str, Any]:
     return {"samples": samples, "floor": floor, "floor_name": "git log -- FILE"}
 
 
+def history_lib(root: Path, runs: int) -> dict[str, Any]:
+    """The lookup without the CLI's start-up: ``history_in`` for ``runs`` memories
+    spread over the history, in one process after a first call (which brings
+    git's commit graph up to date); the floor is ``git log -- FILE`` of each."""
+    from core.reports.history import history_in
+    from core.store.layout import memory_path
+    from core.store.workspace import open_workspace
+
+    _t, done = memgov("list", "--json", store=root)
+    expect(done, (0,), "memgov list")
+    rows = json.loads(done.stdout)
+    rows = rows if isinstance(rows, list) else rows.get("memories", [])
+    step = max(1, len(rows) // runs)
+    ids = [row["id"] for row in rows[::step]][:runs]
+    workspace = open_workspace([str(root)])
+    history_in(workspace, ids[0])
+    samples, floor = [], []
+    for memory_id in ids:
+        started = time.perf_counter()
+        found = history_in(workspace, memory_id)
+        samples.append(time.perf_counter() - started)
+        assert found.events, memory_id
+        floor.append(shell(["git", "log", "--", memory_path(memory_id)], cwd=root))
+    return {"samples": samples, "floor": floor, "floor_name": "git log -- FILE"}
+
+
 def _grep(root: Path, subject: str) -> float:
     return shell(["grep", "-rl", f"^subject: {subject}", "memories"], cwd=root)
 
@@ -577,6 +603,7 @@ OPERATIONS = {
     "import_cc": import_cc,
     "export_cc": export_cc,
     "history": history,
+    "history_lib": history_lib,
     "list": list_subject,
     "recall": recall,
     "warm_open": warm_open,

@@ -150,6 +150,13 @@ def rows(quick: bool) -> list[Row]:
         ),
         Row("export", "memgov export claude-code", "export_cc", runs=3),
         Row("history", "memgov history ID", "history", floor_goal=3.0),
+        Row(
+            "history_lib",
+            "history_in() in process, after the first",
+            "history_lib",
+            runs=10,
+            floor_goal=3.0,
+        ),
         Row("list", "memgov list --subject P", "list", floor_goal=3.0),
         Row("recall", "memgov recall P --no-usage", "recall", floor_goal=3.0),
         Row(

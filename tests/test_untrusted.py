@@ -377,6 +377,25 @@ def test_orphan_temp_files_are_cleaned_by_the_next_writer(store: Store, add, mak
     assert git_status(store.root) == []
 
 
+def test_orphan_temps_left_between_two_writes_of_one_process_are_cleaned(
+    store: Store,
+    add,
+    make_memory,  # type: ignore[no-untyped-def]
+) -> None:
+    """The search for temporary files skips folders unchanged since it last looked;
+    a killed writer's file changes its folder, deep or not, so it is still found."""
+    deep = store.root / "logs" / "2026" / "12"
+    deep.mkdir(parents=True, exist_ok=True)
+    (deep / "01.md").write_text("# a log\n")
+    add(store, make_memory(id="mem-1"))  # searched once: the stamps are kept
+    orphans = [deep / ".01.md.abc123.tmp", store.root / "decisions" / ".d.json.def456.tmp"]
+    for orphan in orphans:
+        orphan.parent.mkdir(parents=True, exist_ok=True)
+        orphan.write_text("half")
+    add(store, make_memory(id="mem-2", attribute="editor"))
+    assert [o for o in orphans if o.exists()] == []
+
+
 # ------------------------------------------------------------- killed at a given moment
 KILL = textwrap.dedent(
     """

@@ -126,26 +126,54 @@ def is_temp_name(name: str) -> bool:
     return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX) and name.count(".") >= 3
 
 
-def remove_orphan_temps(root: Path, folders: tuple[str, ...]) -> list[str]:
+#: a folder's (mtime, inode) when it was last searched for temporary files, and its
+#: subfolders then: see :func:`remove_orphan_temps`
+TempStamps = dict[str, tuple[tuple[int, int], list[str]]]
+
+
+def remove_orphan_temps(
+    root: Path, folders: tuple[str, ...], seen: TempStamps | None = None
+) -> list[str]:
     """Delete temporary files a killed writer left (the caller holds the store lock, so
-    no live writer owns one). Walks the given folders without following links."""
+    no live writer owns one). Walks the given folders without following links.
+
+    ``seen`` (kept by the caller between calls) skips the listing of a folder whose
+    stat data is what it was when it was last searched: creating a temporary file
+    changes its folder's mtime, so such a folder holds none that was not there, and
+    none was left. Its subfolders are still stat-ed, each. A write then costs a stat
+    a folder, not a listing of every daily log and decision."""
     removed: list[str] = []
-    stack = [(root, False), *((root / f, True) for f in folders)]  # (folder, recurse)
+    stack = [(str(root), False), *((f"{root}/{f}", True) for f in folders)]  # (folder, recurse)
     while stack:
         folder, recurse = stack.pop()
+        try:
+            st = os.lstat(folder)
+        except OSError:
+            continue
+        stamp = (st.st_mtime_ns, st.st_ino)
+        known = seen.get(folder) if seen is not None else None
+        if known is not None and known[0] == stamp:
+            stack += [(sub, True) for sub in known[1]]
+            continue
         try:
             entries = list(os.scandir(folder))
         except OSError:
             continue
+        subfolders = []
         for entry in entries:
             if entry.is_symlink():
                 continue
             if recurse and entry.is_dir(follow_symlinks=False):
-                stack.append((Path(entry.path), True))
+                subfolders.append(entry.path)
             elif is_temp_name(entry.name) and entry.is_file(follow_symlinks=False):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
                     removed.append(os.path.relpath(entry.path, root))
+        stack += [(sub, True) for sub in subfolders]
+        if seen is not None:
+            with contextlib.suppress(OSError):  # as it is now, the temporary files gone
+                after = os.lstat(folder)
+                seen[folder] = ((after.st_mtime_ns, after.st_ino), subfolders)
     return removed
 
 

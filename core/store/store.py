@@ -47,7 +47,13 @@ from core.store import gitstore
 from core.store.catalog import Catalog
 from core.store.config import CONFIG_FILE, Config, load_config
 from core.store.events import EVENTS_DIR, FIRST_SHARD, BadLine, Event, read_log
-from core.store.fsutil import atomic_write_text, confined, file_lock, remove_orphan_temps
+from core.store.fsutil import (
+    TempStamps,
+    atomic_write_text,
+    confined,
+    file_lock,
+    remove_orphan_temps,
+)
 from core.store.index import INDEX_FILE
 from core.store.journal import JOURNAL_FILE
 from core.store.layout import LOCAL_STATE, WRITTEN_FOLDERS
@@ -100,6 +106,7 @@ class Store:
         self._records: Records | None = None
         self._synced = False
         self._temps: list[str] = []
+        self._temp_stamps: TempStamps = {}  # folders searched for temporary files
         self._repo: git.Repo | None = None
 
     # ----------------------------------------------------------------- creation
@@ -233,7 +240,7 @@ class Store:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
         self._temps = []
-        remove_orphan_temps(self.root, WRITTEN_FOLDERS)
+        remove_orphan_temps(self.root, WRITTEN_FOLDERS, self._temp_stamps)
         return records
 
     @contextlib.contextmanager
@@ -298,7 +305,7 @@ class Store:
         with file_lock(self.state_dir / "lock"):
             recover(self)
             confined(self.root, log_path(self.now()))  # never through a link
-            remove_orphan_temps(self.root, (MEMORY_DIR, *WRITTEN_FOLDERS))
+            remove_orphan_temps(self.root, (MEMORY_DIR, *WRITTEN_FOLDERS), self._temp_stamps)
             rel, line = append_message(
                 self.root, task=task, index=index, role=role, text=text, when=self.now()
             )

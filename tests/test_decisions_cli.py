@@ -94,7 +94,12 @@ def test_cli_erasure_and_its_refused_revert(
     [
         ([], "say --approve or --reject"),
         (["--approve", "--reject"], "say --approve or --reject"),
-        (["--approve"], "field 'option': unknown option"),
+        (["--approve"], "field 'option': approving a conflict item needs an option"),
+        (["--approve"], "(--option one of: newer, older, parallel, neither)"),
+        (["--reject", "--option", "newer"], "a rejection takes no option"),
+        (["--reject", "--option", "newer"], "--approve --option newer to apply it"),
+        (["--reject", "--option", "erase"], "drop --option"),
+        (["--approve", "--option", "erase"], "'erase' is not an option of a conflict item"),
         (["--approve", "--option", "parallel"], "parallel needs a condition"),
         (["--approve", "--option", "parallel", "--condition", "nope"], "ID=CONDITION"),
     ],
@@ -106,4 +111,27 @@ def test_cli_decide_bad_input(
     check = unchanged(*(s.root for s in stores(demo)))
     code, out, err = demo_cli("decide", item.id, *args, "--store", str(demo), "--as", MAINTAINER)
     assert (code, out) == (2, "") and says in err
+    assert "<candidate>" not in err and "None" not in err  # no internals
+    if "field" in err:
+        assert err.startswith(f"memgov: {item.id}: field 'option'") or "condition" in err
+    check()
+
+
+@pytest.mark.parametrize(
+    ("kind", "where", "actor"),
+    [("deletion", {}, OWNER), ("promotion", {"attribute": "package_manager"}, MAINTAINER)],
+)
+def test_cli_an_option_for_a_kind_that_takes_none_is_an_error(
+    demo: Path,
+    demo_cli: Callable[..., tuple[int, str, str]],
+    kind: str,
+    where: dict[str, str],
+    actor: str,
+) -> None:
+    item = the_item(demo, kind, **where)
+    check = unchanged(*(s.root for s in stores(demo)))
+    for args in (["--approve", "--option", "newer"], ["--reject", "--option", "older"]):
+        code, out, err = demo_cli("decide", item.id, *args, "--store", str(demo), "--as", actor)
+        assert (code, out) == (2, ""), err
+        assert "option" in err and "drop --option" in err
     check()

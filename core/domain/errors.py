@@ -13,7 +13,9 @@ class ValidationError(MemgovError):
     """A record or config value is wrong.
 
     ``path`` is the file (may be None for a candidate not yet written),
-    ``field`` the front-matter field, ``hint`` what to do.
+    ``field`` the front-matter field, ``hint`` what to do. ``where`` names what
+    was wrong when it is no file (a review item's id); without either, the error
+    is a candidate's.
     """
 
     def __init__(
@@ -23,15 +25,17 @@ class ValidationError(MemgovError):
         path: Path | str | None = None,
         field: str | None = None,
         hint: str | None = None,
+        where: str | None = None,
     ) -> None:
         self.path = str(path) if path is not None else None
+        self.where = where
         self.field = field
         self.message = message
         self.hint = hint
         super().__init__(self.render())
 
     def render(self) -> str:
-        where = self.path or "<candidate>"
+        where = self.path or self.where or "<candidate>"
         if self.field:
             where += f": field '{self.field}'"
         text = f"{where}: {self.message}"

@@ -101,6 +101,7 @@ def decide_conflict(
                     "parallel needs a condition for every record; missing for "
                     + ", ".join(missing),
                     field="condition",
+                    where=item.id,
                     hint="e.g. --condition ID=env=production (read the sources first)",
                 )
             chosen = [conditions[m.id].strip() for m in members]
@@ -108,6 +109,7 @@ def decide_conflict(
                 raise ValidationError(
                     "parallel conditions must differ, or the records would share a key again",
                     field="condition",
+                    where=item.id,
                 )
             for memory in members:
                 condition = conditions[memory.id].strip()
@@ -121,6 +123,7 @@ def decide_conflict(
                     raise ValidationError(
                         f"the condition for {memory.id} clashes with {', '.join(clash)}",
                         field="condition",
+                        where=item.id,
                     )
                 tx.transition(
                     memory.id,

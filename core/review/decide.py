@@ -38,9 +38,10 @@ from core.domain.errors import AlreadyDecided, NotFoundError, ValidationError
 from core.review import conflict, deletion, promotion, secret
 from core.review.authority import check_may_decide
 from core.review.batch import decide_batch, preview_batch
-from core.review.items import Item, Kind
+from core.review.items import CONFLICT_OPTIONS, Item, Kind
 from core.review.preview import Preview, preview_of, preview_of_list
 from core.review.queue import find_items, get_item
+from core.review.secret import OPTIONS as SECRET_OPTIONS
 from core.review.session import Session
 from core.store.decisions import Decision, last_decision_for
 from core.store.secret_files import ITEM_PREFIX
@@ -312,7 +313,47 @@ def _open_item(workspace: Workspace, item_id: str) -> Item:
         ) from None
 
 
+#: the options an approval of each kind takes (none: the kind takes no option)
+_APPROVE_OPTIONS: dict[str, tuple[str, ...]] = {
+    Kind.CONFLICT: tuple(o for o in CONFLICT_OPTIONS if o != "defer"),
+    Kind.SECRET: SECRET_OPTIONS,
+}
+
+
 def _check_arguments(item: Item, choice: Choice) -> None:
+    """Contradictory or missing arguments are an error, never a guess: a rejection
+    with an option, an approval of a conflict or a secret without one, an option
+    for a kind that takes none."""
+    allowed = _APPROVE_OPTIONS.get(item.kind, ())
+    listed = ", ".join(allowed)
+    if not choice.approve and choice.option not in (None, "defer"):
+        raise ValidationError(
+            f"a rejection takes no option (rejecting a {item.kind} leaves it "
+            f"{'deferred' if allowed else 'as it is'}), and --option {choice.option} picks one",
+            field="option",
+            where=item.id,
+            hint=f"--approve --option {choice.option} to apply it"
+            if choice.option in allowed
+            else "drop --option",
+        )
+    if choice.approve and allowed and choice.option not in allowed:
+        if choice.option == "defer" and item.kind == Kind.CONFLICT:
+            return  # an approved defer is a defer, as the desk's "defer" sends it
+        raise ValidationError(
+            f"approving a {item.kind} item needs an option"
+            if choice.option is None
+            else f"{choice.option!r} is not an option of a {item.kind} item",
+            field="option",
+            where=item.id,
+            hint=f"--option one of: {listed}",
+        )
+    if choice.approve and not allowed and choice.option is not None:
+        raise ValidationError(
+            f"a {item.kind} item takes no option",
+            field="option",
+            where=item.id,
+            hint="drop --option",
+        )
     if choice.files and item.kind != Kind.CONSOLIDATION:
         raise ValidationError(
             f"{item.id} is a {item.kind} item: deciding by file applies to consolidation "

@@ -2,7 +2,8 @@
 
 Exit status: 0 success (written, merged, clean), 1 the command found something
 or refused (a refused write, a secret, doctor problems), 2 bad input or an
-error, 3 a write opened or joined a conflict.
+error, 3 a write opened or joined a conflict, 141 the reader of the output
+went away (a closed pipe).
 
 The package: :mod:`tui.cli.common` (options, output, exit codes),
 :mod:`tui.cli.arguments` (every command's arguments),

@@ -10,7 +10,9 @@ runs it and turns the errors a command may raise into exit statuses (see
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, cast
@@ -87,7 +89,26 @@ def command(target: str) -> Command:
     return func
 
 
+#: the exit status when the reader of the output went away (``memgov queue | head -1``):
+#: 128 + SIGPIPE, what ``git log | head`` gives
+EXIT_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        try:
+            return _main(argv)
+        finally:  # a closed reader fails here, not at the interpreter's exit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader is gone: no traceback, and nothing more to write (stdout goes to
+        # /dev/null so the interpreter's own last flush does not fail again)
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["review", *argv]  # plain `memgov [--store P]` opens the desk

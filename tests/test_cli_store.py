@@ -55,6 +55,19 @@ def test_init_team_store_with_json(tmp_path: Path, capsys: pytest.CaptureFixture
     assert config.maintainers == ("lead@example.com", "ops@example.com")
 
 
+@pytest.mark.parametrize("maintainers", [[], ["--maintainer", "  "]])
+def test_init_team_store_without_a_maintainer_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], maintainers: list[str]
+) -> None:
+    target = tmp_path / "team"
+    code, out, err = run(
+        capsys, "init", "--store", str(target), "--scope", "team", "--as", "me", *maintainers
+    )
+    assert (code, out) == (2, "")
+    assert "field 'maintainers'" in err and "--maintainer EMAIL" in err
+    assert not target.exists()  # nothing half-made
+
+
 def test_init_takes_the_actor_from_the_environment(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -106,6 +106,25 @@ def git_log_patch(root: Path) -> str:
 
 
 # ------------------------------------------------------------------ remember
+def test_a_message_logged_twice_is_one_line_and_another_text_is_refused(cli: Cli) -> None:
+    first = cli("log", "--task", "tr_1", "--index", "7", "--json", "we use pnpm")
+    assert first.code == 0, first.err
+    log = cli.root / first.json["log"]
+    before = log.read_text(encoding="utf-8")
+    commits = git_log_patch(cli.root).count("\ncommit ")
+    again = cli("log", "--task", "tr_1", "--index", "7", "--json", "we  use pnpm")
+    assert again.code == 0, again.err
+    assert again.json == first.json  # the same line, nothing written or committed
+    assert log.read_text(encoding="utf-8") == before
+    assert git_log_patch(cli.root).count("\ncommit ") == commits
+    other = cli("log", "--task", "tr_1", "--index", "7", "we use npm")
+    assert other.code == 2
+    assert "already has message 7" in other.err and "field 'index'" in other.err
+    assert log.read_text(encoding="utf-8") == before
+    assert cli("log", "--task", "tr_1", "--index", "8", "we use npm").code == 0
+    assert log.read_text(encoding="utf-8").count("- [") == 2
+
+
 def test_log_then_remember_answers_written_with_exit_0(cli: Cli) -> None:
     logged = cli("log", "--task", "tr_1", "--index", "7", "--json", "we use pnpm")
     assert logged.code == 0

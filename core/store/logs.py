@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 
 from core.domain.data import AsData, shown_as
+from core.domain.errors import ValidationError
 from core.domain.record import Source
 from core.store.fsutil import UnsafePath, atomic_write_text, confined
 
@@ -75,6 +76,21 @@ def append_message(
         end = next(
             (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
         )
+        for at in range(start + 1, end):  # a message index is logged once a task and day
+            found = MESSAGE_RE.match(lines[at])
+            if found is None or int(found["index"]) != index:
+                continue
+            parts = lines[at].strip().split(" ", 3)  # "-", "[i]", "HH:MM", "role: text"
+            said = parts[3] if len(parts) == 4 else ""
+            if said == f"{role}: {body}":
+                return rel, at + 1  # the same message again: already there, nothing written
+            raise ValidationError(
+                f"task {task} already has message {index} in this log (line {at + 1}), "
+                f"with other text",
+                path=rel,
+                field="index",
+                hint="a message index is written once; log this message under the next index",
+            )
         while end > start + 1 and not lines[end - 1].strip():
             end -= 1
         lines.insert(end, entry)

@@ -125,6 +125,35 @@ def test_a_message_logged_twice_is_one_line_and_another_text_is_refused(cli: Cli
     assert log.read_text(encoding="utf-8").count("- [") == 2
 
 
+def test_a_quote_the_logged_message_does_not_hold_fails_s3(cli: Cli) -> None:
+    """s3 means the quote is in the message the source points at: a pointer to a
+    message that says the opposite is no source (issue 13), and nothing supersedes."""
+    cli.say("tr_1", "这个项目用 pnpm，不用 npm", index=3)
+    quoted = cli(
+        "remember",
+        cli.candidate(
+            "ok", source={"task": "tr_1", "message_index": 3, "evidence": "用 PNPM,不用 npm"}
+        ),
+        "--json",
+    )
+    assert quoted.code == 0 and quoted.json["outcome"] == "written", quoted.err  # width, case
+    opposite = cli(
+        "remember",
+        cli.candidate(
+            "lie",
+            value="npm",
+            content="The project uses npm.",
+            source={"task": "tr_1", "message_index": 3, "evidence": "we switched to npm"},
+        ),
+        "--json",
+    )
+    assert opposite.code == 1
+    s3 = next(c for c in opposite.json["gate"]["criteria"] if c["criterion"] == "s3")
+    assert s3["passed"] is False and "not in the message the source points at" in s3["why"]
+    (kept,) = [m for m in Store(cli.root).memories.values() if m.attribute == "package_manager"]
+    assert (kept.value, kept.status) == ("pnpm", "active")
+
+
 def test_log_then_remember_answers_written_with_exit_0(cli: Cli) -> None:
     logged = cli("log", "--task", "tr_1", "--index", "7", "--json", "we use pnpm")
     assert logged.code == 0

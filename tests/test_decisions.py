@@ -230,8 +230,8 @@ def test_defer_changes_no_record_and_keeps_the_item_open(demo: Path) -> None:
 def test_a_conflict_needs_a_known_option(demo: Path) -> None:
     item = the_item(demo, "conflict", scope="team")
     check = unchanged(item.store.root)
-    for option in (None, "both"):
-        with pytest.raises(ValidationError, match="unknown option"):
+    for option, says in ((None, "needs an option"), ("both", "'both' is not an option")):
+        with pytest.raises(ValidationError, match=says):
             decide(workspace(demo), item.id, approve=True, option=option, actor=MAINTAINER)
     check()
 

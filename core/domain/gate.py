@@ -11,6 +11,7 @@ content that can be derived from the current state is excluded outright (seed
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -73,6 +74,17 @@ class GateResult(AsData):
     @property
     def rounded_score(self) -> float:
         return round(self.score, 4)
+
+
+def _plain(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def quoted_in(evidence: str, line: str) -> bool:
+    """Whether ``evidence`` is in ``line``, up to case, width and spacing (a quote
+    copied from the message, not a paraphrase of it)."""
+    quote = _plain(evidence)
+    return bool(quote) and quote in _plain(line)
 
 
 # -- exclusions: derivable content (kept conservative; listed in the README) ----------
@@ -148,9 +160,13 @@ def evaluate(
     source_resolves: bool,
     theta: float,
     also: Sequence[str] = (),
+    quote_found: bool = True,
 ) -> GateResult:
     """Score one candidate. ``also`` is any other text the write would persist (title,
-    value, the key's fields): s4 scans it like the content and the evidence."""
+    value, the key's fields): s4 scans it like the content and the evidence.
+    ``quote_found``: the evidence is in the logged message the source points at
+    (:func:`quoted_in`); a pointer that resolves to a message saying something else
+    is no source."""
 
     def probability(name: str, value: float | None) -> Criterion:
         if value is None:
@@ -178,17 +194,24 @@ def evaluate(
         )
     else:
         s4 = Criterion("s4", 1.0, True, "no secret or sensitive pattern found")
-    s3 = (
-        Criterion("s3", 1.0, True, "the source resolves to its evidence")
-        if source_resolves
-        else Criterion(
+    if not source_resolves:
+        s3 = Criterion(
             "s3",
             0.0,
             False,
             "the source does not resolve: point it at the task "
             "and message in a daily log, or the original file",
         )
-    )
+    elif not quote_found:
+        s3 = Criterion(
+            "s3",
+            0.0,
+            False,
+            "the evidence is not in the message the source points at: quote that "
+            "message's own words",
+        )
+    else:
+        s3 = Criterion("s3", 1.0, True, "the source resolves to its evidence")
     return GateResult(
         theta=theta,
         criteria=(probability("s1", s1), probability("s2", s2), s3, s4),

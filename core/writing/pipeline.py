@@ -141,13 +141,20 @@ def _check(store: Store, candidate: Candidate) -> _Checked:
     assert source is not None
     # the candidate is the local caller's: its own file (an agent folder being imported)
     # may be read; what a store holds is read only inside the store (queue, doctor)
-    resolves = logs.resolve(store.root, source, context=0, outside_ok=True) is not None
+    excerpt = logs.resolve(store.root, source, context=0, outside_ok=True)
+    # a message of a daily log must hold the quote; a file's evidence may describe it
+    quoted = (
+        excerpt is None
+        or source.file is not None
+        or any(gate.quoted_in(source.evidence, text) for _n, text in excerpt.lines)
+    )
     result = gate.evaluate(
         content=candidate.content,
         evidence=source.evidence,
         s1=candidate.s1,
         s2=candidate.s2,
-        source_resolves=resolves,
+        source_resolves=excerpt is not None,
+        quote_found=quoted,
         theta=store.config.theta,
         also=_persisted_text(candidate),
     )

@@ -77,36 +77,51 @@ SEARCHED = ("id", "subject", "attribute", "title", "value", "content")
 _TRIGRAM = 3
 
 
-def _search_schema() -> str:
-    """The text search's tables and the triggers that keep them in step with
-    ``entries`` in the same transaction (while ``meta.fts`` is '1': the tables are
-    built on the first search, not at the first open)."""
-    parts = []
-    built = "(SELECT v FROM meta WHERE k = 'fts') = '1'"
-    for table, columns in _SEARCH_TABLES:
-        cols = ", ".join(columns)
-        new = ", ".join(f"new.{c}" for c in columns)
-        old = ", ".join(f"old.{c}" for c in columns)
-        parts.append(
-            f"CREATE VIRTUAL TABLE {table} USING fts5({cols}, content='entries', "
-            f"content_rowid='n', tokenize='trigram', detail=none, columnsize=0);\n"
-            f"CREATE TRIGGER {table}_ai AFTER INSERT ON entries WHEN {built} BEGIN\n"
-            f"  INSERT INTO {table} (rowid, {cols}) VALUES (new.n, {new});\nEND;\n"
-            f"CREATE TRIGGER {table}_ad AFTER DELETE ON entries WHEN {built} BEGIN\n"
-            f"  INSERT INTO {table} ({table}, rowid, {cols}) VALUES ('delete', old.n, {old});"
-            f"\nEND;\n"
-            f"CREATE TRIGGER {table}_au AFTER UPDATE OF {cols} ON entries WHEN {built} BEGIN\n"
-            f"  INSERT INTO {table} ({table}, rowid, {cols}) VALUES ('delete', old.n, {old});\n"
-            f"  INSERT INTO {table} (rowid, {cols}) VALUES (new.n, {new});\nEND;\n"
-        )
-    return "".join(parts)
+def _search_tables() -> str:
+    return "".join(
+        f"CREATE VIRTUAL TABLE {table} USING fts5({', '.join(columns)}, content='entries', "
+        f"content_rowid='n', tokenize='trigram', detail=none, columnsize=0);\n"
+        for table, columns in _SEARCH_TABLES
+    )
 
 
 #: a readable active row: what the active index holds and ``meta.active`` counts
 _ACTIVE = "{0}.reason IS NULL AND {0}.status IS 'active'"
 
-_SCHEMA = (
-    """
+
+def _triggers() -> dict[str, str]:
+    """{name: statement} of the triggers that keep ``meta.active`` and the search tables
+    in step with ``entries``, in the rows' own transaction (the search tables while
+    ``meta.fts`` is '1': they are built on the first search, not at the first open).
+    A catalog's first build adds them once its rows are in (a trigger, any trigger,
+    doubles what sqlite pays per row written), with the count taken then."""
+    built = "(SELECT v FROM meta WHERE k = 'fts') = '1'"
+    found = {
+        "entries_active_ai": f"AFTER INSERT ON entries WHEN {_ACTIVE.format('new')} BEGIN "
+        "UPDATE meta SET v = CAST(v AS INTEGER) + 1 WHERE k = 'active'; END",
+        "entries_active_ad": f"AFTER DELETE ON entries WHEN {_ACTIVE.format('old')} BEGIN "
+        "UPDATE meta SET v = CAST(v AS INTEGER) - 1 WHERE k = 'active'; END",
+        "entries_active_au": "AFTER UPDATE OF status, reason ON entries BEGIN "
+        f"UPDATE meta SET v = CAST(v AS INTEGER) + ({_ACTIVE.format('new')}) "
+        f"- ({_ACTIVE.format('old')}) WHERE k = 'active'; END",
+    }
+    for table, columns in _SEARCH_TABLES:
+        cols = ", ".join(columns)
+        new = ", ".join(f"new.{c}" for c in columns)
+        old = ", ".join(f"old.{c}" for c in columns)
+        insert = f"INSERT INTO {table} (rowid, {cols}) VALUES (new.n, {new});"
+        delete = f"INSERT INTO {table} ({table}, rowid, {cols}) VALUES ('delete', old.n, {old});"
+        found[f"{table}_ai"] = f"AFTER INSERT ON entries WHEN {built} BEGIN {insert} END"
+        found[f"{table}_ad"] = f"AFTER DELETE ON entries WHEN {built} BEGIN {delete} END"
+        found[f"{table}_au"] = (
+            f"AFTER UPDATE OF {cols} ON entries WHEN {built} BEGIN {delete} {insert} END"
+        )
+    return {name: f"CREATE TRIGGER IF NOT EXISTS {name} {body}" for name, body in found.items()}
+
+
+_TRIGGERS = _triggers()
+
+_SCHEMA = """
 CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE dirs (rel TEXT PRIMARY KEY, mtime INTEGER NOT NULL, ino INTEGER NOT NULL);
 CREATE TABLE entries (
@@ -135,32 +150,13 @@ CREATE INDEX entries_supersedes ON entries (supersedes) WHERE supersedes IS NOT 
 CREATE INDEX entries_active ON entries (type_order, subject, attribute, id, rel)
     WHERE reason IS NULL AND status = 'active';
 CREATE INDEX entries_readable ON entries (id) WHERE reason IS NULL;
-CREATE TRIGGER entries_active_ai AFTER INSERT ON entries WHEN """
-    + _ACTIVE.format("new")
-    + """ BEGIN
-  UPDATE meta SET v = CAST(v AS INTEGER) + 1 WHERE k = 'active';
-END;
-CREATE TRIGGER entries_active_ad AFTER DELETE ON entries WHEN """
-    + _ACTIVE.format("old")
-    + """ BEGIN
-  UPDATE meta SET v = CAST(v AS INTEGER) - 1 WHERE k = 'active';
-END;
-CREATE TRIGGER entries_active_au AFTER UPDATE OF status, reason ON entries BEGIN
-  UPDATE meta SET v = CAST(v AS INTEGER) + ("""
-    + _ACTIVE.format("new")
-    + ") - ("
-    + _ACTIVE.format("old")
-    + """) WHERE k = 'active';
-END;
 CREATE TABLE requests (
     rel TEXT PRIMARY KEY,
     mtime INTEGER NOT NULL, size INTEGER NOT NULL, ino INTEGER NOT NULL,
     id TEXT, kind TEXT, memory_id TEXT, status TEXT, data TEXT, reason TEXT
 );
 CREATE INDEX requests_status ON requests (status, memory_id, kind) WHERE reason IS NULL;
-"""
-    + _search_schema()
-)
+""" + _search_tables()
 
 _COLUMNS = (
     "rel, mtime, size, ino, id, status, scope, subject, attribute, condition, type_order, "
@@ -476,8 +472,6 @@ class Catalog:
                 self._pending = []
                 self._full(db, result, reparse=reparse)
                 self._flush(db)
-            if full:  # the count the triggers keep, checked against the rows
-                self._recount(db)
             else:
                 self._pending = []
                 self._quick(db, suspects, result)
@@ -495,6 +489,9 @@ class Catalog:
                         "UPDATE entries SET secret=?, title=?, hook=? WHERE rel=?",
                         (secret, *parts, rel),
                     )
+            if full:  # the triggers (a first build adds them now) and the count they keep
+                self._arm(db)
+                self._recount(db)
             if result.changed or rescan or fresh or full or head != known_head:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head or "",))
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('scanner', ?)", (scanner,))
@@ -506,6 +503,17 @@ class Catalog:
                 db.execute("ROLLBACK")
             raise
         return result
+
+    @staticmethod
+    def _arm(db: sqlite3.Connection) -> None:
+        """The triggers any is missing of (all of them after a first build, whose rows
+        went in without them); the search tables built again when theirs were."""
+        present = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
+        missing = [name for name in _TRIGGERS if name not in present]
+        for name in missing:
+            db.execute(_TRIGGERS[name])
+        if any(not name.startswith("entries_active") for name in missing):
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('fts', '0')")
 
     @staticmethod
     def _recount(db: sqlite3.Connection) -> None:
@@ -984,6 +992,12 @@ class Catalog:
         )
         with self._lock:
             self.sync_requests()
+            # the files that could not be read, checked too (few: one fixed in place is
+            # a request again)
+            self._fresh_requests(
+                "SELECT rel, mtime, size, ino FROM requests WHERE reason IS NOT NULL AND rel != ?",
+                [REQUEST_DIR],
+            )
             rows = self._fresh_requests(sql, args)
             return [
                 found

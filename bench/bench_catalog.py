@@ -12,7 +12,9 @@ checkout; pass an older checkout to compare), and the median of ``--runs``:
 - ``build``: the catalog deleted, then the first open (every file read and indexed)
   and the first ``text_holders`` (which builds the text search);
 - ``requests``: a warm catalog, the process's first ``load_requests``, a second
-  one, the open requests of 100 memories, and one ``build_queue`` of the store;
+  one, and the open requests of 100 memories;
+- ``queue``: a warm catalog, the process's first ``build_queue`` of the requests'
+  kinds (promotions and deletions: 300 open requests), then one of every kind;
 - ``holders``: ``text_holders`` for 30 needles (content lines of random records,
   and strings no record holds), median per needle;
 - ``count``: ``count_active`` besides 50 ids, median of 200 calls.
@@ -98,9 +100,10 @@ if mode == "build":
     store.records
     out["first open"] = time.perf_counter() - t
     out["first open cpu"] = time.process_time()
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     store.records.catalog.text_holders("no record holds this line")
     out["first text_holders (builds the search)"] = time.perf_counter() - t
+    out["first text_holders cpu"] = time.process_time() - c
     out["catalog MB"] = os.path.getsize(root / ".git" / "memgov" / "catalog.sqlite") / 1e6
 elif mode == "requests":
     from core.store import requests as rq
@@ -120,12 +123,19 @@ elif mode == "requests":
         else:
             [r for r in rq.load_requests(store) if r.memory_id == memory_id and r.status == "open"]
     out["open requests of 100 memories"] = time.perf_counter() - t
+elif mode == "queue":
     from core.review.queue import build_queue
     from core.store.workspace import open_workspace
-    t = time.perf_counter()
-    items = build_queue(open_workspace([root]))
-    out["build_queue"] = time.perf_counter() - t
+    workspace = open_workspace([root])
+    workspace.stores[0].records
+    t, c = time.perf_counter(), time.process_time()
+    items = build_queue(workspace, kinds=["promotion", "deletion"])
+    out["build_queue of the requests"] = time.perf_counter() - t
+    out["build_queue of the requests cpu"] = time.process_time() - c
     out["items"] = len(items)
+    t = time.perf_counter()
+    build_queue(workspace)
+    out["build_queue, every kind"] = time.perf_counter() - t
 elif mode == "holders":
     store = Store(root)
     catalog = store.records.catalog
@@ -160,7 +170,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--src", default=str(ROOT))
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--modes", default="build,requests,holders,count")
+    parser.add_argument("--modes", default="build,requests,queue,holders,count")
     args = parser.parse_args()
     root = prepare()
     results: dict[str, dict[str, float]] = {}

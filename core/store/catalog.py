@@ -27,8 +27,30 @@ the desk's reload key run: it stats every file like ``git status`` does. A write
 never misses one: a transaction checks the stat data of every record it changes
 before changing it (:class:`core.store.records.View`).
 
-An erasure deletes its rows with ``secure_delete`` on and truncates the WAL, so
-no page of the catalog keeps the erased content; a crash recovery of an erasure
+**Requests.** The request files (``requests/*.yaml``, :mod:`core.store.requests`)
+have rows too, read on the first question about requests and kept the same way
+(the folder's stat data, the files git says changed, every file with a full sync),
+with two more checks since a request question is small: every request a question
+returns, and every file that could not be read, is checked against its stat data
+first (an edit in place is read again). A folder listed within two seconds of its
+last change is listed again next time (two changes in one tick of the file
+system's clock leave its mtime alone).
+
+**Text search.** Three FTS5 tables of trigrams (the file text, the joined source
+quotes, and the searched fields: id, subject, attribute, shown title, value,
+content) answer :meth:`Catalog.text_holders` and :meth:`Catalog.search` for a text
+of three characters or more; the rows they find are checked against the text, so
+the answer is a scan's. They are built on the first search (not at the first
+open) and kept by triggers in the rows' own transaction.
+
+**The active count.** ``meta.active`` is the number of active rows, kept by
+triggers in the transaction that changes the rows and checked by a full sync, so
+:meth:`Catalog.count_active` reads one row. A first build adds the triggers after
+its rows.
+
+An erasure deletes its rows with ``secure_delete`` on, merges the search tables
+(the deleted rows' trigrams leave their segments) and truncates the WAL, so no
+page of the catalog keeps the erased content; a crash recovery of an erasure
 deletes the whole catalog.
 """
 
@@ -1012,14 +1034,17 @@ class Catalog:
             self.sync_requests()
             if not _is_request_rel(rel) or self._meta(self.db, "requests_dir") == "link":
                 return None
-            sql = (
-                "SELECT rel, mtime, size, ino, data FROM requests WHERE rel = ? AND reason IS NULL"
-            )
-            self._recheck_requests([rel])
+            sql = "SELECT mtime, size, ino, reason, data FROM requests WHERE rel = ?"
             rows = self._query(sql, (rel,))
-            if not rows:
+            now = _stamp(self.root / rel)
+            if not rows and now is None:
                 return None
-            rel, mtime, size, ino, data = rows[0]
+            if not rows or tuple(rows[0][:3]) != now:
+                self._recheck_requests([rel])  # new, changed or gone since its row
+                rows = self._query(sql, (rel,))
+            if not rows or rows[0][3] is not None:
+                return None
+            mtime, size, ino, _reason, data = rows[0]
             return self._request(rel, (mtime, size, ino), data)
 
     def request_problems(self) -> list[tuple[str, str]]:

@@ -25,7 +25,7 @@ from core.store.decisions import (
     record_decision,
     team_copies,
 )
-from core.store.requests import Request, load_requests
+from core.store.requests import Request, open_requests
 from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 
@@ -34,9 +34,8 @@ def request_team_deletion(
     tx: Transaction, memory_id: str, private_id: str, *, actor: str, decision: str
 ) -> str:
     """An open deletion request for a team copy, filed with the private erasure."""
-    for existing in load_requests(tx.store):
-        if (existing.status, existing.kind, existing.memory_id) == ("open", "delete", memory_id):
-            return existing.id
+    for existing in open_requests(tx.store, memory_id, kind="delete"):
+        return existing.id
     digest = hashlib.sha256(f"delete|{memory_id}|{decision}".encode()).hexdigest()[:6]
     request = Request(
         id=f"delete-{tx.now:%Y%m%d}-{digest}",

@@ -18,7 +18,7 @@ from core.review.items import ConditionHints, ConflictAnalysis, Key, RecordEvide
 from core.store import logs
 from core.store.decisions import copies_by_record
 from core.store.index import INDEX_FILE, line_span, read_index_text
-from core.store.requests import Request, load_requests
+from core.store.requests import Request, open_requests
 from core.store.store import Store
 
 # words in the evidence that suggest the values hold at different times or in different places
@@ -61,7 +61,15 @@ class Evidence:
 
     @cached_property
     def requests(self) -> list[Request]:
-        return load_requests(self.store)
+        """The store's open requests (a decided one is no item and points nowhere)."""
+        return open_requests(self.store)
+
+    @cached_property
+    def _open_by_memory(self) -> dict[str, list[Request]]:
+        found: dict[str, list[Request]] = {}
+        for request in self.requests:
+            found.setdefault(request.memory_id, []).append(request)
+        return found
 
     @cached_property
     def copies(self) -> dict[str, list[tuple[Store, str]]]:
@@ -96,9 +104,7 @@ class Evidence:
         if replacement is not None:
             pointers.append(f"superseded by {replacement}")
         pointers += [
-            f"{r.kind} request {r.id} ({r.status})"
-            for r in self.requests
-            if r.memory_id == memory.id and r.status == "open"
+            f"{r.kind} request {r.id} ({r.status})" for r in self._open_by_memory.get(memory.id, ())
         ]
         return RecordEvidence(memory, str(self.store.root), sources, tuple(pointers))
 

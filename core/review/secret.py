@@ -39,7 +39,7 @@ from core.store.decisions import (
     record_decision,
 )
 from core.store.erase import scrub
-from core.store.requests import Request, load_requests
+from core.store.requests import Request, open_requests
 from core.store.store import MAX_FILE_BYTES, Store, new_memory_id
 from core.store.transaction import Transaction
 from core.store.workspace import Workspace
@@ -288,7 +288,7 @@ def _needles(tx: Transaction, memory: Memory, file_text: str) -> list[bytes]:
 
 
 def _open_requests(store: Store, memory_id: str) -> list[Request]:
-    return [r for r in load_requests(store) if r.memory_id == memory_id and r.status == "open"]
+    return open_requests(store, memory_id)
 
 
 def _close_requests(

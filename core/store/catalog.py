@@ -27,8 +27,30 @@ the desk's reload key run: it stats every file like ``git status`` does. A write
 never misses one: a transaction checks the stat data of every record it changes
 before changing it (:class:`core.store.records.View`).
 
-An erasure deletes its rows with ``secure_delete`` on and truncates the WAL, so
-no page of the catalog keeps the erased content; a crash recovery of an erasure
+**Requests.** The request files (``requests/*.yaml``, :mod:`core.store.requests`)
+have rows too, read on the first question about requests and kept the same way
+(the folder's stat data, the files git says changed, every file with a full sync),
+with two more checks since a request question is small: every request a question
+returns, and every file that could not be read, is checked against its stat data
+first (an edit in place is read again). A folder listed within two seconds of its
+last change is listed again next time (two changes in one tick of the file
+system's clock leave its mtime alone).
+
+**Text search.** Three FTS5 tables of trigrams (the file text, the joined source
+quotes, and the searched fields: id, subject, attribute, shown title, value,
+content) answer :meth:`Catalog.text_holders` and :meth:`Catalog.search` for a text
+of three characters or more; the rows they find are checked against the text, so
+the answer is a scan's. They are built on the first search (not at the first
+open) and kept by triggers in the rows' own transaction.
+
+**The active count.** ``meta.active`` is the number of active rows, kept by
+triggers in the transaction that changes the rows and checked by a full sync, so
+:meth:`Catalog.count_active` reads one row. A first build adds the triggers after
+its rows.
+
+An erasure deletes its rows with ``secure_delete`` on, merges the search tables
+(the deleted rows' trigrams leave their segments) and truncates the WAL, so no
+page of the catalog keeps the erased content; a crash recovery of an erasure
 deletes the whole catalog.
 """
 
@@ -39,9 +61,11 @@ import functools
 import json
 import os
 import sqlite3
+import stat
 import threading
+import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,23 +75,86 @@ from core.store.fsutil import is_temp_name
 from core.store.gitstore.plumbing import head_commit
 from core.store.index import shown_parts
 from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
+from core.store.request_files import REQUEST_DIR, Request, read_request_file, request_from_mapping
 from core.store.snapshot import Problem
 
 CATALOG_FILE = "catalog.sqlite"
-SCHEMA_VERSION = 4  # 3: the active records' index (MEMORY.md); 4: the readable ids'
+#: 3: the active records' index (MEMORY.md); 4: the readable ids'; 5: the requests,
+#: the text search and the count of active rows
+SCHEMA_VERSION = 5
 _TYPE_ORDER = {name: i for i, name in enumerate(TYPES)}
+
+#: the text search's tables: (table, the entries' columns it indexes). Trigrams, case
+#: folded, no positions (``detail=none``: a third of the size, a quarter of the build
+#: time): a query finds the rows holding every trigram of the text, and the rows
+#: found are checked against the text itself, so a result is exact
+_SEARCH_TABLES = (
+    ("entries_text", ("text",)),
+    ("entries_evidence", ("evidence",)),
+    ("entries_search", ("id", "subject", "attribute", "title", "value", "content")),
+)
+#: what :meth:`Catalog.search` looks in, each a column of ``entries``
+SEARCHED = ("id", "subject", "attribute", "title", "value", "content")
+#: the shortest text a trigram holds; a shorter one is looked for row by row
+_TRIGRAM = 3
+
+
+def _search_tables() -> str:
+    return "".join(
+        f"CREATE VIRTUAL TABLE {table} USING fts5({', '.join(columns)}, content='entries', "
+        f"content_rowid='n', tokenize='trigram', detail=none, columnsize=0);\n"
+        for table, columns in _SEARCH_TABLES
+    )
+
+
+#: a readable active row: what the active index holds and ``meta.active`` counts
+_ACTIVE = "{0}.reason IS NULL AND {0}.status IS 'active'"
+
+
+def _triggers() -> dict[str, str]:
+    """{name: statement} of the triggers that keep ``meta.active`` and the search tables
+    in step with ``entries``, in the rows' own transaction (the search tables while
+    ``meta.fts`` is '1': they are built on the first search, not at the first open).
+    A catalog's first build adds them once its rows are in (a trigger, any trigger,
+    doubles what sqlite pays per row written), with the count taken then."""
+    built = "(SELECT v FROM meta WHERE k = 'fts') = '1'"
+    found = {
+        "entries_active_ai": f"AFTER INSERT ON entries WHEN {_ACTIVE.format('new')} BEGIN "
+        "UPDATE meta SET v = CAST(v AS INTEGER) + 1 WHERE k = 'active'; END",
+        "entries_active_ad": f"AFTER DELETE ON entries WHEN {_ACTIVE.format('old')} BEGIN "
+        "UPDATE meta SET v = CAST(v AS INTEGER) - 1 WHERE k = 'active'; END",
+        "entries_active_au": "AFTER UPDATE OF status, reason ON entries BEGIN "
+        f"UPDATE meta SET v = CAST(v AS INTEGER) + ({_ACTIVE.format('new')}) "
+        f"- ({_ACTIVE.format('old')}) WHERE k = 'active'; END",
+    }
+    for table, columns in _SEARCH_TABLES:
+        cols = ", ".join(columns)
+        new = ", ".join(f"new.{c}" for c in columns)
+        old = ", ".join(f"old.{c}" for c in columns)
+        insert = f"INSERT INTO {table} (rowid, {cols}) VALUES (new.n, {new});"
+        delete = f"INSERT INTO {table} ({table}, rowid, {cols}) VALUES ('delete', old.n, {old});"
+        found[f"{table}_ai"] = f"AFTER INSERT ON entries WHEN {built} BEGIN {insert} END"
+        found[f"{table}_ad"] = f"AFTER DELETE ON entries WHEN {built} BEGIN {delete} END"
+        found[f"{table}_au"] = (
+            f"AFTER UPDATE OF {cols} ON entries WHEN {built} BEGIN {delete} {insert} END"
+        )
+    return {name: f"CREATE TRIGGER IF NOT EXISTS {name} {body}" for name, body in found.items()}
+
+
+_TRIGGERS = _triggers()
 
 _SCHEMA = """
 CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE dirs (rel TEXT PRIMARY KEY, mtime INTEGER NOT NULL, ino INTEGER NOT NULL);
 CREATE TABLE entries (
-    rel TEXT PRIMARY KEY,
+    n INTEGER PRIMARY KEY,  -- the search tables' rowid (a VACUUM keeps it)
+    rel TEXT NOT NULL UNIQUE,
     mtime INTEGER NOT NULL, size INTEGER NOT NULL, ino INTEGER NOT NULL,
     id TEXT, status TEXT, scope TEXT, subject TEXT, attribute TEXT, condition TEXT,
     type_order INTEGER, supersedes TEXT,
     meta TEXT, content TEXT, text TEXT, evidence TEXT,
     reason TEXT, field TEXT, secret INTEGER NOT NULL DEFAULT 0,
-    title TEXT, hook TEXT
+    title TEXT, hook TEXT, value TEXT
 );
 CREATE INDEX entries_secret ON entries (secret) WHERE secret = 1;
 CREATE TABLE event_logs (rel TEXT PRIMARY KEY, mtime INTEGER, size INTEGER, ino INTEGER);
@@ -85,13 +172,63 @@ CREATE INDEX entries_supersedes ON entries (supersedes) WHERE supersedes IS NOT 
 CREATE INDEX entries_active ON entries (type_order, subject, attribute, id, rel)
     WHERE reason IS NULL AND status = 'active';
 CREATE INDEX entries_readable ON entries (id) WHERE reason IS NULL;
-"""
+CREATE TABLE requests (
+    rel TEXT PRIMARY KEY,
+    mtime INTEGER NOT NULL, size INTEGER NOT NULL, ino INTEGER NOT NULL,
+    id TEXT, kind TEXT, memory_id TEXT, status TEXT, data TEXT, reason TEXT
+);
+CREATE INDEX requests_status ON requests (status, memory_id, kind) WHERE reason IS NULL;
+""" + _search_tables()
 
 _COLUMNS = (
-    "rel, mtime, size, ino, id, status, scope, subject, attribute, condition, "
-    "type_order, supersedes, meta, content, text, evidence, reason, field, secret, title, hook"
+    "rel, mtime, size, ino, id, status, scope, subject, attribute, condition, type_order, "
+    "supersedes, meta, content, text, evidence, reason, field, secret, title, hook, value"
 )
-_INSERT = f"INSERT OR REPLACE INTO entries ({_COLUMNS}) VALUES ({', '.join('?' * 21)})"
+# an upsert, not INSERT OR REPLACE: a replaced row would leave the search tables and
+# the active count behind (REPLACE's delete fires no trigger); an update keeps the rowid
+_INSERT = (
+    f"INSERT INTO entries ({_COLUMNS}) VALUES ({', '.join('?' * 22)}) ON CONFLICT (rel) DO UPDATE "
+    "SET " + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS.split(", ")[1:])
+)
+_REQUEST_COLUMNS = "rel, mtime, size, ino, id, kind, memory_id, status, data, reason"
+_REQUEST_INSERT = (
+    f"INSERT OR REPLACE INTO requests ({_REQUEST_COLUMNS}) VALUES ({', '.join('?' * 10)})"
+)
+#: a folder listed within this long of its last change is listed again next time: a
+#: change in the same tick of the file system's clock would leave its mtime alone
+_RACY_NS = 2_000_000_000
+_LINKED_FOLDER = "is a symbolic link; memgov reads no store file through a link"
+
+
+def _is_request_rel(rel: str) -> bool:
+    return rel.startswith(f"{REQUEST_DIR}/") and rel.endswith(".yaml") and rel.count("/") == 1
+
+
+def _trigrams(text: str) -> str:
+    """An FTS5 query for the rows holding every trigram of ``text`` (at least three
+    characters): trigrams every third character and the last, which cover it."""
+    starts = sorted({*range(0, len(text) - _TRIGRAM + 1, _TRIGRAM), len(text) - _TRIGRAM})
+    return " AND ".join('"' + text[i : i + _TRIGRAM].replace('"', '""') + '"' for i in starts)
+
+
+def _like(text: str) -> str:
+    """A LIKE pattern for rows holding ``text`` (ASCII letters in any case)."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+_ASCII_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold(text: str) -> str:
+    """``text`` with its ASCII letters in lower case (what LIKE ignores)."""
+    return text.translate(_ASCII_FOLD)
+
+
+def searchable(needle: str) -> bool:
+    """Whether the search tables can answer ``needle``: three characters or more,
+    none of them a NUL (a file never holds one)."""
+    return len(needle) >= _TRIGRAM and "\0" not in needle
 
 
 @functools.cache
@@ -202,7 +339,7 @@ def _row(
     if secret is None:
         secret = _has_secret(text)
     if isinstance(item, Problem):
-        return (rel, *stamp, *(None,) * 12, item.reason, item.field, secret, None, None)
+        return (rel, *stamp, *(None,) * 12, item.reason, item.field, secret, None, None, None)
     m = item
     title, hook = shown_parts(m) if secret else (m.display_title, m.hook)
     return (
@@ -225,6 +362,7 @@ def _row(
         secret,
         title,
         hook,
+        m.value,
     )
 
 
@@ -241,6 +379,8 @@ class Catalog:
         # one connection per Store, shared by the desk's worker threads: every use of
         # it holds this lock (a transaction of one thread never meets another's)
         self._lock = threading.RLock()
+        #: rel -> (its row's stat data, the request built from the row)
+        self._request_memo: dict[str, tuple[tuple[int, int, int], Request]] = {}
 
     # ------------------------------------------------------------ connection
     @property
@@ -283,6 +423,8 @@ class Catalog:
         """The tables, the folder and the schema version, in one transaction."""
         db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA}")  # the transaction stays open
         db.execute("INSERT INTO meta VALUES ('root', ?)", (str(self.root),))
+        db.execute("INSERT INTO meta VALUES ('active', '0')")
+        db.execute("INSERT INTO meta VALUES ('fts', '0')")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         db.execute("COMMIT")
 
@@ -296,6 +438,7 @@ class Catalog:
 
     def delete(self) -> None:
         """Drop the catalog (an erasure: it held the erased content); rebuilt on use."""
+        self._request_memo.clear()
         if self._db is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._db.close()
@@ -310,12 +453,19 @@ class Catalog:
         ``full``: stat every file; ``reparse``: read every file again."""
         with self._lock:
             try:
-                return self._sync(full=full or reparse, reparse=reparse)
-            except sqlite3.DatabaseError:
-                self.delete()  # corrupt under us: rebuilt from the files
-                result = self._sync(full=True, reparse=True)
-                result.rebuilt = True
+                result = self._sync(full=full or reparse, reparse=reparse)
+                if full or reparse:  # the request files too (else read when asked for)
+                    self._sync_requests(full=True, reparse=reparse)
                 return result
+            except sqlite3.DatabaseError:
+                return self._rebuild()
+
+    def _rebuild(self) -> SyncResult:
+        """The catalog deleted (corrupt under us) and built again from the files."""
+        self.delete()
+        result = self._sync(full=True, reparse=True)
+        result.rebuilt = True
+        return result
 
     def _sync(self, *, full: bool, reparse: bool) -> SyncResult:
         db = self.db
@@ -361,6 +511,9 @@ class Catalog:
                         "UPDATE entries SET secret=?, title=?, hook=? WHERE rel=?",
                         (secret, *parts, rel),
                     )
+            if full:  # the triggers (a first build adds them now) and the count they keep
+                self._arm(db)
+                self._recount(db)
             if result.changed or rescan or fresh or full or head != known_head:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head or "",))
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('scanner', ?)", (scanner,))
@@ -373,8 +526,31 @@ class Catalog:
             raise
         return result
 
-    def _changed_between(self, old: str | None, new: str | None) -> set[str] | None:
-        """The memory files that differ between two commits (None: cannot say)."""
+    @staticmethod
+    def _arm(db: sqlite3.Connection) -> None:
+        """The triggers any is missing of (all of them after a first build, whose rows
+        went in without them); the search tables built again when theirs were."""
+        present = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
+        missing = [name for name in _TRIGGERS if name not in present]
+        for name in missing:
+            db.execute(_TRIGGERS[name])
+        if any(not name.startswith("entries_active") for name in missing):
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('fts', '0')")
+
+    @staticmethod
+    def _recount(db: sqlite3.Connection) -> None:
+        """``meta.active`` set to the active rows' count (the triggers keep it; a full
+        sync checks it: nothing but another program writing the file could move it)."""
+        ((total,),) = db.execute(
+            "SELECT COUNT(*) FROM entries INDEXED BY entries_active "
+            "WHERE reason IS NULL AND status = 'active'"
+        )
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('active', ?)", (str(total),))
+
+    def _changed_between(
+        self, old: str | None, new: str | None, folder: str = MEMORY_DIR
+    ) -> set[str] | None:
+        """The files under ``folder`` that differ between two commits (None: cannot say)."""
         if not old or not new:
             return None
         from core.store.gitstore.run import GitFailed, run
@@ -382,7 +558,7 @@ class Catalog:
         try:  # an old commit an erasure rewrote away: cannot say, so a full check
             out = run(
                 self.root,
-                *("diff", "--name-only", "-z", "--no-renames", old, new, "--", MEMORY_DIR),
+                *("diff", "--name-only", "-z", "--no-renames", old, new, "--", folder),
             )
         except (GitFailed, OSError):
             return None
@@ -566,12 +742,13 @@ class Catalog:
         removed: Iterable[str],
         *,
         erased: bool = False,
+        files: Iterable[str] = (),
     ) -> set[str]:
-        """After a transaction wrote ``written`` (rel -> the record and the text written)
-        and removed files: their rows, with the new stat data, and the folders' new
-        stat data. The caller holds the store lock."""
+        """After a transaction wrote ``written`` (rel -> the record and the text written),
+        removed files and wrote other ``files``: their rows, with the new stat data, and
+        the folders' new stat data. The caller holds the store lock."""
         with self._lock:
-            return self._record(written, removed, erased=erased)
+            return self._record(written, removed, erased=erased, files=files)
 
     def _record(
         self,
@@ -579,11 +756,13 @@ class Catalog:
         removed: Iterable[str],
         *,
         erased: bool = False,
+        files: Iterable[str] = (),
     ) -> set[str]:
-        """After a transaction wrote ``written`` (rel -> the record and the text written)
-        and removed files:
-        their rows, with the new stat data, and the folders' new stat data. The
-        caller holds the store lock."""
+        """After a transaction wrote ``written`` (rel -> the record and the text written),
+        removed files and wrote other ``files`` (a request, a memory file an erasure
+        scrubbed): their rows, with the new stat data, and the folders' new stat data.
+        The caller holds the store lock. The request folder's stat data stay: a file
+        someone else put there since it was listed is found when it is listed again."""
         db = self.db
         changed: set[str] = set()
         db.execute("BEGIN IMMEDIATE")
@@ -591,6 +770,18 @@ class Catalog:
             for rel in removed:
                 db.execute("DELETE FROM entries WHERE rel=?", (rel,))
                 changed.add(rel)
+            result = SyncResult()
+            for rel in files:
+                if _is_request_rel(rel):
+                    self._check_request(db, rel, None, reparse=True)
+                elif (
+                    rel.startswith(f"{MEMORY_DIR}/") and rel.endswith(".md") and rel not in written
+                ):
+                    path = self.root / rel
+                    self._check(
+                        db, rel, path.is_symlink(), path.is_file(), None, result, reparse=True
+                    )
+            changed |= result.changed
             for rel, (memory, text) in written.items():
                 try:
                     st = os.lstat(self.root / rel)
@@ -612,6 +803,11 @@ class Catalog:
             db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head_commit(self.root) or "",)
             )
+            if erased and self._meta(db, "fts") == "1":
+                # a deleted row's trigrams stay in the search tables' older segments until
+                # they are merged: merged now, their freed pages zeroed (secure_delete)
+                for table, _columns in _SEARCH_TABLES:
+                    db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -620,6 +816,152 @@ class Catalog:
         if erased:  # the WAL still holds the old pages: copy back and truncate it
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return changed
+
+    # --------------------------------------------------------------- requests
+    def sync_requests(self, *, full: bool = False) -> None:
+        """Bring the request rows up to date with ``requests/``, as :meth:`sync` does
+        the memory files: the folder listed again when its stat data changed (names
+        and inodes; only a new or replaced file is read), the files git says changed
+        since the rows' commit checked, every file's stat data with ``full``."""
+        with self._lock:
+            try:
+                self._sync_requests(full=full)
+            except sqlite3.DatabaseError:
+                self._rebuild()
+                self._sync_requests(full=True)
+
+    def _sync_requests(self, *, full: bool, reparse: bool = False) -> None:
+        db = self.db
+        folder = self.root / REQUEST_DIR
+        try:
+            st = os.lstat(folder)
+        except OSError:
+            st = None
+        if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+            state = "none"
+        elif stat.S_ISLNK(st.st_mode):
+            state = "link"
+        else:
+            state = f"{st.st_mtime_ns}:{st.st_ino}"
+        head = head_commit(self.root) or ""
+        known_head = self._meta(db, "requests_head")
+        known = self._meta(db, "requests_dir")
+        if not full and known == state and known_head == head:
+            return
+        suspects: set[str] = set()
+        if not full and known is not None and known_head != head:
+            changed = self._changed_between(known_head, head, REQUEST_DIR)
+            if changed is None:
+                full = True
+            else:
+                suspects = changed
+        full = full or known is None  # never listed: every file read
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if state == "none":
+                db.execute("DELETE FROM requests")
+            elif state == "link":
+                db.execute("DELETE FROM requests")
+                db.execute(
+                    _REQUEST_INSERT,
+                    (REQUEST_DIR, 0, 0, 0, *(None,) * 5, _LINKED_FOLDER),
+                )
+            else:
+                db.execute("DELETE FROM requests WHERE rel = ?", (REQUEST_DIR,))
+                self._list_requests(
+                    db, full=full, reparse=reparse, suspects=suspects, listed=full or known != state
+                )
+            if (
+                st is not None
+                and state not in ("none", "link")
+                and time.time_ns() - st.st_mtime_ns < _RACY_NS
+            ):
+                state = "racy"  # changed within the clock's tick, maybe: listed again
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('requests_dir', ?)", (state,))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('requests_head', ?)", (head,))
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _list_requests(
+        self,
+        db: sqlite3.Connection,
+        *,
+        full: bool,
+        reparse: bool,
+        suspects: set[str],
+        listed: bool,
+    ) -> None:
+        """The rows against the folder (``listed``: its names and inodes, every file's
+        stat data with ``full``) and against the ``suspects`` git named."""
+        rows = {
+            rel: (mtime, size, ino)
+            for rel, mtime, size, ino in db.execute("SELECT rel, mtime, size, ino FROM requests")
+        }
+        if listed:
+            try:
+                entries = list(os.scandir(self.root / REQUEST_DIR))
+            except OSError:
+                entries = []
+            names = {}
+            for entry in entries:
+                if entry.name.endswith(".yaml"):
+                    try:
+                        names[f"{REQUEST_DIR}/{entry.name}"] = (
+                            entry.inode(),
+                            entry.is_file(follow_symlinks=False),
+                        )
+                    except OSError:
+                        continue
+            for rel in set(rows) - set(names):
+                db.execute("DELETE FROM requests WHERE rel = ?", (rel,))
+                self._request_memo.pop(rel, None)
+            for rel, (ino, is_file) in names.items():
+                row = rows.get(rel)
+                if (
+                    full
+                    or reparse
+                    or row is None
+                    or row[2] != ino
+                    or not is_file
+                    or rel in suspects
+                ):
+                    self._check_request(db, rel, row, reparse=reparse)
+                suspects.discard(rel)
+        for rel in suspects:  # git says these changed; their folder did not
+            if _is_request_rel(rel):
+                self._check_request(db, rel, rows.get(rel), reparse=False)
+
+    def _check_request(
+        self,
+        db: sqlite3.Connection,
+        rel: str,
+        known: tuple[int, int, int] | None,
+        *,
+        reparse: bool,
+    ) -> None:
+        """One request file against its row: read again when its stat data differ."""
+        path = self.root / rel
+        try:
+            st = os.lstat(path)
+        except OSError:
+            db.execute("DELETE FROM requests WHERE rel = ?", (rel,))
+            self._request_memo.pop(rel, None)
+            return
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if known == stamp and not reparse:
+            return
+        outcome = read_request_file(path, rel)
+        self._request_memo.pop(rel, None)
+        row: tuple[str | None, ...]
+        if isinstance(outcome, Request):
+            data = json.dumps(asdict(outcome), ensure_ascii=False)
+            row = (outcome.id, outcome.kind, outcome.memory_id, outcome.status, data, None)
+        else:
+            row = (None, None, None, None, None, outcome)
+        db.execute(_REQUEST_INSERT, (rel, *stamp, *row))
 
     # ---------------------------------------------------------------- queries
     def recheck(self, rels: Iterable[str], *, reparse: bool = False) -> set[str]:
@@ -649,6 +991,140 @@ class Catalog:
                 db.execute("ROLLBACK")
             raise
         return result.changed
+
+    def requests(
+        self,
+        *,
+        status: str | None = None,
+        memory_id: str | None = None,
+        kind: str | None = None,
+    ) -> list[Request]:
+        """The readable requests (of ``status``, about ``memory_id``, of ``kind``: one
+        indexed query), by file name. The folder is checked first (:meth:`sync_requests`)
+        and each request found against its file's stat data: one edited in place is read
+        again. A row is validated field by field as the file was."""
+        where, args = ["reason IS NULL"], []
+        for column, value in (("status", status), ("memory_id", memory_id), ("kind", kind)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        sql = (
+            "SELECT rel, mtime, size, ino, data FROM requests "
+            f"WHERE {' AND '.join(where)} ORDER BY rel"
+        )
+        with self._lock:
+            self.sync_requests()
+            # the files that could not be read, checked too (few: one fixed in place is
+            # a request again)
+            self._fresh_requests(
+                "SELECT rel, mtime, size, ino FROM requests WHERE reason IS NOT NULL AND rel != ?",
+                [REQUEST_DIR],
+            )
+            rows = self._fresh_requests(sql, args)
+            return [
+                found
+                for rel, mtime, size, ino, data in rows
+                if (found := self._request(rel, (mtime, size, ino), data)) is not None
+            ]
+
+    def request_at(self, rel: str) -> Request | None:
+        """The request in file ``rel`` (None: none, or the file cannot be read): that
+        file checked against its row, whatever the folder says."""
+        with self._lock:
+            self.sync_requests()
+            if not _is_request_rel(rel) or self._meta(self.db, "requests_dir") == "link":
+                return None
+            sql = "SELECT mtime, size, ino, reason, data FROM requests WHERE rel = ?"
+            rows = self._query(sql, (rel,))
+            now = _stamp(self.root / rel)
+            if not rows and now is None:
+                return None
+            if not rows or tuple(rows[0][:3]) != now:
+                self._recheck_requests([rel])  # new, changed or gone since its row
+                rows = self._query(sql, (rel,))
+            if not rows or rows[0][3] is not None:
+                return None
+            mtime, size, ino, _reason, data = rows[0]
+            return self._request(rel, (mtime, size, ino), data)
+
+    def request_problems(self) -> list[tuple[str, str]]:
+        """(rel, reason) of each request file that cannot be read, by file name."""
+        sql = (
+            "SELECT rel, mtime, size, ino, reason FROM requests "
+            "WHERE reason IS NOT NULL ORDER BY rel"
+        )
+        with self._lock:
+            self.sync_requests()
+            rows = self._fresh_requests(sql, [], skip=(REQUEST_DIR,))
+            return [(rel, reason) for rel, _mtime, _size, _ino, reason in rows]
+
+    def _fresh_requests(
+        self, sql: str, args: list[Any], *, skip: tuple[str, ...] = ()
+    ) -> list[Any]:
+        """The rows ``sql`` selects (rel, mtime, size, ino first), the files whose stat
+        data differ from their rows read again first (then selected again)."""
+        rows = self._query(sql, args)
+        stale = [
+            row[0]
+            for row in rows
+            if row[0] not in skip and _stamp(self.root / row[0]) != tuple(row[1:4])
+        ]
+        if not stale:
+            return rows
+        self._recheck_requests(stale)
+        return self._query(sql, args)
+
+    def _recheck_requests(self, rels: Iterable[str]) -> None:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for rel in rels:
+                row = db.execute(
+                    "SELECT mtime, size, ino FROM requests WHERE rel = ?", (rel,)
+                ).fetchone()
+                self._check_request(db, rel, row, reparse=False)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _request(self, rel: str, stamp: tuple[int, int, int], data: str) -> Request | None:
+        """The request of a row, validated as its file was (kept while the row's stat
+        data stay); a row that does not validate is never trusted: the file is read
+        again."""
+        hit = self._request_memo.get(rel)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        stem = rel[len(REQUEST_DIR) + 1 : -len(".yaml")]
+        found: Request | None
+        try:
+            found = request_from_mapping(json.loads(data), path=rel, stem=stem)
+        except (ValidationError, ValueError, TypeError, RecursionError):
+            db = self.db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                self._check_request(db, rel, None, reparse=True)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            row = db.execute(
+                "SELECT data FROM requests WHERE rel = ? AND reason IS NULL", (rel,)
+            ).fetchone()
+            try:
+                found = (
+                    request_from_mapping(json.loads(row[0]), path=rel, stem=stem) if row else None
+                )
+            except (ValidationError, ValueError, TypeError, RecursionError):
+                found = None
+        if found is None:
+            return None
+        if len(self._request_memo) >= 100_000:
+            self._request_memo.clear()
+        self._request_memo[rel] = (stamp, found)
+        return found
 
     # ----------------------------------------------------------------- events
     def events_of(self, memory_id: str) -> tuple[list[Any], list[Any]]:
@@ -769,14 +1245,86 @@ class Catalog:
         ]
 
     def text_holders(self, needle: str, *, column: str = "text") -> set[str]:
-        """The ids of records whose file text (or joined evidence) holds ``needle``."""
+        """The ids of records whose file text (or joined evidence, or content) holds
+        ``needle``, exactly (case and all). The search tables find the rows holding
+        its trigrams, each then checked; a needle under three characters is looked
+        for in every row."""
         assert column in ("text", "evidence", "content")
-        return {
-            i
-            for (i,) in self._query(
-                f"SELECT id FROM entries WHERE reason IS NULL AND instr({column}, ?) > 0", (needle,)
+        table = {"text": "entries_text", "evidence": "entries_evidence"}.get(column)
+        with self._lock:
+            if table is None or not searchable(needle):
+                sql = f"SELECT id FROM entries WHERE reason IS NULL AND instr({column}, ?) > 0"
+                return {i for (i,) in self._query(sql, (needle,))}
+            self._ensure_search()
+            return {
+                i
+                for (i,) in self._query(
+                    f"SELECT e.id FROM {table} JOIN entries AS e ON e.n = {table}.rowid "
+                    f"WHERE {table} MATCH ? AND e.reason IS NULL AND instr(e.{column}, ?) > 0",
+                    (_trigrams(needle), needle),
+                )
+            }
+
+    def search(self, text: str, *, limit: int | None = None) -> list[tuple[str, str]]:
+        """(id, rel) of the readable records whose id, subject, attribute, shown title,
+        value or content holds ``text``, ASCII letters in either case (what LIKE
+        matches), in path order, the first ``limit``. A record holding a credential is
+        searched redacted (a search never matches a credential's characters). The
+        search tables answer three characters or more; a shorter text is looked for
+        row by row."""
+        cond = " OR ".join(f"e.{c} LIKE ? ESCAPE '\\'" for c in SEARCHED)
+        args: list[Any] = [_like(text)] * len(SEARCHED)
+        tail = " ORDER BY e.rel" + (" LIMIT ?" if limit is not None else "")
+        if limit is not None:
+            args.append(limit)
+        with self._lock:
+            if searchable(text):
+                self._ensure_search()
+                found = self._query(
+                    "SELECT e.id, e.rel FROM entries_search JOIN entries AS e "
+                    "ON e.n = entries_search.rowid WHERE entries_search MATCH ? "
+                    f"AND e.reason IS NULL AND e.secret = 0 AND ({cond}){tail}",
+                    [_trigrams(text), *args],
+                )
+            else:
+                found = self._query(
+                    f"SELECT e.id, e.rel FROM entries AS e WHERE e.reason IS NULL "
+                    f"AND e.secret = 0 AND ({cond}){tail}",
+                    args,
+                )
+            secret = self._query(
+                f"SELECT {', '.join(('rel', *SEARCHED))} FROM entries "
+                "WHERE secret = 1 AND reason IS NULL ORDER BY rel"
             )
-        }
+        rows = [(memory_id, rel) for memory_id, rel in found]
+        if secret:
+            from core.domain.secrets import redact
+
+            wanted = fold(text)
+            for rel, *fields in secret:
+                memory_id, *_rest, value, content = fields
+                shown = [*fields[:4], redact(value or ""), redact(content or "")]
+                if any(wanted in fold(f or "") for f in shown):
+                    rows.append((memory_id, rel))
+            rows.sort(key=lambda row: row[1])
+        return rows if limit is None else rows[:limit]
+
+    def _ensure_search(self) -> None:
+        """The search tables built from the rows, once (then the triggers keep them)."""
+        db = self.db
+        if self._meta(db, "fts") == "1":
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._meta(db, "fts") != "1":
+                for table, _columns in _SEARCH_TABLES:
+                    db.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('fts', '1')")
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
 
     def summaries(self) -> dict[str, tuple[str, str]]:
         """{id: (subject, status)} of every readable record, from the columns alone."""
@@ -817,13 +1365,17 @@ class Catalog:
         return found
 
     def count_active(self, besides: Iterable[str] = ()) -> int:
-        """How many records are active, not counting ``besides`` (a count of the
-        active index: a file claiming an id another file holds counts too, and doctor
-        reports it)."""
-        ((total,),) = self._query(
-            "SELECT COUNT(*) FROM entries INDEXED BY entries_active "
-            "WHERE reason IS NULL AND status = 'active'"
-        )
+        """How many records are active, not counting ``besides`` (the active rows, as
+        ``meta.active`` counts them: a file claiming an id another file holds counts
+        too, and doctor reports it). One row read, and ``besides`` looked up."""
+        counted = self._query("SELECT v FROM meta WHERE k = 'active'")
+        if counted:  # kept by the triggers in the rows' own transaction
+            total = int(counted[0][0])
+        else:
+            ((total,),) = self._query(
+                "SELECT COUNT(*) FROM entries INDEXED BY entries_active "
+                "WHERE reason IS NULL AND status = 'active'"
+            )
         skipped = sum(1 for _rel, status in self.placed(besides).values() if status == "active")
         return int(total) - skipped
 
@@ -843,6 +1395,14 @@ class Catalog:
             [limit + len(skip)] if limit is not None else [],
         )
         yield from (row for row in rows if row[3] not in skip)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 def memory_from_row(rel: str, meta: str, content: str) -> Memory:

@@ -180,6 +180,15 @@ class Records(Mapping[str, Memory]):
         """The records that say they supersede ``memory_id``."""
         return self._where("supersedes = ?", (memory_id,))
 
+    def search(self, text: str, *, limit: int | None = None) -> list[str]:
+        """Ids of the records whose id, subject, attribute, title, value or content
+        holds ``text`` (ASCII letters in either case; a credential never matches), in
+        path order, each once: :meth:`core.store.catalog.Catalog.search`."""
+        seen: dict[str, None] = {}
+        for memory_id, _rel in self.catalog.search(text, limit=limit):
+            seen.setdefault(memory_id, None)
+        return list(seen)
+
     def holding_text(self, needle: str) -> set[str]:
         """Ids of the records whose file text holds ``needle``."""
         return self.catalog.text_holders(needle)

@@ -398,8 +398,10 @@ class Transaction:
         # an erasure's rows go with secure_delete on and the WAL truncated: no page
         # of the catalog keeps the erased content (core.store.catalog). Only then is
         # the journal gone: a kill before the truncation leaves it for recovery
+        # the other files written: a request's row, a memory file an erasure scrubbed
+        others = [rel for rel in prepared.writes if rel not in written]
         store.records.forget(
-            store.catalog.record(written, prepared.removes, erased=bool(self.removed))
+            store.catalog.record(written, prepared.removes, erased=bool(self.removed), files=others)
         )
         (store.state_dir / JOURNAL_FILE).unlink(missing_ok=True)
 

@@ -433,6 +433,39 @@ def test_purge_paths_with_odd_names(tmp_path: Path) -> None:
     assert git(root, "status", "--porcelain") == b""
 
 
+def test_purge_keeps_reachable_loose_objects_and_drops_the_rest(tmp_path: Path) -> None:
+    """The purge packs what is reachable and deletes every loose object left (no
+    second walk of the history): a second branch's loose commit stays readable, an
+    unreachable loose blob holding a needle goes, and the commit graph that listed
+    the rewritten commits is gone and can be written again."""
+    root = tmp_path / "store"
+    Store.init(root, owner="ana@example.com", actor="ana@example.com")
+    commit(root, {"a.md": f"{EVIDENCE}\n".encode()}, "one")
+    commit(root, {"b.md": b"two\n"}, "two")
+    git(root, "commit-graph", "write", "--reachable", "--changed-paths", "--split")
+    assert (root / ".git/objects/info/commit-graphs/commit-graph-chain").exists()
+    git(root, "branch", "side")
+    git(root, "checkout", "-q", "side")
+    commit(root, {"c.md": b"on the side\n"}, "side only")
+    git(root, "checkout", "-q", "main")
+    side = git(root, "rev-parse", "side").strip().decode()
+    assert (root / ".git/objects" / side[:2] / side[2:]).exists()  # loose, reachable
+    stray = git(root, "hash-object", "-w", "--stdin", data=f"stray {EVIDENCE}".encode())
+    stray_id = stray.strip().decode()
+    purge_history(root, drop_paths=[], needles=[EVIDENCE.encode()])
+    assert leaks(root, [EVIDENCE.encode()]) == []
+    objects = root / ".git/objects"
+    loose = [p for p in objects.glob("??/*") if p.parent.name not in ("info", "pack")]
+    assert loose == []
+    assert git(root, "show", "side:c.md") == b"on the side\n"
+    assert subprocess.run(["git", "cat-file", "-e", stray_id], cwd=root).returncode != 0
+    assert not (objects / "info/commit-graphs/commit-graph-chain").exists()
+    assert not list((objects / "info").rglob("*.graph"))
+    git(root, "fsck", "--strict", "--no-dangling")
+    git(root, "commit-graph", "write", "--reachable", "--changed-paths", "--split")
+    assert git(root, "log", "--format=%s", "--", "a.md") == b"one\n"
+
+
 # ------------------------------------------------------------ scrub_file rules
 def test_scrub_file_drops_the_index_line_whatever_its_hook() -> None:
     cut = index(EDITOR, memory(WORDING_1))

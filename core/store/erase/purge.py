@@ -48,7 +48,7 @@ from core.store.erase.scrub import (
     rule_edits,
     transform,
 )
-from core.store.erase.tidy import clear_leftovers, sync_worktree
+from core.store.erase.tidy import clear_leftovers, compact, sync_worktree
 from core.store.gitstore import GitFailed
 
 _INCREMENTAL_MIN = 16 * 1024  # blobs this large are searched only where they changed
@@ -78,7 +78,7 @@ def purge_history(
     for leftover in ("ORIG_HEAD", "FETCH_HEAD"):
         (gitdir / leftover).unlink(missing_ok=True)
     gitstore.run(root, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
-    gitstore.run(root, "gc", "--prune=now", "--quiet", "--force")
+    compact(root, gitdir)
     clear_leftovers(root, gitdir)
     return rewritten
 
@@ -167,6 +167,7 @@ def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: Patterns) -> int:
             f"--export-marks={marks_file}",
             stdout=subprocess.DEVNULL,
             stderr=errors,
+            env=gitstore.BULK_MALLOC,
         )
         assert importer.stdin is not None
         sink = importer.stdin

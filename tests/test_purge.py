@@ -466,6 +466,19 @@ def test_purge_keeps_reachable_loose_objects_and_drops_the_rest(tmp_path: Path) 
     assert git(root, "log", "--format=%s", "--", "a.md") == b"one\n"
 
 
+def test_purge_rereads_what_the_scan_did_not_keep(tmp_path: Path, monkeypatch: Any) -> None:
+    """The scan keeps the versions to rewrite for the writing, within a budget; past
+    it the writing reads them again, and the history comes out the same."""
+    first, second = tmp_path / "kept", tmp_path / "reread"
+    args = build_store(first)
+    subprocess.run(["cp", "-a", str(first), str(second)], check=True)
+    purge_history(first, **args)
+    monkeypatch.setattr("core.store.erase.purge._KEPT_BYTES", 0)
+    purge_history(second, **args)
+    assert refs_map(second) == refs_map(first)
+    assert leaks(second, traces()) == []
+
+
 # ------------------------------------------------------------ scrub_file rules
 def test_scrub_file_drops_the_index_line_whatever_its_hook() -> None:
     cut = index(EDITOR, memory(WORDING_1))

@@ -52,6 +52,7 @@ from core.store.erase.tidy import clear_leftovers, compact, sync_worktree
 from core.store.gitstore import GitFailed
 
 _INCREMENTAL_MIN = 16 * 1024  # blobs this large are searched only where they changed
+_KEPT_BYTES = 256 << 20  # the versions to rewrite the scan keeps for the writing, at most
 
 
 # ------------------------------------------------------------------ the purge
@@ -122,8 +123,9 @@ def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: Patterns) -> int:
                 wanted.append((sha, path, key[1]))
     blob_edits: dict[tuple[bytes, str], list[Edit]] = {}
     rank: dict[bytes, int] = {}
+    kept: dict[tuple[bytes, str], bytes] = {}  # read by the scan: not read again
     if pats:
-        blob_edits, rank = _scan(root, wanted, pats)
+        blob_edits, rank, kept = _scan(root, wanted, pats)
     dirty = {key for key, found in blob_edits.items() if found}
 
     # 2. which commits change: a dirty or dropped file, or a changed parent
@@ -173,10 +175,13 @@ def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: Patterns) -> int:
         sink = importer.stdin
         try:
             sink.write(b"feature done\n")
-            reader = gitstore.BlobStream(root, [sha for sha, _kind_ in queue])
+            reader = gitstore.BlobStream(
+                root, [sha for sha, kind in queue if (sha, kind) not in kept]
+            )
             try:
                 for key in queue:
-                    data = apply_edits(reader.next(), blob_edits[key])
+                    raw = kept.pop(key) if key in kept else reader.next()
+                    data = apply_edits(raw, blob_edits[key])
                     blob_marks[key] = next_mark
                     sink.write(b"blob\nmark :%d\ndata %d\n" % (next_mark, len(data)))
                     sink.write(data)
@@ -218,10 +223,14 @@ def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: Patterns) -> int:
 
 def _scan(
     root: Path, wanted: list[tuple[bytes, str, str]], pats: Patterns
-) -> tuple[dict[tuple[bytes, str], list[Edit]], dict[bytes, int]]:
+) -> tuple[dict[tuple[bytes, str], list[Edit]], dict[bytes, int], dict[tuple[bytes, str], bytes]]:
     """The edits every blob version needs; [] for a clean one. A large version is
-    compared with the previous version of its path and searched where it differs."""
+    compared with the previous version of its path and searched where it differs.
+    Also each version's rank in pack order, and the versions to rewrite as read
+    (up to :data:`_KEPT_BYTES`), which the writing then does not read again."""
     found: dict[tuple[bytes, str], list[Edit]] = {}
+    kept: dict[tuple[bytes, str], bytes] = {}
+    budget = _KEPT_BYTES
     last: dict[str, Version] = {}
     # in pack order: each delta comes right after its base, which git then keeps in
     # its cache, and the version seen before is mostly the one next to it in time
@@ -237,6 +246,8 @@ def _scan(
             if kind == "decision":
                 new = transform(path, data, pats)
                 found[(sha, kind)] = [] if new == data else [(0, len(data), new)]
+                if new != data and len(data) <= budget:
+                    kept[(sha, kind)], budget = data, budget - len(data)
                 continue
             previous = last.get(path)
             if previous is not None and len(data) >= _INCREMENTAL_MIN:
@@ -244,10 +255,12 @@ def _scan(
             else:
                 result = rule_edits(kind, data, pats)
             found[(sha, kind)] = result
+            if result and len(data) <= budget:
+                kept[(sha, kind)], budget = data, budget - len(data)
             if len(data) >= _INCREMENTAL_MIN:
                 last[path] = Version(data, result)
             else:
                 last.pop(path, None)
     finally:
         reader.close()
-    return found, rank
+    return found, rank, kept

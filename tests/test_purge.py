@@ -466,17 +466,31 @@ def test_purge_keeps_reachable_loose_objects_and_drops_the_rest(tmp_path: Path) 
     assert git(root, "log", "--format=%s", "--", "a.md") == b"one\n"
 
 
-def test_purge_rereads_what_the_scan_did_not_keep(tmp_path: Path, monkeypatch: Any) -> None:
-    """The scan keeps the versions to rewrite for the writing, within a budget; past
-    it the writing reads them again, and the history comes out the same."""
-    first, second = tmp_path / "kept", tmp_path / "reread"
-    args = build_store(first)
-    subprocess.run(["cp", "-a", str(first), str(second)], check=True)
-    purge_history(first, **args)
-    monkeypatch.setattr("core.store.erase.purge._KEPT_BYTES", 0)
-    purge_history(second, **args)
-    assert refs_map(second) == refs_map(first)
-    assert leaks(second, traces()) == []
+def test_purge_a_version_that_comes_back(tmp_path: Path) -> None:
+    """The rewrite reads each version once, at its first commit: a version with a
+    needle that a later commit brings back (the same blob), on a second branch too,
+    gets the same clean version there; a clean one that comes back stays as it was."""
+    root = tmp_path / "store"
+    Store.init(root, owner="ana@example.com", actor="ana@example.com")
+    dirty, clean = f"note: {EVIDENCE}\n".encode(), b"nothing to see\n"
+    commit(root, {"a.md": clean}, "clean")
+    commit(root, {"a.md": dirty, "b.md": clean}, "dirty")
+    commit(root, {"a.md": clean}, "clean again")
+    git(root, "branch", "side")
+    commit(root, {"a.md": dirty}, "dirty again")
+    git(root, "checkout", "-q", "side")
+    commit(root, {"c.md": dirty}, "dirty elsewhere")
+    git(root, "checkout", "-q", "main")
+    first = git(root, "rev-parse", "main~3")
+    purge_history(root, drop_paths=[], needles=[EVIDENCE.encode()])
+    assert leaks(root, [EVIDENCE.encode()]) == []
+    scrubbed = git(root, "rev-parse", "main~2:a.md")
+    assert git(root, "show", "main~2:a.md") == b"note: [erased]\n"
+    assert git(root, "rev-parse", "main:a.md") == scrubbed
+    assert git(root, "rev-parse", "side:c.md") == scrubbed
+    assert git(root, "show", "main~1:a.md") == clean
+    assert git(root, "rev-parse", "main~3") == first  # before the content: as it was
+    git(root, "fsck", "--strict", "--no-dangling")
 
 
 # ------------------------------------------------------------ scrub_file rules

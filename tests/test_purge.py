@@ -493,6 +493,17 @@ def test_purge_a_version_that_comes_back(tmp_path: Path) -> None:
     git(root, "fsck", "--strict", "--no-dangling")
 
 
+def test_dropped_paths_are_the_files_and_what_is_inside_the_folders() -> None:
+    from core.store.erase.export import dropped
+
+    drop = frozenset({"memories/ab/x.md", "notes"})
+    assert dropped("memories/ab/x.md", drop)
+    assert dropped("notes", drop) and dropped("notes/deep/y.md", drop)
+    assert not dropped("notes.md", drop) and not dropped("notesx/y.md", drop)
+    assert not dropped("memories/ab/x.md.bak", drop)
+    assert not dropped("memories/ab/x.md", frozenset())
+
+
 # ------------------------------------------------------------ scrub_file rules
 def test_scrub_file_drops_the_index_line_whatever_its_hook() -> None:
     cut = index(EDITOR, memory(WORDING_1))

@@ -72,7 +72,7 @@ def purge_history(
     gitdir = Path(gitstore.run(root, "rev-parse", "--absolute-git-dir").decode().strip())
     clear_leftovers(root, gitdir)
     pats = patterns(tuple(needles), tuple(erased_ids))
-    drop = {p.strip("/") for p in drop_paths if p.strip("/")}
+    drop = frozenset(p.strip("/") for p in drop_paths if p.strip("/"))
     rewritten = 0
     if (pats or drop) and gitstore.run(root, "rev-parse", "--verify", "-q", "HEAD", check=False):
         rewritten = _rewrite(root, gitdir, drop, pats)
@@ -85,7 +85,7 @@ def purge_history(
     return rewritten
 
 
-def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: Patterns) -> int:
+def _rewrite(root: Path, gitdir: Path, drop: frozenset[str], pats: Patterns) -> int:
     refs: list[tuple[bytes, bytes]] = []  # (name, commit) of each ref to a commit
     listing = gitstore.run(root, "for-each-ref", "--format=%(objecttype) %(objectname) %(refname)")
     for row in listing.splitlines():

@@ -342,8 +342,10 @@ def erase(root: Path) -> dict[str, object]:
 
 # ---------------------------------------------------------------- measuring
 def copy(src: Path, dst: Path) -> Path:
+    """A real copy of ``src``, also when ``src`` is a symlink to a shared store
+    (``cp -a`` would copy the link, and the bench would write through it)."""
     shutil.rmtree(dst, ignore_errors=True)
-    subprocess.run(["cp", "-a", str(src), str(dst)], check=True)
+    subprocess.run(["cp", "-a", str(src.resolve()), str(dst)], check=True)
     return dst
 
 

@@ -452,7 +452,8 @@ def fresh_copy(size: int, name: str) -> Path:
     dst = STORES / "work" / f"{name}-{size}"
     shutil.rmtree(dst, ignore_errors=True)
     dst.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["cp", "-a", str(src), str(dst)], check=True)
+    # resolved: a symlinked store would be copied as the link, and written through
+    subprocess.run(["cp", "-a", str(src.resolve()), str(dst)], check=True)
     warm(dst)
     return dst
 

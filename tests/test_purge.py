@@ -433,6 +433,77 @@ def test_purge_paths_with_odd_names(tmp_path: Path) -> None:
     assert git(root, "status", "--porcelain") == b""
 
 
+def test_purge_keeps_reachable_loose_objects_and_drops_the_rest(tmp_path: Path) -> None:
+    """The purge packs what is reachable and deletes every loose object left (no
+    second walk of the history): a second branch's loose commit stays readable, an
+    unreachable loose blob holding a needle goes, and the commit graph that listed
+    the rewritten commits is gone and can be written again."""
+    root = tmp_path / "store"
+    Store.init(root, owner="ana@example.com", actor="ana@example.com")
+    commit(root, {"a.md": f"{EVIDENCE}\n".encode()}, "one")
+    commit(root, {"b.md": b"two\n"}, "two")
+    git(root, "commit-graph", "write", "--reachable", "--changed-paths", "--split")
+    assert (root / ".git/objects/info/commit-graphs/commit-graph-chain").exists()
+    git(root, "branch", "side")
+    git(root, "checkout", "-q", "side")
+    commit(root, {"c.md": b"on the side\n"}, "side only")
+    git(root, "checkout", "-q", "main")
+    side = git(root, "rev-parse", "side").strip().decode()
+    assert (root / ".git/objects" / side[:2] / side[2:]).exists()  # loose, reachable
+    stray = git(root, "hash-object", "-w", "--stdin", data=f"stray {EVIDENCE}".encode())
+    stray_id = stray.strip().decode()
+    purge_history(root, drop_paths=[], needles=[EVIDENCE.encode()])
+    assert leaks(root, [EVIDENCE.encode()]) == []
+    objects = root / ".git/objects"
+    loose = [p for p in objects.glob("??/*") if p.parent.name not in ("info", "pack")]
+    assert loose == []
+    assert git(root, "show", "side:c.md") == b"on the side\n"
+    assert subprocess.run(["git", "cat-file", "-e", stray_id], cwd=root).returncode != 0
+    assert not (objects / "info/commit-graphs/commit-graph-chain").exists()
+    assert not list((objects / "info").rglob("*.graph"))
+    git(root, "fsck", "--strict", "--no-dangling")
+    git(root, "commit-graph", "write", "--reachable", "--changed-paths", "--split")
+    assert git(root, "log", "--format=%s", "--", "a.md") == b"one\n"
+
+
+def test_purge_a_version_that_comes_back(tmp_path: Path) -> None:
+    """The rewrite reads each version once, at its first commit: a version with a
+    needle that a later commit brings back (the same blob), on a second branch too,
+    gets the same clean version there; a clean one that comes back stays as it was."""
+    root = tmp_path / "store"
+    Store.init(root, owner="ana@example.com", actor="ana@example.com")
+    dirty, clean = f"note: {EVIDENCE}\n".encode(), b"nothing to see\n"
+    commit(root, {"a.md": clean}, "clean")
+    commit(root, {"a.md": dirty, "b.md": clean}, "dirty")
+    commit(root, {"a.md": clean}, "clean again")
+    git(root, "branch", "side")
+    commit(root, {"a.md": dirty}, "dirty again")
+    git(root, "checkout", "-q", "side")
+    commit(root, {"c.md": dirty}, "dirty elsewhere")
+    git(root, "checkout", "-q", "main")
+    first = git(root, "rev-parse", "main~3")
+    purge_history(root, drop_paths=[], needles=[EVIDENCE.encode()])
+    assert leaks(root, [EVIDENCE.encode()]) == []
+    scrubbed = git(root, "rev-parse", "main~2:a.md")
+    assert git(root, "show", "main~2:a.md") == b"note: [erased]\n"
+    assert git(root, "rev-parse", "main:a.md") == scrubbed
+    assert git(root, "rev-parse", "side:c.md") == scrubbed
+    assert git(root, "show", "main~1:a.md") == clean
+    assert git(root, "rev-parse", "main~3") == first  # before the content: as it was
+    git(root, "fsck", "--strict", "--no-dangling")
+
+
+def test_dropped_paths_are_the_files_and_what_is_inside_the_folders() -> None:
+    from core.store.erase.export import dropped
+
+    drop = frozenset({"memories/ab/x.md", "notes"})
+    assert dropped("memories/ab/x.md", drop)
+    assert dropped("notes", drop) and dropped("notes/deep/y.md", drop)
+    assert not dropped("notes.md", drop) and not dropped("notesx/y.md", drop)
+    assert not dropped("memories/ab/x.md.bak", drop)
+    assert not dropped("memories/ab/x.md", frozenset())
+
+
 # ------------------------------------------------------------ scrub_file rules
 def test_scrub_file_drops_the_index_line_whatever_its_hook() -> None:
     cut = index(EDITOR, memory(WORDING_1))

@@ -8,6 +8,7 @@ dates, encoding and message byte for byte.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -152,10 +153,17 @@ def parse_export(stream: bytes) -> tuple[list[ExportCommit], list[ExportTag]]:
     return commits, tags
 
 
-def dropped(path: str, drop: set[str]) -> bool:
-    if path in drop:
-        return True
-    return any(path.startswith(d + "/") for d in drop) if drop else False
+def dropped(path: str, drop: frozenset[str]) -> bool:
+    """Whether ``path`` is one of ``drop`` or inside one (called for every change of
+    every commit: the folders' prefixes are made once per set)."""
+    if not drop:
+        return False
+    return path in drop or path.startswith(_folders(drop))
+
+
+@functools.lru_cache(maxsize=8)
+def _folders(drop: frozenset[str]) -> tuple[str, ...]:
+    return tuple(d + "/" for d in drop)
 
 
 def parent_mark(parent: bytes) -> int:
@@ -169,7 +177,7 @@ def commit_record(
     changed: set[int],
     by_mark: dict[int, ExportCommit],
     blob_marks: dict[tuple[bytes, str], int],
-    drop: set[str],
+    drop: frozenset[str],
 ) -> bytes:
     # a root commit must not take the scratch branch's tip as its parent
     out = [b"reset %s\n" % SCRATCH_REF.encode()] if not commit.parents else []

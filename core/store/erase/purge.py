@@ -2,7 +2,7 @@
 
 After the erasing commit, :func:`purge_history` rewrites every commit of a
 private store so that no object anywhere in ``.git`` holds the memory's file or
-its content, then expires the reflog and prunes. Team stores are never
+its content, then expires the reflog and repacks. Team stores are never
 rewritten (clones already pushed keep their history: the desk says so plainly).
 
 What goes, in every historical blob of every ref: the erased files themselves
@@ -12,10 +12,12 @@ current file). :func:`~core.store.erase.needles.history_needles` finds the needl
 in every earlier version of the files (a consolidation rewrite, a correction).
 
 The rewrite is one streaming pass: ``git fast-export --no-data`` lists every
-commit and the blobs it changes; one ``git cat-file --batch`` reads each blob
-version once (a version that extends or edits the previous one of its path is
-searched only where it differs); one ``git fast-import`` writes the changed
-blobs, trees and commits, from the first commit that changes onward. Commits
+commit and the blobs it changes; then, at once, one ``git cat-file --batch`` reads
+each blob version once in commit order (a version that extends or edits the
+previous one of its path is searched only where it differs), this process decides
+each commit as its versions arrive, and one ``git fast-import`` writes the changed
+blobs, trees and commits, from the first commit that changes onward. Then one
+``git repack -a -d`` keeps the reachable objects (:func:`~core.store.erase.tidy.compact`). Commits
 keep their author, committer, dates, encoding and message byte for byte, refs
 keep their names (branches, ``memgov/batch/<id>``, annotated tags with their
 messages), HEAD stays on its branch.
@@ -48,7 +50,7 @@ from core.store.erase.scrub import (
     rule_edits,
     transform,
 )
-from core.store.erase.tidy import clear_leftovers, sync_worktree
+from core.store.erase.tidy import clear_leftovers, compact, sync_worktree
 from core.store.gitstore import GitFailed
 
 _INCREMENTAL_MIN = 16 * 1024  # blobs this large are searched only where they changed
@@ -70,7 +72,7 @@ def purge_history(
     gitdir = Path(gitstore.run(root, "rev-parse", "--absolute-git-dir").decode().strip())
     clear_leftovers(root, gitdir)
     pats = patterns(tuple(needles), tuple(erased_ids))
-    drop = {p.strip("/") for p in drop_paths if p.strip("/")}
+    drop = frozenset(p.strip("/") for p in drop_paths if p.strip("/"))
     rewritten = 0
     if (pats or drop) and gitstore.run(root, "rev-parse", "--verify", "-q", "HEAD", check=False):
         rewritten = _rewrite(root, gitdir, drop, pats)
@@ -78,12 +80,12 @@ def purge_history(
     for leftover in ("ORIG_HEAD", "FETCH_HEAD"):
         (gitdir / leftover).unlink(missing_ok=True)
     gitstore.run(root, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
-    gitstore.run(root, "gc", "--prune=now", "--quiet", "--force")
+    compact(root, gitdir)
     clear_leftovers(root, gitdir)
     return rewritten
 
 
-def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: Patterns) -> int:
+def _rewrite(root: Path, gitdir: Path, drop: frozenset[str], pats: Patterns) -> int:
     refs: list[tuple[bytes, bytes]] = []  # (name, commit) of each ref to a commit
     listing = gitstore.run(root, "for-each-ref", "--format=%(objecttype) %(objectname) %(refname)")
     for row in listing.splitlines():
@@ -109,7 +111,7 @@ def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: Patterns) -> int:
         raise GitFailed(f"{root}: git fast-export stopped early; nothing was changed")
     commits, tags = parse_export(stream)
 
-    # 1. every blob version, once, in stream order: which change, and how
+    # every blob version once, in the order the commits change them
     wanted: list[tuple[bytes, str, str]] = []
     seen: set[tuple[bytes, str]] = set()
     for commit in commits:
@@ -120,41 +122,11 @@ def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: Patterns) -> int:
             if key not in seen:
                 seen.add(key)
                 wanted.append((sha, path, key[1]))
-    blob_edits: dict[tuple[bytes, str], list[Edit]] = {}
-    rank: dict[bytes, int] = {}
-    if pats:
-        blob_edits, rank = _scan(root, wanted, pats)
-    dirty = {key for key, found in blob_edits.items() if found}
-
-    # 2. which commits change: a dirty or dropped file, or a changed parent
-    changed: set[int] = set()
     by_mark = {c.mark: c for c in commits}
     mark_of = {c.original: c.mark for c in commits}
-    for commit in commits:
-        if any(parent_mark(p) in changed for p in commit.parents) or any(
-            op == b"M" and (dropped(path, drop) or (sha, kind_of(path)) in dirty)
-            for op, _m, sha, path in commit.changes
-        ):
-            changed.add(commit.mark)
-    if not changed:
-        return 0
-
-    # 3. one fast-import: the new blobs (each file's versions in a row, so that
-    #    each is stored as a delta of the one before), then the changed commits
-    order: dict[str, list[tuple[bytes, str]]] = {}
-    placed: set[tuple[bytes, str]] = set()
-    for commit in commits:
-        if commit.mark not in changed:
-            continue
-        for op, _mode, sha, path in commit.changes:
-            key = (sha, kind_of(path))
-            if op == b"M" and key in dirty and key not in placed and not dropped(path, drop):
-                placed.add(key)
-                order.setdefault(path, []).append(key)
-    # within a file, in pack order: each version is read right after its delta base
-    queue = [key for keys in order.values() for key in sorted(keys, key=lambda k: rank[k[0]])]
+    changed: set[int] = set()
+    blob_marks: dict[tuple[bytes, str], int] = {}  # the new version of each dirty one
     next_mark = max(by_mark, default=0) + 1
-    blob_marks: dict[tuple[bytes, str], int] = {}
     with tempfile.TemporaryDirectory(prefix="memgov-purge-") as tmp:
         marks_file = Path(tmp) / "marks"
         errors = (Path(tmp) / "stderr").open("w+b")
@@ -167,24 +139,39 @@ def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: Patterns) -> int:
             f"--export-marks={marks_file}",
             stdout=subprocess.DEVNULL,
             stderr=errors,
+            env=gitstore.BULK_MALLOC,
         )
         assert importer.stdin is not None
         sink = importer.stdin
+        versions = _Versions(root, wanted, pats)
         try:
             sink.write(b"feature done\n")
-            reader = gitstore.BlobStream(root, [sha for sha, _kind_ in queue])
-            try:
-                for key in queue:
-                    data = apply_edits(reader.next(), blob_edits[key])
-                    blob_marks[key] = next_mark
-                    sink.write(b"blob\nmark :%d\ndata %d\n" % (next_mark, len(data)))
-                    sink.write(data)
-                    sink.write(b"\n")
-                    next_mark += 1
-            finally:
-                reader.close()
+            # one pass, three processes at once: git cat-file reads the versions,
+            # this one searches them, git fast-import writes what changes (a dirty
+            # version just before the first commit that has it, so each is stored
+            # as a delta of the one written before it, mostly its previous version)
             for commit in commits:
-                if commit.mark in changed:
+                touched = False
+                for op, mode, sha, path in commit.changes:
+                    if op != b"M" or mode == b"160000":
+                        continue
+                    if dropped(path, drop):
+                        touched = True
+                        continue
+                    key = (sha, kind_of(path))
+                    if key in seen:
+                        seen.discard(key)  # its first change: the next version read
+                        data, edits = versions.next()
+                        if edits:
+                            data = apply_edits(data, edits)
+                            blob_marks[key] = next_mark
+                            sink.write(b"blob\nmark :%d\ndata %d\n" % (next_mark, len(data)))
+                            sink.write(data)
+                            sink.write(b"\n")
+                            next_mark += 1
+                    touched = touched or key in blob_marks
+                if touched or any(parent_mark(p) in changed for p in commit.parents):
+                    changed.add(commit.mark)
                     sink.write(commit_record(commit, changed, by_mark, blob_marks, drop))
             for name, tip in refs:
                 mark = mark_of.get(tip, -1)
@@ -197,12 +184,21 @@ def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: Patterns) -> int:
             sink.close()
         except BrokenPipeError:
             pass
+        except BaseException:  # nothing of it is a ref yet: the next call clears the rest
+            importer.kill()
+            importer.wait()
+            errors.close()
+            raise
+        finally:
+            versions.close()
         code = importer.wait()
         errors.seek(0)
         message = errors.read().decode("utf-8", "replace").strip()[:500]
         errors.close()
         if code != 0:
             raise GitFailed(f"{root}: git fast-import failed (exit {code}): {message}")
+        if not changed:
+            return 0
         new_ids: dict[int, bytes] = {}
         for entry in marks_file.read_bytes().splitlines():
             mark_text, _sp, new_id = entry.partition(b" ")
@@ -215,38 +211,37 @@ def _rewrite(root: Path, gitdir: Path, drop: set[str], pats: Patterns) -> int:
     return sum(1 for c in commits if c.mark in changed and new_ids.get(c.mark) != c.original)
 
 
-def _scan(
-    root: Path, wanted: list[tuple[bytes, str, str]], pats: Patterns
-) -> tuple[dict[tuple[bytes, str], list[Edit]], dict[bytes, int]]:
-    """The edits every blob version needs; [] for a clean one. A large version is
-    compared with the previous version of its path and searched where it differs."""
-    found: dict[tuple[bytes, str], list[Edit]] = {}
-    last: dict[str, Version] = {}
-    # in pack order: each delta comes right after its base, which git then keeps in
-    # its cache, and the version seen before is mostly the one next to it in time
-    listing = gitstore.run(
-        root, "cat-file", "--batch-all-objects", "--unordered", "--batch-check=%(objectname)"
-    )
-    rank = {sha: n for n, sha in enumerate(listing.split())}
-    wanted = sorted(wanted, key=lambda item: rank.setdefault(item[0], -1))
-    reader = gitstore.BlobStream(root, [sha for sha, _path, kind_of in wanted])
-    try:
-        for sha, path, kind in wanted:
-            data = reader.next()
-            if kind == "decision":
-                new = transform(path, data, pats)
-                found[(sha, kind)] = [] if new == data else [(0, len(data), new)]
-                continue
-            previous = last.get(path)
-            if previous is not None and len(data) >= _INCREMENTAL_MIN:
-                result = edits_since(kind, data, previous, pats)
-            else:
-                result = rule_edits(kind, data, pats)
-            found[(sha, kind)] = result
-            if len(data) >= _INCREMENTAL_MIN:
-                last[path] = Version(data, result)
-            else:
-                last.pop(path, None)
-    finally:
-        reader.close()
-    return found, rank
+class _Versions:
+    """Each version of ``wanted`` in turn with the edits it needs ([] for a clean
+    one), read by one ``git cat-file --batch`` ahead of the caller. A large version
+    is compared with the previous version of its path and searched where it
+    differs. Without patterns nothing is read: no version needs an edit."""
+
+    def __init__(self, root: Path, wanted: list[tuple[bytes, str, str]], pats: Patterns) -> None:
+        self.wanted = iter(wanted)
+        self.pats = pats
+        self.last: dict[str, Version] = {}
+        self.reader = gitstore.BlobStream(root, [sha for sha, _p, _k in wanted]) if pats else None
+
+    def next(self) -> tuple[bytes, list[Edit]]:
+        _sha, path, kind = next(self.wanted)
+        if self.reader is None:
+            return b"", []
+        data = self.reader.next()
+        if kind == "decision":
+            new = transform(path, data, self.pats)
+            return data, ([] if new == data else [(0, len(data), new)])
+        previous = self.last.get(path)
+        if previous is not None and len(data) >= _INCREMENTAL_MIN:
+            edits = edits_since(kind, data, previous, self.pats)
+        else:
+            edits = rule_edits(kind, data, self.pats)
+        if len(data) >= _INCREMENTAL_MIN:
+            self.last[path] = Version(data, edits)
+        else:
+            self.last.pop(path, None)
+        return data, edits
+
+    def close(self) -> None:
+        if self.reader is not None:
+            self.reader.close()

@@ -1,10 +1,11 @@
 """After a rewrite, and after a killed one: the index, the working tree and ``.git``.
 
 :func:`sync_worktree` makes the index and the clean files of the working tree
-follow a rewritten HEAD; :func:`clear_leftovers` removes what killed git processes
-leave (stale locks, temporary packs, fast-import's keep files and crash reports,
-the scratch ref). The caller holds the store lock: no other git process of this
-repository is running.
+follow a rewritten HEAD; :func:`compact` leaves ``.git`` with one pack of the
+reachable objects and nothing else; :func:`clear_leftovers` removes what killed
+git processes leave (stale locks, temporary packs, fast-import's keep files and
+crash reports, the scratch ref). The caller holds the store lock: no other git
+process of this repository is running.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from core.store import gitstore
 from core.store.erase.export import NULL_ID, SCRATCH_REF
 
 _TEMP_INDEX = "memgov-purge.index"
+_LOOSE_NAME = re.compile(r"^(?:[0-9a-f]{38}|[0-9a-f]{62})$")  # objects/xx/<rest of the id>
 
 
 # -------------------------------------------------------- working tree, index
@@ -122,3 +125,34 @@ def clear_leftovers(root: Path, gitdir: Path) -> None:
             item.unlink()
     if gitstore.run(root, "rev-parse", "--verify", "-q", SCRATCH_REF, check=False).strip():
         gitstore.run(root, "update-ref", "-d", SCRATCH_REF, check=False)
+
+
+# ------------------------------------------------------------ one pack, no more
+def compact(root: Path, gitdir: Path) -> None:
+    """What ``git gc --prune=now`` does for a purge, without its second walk of the
+    history: the refs packed (the rewritten ones' old ids leave ``packed-refs``),
+    the stale commit graph dropped (it lists the rewritten commits; the history
+    view writes a new one when it needs one), every reachable object into one new
+    pack (``repack -a -d``: from the refs, the index and the reflogs, which the
+    caller has expired; the old packs go), then every loose object that is left.
+    Those are unreachable: ``repack -a`` packs every reachable one and removes the
+    loose copies of what it packed (``prune-packed``), so this is what ``git prune
+    --expire=now`` would remove, found without walking 10,000 commits again."""
+    gitstore.run(root, "pack-refs", "--all", "--prune")
+    info = gitdir / "objects" / "info"
+    graphs = info / "commit-graphs"
+    stale = [graphs / "commit-graph-chain", *graphs.glob("graph-*.graph"), info / "commit-graph"]
+    for item in stale:  # the chain first: a half-removed chain is then no chain at all
+        item.unlink(missing_ok=True)
+    gitstore.run(root, "repack", "-a", "-d", "-q", env=gitstore.BULK_MALLOC)
+    objects = gitdir / "objects"
+    for folder in objects.iterdir():
+        if len(folder.name) != 2 or not folder.is_dir() or folder.is_symlink():
+            continue
+        if not all(c in "0123456789abcdef" for c in folder.name):
+            continue
+        for item in folder.iterdir():
+            if _LOOSE_NAME.match(item.name):
+                item.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # empty now, as prune leaves it

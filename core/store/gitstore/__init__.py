@@ -35,7 +35,15 @@ from core.store.gitstore.plumbing import (
     update_commit_graph,
     write_commit,
 )
-from core.store.gitstore.run import COMMITTER, GitFailed, actor_identity, git_env, popen, run
+from core.store.gitstore.run import (
+    BULK_MALLOC,
+    COMMITTER,
+    GitFailed,
+    actor_identity,
+    git_env,
+    popen,
+    run,
+)
 
 if TYPE_CHECKING:
     from core.store.gitstore.repo import (
@@ -60,6 +68,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "BULK_MALLOC",
     "COMMITTER",
     "BlobStream",
     "CommitInfo",

@@ -58,6 +58,13 @@ class GitFailed(StoreError):
     """A git command failed; the message names the command, never a blob's bytes."""
 
 
+#: for a git process that writes a whole history (fast-import, repack): glibc's
+#: malloc keeps what it frees instead of giving the heap back after every tree and
+#: blob (fast-import made 108,000 ``brk`` calls writing 8,000 commits: 1.7 s of
+#: system time out of 5.4). Other C libraries ignore these variables.
+BULK_MALLOC = {"MALLOC_TOP_PAD_": str(16 << 20), "MALLOC_TRIM_THRESHOLD_": str(64 << 20)}
+
+
 def actor_identity(actor: str) -> tuple[str, str]:
     """(name, email) for a git author from an actor string (an email or a name)."""
     actor = CONTROL.sub("", actor).strip() or "unknown"
@@ -128,7 +135,11 @@ def run(
 
 
 def popen(
-    root: Path, *args: str, stdout: int | IO[Any] | None = None, stderr: IO[Any] | None = None
+    root: Path,
+    *args: str,
+    stdout: int | IO[Any] | None = None,
+    stderr: IO[Any] | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
     """``git ARGS`` in ``root`` reading a stream from its stdin (a pipe)."""
     return subprocess.Popen(
@@ -138,6 +149,6 @@ def popen(
         stdout=stdout,
         stderr=stderr,
         bufsize=1 << 20,
-        env=_environment(None, None, {}),
+        env=_environment(None, None, env or {}),
         preexec_fn=_PREEXEC,
     )

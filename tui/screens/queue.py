@@ -550,15 +550,18 @@ class QueueScreen(DeskScreen):
         text = " · ".join(p for p in parts if p)
         if text != self.status_text:  # an update lays the screen out again: only on a change
             self.status_text = text
-            self.query_one("#status-line", Static).update(text)
+            # one line of a fixed height: its text never changes the layout
+            self.query_one("#status-line", Static).update(text, layout=False)
 
     def show_preview(self) -> None:
         item = self.current()
         if item is not None and item is self.previewed:
             return
         self.previewed = item
+        # a column of a fixed size (it crops what does not fit): no layout of the screen
         self.query_one("#preview", Static).update(
-            preview(item) if item else Text("Nothing waiting. Well done.", style="dim")
+            preview(item) if item else Text("Nothing waiting. Well done.", style="dim"),
+            layout=False,
         )
 
     @on(DataTable.RowHighlighted)

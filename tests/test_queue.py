@@ -23,7 +23,8 @@ from support_queue import ITEM_KEYS, RECORD_KEYS, REQUEST_KEYS, queue
 from core.demo import OWNER
 from core.domain.errors import NotFoundError
 from core.domain.record import Memory
-from core.review.queue import build_queue, get_item
+from core.review.decide import decide
+from core.review.queue import build_queue, get_item, open_ids
 from core.store import logs
 from core.store.layout import memory_path
 from core.store.requests import file_request
@@ -52,6 +53,24 @@ def test_the_demo_queue_holds_every_kind_oldest_first(demo: Path) -> None:
     assert [i.id for i in queue(demo, "deletion", "conflict")] == [
         i.id for i in items if i.kind in ("deletion", "conflict")
     ]
+
+
+def test_the_open_ids_are_the_ids_of_the_items_the_queue_builds(demo: Path) -> None:
+    ws = workspace(demo)
+    items = build_queue(ws)
+    assert {i.kind for i in items} == {"conflict", "promotion", "deletion", "secret"} | (
+        {"consolidation"} & {i.kind for i in items}
+    )
+    assert open_ids(ws) == {i.id for i in items}
+    for kind in {i.kind for i in items}:
+        assert open_ids(ws, kinds=[kind]) == {i.id for i in items if i.kind == kind}
+    # one of each decidable kind decided: its id is no longer open
+    for kind in ("conflict", "deletion"):
+        item = next(i for i in items if i.kind == kind)
+        option = "newer" if kind == "conflict" else None
+        decide(ws, item.id, approve=True, option=option, actor=OWNER, reason="test")
+    ws = workspace(demo)
+    assert open_ids(ws) == {i.id for i in build_queue(ws)}
 
 
 def test_conflict_sets_are_grouped_by_key(store: Store, make_memory: Callable[..., Memory]) -> None:

@@ -7,13 +7,15 @@ credential; core.store.secret_files).
 
 :func:`build_queue` builds every item; :func:`get_item` builds the one item an
 id names, reading only what that item shows (the decision path uses it, so
-deciding one item costs that item, not the queue).
+deciding one item costs that item, not the queue); :func:`open_ids` names the
+open items without building any (the desk compares it with what it shows).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from core.consolidation.batch import pending_ids
 from core.domain import secrets
 from core.domain.errors import NotFoundError
 from core.domain.record import Memory
@@ -34,7 +36,7 @@ from core.review.items import (
 )
 from core.review.promotion import promotion_outcome, promotion_texts
 from core.review.secret import options_for
-from core.store.requests import Request, get_request
+from core.store.requests import Request, get_request, load_requests
 from core.store.secret_files import ITEM_PREFIX, Hit, record_hits, scan_file
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -62,6 +64,31 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
             items += [secret_item(evidence, hit) for hit in record_hits(store)]
     items.sort(key=lambda i: (i.opened_at, i.id))
     return items
+
+
+def open_ids(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> set[str]:
+    """The ids of the open items :func:`build_queue` would build, none built: the
+    conflict keys from the catalog's key columns, the open requests whose record is
+    there, the pending batches, the records whose file holds a credential."""
+    wanted = set(kinds or KINDS)
+    ids: set[str] = set()
+    for store in workspace.stores:
+        if Kind.CONFLICT in wanted:
+            keys = store.memories.catalog.keys_with_status("conflict")
+            ids.update(conflict_item_id(key) for key in keys)
+        if wanted & {Kind.PROMOTION, Kind.DELETION}:
+            ids.update(
+                r.id
+                for r in load_requests(store)
+                if r.status == "open"
+                and KIND_OF_REQUEST.get(r.kind) in wanted
+                and r.memory_id in store.memories
+            )
+        if Kind.CONSOLIDATION in wanted:
+            ids.update(pending_ids(store))
+        if Kind.SECRET in wanted:
+            ids.update(f"{ITEM_PREFIX}{hit.memory.id}" for hit in record_hits(store) if hit.memory)
+    return ids
 
 
 def get_item(workspace: Workspace, item_id: str) -> Item:

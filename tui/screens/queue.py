@@ -11,8 +11,10 @@ key costs is what it touches, not the queue:
   search texts the worker prepared) and change only the rows of the window
   that differ;
 - after a decision its item leaves at once, the worker reads again only the
-  items the decision touched (:func:`core.review.queue.find_items`), then
-  rebuilds the queue in the background; no queue is built on the UI thread.
+  items the decision touched (:func:`core.review.queue.find_items`) and the
+  items that opened or closed besides (the open ids, :func:`core.review.queue.open_ids`,
+  against the ids shown): the queue is not built again (``r`` does that, and
+  shows an item someone else changed in place); no queue is built on the UI thread.
 
 The first read shows every kind but secrets first, then scans the record files
 for secrets (the slow part of a first read) and adds those items.
@@ -20,7 +22,7 @@ for secrets (the slow part of a first read) and adds those items.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
 from typing import Any, ClassVar
 
@@ -37,7 +39,7 @@ from textual.worker import get_current_worker
 from core.domain.errors import MemgovError
 from core.review import view
 from core.review.items import KINDS, ConflictAnalysis, Item, Kind
-from core.review.queue import build_queue, find_items
+from core.review.queue import build_queue, find_items, open_ids
 from core.store.decisions import Decision
 from core.store.secret_files import scan_file
 from core.store.workspace import Workspace
@@ -335,6 +337,7 @@ class QueueScreen(DeskScreen):
             return True
 
         first = not self.kinds_read
+        every_kind = self.kinds_read >= set(KINDS)
         try:
             with desk.store_lock:
                 if worker.is_cancelled:  # replaced while it waited
@@ -342,7 +345,12 @@ class QueueScreen(DeskScreen):
                 reread(workspace, full=full)
                 if decisions and items is not None:
                     changed = refetch(workspace, items, decisions)
+                    if every_kind:  # the rest as it was: only what opened or closed besides
+                        changed |= opened_or_closed(workspace, items, changed)
                     show(partial(desk.items_changed, changed))
+                    if every_kind:
+                        show(partial(self.done_reading, ""))
+                        return
                 queue = (
                     build_queue(workspace, kinds=FIRST_KINDS) if first else build_queue(workspace)
                 )
@@ -696,6 +704,21 @@ def refetch(
     ids = [*decided, *(i.id for i in items if i.id not in decided and view.memory_ids(i) & touched)]
     found = find_items(workspace, ids)
     return {item_id: found.get(item_id) for item_id in ids}
+
+
+def opened_or_closed(
+    workspace: Workspace, items: Sequence[Item], known: Mapping[str, Item | None]
+) -> dict[str, Item | None]:
+    """Besides the items ``known`` (read again): the items open now that ``items`` does
+    not hold, each built, and those it holds that are no longer open (None). The open
+    ids come from the catalog and the request files (core.review.queue.open_ids): no
+    other item is built."""
+    now = open_ids(workspace)
+    held = {i.id for i in items}
+    new = [i for i in sorted(now - held) if i not in known]
+    changed: dict[str, Item | None] = dict(find_items(workspace, new))
+    changed.update((i, None) for i in held - now if i not in known)
+    return changed
 
 
 def warm_secret_scan(workspace: Workspace, lock: Any, cancelled: Callable[[], bool]) -> bool:

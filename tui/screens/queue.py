@@ -32,7 +32,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Header, Input, Static, Tab, Tabs
+from textual.widgets import DataTable, Header, Input, Static, Tab, Tabs
 from textual.widgets.data_table import ColumnKey
 from textual.worker import get_current_worker
 
@@ -46,7 +46,7 @@ from core.store.workspace import Workspace
 from tui.messages import ItemsChanged, QueueLoaded, StoresChanged, WorkerDone
 from tui.render import failure_text, memory_header, safe
 from tui.screens.about import AboutMeScreen
-from tui.screens.desk import DeskScreen
+from tui.screens.desk import DeskFooter, DeskScreen
 from tui.screens.health import HealthScreen
 from tui.screens.history import HistoryScreen
 from tui.screens.items import screen_for
@@ -70,6 +70,9 @@ FIRST_KINDS = tuple(k for k in KINDS if k != Kind.SECRET)
 SCAN_CHUNK = 500
 
 Row = tuple[str, tuple[str, str, str, str]]
+#: a worker's description, given: Textual's default is the repr of its callable, here
+#: with every item of the queue (20,000 items: 3 s of the UI thread per read)
+WORKER_DESCRIPTION = "the queue read again"
 
 
 @lru_cache(maxsize=100_000)
@@ -281,7 +284,7 @@ class QueueScreen(DeskScreen):
             yield QueueTable(self.move_by, id="queue", cursor_type="row", zebra_stripes=True)
             yield Static(id="preview")
         yield Static(id="status-line")
-        yield Footer()
+        yield DeskFooter()
 
     @property
     def table(self) -> QueueTable:
@@ -318,6 +321,7 @@ class QueueScreen(DeskScreen):
             thread=True,
             exclusive=True,
             group="queue",
+            description=WORKER_DESCRIPTION,
         )
 
     def read_queue(

@@ -234,3 +234,55 @@ async def test_after_a_decision_the_queue_shows_what_opened_or_closed_meanwhile(
         table = queue.query_one("#queue", DataTable)
         assert [row.key.value for row in table.ordered_rows] == on_disk
         assert queue.counts["all"] == len(on_disk)
+
+
+async def test_the_first_read_shows_the_queue_in_outline_then_with_its_records(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = threading.Event()
+
+    def gated(ws: Any, **kinds: Any) -> Any:
+        gate.wait(timeout=60)  # the records are read only once the test has looked
+        return build_queue(ws, **kinds)
+
+    monkeypatch.setattr(tui.screens.queue, "build_queue", gated)
+    app = desk(demo)
+    full = [i for i in build_queue(workspace(demo)) if i.kind != "secret"]
+    async with app.run_test(size=(140, 40)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if queue.items:
+                break
+        # the outline: every item but secrets, in the queue's order, counted
+        assert [i.id for i in queue.items] == [i.id for i in full]
+        table = queue.query_one("#queue", DataTable)
+        assert [row.key.value for row in table.ordered_rows] == [i.id for i in full]
+        assert queue.counts["conflict"] == sum(i.kind == "conflict" for i in full)
+        assert "reading the records…" in text_of(queue.query_one("#status-line"))
+        first = next(n for n, i in enumerate(queue.items) if i.kind == "conflict")
+        for _ in range(first):
+            await pilot.press("j")
+        await pilot.press("enter")  # an item in outline does not open yet
+        await pilot.pause()
+        assert app.screen is queue
+        assert any("being read" in n.message for n in app._notifications)
+        gate.set()
+        await settle(pilot, app)
+        assert [i.id for i in queue.items] == [i.id for i in build_queue(workspace(demo))]
+        assert all(i.records for i in queue.items)
+        assert queue.current() is not None and queue.current().id == full[first].id
+        # now it opens, and a decision lands in the store
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ConflictScreen)
+        decided = app.screen.item
+        await decide_key(pilot, app, "o")  # older wins
+        await settle(pilot, app)
+        assert app.screen is queue
+    older, newer = sorted(decided.records, key=lambda r: r.memory.created_at)
+    store = next(s for s in workspace(demo).stores if str(s.root) == decided.records[0].store)
+    assert store.memories[older.memory.id].status == "active"
+    assert store.memories[newer.memory.id].status == "superseded"
+    assert decided.id not in [i.id for i in build_queue(workspace(demo))]

@@ -24,7 +24,8 @@ from core.demo import OWNER
 from core.domain.errors import NotFoundError
 from core.domain.record import Memory
 from core.review.decide import decide
-from core.review.queue import build_queue, get_item, open_ids
+from core.review.items import Item
+from core.review.queue import build_queue, get_item, is_outline, open_ids, outline_queue
 from core.store import logs
 from core.store.layout import memory_path
 from core.store.requests import file_request
@@ -73,6 +74,24 @@ def test_the_open_ids_are_the_ids_of_the_items_the_queue_builds(demo: Path) -> N
     assert open_ids(ws) == {i.id for i in build_queue(ws)}
 
 
+def test_the_outline_is_the_queue_but_secrets_in_its_order_without_records(demo: Path) -> None:
+    ws = workspace(demo)
+    built = [i for i in build_queue(ws) if i.kind != "secret"]
+    outline = outline_queue(ws)
+
+    def shown(item: Item) -> tuple[str, str, str, str, str, str]:
+        return (item.kind, item.id, item.title, item.opened_at, item.scope, item.subject)
+
+    assert [shown(i) for i in outline] == [shown(i) for i in built]
+    conflicts = [i for i in outline if i.kind == "conflict"]
+    assert conflicts and all(is_outline(i) and not i.records for i in conflicts)
+    assert not any(is_outline(i) for i in built)
+    # the requests and batches are built whole
+    assert [i for i in outline if i.kind != "conflict"] == [
+        i for i in built if i.kind != "conflict"
+    ]
+
+
 def test_conflict_sets_are_grouped_by_key(store: Store, make_memory: Callable[..., Memory]) -> None:
     day = timedelta(days=1)
     fmt = {"subject": "project:demo", "attribute": "output_format", "status": "conflict"}
@@ -109,6 +128,11 @@ def test_conflict_sets_are_grouped_by_key(store: Store, make_memory: Callable[..
     }
     assert (dep_item.analysis.newer, dep_item.analysis.older) == ("dep-b", "dep-a")
     assert get_item(Workspace([store]), dep_item.id).records == dep_item.records
+    # the outline: the same sets, opened at the same time, in the same order, no record
+    outline = outline_queue(Workspace([store]))
+    assert [(i.id, i.opened_at, i.title, i.records) for i in outline] == [
+        (i.id, i.opened_at, i.title, ()) for i in items
+    ]
 
 
 def test_every_record_of_a_conflict_carries_its_evidence(demo: Path) -> None:

@@ -16,8 +16,11 @@ key costs is what it touches, not the queue:
   against the ids shown): the queue is not built again (``r`` does that, and
   shows an item someone else changed in place); no queue is built on the UI thread.
 
-The first read shows every kind but secrets first, then scans the record files
-for secrets (the slow part of a first read) and adds those items.
+The first read shows the queue in outline at once (its conflict sets from the
+catalog's columns, no record built: :func:`core.review.queue.outline_queue`; such an
+item opens once its records are read), then every kind but secrets with their
+records and evidence, then scans the record files for secrets (the slow part of a
+first read) and adds those items.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from textual.worker import get_current_worker
 from core.domain.errors import MemgovError
 from core.review import view
 from core.review.items import KINDS, ConflictAnalysis, Item, Kind
-from core.review.queue import build_queue, find_items, open_ids
+from core.review.queue import build_queue, find_items, is_outline, open_ids, outline_queue
 from core.store.decisions import Decision
 from core.store.secret_files import scan_file
 from core.store.workspace import Workspace
@@ -66,6 +69,8 @@ SCOPES = ("all", "private", "team")
 WINDOW = 120
 #: what the first read shows before the secret scan of every record file
 FIRST_KINDS = tuple(k for k in KINDS if k != Kind.SECRET)
+#: what enter on an item in outline says (its records are not read yet)
+STILL_READING = "Its records are being read: a moment, then enter opens it"
 #: files scanned between two checks whether the read was replaced
 SCAN_CHUNK = 500
 
@@ -90,6 +95,8 @@ def preview(item: Item) -> RenderableType:
         Text(item.title, style="bold"),
         Text(f"{item.kind} · {item.scope} · opened {item.opened_at[:16]}", style="dim"),
     ]
+    if is_outline(item):
+        return Group(*parts, Text("\nreading its records…", style="dim"))
     if item.request is not None:
         parts.append(
             Text(f"{item.request.requested_by}: {safe(item.request.reason)}", style="italic")
@@ -347,6 +354,9 @@ class QueueScreen(DeskScreen):
                 if worker.is_cancelled:  # replaced while it waited
                     return
                 reread(workspace, full=full)
+                if first:  # at once: the queue in outline, while the records are read
+                    outline = outline_queue(workspace)
+                    show(partial(self.queue_read, outline, {}, (), "reading the records…"))
                 if decisions and items is not None:
                     changed = refetch(workspace, items, decisions)
                     if every_kind:  # the rest as it was: only what opened or closed besides
@@ -636,6 +646,9 @@ class QueueScreen(DeskScreen):
         if item is None:
             self.notify("Nothing selected", severity="warning")
             return
+        if is_outline(item):
+            self.notify(STILL_READING, severity="warning")
+            return
         self.app.push_screen(screen_for(item))
 
     def marked_items(self) -> list[Item]:
@@ -663,6 +676,9 @@ class QueueScreen(DeskScreen):
         items = self.marked_items()
         if not items:
             self.notify("Mark items with space first", severity="warning")
+            return
+        if any(is_outline(i) for i in items):
+            self.notify(STILL_READING, severity="warning")
             return
         decide_selection(self, items)
 

@@ -272,6 +272,8 @@ class QueueScreen(DeskScreen):
         self.previewed: Item | None = None
         #: the marked items' ids, in the order marked (tui.screens.selection)
         self.marked: dict[str, None] = {}
+        #: what ``shown`` was chosen from: the items, their search texts, the filters
+        self.selected_by: tuple[list[Item], dict[str, str], str, str, str] | None = None
         #: the filters the window was last placed with
         self.placed_filters: tuple[str, str, str] | None = None
         self.reading = ""
@@ -453,18 +455,33 @@ class QueueScreen(DeskScreen):
         place; a new filter keeps the cursor's row."""
         current = self.current()
         position = self.cursor_index()
-        self.shown = view.select(
-            self.items,
-            kind=self.kind,
-            scope=self.scope,
-            needle=self.query_text,
-            texts=self.texts,
-        )
+        self.shown = self.select()
         target = position
         if current is not None and self.placed_filters == self.filters():
             found = self.index_of(current.id, position)
             target = position if found is None else found
         self.place(target)
+
+    def select(self) -> list[Item]:
+        """The items the filters choose. A search that only grew (a letter typed) looks
+        among the items the last one chose: every one it finds is among them."""
+        needle = self.query_text.casefold()
+        last = self.selected_by
+        grown = (
+            last is not None
+            and last[0] is self.items
+            and last[1] is self.texts
+            and last[2:4] == (self.kind, self.scope)
+            and last[4] in needle
+        )
+        if grown:
+            shown = view.select(self.shown, needle=needle, texts=self.texts)
+        else:
+            shown = view.select(
+                self.items, kind=self.kind, scope=self.scope, needle=needle, texts=self.texts
+            )
+        self.selected_by = (self.items, self.texts, self.kind, self.scope, needle)
+        return shown
 
     def filters(self) -> tuple[str, str, str]:
         return (self.kind, self.scope, self.query_text)

@@ -10,7 +10,8 @@ read again from the files, as after a clone: ``--cold`` keeps that in the timing
 and runs the desk headless (Textual's ``App.run_test``) in this process:
 
 - queue on screen: from starting the app until the queue table shows rows of the
-  read queue (the secret scan of every file may still run in the background);
+  read queue: its outline (the conflict sets from the catalog's columns), the records
+  and evidence read next and the secret scan of every file after ("everything read");
 - key to frame, median of P presses each: ``j`` (next row), ``pagedown``, a
   search keystroke (``/`` then letters, each one filtering), ``]`` (next kind),
   and ``j`` right after a decision; each time is from the key until its handlers

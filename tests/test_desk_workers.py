@@ -1,23 +1,27 @@
 """The desk reads and writes the stores in workers: a store that fails for real (a file
 turned into a folder, a store folder gone) is a notification on the screen that read
-it and the desk keeps running; a decision rebuilds the queue exactly once, off the UI
-thread; who may decide is the core's policy; the screens import no cycle."""
+it and the desk keeps running; a decision builds no queue (the items it touched and
+those that opened or closed besides are read, off the UI thread); who may decide is
+the core's policy; the screens import no cycle."""
 
 from __future__ import annotations
 
 import shutil
 import threading
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import grimp
 import pytest
-from support_desk import decide_key, desk, settle, text_of, workspace
+from support_desk import DEMO_NOW, OWNER, decide_key, desk, settle, text_of, workspace
 from textual.widgets import DataTable
 
 import tui.screens.queue
+from core.domain.record import Memory, Source
+from core.review.decide import decide
 from core.review.queue import build_queue
-from core.store.store import JOURNAL_FILE, Store
+from core.store.store import JOURNAL_FILE, Store, new_memory_id
 from tui.screens.about import AboutMeScreen
 from tui.screens.batch import BatchScreen
 from tui.screens.health import HealthScreen
@@ -116,7 +120,7 @@ async def test_a_failing_wider_diff_in_a_batch_is_a_notification(demo: Path) -> 
         assert "@@" in text_of(screen.query_one("#batch-diff"))
 
 
-async def test_a_decision_rebuilds_the_queue_once_off_the_ui_thread(
+async def test_a_decision_builds_no_queue_and_the_queue_is_what_core_holds(
     demo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     builds: list[threading.Thread] = []
@@ -134,8 +138,7 @@ async def test_a_decision_rebuilds_the_queue_once_off_the_ui_thread(
         builds.clear()
         await decide_key(pilot, app, "o")  # older wins
         await settle(pilot, app)
-        assert len(builds) == 1
-        assert builds[0] is not threading.main_thread()
+        assert builds == []  # the touched items read again, and the open ids compared
         # on disk: the older record won, the newer is superseded
         ids = {r.memory.id for r in decided.records}
         statuses = {
@@ -176,3 +179,110 @@ def test_the_screens_import_no_cycle() -> None:
         if b.startswith("tui.") and graph.chain_exists(importer=b, imported=a)
     ]
     assert cycles == []
+
+
+async def test_after_a_decision_the_queue_shows_what_opened_or_closed_meanwhile(
+    demo: Path,
+) -> None:
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        # another writer meanwhile: decides the last conflict, opens a new one
+        other = workspace(demo)
+        conflicts = [i for i in build_queue(other) if i.kind == "conflict"]
+        assert len(conflicts) >= 2
+        closed = conflicts[-1]
+        decide(other, closed.id, approve=True, option="newer", actor=OWNER)
+        store = next(s for s in other.stores if s.config.scope == "private")
+        when = DEMO_NOW - timedelta(days=1)
+        with store.transaction(actor=OWNER, message="test: a new conflict") as tx:
+            for value in ("npm", "pnpm"):
+                tx.create(
+                    Memory(
+                        id=new_memory_id("package_manager", value),
+                        type="semantic",
+                        scope="private",
+                        status="conflict",
+                        subject="project:meanwhile",
+                        attribute="package_manager",
+                        content=f"The package manager is {value}.",
+                        value=value,
+                        confidence=0.8,
+                        created_at=when,
+                        verified_at=when,
+                        source=Source(task="tr_meanwhile", message_index=1, evidence=value),
+                    ),
+                    action="conflict",
+                    reason="test",
+                )
+        opened = next(
+            i.id for i in build_queue(workspace(demo)) if i.subject == "project:meanwhile"
+        )
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        assert opened not in [i.id for i in queue.items]  # the desk has not read it yet
+        # the desk decides its first conflict: what it touched, opened and closed is read
+        await open_first(pilot, app, "conflict")
+        decided = app.screen.item
+        await decide_key(pilot, app, "o")
+        await settle(pilot, app)
+        assert app.screen is queue
+        on_disk = [i.id for i in build_queue(workspace(demo))]
+        assert opened in on_disk
+        assert closed.id not in on_disk and decided.id not in on_disk
+        assert [i.id for i in queue.items] == on_disk
+        table = queue.query_one("#queue", DataTable)
+        assert [row.key.value for row in table.ordered_rows] == on_disk
+        assert queue.counts["all"] == len(on_disk)
+
+
+async def test_the_first_read_shows_the_queue_in_outline_then_with_its_records(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = threading.Event()
+
+    def gated(ws: Any, **kinds: Any) -> Any:
+        gate.wait(timeout=60)  # the records are read only once the test has looked
+        return build_queue(ws, **kinds)
+
+    monkeypatch.setattr(tui.screens.queue, "build_queue", gated)
+    app = desk(demo)
+    full = [i for i in build_queue(workspace(demo)) if i.kind != "secret"]
+    async with app.run_test(size=(140, 40)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if queue.items:
+                break
+        # the outline: every item but secrets, in the queue's order, counted
+        assert [i.id for i in queue.items] == [i.id for i in full]
+        table = queue.query_one("#queue", DataTable)
+        assert [row.key.value for row in table.ordered_rows] == [i.id for i in full]
+        assert queue.counts["conflict"] == sum(i.kind == "conflict" for i in full)
+        assert "reading the records…" in text_of(queue.query_one("#status-line"))
+        first = next(n for n, i in enumerate(queue.items) if i.kind == "conflict")
+        for _ in range(first):
+            await pilot.press("j")
+        await pilot.press("enter")  # an item in outline does not open yet
+        await pilot.pause()
+        assert app.screen is queue
+        assert any("being read" in n.message for n in app._notifications)
+        gate.set()
+        await settle(pilot, app)
+        assert [i.id for i in queue.items] == [i.id for i in build_queue(workspace(demo))]
+        assert all(i.records for i in queue.items)
+        assert queue.current() is not None and queue.current().id == full[first].id
+        # now it opens, and a decision lands in the store
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ConflictScreen)
+        decided = app.screen.item
+        await decide_key(pilot, app, "o")  # older wins
+        await settle(pilot, app)
+        assert app.screen is queue
+    older, newer = sorted(decided.records, key=lambda r: r.memory.created_at)
+    store = next(s for s in workspace(demo).stores if str(s.root) == decided.records[0].store)
+    assert store.memories[older.memory.id].status == "active"
+    assert store.memories[newer.memory.id].status == "superseded"
+    assert decided.id not in [i.id for i in build_queue(workspace(demo))]

@@ -23,7 +23,9 @@ from support_queue import ITEM_KEYS, RECORD_KEYS, REQUEST_KEYS, queue
 from core.demo import OWNER
 from core.domain.errors import NotFoundError
 from core.domain.record import Memory
-from core.review.queue import build_queue, get_item
+from core.review.decide import decide
+from core.review.items import Item
+from core.review.queue import build_queue, get_item, is_outline, open_ids, outline_queue
 from core.store import logs
 from core.store.layout import memory_path
 from core.store.requests import file_request
@@ -51,6 +53,42 @@ def test_the_demo_queue_holds_every_kind_oldest_first(demo: Path) -> None:
     assert [i.kind for i in queue(demo, "promotion")] == ["promotion", "promotion"]
     assert [i.id for i in queue(demo, "deletion", "conflict")] == [
         i.id for i in items if i.kind in ("deletion", "conflict")
+    ]
+
+
+def test_the_open_ids_are_the_ids_of_the_items_the_queue_builds(demo: Path) -> None:
+    ws = workspace(demo)
+    items = build_queue(ws)
+    assert {i.kind for i in items} == {"conflict", "promotion", "deletion", "secret"} | (
+        {"consolidation"} & {i.kind for i in items}
+    )
+    assert open_ids(ws) == {i.id for i in items}
+    for kind in {i.kind for i in items}:
+        assert open_ids(ws, kinds=[kind]) == {i.id for i in items if i.kind == kind}
+    # one of each decidable kind decided: its id is no longer open
+    for kind in ("conflict", "deletion"):
+        item = next(i for i in items if i.kind == kind)
+        option = "newer" if kind == "conflict" else None
+        decide(ws, item.id, approve=True, option=option, actor=OWNER, reason="test")
+    ws = workspace(demo)
+    assert open_ids(ws) == {i.id for i in build_queue(ws)}
+
+
+def test_the_outline_is_the_queue_but_secrets_in_its_order_without_records(demo: Path) -> None:
+    ws = workspace(demo)
+    built = [i for i in build_queue(ws) if i.kind != "secret"]
+    outline = outline_queue(ws)
+
+    def shown(item: Item) -> tuple[str, str, str, str, str, str]:
+        return (item.kind, item.id, item.title, item.opened_at, item.scope, item.subject)
+
+    assert [shown(i) for i in outline] == [shown(i) for i in built]
+    conflicts = [i for i in outline if i.kind == "conflict"]
+    assert conflicts and all(is_outline(i) and not i.records for i in conflicts)
+    assert not any(is_outline(i) for i in built)
+    # the requests and batches are built whole
+    assert [i for i in outline if i.kind != "conflict"] == [
+        i for i in built if i.kind != "conflict"
     ]
 
 
@@ -90,6 +128,11 @@ def test_conflict_sets_are_grouped_by_key(store: Store, make_memory: Callable[..
     }
     assert (dep_item.analysis.newer, dep_item.analysis.older) == ("dep-b", "dep-a")
     assert get_item(Workspace([store]), dep_item.id).records == dep_item.records
+    # the outline: the same sets, opened at the same time, in the same order, no record
+    outline = outline_queue(Workspace([store]))
+    assert [(i.id, i.opened_at, i.title, i.records) for i in outline] == [
+        (i.id, i.opened_at, i.title, ()) for i in items
+    ]
 
 
 def test_every_record_of_a_conflict_carries_its_evidence(demo: Path) -> None:

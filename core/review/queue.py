@@ -5,23 +5,29 @@ key), promotion requests, deletion requests, consolidation batches, and
 secrets in a record (``secret-<memory id>``: a stored record whose file holds a
 credential; core.store.secret_files).
 
-:func:`build_queue` builds every item; :func:`get_item` builds the one item an
+:func:`build_queue` builds every item; :func:`outline_queue` is the queue at once,
+its conflicts in outline (no record built); :func:`get_item` builds the one item an
 id names, reading only what that item shows (the decision path uses it, so
-deciding one item costs that item, not the queue).
+deciding one item costs that item, not the queue); :func:`open_ids` names the
+open items without building any (the desk compares it with what it shows).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
+from core.consolidation.batch import pending_ids
 from core.domain import secrets
-from core.domain.errors import NotFoundError
+from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
+from core.domain.record.mapping import parse_time
 from core.review.batch import pending_items
 from core.review.evidence import Evidence, weigh
 from core.review.items import (
     KIND_OF_REQUEST,
     KINDS,
+    ConflictAnalysis,
     DeletionAnalysis,
     Item,
     Key,
@@ -34,7 +40,7 @@ from core.review.items import (
 )
 from core.review.promotion import promotion_outcome, promotion_texts
 from core.review.secret import options_for
-from core.store.requests import Request, get_request
+from core.store.requests import Request, get_request, load_requests
 from core.store.secret_files import ITEM_PREFIX, Hit, record_hits, scan_file
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -62,6 +68,86 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
             items += [secret_item(evidence, hit) for hit in record_hits(store)]
     items.sort(key=lambda i: (i.opened_at, i.id))
     return items
+
+
+def outline_queue(workspace: Workspace) -> list[Item]:
+    """The queue but secrets, as :func:`build_queue` orders it, its conflict sets in
+    outline: id, title, scope, subject and opening time from the catalog's columns, no
+    record (``records`` empty, an analysis with the key alone: :func:`is_outline`);
+    requests and batches built. What the desk shows while the records are read (a
+    record that does not validate is left out by build_queue only)."""
+    items = build_queue(workspace, kinds=[Kind.PROMOTION, Kind.DELETION, Kind.CONSOLIDATION])
+    for store in workspace.stores:
+        opened: dict[MemoryKey, datetime] = {}
+        seen: set[str] = set()
+        for (
+            memory_id,
+            scope,
+            subject,
+            attribute,
+            condition,
+            created,
+        ) in store.memories.catalog.key_rows("conflict"):
+            if memory_id in seen:  # one record per id, as the records are listed
+                continue
+            seen.add(memory_id)
+            try:
+                when = parse_time(created, path=None, field_name="created_at", required=True)
+            except (ValidationError, ValueError, TypeError):
+                continue
+            assert when is not None
+            key = (scope, subject, attribute, condition)
+            opened[key] = max(opened.get(key, when), when)
+        items += [
+            Item(
+                kind=Kind.CONFLICT,
+                id=conflict_item_id(key),
+                title=conflict_title(key),
+                opened_at=when.isoformat(),
+                store=store,
+                scope=key[0],
+                subject=key[1],
+                analysis=ConflictAnalysis(Key(*key)),
+            )
+            for key, when in opened.items()
+        ]
+    items.sort(key=lambda i: (i.opened_at, i.id))
+    return items
+
+
+def is_outline(item: Item) -> bool:
+    """Whether the item is a conflict set in outline (:func:`outline_queue`)."""
+    return item.kind == Kind.CONFLICT and not item.records
+
+
+def conflict_title(key: MemoryKey) -> str:
+    _scope, subject, attribute, condition = key
+    return f"{subject} #{attribute}" + (f" [{condition}]" if condition else "")
+
+
+def open_ids(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> set[str]:
+    """The ids of the open items :func:`build_queue` would build, none built: the
+    conflict keys from the catalog's key columns, the open requests whose record is
+    there, the pending batches, the records whose file holds a credential."""
+    wanted = set(kinds or KINDS)
+    ids: set[str] = set()
+    for store in workspace.stores:
+        if Kind.CONFLICT in wanted:
+            keys = store.memories.catalog.keys_with_status("conflict")
+            ids.update(conflict_item_id(key) for key in keys)
+        if wanted & {Kind.PROMOTION, Kind.DELETION}:
+            ids.update(
+                r.id
+                for r in load_requests(store)
+                if r.status == "open"
+                and KIND_OF_REQUEST.get(r.kind) in wanted
+                and r.memory_id in store.memories
+            )
+        if Kind.CONSOLIDATION in wanted:
+            ids.update(pending_ids(store))
+        if Kind.SECRET in wanted:
+            ids.update(f"{ITEM_PREFIX}{hit.memory.id}" for hit in record_hits(store) if hit.memory)
+    return ids
 
 
 def get_item(workspace: Workspace, item_id: str) -> Item:
@@ -142,11 +228,10 @@ def _sets(store: Store) -> list[tuple[MemoryKey, list[Memory]]]:
 def conflict_item(evidence: Evidence, key: MemoryKey, members: list[Memory]) -> Item:
     records = tuple(evidence.of(m) for m in members)
     scope, subject, attribute, condition = key
-    title = f"{subject} #{attribute}" + (f" [{condition}]" if condition else "")
     return Item(
         kind=Kind.CONFLICT,
         id=conflict_item_id(key),
-        title=title,
+        title=conflict_title(key),
         opened_at=max(m.created_at for m in members).isoformat(),
         store=evidence.store,
         scope=scope,

@@ -58,18 +58,21 @@ def select(
     :func:`search_text`; an item missing there is searched by :func:`quick_text`."""
     needle = needle.casefold()
     texts = texts or {}
-    if kind == ALL and scope == ALL and not needle:
-        return list(items)
-    chosen = [i for i in items if matches(i, kind=kind, scope=scope)]
+    chosen = list(items)
+    if kind != ALL:  # the comparisons inline: the desk filters 20,000 items a key
+        chosen = [i for i in chosen if i.kind == kind]
+    if scope != ALL:
+        chosen = [i for i in chosen if i.scope == scope]
     if not needle:
         return chosen
-    return [i for i in chosen if needle in (texts.get(i.id) or quick_text(i))]
+    text = texts.get
+    return [i for i in chosen if needle in (text(i.id) or quick_text(i))]
 
 
 def count_by_kind(items: Iterable[Item]) -> dict[str, int]:
     """How many items of each kind, and ``"all"``: every kind named, zeros included."""
-    counted = Counter(str(i.kind) for i in items)
-    counts = {str(kind): counted.get(str(kind), 0) for kind in KINDS}
+    counted = Counter(i.kind for i in items)  # a kind is a str: counted as itself
+    counts = {str(kind): counted.get(kind, 0) for kind in KINDS}
     counts[ALL] = sum(counted.values())
     return counts
 

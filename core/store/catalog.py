@@ -1346,6 +1346,16 @@ class Catalog:
             )
         )
 
+    def key_rows(self, status: str) -> list[tuple[str, str, str, str, str | None, object]]:
+        """(id, scope, subject, attribute, condition, created_at as the row holds it) of
+        the readable records in ``status``, in path order: from the key columns and the
+        row's front matter, no record built (the desk's outline of the queue)."""
+        return self._query(
+            "SELECT id, scope, subject, attribute, condition, json_extract(meta, '$.created_at') "
+            "FROM entries WHERE reason IS NULL AND status = ? ORDER BY rel",
+            (status,),
+        )
+
     def secret_rels(self) -> list[str]:
         """The memory files (readable or not) whose text holds a credential."""
         return [r for (r,) in self._query("SELECT rel FROM entries WHERE secret = 1 ORDER BY rel")]

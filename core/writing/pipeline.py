@@ -23,6 +23,7 @@ workspace a write goes to, and the team rule, are :mod:`core.writing.team_rule`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,6 +71,7 @@ class Outcome(AsData):
     store: str | None = None  # the store written to, when ``remember_in`` chose it
 
 
+@functools.lru_cache(maxsize=1 << 17)  # the desk names every open set after each decision
 def conflict_item_id(key: tuple[str, str, str, str | None]) -> str:
     digest = hashlib.sha256(repr(key).encode("utf-8")).hexdigest()[:10]
     return f"conflict-{digest}"

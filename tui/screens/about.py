@@ -12,7 +12,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.domain.record import TRUST, TYPES, Memory
@@ -23,7 +23,7 @@ from core.store.store import Store
 from core.store.workspace import Workspace
 from tui.messages import StoresChanged
 from tui.render import record_card, safe
-from tui.screens.desk import DeskScreen
+from tui.screens.desk import DeskFooter, DeskScreen
 from tui.screens.dialogs import CorrectDialog, Proposal, ReasonDialog
 from tui.screens.history import HistoryScreen
 
@@ -86,7 +86,7 @@ class AboutMeScreen(DeskScreen):
             yield VerticalScroll(
                 Static(id="about-detail"), id="about-detail-column", classes="record-column"
             )
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.reload()

@@ -17,12 +17,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from core.consolidation.consolidate import file_diff
 from core.domain.errors import MemgovError
 from core.review.items import BatchAnalysis, BatchFile, Item
 from tui.render import safe
+from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
 
@@ -107,7 +108,7 @@ class BatchScreen(ItemScreen):
             yield VerticalScroll(
                 Static(id="batch-diff"), id="batch-diff-column", classes="record-column"
             )
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#batch-files", DataTable)

@@ -7,7 +7,8 @@ back as :class:`DecisionApplied` or :class:`DecisionFailed`), and
 decision, with the decision: the queue then reads again only the items it touched,
 and its item leaves at once).
 ``tui.app.MemgovDesk`` is the one desk; screens reach it, typed, through
-:attr:`DeskScreen.desk`, so no screen imports the app (no import cycle).
+:attr:`DeskScreen.desk`, so no screen imports the app (no import cycle). Every
+screen's footer is a :class:`DeskFooter`.
 
 :meth:`DeskScreen.in_worker` is how a screen reads or writes a store: off the
 UI thread, the result shown on it; any failure becomes a notification. A store
@@ -26,6 +27,7 @@ from typing import TypeVar
 from textual import on, work
 from textual.app import App
 from textual.screen import Screen
+from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from core.domain.errors import MemgovError
@@ -61,7 +63,7 @@ class Desk(App[None]):
         back as a message."""
         self.decide_in_worker(label, run)
 
-    @work(thread=True, exclusive=True, group="decide")
+    @work(thread=True, exclusive=True, group="decide", description="a decision")
     def decide_in_worker(self, label: str, run: Callable[[], Decision | list[Decision]]) -> None:
         try:
             with self.store_lock:
@@ -137,6 +139,8 @@ class DeskScreen(Screen[None]):
             thread=True,
             exclusive=not write,
             group=group,
+            # not Textual's default, the repr of the callable: that of every item it holds
+            description=failure,
         )
 
     def run_job(
@@ -160,3 +164,30 @@ class DeskScreen(Screen[None]):
     @on(WorkerDone)
     def worker_done(self, message: WorkerDone) -> None:
         message.show()
+
+
+class DeskFooter(Footer):
+    """Textual's footer, composed again only when what it shows changed. Textual's
+    composes it anew on every refresh of the bindings (each change of focus, each
+    return to the screen), and each key it shows is a widget styled again (the queue's
+    footer: some 0.3 s of the UI thread each time)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown: tuple[object, ...] | None = None
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        if not (screen.app.app_focus and self.is_attached and screen is self.screen):
+            super().bindings_changed(screen)  # nothing composed: nothing remembered
+            return
+        app = self.app
+        shown = tuple(
+            (b.key, b.action, b.description, b.group, app.get_key_display(b), enabled, tooltip)
+            for _node, b, enabled, tooltip in screen.active_bindings.values()
+            if b.show or b.key == app.COMMAND_PALETTE_BINDING
+        )
+        if shown == self.shown:
+            self._bindings_ready = True
+            return
+        self.shown = shown
+        super().bindings_changed(screen)

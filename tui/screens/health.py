@@ -15,12 +15,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from core.reports.metrics import Health, health
 from tui.messages import StoresChanged
 from tui.render import STATUS_STYLE, sparkline
-from tui.screens.desk import DeskScreen
+from tui.screens.desk import DeskFooter, DeskScreen
 
 
 def bar(value: int, limit: int, width: int = 20) -> Text:
@@ -102,7 +102,7 @@ class HealthScreen(DeskScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield VerticalScroll(Static(id="health"))
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.reload()

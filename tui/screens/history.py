@@ -14,7 +14,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 
 from core.reports.history import history
 from core.review.queue import evidence_for
@@ -22,7 +22,7 @@ from core.store.store import Store
 from core.store.workspace import Workspace
 from tui.messages import StoresChanged
 from tui.render import record_card, safe, status_text
-from tui.screens.desk import DeskScreen
+from tui.screens.desk import DeskFooter, DeskScreen
 
 #: one memory in the list: its store, id, what search looks in, and its status
 Entry = tuple[Store, str, str, str]
@@ -113,7 +113,7 @@ class HistoryScreen(DeskScreen):
             yield VerticalScroll(
                 Static(id="history-detail"), id="history-detail-column", classes="record-column"
             )
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#history-list", DataTable)

@@ -15,12 +15,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from core.review.decide import decide
 from core.review.items import ConditionHints, ConflictAnalysis, DeletionAnalysis, Item
 from tui.render import record_card, safe
 from tui.screens.batch import BatchScreen
+from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import ConditionsDialog, Proposal
 from tui.screens.item import ItemScreen
 from tui.screens.promotion import PromotionScreen
@@ -79,7 +80,7 @@ class ConflictScreen(ItemScreen):
         yield Static(self.banner(), id="item-head")
         yield Static(id="steps")
         yield Horizontal(id="columns")
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.refresh_view()
@@ -265,7 +266,7 @@ class DeletionScreen(ItemScreen):
         yield Static(self.banner(), id="item-head")
         yield Static(id="request")
         yield VerticalScroll(Static(id="record"), classes="record-column")
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.refresh_view()

@@ -11,11 +11,11 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from core.reports.doctor import Finding, diagnose
 from tui.messages import StoresChanged
-from tui.screens.desk import DeskScreen
+from tui.screens.desk import DeskFooter, DeskScreen
 
 
 class ProblemsScreen(DeskScreen):
@@ -28,7 +28,7 @@ class ProblemsScreen(DeskScreen):
         yield Header()
         yield Static(id="problems-head")
         yield DataTable(id="problems", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.query_one("#problems", DataTable).add_columns("", "Store", "File", "Field", "Reason")

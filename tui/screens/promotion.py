@@ -10,10 +10,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from core.review.items import PromotionAnalysis
 from tui.render import record_card, safe
+from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
 
@@ -43,7 +44,7 @@ class PromotionScreen(ItemScreen):
         with Horizontal(id="columns"):
             yield VerticalScroll(Static(id="private-record"), classes="record-column")
             yield VerticalScroll(Static(id="team-records"), classes="record-column")
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.refresh_view()

@@ -11,16 +11,21 @@ key costs is what it touches, not the queue:
   search texts the worker prepared) and change only the rows of the window
   that differ;
 - after a decision its item leaves at once, the worker reads again only the
-  items the decision touched (:func:`core.review.queue.find_items`), then
-  rebuilds the queue in the background; no queue is built on the UI thread.
+  items the decision touched (:func:`core.review.queue.find_items`) and the
+  items that opened or closed besides (the open ids, :func:`core.review.queue.open_ids`,
+  against the ids shown): the queue is not built again (``r`` does that, and
+  shows an item someone else changed in place); no queue is built on the UI thread.
 
-The first read shows every kind but secrets first, then scans the record files
-for secrets (the slow part of a first read) and adds those items.
+The first read shows the queue in outline at once (its conflict sets from the
+catalog's columns, no record built: :func:`core.review.queue.outline_queue`; such an
+item opens once its records are read), then every kind but secrets with their
+records and evidence, then scans the record files for secrets (the slow part of a
+first read) and adds those items.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
 from typing import Any, ClassVar
 
@@ -30,21 +35,21 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Header, Input, Static, Tab, Tabs
+from textual.widgets import DataTable, Header, Input, Static, Tab, Tabs
 from textual.widgets.data_table import ColumnKey
 from textual.worker import get_current_worker
 
 from core.domain.errors import MemgovError
 from core.review import view
 from core.review.items import KINDS, ConflictAnalysis, Item, Kind
-from core.review.queue import build_queue, find_items
+from core.review.queue import build_queue, find_items, is_outline, open_ids, outline_queue
 from core.store.decisions import Decision
 from core.store.secret_files import scan_file
 from core.store.workspace import Workspace
 from tui.messages import ItemsChanged, QueueLoaded, StoresChanged, WorkerDone
 from tui.render import failure_text, memory_header, safe
 from tui.screens.about import AboutMeScreen
-from tui.screens.desk import DeskScreen
+from tui.screens.desk import DeskFooter, DeskScreen
 from tui.screens.health import HealthScreen
 from tui.screens.history import HistoryScreen
 from tui.screens.items import screen_for
@@ -64,10 +69,15 @@ SCOPES = ("all", "private", "team")
 WINDOW = 120
 #: what the first read shows before the secret scan of every record file
 FIRST_KINDS = tuple(k for k in KINDS if k != Kind.SECRET)
+#: what enter on an item in outline says (its records are not read yet)
+STILL_READING = "Its records are being read: a moment, then enter opens it"
 #: files scanned between two checks whether the read was replaced
 SCAN_CHUNK = 500
 
 Row = tuple[str, tuple[str, str, str, str]]
+#: a worker's description, given: Textual's default is the repr of its callable, here
+#: with every item of the queue (20,000 items: 3 s of the UI thread per read)
+WORKER_DESCRIPTION = "the queue read again"
 
 
 @lru_cache(maxsize=100_000)
@@ -85,6 +95,8 @@ def preview(item: Item) -> RenderableType:
         Text(item.title, style="bold"),
         Text(f"{item.kind} · {item.scope} · opened {item.opened_at[:16]}", style="dim"),
     ]
+    if is_outline(item):
+        return Group(*parts, Text("\nreading its records…", style="dim"))
     if item.request is not None:
         parts.append(
             Text(f"{item.request.requested_by}: {safe(item.request.reason)}", style="italic")
@@ -260,6 +272,8 @@ class QueueScreen(DeskScreen):
         self.previewed: Item | None = None
         #: the marked items' ids, in the order marked (tui.screens.selection)
         self.marked: dict[str, None] = {}
+        #: what ``shown`` was chosen from: the items, their search texts, the filters
+        self.selected_by: tuple[list[Item], dict[str, str], str, str, str] | None = None
         #: the filters the window was last placed with
         self.placed_filters: tuple[str, str, str] | None = None
         self.reading = ""
@@ -279,7 +293,7 @@ class QueueScreen(DeskScreen):
             yield QueueTable(self.move_by, id="queue", cursor_type="row", zebra_stripes=True)
             yield Static(id="preview")
         yield Static(id="status-line")
-        yield Footer()
+        yield DeskFooter()
 
     @property
     def table(self) -> QueueTable:
@@ -316,6 +330,7 @@ class QueueScreen(DeskScreen):
             thread=True,
             exclusive=True,
             group="queue",
+            description=WORKER_DESCRIPTION,
         )
 
     def read_queue(
@@ -335,14 +350,23 @@ class QueueScreen(DeskScreen):
             return True
 
         first = not self.kinds_read
+        every_kind = self.kinds_read >= set(KINDS)
         try:
             with desk.store_lock:
                 if worker.is_cancelled:  # replaced while it waited
                     return
                 reread(workspace, full=full)
+                if first:  # at once: the queue in outline, while the records are read
+                    outline = outline_queue(workspace)
+                    show(partial(self.queue_read, outline, {}, (), "reading the records…"))
                 if decisions and items is not None:
                     changed = refetch(workspace, items, decisions)
+                    if every_kind:  # the rest as it was: only what opened or closed besides
+                        changed |= opened_or_closed(workspace, items, changed)
                     show(partial(desk.items_changed, changed))
+                    if every_kind:
+                        show(partial(self.done_reading, ""))
+                        return
                 queue = (
                     build_queue(workspace, kinds=FIRST_KINDS) if first else build_queue(workspace)
                 )
@@ -431,18 +455,33 @@ class QueueScreen(DeskScreen):
         place; a new filter keeps the cursor's row."""
         current = self.current()
         position = self.cursor_index()
-        self.shown = view.select(
-            self.items,
-            kind=self.kind,
-            scope=self.scope,
-            needle=self.query_text,
-            texts=self.texts,
-        )
+        self.shown = self.select()
         target = position
         if current is not None and self.placed_filters == self.filters():
             found = self.index_of(current.id, position)
             target = position if found is None else found
         self.place(target)
+
+    def select(self) -> list[Item]:
+        """The items the filters choose. A search that only grew (a letter typed) looks
+        among the items the last one chose: every one it finds is among them."""
+        needle = self.query_text.casefold()
+        last = self.selected_by
+        grown = (
+            last is not None
+            and last[0] is self.items
+            and last[1] is self.texts
+            and last[2:4] == (self.kind, self.scope)
+            and last[4] in needle
+        )
+        if grown:
+            shown = view.select(self.shown, needle=needle, texts=self.texts)
+        else:
+            shown = view.select(
+                self.items, kind=self.kind, scope=self.scope, needle=needle, texts=self.texts
+            )
+        self.selected_by = (self.items, self.texts, self.kind, self.scope, needle)
+        return shown
 
     def filters(self) -> tuple[str, str, str]:
         return (self.kind, self.scope, self.query_text)
@@ -550,15 +589,18 @@ class QueueScreen(DeskScreen):
         text = " · ".join(p for p in parts if p)
         if text != self.status_text:  # an update lays the screen out again: only on a change
             self.status_text = text
-            self.query_one("#status-line", Static).update(text)
+            # one line of a fixed height: its text never changes the layout
+            self.query_one("#status-line", Static).update(text, layout=False)
 
     def show_preview(self) -> None:
         item = self.current()
         if item is not None and item is self.previewed:
             return
         self.previewed = item
+        # a column of a fixed size (it crops what does not fit): no layout of the screen
         self.query_one("#preview", Static).update(
-            preview(item) if item else Text("Nothing waiting. Well done.", style="dim")
+            preview(item) if item else Text("Nothing waiting. Well done.", style="dim"),
+            layout=False,
         )
 
     @on(DataTable.RowHighlighted)
@@ -621,6 +663,9 @@ class QueueScreen(DeskScreen):
         if item is None:
             self.notify("Nothing selected", severity="warning")
             return
+        if is_outline(item):
+            self.notify(STILL_READING, severity="warning")
+            return
         self.app.push_screen(screen_for(item))
 
     def marked_items(self) -> list[Item]:
@@ -648,6 +693,9 @@ class QueueScreen(DeskScreen):
         items = self.marked_items()
         if not items:
             self.notify("Mark items with space first", severity="warning")
+            return
+        if any(is_outline(i) for i in items):
+            self.notify(STILL_READING, severity="warning")
             return
         decide_selection(self, items)
 
@@ -693,6 +741,21 @@ def refetch(
     ids = [*decided, *(i.id for i in items if i.id not in decided and view.memory_ids(i) & touched)]
     found = find_items(workspace, ids)
     return {item_id: found.get(item_id) for item_id in ids}
+
+
+def opened_or_closed(
+    workspace: Workspace, items: Sequence[Item], known: Mapping[str, Item | None]
+) -> dict[str, Item | None]:
+    """Besides the items ``known`` (read again): the items open now that ``items`` does
+    not hold, each built, and those it holds that are no longer open (None). The open
+    ids come from the catalog and the request files (core.review.queue.open_ids): no
+    other item is built."""
+    now = open_ids(workspace)
+    held = {i.id for i in items}
+    new = [i for i in sorted(now - held) if i not in known]
+    changed: dict[str, Item | None] = dict(find_items(workspace, new))
+    changed.update((i, None) for i in held - now if i not in known)
+    return changed
 
 
 def warm_secret_scan(workspace: Workspace, lock: Any, cancelled: Callable[[], bool]) -> bool:

@@ -16,14 +16,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Header, Label, Static, TextArea
+from textual.widgets import Button, Header, Label, Static, TextArea
 
 from core.domain import secrets
 from core.review.decide import correct_secret
 from core.review.items import SecretAnalysis
 from core.review.secret import DEFAULT_REASONS
 from tui.render import record_card, safe
-from tui.screens.desk import cursor_blinks
+from tui.screens.desk import DeskFooter, cursor_blinks
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
 
@@ -117,7 +117,7 @@ class SecretScreen(ItemScreen):
         yield Static(self.banner(), id="item-head")
         yield Static(id="scan")
         yield VerticalScroll(Static(id="record"), classes="record-column")
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.refresh_view()

@@ -435,3 +435,34 @@ def test_memory_rows_built_for_the_search_are_records(
     add_memories(store, make_memory(id="mem-1", attribute="a1", content="记忆测试"))
     found = store.records.search("忆测")
     assert found == ["mem-1"] and isinstance(store.records[found[0]], Memory)
+
+
+def test_a_conflict_set_is_found_by_its_id_through_one_index(tmp_path: Path) -> None:
+    """The conflict id is a digest of the key; the catalog indexes that digest, so
+    a decision names its set with one lookup, not a read of every open key."""
+    from support_conflicts import conflict_store
+
+    from core.domain.keys import conflict_item_id
+
+    root = conflict_store(tmp_path / "s", 30)
+    store = Store(root)
+    catalog = store.memories.catalog
+    keys = catalog.keys_with_status("conflict")
+    assert len(keys) == 30
+    for key in keys:
+        assert catalog.conflict_key(conflict_item_id(key)) == key
+    assert catalog.conflict_key("conflict-0000000000") is None
+    plan = catalog.db.execute(
+        "EXPLAIN QUERY PLAN SELECT scope FROM entries WHERE "
+        "memgov_conflict_id(scope, subject, attribute, condition) = ? "
+        "AND status = 'conflict' AND reason IS NULL",
+        ("x",),
+    ).fetchall()
+    assert "entries_conflict_item" in str(plan)
+    key = sorted(keys)[0]
+    with store.transaction(actor="owner@example.com", message="settle one") as tx:
+        for memory in store.memories.by_key(key):
+            tx.transition(memory.id, "active", action="adjudicate", reason="test")
+            break
+    # one record of the set is left in conflict: the set is still found by its id
+    assert Store(root).memories.catalog.conflict_key(conflict_item_id(key)) == key

@@ -180,14 +180,10 @@ class _Finder:
     def __init__(self, store: Store, workspace: Workspace) -> None:
         self.store, self.workspace = store, workspace
         self.evidence = Evidence(store, workspace.stores)
-        self._conflicts: dict[str, MemoryKey] | None = None
 
     def conflict_key(self, item_id: str) -> MemoryKey | None:
-        # the id is a digest of the key: found among the keys, then only its records built
-        if self._conflicts is None:
-            keys = self.store.memories.catalog.keys_with_status("conflict")
-            self._conflicts = {conflict_item_id(key): key for key in keys}
-        return self._conflicts.get(item_id)
+        # the id is a digest of the key: the catalog indexes it, then only its records built
+        return self.store.memories.catalog.conflict_key(item_id)
 
     def find(self, item_id: str) -> Item | None:
         store, evidence = self.store, self.evidence

@@ -70,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from core.domain.errors import ValidationError
+from core.domain.keys import conflict_item_id
 from core.domain.record import TYPES, Memory, memory_from_mapping
 from core.store.fsutil import is_temp_name
 from core.store.gitstore.plumbing import head_commit
@@ -169,6 +170,9 @@ CREATE INDEX entries_id ON entries (id);
 CREATE INDEX entries_key ON entries (subject, attribute);
 CREATE INDEX entries_status ON entries (status, type_order, subject, attribute, id);
 CREATE INDEX entries_supersedes ON entries (supersedes) WHERE supersedes IS NOT NULL;
+CREATE INDEX IF NOT EXISTS entries_conflict_item
+    ON entries (memgov_conflict_id(scope, subject, attribute, condition))
+    WHERE status = 'conflict' AND reason IS NULL;
 CREATE INDEX entries_active ON entries (type_order, subject, attribute, id, rel)
     WHERE reason IS NULL AND status = 'active';
 CREATE INDEX entries_readable ON entries (id) WHERE reason IS NULL;
@@ -229,6 +233,15 @@ def searchable(needle: str) -> bool:
     """Whether the search tables can answer ``needle``: three characters or more,
     none of them a NUL (a file never holds one)."""
     return len(needle) >= _TRIGRAM and "\0" not in needle
+
+
+_CONFLICT_INDEX = """CREATE INDEX IF NOT EXISTS entries_conflict_item
+    ON entries (memgov_conflict_id(scope, subject, attribute, condition))
+    WHERE status = 'conflict' AND reason IS NULL"""
+
+
+def _conflict_id(scope: str, subject: str, attribute: str, condition: str | None) -> str:
+    return conflict_item_id((scope, subject, attribute, condition))
 
 
 @functools.cache
@@ -403,11 +416,15 @@ class Catalog:
                 db = sqlite3.connect(
                     self.path, timeout=30, isolation_level=None, check_same_thread=False
                 )
+                # the conflict id of a key, for the index that finds a set by its id:
+                # every connection to the catalog has it (the index needs it to write)
+                db.create_function("memgov_conflict_id", 4, _conflict_id, deterministic=True)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.execute("PRAGMA secure_delete=ON")  # a deleted row's bytes are zeroed
                 version = db.execute("PRAGMA user_version").fetchone()[0]
                 if version == SCHEMA_VERSION and self._meta(db, "root") == str(self.root):
+                    db.execute(_CONFLICT_INDEX)  # a catalog of this schema made before it
                     return db
                 if version == 0 and not db.execute("SELECT 1 FROM sqlite_master").fetchone():
                     self._create(db)
@@ -1334,6 +1351,16 @@ class Catalog:
                 "SELECT id, subject, status FROM entries WHERE reason IS NULL ORDER BY rel DESC"
             )
         }
+
+    def conflict_key(self, item_id: str) -> tuple[str, str, str, str | None] | None:
+        """The key of the open conflict set named ``item_id``: one indexed lookup."""
+        rows = self._query(
+            "SELECT scope, subject, attribute, condition FROM entries "
+            "WHERE memgov_conflict_id(scope, subject, attribute, condition) = ? "
+            "AND status = 'conflict' AND reason IS NULL LIMIT 1",
+            (item_id,),
+        )
+        return tuple(rows[0]) if rows else None
 
     def keys_with_status(self, status: str) -> set[tuple[str, str, str, str | None]]:
         """The keys (scope, subject, attribute, condition) of records in ``status``,

@@ -23,8 +23,6 @@ workspace a write goes to, and the team rule, are :mod:`core.writing.team_rule`.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.domain import gate, secrets
 from core.domain.data import AsData, shown_as
+from core.domain.keys import conflict_item_id as conflict_item_id
 from core.domain.record import Memory, Source
 from core.domain.values import noisy_or, same_value, with_source
 from core.store import logs
@@ -69,12 +68,6 @@ class Outcome(AsData):
     #: :func:`core.writing.team_rule.remember_in`)
     held_for_review: str | None = None
     store: str | None = None  # the store written to, when ``remember_in`` chose it
-
-
-@functools.lru_cache(maxsize=1 << 17)  # the desk names every open set after each decision
-def conflict_item_id(key: tuple[str, str, str, str | None]) -> str:
-    digest = hashlib.sha256(repr(key).encode("utf-8")).hexdigest()[:10]
-    return f"conflict-{digest}"
 
 
 def merged_confidence(memory: Memory, candidate: Candidate, source: Source) -> float:

@@ -12,10 +12,11 @@ import contextlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 from core.domain.errors import StoreError
+from core.store.gitstore.objects import raw_date
 from core.store.gitstore.run import COMMITTER, GitFailed, actor_identity, run
 
 
@@ -88,13 +89,6 @@ def dirty(root: Path, *pathspec: str) -> list[str]:
     return [entry[3:] for entry in out.decode("utf-8").split("\0") if len(entry) > 3]
 
 
-def _raw_date(when: datetime) -> str:
-    offset = when.utcoffset() or timedelta(0)
-    sign = "-" if offset < timedelta(0) else "+"
-    minutes = abs(int(offset.total_seconds())) // 60
-    return f"{int(when.timestamp())} {sign}{minutes // 60:02d}{minutes % 60:02d}"
-
-
 def write_commit(
     root: Path,
     ref: str,
@@ -111,8 +105,8 @@ def write_commit(
     msg = message.encode("utf-8")
     parts = [
         f"commit {ref}\n".encode(),
-        f"author {name} <{email}> {_raw_date(when)}\n".encode(),
-        f"committer {COMMITTER[0]} <{COMMITTER[1]}> {_raw_date(when)}\n".encode(),
+        f"author {name} <{email}> {raw_date(when)}\n".encode(),
+        f"committer {COMMITTER[0]} <{COMMITTER[1]}> {raw_date(when)}\n".encode(),
         f"data {len(msg)}\n".encode() + msg + b"\n",
         f"from {parent}\n".encode(),
     ]

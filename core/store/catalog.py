@@ -170,9 +170,6 @@ CREATE INDEX entries_id ON entries (id);
 CREATE INDEX entries_key ON entries (subject, attribute);
 CREATE INDEX entries_status ON entries (status, type_order, subject, attribute, id);
 CREATE INDEX entries_supersedes ON entries (supersedes) WHERE supersedes IS NOT NULL;
-CREATE INDEX IF NOT EXISTS entries_conflict_item
-    ON entries (memgov_conflict_id(scope, subject, attribute, condition))
-    WHERE status = 'conflict' AND reason IS NULL;
 CREATE INDEX entries_active ON entries (type_order, subject, attribute, id, rel)
     WHERE reason IS NULL AND status = 'active';
 CREATE INDEX entries_readable ON entries (id) WHERE reason IS NULL;
@@ -233,6 +230,20 @@ def searchable(needle: str) -> bool:
     """Whether the search tables can answer ``needle``: three characters or more,
     none of them a NUL (a file never holds one)."""
     return len(needle) >= _TRIGRAM and "\0" not in needle
+
+
+@contextlib.contextmanager
+def _immediate(db: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction of the catalog: committed when the block ends, rolled
+    back on any exception (a kill in between leaves sqlite's journal to undo it)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
 
 
 _CONFLICT_INDEX = """CREATE INDEX IF NOT EXISTS entries_conflict_item
@@ -439,6 +450,7 @@ class Catalog:
     def _create(self, db: sqlite3.Connection) -> None:
         """The tables, the folder and the schema version, in one transaction."""
         db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA}")  # the transaction stays open
+        db.execute(_CONFLICT_INDEX)
         db.execute("INSERT INTO meta VALUES ('root', ?)", (str(self.root),))
         db.execute("INSERT INTO meta VALUES ('active', '0')")
         db.execute("INSERT INTO meta VALUES ('fts', '0')")
@@ -782,8 +794,7 @@ class Catalog:
         someone else put there since it was listed is found when it is listed again."""
         db = self.db
         changed: set[str] = set()
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with _immediate(db):
             for rel in removed:
                 db.execute("DELETE FROM entries WHERE rel=?", (rel,))
                 changed.add(rel)
@@ -825,11 +836,6 @@ class Catalog:
                 # they are merged: merged now, their freed pages zeroed (secure_delete)
                 for table, _columns in _SEARCH_TABLES:
                     db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
         if erased:  # the WAL still holds the old pages: copy back and truncate it
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return changed
@@ -873,8 +879,7 @@ class Catalog:
             else:
                 suspects = changed
         full = full or known is None  # never listed: every file read
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with _immediate(db):
             if state == "none":
                 db.execute("DELETE FROM requests")
             elif state == "link":
@@ -896,11 +901,6 @@ class Catalog:
                 state = "racy"  # changed within the clock's tick, maybe: listed again
             db.execute("INSERT OR REPLACE INTO meta VALUES ('requests_dir', ?)", (state,))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('requests_head', ?)", (head,))
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
 
     def _list_requests(
         self,
@@ -992,8 +992,7 @@ class Catalog:
         is about to change: an edit in place since the last sync is read first)."""
         db = self.db
         result = SyncResult()
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with _immediate(db):
             for rel in rels:
                 path = self.root / rel
                 row = db.execute(
@@ -1002,11 +1001,6 @@ class Catalog:
                 self._check(
                     db, rel, path.is_symlink(), path.is_file(), row, result, reparse=reparse
                 )
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
         return result.changed
 
     def requests(
@@ -1093,18 +1087,12 @@ class Catalog:
 
     def _recheck_requests(self, rels: Iterable[str]) -> None:
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with _immediate(db):
             for rel in rels:
                 row = db.execute(
                     "SELECT mtime, size, ino FROM requests WHERE rel = ?", (rel,)
                 ).fetchone()
                 self._check_request(db, rel, row, reparse=False)
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
 
     def _request(self, rel: str, stamp: tuple[int, int, int], data: str) -> Request | None:
         """The request of a row, validated as its file was (kept while the row's stat
@@ -1119,14 +1107,8 @@ class Catalog:
             found = request_from_mapping(json.loads(data), path=rel, stem=stem)
         except (ValidationError, ValueError, TypeError, RecursionError):
             db = self.db
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with _immediate(db):
                 self._check_request(db, rel, None, reparse=True)
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
             row = db.execute(
                 "SELECT data FROM requests WHERE rel = ? AND reason IS NULL", (rel,)
             ).fetchone()
@@ -1178,8 +1160,7 @@ class Catalog:
             for rel, mtime, size, ino in db.execute("SELECT rel, mtime, size, ino FROM event_logs")
         }
         logs = event_logs(self.root)
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with _immediate(db):
             for rel in set(known) - set(logs):
                 db.execute("DELETE FROM events WHERE rel = ?", (rel,))
                 db.execute("DELETE FROM event_logs WHERE rel = ?", (rel,))
@@ -1208,11 +1189,6 @@ class Catalog:
                     rows,
                 )
                 db.execute("INSERT OR REPLACE INTO event_logs VALUES (?, ?, ?, ?)", (rel, *stamp))
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
 
     def memory_rows(
         self, where: str = "", args: Iterable[Any] = ()
@@ -1331,17 +1307,11 @@ class Catalog:
         db = self.db
         if self._meta(db, "fts") == "1":
             return
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with _immediate(db):
             if self._meta(db, "fts") != "1":
                 for table, _columns in _SEARCH_TABLES:
                     db.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('fts', '1')")
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
 
     def summaries(self) -> dict[str, tuple[str, str]]:
         """{id: (subject, status)} of every readable record, from the columns alone."""

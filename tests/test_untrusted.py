@@ -400,7 +400,7 @@ def test_orphan_temps_left_between_two_writes_of_one_process_are_cleaned(
 KILL = textwrap.dedent(
     """
     import os, sys
-    import core.store.recovery as st
+    import core.store.erase as st  # recovery imports purge_history from it when due
     from core.store.transaction import Transaction
     target, nth = sys.argv[1], int(sys.argv[2])
     cls, name = target.split(".")
@@ -413,8 +413,6 @@ KILL = textwrap.dedent(
             os._exit(137)
         return original(*a, **k)
     setattr(owner, name, dying)
-    if cls == "st" and name == "purge_history":
-        st.purge_history = dying
     from tui.cli import main
     sys.exit(main(sys.argv[3:]))
     """

@@ -27,7 +27,6 @@ import json
 import math
 import os
 import re
-import secrets as _random
 from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
@@ -343,7 +342,7 @@ def new_event_id(now: datetime, basis: str = "") -> str:
     event is about (``basis``), so a replay with a pinned clock gives the same ids;
     random bits when no basis is given."""
     stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S%f")
-    tail = hashlib.sha256(basis.encode("utf-8")).hexdigest()[:6] if basis else _random.token_hex(3)
+    tail = hashlib.sha256(basis.encode("utf-8")).hexdigest()[:6] if basis else os.urandom(3).hex()
     return f"ev-{stamp}-{tail}"
 
 

@@ -13,16 +13,12 @@ import contextlib
 import fcntl
 import os
 import stat
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from core.domain.errors import StoreError
-
-_UMASK = os.umask(0)
-os.umask(_UMASK)
 
 #: the prefix and suffix of atomic_write_bytes' temporary files: a crash can leave one
 TEMP_PREFIX = "."
@@ -98,14 +94,28 @@ def read_confined(root: Path, rel: str, *, limit: int) -> bytes | None:
         return handle.read(limit + 1)[:limit]
 
 
+def new_temp_file(
+    folder: Path, prefix: str, suffix: str = "", mode: int = 0o600
+) -> tuple[int, str]:
+    """A file no one else has opened (created exclusively, never through a link) and
+    its path: ``tempfile.mkstemp`` without importing ``tempfile``, ``shutil`` and
+    ``random`` into every command's start-up. ``mode`` is masked by the umask."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for _attempt in range(100):
+        name = os.path.join(folder, f"{prefix}{os.urandom(6).hex()}{suffix}")
+        try:
+            return os.open(name, flags, mode), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{folder}: no free temporary name after 100 tries")
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write through a temporary file in the same folder, fsync, then rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(
-        prefix=f"{TEMP_PREFIX}{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent
-    )
+    # the usual mode of a new file (0666 less the umask), as git and editors make them
+    fd, tmp = new_temp_file(path.parent, f"{TEMP_PREFIX}{path.name}.", TEMP_SUFFIX, 0o666)
     try:
-        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; files get the usual mode
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

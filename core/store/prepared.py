@@ -21,8 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from core.domain.errors import SecretBlocked, StoreError, ValidationError
 from core.domain.record import Memory
-from core.store.discard import declared, pending
-from core.store.erase import history_needles, scrub, scrub_file
 from core.store.events import Event, EventsAt, event_logs, next_append
 from core.store.fsutil import UnsafePath, confined, read_confined
 from core.store.index import INDEX_FILE, fit_index, render_lines, shown_parts, sort_key
@@ -81,6 +79,9 @@ def prepare(tx: Transaction) -> Prepared | None:
     if store.config.scope == "team":
         guard_team_writes(tx.changed.values(), tx.files, tx.events)
     discards: list[str] = []
+    if tx.removed:  # the erasure's modules, imported by the writes that erase
+        from core.store.discard import declared, pending
+        from core.store.erase import history_needles, scrub, scrub_file
     for rule in declared() if tx.removed else ():
         names = pending(root, rule)
         if names:  # work kept beside the branch may quote what is being erased

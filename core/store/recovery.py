@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING, Any
 from core.domain.errors import StoreError
 from core.store import gitstore
 from core.store.config import CONFIG_FILE
-from core.store.discard import delete_refs
-from core.store.erase import purge_history
 from core.store.events import EVENTS_FILE, MAX_SHARD_READ_BYTES, Event, append_to_log, new_event_id
 from core.store.fsutil import UnsafePath, confined, file_lock
 from core.store.journal import JOURNAL_FILE, JournalError, read_journal, write_journal
@@ -114,9 +112,15 @@ def _finish_one(store: Store, journal: dict[str, Any]) -> None:
 
 def finish_purge(store: Store, journal: dict[str, Any]) -> None:
     """Delete the refs an erasure discarded and rewrite history (private stores):
-    each step can run again after a crash."""
-    delete_refs(store.root, journal.get("discard_refs") or [])
+    each step can run again after a crash. (The erasure's modules are imported
+    here, by the one write that needs them: every other write's start-up skips them.)"""
+    if journal.get("discard_refs"):
+        from core.store.discard import delete_refs
+
+        delete_refs(store.root, journal["discard_refs"])
     if journal.get("phase") == "purge" and journal.get("purge"):
+        from core.store.erase import purge_history
+
         needles = journal.get("needles_bytes")
         if needles is None:
             needles = [base64.b64decode(n) for n in journal.get("needles") or ()]

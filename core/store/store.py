@@ -35,7 +35,6 @@ import contextlib
 import hashlib
 import os
 import re
-import secrets as _random
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -80,7 +79,7 @@ def new_memory_id(attribute: str, basis: str = "") -> str:
     """``<attribute slug>-<8 hex>``: a digest of ``basis`` (key, content, time) so
     that the same history replayed gives the same ids; random without a basis."""
     slug = re.sub(r"[^a-z0-9]+", "-", attribute.lower()).strip("-")[:40] or "mem"
-    tail = hashlib.sha256(basis.encode("utf-8")).hexdigest()[:8] if basis else _random.token_hex(4)
+    tail = hashlib.sha256(basis.encode("utf-8")).hexdigest()[:8] if basis else os.urandom(4).hex()
     return f"{slug}-{tail}"
 
 

@@ -19,7 +19,6 @@ from core.domain import lifecycle
 from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import Memory, validate_id
 from core.store import gitstore
-from core.store.erase import needles_for
 from core.store.events import Event, append_to_log, new_event_id
 from core.store.fsutil import UnsafePath, atomic_write_bytes, check_relative, confined
 from core.store.journal import JOURNAL_FILE, write_journal
@@ -262,6 +261,8 @@ class Transaction:
         self.removed[memory_id] = before
         # what another live record still says is not this record's to erase
         quotes = [s.evidence for s in before.all_sources if not self.view.citing(s.evidence)]
+        from core.store.erase import needles_for  # only a deletion needs the erasure's
+
         needles = needles_for(before.content, quotes)
         self.needles += [n for n in needles if not self.still_said(n)]
         self._transition_event(

@@ -25,11 +25,12 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+
+from core.store.fsutil import new_temp_file
 
 #: the characters git trims from both ends of a name or an email (ident.c ``crud``)
 _CRUD = frozenset(chr(c) for c in range(33)) | frozenset(".,:;<>\"\\'")
@@ -94,7 +95,7 @@ def write_commit_object(root: Path, body: bytes, *, tree: str) -> str | None:
     if target.exists():
         return sha
     folder.mkdir(exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=objects)
+    fd, tmp = new_temp_file(objects, "tmp_obj_")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(zlib.compress(data, 1))
@@ -146,7 +147,7 @@ def write_stamp(root: Path, head: str, tree: str) -> None:
     text = json.dumps({"index": list(identity), "head": head, "tree": tree})
     with contextlib.suppress(OSError):
         state.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".stamp.", dir=state)
+        fd, tmp = new_temp_file(state, ".stamp.")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, state / STAMP_FILE)

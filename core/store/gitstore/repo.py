@@ -8,12 +8,14 @@ A commit is written with plumbing (:func:`commit`): ``update-index`` stages only
 the given paths, ``write-tree`` rehashes only the folders they are in (the
 index's cache of trees keeps the rest), the commit object is written in
 process (:mod:`core.store.gitstore.objects`, as ``git commit-tree`` would) and
-``update-ref`` moves the branch, checking its old value. When the index is as
-memgov's last commit left it, no diff against the parent runs either: three
-git processes a commit. Unlike ``git add`` + ``git commit -- PATHS``, nothing
-writes a second, temporary copy of the whole index, and no porcelain runs: no hook of the
-repository ever runs (every git memgov starts has ``core.hooksPath=/dev/null``,
-:data:`core.store.gitstore.run.GIT_SETTINGS`), as the hooks of a store are untrusted.
+the branch is moved as ``git update-ref`` would, checking its old value
+(:mod:`core.store.gitstore.branch`). When the index is as memgov's last commit
+left it, no diff against the parent runs either: two git processes a commit.
+Unlike ``git add`` + ``git commit -- PATHS``, nothing writes a second, temporary
+copy of the whole index, and no porcelain runs: no hook of the repository ever
+runs (every git memgov starts has ``core.hooksPath=/dev/null``,
+:data:`core.store.gitstore.run.GIT_SETTINGS`), as the hooks of a store are
+untrusted.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.store.gitstore.branch import advance_branch
 from core.store.gitstore.objects import commit_body, read_stamp, write_commit_object, write_stamp
 from core.store.gitstore.plumbing import gc_due, head_commit
 from core.store.gitstore.run import (
@@ -112,16 +115,11 @@ def commit(
             return _commit_porcelain(repo, root, paths, actor=actor, message=message, when=when)
     parents = [parent_sha] if parent_sha else []
     sha = _commit_object(root, tree, parents, actor=actor, message=message, when=when)
-    # the old value makes the update atomic against anything else moving the branch
-    run(
-        root,
-        "update-ref",
-        "-m",
-        f"commit: {_subject(message)}",
-        "HEAD",
-        sha,
-        parent_sha or "0" * 40,
-    )
+    # the old value makes the update atomic against anything else moving the branch;
+    # done here as git does it, or by git where this cannot be (branch.advance_branch)
+    reflog = f"commit: {_subject(message)}"
+    if not (parent_sha and advance_branch(root, sha, parent_sha, reflog, COMMITTER)):
+        run(root, "update-ref", "-m", reflog, "HEAD", sha, parent_sha or "0" * 40)
     write_stamp(root, sha, tree)
     if gc_due(root):
         run(root, "gc", "--auto", "--quiet", env=NO_DETACHED_GC)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -94,8 +93,18 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
         ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
 
 
+def _on_path(name: str) -> str | None:
+    """The program ``name`` on PATH, as ``shutil.which`` finds it (which is not
+    imported for this: ``shutil`` brings the compression modules into start-up)."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(folder or os.curdir, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 _LINUX = sys.platform.startswith("linux")
-_SETPRIV = shutil.which("setpriv") if _LINUX else None
+_SETPRIV = _on_path("setpriv") if _LINUX else None
 #: the command prefix that ties a child to this process, and the preexec_fn without it
 _LAUNCH: tuple[str, ...] = (_SETPRIV, "--pdeathsig", "KILL", "--") if _SETPRIV else ()
 _PREEXEC: Callable[[], None] | None = _die_with_parent if _LINUX and not _SETPRIV else None

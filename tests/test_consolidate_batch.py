@@ -359,3 +359,34 @@ def test_an_erasure_discards_a_pending_batch_that_may_quote_it(store, make_memor
     missing = subprocess.run(["git", "-C", str(store.root), "cat-file", "-e", commit], check=False)
     assert missing.returncode != 0  # pruned with the history rewrite
     assert consolidate(store, actor=ACTOR, dry_run=True).status == "dry-run"
+
+
+def test_plain_rollback_after_a_revert_does_not_put_the_batch_back(store, make_memory, add, clock):
+    """The default is the baseline before the last approved batch still in effect: a
+    batch a revert (or a rollback) undid is not rolled back to, and with none in
+    effect there is nothing to roll back."""
+    add(
+        store,
+        mem(make_memory, "a1", "editor", "vim", "Uses vim."),
+        mem(make_memory, "a2", "editor", "vim", "Uses vim."),
+        mem(make_memory, "c1", "shell", "zsh", "Uses zsh."),
+        mem(make_memory, "c2", "shell", "zsh", "Uses zsh."),
+    )
+    consolidate(store, actor=ACTOR)
+    first = decide_batch(item_of(store), True, actor=ACTOR, files=[memory_path("a2")])
+    clock.advance(hours=1)
+    consolidate(store, actor=ACTOR)
+    second = decide_batch(item_of(store), True, actor=ACTOR, files=[memory_path("c2")])
+    assert statuses(store)["a2"] == statuses(store)["c2"] == "superseded"
+    revert(Workspace([store]), second.id, actor=ACTOR)  # baseline/0002 undone
+    assert statuses(store)["c2"] == "active"
+
+    result = rollback(store, actor=ACTOR)  # undoes the first batch, the one still in effect
+    assert result.target == "baseline/0000"
+    assert statuses(store)["a2"] == "active" and statuses(store)["c2"] == "active"
+    assert json.loads((store.root / first.path).read_text())["reverted_by"] == result.decision.id
+
+    with pytest.raises(NotFoundError, match="no approved batch is in effect") as raised:
+        rollback(store, actor=ACTOR)
+    assert "memgov rollback baseline/0002" in str(raised.value)  # how to put one back
+    assert statuses(store)["a2"] == statuses(store)["c2"] == "active"

@@ -77,7 +77,7 @@ def test_only_who_may_decide_may_revert(demo: Path) -> None:
     assert load_decision(Store(item.store.root), decision.id).reverted_by is None
 
 
-def test_cli_refuses_a_decision_with_exit_2(
+def test_cli_refuses_a_decision_with_exit_1(
     demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
 ) -> None:
     item = the_item(demo, "conflict", scope="team")
@@ -86,17 +86,17 @@ def test_cli_refuses_a_decision_with_exit_2(
         "decide", item.id, "--approve", "--option", "newer", "--store", str(demo),
         "--as", STRANGER,
     )  # fmt: skip
-    assert (code, out) == (2, "")
+    assert (code, out) == (1, "")  # a refusal: exit 1, as a refused write
     assert err.startswith(f"memgov: {STRANGER} may not decide team item {item.id}")
     check()
     decision = decide(workspace(demo), item.id, approve=True, option="newer", actor=MAINTAINER)
     check = unchanged(*(s.root for s in stores(demo)))
     code, out, err = demo_cli("revert", decision.id, "--store", str(demo), "--as", STRANGER)
-    assert (code, out) == (2, "") and "may not decide" in err
+    assert (code, out) == (1, "") and "may not decide" in err
     check()
 
 
-@pytest.mark.parametrize(("email", "code"), [(MAINTAINER, 0), (STRANGER, 2)])
+@pytest.mark.parametrize(("email", "code"), [(MAINTAINER, 0), (STRANGER, 1)])
 def test_cli_takes_the_actor_from_git_user_email(
     demo: Path,
     demo_cli: Callable[..., tuple[int, str, str]],

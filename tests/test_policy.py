@@ -473,7 +473,7 @@ def test_a_non_maintainer_cannot_write_the_team_log(
         "log", "--task", "tr_x", "--index", "1", "we deploy on fridays",
         "--store", str(demo / "team"), "--as", SPOOF,
     )  # fmt: skip
-    assert code == 2
+    assert code == 1  # refused, not an error
     assert "may not write to the team store's daily log" in err
     assert "arrives with an approved promotion" in err
     assert state(team) == before
@@ -532,7 +532,7 @@ def test_a_non_maintainer_cannot_sweep_the_team_store(
     with pytest.raises(AuthorizationError, match="may not sweep the team store"):
         sweep(team, actor=SPOOF)
     code, _, err = demo_cli("sweep", "--store", str(demo), "--as", OUTSIDER)
-    assert code == 2 and "Nothing was swept" in err and "--dry-run" in err
+    assert code == 1 and "Nothing was swept" in err and "--dry-run" in err
     assert state(team) == before
     assert state(private) == private_before  # all or nothing: the private store waits too
     # a dry run is open to everyone

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.consolidation.apply import (
+    Baseline,
     BatchDecision,
     baselines,
     commit_of,
@@ -62,7 +63,8 @@ class RollbackResult(AsData):
 def rollback(
     store: Store, baseline: str | None = None, *, actor: str, reason: str = ""
 ) -> RollbackResult:
-    """Return the records to an approved baseline (by default the one before the last).
+    """Return the records to an approved baseline (by default the one before the last
+    approved batch still in effect: a batch a revert already undid is not put back).
 
     Checked and done under the store lock: what it rolls back from is the store as it
     is when it runs, not as it was when the command started."""
@@ -80,16 +82,7 @@ def _rollback(store: Store, baseline: str | None, *, actor: str, reason: str) ->
             f"(memgov decide {pending[0]} --approve or --reject), then roll back"
         )
     known = baselines(store)
-    if baseline is not None:
-        target = find_baseline(store, baseline)
-    elif len(known) >= 2:
-        target = known[-2]
-    else:
-        raise NotFoundError(
-            f"{store.root}: no earlier baseline to roll back to ("
-            + (", ".join(b.name for b in known) or "none yet")
-            + "); baselines are made when a consolidation batch is approved"
-        )
+    target = find_baseline(store, baseline) if baseline is not None else _default(store, known)
     erased = {i for e in store.events()[0] if e.to_status == "deleted" for i in e.memory_ids}
     decision_id = new_decision_id(store, f"rollback|{target.name}|{gitstore.head(store.root)}")
     reason = reason.strip() or f"rollback to {target.name}"
@@ -174,6 +167,42 @@ def _rollback(store: Store, baseline: str | None, *, actor: str, reason: str) ->
             summary=f"rollback to {target.name}",
         ).name
     return RollbackResult(decision, target.name, new, tuple(restored), tuple(skipped), tuple(kept))
+
+
+def _undone_by(store: Store, baseline: Baseline) -> str | None:
+    """The decision that undid the batch this baseline tagged (a revert, a rollback
+    to before it), or None while it is in effect."""
+    if not baseline.decision:
+        return None
+    try:
+        return load_decision(store, baseline.decision).reverted_by
+    except (NotFoundError, ValidationError):
+        return None  # doctor reports a decision record that cannot be read
+
+
+def _default(store: Store, known: list[Baseline]) -> Baseline:
+    """The baseline before the last approved batch still in effect. A batch that a
+    revert or a rollback undid is not rolled back to (that would put it back)."""
+    batches = [b for b in known if b.batch]
+    in_effect = [b for b in batches if _undone_by(store, b) is None]
+    if not in_effect:
+        if not batches:
+            raise NotFoundError(
+                f"{store.root}: no approved batch to roll back ("
+                + (", ".join(b.name for b in known) or "no baseline yet")
+                + "); baselines are made when a consolidation batch is approved"
+            )
+        last = batches[-1]
+        raise NotFoundError(
+            f"{store.root}: no approved batch is in effect: the last one, {last.name} "
+            f"(batch {last.batch}), was undone by {_undone_by(store, last)}; to put it "
+            f"back: memgov rollback {last.name}"
+        )
+    last = in_effect[-1]
+    before = [b for b in known if b.number < last.number]
+    if not before:
+        raise NotFoundError(f"{store.root}: no baseline before {last.name} to roll back to")
+    return before[-1]
 
 
 def revert_decision(store: Store, decision: Decision, *, actor: str, reason: str = "") -> Decision:

@@ -228,10 +228,11 @@ def add_rollback(add: Adder) -> None:
     p.add_argument(
         "baseline",
         nargs="?",
-        help="baseline/NNNN, NNNN or N (default: the one before the last approved batch)",
+        help="baseline/NNNN, NNNN or N (default: the one before the last approved batch "
+        "still in effect; a batch a revert undid is not put back)",
     )
     p.add_argument("--list", action="store_true", help="list the baselines")
-    p.add_argument("--reason")
+    p.add_argument("--reason", help="why (kept in the decision record and the events)")
 
 
 # -- transfer: tui.cli.transfer --------------------------------------------------------

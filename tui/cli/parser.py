@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from core import __version__
-from core.domain.errors import AlreadyDecided, MemgovError
+from core.domain.errors import AlreadyDecided, AuthorizationError, MemgovError, SecretBlocked
 from tui.cli.arguments import COMMANDS
 from tui.cli.common import EXIT_ERROR, EXIT_FOUND, Command
 
@@ -157,7 +157,9 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(command(args.target)(args))
-    except AlreadyDecided as exc:  # someone decided first: a refusal, not an error
+    except (AlreadyDecided, AuthorizationError, SecretBlocked) as exc:
+        # a refusal, not an error: someone decided first, the actor may not do this, a
+        # secret blocks it. The input was understood; the answer is no (exit 1)
         print(f"memgov: {exc}", file=sys.stderr)
         return EXIT_FOUND
     except MemgovError as exc:

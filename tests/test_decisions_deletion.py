@@ -34,7 +34,7 @@ from core.review.queue import build_queue
 from core.review.revert import revert
 from core.store import logs
 from core.store.layout import memory_path
-from core.store.requests import file_request, get_request
+from core.store.requests import Request, file_request, get_request
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.pipeline import candidate_from_dict, remember
@@ -203,3 +203,50 @@ def test_an_erasure_also_clears_the_record_from_earlier_decisions(demo: Path) ->
     with pytest.raises(ValidationError, match=f"{winner.id} no longer exists"):
         revert(workspace(demo), first.id, actor=OWNER)
     assert_clean(demo)
+
+
+def test_an_erasure_closes_the_other_requests_for_the_record(demo: Path) -> None:
+    """A promotion requested for a record that is then erased is closed with the
+    erasure (an event says so), not left open on disk; doctor reports one left open."""
+    private, _team = stores(demo)
+    item = the_item(demo, "deletion")
+    city = item.records[0].memory
+    promotion = file_request(
+        private, kind="promote", memory_id=city.id, reason="the team should know", actor=OWNER
+    )
+    assert get_request(Store(private.root), promotion.id).status == "open"
+
+    decision = decide(workspace(demo), item.id, approve=True, actor=OWNER)
+
+    closed = get_request(Store(private.root), promotion.id)
+    assert (closed.status, closed.decision, closed.decided_by) == ("rejected", decision.id, OWNER)
+    assert closed.decision_reason and "erased" in closed.decision_reason
+    assert get_request(Store(private.root), item.id).status == "approved"  # the one decided
+    closing = [e for e in events(private.root) if e["action"] == "request-closed"]
+    assert [(e["request"], e["decision"], e["memory_ids"]) for e in closing] == [
+        (promotion.id, decision.id, [city.id])
+    ]
+    assert not [i for i in build_queue(workspace(demo)) if i.id == promotion.id]
+    assert_clean(demo)
+
+
+def test_doctor_reports_an_open_request_for_an_erased_record(demo: Path) -> None:
+    private, _team = stores(demo)
+    item = the_item(demo, "deletion")
+    city = item.records[0].memory
+    decide(workspace(demo), item.id, approve=True, actor=OWNER)
+    # a request file for the erased id, as a hand edit or an old clone would leave it
+    stale = Request(
+        id="promote-20261101-abcdef",
+        kind="promote",
+        memory_id=city.id,
+        reason="the team should know",
+        requested_by=OWNER,
+        requested_at="2026-11-01T09:00:00+08:00",
+    )
+    (private.root / stale.path).write_text(stale.to_yaml(), "utf-8")
+    git(private.root, "add", stale.path)
+    git(private.root, "commit", "-q", "-m", "a stale request")
+    found = [f for f in diagnose(Store(private.root)) if f.path == stale.path]
+    assert [(f.severity, f.field) for f in found] == [("warning", "memory_id")]
+    assert "no record in this store" in found[0].reason

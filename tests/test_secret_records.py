@@ -382,8 +382,9 @@ def test_correct_replaces_the_record_and_erases_the_old_file(demo: Path) -> None
     assert reachable_objects_holding(private, DEMO_TOKEN) == 0
     assert new.id in (private / "MEMORY.md").read_text()
     assert note.id not in (private / "MEMORY.md").read_text()
-    actions = [(e["action"], e["memory_ids"]) for e in events(private)[-4:]]
+    actions = [(e["action"], e["memory_ids"]) for e in events(private)[-5:]]
     assert ("correct", [new.id]) in actions and ("erase", [note.id]) in actions
+    assert ("request-closed", [note.id]) in actions  # the open promotion, with an event
     request = next((private / "requests").glob("promote-*0727d6.yaml")).read_text()
     assert "status: rejected" in request and new.id in request
     assert secret_errors(store) == []

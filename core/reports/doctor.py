@@ -63,6 +63,18 @@ def diagnose(store: Store) -> list[Finding]:
     found += _tracked_state(store)
     for path, reason in requests.request_problems(store):
         found.append(Finding("error", path, reason))
+    for request in requests.load_requests(store, status="open"):
+        if request.memory_id not in memories:
+            found.append(
+                Finding(
+                    "warning",
+                    request.path,
+                    f"open {request.kind} request {request.id} is for {request.memory_id}, "
+                    "which has no record in this store (erased, or never here): it can never "
+                    "be decided; remove the file with a commit",
+                    "memory_id",
+                )
+            )
 
     # the index: limits, pointers that resolve, and agreement with the active records
     text, unreadable = read_index_text(root)

@@ -239,6 +239,8 @@ def decide_secret(
             created = [{"store": str(store.root), "id": replacement.id}]
             after = {replacement.id: front(tx.view[replacement.id])}
         secret_needles = _needles(tx, current, file_text)
+        # before the erasure, which closes what is still open with a plainer reason
+        _close_requests(tx, memory_id, decision_id, actor, replacement)
         erase_record(
             tx,
             memory_id,
@@ -249,7 +251,6 @@ def decide_secret(
             details={"replaced_by": replacement.id} if replacement else None,
         )
         tx.needles += [n for n in secret_needles if n not in tx.needles]
-        _close_requests(tx, memory_id, decision_id, actor, replacement)
         decision = Decision(
             id=decision_id,
             item=item.id,
@@ -311,6 +312,9 @@ def _close_requests(
         )
         text = scrub(closed.to_yaml().encode("utf-8"), tx.needles).decode("utf-8")
         tx.write_file(request.path, text)
+        tx.event(
+            "request-closed", (memory_id,), reason=why, request=request.id, decision=decision_id
+        )
 
 
 def _decided_before(workspace: Workspace, item: str, memory_id: str, store: Store) -> Exception:

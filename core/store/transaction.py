@@ -275,7 +275,31 @@ class Transaction:
             request=request,
             details=details,
         )
+        self._close_requests_of(before.id, decision=decision)
         return before
+
+    def _close_requests_of(self, memory_id: str, *, decision: str | None) -> None:
+        """The open requests about an erased record close with its erasure: a deletion
+        is done (approved), a promotion can no longer be (rejected), each with an event.
+        A request this transaction already writes (the one being decided) is its
+        caller's."""
+        from core.store.requests import open_requests
+
+        for found in open_requests(self.store, memory_id):
+            if found.path in self.files:
+                continue
+            done = found.kind == "delete"
+            why = f"{memory_id} was erased" + (f" (decision {decision})" if decision else "")
+            closed = found.with_changes(
+                status="approved" if done else "rejected",
+                decision=decision,
+                decided_by=self.actor,
+                decision_reason=why if done else f"{why}: there is nothing left to promote",
+            )
+            self.write_file(found.path, closed.to_yaml())
+            self.event(
+                "request-closed", (memory_id,), reason=why, request=found.id, decision=decision
+            )
 
     def still_said(self, needle: bytes | str) -> bool:
         """Whether a live record (as this transaction leaves them) still holds

@@ -7,9 +7,14 @@ key costs is what it touches, not the queue:
 - the table holds a window of at most :data:`WINDOW` rows of the items shown;
   moving past its edge (``j``/``k``, page keys, home and end) moves the window,
   and the status line says which rows of how many the table holds;
-- search, kind and scope filter the items read (``core.review.view``, over the
-  search texts the worker prepared) and change only the rows of the window
-  that differ;
+- search, kind and scope filter the items read (``core.review.view``) and change
+  only the rows of the window that differ. What search looks in comes from the
+  catalog's rows (:func:`core.review.queue.conflict_texts`: the records' ids,
+  contents and values, redacted where the catalog flags a credential), from the
+  outline on and with no record built; the matching itself is in memory, a pass
+  over those texts (a few milliseconds for 20,000 items, casefolded as before),
+  where the catalog's trigram search would cost a worker and a frame per key and
+  match ASCII case only;
 - after a decision its item leaves at once, the worker reads again only the
   items the decision touched (:func:`core.review.queue.find_items`) and the
   items that opened or closed besides (the open ids, :func:`core.review.queue.open_ids`,
@@ -36,12 +41,12 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import on
+from textual._two_way_dict import TwoWayDict
+from textual._types import SegmentLines
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Header, Input, Static, Tab, Tabs
-from textual._two_way_dict import TwoWayDict
-from textual._types import SegmentLines
 from textual.widgets._data_table import RowRenderables
 from textual.widgets.data_table import ColumnKey, RowKey
 from textual.widgets.data_table import Row as DataRow
@@ -50,7 +55,14 @@ from textual.worker import get_current_worker
 from core.domain.errors import MemgovError
 from core.review import view
 from core.review.items import KINDS, ConflictAnalysis, Item, Kind
-from core.review.queue import build_queue, find_items, is_outline, open_ids, outline_queue
+from core.review.queue import (
+    build_queue,
+    conflict_texts,
+    find_items,
+    is_outline,
+    open_ids,
+    outline_queue,
+)
 from core.store.decisions import Decision
 from core.store.secret_files import scan_file
 from core.store.workspace import Workspace
@@ -200,7 +212,8 @@ class QueueTable(DataTable[Any]):
         row_key = self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
         row = self.rows.get(row_key) if row_key is not None else None
-        value = self._data[row_key].get(column_key) if row is not None else None
+        data = self._data.get(row_key) if row_key is not None else None
+        value = data.get(column_key) if data is not None and column_key is not None else None
         if row is None or row.height != 1 or not isinstance(value, str) or not plain_cell(value):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         component, post = self._get_styles_to_render_cell(
@@ -232,11 +245,12 @@ class QueueTable(DataTable[Any]):
                 others.append(row_key)
                 continue
             values = [data.get(column.key) for column in columns]
-            if not all(isinstance(v, str) and plain_cell(v) for v in values):
+            texts = [v for v in values if isinstance(v, str) and plain_cell(v)]
+            if len(texts) != len(values):
                 others.append(row_key)
                 continue
-            for column, value in zip(columns, values, strict=True):
-                column.content_width = max(column.content_width, cell_len(value))
+            for column, text in zip(columns, texts, strict=True):
+                column.content_width = max(column.content_width, cell_len(text))
         super()._update_dimensions(others)
 
     def show_rows(self, rows: Sequence[Row]) -> None:
@@ -437,6 +451,9 @@ class QueueScreen(DeskScreen):
         self.reload()
         table.focus()
 
+    def on_unmount(self) -> None:
+        gc.unfreeze()  # the desk closes: what its reads kept is the collector's again
+
     def on_resize(self) -> None:
         self.query_one("#preview").set_class(self.size.width < 110, "hidden")
 
@@ -487,6 +504,15 @@ class QueueScreen(DeskScreen):
                 if first:  # at once: the queue in outline, while the records are read
                     outline = outline_queue(workspace)
                     show(partial(self.queue_read, outline, {}, (), "reading the records…"))
+                if not (decisions and every_kind):
+                    # what search looks in, from the catalog's rows: contents are found
+                    # from the outline on, and no record is built for it
+                    catalog_texts = conflict_texts(workspace)
+                    if first:
+                        outline_texts = {
+                            i.id: catalog_texts.get(i.id) or view.search_text(i) for i in outline
+                        }
+                        show(partial(self.texts_read, outline_texts))
                 if decisions and items is not None:
                     changed = refetch(workspace, items, decisions)
                     if every_kind:  # the rest as it was: only what opened or closed besides
@@ -498,7 +524,7 @@ class QueueScreen(DeskScreen):
                 queue = (
                     build_queue(workspace, kinds=FIRST_KINDS) if first else build_queue(workspace)
                 )
-            texts = {i.id: view.search_text(i) for i in queue}
+            texts = {i.id: catalog_texts.get(i.id) or view.search_text(i) for i in queue}
             kinds = FIRST_KINDS if first else KINDS
             if not show(
                 partial(
@@ -534,6 +560,12 @@ class QueueScreen(DeskScreen):
     def done_reading(self, note: str) -> None:
         self.reading = note
         self.show_status()
+
+    def texts_read(self, texts: dict[str, str]) -> None:
+        """On the UI thread: what search looks in, for the items in outline too."""
+        self.texts = {**texts, **self.texts}  # a text read meanwhile is newer
+        if self.query_text:
+            self.fill()
 
     def queue_read(
         self, items: list[Item], texts: dict[str, str], kinds: Sequence[str], note: str

@@ -12,12 +12,16 @@ and runs the desk headless (Textual's ``App.run_test``) in this process:
 - queue on screen: from starting the app until the queue table shows rows of the
   read queue: its outline (the conflict sets from the catalog's columns), the records
   and evidence read next and the secret scan of every file after ("everything read");
-- key to frame, median of P presses each: ``j`` (next row), ``pagedown``, a
-  search keystroke (``/`` then letters, each one filtering), ``]`` (next kind),
-  and ``j`` right after a decision; each time is from the key until its handlers
-  ran (every message it caused handled) and the screen composed its next frame.
+- key to frame, median of P presses each, of every key a user presses on the
+  queue: ``j`` and ``k``, ``pagedown`` and ``pageup``, ``end`` and ``home`` (each
+  moves the window), ``s`` (the scope filter), ``/`` (the search box opens), a
+  search keystroke (letters, each one filtering), backspace (the search shrinks),
+  escape (the search cleared, the box closed), ``]`` and ``[`` (the kind), and
+  ``j`` right after a decision; each time is from the key until its handlers ran
+  (every message it caused handled) and the screen composed its next frame.
   Not ``Pilot.press``: it waits for the process to idle, at least two 20 ms sleeps
-  a key, which would be counted as the key's time;
+  a key, which would be counted as the key's time. ``--profile-keys DIR`` writes a
+  cProfile of the UI thread for each of these phases (the keys timed only);
 - a decision ("newer wins" on the first conflict, enter in the reason dialog):
   until the queue is back without the item, and the longest the UI thread froze
   from the key until every worker finished (a 5 ms timer on the UI thread).
@@ -278,8 +282,9 @@ def main() -> int:
             median = statistics.median(value)
             cpu = statistics.median(next(phases))
             print(
-                f"{name:<34} median {median * 1000:8.1f} ms  max {max(value) * 1000:8.1f} ms"
-                f"  ratio to 50 ms {median / GOAL_KEY:6.2f}  (UI thread CPU {cpu * 1000:.1f} ms)"
+                f"{name:<22} median {median * 1000:6.1f} ms  min {min(value) * 1000:6.1f}"
+                f"  max {max(value) * 1000:7.1f}  ratio to 50 ms {median / GOAL_KEY:5.2f}"
+                f"  (UI thread CPU {cpu * 1000:.1f} ms)"
             )
         elif name == "queue on screen":
             print(f"{name:<34} {value:8.2f} s   ratio to 1.5 s {value / GOAL_ON_SCREEN:6.2f}")

@@ -46,6 +46,8 @@ from textual._types import SegmentLines
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import DataTable, Header, Input, Static, Tab, Tabs
 from textual.widgets._data_table import RowRenderables
 from textual.widgets.data_table import ColumnKey, RowKey
@@ -170,16 +172,48 @@ class QueueTable(DataTable[Any]):
     without Rich's layout (:meth:`_render_cell`: a test checks it draws what the
     table's own path draws), and the widths of new rows are measured by their length
     (:meth:`_update_dimensions`): a page of new rows costs some milliseconds, not the
-    40 or more Rich took, and :meth:`show_rows` puts a whole window in at once."""
+    40 or more Rich took, and :meth:`show_rows` puts a whole window in at once. The
+    widget's style and its stripes' are taken once a frame, not once a line."""
 
     def __init__(self, move: Callable[[int], None], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.move = move
+        #: while a frame is drawn: the widget's style, and each stripe's
+        self.frame_style: Style | None = None
+        self.frame_styles: dict[tuple[int, Style], Style] = {}
 
     def page(self) -> int:
         return max(1, self.scrollable_content_region.height - self.header_height)
 
     # ------------------------------------------------------------- drawing
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # the widget's style and the stripes' styles, once a frame: Textual's table
+        # asks for each of them every line, each a walk up the widget's ancestors
+        self.frame_styles = {}
+        self.frame_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self.frame_style = None
+
+    def render_line(self, y: int) -> Strip:
+        style = self.frame_style
+        if style is None or self.fixed_rows:
+            return super().render_line(y)
+        scroll_x, scroll_y = self.scroll_offset
+        if y >= (self.header_height if self.show_header else 0):
+            y += scroll_y
+        return self._render_line(y, scroll_x, scroll_x + self.size.width, style)
+
+    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+        if self.frame_style is None or row_index < 0:
+            return super()._get_row_style(row_index, base_style)
+        key = (row_index % 2, base_style)
+        style = self.frame_styles.get(key)
+        if style is None:
+            style = self.frame_styles[key] = super()._get_row_style(row_index, base_style)
+        return style
+
     def _compute_row_renderables(self, row_index: int) -> RowRenderables:
         if row_index < 0 or self._should_render_row_labels:
             return super()._compute_row_renderables(row_index)

@@ -12,12 +12,16 @@ and runs the desk headless (Textual's ``App.run_test``) in this process:
 - queue on screen: from starting the app until the queue table shows rows of the
   read queue: its outline (the conflict sets from the catalog's columns), the records
   and evidence read next and the secret scan of every file after ("everything read");
-- key to frame, median of P presses each: ``j`` (next row), ``pagedown``, a
-  search keystroke (``/`` then letters, each one filtering), ``]`` (next kind),
-  and ``j`` right after a decision; each time is from the key until its handlers
-  ran (every message it caused handled) and the screen composed its next frame.
+- key to frame, median of P presses each, of every key a user presses on the
+  queue: ``j`` and ``k``, ``pagedown`` and ``pageup``, ``end`` and ``home`` (each
+  moves the window), ``s`` (the scope filter), ``/`` (the search box opens), a
+  search keystroke (letters, each one filtering), backspace (the search shrinks),
+  escape (the search cleared, the box closed), ``]`` and ``[`` (the kind), and
+  ``j`` right after a decision; each time is from the key until its handlers ran
+  (every message it caused handled) and the screen composed its next frame.
   Not ``Pilot.press``: it waits for the process to idle, at least two 20 ms sleeps
-  a key, which would be counted as the key's time;
+  a key, which would be counted as the key's time. ``--profile-keys DIR`` writes a
+  cProfile of the UI thread for each of these phases (the keys timed only);
 - a decision ("newer wins" on the first conflict, enter in the reason dialog):
   until the queue is back without the item, and the longest the UI thread froze
   from the key until every worker finished (a 5 ms timer on the UI thread).
@@ -30,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import re
 import shutil
 import statistics
 import sys
@@ -101,12 +107,17 @@ async def key_to_frame(pilot: Any, key: str) -> float:
     app = pilot.app
     event = key_event(key)
     event.set_sender(app)
+    profile = PROFILES.get("dir")
+    if profile:
+        PROFILER.enable()
     started, cpu = time.perf_counter(), time.thread_time()
     app.post_message(event)  # as the driver does with a key read from the terminal
     await handled(pilot)
     app.screen._on_timer_update()  # compose the frame now, as the next refresh would
     elapsed = time.perf_counter() - started
     UI_CPU.setdefault(key, []).append(time.thread_time() - cpu)
+    if profile:
+        PROFILER.disable()
     await pilot.pause()  # what the key left (a deferred scroll): done before the next
     return elapsed
 
@@ -116,11 +127,30 @@ async def key_to_frame(pilot: Any, key: str) -> float:
 UI_CPU: dict[str, list[float]] = {}
 
 
-async def presses(pilot: Any, keys: list[str]) -> list[float]:
+async def presses(pilot: Any, keys: list[str], only: str | None = None) -> list[float]:
+    """Each key pressed in turn; the times of those named ``only`` (all: None)."""
     UI_CPU.clear()
-    times = [await key_to_frame(pilot, key) for key in keys]
-    CPU_BY_PHASE.append([t for ts in UI_CPU.values() for t in ts])
+    profile = PROFILES.get("dir")
+    times = []
+    for key in keys:
+        timed = only is None or key == only
+        if profile and not timed:
+            PROFILES["dir"] = ""  # not profiled
+        elapsed = await key_to_frame(pilot, key)
+        PROFILES["dir"] = profile or ""
+        if timed:
+            times.append(elapsed)
+    CPU_BY_PHASE.append(UI_CPU.get(only, []) if only else [t for ts in UI_CPU.values() for t in ts])
+    if profile:
+        name = re.sub(r"[^a-z0-9]+", "-", (only or keys[0]).lower()) + f"-{len(CPU_BY_PHASE)}"
+        PROFILER.dump_stats(str(Path(profile) / f"{name}.prof"))
+        PROFILER.clear()
     return times
+
+
+#: ``--profile-keys DIR``: a cProfile of the UI thread for each phase of keys
+PROFILES: dict[str, str] = {}
+PROFILER = cProfile.Profile()
 
 
 CPU_BY_PHASE: list[list[float]] = []
@@ -155,15 +185,29 @@ async def run(root: Path, count: int) -> dict[str, Any]:
         queue = app.screen
         assert isinstance(queue, QueueScreen)
         result["j"] = await presses(pilot, ["j"] * count)
+        result["k"] = await presses(pilot, ["k"] * count)
         result["pagedown"] = await presses(pilot, ["pagedown"] * count)
+        result["pageup"] = await presses(pilot, ["pageup"] * count)
+        result["end"] = await presses(pilot, ["end", "home"] * count, only="end")
+        result["home"] = await presses(pilot, ["end", "home"] * count, only="home")
+        result["s scope"] = await presses(pilot, ["s"] * count)
+        while queue.scope != "all":
+            await pilot.press("s")
         await pilot.press("home")
+        result["/ opens search"] = await presses(pilot, ["slash", "escape"] * count, only="slash")
         await pilot.press("slash")
         letters = list("project:p4")[:count]
         result["search keystroke"] = await presses(pilot, letters)
+        result["search backspace"] = await presses(pilot, ["backspace"] * len(letters))
+        await pilot.press(*"p4")
+        result["escape clears search"] = await presses(
+            pilot, ["escape", "slash", "p", "4"] * count, only="escape"
+        )
         await pilot.press("escape")
         await app.workers.wait_for_complete()
         await pilot.pause()
         result["] kind"] = await presses(pilot, ["right_square_bracket"] * count)
+        result["[ kind"] = await presses(pilot, ["left_square_bracket"] * count)
         # back to all kinds, first item: a decision
         while queue.kind != "all":
             await pilot.press("right_square_bracket")
@@ -203,6 +247,9 @@ def main() -> int:
     parser.add_argument("--presses", type=int, default=9, help="presses per key (median)")
     parser.add_argument("--profile", metavar="FILE", help="write a cProfile of the run here")
     parser.add_argument(
+        "--profile-keys", metavar="DIR", help="write a cProfile of each key phase into DIR"
+    )
+    parser.add_argument(
         "--cold", action="store_true", help="time the copy's first open too (catalog read again)"
     )
     args = parser.parse_args()
@@ -218,10 +265,11 @@ def main() -> int:
         f"# store: {args.memories:,} memories, {args.conflicts:,} open conflicts "
         f"({time.perf_counter() - started:.1f} s to build or reuse and copy)"
     )
+    if args.profile_keys:
+        Path(args.profile_keys).mkdir(parents=True, exist_ok=True)
+        PROFILES["dir"] = args.profile_keys
     job: Callable[[], Awaitable[dict[str, Any]]] = lambda: run(work, args.presses)  # noqa: E731
     if args.profile:
-        import cProfile
-
         with cProfile.Profile() as profile:
             result = asyncio.run(job())
         profile.dump_stats(args.profile)
@@ -234,8 +282,9 @@ def main() -> int:
             median = statistics.median(value)
             cpu = statistics.median(next(phases))
             print(
-                f"{name:<34} median {median * 1000:8.1f} ms  max {max(value) * 1000:8.1f} ms"
-                f"  ratio to 50 ms {median / GOAL_KEY:6.2f}  (UI thread CPU {cpu * 1000:.1f} ms)"
+                f"{name:<22} median {median * 1000:6.1f} ms  min {min(value) * 1000:6.1f}"
+                f"  max {max(value) * 1000:7.1f}  ratio to 50 ms {median / GOAL_KEY:5.2f}"
+                f"  (UI thread CPU {cpu * 1000:.1f} ms)"
             )
         elif name == "queue on screen":
             print(f"{name:<34} {value:8.2f} s   ratio to 1.5 s {value / GOAL_ON_SCREEN:6.2f}")

@@ -295,3 +295,45 @@ def test_a_source_that_does_not_resolve_says_so(
     (item,) = build_queue(Workspace([store]))
     for rec in item.to_dict()["records"]:
         assert [(s["resolves"], s["excerpt"]) for s in rec["sources"]] == [(False, None)]
+
+
+# ------------------------------------------------------- what a search looks in
+def test_the_conflict_texts_from_the_catalog_are_the_built_items_search_texts(
+    demo: Path,
+) -> None:
+    from core.review import view
+    from core.review.queue import conflict_texts
+
+    ws = workspace(demo)
+    built = {i.id: view.search_text(i) for i in build_queue(ws) if i.kind == "conflict"}
+    assert built and conflict_texts(ws) == built
+    texts: dict[str, str] = {}
+    outline = outline_queue(ws, texts=texts)
+    assert texts == {i.id: view.search_text(i) for i in build_queue(ws, kinds=["promotion",
+        "deletion", "consolidation"])} | built  # fmt: skip
+    assert set(texts) == {i.id for i in outline}
+
+
+def test_a_conflict_record_holding_a_credential_is_searched_redacted(
+    store: Store, make_memory: Callable[..., Memory]
+) -> None:
+    from conftest import fake_token
+
+    from core.review import view
+    from core.review.queue import conflict_texts
+
+    token = fake_token("ghp_", 36, seed=11)
+    key = {"subject": "project:demo", "attribute": "ci_token", "status": "conflict"}
+    add_memories(
+        store,
+        make_memory(id="tok-a", value="none", content="CI needs no token", **key),
+        make_memory(id="tok-b", value=token, content=f"CI uses {token} to pull", **key),
+    )
+    ws = Workspace([store])
+    flags = {row[0]: row[-1] for row in store.memories.catalog.key_rows("conflict")}
+    assert flags == {"tok-a": 0, "tok-b": 1}  # the catalog flags the file
+    texts = conflict_texts(ws)
+    (item,) = build_queue(ws, kinds=["conflict"])
+    assert texts == {item.id: view.search_text(item)}
+    assert token.casefold() not in texts[item.id] and token[:12].casefold() not in texts[item.id]
+    assert "ci uses [secret: github-pat] to pull" in texts[item.id]

@@ -6,7 +6,8 @@ secrets in a record (``secret-<memory id>``: a stored record whose file holds a
 credential; core.store.secret_files).
 
 :func:`build_queue` builds every item; :func:`outline_queue` is the queue at once,
-its conflicts in outline (no record built); :func:`get_item` builds the one item an
+its conflicts in outline (no record built), and :func:`conflict_texts` what a search
+looks in for each conflict set, from the catalog's rows; :func:`get_item` builds the one item an
 id names, reading only what that item shows (the decision path uses it, so
 deciding one item costs that item, not the queue); :func:`open_ids` names the
 open items without building any (the desk compares it with what it shows).
@@ -22,6 +23,7 @@ from core.domain import secrets
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
 from core.domain.record.mapping import parse_time
+from core.review import view
 from core.review.batch import pending_items
 from core.review.evidence import Evidence, weigh
 from core.review.items import (
@@ -70,49 +72,88 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
     return items
 
 
-def outline_queue(workspace: Workspace) -> list[Item]:
+def outline_queue(workspace: Workspace, *, texts: dict[str, str] | None = None) -> list[Item]:
     """The queue but secrets, as :func:`build_queue` orders it, its conflict sets in
     outline: id, title, scope, subject and opening time from the catalog's columns, no
     record (``records`` empty, an analysis with the key alone: :func:`is_outline`);
     requests and batches built. What the desk shows while the records are read (a
-    record that does not validate is left out by build_queue only)."""
+    record that does not validate is left out by build_queue only).
+
+    ``texts``, when given, gets each item's search text (what
+    :func:`core.review.view.search_text` makes of the built item; a conflict set's
+    from the catalog: :func:`conflict_texts`)."""
     items = build_queue(workspace, kinds=[Kind.PROMOTION, Kind.DELETION, Kind.CONSOLIDATION])
+    if texts is not None:
+        texts.update((i.id, view.search_text(i)) for i in items)
     for store in workspace.stores:
-        opened: dict[MemoryKey, datetime] = {}
-        seen: set[str] = set()
-        for (
-            memory_id,
-            scope,
-            subject,
-            attribute,
-            condition,
-            created,
-        ) in store.memories.catalog.key_rows("conflict"):
-            if memory_id in seen:  # one record per id, as the records are listed
-                continue
-            seen.add(memory_id)
-            try:
-                when = parse_time(created, path=None, field_name="created_at", required=True)
-            except (ValidationError, ValueError, TypeError):
-                continue
-            assert when is not None
-            key = (scope, subject, attribute, condition)
-            opened[key] = max(opened.get(key, when), when)
-        items += [
-            Item(
-                kind=Kind.CONFLICT,
-                id=conflict_item_id(key),
-                title=conflict_title(key),
-                opened_at=when.isoformat(),
-                store=store,
-                scope=key[0],
-                subject=key[1],
-                analysis=ConflictAnalysis(Key(*key)),
-            )
-            for key, when in opened.items()
-        ]
+        items += _outline_sets(store, texts)
     items.sort(key=lambda i: (i.opened_at, i.id))
     return items
+
+
+def conflict_texts(workspace: Workspace) -> dict[str, str]:
+    """Each open conflict set's search text by its id, what
+    :func:`core.review.view.search_text` makes of the built item, from its records'
+    rows in the catalog (no record built): their ids, contents and values as the
+    catalog holds them, redacted where the catalog flags a credential in the file (a
+    file with no finding holds none in its content or value either)."""
+    texts: dict[str, str] = {}
+    for store in workspace.stores:
+        _outline_sets(store, texts)
+    return texts
+
+
+def _outline_sets(store: Store, texts: dict[str, str] | None) -> list[Item]:
+    """The store's conflict sets in outline, from the catalog's rows (``texts``: their
+    search texts added)."""
+    opened: dict[MemoryKey, datetime] = {}
+    members: dict[MemoryKey, list[tuple[datetime, tuple[str, str, str]]]] = {}
+    seen: set[str] = set()
+    for (
+        memory_id,
+        scope,
+        subject,
+        attribute,
+        condition,
+        created,
+        content,
+        value,
+        secret,
+    ) in store.memories.catalog.key_rows("conflict"):
+        if memory_id in seen:  # one record per id, as the records are listed
+            continue
+        seen.add(memory_id)
+        try:
+            when = parse_time(created, path=None, field_name="created_at", required=True)
+        except (ValidationError, ValueError, TypeError):
+            continue
+        assert when is not None
+        key = (scope, subject, attribute, condition)
+        opened[key] = max(opened.get(key, when), when)
+        if texts is not None:
+            shown = (content, value or "")
+            if secret:
+                shown = (view.redacted(content), view.redacted(value or ""))
+            members.setdefault(key, []).append((when, (memory_id, *shown)))
+    sets = [
+        Item(
+            kind=Kind.CONFLICT,
+            id=conflict_item_id(key),
+            title=conflict_title(key),
+            opened_at=when.isoformat(),
+            store=store,
+            scope=key[0],
+            subject=key[1],
+            analysis=ConflictAnalysis(Key(*key)),
+        )
+        for key, when in opened.items()
+    ]
+    if texts is not None:
+        for key, item in zip(opened, sets, strict=True):
+            rows = sorted(members[key], key=lambda m: m[0])  # oldest first, as built
+            records = (record for _when, record in rows)
+            texts[item.id] = view.joined_text(item.id, item.title, item.subject, records)
+    return sets
 
 
 def is_outline(item: Item) -> bool:

@@ -2,9 +2,9 @@
 
 Pure functions over a list of :class:`~core.review.items.Item` (no store is read):
 the desk calls them on every keystroke, so each costs one pass over the list and
-builds no item. The store's persistent index will answer the same questions
-later (counts per kind, a search over ids, subjects and contents) without the
-list; callers keep these signatures.
+builds no item. What a search looks in is each item's text (:func:`joined_text`),
+prepared once: for the conflict sets from the catalog's rows
+(:func:`core.review.queue.outline_queue`), no record built.
 """
 
 from __future__ import annotations
@@ -20,19 +20,36 @@ ALL = "all"
 
 
 @lru_cache(maxsize=200_000)
-def _redacted(text: str) -> str:
+def redacted(text: str) -> str:
+    """``text`` with every secret replaced by its rule id, remembered per text."""
     return redact(text)
 
 
-def search_text(item: Item) -> str:
-    """What a search looks in, casefolded: the item's id, title and subject, and each
-    record's id, content and value with every secret replaced by its rule id (a search
-    never matches a credential's characters). Redaction is remembered per text, so
-    the same records searched again after a change cost a lookup."""
-    words = [item.id, item.title, item.subject]
-    for rec in item.records:
-        words += [rec.memory.id, _redacted(rec.memory.content), _redacted(rec.memory.value or "")]
+def joined_text(
+    item_id: str, title: str, subject: str, records: Iterable[tuple[str, str, str]]
+) -> str:
+    """What a search looks in, casefolded: an item's id, title and subject, then each
+    record's (id, content, value) as shown (every secret replaced by its rule id)."""
+    words = [item_id, title, subject]
+    for memory_id, content, value in records:
+        words += [memory_id, content, value]
     return " ".join(words).casefold()
+
+
+def search_text(item: Item) -> str:
+    """What a search looks in for a built item (:func:`joined_text`): its records'
+    contents and values redacted (a search never matches a credential's characters).
+    Redaction is remembered per text, so the same records searched again after a
+    change cost a lookup."""
+    return joined_text(
+        item.id,
+        item.title,
+        item.subject,
+        (
+            (r.memory.id, redacted(r.memory.content), redacted(r.memory.value or ""))
+            for r in item.records
+        ),
+    )
 
 
 def quick_text(item: Item) -> str:

@@ -1343,13 +1343,16 @@ class Catalog:
             )
         )
 
-    def key_rows(self, status: str) -> list[tuple[str, str, str, str, str | None, object]]:
-        """(id, scope, subject, attribute, condition, created_at as the row holds it) of
-        the readable records in ``status``, in path order: from the key columns and the
-        row's front matter, no record built (the desk's outline of the queue)."""
+    def key_rows(
+        self, status: str
+    ) -> list[tuple[str, str, str, str, str | None, object, str, str | None, int]]:
+        """(id, scope, subject, attribute, condition, created_at as the row holds it,
+        content, value, secret flag) of the readable records in ``status``, in path
+        order: from the row's columns and front matter, no record built (the desk's
+        outline of the queue, and what its search looks in)."""
         return self._query(
-            "SELECT id, scope, subject, attribute, condition, json_extract(meta, '$.created_at') "
-            "FROM entries WHERE reason IS NULL AND status = ? ORDER BY rel",
+            "SELECT id, scope, subject, attribute, condition, json_extract(meta, '$.created_at'), "
+            "content, value, secret FROM entries WHERE reason IS NULL AND status = ? ORDER BY rel",
             (status,),
         )
 

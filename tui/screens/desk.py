@@ -25,9 +25,11 @@ from functools import partial
 from typing import TypeVar
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 from textual.worker import get_current_worker
 
 from core.domain.errors import MemgovError
@@ -166,15 +168,29 @@ class DeskScreen(Screen[None]):
         message.show()
 
 
+FooterKeyId = tuple[str, str, str, str, bool, object]
+
+
 class DeskFooter(Footer):
     """Textual's footer, composed again only when what it shows changed. Textual's
     composes it anew on every refresh of the bindings (each change of focus, each
     return to the screen), and each key it shows is a widget styled again (the queue's
-    footer: some 0.3 s of the UI thread each time)."""
+    footer: some 0.3 s of the UI thread each time). When the keys to show now are some
+    of those it holds, in their order (the search box takes the focus: the keys it
+    types are not shown), it hides the others instead, and shows them again after."""
 
     def __init__(self) -> None:
         super().__init__()
         self.shown: tuple[object, ...] | None = None
+        #: the keys composed, in order, each with what it shows
+        self.composed: list[tuple[FooterKeyId, FooterKey]] = []
+
+    def compose(self) -> ComposeResult:
+        self.composed = []
+        for widget in super().compose():
+            if isinstance(widget, FooterKey):
+                self.composed.append((footer_key_id(widget), widget))
+            yield widget
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if not (screen.app.app_focus and self.is_attached and screen is self.screen):
@@ -190,4 +206,57 @@ class DeskFooter(Footer):
             self._bindings_ready = True
             return
         self.shown = shown
+        wanted = self.keys_for(screen)
+        if wanted is not None and self.show_only(wanted):
+            self._bindings_ready = True
+            return
         super().bindings_changed(screen)
+
+    def keys_for(self, screen: Screen[object]) -> list[FooterKeyId] | None:
+        """The keys Textual's compose would show for these bindings (None: grouped
+        keys, which only a compose shows)."""
+        app = self.app
+        first: dict[str, tuple[Binding, bool, str]] = {}
+        for _node, binding, enabled, tooltip in screen.active_bindings.values():
+            if binding.show:
+                first.setdefault(binding.action, (binding, enabled, tooltip))
+        if any(binding.group is not None for binding, _, _ in first.values()):
+            return None
+        keys: list[FooterKeyId] = [
+            (b.key, app.get_key_display(b), b.description, b.action, not enabled, tooltip or None)
+            for b, enabled, tooltip in first.values()
+        ]
+        palette = screen.active_bindings.get(app.COMMAND_PALETTE_BINDING)
+        if palette is not None and self.show_command_palette and app.ENABLE_COMMAND_PALETTE:
+            _node, b, enabled, _tooltip = palette
+            tip = b.tooltip or b.description or None
+            keys.append((b.key, app.get_key_display(b), b.description, b.action, not enabled, tip))
+        return keys
+
+    def show_only(self, wanted: list[FooterKeyId]) -> bool:
+        """Show exactly ``wanted`` of the keys composed, when they are some of them in
+        their order; False (nothing changed) otherwise."""
+        keep: set[int] = set()
+        position = 0
+        for key in wanted:
+            while position < len(self.composed) and self.composed[position][0] != key:
+                position += 1
+            if position == len(self.composed):
+                return False
+            keep.add(position)
+            position += 1
+        for index, (_key, widget) in enumerate(self.composed):
+            widget.display = index in keep
+        return True
+
+
+def footer_key_id(widget: FooterKey) -> FooterKeyId:
+    tooltip = widget.tooltip if isinstance(widget.tooltip, str) and widget.tooltip else None
+    return (
+        widget.key,
+        widget.key_display,
+        widget.description,
+        widget.action,
+        widget.has_class("-disabled"),
+        tooltip,
+    )

@@ -7,9 +7,14 @@ key costs is what it touches, not the queue:
 - the table holds a window of at most :data:`WINDOW` rows of the items shown;
   moving past its edge (``j``/``k``, page keys, home and end) moves the window,
   and the status line says which rows of how many the table holds;
-- search, kind and scope filter the items read (``core.review.view``, over the
-  search texts the worker prepared) and change only the rows of the window
-  that differ;
+- search, kind and scope filter the items read (``core.review.view``) and change
+  only the rows of the window that differ. What search looks in comes from the
+  catalog's rows (:func:`core.review.queue.conflict_texts`: the records' ids,
+  contents and values, redacted where the catalog flags a credential), from the
+  outline on and with no record built; the matching itself is in memory, a pass
+  over those texts (a few milliseconds for 20,000 items, casefolded as before),
+  where the catalog's trigram search would cost a worker and a frame per key and
+  match ASCII case only;
 - after a decision its item leaves at once, the worker reads again only the
   items the decision touched (:func:`core.review.queue.find_items`) and the
   items that opened or closed besides (the open ids, :func:`core.review.queue.open_ids`,
@@ -25,24 +30,41 @@ first read) and adds those items.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import gc
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache, partial
 from typing import Any, ClassVar
 
+from rich.cells import cell_len, set_cell_size
 from rich.console import Group, RenderableType
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import on
+from textual._two_way_dict import TwoWayDict
+from textual._types import SegmentLines
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import DataTable, Header, Input, Static, Tab, Tabs
-from textual.widgets.data_table import ColumnKey
+from textual.widgets._data_table import RowRenderables
+from textual.widgets.data_table import ColumnKey, RowKey
+from textual.widgets.data_table import Row as DataRow
 from textual.worker import get_current_worker
 
 from core.domain.errors import MemgovError
 from core.review import view
 from core.review.items import KINDS, ConflictAnalysis, Item, Kind
-from core.review.queue import build_queue, find_items, is_outline, open_ids, outline_queue
+from core.review.queue import (
+    build_queue,
+    conflict_texts,
+    find_items,
+    is_outline,
+    open_ids,
+    outline_queue,
+)
 from core.store.decisions import Decision
 from core.store.secret_files import scan_file
 from core.store.workspace import Workspace
@@ -67,6 +89,9 @@ KIND_TABS = (
 SCOPES = ("all", "private", "team")
 #: the most rows the table holds; the items shown beyond are reached by moving
 WINDOW = 120
+#: rows leaving the window one by one at most (each removal renumbers every row
+#: after it); more, and the window's rows are put in again at once
+FEW_GONE = 8
 #: what the first read shows before the secret scan of every record file
 FIRST_KINDS = tuple(k for k in KINDS if k != Kind.SECRET)
 #: what enter on an item in outline says (its records are not read yet)
@@ -130,18 +155,161 @@ def preview(item: Item) -> RenderableType:
     return Group(*parts)
 
 
+def plain_cell(value: str) -> bool:
+    """Whether a cell's text is drawn as one plain line (no tab, newline or control
+    character, no space but the ASCII one: :class:`QueueTable`'s quick path)."""
+    return value.isprintable()
+
+
 class QueueTable(DataTable[Any]):
     """The queue's table: a window of the items shown. Every cursor key asks ``move``
     (the screen) to go that many items up or down through all of them; the screen
-    moves the window when the cursor leaves it."""
+    moves the window when the cursor leaves it.
+
+    Its cells are text, drawn as it is: never read as Rich markup, so a title such as
+    ``… [env=production]`` shows its brackets, and ``[/x]`` in a title cannot stop the
+    table (Textual's table reads a ``str`` cell as markup). A one-line cell is drawn
+    without Rich's layout (:meth:`_render_cell`: a test checks it draws what the
+    table's own path draws), and the widths of new rows are measured by their length
+    (:meth:`_update_dimensions`): a page of new rows costs some milliseconds, not the
+    40 or more Rich took, and :meth:`show_rows` puts a whole window in at once. The
+    widget's style and its stripes' are taken once a frame, not once a line."""
 
     def __init__(self, move: Callable[[int], None], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.move = move
+        #: while a frame is drawn: the widget's style, and each stripe's
+        self.frame_style: Style | None = None
+        self.frame_styles: dict[tuple[int, Style], Style] = {}
 
     def page(self) -> int:
         return max(1, self.scrollable_content_region.height - self.header_height)
 
+    # ------------------------------------------------------------- drawing
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # the widget's style and the stripes' styles, once a frame: Textual's table
+        # asks for each of them every line, each a walk up the widget's ancestors
+        self.frame_styles = {}
+        self.frame_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self.frame_style = None
+
+    def render_line(self, y: int) -> Strip:
+        style = self.frame_style
+        if style is None or self.fixed_rows:
+            return super().render_line(y)
+        scroll_x, scroll_y = self.scroll_offset
+        if y >= (self.header_height if self.show_header else 0):
+            y += scroll_y
+        return self._render_line(y, scroll_x, scroll_x + self.size.width, style)
+
+    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+        if self.frame_style is None or row_index < 0:
+            return super()._get_row_style(row_index, base_style)
+        key = (row_index % 2, base_style)
+        style = self.frame_styles.get(key)
+        if style is None:
+            style = self.frame_styles[key] = super()._get_row_style(row_index, base_style)
+        return style
+
+    def _compute_row_renderables(self, row_index: int) -> RowRenderables:
+        if row_index < 0 or self._should_render_row_labels:
+            return super()._compute_row_renderables(row_index)
+        row_key = self._row_locations.get_key(row_index)
+        data = self._data.get(row_key) if row_key is not None else None
+        if data is None:
+            return super()._compute_row_renderables(row_index)
+        return RowRenderables(
+            None,
+            [
+                Text(value, no_wrap=True, end="") if isinstance(value, str) else Text(end="")
+                for value in (data.get(column.key) for column in self.ordered_columns)
+            ],
+        )
+
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> SegmentLines:
+        """A one-line text cell as Rich would draw it (padding, the text cut or padded
+        to the width, the row's and the cursor's styles), as one segment."""
+        padding = self.cell_padding
+        if row_index < 0 or column_index < 0 or width < 2 * padding:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        row_key = self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        row = self.rows.get(row_key) if row_key is not None else None
+        data = self._data.get(row_key) if row_key is not None else None
+        value = data.get(column_key) if data is not None and column_key is not None else None
+        if row is None or row.height != 1 or not isinstance(value, str) or not plain_cell(value):
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        component, post = self._get_styles_to_render_cell(
+            False,
+            False,
+            row_index < self.fixed_rows or column_index < self.fixed_columns,
+            hover,
+            cursor,
+            self.show_cursor,
+            self._show_hover_cursor,
+            self.cursor_foreground_priority == "css",
+            self.cursor_background_priority == "css",
+        )
+        style = base_style + Style.from_meta({"row": row_index, "column": column_index})
+        style = style + component
+        if post:
+            style = style + post
+        space = " " * padding
+        return [[Segment(space + set_cell_size(value, width - 2 * padding) + space, style)]]
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        """The columns widened to the new rows' cells: a one-line text cell by its
+        length (what Rich measures it), anything else by Rich."""
+        others: list[RowKey] = []
+        columns = self.ordered_columns
+        for row_key in new_rows:
+            row, data = self.rows.get(row_key), self._data.get(row_key)
+            if row is None or data is None or row.label is not None or row.auto_height:
+                others.append(row_key)
+                continue
+            values = [data.get(column.key) for column in columns]
+            texts = [v for v in values if isinstance(v, str) and plain_cell(v)]
+            if len(texts) != len(values):
+                others.append(row_key)
+                continue
+            for column, text in zip(columns, texts, strict=True):
+                column.content_width = max(column.content_width, cell_len(text))
+        super()._update_dimensions(others)
+
+    def show_rows(self, rows: Sequence[Row]) -> None:
+        """The table's rows replaced by ``rows`` (what clear() and one add_row each
+        do, in one go: add_row sets the cursor and asks for an idle pass every row),
+        measured at once so the table can scroll to any of them now."""
+        self.clear()
+        keys = [column.key for column in self.ordered_columns]
+        locations: dict[RowKey, int] = {}
+        for index, (key, cells) in enumerate(rows):
+            row_key = RowKey(key)
+            locations[row_key] = index
+            self._data[row_key] = dict(zip(keys, cells, strict=True))
+            self.rows[row_key] = DataRow(row_key, 1)
+        self._row_locations = TwoWayDict(locations)
+        self._update_count += 1
+        self._new_rows.clear()
+        self._require_update_dimensions = False
+        self._update_dimensions(locations)
+        self.cursor_coordinate = self.cursor_coordinate  # the cursor within the rows
+        if rows and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()
+        self.refresh(layout=True)
+
+    # ---------------------------------------------------------------- keys
     def action_cursor_down(self) -> None:
         self._set_hover_cursor(False)
         self.move(1)
@@ -166,6 +334,14 @@ class QueueTable(DataTable[Any]):
 
     action_scroll_home = action_scroll_top
     action_scroll_end = action_scroll_bottom
+
+
+class KindTabs(Tabs):
+    """The kinds' tabs, the underline moved at once: Textual slides it for 0.3 s,
+    some twenty frames of the screen while the next keys wait."""
+
+    def _highlight_active(self, animate: bool = True) -> None:
+        super()._highlight_active(animate=False)
 
 
 class QueueScreen(DeskScreen):
@@ -281,7 +457,7 @@ class QueueScreen(DeskScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Tabs(*(Tab(label, id=f"tab-{kind}") for kind, label in KIND_TABS), id="kinds")
+        yield KindTabs(*(Tab(label, id=f"tab-{kind}") for kind, label in KIND_TABS), id="kinds")
         search = Input(
             placeholder="search ids, subjects, contents (enter keeps it, esc clears)",
             id="search",
@@ -308,6 +484,9 @@ class QueueScreen(DeskScreen):
         self.column_keys = table.add_columns("Opened", "Kind", "Scope", "Item")
         self.reload()
         table.focus()
+
+    def on_unmount(self) -> None:
+        gc.unfreeze()  # the desk closes: what its reads kept is the collector's again
 
     def on_resize(self) -> None:
         self.query_one("#preview").set_class(self.size.width < 110, "hidden")
@@ -359,6 +538,15 @@ class QueueScreen(DeskScreen):
                 if first:  # at once: the queue in outline, while the records are read
                     outline = outline_queue(workspace)
                     show(partial(self.queue_read, outline, {}, (), "reading the records…"))
+                if not (decisions and every_kind):
+                    # what search looks in, from the catalog's rows: contents are found
+                    # from the outline on, and no record is built for it
+                    catalog_texts = conflict_texts(workspace)
+                    if first:
+                        outline_texts = {
+                            i.id: catalog_texts.get(i.id) or view.search_text(i) for i in outline
+                        }
+                        show(partial(self.texts_read, outline_texts))
                 if decisions and items is not None:
                     changed = refetch(workspace, items, decisions)
                     if every_kind:  # the rest as it was: only what opened or closed besides
@@ -370,7 +558,7 @@ class QueueScreen(DeskScreen):
                 queue = (
                     build_queue(workspace, kinds=FIRST_KINDS) if first else build_queue(workspace)
                 )
-            texts = {i.id: view.search_text(i) for i in queue}
+            texts = {i.id: catalog_texts.get(i.id) or view.search_text(i) for i in queue}
             kinds = FIRST_KINDS if first else KINDS
             if not show(
                 partial(
@@ -407,6 +595,12 @@ class QueueScreen(DeskScreen):
         self.reading = note
         self.show_status()
 
+    def texts_read(self, texts: dict[str, str]) -> None:
+        """On the UI thread: what search looks in, for the items in outline too."""
+        self.texts = {**texts, **self.texts}  # a text read meanwhile is newer
+        if self.query_text:
+            self.fill()
+
     def queue_read(
         self, items: list[Item], texts: dict[str, str], kinds: Sequence[str], note: str
     ) -> None:
@@ -419,6 +613,11 @@ class QueueScreen(DeskScreen):
     def loaded(self, message: QueueLoaded) -> None:
         self.kinds_read = self.kinds_read | message.kinds
         self.set_items(message.items)
+        if message.kinds >= set(KINDS):
+            # what was read stays: out of the collector's full passes, each of which
+            # walked every object of the queue (0.3 to 0.7 s at 20,000 items, at any
+            # key); ``r`` gives them back to it before reading again
+            gc.freeze()
 
     @on(ItemsChanged)
     def items_changed(self, message: ItemsChanged) -> None:
@@ -525,24 +724,22 @@ class QueueScreen(DeskScreen):
         if not (self.first_row <= target < self.first_row + WINDOW) or self.first_row > last_start:
             self.first_row = max(0, min(target - WINDOW // 2, last_start))
             moved = True
-        self.sync_rows()
+        self.sync_rows(refill=moved)
         row = target - self.first_row
         if count:
-            if moved:
+            if moved:  # the rows are measured: the scroll lands now, in this frame
                 height = table.page()
                 line = max(0, min(line + target - before, height - 1))
-                table.move_cursor(row=row, scroll=False)
-                table.call_after_refresh(table.scroll_to, y=max(0, row - line), animate=False)
-                table.call_after_refresh(table.move_cursor, row=row)
-            else:
-                table.move_cursor(row=row, animate=False)
+                table.scroll_to(y=max(0, row - line), animate=False, immediate=True)
+            table.move_cursor(row=row, animate=False)
         self.show_status()
         self.show_preview()
 
-    def sync_rows(self) -> None:
+    def sync_rows(self, *, refill: bool = False) -> None:
         """Make the table hold the window's rows, touching only the rows that differ:
-        rows gone are removed, changed cells updated, rows new at the end added; any
-        other change (the window moved, a new filter) refills its few rows."""
+        a few rows gone are removed, changed cells updated, rows new at the end added;
+        any other change (the window moved, a new filter: ``refill``) puts the window's
+        rows in at once (:meth:`QueueTable.show_rows`)."""
         table = self.table
         window = self.shown[self.first_row : self.first_row + WINDOW]
         target = [row_of(i, i.id in self.marked) for i in window]
@@ -551,7 +748,8 @@ class QueueScreen(DeskScreen):
         wanted = dict(target)
         old_keys = [key for key, _ in self.window_rows]
         kept = [key for key in old_keys if key in wanted]
-        if kept and kept == [key for key, _ in target[: len(kept)]]:
+        few_gone = len(old_keys) - len(kept) <= FEW_GONE
+        if not refill and kept and few_gone and kept == [key for key, _ in target[: len(kept)]]:
             cells = dict(self.window_rows)
             for key in old_keys:
                 if key not in wanted:
@@ -565,9 +763,7 @@ class QueueScreen(DeskScreen):
             for key, row in target[len(kept) :]:
                 table.add_row(*row, key=key)
         else:
-            table.clear()
-            for key, row in target:
-                table.add_row(*row, key=key)
+            table.show_rows(target)
         self.window_rows = target
 
     def show_status(self) -> None:
@@ -656,6 +852,7 @@ class QueueScreen(DeskScreen):
         self.table.focus()
 
     def action_reload(self) -> None:
+        gc.unfreeze()  # what the last read kept may go once this one replaces it
         self.reload(full=True)
 
     def action_open(self) -> None:

@@ -261,7 +261,7 @@ def test_index_over_every_limit_is_warned_about(good_store: Store) -> None:
     byte_warning, line_warning, length_warning = index_warnings
     assert f"{size:,} bytes" in byte_warning and "25,000-byte cap" in byte_warning
     assert "210 lines" in line_warning and "200-line cap" in line_warning
-    assert "210 line(s) over 150 characters" in length_warning
+    assert "210 lines over 150 characters" in length_warning
     assert snapshot_files(good_store.root) == before
 
 

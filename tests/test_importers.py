@@ -423,9 +423,7 @@ def test_a_contradiction_opens_a_conflict_that_export_leaves_out(
     }
     exported = export_claude_code(ws, tmp_path / "export")
     assert "project_merge_freeze.md" not in exported.files
-    assert exported.warnings[0].startswith(
-        "2 private record(s) in status conflict were not exported"
-    )
+    assert exported.warnings[0].startswith("2 private records in status conflict were not exported")
 
 
 def test_an_erased_memory_is_not_imported_again(ws: Workspace, claude: Path) -> None:
@@ -662,7 +660,7 @@ def test_codex_reports_what_it_did_not_import(ws: Workspace, codex: Path) -> Non
 
     warnings = "\n".join(report.warnings)
     assert "memory_summary.md:1: does not start with 'v1'" in warnings
-    assert "1 thread(s) not consolidated into MEMORY.md yet (019f0000-eeee" in warnings
+    assert "1 thread not consolidated into MEMORY.md yet (019f0000-eeee" in warnings
 
 
 def test_codex_subsections_stay_in_their_section(ws: Workspace, codex: Path) -> None:

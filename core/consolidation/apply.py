@@ -25,6 +25,7 @@ from core.domain import policy
 from core.domain.data import AsData, shown_as
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
+from core.domain.words import counted
 from core.store import decisions, gitstore
 from core.store.decisions import Decision, load_decisions, new_decision_id
 from core.store.layout import memory_path
@@ -334,7 +335,7 @@ def apply_batch(
         actor=actor,
         decision=decision_id,
         batch=batch.id,
-        summary=f"consolidation {batch.id}: {option}, {len(approved)} change(s) applied",
+        summary=f"consolidation {batch.id}: {option}, {counted(len(approved), 'change')} applied",
     )
     return replace(decision, baseline=baseline.name, commit=commit)
 

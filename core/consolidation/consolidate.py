@@ -100,6 +100,7 @@ from core.consolidation.rollback import RollbackResult, revert_decision, rollbac
 from core.domain import policy
 from core.domain.data import AsData
 from core.domain.errors import StoreError
+from core.domain.words import counted
 from core.store import gitstore
 from core.store.fsutil import file_lock
 from core.store.index import INDEX_FILE
@@ -181,7 +182,7 @@ class ConsolidationReport(AsData):
             lines.append(f"  not applied by policy: {self.auto_apply_held}")
         lines.append(
             f"  changes: {c.get('changes', 0)} ({c.get('automatic', 0)} automatic, "
-            f"{c.get('needs_approval', 0)} need approval) in {c.get('files', 0)} file(s)"
+            f"{c.get('needs_approval', 0)} need approval) in {counted(c.get('files', 0), 'file')}"
         )
         for ch in self.changes[:limit]:
             lines.append(

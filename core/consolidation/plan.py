@@ -20,6 +20,7 @@ from core.domain import lifecycle
 from core.domain.errors import MemgovError, NotFoundError, ValidationError
 from core.domain.record import Memory
 from core.domain.values import normalise
+from core.domain.words import counted
 from core.store import gitstore
 from core.store.index import INDEX_FILE, render_index
 from core.store.layout import memory_path
@@ -202,7 +203,7 @@ def make_plan(store: Store, engine: Engine, *, since: tuple[str, str] | None) ->
     conflicts = sum(m.status == "conflict" for m in g.records.values())
     if conflicts:
         findings.append(
-            f"{conflicts} record(s) in conflict are not consolidation input: "
+            f"{counted(conflicts, 'record')} in conflict are not consolidation input: "
             "adjudicate them in the review queue"
         )
     due = [

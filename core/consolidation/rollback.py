@@ -28,6 +28,7 @@ from core.domain import policy
 from core.domain.data import AsData, shown_as
 from core.domain.errors import NotFoundError, StoreError, ValidationError
 from core.domain.record import parse_memory
+from core.domain.words import counted
 from core.store import gitstore
 from core.store.decisions import Decision, load_decision, new_decision_id, with_reverted
 from core.store.store import MEMORY_DIR, Store
@@ -48,13 +49,13 @@ class RollbackResult(AsData):
     def render(self) -> str:
         lines = [f"{self.decision.id}: rolled back to {self.target}"]
         lines.append(
-            f"  restored {len(self.restored)} record(s): "
+            f"  restored {counted(len(self.restored), 'record')}: "
             + (", ".join(self.restored[:20]) or "none")
             + (" ..." if len(self.restored) > 20 else "")
         )
         lines += [f"  skipped {i}: {why}" for i, why in self.skipped]
         if self.kept:
-            lines.append(f"  kept {len(self.kept)} record(s) written since {self.target}")
+            lines.append(f"  kept {counted(len(self.kept), 'record')} written since {self.target}")
         if self.baseline:
             lines.append(f"  new baseline: {self.baseline}")
         return "\n".join(lines)

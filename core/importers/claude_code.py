@@ -70,6 +70,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from core.domain.words import counted
 from core.importers.claude_code_entries import check_links, topic_entry
 from core.importers.claude_code_files import (
     INDEX_FILE,
@@ -172,7 +173,8 @@ def read_claude_code(
     unlisted = [t.rel for t in topics if t.rel not in listed]
     if index and unlisted:
         reading.warnings.append(
-            f"{len(unlisted)} file(s) not listed in {INDEX_FILE} ({', '.join(unlisted[:8])}"
+            f"{counted(len(unlisted), 'file')} not listed in {INDEX_FILE} "
+            f"({', '.join(unlisted[:8])}"
             f"{' ...' if len(unlisted) > 8 else ''}): imported anyway; Claude Code finds "
             "them only by searching"
         )

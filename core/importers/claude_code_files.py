@@ -25,6 +25,7 @@ from urllib.parse import unquote
 
 import yaml
 
+from core.domain.words import counted
 from core.importers.entries import Reading
 from core.importers.folders import FolderError, read_lines
 
@@ -110,7 +111,8 @@ def _check_limits(rel: str, lines: list[str], reading: Reading) -> None:
     if long:
         shown = ", ".join(map(str, long[:5])) + (" ..." if len(long) > 5 else "")
         reading.warnings.append(
-            f"{rel}: {len(long)} line(s) over {INDEX_LINE_CHARS} characters (line {shown}): "
+            f"{rel}: {counted(len(long), 'line')} over {INDEX_LINE_CHARS} characters "
+            f"(line {shown}): "
             "an index line is a pointer, not content"
         )
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from core.domain.record import Source
+from core.domain.words import counted
 from core.importers.codex_files import MEMORY_FILE, RAW_FILE, ROLLOUT_DIR, CodexFolder
 
 _QUOTE = re.compile(r"[\"“「『]([^\"”」』]{4,})[\"”」』]")
@@ -135,7 +136,8 @@ class Evidence:
         )
         if pending and (self.files.folder / MEMORY_FILE).is_file():
             self.files.reading.warnings.append(
-                f"{RAW_FILE}: {len(pending)} thread(s) not consolidated into {MEMORY_FILE} yet "
+                f"{RAW_FILE}: {counted(len(pending), 'thread')} not consolidated into "
+                f"{MEMORY_FILE} yet "
                 f"({', '.join(pending[:5])}{' ...' if len(pending) > 5 else ''}): not imported; "
                 "import again after Codex consolidates them"
             )

@@ -204,7 +204,9 @@ def _left_behind(stores: list[Store]) -> list[str]:
             ids = sorted(m.id for m in store.memories.values() if m.status == status)
             if ids:
                 warnings.append(
-                    f"{len(ids)} {store.config.scope} record(s) in status {status} were not "
+                    f"{len(ids)} {store.config.scope} "
+                    f"{'record' if len(ids) == 1 else 'records'} in status {status} "
+                    f"{'was' if len(ids) == 1 else 'were'} not "
                     f"exported ({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}): {advice}"
                 )
     return warnings

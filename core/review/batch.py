@@ -17,6 +17,7 @@ from core.consolidation.apply import decide_batch as apply_decision
 from core.consolidation.batch import Batch, batch_files, load_batch, pending_ids, stale
 from core.consolidation.changes import Change
 from core.domain.errors import MemgovError
+from core.domain.words import counted
 from core.review.evidence import Evidence
 from core.review.items import BatchAnalysis, BatchChange, BatchFile, Item, Kind
 from core.store.store import Store
@@ -34,8 +35,10 @@ def batch_item(store: Store, batch: Batch, evidence: Evidence | None = None) -> 
     return Item(
         kind=Kind.CONSOLIDATION,
         id=batch.id,
-        title=f"consolidation: {len(batch.changes)} changes ({auto} automatic, "
-        f"{len(batch.changes) - auto} need approval) in {len(files)} files",
+        title=f"consolidation: {counted(len(batch.changes), 'change')} ({auto} automatic, "
+        f"{len(batch.changes) - auto} "
+        f"{'needs' if len(batch.changes) - auto == 1 else 'need'} approval) "
+        f"in {counted(len(files), 'file')}",
         opened_at=batch.created_at,
         store=store,
         scope=store.config.scope,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from core.consolidation.refs import BATCH_REF
 from core.domain.data import AsData
+from core.domain.words import counted
 from core.review.items import Item
 from core.store.decisions import Decision
 from core.store.prepared import Prepared
@@ -80,7 +81,12 @@ class Preview(AsData):
     ) -> Preview:
         option = "approve" if not rejected else "reject" if not approved else "partial"
         notes = (
-            (f"a new baseline tags the result; {len(paths)} file(s) change",) if approved else ()
+            (
+                f"a new baseline tags the result; {counted(len(paths), 'file')} "
+                + ("changes" if len(paths) == 1 else "change"),
+            )
+            if approved
+            else ()
         )
         return cls(
             item=item.id,
@@ -97,9 +103,13 @@ class Preview(AsData):
         """The preview in words, one fact a line (the desk and ``--dry-run``)."""
         out = [f"{self.item}: {self.kind}, {self.option}"]
         if self.approved or self.rejected:
-            out.append(f"  approves {len(self.approved)} change(s): {', '.join(self.approved)}")
+            out.append(
+                f"  approves {counted(len(self.approved), 'change')}: {', '.join(self.approved)}"
+            )
             if self.rejected:
-                out.append(f"  rejects {len(self.rejected)} change(s): {', '.join(self.rejected)}")
+                out.append(
+                    f"  rejects {counted(len(self.rejected), 'change')}: {', '.join(self.rejected)}"
+                )
         for change in self.stores:
             out.append(f"  in the {Path(change.store).name} store:")
             out += [f"    {_transition_text(t)}" for t in change.transitions]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.domain.record import TYPES, Memory
+from core.domain.words import counted
 from core.store.config import Config
 
 INDEX_FILE = "MEMORY.md"
@@ -218,7 +219,7 @@ def check_index(text: str, config: Config) -> list[str]:
     if long:
         shown = ", ".join(str(n) for n in long[:5]) + (" ..." if len(long) > 5 else "")
         warnings.append(
-            f"{INDEX_FILE}: {len(long)} line(s) over {config.index_line_chars} "
+            f"{INDEX_FILE}: {counted(len(long), 'line')} over {config.index_line_chars} "
             f"characters (line {shown}): an index line is a pointer, not content"
         )
     return warnings

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from core.domain.data import to_data
 from core.domain.errors import MemgovError
+from core.domain.words import counted
 from tui.cli.common import EXIT_OK, Command, actor_from, emit, read_input, workspace
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def render_item(item: Item) -> str:
             m = rec.memory
             lines.append(
                 f"  - {m.id} [{m.status}] {m.type} confidence {m.confidence:.2f}, "
-                f"{len(rec.sources)} source(s), created {m.created_at:%Y-%m-%d}, "
+                f"{counted(len(rec.sources), 'source')}, created {m.created_at:%Y-%m-%d}, "
                 f"verified {m.verified_at:%Y-%m-%d}"
                 + (f", condition {m.condition}" if m.condition else "")
             )

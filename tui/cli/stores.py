@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 
+from core.domain.words import counted
 from tui.cli.common import (
     EXIT_FOUND,
     EXIT_OK,
@@ -50,7 +51,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             if not check.findings:
                 lines.append(f"{root}: clean ({count} memories)")
                 continue
-            lines.append(f"{root}: {len(check.findings)} finding(s) in {count} memories")
+            lines.append(f"{root}: {counted(len(check.findings), 'finding')} in {count} memories")
             lines += ["  " + f.render() for f in check.findings]
         return "\n".join(lines)
 

@@ -41,7 +41,8 @@ def cmd_remember(args: argparse.Namespace) -> int:
     outcomes = remember_many_in(workspace(args), candidates, actor=actor_from(args))
 
     def shown(outcome: Outcome) -> list[str]:
-        lines = [f"{outcome.kind}: " + (", ".join(outcome.memory_ids) or "-")]
+        ids = ", ".join(outcome.memory_ids)
+        lines = [f"{outcome.kind}: {ids}" if ids else outcome.kind]
         lines += [f"  {reason}" for reason in outcome.reasons]
         if outcome.held_for_review:
             lines.append(f"  held for review: {outcome.held_for_review}")

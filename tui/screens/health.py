@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Header, Static
 
+from core.domain.words import store_label
 from core.reports.metrics import Health, health
 from tui.messages import StoresChanged
 from tui.render import STATUS_STYLE, sparkline
@@ -37,7 +38,7 @@ def percent(value: float | None) -> str:
 
 
 def render_health(h: Health) -> RenderableType:
-    head = Text(f"{h.scope} store · {Path(h.store).name}", style="bold")
+    head = Text(store_label(h.scope, Path(h.store).name), style="bold")
     counts = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     for status in h.by_status:
         counts.add_column(status, style=STATUS_STYLE.get(status, ""), justify="right")

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Header, Static
 
+from core.domain.words import counted
 from core.reports.doctor import Finding, diagnose
 from tui.messages import StoresChanged
 from tui.screens.desk import DeskFooter, DeskScreen
@@ -56,7 +57,7 @@ class ProblemsScreen(DeskScreen):
             table.add_row(mark, store_name, finding.path, finding.field or "", finding.reason)
         self.query_one("#problems-head", Static).update(
             Text(
-                f"{total} problem(s): unreadable files are skipped, never rewritten; "
+                f"{counted(total, 'problem')}: unreadable files are skipped, never rewritten; "
                 "fix them by hand, then r to reload",
                 style="bold" if total else "green",
             )

@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
+from core.domain.words import store_label
 from core.review.items import PromotionAnalysis
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
@@ -101,7 +102,7 @@ class PromotionScreen(ItemScreen):
         proposal = Proposal(
             f"Promote {memory.id} to the team store",
             (
-                f"team store {team.root.name if team else '?'}: {outcome}",
+                f"{store_label('team', team.root.name) if team else 'team store ?'}: {outcome}",
                 "sources kept; the private record stays as it is",
                 "secret scan again before writing",
                 "request closed",

@@ -55,6 +55,7 @@ from textual.widgets.data_table import Row as DataRow
 from textual.worker import get_current_worker
 
 from core.domain.errors import MemgovError
+from core.domain.words import counted
 from core.review import view
 from core.review.items import KINDS, ConflictAnalysis, Item, Kind
 from core.review.queue import (
@@ -147,7 +148,7 @@ def preview(item: Item) -> RenderableType:
         parts.append(Text(safe(rec.memory.content)))
         parts.append(
             Text(
-                f"{len(rec.sources)} source(s) · confidence {rec.memory.confidence:.2f}",
+                f"{counted(len(rec.sources), 'source')} · confidence {rec.memory.confidence:.2f}",
                 style="dim",
             )
         )
@@ -774,7 +775,11 @@ class QueueScreen(DeskScreen):
         ]
         active = ", ".join(f for f in filters if f)
         count, total = len(self.shown), len(self.items)
-        waiting = f"{count} of {total} items" if active else f"{total} items waiting, oldest first"
+        waiting = (
+            f"{count:,} of {counted(total, 'item')}"
+            if active
+            else f"{counted(total, 'item')} waiting, oldest first"
+        )
         rows = (
             f"rows {self.first_row + 1}–{self.first_row + len(self.window_rows)} of {count}"
             if self.window_rows
@@ -836,7 +841,10 @@ class QueueScreen(DeskScreen):
 
     @on(Input.Changed, "#search")
     def search_changed(self, event: Input.Changed) -> None:
-        self.query_text = event.value.strip()
+        query = event.value.strip()
+        if query == self.query_text:  # a space typed, or the clear that has filled already
+            return
+        self.query_text = query
         self.fill()
 
     @on(Input.Submitted, "#search")
@@ -845,10 +853,11 @@ class QueueScreen(DeskScreen):
 
     def action_clear_search(self) -> None:
         search = self.query_one("#search", Input)
-        search.value = ""
+        search.value = ""  # its Changed message finds the query cleared: one fill, here
         search.add_class("hidden")
-        self.query_text = ""
-        self.fill()
+        if self.query_text:
+            self.query_text = ""
+            self.fill()
         self.table.focus()
 
     def action_reload(self) -> None:

@@ -67,7 +67,11 @@ def mark_refusal(marked: Sequence[Item], item: Item) -> str | None:
         return None
     first = marked[0]
     if item.kind != first.kind:
-        return f"a selection holds one kind: {len(marked)} {first.kind} item(s) are marked"
+        many = len(marked) != 1
+        return (
+            f"a selection holds one kind: {len(marked)} {first.kind} "
+            f"{'items are' if many else 'item is'} marked"
+        )
     if item.store is not first.store:
         return (
             f"a selection holds one store's items: the marked ones are in the "

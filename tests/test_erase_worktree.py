@@ -203,6 +203,6 @@ def test_purge_rewrites_a_kept_pack(tmp_path: Path) -> None:
     purge_history(root, drop_paths=[], needles=[NEEDLE])
     assert leaks(root, NEEDLE) == []
     assert not packs[0].exists()
-    assert git(root, "show", "HEAD~1:notes/held.md") == b"[erased]\n"
+    assert git(root, "show", "HEAD~2:notes/held.md") == b"[erased]\n"
     assert git(root, "show", "HEAD:notes/other.md") == b"after the keep\n"
     git(root, "fsck", "--strict", "--no-dangling")

@@ -50,7 +50,7 @@ from core.store.erase.scrub import (
     rule_edits,
     transform,
 )
-from core.store.erase.tidy import clear_leftovers, compact, sync_worktree
+from core.store.erase.tidy import clear_leftovers, compact, note_head, sync_worktree
 from core.store.gitstore import GitFailed
 
 _INCREMENTAL_MIN = 16 * 1024  # blobs this large are searched only where they changed
@@ -75,8 +75,9 @@ def purge_history(
     drop = frozenset(p.strip("/") for p in drop_paths if p.strip("/"))
     rewritten = 0
     if (pats or drop) and gitstore.run(root, "rev-parse", "--verify", "-q", "HEAD", check=False):
+        old_head = note_head(root, gitdir)
         rewritten = _rewrite(root, gitdir, drop, pats)
-        sync_worktree(root, gitdir)
+        sync_worktree(root, gitdir, old_head, pats, drop)
     for leftover in ("ORIG_HEAD", "FETCH_HEAD"):
         (gitdir / leftover).unlink(missing_ok=True)
     gitstore.run(root, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")

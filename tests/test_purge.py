@@ -885,3 +885,50 @@ def test_purge_versions_proven_by_id_are_scrubbed_as_read_ones(
         results.append(refs_map(root))
     assert results[0] == results[1]
     assert len(proven) > 50
+
+
+def test_purge_of_a_large_file_rewritten_each_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large file rewritten rather than appended to: after a few failed checks its
+    earlier versions are read in one stream, not one round trip each, and the
+    history that comes out is the one of a purge reading every version."""
+    from core.store.erase import purge as purge_module
+    from core.store.gitstore import BlobReader
+
+    needle = b"Lives at 12 Quibble Lane, flat 4"
+    base = tmp_path / "base"
+    Store.init(base, owner="ana@example.com", actor="ana@example.com")
+    tip = git(base, "rev-parse", "HEAD").decode().strip()
+    rng = random.Random(5)
+    out = []
+    for i in range(40):
+        lines = [b"%d line %d %s\n" % (i, n, b"z" * rng.randint(10, 80)) for n in range(400)]
+        if i % 7 == 3:
+            lines.insert(rng.randint(0, 399), needle + b"\n")
+        data = b"".join(lines)
+        out.append(b"commit refs/heads/main\ncommitter Ana <ana@example.com> %d +0800\n" % i)
+        out.append(b"data 5\nstep\n" + (b"from %s\n" % tip.encode() if i == 0 else b""))
+        out.append(b"M 100644 inline big.md\ndata %d\n%s\n\n" % (len(data), data))
+    git(base, "fast-import", "--quiet", data=b"".join(out))
+    git(base, "reset", "-q", "--hard", "main")
+    gets: list[bytes] = []
+    get = BlobReader.get
+
+    def counting(self: BlobReader, sha: bytes) -> bytes:
+        gets.append(sha)
+        return get(self, sha)
+
+    results = []
+    for proofs in (True, False):
+        root = tmp_path / f"proofs-{proofs}"
+        subprocess.run(["cp", "-a", str(base), str(root)], check=True)
+        with monkeypatch.context() as patch:
+            patch.setattr(BlobReader, "get", counting)
+            if not proofs:
+                patch.setattr(purge_module, "_PROVE_MIN", 1 << 40)
+            purge_history(root, drop_paths=[], needles=[needle])
+        assert leaks(root, [needle]) == []
+        results.append(refs_map(root))
+    assert results[0] == results[1]
+    assert len(gets) == purge_module._MISSES  # the last version, then the failed checks

@@ -313,10 +313,12 @@ class _Prover:
     checked by object id, each path walked from its last version back on a thread
     of its own (hashing releases the GIL), in the order the caller will need them.
     A version whose check fails is read and proves the ones before it; after a few
-    in a row (a file rewritten rather than appended to) or past the memory budget,
-    the path's earlier versions are read one by one when the caller gets there."""
+    in a row (a file rewritten rather than appended to) the path's earlier versions
+    are read in one stream; past the memory budget, one by one when the caller gets
+    there."""
 
     def __init__(self, root: Path, wanted: list[tuple[bytes, str, str]], pats: Patterns) -> None:
+        self.root = root
         self.wanted = wanted
         self.pats = pats
         self.sizes = gitstore.blob_sizes(root, list(dict.fromkeys(s for s, _p, _k in wanted)))
@@ -351,19 +353,38 @@ class _Prover:
         with self.lock:
             return self.reader.get(sha)
 
-    def _take(self, sha: bytes) -> _Whole | None:
+    def _reserve(self, size: int) -> bool:
         with self.lock:
-            if self.budget < self.sizes[sha] or self.stopped:
-                return None
-            self.budget -= self.sizes[sha]
+            if self.budget < size or self.stopped:
+                return False
+            self.budget -= size
+            return True
+
+    def _take(self, sha: bytes) -> _Whole | None:
+        if not self._reserve(self.sizes[sha]):
+            return None
         data = self.read(sha)
         return _Whole(data, not needle_edits(data, self.pats.needles))
+
+    def _read_rest(self, ats: list[int], found: dict[int, bytes | _Prefix]) -> None:
+        """A path that is not appended to: its remaining versions in one stream of
+        their own (not a round trip each), within the budget; else left to the caller."""
+        shas = [self.wanted[at][0] for at in ats]
+        if not self._reserve(sum(self.sizes[sha] for sha in shas)):
+            return
+        stream = gitstore.BlobStream(self.root, shas)
+        try:
+            for at in ats:
+                found[at] = stream.next()
+        finally:
+            stream.close()
 
     def _walk(self, ats: list[int]) -> dict[int, bytes | _Prefix]:
         found: dict[int, bytes | _Prefix] = {}
         whole: _Whole | None = None
         misses = 0
-        for at in reversed(ats):
+        for index in range(len(ats) - 1, -1, -1):
+            at = ats[index]
             sha = self.wanted[at][0]
             size = self.sizes[sha]
             if whole is not None and size <= len(whole.data):
@@ -376,8 +397,12 @@ class _Prover:
                     continue
             if whole is not None:
                 misses += 1
-            if misses >= _MISSES or (got := self._take(sha)) is None:
-                break  # this one and the earlier ones: read when the caller needs them
+            if misses >= _MISSES:
+                self._read_rest(ats[: index + 1], found)
+                break
+            got = self._take(sha)
+            if got is None:
+                break  # past the budget: this one and the earlier ones, one by one
             whole = got
             found[at] = got.data
         return found

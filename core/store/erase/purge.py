@@ -384,6 +384,8 @@ class _Prover:
         whole: _Whole | None = None
         misses = 0
         for index in range(len(ats) - 1, -1, -1):
+            if self.stopped:
+                break  # the caller is gone
             at = ats[index]
             sha = self.wanted[at][0]
             size = self.sizes[sha]

@@ -16,18 +16,25 @@ commit and the blobs it changes; then, at once, one ``git cat-file --batch`` rea
 each blob version once in commit order (a version that extends or edits the
 previous one of its path is searched only where it differs), this process decides
 each commit as its versions arrive, and one ``git fast-import`` writes the changed
-blobs, trees and commits, from the first commit that changes onward. Then one
-``git repack -a -d`` keeps the reachable objects (:func:`~core.store.erase.tidy.compact`). Commits
-keep their author, committer, dates, encoding and message byte for byte, refs
-keep their names (branches, ``memgov/batch/<id>``, annotated tags with their
-messages), HEAD stays on its branch.
+blobs, trees and commits, from the first commit that changes onward. A large
+version of an append-only file (the event log's shards) is not read at all: its
+object id proves it is the beginning of the next version of its path
+(:class:`_Prover`, on threads meanwhile). Then one ``git repack -a -d`` keeps the
+reachable objects (:func:`~core.store.erase.tidy.compact`, kept packs included).
+Commits keep their author, committer, dates, encoding and message byte for byte,
+refs keep their names (branches, ``memgov/batch/<id>``, annotated tags with their
+messages), HEAD stays on its branch; the index and the working tree follow on the
+paths the rewrite changed, where nobody staged or changed anything
+(:func:`~core.store.erase.tidy.sync_worktree`).
 
 Rerunnable: the rewrite is deterministic and a rewritten history rewrites to
 itself, so a call killed at any moment and called again with the same arguments
 finishes the job: it first clears what killed git processes leave (stale ref
 locks, temporary packs, fast-import's keep files and crash reports, the scratch
-ref), and it needs no state of its own. The caller holds the store lock: nothing
-else drives this repository's git meanwhile.
+ref); its one note, the HEAD before the rewrite (in ``.git``, until the index
+and working tree have followed), tells a rerun which paths the first run
+changed. The caller holds the store lock: nothing else drives this repository's
+git meanwhile.
 """
 
 from __future__ import annotations

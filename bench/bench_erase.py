@@ -1,6 +1,7 @@
 """Time one erasure's history purge on a store with a long history, beside the floor.
 
-    .venv/bin/python bench/bench_erase.py                    # 10,000 commits
+    .venv/bin/python bench/bench_erase.py                    # 10,000 commits, 3 purges
+    .venv/bin/python bench/bench_erase.py --runs 5
     .venv/bin/python bench/bench_erase.py --commits 100000
     .venv/bin/python bench/bench_erase.py --quoted           # an event reason quotes it
     .venv/bin/python bench/bench_erase.py --kills 30         # kill -9 loop, then rerun
@@ -14,9 +15,11 @@ daily-log message; uses rewrite a memory file; corrections rewrite the content
 and write a decision file; some memories expire. One memory, created a fifth of
 the way in and corrected a third of the way in, is then erased the way the store
 does it (its file and index line go, the working tree is cleaned with
-``scrub_file``, one commit) and its history purged. The purge is timed on a copy,
-beside two floors on copies of the same repository: ``git repack -a -d`` and
-``git fast-export --all | git fast-import`` into a fresh repository.
+``scrub_file``, one commit) and its history purged. The purge is timed on a fresh
+copy ``--runs`` times (median, min, max; the CPU seconds of this process and its git
+children beside, which the machine's load changes less), beside two floors on
+copies of the same repository: ``git repack -a -d`` and ``git fast-export --all |
+git fast-import`` into a fresh repository.
 
 With ``--kills N`` it then runs N rounds of: purge in a subprocess, SIGKILL at a
 random moment, purge again; each round's store must end with the refs of an
@@ -32,6 +35,7 @@ import os
 import random
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -451,6 +455,7 @@ def main() -> None:
     parser.add_argument("--commits", type=int, default=10_000)
     parser.add_argument("--quoted", action="store_true", help="an event reason quotes it")
     parser.add_argument("--kills", type=int, default=0)
+    parser.add_argument("--runs", type=int, default=3, help="purges timed (the median is shown)")
     parser.add_argument("--floor-limit", type=float, default=1800.0)
     parser.add_argument("--no-export-floor", action="store_true")
     args = parser.parse_args()
@@ -470,16 +475,29 @@ def main() -> None:
     print(f"# {count:,} commits, pack {size}, {len(purge_args['needles'])} needles", flush=True)  # type: ignore[arg-type]
     repack = timed(lambda: sh(copy(erased, work / "repack"), "repack", "-a", "-d", "-q"))
     print(f"# git repack -a -d: {repack:.2f}s", flush=True)
-    victim = copy(erased, work / "purge")
-    rewritten = 0
-
-    def run() -> None:
-        nonlocal rewritten
+    seconds: list[float] = []
+    cpu: list[float] = []
+    for n in range(args.runs):
+        victim = copy(erased, work / "purge")  # a fresh copy each run, not timed
+        before = os.times()
+        started = time.perf_counter()
         rewritten = purge_history(victim, **purge_args)  # type: ignore[arg-type]
-
-    purge = timed(run)
-    print(f"# purge_history: {purge:.2f}s, {rewritten:,} commits rewritten", flush=True)
-    assert not leaks(victim, list(purge_args["needles"]))  # type: ignore[call-overload]
+        seconds.append(time.perf_counter() - started)
+        after = os.times()
+        # this process and its git children (fast-export, cat-file, fast-import, repack)
+        cpu.append(sum(after[:4]) - sum(before[:4]))
+        print(
+            f"# purge_history run {n + 1}: {seconds[-1]:.2f}s, cpu {cpu[-1]:.2f}s, "
+            f"{rewritten:,} commits rewritten, load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+        assert not leaks(victim, list(purge_args["needles"]))  # type: ignore[call-overload]
+    purge = statistics.median(seconds)
+    print(
+        f"# purge_history median {purge:.2f}s (min {min(seconds):.2f}, max {max(seconds):.2f}), "
+        f"cpu median {statistics.median(cpu):.2f}s, over {len(seconds)} runs",
+        flush=True,
+    )
     export = None if args.no_export_floor else floor_export(erased, work, args.floor_limit)
     print(f"{'step':<36} {'seconds':>9} {'x repack':>9}")
     print(f"{'floor: git repack -a -d':<36} {repack:>9.2f} {1.0:>9.1f}")

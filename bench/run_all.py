@@ -122,7 +122,7 @@ def rows(quick: bool) -> list[Row]:
             "erase_purge",
             f"one erasure's purge, bench_erase.py {erase_commits:,} commits",
             "erase_purge",
-            runs=1,
+            runs=3,
             quick_runs=1,
             once=True,
             args=("--commits", str(erase_commits)),

@@ -775,3 +775,160 @@ def test_purge_from_a_daily_log_older_than_the_record(tmp_path: Path) -> None:
     assert git(root, "log", "--format=%s", "-1", "HEAD~4") == b"log\n"
     assert leaks(root, [EVIDENCE.encode(), LONG_LINE[:60].encode()]) == []
     git(root, "fsck", "--strict", "--no-dangling")
+
+
+def test_export_read_in_one_go_is_read_as_line_by_line(tmp_path: Path) -> None:
+    """The quick reading of a commit record gives what the line-by-line one gives, on
+    the shapes fast-export writes: merges, tags, deletions, odd names, a message
+    without a final newline, an encoding header, an empty commit, a root commit."""
+    from core.store.erase.export import parse_export
+
+    root = tmp_path / "store"
+    build_store(root)
+    commit(root, {'notes/ä b"c\nd.md': b"odd\n", "notes/x.md": b"x\n"}, "odd names")
+    commit(root, {"notes/x.md": None}, "a deletion")
+    commit(root, {}, "an empty commit")
+    git(root, "checkout", "-q", "side")
+    commit(root, {"notes/side.md": b"side\n"}, "on the side")
+    git(root, "checkout", "-q", "main")
+    tree = git(root, "rev-parse", "HEAD^{tree}").strip().decode()
+    author = {"GIT_AUTHOR_NAME": "Ana Li", "GIT_AUTHOR_EMAIL": "ana@example.com"}
+    made = {}
+    for name, args, message in (
+        ("merged", ("-p", "main", "-p", "side"), b"a merge\n"),
+        ("bare", ("-p", "main"), b"no final newline"),
+        ("latin", ("-p", "main"), "caf\xe9\n".encode("latin-1")),
+    ):
+        config = ("-c", "i18n.commitEncoding=ISO-8859-1") if name == "latin" else ()
+        made[name] = git(root, *config, "commit-tree", tree, *args, data=message, env=author)
+        git(root, "update-ref", f"refs/heads/{name}", made[name].strip().decode())
+    stream = git(
+        root, "-c", "core.quotepath=false", "fast-export", "--all", "--reencode=no",
+        "--show-original-ids", "--no-data", "--signed-tags=verbatim", "--use-done-feature",
+    )  # fmt: skip
+    assert b"encoding ISO-8859-1" in stream and b"\nmerge :" in stream
+    quick, slow = parse_export(stream), parse_export(stream, quick=False)
+    assert [vars(c) for c in quick[0]] == [vars(c) for c in slow[0]]
+    assert [vars(t) for t in quick[1]] == [vars(t) for t in slow[1]]
+    assert len(quick[0]) == int(git(root, "rev-list", "--all", "--count"))
+    paths = {path for c in quick[0] for _op, _m, _s, path in c.changes}
+    assert 'notes/ä b"c\nd.md' in paths
+
+
+def append_history(root: Path, rng: random.Random, needle: bytes) -> None:
+    """A large file's versions, mostly appended to (as the event log's shards are),
+    sometimes rewritten; the needle comes in at random places, also cut across the
+    end of a version (the next one completes it), and is sometimes taken out by
+    hand. Two such files, and a small one, each commit changing one or two."""
+    tip = git(root, "rev-parse", "HEAD").decode().strip()
+    files = {"events/000001.jsonl": b"x" * 20_000, "events/000002.jsonl": b"", "notes.md": b""}
+    out = []
+    for i in range(160):
+        for rel in rng.sample(sorted(files), rng.randint(1, 2)):
+            data = files[rel]
+            roll = rng.random()
+            if roll < 0.08:
+                data = data + needle[: rng.randint(1, len(needle) - 1)]  # completed later
+            elif roll < 0.16:
+                data = data + needle + b"\n"
+            elif roll < 0.22 and needle in data:
+                data = data.replace(needle, b"(taken out)", 1)  # not an append
+            elif roll < 0.25:
+                data = data[: len(data) * 3 // 4] + b"rewritten %d\n" % i
+            else:
+                data = data + b'{"line": %d, "pad": "%s"}\n' % (i, b"y" * rng.randint(50, 2000))
+            files[rel] = data
+        out.append(b"commit refs/heads/main\n")
+        out.append(b"committer Ana <ana@example.com> %d +0800\n" % (1800000000 + i * 60))
+        out.append(b"data %d\nstep %d\n" % (len(b"step %d\n" % i), i))
+        out.append(b"from %s\n" % tip.encode() if i == 0 else b"")
+        for rel, data in files.items():
+            out.append(b"M 100644 inline %s\ndata %d\n" % (rel.encode(), len(data)) + data + b"\n")
+        out.append(b"\n")
+    git(root, "fast-import", "--quiet", data=b"".join(out))
+    git(root, "reset", "-q", "--hard", "main")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_purge_versions_proven_by_id_are_scrubbed_as_read_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """A large version that is the beginning of the next version of its path is never
+    read: its object id proves it. The history that comes out is the one a purge
+    reading every version writes, on appends, rewrites, needles taken out by hand
+    and needles cut across the end of a version; and the proofs did happen."""
+    from core.store.erase import purge as purge_module
+
+    needle = b"Lives at 12 Quibble Lane, flat 4"
+    base = tmp_path / "base"
+    Store.init(base, owner="ana@example.com", actor="ana@example.com")
+    append_history(base, random.Random(seed), needle)
+    proven: list[int] = []
+    walk = purge_module._Prover._walk
+
+    def counting(self: Any, ats: list[int]) -> dict[int, Any]:
+        found = walk(self, ats)
+        proven.extend(at for at, v in found.items() if isinstance(v, purge_module._Prefix))
+        return found
+
+    results = []
+    for proofs in (True, False):
+        root = tmp_path / f"proofs-{proofs}"
+        subprocess.run(["cp", "-a", str(base), str(root)], check=True)
+        with monkeypatch.context() as patch:
+            patch.setattr(purge_module._Prover, "_walk", counting)
+            if not proofs:
+                patch.setattr(purge_module, "_PROVE_MIN", 1 << 40)
+            purge_history(root, drop_paths=[], needles=[needle])
+        assert leaks(root, [needle]) == []
+        git(root, "fsck", "--strict", "--no-dangling")
+        results.append(refs_map(root))
+    assert results[0] == results[1]
+    assert len(proven) > 50
+
+
+def test_purge_of_a_large_file_rewritten_each_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large file rewritten rather than appended to: after a few failed checks its
+    earlier versions are read in one stream, not one round trip each, and the
+    history that comes out is the one of a purge reading every version."""
+    from core.store.erase import purge as purge_module
+    from core.store.gitstore import BlobReader
+
+    needle = b"Lives at 12 Quibble Lane, flat 4"
+    base = tmp_path / "base"
+    Store.init(base, owner="ana@example.com", actor="ana@example.com")
+    tip = git(base, "rev-parse", "HEAD").decode().strip()
+    rng = random.Random(5)
+    out = []
+    for i in range(40):
+        lines = [b"%d line %d %s\n" % (i, n, b"z" * rng.randint(10, 80)) for n in range(400)]
+        if i % 7 == 3:
+            lines.insert(rng.randint(0, 399), needle + b"\n")
+        data = b"".join(lines)
+        out.append(b"commit refs/heads/main\ncommitter Ana <ana@example.com> %d +0800\n" % i)
+        out.append(b"data 5\nstep\n" + (b"from %s\n" % tip.encode() if i == 0 else b""))
+        out.append(b"M 100644 inline big.md\ndata %d\n%s\n\n" % (len(data), data))
+    git(base, "fast-import", "--quiet", data=b"".join(out))
+    git(base, "reset", "-q", "--hard", "main")
+    gets: list[bytes] = []
+    get = BlobReader.get
+
+    def counting(self: BlobReader, sha: bytes) -> bytes:
+        gets.append(sha)
+        return get(self, sha)
+
+    results = []
+    for proofs in (True, False):
+        root = tmp_path / f"proofs-{proofs}"
+        subprocess.run(["cp", "-a", str(base), str(root)], check=True)
+        with monkeypatch.context() as patch:
+            patch.setattr(BlobReader, "get", counting)
+            if not proofs:
+                patch.setattr(purge_module, "_PROVE_MIN", 1 << 40)
+            purge_history(root, drop_paths=[], needles=[needle])
+        assert leaks(root, [needle]) == []
+        results.append(refs_map(root))
+    assert results[0] == results[1]
+    assert len(gets) == purge_module._MISSES  # the last version, then the failed checks

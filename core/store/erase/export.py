@@ -69,7 +69,11 @@ def _quote(path: str) -> bytes:
     return b'"' + escaped + b'"'
 
 
-def parse_export(stream: bytes) -> tuple[list[ExportCommit], list[ExportTag]]:
+def parse_export(
+    stream: bytes, *, quick: bool = True
+) -> tuple[list[ExportCommit], list[ExportTag]]:
+    """The commits and tags of a ``--no-data --show-original-ids`` export. A commit of
+    the usual shape is read in one go (``quick``); any other line by line."""
     commits: list[ExportCommit] = []
     tags: list[ExportTag] = []
     pos, size = 0, len(stream)
@@ -102,6 +106,10 @@ def parse_export(stream: bytes) -> tuple[list[ExportCommit], list[ExportTag]]:
                 line()  # a ref's tip: every ref is set from for-each-ref instead
             continue
         if cmd.startswith(b"commit "):
+            shaped = _COMMIT_HEAD.match(stream, pos) if quick else None
+            if shaped is not None:  # the shape fast-export writes: read in one go
+                pos = _read_commit(stream, cmd[7:], shaped, commits)
+                continue
             ref = cmd[7:]
             commit = ExportCommit(0, b"", ref, b"", [], [])
             head: list[bytes] = []
@@ -151,6 +159,54 @@ def parse_export(stream: bytes) -> tuple[list[ExportCommit], list[ExportTag]]:
             continue
         raise GitFailed("git fast-export wrote a command this purge does not read")
     return commits, tags
+
+
+#: a commit's lines up to its message, as ``fast-export --show-original-ids`` writes them
+_COMMIT_HEAD = re.compile(
+    rb"mark :(\d+)\n(?:original-oid ([0-9a-f]+)\n)?"
+    rb"((?:author [^\n]*\n)?committer [^\n]*\n(?:encoding [^\n]*\n)?)data (\d+)\n"
+)
+
+
+def _read_commit(
+    stream: bytes, ref: bytes, shaped: re.Match[bytes], commits: list[ExportCommit]
+) -> int:
+    """One commit record from its head (matched by _COMMIT_HEAD, right after the
+    ``commit`` line) to the empty line that ends it; the position after it."""
+    length = int(shaped[4])
+    pos = shaped.end()
+    message = stream[pos : pos + length]
+    pos += length
+    if stream.startswith(b"\n", pos):
+        pos += 1
+    head = shaped[3] + b"data %d\n" % length + message + b"\n"
+    commit = ExportCommit(int(shaped[1]), shaped[2] or b"", ref, head, [], [])
+    if stream.startswith(b"\n", pos):
+        commits.append(commit)
+        return pos + 1
+    end = stream.find(b"\n\n", pos)
+    end = len(stream) if end == -1 else end
+    changes = commit.changes
+    for item in stream[pos:end].split(b"\n"):
+        if item.startswith(b"M "):
+            mode, sha, raw = item[2:].split(b" ", 2)
+            if raw.startswith(b'"'):
+                changes.append((b"M", mode, sha, _unquote(raw)))
+            else:
+                changes.append((b"M", mode, sha, raw.decode("utf-8", "surrogateescape")))
+        elif item.startswith(b"D "):
+            changes.append((b"D", b"", b"", _unquote(item[2:])))
+        elif item.startswith((b"from ", b"merge ")):
+            commit.parents.append(item)
+        elif item.startswith(b"deleteall"):
+            commit.other.append(item)
+        else:
+            raise GitFailed(
+                "git fast-export wrote a file change this purge does not read "
+                "(copies, renames or notes): report it"
+            )
+    commits.append(commit)
+    return end + 2
 
 
 def dropped(path: str, drop: frozenset[str]) -> bool:

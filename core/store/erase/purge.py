@@ -16,25 +16,37 @@ commit and the blobs it changes; then, at once, one ``git cat-file --batch`` rea
 each blob version once in commit order (a version that extends or edits the
 previous one of its path is searched only where it differs), this process decides
 each commit as its versions arrive, and one ``git fast-import`` writes the changed
-blobs, trees and commits, from the first commit that changes onward. Then one
-``git repack -a -d`` keeps the reachable objects (:func:`~core.store.erase.tidy.compact`). Commits
-keep their author, committer, dates, encoding and message byte for byte, refs
-keep their names (branches, ``memgov/batch/<id>``, annotated tags with their
-messages), HEAD stays on its branch.
+blobs, trees and commits, from the first commit that changes onward. A large
+version of an append-only file (the event log's shards) is not read at all: its
+object id proves it is the beginning of the next version of its path
+(:class:`_Prover`, on threads meanwhile). Then one ``git repack -a -d`` keeps the
+reachable objects (:func:`~core.store.erase.tidy.compact`, kept packs included).
+Commits keep their author, committer, dates, encoding and message byte for byte,
+refs keep their names (branches, ``memgov/batch/<id>``, annotated tags with their
+messages), HEAD stays on its branch; the index and the working tree follow on the
+paths the rewrite changed, where nobody staged or changed anything
+(:func:`~core.store.erase.tidy.sync_worktree`).
 
 Rerunnable: the rewrite is deterministic and a rewritten history rewrites to
 itself, so a call killed at any moment and called again with the same arguments
 finishes the job: it first clears what killed git processes leave (stale ref
 locks, temporary packs, fast-import's keep files and crash reports, the scratch
-ref), and it needs no state of its own. The caller holds the store lock: nothing
-else drives this repository's git meanwhile.
+ref); its one note, the HEAD before the rewrite (in ``.git``, until the index
+and working tree have followed), tells a rerun which paths the first run
+changed. The caller holds the store lock: nothing else drives this repository's
+git meanwhile.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from core.store import gitstore
@@ -46,11 +58,12 @@ from core.store.erase.scrub import (
     apply_edits,
     edits_since,
     kind_of,
+    needle_edits,
     patterns,
     rule_edits,
     transform,
 )
-from core.store.erase.tidy import clear_leftovers, compact, sync_worktree
+from core.store.erase.tidy import clear_leftovers, compact, note_head, sync_worktree
 from core.store.gitstore import GitFailed
 
 _INCREMENTAL_MIN = 16 * 1024  # blobs this large are searched only where they changed
@@ -75,8 +88,9 @@ def purge_history(
     drop = frozenset(p.strip("/") for p in drop_paths if p.strip("/"))
     rewritten = 0
     if (pats or drop) and gitstore.run(root, "rev-parse", "--verify", "-q", "HEAD", check=False):
+        old_head = note_head(root, gitdir)
         rewritten = _rewrite(root, gitdir, drop, pats)
-        sync_worktree(root, gitdir)
+        sync_worktree(root, gitdir, old_head, pats, drop)
     for leftover in ("ORIG_HEAD", "FETCH_HEAD"):
         (gitdir / leftover).unlink(missing_ok=True)
     gitstore.run(root, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
@@ -114,11 +128,17 @@ def _rewrite(root: Path, gitdir: Path, drop: frozenset[str], pats: Patterns) -> 
     # every blob version once, in the order the commits change them
     wanted: list[tuple[bytes, str, str]] = []
     seen: set[tuple[bytes, str]] = set()
+    kinds: dict[str, str | None] = {}  # a path's kind, None for a dropped one
     for commit in commits:
         for op, mode, sha, path in commit.changes:
-            if op != b"M" or mode == b"160000" or dropped(path, drop):
+            if op != b"M" or mode == b"160000":
                 continue
-            key = (sha, kind_of(path))
+            path_kind = kinds.get(path, "")
+            if path_kind == "":
+                path_kind = kinds[path] = None if dropped(path, drop) else kind_of(path)
+            if path_kind is None:
+                continue
+            key = (sha, path_kind)
             if key not in seen:
                 seen.add(key)
                 wanted.append((sha, path, key[1]))
@@ -155,10 +175,11 @@ def _rewrite(root: Path, gitdir: Path, drop: frozenset[str], pats: Patterns) -> 
                 for op, mode, sha, path in commit.changes:
                     if op != b"M" or mode == b"160000":
                         continue
-                    if dropped(path, drop):
+                    path_kind = kinds[path]
+                    if path_kind is None:  # dropped
                         touched = True
                         continue
-                    key = (sha, kind_of(path))
+                    key = (sha, path_kind)
                     if key in seen:
                         seen.discard(key)  # its first change: the next version read
                         data, edits = versions.next()
@@ -213,21 +234,48 @@ def _rewrite(root: Path, gitdir: Path, drop: frozenset[str], pats: Patterns) -> 
 
 class _Versions:
     """Each version of ``wanted`` in turn with the edits it needs ([] for a clean
-    one), read by one ``git cat-file --batch`` ahead of the caller. A large version
-    is compared with the previous version of its path and searched where it
-    differs. Without patterns nothing is read: no version needs an edit."""
+    one). Without patterns nothing is read: no version needs an edit.
+
+    Most of a long history's bytes are versions of append-only files (the event
+    log's shards: 1.3 GB of them at 10,000 commits, for 5 MB of shards). A large
+    version of a plain file is checked, by its object id, against the version that
+    follows it on its path (``hash(b"blob <size>\\0" + next[:size]) == id``): when
+    it is that version's beginning it is never read, and it holds a needle only
+    where that one holds it within its first ``size`` bytes (:class:`_Prover`, on
+    threads while this one goes on). Every other version is read by one ``git
+    cat-file --batch`` ahead of the caller; a large one is compared with the
+    previous version of its path and searched where it differs."""
 
     def __init__(self, root: Path, wanted: list[tuple[bytes, str, str]], pats: Patterns) -> None:
-        self.wanted = iter(wanted)
+        self.wanted = wanted
+        self.pos = 0
         self.pats = pats
         self.last: dict[str, Version] = {}
-        self.reader = gitstore.BlobStream(root, [sha for sha, _p, _k in wanted]) if pats else None
+        self.reader: gitstore.BlobStream | None = None
+        self.prover: _Prover | None = None
+        if not pats:
+            return
+        self.prover = _Prover(root, wanted, pats)
+        rest = [sha for at, (sha, _p, _k) in enumerate(wanted) if at not in self.prover.chain_of]
+        self.reader = gitstore.BlobStream(root, rest)
 
     def next(self) -> tuple[bytes, list[Edit]]:
-        _sha, path, kind = next(self.wanted)
-        if self.reader is None:
+        at = self.pos
+        self.pos += 1
+        sha, path, kind = self.wanted[at]
+        if self.reader is None or self.prover is None:
             return b"", []
-        data = self.reader.next()
+        if at in self.prover.chain_of:
+            known = self.prover.result(at)
+            if isinstance(known, _Prefix):
+                self.last.pop(path, None)
+                if known.whole.clean:
+                    return b"", []
+                edits = needle_edits(known.whole.data, self.pats.needles, 0, known.size)
+                return (known.whole.data[: known.size] if edits else b""), edits
+            data = known if known is not None else self.prover.read(sha)
+        else:
+            data = self.reader.next()
         if kind == "decision":
             new = transform(path, data, self.pats)
             return data, ([] if new == data else [(0, len(data), new)])
@@ -243,5 +291,134 @@ class _Versions:
         return data, edits
 
     def close(self) -> None:
+        if self.prover is not None:
+            self.prover.close()
+        if self.reader is not None:
+            self.reader.close()
+
+
+# ------------------------------------------- versions known without reading them
+_PROVE_MIN = 16 * 1024  # smaller versions are read: a round trip costs more than them
+_HELD_MAX = 256 << 20  # bytes of versions kept in memory to prove others with
+_MISSES = 3  # versions in a row that are not the next one's beginning: stop trying
+
+
+@dataclass
+class _Whole:
+    data: bytes
+    clean: bool  # no needle anywhere in it, so in none of its beginnings
+
+
+@dataclass
+class _Prefix:
+    whole: _Whole
+    size: int
+
+
+class _Prover:
+    """Which large plain versions are the beginning of the next version of their path,
+    checked by object id, each path walked from its last version back on a thread
+    of its own (hashing releases the GIL), in the order the caller will need them.
+    A version whose check fails is read and proves the ones before it; after a few
+    in a row (a file rewritten rather than appended to) the path's earlier versions
+    are read in one stream; past the memory budget, one by one when the caller gets
+    there."""
+
+    def __init__(self, root: Path, wanted: list[tuple[bytes, str, str]], pats: Patterns) -> None:
+        self.root = root
+        self.wanted = wanted
+        self.pats = pats
+        self.sizes = gitstore.blob_sizes(root, list(dict.fromkeys(s for s, _p, _k in wanted)))
+        paths: dict[str, list[int]] = {}
+        for at, (sha, path, kind) in enumerate(wanted):
+            if kind == "plain" and self.sizes[sha] >= _PROVE_MIN:
+                paths.setdefault(path, []).append(at)
+        chains = [ats for ats in paths.values() if len(ats) > 1]  # first needed first
+        self.chain_of: dict[int, Future[dict[int, bytes | _Prefix]]] = {}
+        self.pool: ThreadPoolExecutor | None = None
+        self.reader: gitstore.BlobReader | None = None
+        if not chains:
+            return
+        self.algorithm = (
+            gitstore.run(root, "rev-parse", "--show-object-format").decode().strip() or "sha1"
+        )
+        self.reader = gitstore.BlobReader(root)
+        self.lock = threading.Lock()
+        self.budget = _HELD_MAX
+        self.stopped = False
+        self.pool = ThreadPoolExecutor(max_workers=max(1, min(len(chains), os.cpu_count() or 1)))
+        for ats in chains:
+            future = self.pool.submit(self._walk, ats)
+            self.chain_of.update((at, future) for at in ats)
+
+    def result(self, at: int) -> bytes | _Prefix | None:
+        """The version's bytes (read to prove others), its proof, or None (read it)."""
+        return self.chain_of[at].result().pop(at, None)
+
+    def read(self, sha: bytes) -> bytes:
+        assert self.reader is not None
+        with self.lock:
+            return self.reader.get(sha)
+
+    def _reserve(self, size: int) -> bool:
+        with self.lock:
+            if self.budget < size or self.stopped:
+                return False
+            self.budget -= size
+            return True
+
+    def _take(self, sha: bytes) -> _Whole | None:
+        if not self._reserve(self.sizes[sha]):
+            return None
+        data = self.read(sha)
+        return _Whole(data, not needle_edits(data, self.pats.needles))
+
+    def _read_rest(self, ats: list[int], found: dict[int, bytes | _Prefix]) -> None:
+        """A path that is not appended to: its remaining versions in one stream of
+        their own (not a round trip each), within the budget; else left to the caller."""
+        shas = [self.wanted[at][0] for at in ats]
+        if not self._reserve(sum(self.sizes[sha] for sha in shas)):
+            return
+        stream = gitstore.BlobStream(self.root, shas)
+        try:
+            for at in ats:
+                found[at] = stream.next()
+        finally:
+            stream.close()
+
+    def _walk(self, ats: list[int]) -> dict[int, bytes | _Prefix]:
+        found: dict[int, bytes | _Prefix] = {}
+        whole: _Whole | None = None
+        misses = 0
+        for index in range(len(ats) - 1, -1, -1):
+            if self.stopped:
+                break  # the caller is gone
+            at = ats[index]
+            sha = self.wanted[at][0]
+            size = self.sizes[sha]
+            if whole is not None and size <= len(whole.data):
+                digest = hashlib.new(self.algorithm)
+                digest.update(b"blob %d\0" % size)
+                digest.update(memoryview(whole.data)[:size])
+                if digest.hexdigest().encode() == sha:
+                    found[at] = _Prefix(whole, size)
+                    misses = 0
+                    continue
+            if whole is not None:
+                misses += 1
+            if misses >= _MISSES:
+                self._read_rest(ats[: index + 1], found)
+                break
+            got = self._take(sha)
+            if got is None:
+                break  # past the budget: this one and the earlier ones, one by one
+            whole = got
+            found[at] = got.data
+        return found
+
+    def close(self) -> None:
+        self.stopped = True
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
         if self.reader is not None:
             self.reader.close()

@@ -15,7 +15,7 @@ so reading a store, scanning a text or printing the help costs no gitpython.
 
 from typing import TYPE_CHECKING, Any
 
-from core.store.gitstore.blobs import BlobStream, read_blob_ids
+from core.store.gitstore.blobs import BlobReader, BlobStream, blob_sizes, read_blob_ids
 from core.store.gitstore.plumbing import (
     CommitInfo,
     Tag,
@@ -70,11 +70,13 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "BULK_MALLOC",
     "COMMITTER",
+    "BlobReader",
     "BlobStream",
     "CommitInfo",
     "GitFailed",
     "Tag",
     "actor_identity",
+    "blob_sizes",
     "changed_blobs",
     "changed_paths",
     "checkout_head",

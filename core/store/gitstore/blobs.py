@@ -2,8 +2,9 @@
 
 :class:`BlobStream` takes the blob ids up front and hands each blob back in the
 same order, so a caller walking 10,000 versions pays for one process and never
-waits on a round trip. A missing object is a :class:`GitFailed` saying to run
-``git fsck``.
+waits on a round trip. :class:`BlobReader` reads one blob at a time, when which
+one comes next depends on the last. :func:`blob_sizes` gives sizes without the
+bytes. A missing object is a :class:`GitFailed` saying to run ``git fsck``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from core.store.gitstore.run import GitFailed, popen
+from core.store.gitstore.run import GitFailed, popen, run
 
 
 class BlobStream:
@@ -59,6 +60,59 @@ class BlobStream:
             self.proc.kill()
         self.proc.wait()
         self.writer.join(timeout=5)
+
+
+class BlobReader:
+    """One ``git cat-file --batch`` asked for one blob at a time (a round trip each)."""
+
+    def __init__(self, root: Path) -> None:
+        self.proc = popen(root, "cat-file", "--batch", stdout=subprocess.PIPE)
+        self.root = root
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.into: IO[bytes] = self.proc.stdin
+        self.out: IO[bytes] = self.proc.stdout
+
+    def get(self, sha: bytes) -> bytes:
+        self.into.write(sha + b"\n")
+        self.into.flush()
+        header = self.out.readline().split()
+        if len(header) != 3 or header[1] != b"blob":
+            raise _missing(self.root, sha)
+        data = self.out.read(int(header[2]))
+        self.out.read(1)
+        return data
+
+    def close(self) -> None:
+        for stream in (self.into, self.out):
+            with contextlib.suppress(Exception):
+                stream.close()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+def blob_sizes(root: Path, shas: Sequence[bytes]) -> dict[bytes, int]:
+    """``{blob id: size}`` for each of ``shas`` (all must be blobs), in one process,
+    without reading their bytes."""
+    if not shas:
+        return {}
+    out = run(root, "cat-file", "--batch-check", data=b"".join(s + b"\n" for s in shas))
+    sizes: dict[bytes, int] = {}
+    for sha, row in zip(shas, out.splitlines(), strict=False):
+        parts = row.split()
+        if len(parts) != 3 or parts[0] != sha or parts[1] != b"blob":
+            raise _missing(root, sha)
+        sizes[sha] = int(parts[2])
+    if len(sizes) != len(set(shas)):
+        raise _missing(root, next(s for s in shas if s not in sizes))
+    return sizes
+
+
+def _missing(root: Path, sha: bytes) -> GitFailed:
+    return GitFailed(
+        f"{root}: git cat-file: object {sha.decode('ascii', 'replace')} is missing or not "
+        f"a blob; run 'git fsck' in the store"
+    )
 
 
 def read_blob_ids(root: Path, shas: Sequence[bytes]) -> dict[bytes, bytes]:

@@ -38,6 +38,14 @@ class ExportTag:
     body: bytes  # tagger and data, verbatim
 
 
+def _unsupported() -> GitFailed:
+    """What either parser raises for a file change it does not read."""
+    return GitFailed(
+        "git fast-export wrote a file change this purge does not read "
+        "(copies, renames or notes): report it"
+    )
+
+
 def _unquote(raw: bytes) -> str:
     """A path as fast-export writes it: C-quoted when it holds special bytes."""
     if not raw.startswith(b'"'):
@@ -135,10 +143,7 @@ def parse_export(
                 elif item.startswith(b"deleteall"):
                     commit.other.append(item)
                 else:
-                    raise GitFailed(
-                        "git fast-export wrote a file change this purge does not read "
-                        "(copies, renames or notes): report it"
-                    )
+                    raise _unsupported()
             commit.head = b"".join(head)
             commits.append(commit)
             continue
@@ -201,10 +206,7 @@ def _read_commit(
         elif item.startswith(b"deleteall"):
             commit.other.append(item)
         else:
-            raise GitFailed(
-                "git fast-export wrote a file change this purge does not read "
-                "(copies, renames or notes): report it"
-            )
+            raise _unsupported()
     commits.append(commit)
     return end + 2
 

@@ -17,6 +17,7 @@ costs what it touches, and a file added, changed or removed by hand or by
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import check_text, describe, id_problem, shown_word
@@ -33,7 +34,9 @@ from core.store.request_files import (
     request_from_mapping,
     text_field,
 )
-from core.store.store import Store
+
+if TYPE_CHECKING:
+    from core.store.store import Store
 
 __all__ = [
     "KINDS",

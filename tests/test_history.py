@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -126,7 +127,12 @@ def test_text_output_shows_the_chain_and_the_events(
     assert "  replaced: a" in lines
     assert "  replaced by: c" in lines
     assert any("create" in line and "new -> active" in line for line in lines)
-    assert sum(line.startswith("  commit ") for line in lines) == 2
+    rows = [line for line in lines if line.startswith("  20")]  # events and commits
+    assert sum(line.split()[1] == "commit" for line in rows) == 2
+    # one set of columns: the timestamps, the kinds and the changes line up
+    columns = [re.match(r"  (\S+)\s+(\S+)\s+(\S)", line) for line in rows]
+    for group in (2, 3):
+        assert len({m.start(group) for m in columns if m}) == 1, (group, rows)
 
 
 def test_history_of_an_erased_memory_keeps_its_events(

@@ -32,11 +32,26 @@ def cmd_history(args: argparse.Namespace) -> int:
             lines.append("  replaced: " + " <- ".join(result.older))
         if result.newer:
             lines.append("  replaced by: " + " -> ".join(result.newer))
-        for ev in result.events:
-            change = f"{ev.from_status or 'new'} -> {ev.to_status}" if ev.to_status else "-"
-            lines.append(f"  {ev.ts}  {ev.action:<12} {change:<22} {ev.actor}: {ev.reason}")
-        for c in result.commits:
-            lines.append(f"  commit {c.sha[:10]} {c.when} {c.author}: {c.message.splitlines()[0]}")
+        # events, then the commits that touched the file, in one set of columns: when,
+        # what, the change (or the commit), who and why
+        rows = [
+            (
+                ev.ts,
+                ev.action,
+                f"{ev.from_status or 'new'} -> {ev.to_status}" if ev.to_status else "-",
+                f"{ev.actor}: {ev.reason}",
+            )
+            for ev in result.events
+        ]
+        rows += [
+            (c.when, "commit", c.sha[:10], f"{c.author}: {(c.message.splitlines() or [''])[0]}")
+            for c in result.commits
+        ]
+        widths = [max((len(row[n]) for row in rows), default=0) for n in range(3)]
+        for when, what, change, rest in rows:
+            lines.append(
+                f"  {when:<{widths[0]}}  {what:<{widths[1]}}  {change:<{widths[2]}}  {rest}"
+            )
         return "\n".join(lines)
 
     emit(args, result.to_dict(), text)

@@ -102,23 +102,20 @@ def advance_branch(
         return False  # held by another writer, or not creatable: git says which
     try:
         with os.fdopen(fd, "wb") as handle:
-            if ref.read_bytes() != f"{old}\n".encode("ascii"):
-                raise _Moved
-            handle.write(f"{new}\n".encode("ascii"))
-        for log in logs:
-            with open(log, "ab") as out:
-                out.write(record)
-        os.replace(lock, ref)
-    except _Moved:
-        with contextlib.suppress(OSError):
-            lock.unlink()
-        return False  # someone moved the branch: git reports it
+            moved = ref.read_bytes() != f"{old}\n".encode("ascii")
+            if not moved:
+                handle.write(f"{new}\n".encode("ascii"))
+        if not moved:
+            for log in logs:
+                with open(log, "ab") as out:
+                    out.write(record)
+            os.replace(lock, ref)
     except BaseException:
         with contextlib.suppress(OSError):
             lock.unlink()
         raise
+    if moved:  # someone moved the branch: git reports it
+        with contextlib.suppress(OSError):
+            lock.unlink()
+        return False
     return True
-
-
-class _Moved(Exception):
-    """The branch no longer holds the old value."""

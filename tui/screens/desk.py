@@ -27,8 +27,10 @@ from typing import TypeVar
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.reactive import Reactive
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widget import Widget
+from textual.widgets import Footer, Input
 from textual.widgets._footer import FooterKey
 from textual.worker import get_current_worker
 
@@ -114,6 +116,12 @@ def cursor_blinks(app: App[object]) -> bool:
 
 class DeskScreen(Screen[None]):
     """A screen of the desk: typed access to it, and store work off the UI thread."""
+
+    #: Textual's screen repaints all of itself at every change of focus (its
+    #: ``focused`` is a reactive that repaints); the widgets whose look depends on the
+    #: focus restyle and repaint themselves, so the screen need not: ``/`` and escape
+    #: on the queue then draw the search line and the table, not every widget
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
     @property
     def desk(self) -> Desk:
@@ -207,7 +215,11 @@ class DeskFooter(Footer):
             return
         self.shown = shown
         wanted = self.keys_for(screen)
-        if wanted is not None and self.show_only(wanted):
+        # a text box has the focus: the keys it takes are dimmed, not removed (the
+        # footer's layout stays, and with it the screen's: no reflow when typing
+        # starts or ends, half the cost of ``/`` and escape)
+        typing = isinstance(screen.focused, Input)
+        if wanted is not None and self.show_only(wanted, dim_others=typing):
             self._bindings_ready = True
             return
         super().bindings_changed(screen)
@@ -233,9 +245,10 @@ class DeskFooter(Footer):
             keys.append((b.key, app.get_key_display(b), b.description, b.action, not enabled, tip))
         return keys
 
-    def show_only(self, wanted: list[FooterKeyId]) -> bool:
+    def show_only(self, wanted: list[FooterKeyId], *, dim_others: bool = False) -> bool:
         """Show exactly ``wanted`` of the keys composed, when they are some of them in
-        their order; False (nothing changed) otherwise."""
+        their order; False (nothing changed) otherwise. ``dim_others``: the others stay,
+        dimmed (they do nothing now), instead of hidden."""
         keep: set[int] = set()
         position = 0
         for key in wanted:
@@ -245,8 +258,14 @@ class DeskFooter(Footer):
                 return False
             keep.add(position)
             position += 1
-        for index, (_key, widget) in enumerate(self.composed):
-            widget.display = index in keep
+        for index, (key, widget) in enumerate(self.composed):
+            shown = index in keep or dim_others
+            dimmed = key[4] or (index not in keep)  # disabled when composed, or now
+            if widget.display != shown:
+                widget.display = shown
+            if widget.has_class("-disabled") != dimmed:
+                widget.set_class(dimmed, "-disabled")
+                widget._disabled = dimmed  # a click on it rings the bell, as Textual's
         return True
 
 

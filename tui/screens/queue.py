@@ -462,8 +462,9 @@ class QueueScreen(DeskScreen):
         search = Input(
             placeholder="search ids, subjects, contents (enter keeps it, esc clears)",
             id="search",
-            classes="hidden",
+            classes="closed",
         )
+        search.can_focus = False  # closed: out of the focus chain (tab skips it)
         search.cursor_blink = self.desk.cursor_blink
         yield search
         with Horizontal(id="queue-body"):
@@ -836,7 +837,8 @@ class QueueScreen(DeskScreen):
 
     def action_search(self) -> None:
         search = self.query_one("#search", Input)
-        search.remove_class("hidden")
+        search.remove_class("closed")
+        search.can_focus = True
         search.focus()
 
     @on(Input.Changed, "#search")
@@ -854,7 +856,8 @@ class QueueScreen(DeskScreen):
     def action_clear_search(self) -> None:
         search = self.query_one("#search", Input)
         search.value = ""  # its Changed message finds the query cleared: one fill, here
-        search.add_class("hidden")
+        search.add_class("closed")
+        search.can_focus = False
         if self.query_text:
             self.query_text = ""
             self.fill()

@@ -23,6 +23,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,22 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def running_with(word: str) -> list[str]:
+    """The running processes with ``word`` in their command line: ``pid command`` each."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or entry.name == str(os.getpid()):
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and any(word.encode() in arg for arg in argv):
+            found.append(f"{entry.name} {argv[0].decode(errors='replace')}")
+    return found
+
+
 def live_members(group: int) -> list[str]:
     """The processes of a process group that are still running (zombies, whose
     parent has not reaped them, are not): ``pid command`` each."""
@@ -90,12 +107,23 @@ def live_members(group: int) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class Served:
+    url: str
+    #: the server's process id, which is its process group's too
+    pid: int
+
+    def others(self) -> list[str]:
+        """The group's running processes other than the server: the desks."""
+        return [p for p in live_members(self.pid) if not p.startswith(f"{self.pid} ")]
+
+
 @contextlib.contextmanager
 def serving(
     stores: list[Path], *, actor: str, log: Path, env: dict[str, str] | None = None
-) -> Iterator[str]:
-    """``memgov serve`` on a free loopback port, in a process group of its own; the
-    URL once it answers. On the way out the whole group (the server, each browser
+) -> Iterator[Served]:
+    """``memgov serve`` on a free loopback port, in a process group of its own,
+    once it answers. On the way out the whole group (the server, each browser
     session's desk and their git children) is stopped: TERM, then KILL for anything
     left, and nothing of it may still run."""
     port = free_port()
@@ -125,7 +153,7 @@ def serving(
             if time.monotonic() > deadline:
                 raise AssertionError(f"memgov serve never answered:\n{log.read_text()}")
             time.sleep(0.1)
-        yield url
+        yield Served(url, server.pid)
     finally:
         stop_group(server)
 
@@ -175,7 +203,8 @@ class Browser:
 @contextlib.contextmanager
 def chromium(profile: Path, *, size: tuple[int, int] = (1280, 800)) -> Iterator[Browser]:
     """The system's Chromium, headless, on the empty profile folder ``profile``;
-    closed (every process of it) on the way out, whatever happened."""
+    closed on the way out, whatever happened, and checked gone: no process left
+    with ``profile`` in its command line."""
     from playwright.sync_api import sync_playwright
 
     profile.mkdir(parents=True, exist_ok=False)
@@ -193,6 +222,11 @@ def chromium(profile: Path, *, size: tuple[int, int] = (1280, 800)) -> Iterator[
             yield Browser(page)
         finally:
             context.close()
+    # every process of this browser ran with its profile folder in its command line
+    deadline = time.monotonic() + 10
+    while (left := running_with(str(profile))) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"Chromium still running after it was closed: {left}"
 
 
 def open_desk(browser: Browser, url: str) -> str:

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -67,26 +68,33 @@ def test_decide_a_conflict_in_the_browser(demo_template: Path, tmp_path: Path) -
     env = {**os.environ, "MEMGOV_NOW": DEMO_NOW.isoformat()}
     commits_before = int(git(demo / "private", "rev-list", "--count", "HEAD"))
 
-    with (
-        serving([demo], actor=OWNER, log=tmp_path / "serve.log", env=env) as url,
-        chromium(tmp_path / "profile") as browser,
-    ):
+    with serving([demo], actor=OWNER, log=tmp_path / "serve.log", env=env) as served:
+        url = served.url
         # another site's page, or a rebound host name, gets no desk
         assert handshake(url, origin="http://evil.example") == 403
         assert handshake(url, origin=None) == 403
-        assert handshake(url, origin="http://evil.example:80", host="evil.example") == 403
+        assert handshake(url, origin="http://evil.example:8000", host="evil.example") == 403
+        assert served.others() == []  # no desk was started for them
 
-        queue = open_desk(browser, url)
-        assert f"acting as {OWNER}" in queue
-        rows = [line for line in queue.splitlines() if " conflict " in line]
-        assert "user:liys05 #doctor" in rows[0], queue  # the first conflict, first row
-        browser.press("Enter")
-        shown = browser.wait_for("Newer wins", "doctor")
-        assert "sources favour" in shown
-        browser.press("n")
-        browser.wait_for("Reason")
-        browser.press("Enter")
-        browser.wait_for("Decided")
+        with chromium(tmp_path / "profile") as browser:
+            queue = open_desk(browser, url)
+            assert f"acting as {OWNER}" in queue
+            assert len(served.others()) >= 1  # this tab's desk (with its shell exec'd)
+            rows = [line for line in queue.splitlines() if " conflict " in line]
+            assert "user:liys05 #doctor" in rows[0], queue  # the first conflict, first row
+            browser.press("Enter")
+            shown = browser.wait_for("Newer wins", "doctor")
+            assert "sources favour" in shown
+            browser.press("n")
+            browser.wait_for("Reason")
+            browser.press("Enter")
+            browser.wait_for("Decided")
+
+        # the tab is closed: its desk quits, the server stays
+        deadline = time.monotonic() + 30
+        while served.others() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert served.others() == []
 
     after = doctor_records(demo)
     assert sorted(after.values()) == ["active", "superseded"], after

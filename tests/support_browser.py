@@ -110,8 +110,12 @@ def live_members(group: int) -> list[str]:
 @dataclass(frozen=True)
 class Served:
     url: str
-    #: the server's process id, which is its process group's too
-    pid: int
+    process: subprocess.Popen[bytes]
+
+    @property
+    def pid(self) -> int:
+        """The server's process id, which is its process group's too."""
+        return self.process.pid
 
     def others(self) -> list[str]:
         """The group's running processes other than the server: the desks."""
@@ -153,7 +157,7 @@ def serving(
             if time.monotonic() > deadline:
                 raise AssertionError(f"memgov serve never answered:\n{log.read_text()}")
             time.sleep(0.1)
-        yield Served(url, server.pid)
+        yield Served(url, server)
     finally:
         stop_group(server)
 
@@ -174,10 +178,16 @@ def stop_group(server: subprocess.Popen[bytes]) -> None:
 
 
 class Browser:
-    """One page of the system's Chromium, headless, on a fresh profile."""
+    """The system's Chromium, headless, on a fresh profile: one tab at a time."""
 
-    def __init__(self, page: Any) -> None:
-        self.page = page
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        self.page = context.pages[0] if context.pages else context.new_page()
+
+    def new_tab(self) -> None:
+        """Close this tab and open another (the browser stays)."""
+        self.page.close()
+        self.page = self.context.new_page()
 
     def screen(self) -> str:
         return str(self.page.evaluate(READ_SCREEN))
@@ -217,9 +227,8 @@ def chromium(profile: Path, *, size: tuple[int, int] = (1280, 800)) -> Iterator[
             viewport={"width": size[0], "height": size[1]},
         )
         try:
-            page = context.pages[0] if context.pages else context.new_page()
-            page.add_init_script(NOTE_TERMINAL)
-            yield Browser(page)
+            context.add_init_script(NOTE_TERMINAL)  # in every page, before its own scripts
+            yield Browser(context)
         finally:
             context.close()
     # every process of this browser ran with its profile folder in its command line

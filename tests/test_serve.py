@@ -8,16 +8,24 @@ import http.client
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from support_browser import CHROMIUM, MEMGOV, chromium, open_desk, serving
+from support_browser import CHROMIUM, MEMGOV, chromium, live_members, open_desk, serving
 from support_desk import DEMO_NOW, OWNER, doctor_clean, git, workspace
 
-from tui.cli.serve import allowed_netlocs, desk_command, exposure_warning, is_loopback, same_site
+from tui.cli.serve import (
+    allowed_netlocs,
+    desk_command,
+    exposure_warning,
+    is_loopback,
+    same_site,
+)
 
 needs_chromium = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"needs the system's Chromium at {CHROMIUM} (Debian: chromium)"
@@ -25,6 +33,13 @@ needs_chromium = pytest.mark.skipif(
 needs_memgov = pytest.mark.skipif(
     not MEMGOV.exists(), reason="needs the installed memgov console script"
 )
+
+
+def wait_until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"waited {timeout:.0f} s for {what}"
+        time.sleep(0.1)
 
 
 def doctor_records(path: Path) -> dict[str, str]:
@@ -90,11 +105,17 @@ def test_decide_a_conflict_in_the_browser(demo_template: Path, tmp_path: Path) -
             browser.press("Enter")
             browser.wait_for("Decided")
 
-        # the tab is closed: its desk quits, the server stays
-        deadline = time.monotonic() + 30
-        while served.others() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert served.others() == []
+            # the tab is closed: its desk quits, the server stays
+            browser.new_tab()
+            wait_until(lambda: served.others() == [], "the closed tab's desk to quit")
+
+            # a TERM (or Ctrl+C) with a tab open: the server stops (exit 0) and its
+            # desk with it; nothing of the group is left to kill
+            assert "Decided" not in open_desk(browser, url)
+            assert served.others() != []
+            os.kill(served.pid, signal.SIGTERM)
+            assert served.process.wait(timeout=90) == 0
+            assert live_members(served.pid) == []
 
     after = doctor_records(demo)
     assert sorted(after.values()) == ["active", "superseded"], after
@@ -165,6 +186,23 @@ def test_loopback_or_a_warning() -> None:
         warning = exposure_warning(host, 8000, "liys05")
         assert warning is not None
         assert "warning" in warning and host in warning and "liys05" in warning
+
+
+@needs_memgov
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "[::]"])
+def test_a_wildcard_host_is_refused(demo_template: Path, host: str) -> None:
+    """Every interface, but the page names one address for its websocket: refused,
+    saying what to give instead, before anything listens."""
+    done = subprocess.run(
+        [str(MEMGOV), "serve", f"--store={demo_template}", "--as=liys05", f"--host={host}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "listens on every interface" in done.stderr and "--host" in done.stderr
+    assert done.stdout == ""
 
 
 def test_only_the_desks_own_page_opens_the_websocket() -> None:

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from core.domain.errors import MemgovError
 from tui.cli.common import EXIT_OK, actor_from, clock_from_env, store_paths
 
 if TYPE_CHECKING:
@@ -81,6 +82,22 @@ def exposure_warning(host: str, port: int, actor: str) -> str | None:
     )
 
 
+def check_host(host: str) -> None:
+    """A wildcard address is refused: it listens on every interface, while the page
+    tells the browser one address to open the desk's websocket at, and only that
+    address is let in."""
+    try:
+        unspecified = ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return
+    if unspecified:
+        raise MemgovError(
+            f"--host {host} listens on every interface, but the desk's page needs the one "
+            "address browsers reach this machine by: give that address (--host "
+            "192.168.1.5, say), or leave the default 127.0.0.1"
+        )
+
+
 def netloc(host: str, port: int) -> str:
     """``host:port`` as a browser writes it in ``Host`` and ``Origin``."""
     if ":" in host and not host.startswith("["):
@@ -122,6 +139,7 @@ def _netloc_of(url: str) -> str | None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from core.store.workspace import open_workspace
 
+    check_host(args.host)
     actor = actor_from(args)
     # the stores are opened here, once: a wrong path fails now, not in every browser
     workspace = open_workspace(store_paths(args), clock=clock_from_env())
@@ -142,20 +160,40 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def desk_server(command: str, *, host: str, port: int, banner: str) -> Server:
     """A textual-serve server for ``command`` that refuses websockets from other
     sites (the class is made here, so textual-serve is imported only when serving)."""
+    import asyncio
+
     from aiohttp import web
     from textual_serve.server import Server
 
     allowed = allowed_netlocs(host, port)
     public_url = f"http://{netloc(host, port)}"
+    sessions: set[asyncio.Task[object]] = set()
 
     class DeskServer(Server):
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             if not same_site(request.headers.get("Host"), request.headers.get("Origin"), allowed):
                 raise web.HTTPForbidden(text="memgov serve: not the desk's own page\n")
-            return await super().handle_websocket(request)
+            task = asyncio.current_task()
+            if task is None:  # never: aiohttp runs each request in a task
+                return await super().handle_websocket(request)
+            sessions.add(task)
+            try:
+                return await super().handle_websocket(request)
+            finally:
+                sessions.discard(task)
+
+        async def on_shutdown(self, app: web.Application) -> None:
+            # Ctrl+C or a TERM: textual-serve leaves each open tab's websocket to
+            # aiohttp's shutdown, which waits for it (24 s with a tab open, measured);
+            # cancelled, each session tells its desk to quit, waits for it, and
+            # closes its websocket (2.3 s)
+            for task in list(sessions):
+                task.cancel()
 
         async def on_startup(self, app: web.Application) -> None:
             # textual-serve's banner prints the whole command; ours says what is served
             print(f"{banner}\nat {public_url} (Ctrl+C stops)", flush=True)
 
-    return DeskServer(command, host=host, port=port, title="memgov", public_url=public_url)
+    return DeskServer(
+        command, host=host.strip("[]"), port=port, title="memgov", public_url=public_url
+    )

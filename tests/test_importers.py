@@ -562,6 +562,52 @@ def test_dry_run_writes_nothing_and_predicts_the_real_run(ws: Workspace, claude:
     assert dict(dry.stores) == {"private": str(private(ws).root), "team": str(team(ws).root)}
 
 
+def test_a_dry_run_makes_the_ids_a_later_real_run_makes(tmp_path: Path, claude: Path) -> None:
+    """The dry run's ids are the real run's, not only under a pinned clock: an imported
+    statement is named after its key, content and original file and line."""
+    root = tmp_path / "stores"
+    make_workspace(root)
+    dry = import_claude(open_workspace([root], clock=lambda: NOW), claude, dry_run=True)
+    later = open_workspace([root], clock=lambda: NOW + timedelta(hours=5, minutes=7))
+
+    real = import_claude(later, claude)
+
+    assert "ids are those a real run would make" in dry.render()
+    made = [(i.origin, i.outcome, i.memory_ids) for i in real.items]
+    assert [(i.origin, i.outcome, i.memory_ids) for i in dry.items] == made
+    assert sum(len(ids) for _o, _k, ids in made) >= 9
+    assert {i for _o, _k, ids in made for i in ids} <= {
+        m.id for store in later.stores for m in store.memories.values()
+    }
+
+
+def test_unlisted_files_are_said_imported_only_when_they_were(ws: Workspace, claude: Path) -> None:
+    (claude / "another_tip.md").write_text(
+        "---\nname: small_commits\ntype: feedback\n---\n\nKeep commits small.\n"
+    )
+
+    report = import_claude(ws, claude, mapping={"files": {"unlisted_tip.md": {"skip": True}}})
+
+    assert by_origin(report)["unlisted_tip.md"] == "skipped"
+    assert by_origin(report)["another_tip.md"] == "written"
+    (warning,) = [w for w in report.warnings if "not listed in MEMORY.md" in w]
+    assert warning == (
+        "2 files not listed in MEMORY.md (another_tip.md, unlisted_tip.md): imported anyway: "
+        "another_tip.md; not imported: unlisted_tip.md; Claude Code finds them only by "
+        "searching"
+    )
+    (claude / "another_tip.md").unlink()
+    again = import_claude_code(
+        make_workspace(claude.parent / "fresh"),
+        claude,
+        actor=ACTOR,
+        mapping={"files": {"unlisted_tip.md": {"skip": True}}},
+    )
+    (warning,) = [w for w in again.warnings if "not listed in MEMORY.md" in w]
+    assert "imported anyway" not in warning
+    assert warning.startswith("1 file not listed in MEMORY.md (unlisted_tip.md): not imported")
+
+
 # ---------------------------------------------------------------- folders stay as they are
 def test_imported_folders_are_never_modified(tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path / "stores")

@@ -47,7 +47,7 @@ def one_address_per_actor(found: set[str]) -> None:
     by_name: dict[str, set[str]] = defaultdict(set)
     by_address: dict[str, set[str]] = defaultdict(set)
     for ident in found:
-        name, _, address = ident.rpartition(" <")
+        name, _, address = ident.removesuffix(">").rpartition(" <")
         by_name[name].add(address)
         by_address[address].add(name)
     assert all(len(a) == 1 for a in by_name.values()), by_name

@@ -41,3 +41,18 @@ def test_a_dry_run_with_no_batch_waiting_is_not_refused(
     assert code == 0 and "refused" not in out
     assert "  orient: 3 records; index 1 line, 87 bytes\n" in out  # counts in words
     assert "  changes: 0 (0 automatic, 0 need approval) in 0 files\n" in out
+
+
+def test_the_common_options_may_come_before_the_command(
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
+) -> None:
+    """``memgov --as U decide X`` runs decide (it was taken for the desk's options and
+    answered "unrecognized arguments: decide X")."""
+    after = demo_cli("queue", "--kind", "deletion", "--store", str(demo), "--as", OWNER)
+    before = demo_cli("--store", str(demo), "--as", OWNER, "queue", "--kind", "deletion")
+    assert before == after and after[0] == 0 and "delete: Home city" in after[1]
+    item = the_item(demo, "deletion").id
+    code, out, err = demo_cli(
+        "--as", OWNER, "--store", str(demo), "decide", item, "--approve", "--dry-run"
+    )
+    assert (code, err) == (0, "") and out.startswith("dry run: nothing written")

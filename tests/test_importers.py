@@ -707,6 +707,12 @@ def test_codex_reports_what_it_did_not_import(ws: Workspace, codex: Path) -> Non
     warnings = "\n".join(report.warnings)
     assert "memory_summary.md:1: does not start with 'v1'" in warnings
     assert "1 thread not consolidated into MEMORY.md yet (019f0000-eeee" in warnings
+    # a summary no memory cites is evidence, not memory (counted in words)
+    (codex / "rollout_summaries" / "2026-03-09T08-00-00-zzzz-unused.md").write_text(
+        "thread_id: 019f0000-zzzz\nupdated_at: 2026-03-09T08:00:00Z\n\n# Unused\n\nNothing.\n"
+    )
+    warnings = "\n".join(import_codex(ws, codex, actor=ACTOR).warnings)
+    assert "rollout_summaries/: 1 summary file cited by no memory (2026-03-09T08-00-00" in warnings
 
 
 def test_codex_subsections_stay_in_their_section(ws: Workspace, codex: Path) -> None:
@@ -760,6 +766,22 @@ def test_export_writes_a_claude_code_folder(ws: Workspace, claude: Path, tmp_pat
     assert (out / "user_role.md").read_text().count("type: user") == 1
     assert "\ntype: reference\n" in (out / "reference_latency_dashboard.md").read_text()
     assert json.loads((out / MARKER).read_text())["format"] == "memgov-export"
+
+
+def test_export_counts_in_words(ws: Workspace, tmp_path: Path) -> None:
+    folder = tmp_path / "one" / "memory"
+    folder.mkdir(parents=True)
+    (folder / "feedback_small.md").write_text(
+        "---\nname: small_commits\ntype: feedback\n---\n\nKeep commits small.\n"
+    )
+    import_claude(ws, folder)
+
+    report = export_claude_code(ws, tmp_path / "export")
+
+    assert report.render().splitlines()[0] == (
+        f"exported to {tmp_path / 'export'}: 1 memory file; MEMORY.md lists 1 in 2 lines, "
+        f"{report.index_bytes:,} bytes"
+    )
 
 
 def test_round_trip_gives_the_same_records(

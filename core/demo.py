@@ -242,7 +242,6 @@ def build_demo(target: Path | str, *, force: bool = False, lang: str | None = No
         actor=OWNER,
         clock=clock,
     )
-    (target / LANG_FILE).write_text(lang + "\n", encoding="ascii")
     day = timedelta(days=1)
     me = f"user:{OWNER}"
     project = "project:liyyro"
@@ -545,4 +544,5 @@ def build_demo(target: Path | str, *, force: bool = False, lang: str | None = No
     # the nightly consolidation leaves a batch for review
     clock.at(START + 91 * day + timedelta(hours=3))
     consolidate(private, actor="memgov-consolidate")
+    (target / LANG_FILE).write_text(lang + "\n", encoding="ascii")  # last: the demo is whole
     return [private, team]

@@ -50,6 +50,7 @@ import yaml
 from core.domain import secrets
 from core.domain.data import AsData
 from core.domain.record import Memory
+from core.domain.words import counted
 from core.importers.claude_code_entries import without_type_prefix
 from core.importers.claude_code_files import INDEX_FILE, TEAM_DIR
 from core.importers.entries import slug
@@ -91,8 +92,9 @@ class ExportReport(AsData):
     def render(self) -> str:
         verb = "replaced the previous export in" if self.replaced_previous else "exported to"
         lines = [
-            f"{verb} {self.folder}: {len(self.files)} memory file(s); {INDEX_FILE} lists "
-            f"{len(self.indexed)} in {self.index_lines} lines, {self.index_bytes:,} bytes"
+            f"{verb} {self.folder}: {counted(len(self.files), 'memory file')}; {INDEX_FILE} "
+            f"lists {len(self.indexed)} in {counted(self.index_lines, 'line')}, "
+            f"{self.index_bytes:,} bytes"
         ]
         if self.not_indexed:
             lines.append(

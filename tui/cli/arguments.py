@@ -50,6 +50,12 @@ def add_demo(add: Adder) -> None:
     )
     p.add_argument("--no-open", action="store_true", help="build it, do not open the desk")
     p.add_argument("--force", action="store_true", help="replace an existing demo store")
+    p.add_argument(
+        "--lang",
+        choices=("zh", "en"),
+        help="the language of what the demo's people say and its records hold: zh (the "
+        "seed's, the default) or en, the same scenarios in English",
+    )
 
 
 def add_review(add: Adder) -> None:

@@ -105,3 +105,31 @@ async def test_a_title_too_long_for_the_queue_is_cut_with_an_ellipsis(demo: Path
         cut = [line for line, title in zip(lines, titles, strict=False) if title not in line]
         assert cut, "the demo has titles longer than 80 columns leave room for"
         assert all("…" in line for line in cut)
+
+
+async def test_asking_again_to_delete_says_it_was_already_asked_and_files_nothing(
+    demo: Path,
+) -> None:
+    from support_desk import decide_key, workspace
+
+    from core.store.requests import load_requests
+
+    before = [r for r in load_requests(workspace(demo).private) if r.kind == "delete"]
+    app = desk(demo)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("a")
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, AboutMeScreen)
+        city = next(i for i, (_s, m) in enumerate(screen.rows) if m.attribute == "home_city")
+        listing = screen.query_one("#about-list")
+        listing.highlighted = next(i for i, o in enumerate(listing.options) if o.id == str(city))
+        await pilot.pause()
+        await decide_key(pilot, app, "d")
+        await settle(pilot, app)
+        messages = [n.message for n in app._notifications]
+        assert any("Already requested by" in m and "nothing filed" in m for m in messages)
+        assert not any(m.startswith("Deletion requested") for m in messages)
+    after = [r for r in load_requests(workspace(demo).private) if r.kind == "delete"]
+    assert after == before

@@ -20,7 +20,7 @@ from core.domain.record import TRUST, TYPES, Memory
 from core.domain.words import counted
 from core.review.correct import correct
 from core.review.queue import evidence_for
-from core.store.requests import Request, file_request
+from core.store.requests import Request, filed_request
 from core.store.store import Store
 from core.store.workspace import Workspace
 from tui.messages import StoresChanged
@@ -233,15 +233,24 @@ class AboutMeScreen(DeskScreen):
             "I do not want this remembered",
         )
 
-        def requested(request: Request) -> None:
-            self.notify(f"Deletion requested: {request.id}")
-            desk.stores_changed()
+        def requested(result: tuple[Request, bool]) -> None:
+            request, filed = result
+            if filed:
+                self.notify(f"Deletion requested: {request.id}")
+                desk.stores_changed()
+            else:  # one open request per memory and kind: nothing was written
+                self.notify(
+                    f"Already requested by {shown(request.requested_by)} at "
+                    f"{request.requested_at} ({request.id}); nothing filed",
+                    title="Deletion",
+                    severity="warning",
+                )
 
         def chosen_reason(reason: str | None) -> None:
             if reason is None:
                 return
             self.in_worker(
-                lambda: file_request(
+                lambda: filed_request(
                     store, kind="delete", memory_id=memory.id, reason=reason, actor=desk.actor
                 ),
                 requested,

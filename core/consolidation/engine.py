@@ -33,6 +33,7 @@ from core.consolidation.model import Edit, Gathered, Proposal, Signal
 from core.domain import dates
 from core.domain.record import Memory, Source
 from core.domain.values import noisy_or, normalise, same_value
+from core.domain.words import counted
 
 LOG_DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})\.md$")
 LINK_RE = re.compile(r"\]\(([^)\s]+\.md)\)")
@@ -294,8 +295,10 @@ class DeterministicEngine:
             action="reconfirm",
             automatic=sure,
             reason=(
-                f"{len(yes)} newer message(s) restate its value {value!r}: verified_at -> "
-                f"{last:%Y-%m-%d}, source(s) added"
+                f"{counted(len(yes), 'newer message')} "
+                f"{'restates' if len(yes) == 1 else 'restate'} its value {value!r}: "
+                f"verified_at -> {last:%Y-%m-%d}, "
+                f"{'its source' if len(yes) == 1 else 'their sources'} added"
                 + (
                     ""
                     if sure

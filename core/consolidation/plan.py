@@ -212,7 +212,10 @@ def make_plan(store: Store, engine: Engine, *, since: tuple[str, str] | None) ->
         if m.status == "active" and m.expires_at and m.expires_at <= g.now
     ]
     if due:
-        findings.append(f"{len(due)} active record(s) past expires_at: 'memgov sweep' expires them")
+        findings.append(
+            f"{counted(len(due), 'active record')} past expires_at: 'memgov sweep' expires "
+            + ("it" if len(due) == 1 else "them")
+        )
     stats = index_stats(g, index_after)
     if stats["over_caps_after"]:
         findings += [

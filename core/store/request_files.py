@@ -20,6 +20,7 @@ from core.domain import fastyaml
 from core.domain.data import AsData
 from core.domain.errors import ValidationError
 from core.domain.record import check_text, describe, id_problem, parse_time, shown_word, yaml_error
+from core.domain.words import counted
 
 try:  # libyaml's C loader, as for the memory files; fall back when absent
     from yaml import CSafeLoader as _Loader
@@ -162,7 +163,7 @@ def request_from_mapping(data: Any, *, path: str, stem: str | None = None) -> Re
     if unknown:
         names = [repr(k) for k in unknown if isinstance(k, str) and shown_word(k).startswith("'")]
         raise ValidationError(
-            f"has {len(unknown)} unknown field(s)"
+            f"has {counted(len(unknown), 'unknown field')}"
             + (f": {', '.join(sorted(names))}" if len(names) == len(unknown) else ""),
             path=path,
             hint=f"a request has only: {', '.join(_FIELDS)}",

@@ -31,7 +31,7 @@ from core.review.correct import correct
 from core.review.decide import decide
 from core.review.queue import build_queue, get_item
 from core.store import fsutil, logs
-from core.store.requests import get_request
+from core.store.requests import get_request, load_requests
 from core.store.store import Store
 
 
@@ -195,8 +195,8 @@ def test_a_correction_moves_the_promotion_request_to_the_corrected_record(demo: 
     )  # fmt: skip
     assert item.id not in {i.id for i in build_queue(workspace(demo))}
     # the correction says so, as it is made
-    kinds = {(c.kind, c.subject) for c in decision.consequences}
-    assert ("request-closed", item.id) in kinds and ("request-opened", moved.id) in kinds
+    (said,) = [c for c in decision.consequences if c.kind == "request-moved"]
+    assert said.subject == item.id and moved.id in said.text and new_id in said.text
     # deciding the old request now says who closed it and with which decision
     with pytest.raises(AlreadyDecided, match=decision.id):
         decide(workspace(demo), item.id, approve=True, actor=OWNER)
@@ -210,9 +210,12 @@ def reopen_as_before(private: Path, item_id: str, moved_id: str) -> None:
     path = private / "requests" / f"{item_id}.yaml"
     text = path.read_text(encoding="utf-8")
     for key in ("decision", "decided_by", "decision_reason"):
-        text = "\n".join(
-            f"{key}: null" if line.startswith(f"{key}:") else line for line in text.splitlines()
-        ) + "\n"
+        text = (
+            "\n".join(
+                f"{key}: null" if line.startswith(f"{key}:") else line for line in text.splitlines()
+            )
+            + "\n"
+        )
     path.write_text(text.replace("status: rejected", "status: open"), encoding="utf-8")
     (private / "requests" / f"{moved_id}.yaml").unlink()
     git(private, "add", "-A")
@@ -224,9 +227,11 @@ def test_a_request_left_on_a_replaced_record_is_asked_again_for_its_successor(
 ) -> None:
     private, _team = stores(demo)
     item = the_item(demo, "promotion", attribute="package_manager")
-    fixed = correct(workspace(demo), item.records[0].memory.id, content="只用 pnpm 9。", actor=OWNER)
+    old = item.records[0].memory.id
+    fixed = correct(workspace(demo), old, content="只用 pnpm 9。", actor=OWNER)
     ((new_id,),) = [[c["id"] for c in fixed.created]]
-    moved = next(c.subject for c in fixed.consequences if c.kind == "request-opened")
+    said = next(c.text for c in fixed.consequences if c.kind == "request-moved")
+    (moved,) = [r.id for r in load_requests(private) if r.id in said and r.id != item.id]
     reopen_as_before(private.root, item.id, moved)
     check = unchanged(private.root, _team.root)
     with pytest.raises(ValidationError, match="is superseded since the promotion was requested"):

@@ -19,7 +19,7 @@ from textual import on
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static, TextArea
 
-from core.review.decide import decide
+from core.review.decide import decide, preview
 from core.review.queue import build_queue
 from core.store.requests import get_request, load_requests
 from tui.messages import NextItem
@@ -220,9 +220,7 @@ async def test_correcting_the_blocked_record_moves_its_request_to_the_correction
     confirmation and the notification say the request moves; the promotion of the
     correction is then clean and approvable."""
     private = demo / "private"
-    blocked = next(
-        i for i in build_queue(workspace(demo)) if i.kind == "promotion" and i.scan
-    )
+    blocked = next(i for i in build_queue(workspace(demo)) if i.kind == "promotion" and i.scan)
     app = desk(demo)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await open_item(pilot, app, "secret")
@@ -250,7 +248,12 @@ async def test_correcting_the_blocked_record_moves_its_request_to_the_correction
     ]  # fmt: skip
     (item,) = [i for i in build_queue(workspace(demo)) if i.id == moved.id]
     assert item.scan == ()  # the correction holds no credential: approvable
-    decide(workspace(demo), item.id, approve=True, actor=OWNER)
+    # the note's source is a file of the private store: the team copy's would not resolve
+    shown = preview(workspace(demo), item.id, approve=True, actor=OWNER)
+    (left_behind,) = [c for c in shown.consequences if c.kind == "source"]
+    assert "notes/ci.md" in left_behind.text
+    done = decide(workspace(demo), item.id, approve=True, actor=OWNER)
+    assert [c.text for c in done.consequences if c.kind == "source"] == [left_behind.text]
     assert "ghp_" not in git(demo / "team", "log", "-p", "--all")
     assert git(private, "status", "--porcelain") == ""
 

@@ -8,7 +8,8 @@ it would be refused), a request closed or opened with it (an erasure closes the
 record's other requests, a correction moves a promotion request to the corrected
 record, an erasure of a promoted record asks the team to delete its copy), a record
 of another item that changes state (a promotion that opens a team conflict), a
-store's history rewritten.
+team record whose source is a file the team store does not hold (it will not
+resolve there), a store's history rewritten.
 
 The same function reads a dry run's transactions (the preview the desk's
 confirmation and ``memgov decide --dry-run`` show) and a decision's applied ones
@@ -24,6 +25,7 @@ from dataclasses import replace
 
 from core.consolidation.batch import load_batch, pending_ids
 from core.domain.errors import MemgovError
+from core.store import logs
 from core.store.decisions import Consequence, Decision
 from core.store.store import Store
 from core.store.transaction import Transaction
@@ -49,6 +51,13 @@ def consequences_of(
         name = store.root.name
         events = [e for e in tx.events if decision is None or e.decision in (None, decision)]
         discarded: set[str] = set()
+        # a request closed and opened again for another record: one fact, it moved
+        moved = {
+            str(e.details["moved_from"]): e
+            for e in events
+            if e.action == "request-promote" and e.request and e.details.get("moved_from")
+        }
+        closed = {e.request for e in events if e.action == "request-closed"}
         for event in events:
             if event.action == "batch-discarded":
                 for batch in event.details.get("batches", ()):
@@ -62,6 +71,18 @@ def consequences_of(
                             "quote what is erased): run 'memgov consolidate' again",
                         )
                     )
+            elif event.action == "request-closed" and event.request in moved:
+                again = moved[event.request]
+                was, now = ", ".join(event.memory_ids), ", ".join(again.memory_ids)
+                out.append(
+                    Consequence(
+                        "request-moved",
+                        name,
+                        event.request,
+                        f"the promotion request {event.request} moves to {again.request}, "
+                        f"for {now}, which replaces {was}",
+                    )
+                )
             elif event.action == "request-closed" and event.request:
                 what = _request_kind(event.request)
                 out.append(
@@ -73,6 +94,8 @@ def consequences_of(
                     )
                 )
             elif event.action in _OPENS and event.request:
+                if str(event.details.get("moved_from")) in closed:
+                    continue  # said with the request it moved from
                 about = ", ".join(event.memory_ids)
                 out.append(
                     Consequence(
@@ -113,11 +136,12 @@ def consequences_of(
                     "history",
                     name,
                     name,
-                    f"the {name} store's git history is rewritten: no commit keeps what "
-                    "is erased",
+                    f"the {name} store's git history is rewritten: no commit keeps what is erased",
                 )
             )
         named = {m for e in events for m in e.memory_ids}
+        if store.config.scope == "team":
+            out += _sources_left_behind(tx, named)
         touched = (set(tx.changed) | set(tx.removed)) & named
         out += _stale_changes(store, touched, discarded)
     return tuple(dict.fromkeys(out))  # a fact once, in the order found
@@ -156,6 +180,28 @@ def _stale_changes(store: Store, touched: set[str], discarded: set[str]) -> list
                         f"({', '.join(change.files)}) expects {', '.join(moved)} as it was; "
                         "approving that change will be refused (reject its file, or run "
                         "'memgov consolidate' again)",
+                    )
+                )
+    return out
+
+
+def _sources_left_behind(tx: Transaction, named: set[str]) -> list[Consequence]:
+    """Records written to a team store whose source is a file the team store does not
+    hold (an imported record's original, a private note): it will not resolve there."""
+    out = []
+    for memory_id, memory in tx.changed.items():
+        if memory_id not in named:
+            continue
+        for number, source in enumerate(memory.all_sources, start=1):
+            if source.file is not None and logs.resolve(tx.store.root, source, context=0) is None:
+                out.append(
+                    Consequence(
+                        "source",
+                        tx.store.root.name,
+                        memory_id,
+                        f"{memory_id} in the {tx.store.root.name} store: its source {number} "
+                        f"is the file {source.file}, which that store does not hold: it will "
+                        "not resolve there ('memgov doctor' reports it)",
                     )
                 )
     return out

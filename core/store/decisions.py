@@ -53,7 +53,10 @@ class Consequence(AsData):
     words that hold before the decision (its preview) and after (its notification).
     Found by core.review.consequences in what the decision's transactions wrote."""
 
-    kind: str  # batch-discarded, batch-stale, request-closed, request-opened, record, history
+    #: batch-discarded, batch-stale, request-closed, request-opened, request-moved (a
+    #: promotion request that follows a correction), record, source (a team record's
+    #: source left behind), history
+    kind: str
     store: str  # the store's folder name
     subject: str  # the batch, request or record id
     text: str

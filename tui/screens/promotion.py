@@ -16,7 +16,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
-from core.review.items import PromotionAnalysis
 from core.review.promotion import blocked_rules, close_reason, reject_reason, successor
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
@@ -123,11 +122,9 @@ class PromotionScreen(ItemScreen):
         memory = self.item.records[0].memory
         request = self.item.request
         assert request is not None
-        # what the team store will hold: the core's own rule, shown in the title
-        outcome = self.item.analysis_as(PromotionAnalysis).outcome or "no team store"
         self.decide_with(
             Proposal(
-                f"Promote {memory.id} to the team store: {outcome}",
+                f"Promote {memory.id} to the team store",
                 (),
                 f"promoted to team: {request.reason}",
             ),

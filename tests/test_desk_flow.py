@@ -22,7 +22,6 @@ from textual.widgets import DataTable, Input, Static, TextArea
 from core.review.decide import decide, preview
 from core.review.queue import build_queue
 from core.store.requests import get_request, load_requests
-from tui.messages import NextItem
 from tui.screens.dialogs import ConditionsDialog, ReasonDialog
 from tui.screens.items import ConflictScreen, screen_for
 from tui.screens.promotion import PromotionScreen
@@ -259,19 +258,21 @@ async def test_correcting_the_blocked_record_moves_its_request_to_the_correction
 
 
 # ------------------------------------------------------- 4. a deferral, marked; next
-class Under(Screen[None]):
-    """The screen an item view opens over, as the queue is: it records what it is told."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.told: list[str] = []
-
-    @on(NextItem)
-    def next_item(self, message: NextItem) -> None:
-        self.told.append(message.after)
-
-
 async def test_defer_marks_the_item_and_asks_the_queue_for_the_next(demo: Path) -> None:
+    from tui.messages import NextItem
+
+    class Under(Screen[None]):
+        """The screen an item view opens over, as the queue is: it records what it is
+        told."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.told: list[str] = []
+
+        @on(NextItem)
+        def next_item(self, message: NextItem) -> None:
+            self.told.append(message.after)
+
     item = next(i for i in build_queue(workspace(demo)) if "deploy_command" in i.title)
     assert item.deferred is None
     app = desk(demo)
@@ -380,3 +381,16 @@ async def test_the_parallel_dialog_prefills_both_and_stops_on_an_empty_one(demo:
     }
     assert held == {older.id: ("active", "env=testing"), newer.id: ("active", "env=production")}
     doctor_clean(demo)
+
+
+def test_memgov_decide_withdraws_a_promotion_request(demo: Path, demo_cli: Any) -> None:
+    item = next(
+        i for i in build_queue(workspace(demo)) if i.kind == "promotion" and not i.scan
+    )
+    store = ["--store", str(demo), "--as", OWNER]
+    code, out, _err = demo_cli("decide", item.id, "--reject", "--option", "withdraw", *store)
+    assert code == 0 and "-> withdraw" in out and "undo with: memgov revert" in out
+    closed = get_request(workspace(demo).private, item.id)  # type: ignore[arg-type]
+    assert (closed.status, closed.decided_by) == ("rejected", OWNER)
+    code, _out, err = demo_cli("decide", item.id, "--reject", "--option", "withdraw", *store)
+    assert code == 1 and "already decided by" in err

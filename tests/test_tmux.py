@@ -190,9 +190,7 @@ def test_clear_the_demo_queue_top_down_and_nothing_goes_unannounced(tmp_path: Pa
                 elif event.get("to") == "deleted":
                     erased |= set(event["memory_ids"])
     assert said["discarded"] and said["closed"] and said["opened"] and erased
-    unannounced = {
-        what: sorted(i for i in ids if i not in on_screen) for what, ids in said.items()
-    }
+    unannounced = {what: sorted(i for i in ids if i not in on_screen) for what, ids in said.items()}
     assert unannounced == {"discarded": [], "closed": [], "opened": []}, on_screen
     assert sorted(i for i in erased if i not in on_screen) == []
     # and the stores are as decided: nothing open, the team has both promoted notes

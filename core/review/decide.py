@@ -147,7 +147,7 @@ def _many(
             )
         seen.add(item_id)
     with workspace.locked():
-        found = find_items(workspace, ids)
+        found = find_items(workspace, ids, marks=False)
         items = [found[i] if i in found else _open_item(workspace, i) for i in ids]
         _check_list(items)
         store = items[0].store
@@ -319,7 +319,7 @@ def correct_secret(
 def _open_item(workspace: Workspace, item_id: str) -> Item:
     """The item as it is now (under the locks), or who closed it."""
     try:
-        return get_item(workspace, item_id)
+        return get_item(workspace, item_id, marks=False)
     except NotFoundError:
         earlier = last_decision_for(workspace.stores, item_id) or _closing_decision(
             workspace, item_id

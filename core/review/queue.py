@@ -224,16 +224,19 @@ def open_ids(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> set
     return ids
 
 
-def get_item(workspace: Workspace, item_id: str) -> Item:
+def get_item(workspace: Workspace, item_id: str, *, marks: bool = True) -> Item:
     """The open item ``item_id``, built alone: the store it lives in, the records it
-    names, their evidence. NotFoundError when no store has it open."""
-    found = find_items(workspace, [item_id])
+    names, their evidence (``marks``: and its last deferral, which deciding it does not
+    need). NotFoundError when no store has it open."""
+    found = find_items(workspace, [item_id], marks=marks)
     if item_id not in found:
         raise NotFoundError(f"no open review item {item_id!r}; 'memgov queue' lists them")
     return found[item_id]
 
 
-def find_items(workspace: Workspace, item_ids: Sequence[str]) -> dict[str, Item]:
+def find_items(
+    workspace: Workspace, item_ids: Sequence[str], *, marks: bool = True
+) -> dict[str, Item]:
     """The open items among ``item_ids``, each built as :func:`get_item` builds it
     (absent: no store has it open). The conflict keys of a store are read once for
     all of them."""
@@ -247,7 +250,8 @@ def find_items(workspace: Workspace, item_ids: Sequence[str]) -> dict[str, Item]
                 if item is not None:
                     found[item_id] = item
                     mine.append(item)
-        found.update((i.id, i) for i in with_deferrals(store, mine))
+        if marks:
+            found.update((i.id, i) for i in with_deferrals(store, mine))
     return found
 
 

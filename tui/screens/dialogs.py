@@ -42,6 +42,8 @@ class ReasonDialog(ModalScreen[str | None]):
         height: auto;
     }
     """
+    #: below this many rows the title and the warning lose their margins
+    SHORT = 30
     #: the rows of the dialog besides its body: border, padding, title, the reason's
     #: label and field, the buttons (the warning adds two)
     FIXED_ROWS = 15
@@ -89,7 +91,11 @@ class ReasonDialog(ModalScreen[str | None]):
     def fit(self) -> None:
         """The body takes the rows the dialog has left (it scrolls beyond), so the reason
         and the buttons always show, at 80x24 too."""
+        short = self.app.size.height < self.SHORT
+        for widget in self.query("#dialog-title, #dialog-warning"):
+            widget.styles.margin = (0, 0, 0 if short else 1, 0)  # over the app's CSS
         fixed = self.FIXED_ROWS + (2 if self.proposal.warning else 0)
+        fixed -= (1 + bool(self.proposal.warning)) if short else 0
         room = int(self.app.size.height * 0.9) - fixed
         self.query_one("#dialog-body", VerticalScroll).styles.max_height = max(room, 3)
 

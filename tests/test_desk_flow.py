@@ -384,9 +384,7 @@ async def test_the_parallel_dialog_prefills_both_and_stops_on_an_empty_one(demo:
 
 
 def test_memgov_decide_withdraws_a_promotion_request(demo: Path, demo_cli: Any) -> None:
-    item = next(
-        i for i in build_queue(workspace(demo)) if i.kind == "promotion" and not i.scan
-    )
+    item = next(i for i in build_queue(workspace(demo)) if i.kind == "promotion" and not i.scan)
     store = ["--store", str(demo), "--as", OWNER]
     code, out, _err = demo_cli("decide", item.id, "--reject", "--option", "withdraw", *store)
     assert code == 0 and "-> withdraw" in out and "undo with: memgov revert" in out

@@ -6,6 +6,12 @@ logs first, then candidates through :func:`core.writing.pipeline.remember`, a sw
 requests. Nothing is written behind the pipeline's back except the one record
 that a person pasted into a file by hand before scanning existed (it carries a
 fake token, made up at run time, so that the promotion desk has a hit to block).
+
+The seed's scenarios are in Chinese, and so is the demo by default (``lang="zh"``);
+``lang="en"`` builds the same scenarios in English (:data:`TEXTS`): the same
+records, kinds, keys, values where they are not words, requests and queue, only
+what people said and what the records say in English. Every quote is the logged
+message itself, so each source resolves to a line that holds its evidence.
 """
 
 from __future__ import annotations
@@ -26,10 +32,108 @@ from core.writing.decay import recall, sweep
 from core.writing.pipeline import candidate_from_dict, remember
 
 TZ = timezone(timedelta(hours=8))
+LANGS = ("zh", "en")
+#: a demo's language, written beside its two stores (never read as anything else)
+LANG_FILE = ".memgov-demo"
 OWNER = "liys05"
 MAINTAINERS = ("liys05", "wang.lead@example.com")
 AGENT = "agent:claude-code"
 START = datetime(2026, 8, 18, 9, 30, tzinfo=TZ)
+
+
+#: what people said and what the records say, per language; the keys, kinds and the
+#: order of events are the same in both
+TEXTS: dict[str, dict[str, str]] = {
+    "zh": {
+        "deploy_npm_said": "部署直接跑 npm run deploy 就行",
+        "deploy_npm": "部署命令是 `npm run deploy`。",
+        "team_test_said": "单测用 pnpm test,别用 jest 直接跑",
+        "team_test": "跑测试用 `pnpm test`。",
+        "deploy_bash_said": "生产环境部署改用 bash deploy.sh,测试环境还是 npm run deploy",
+        "deploy_bash": "部署命令是 `bash deploy.sh`。",
+        "pnpm_1_said": "这个项目用 pnpm 不用 npm",
+        "pnpm_1": "用 pnpm,不用 npm。",
+        "pnpm_2_said": "装依赖记得用 pnpm",
+        "pnpm_2": "包管理器是 pnpm。",
+        "pnpm_3_said": "又用成 npm 了,我们是 pnpm",
+        "pnpm_3": "使用 pnpm。",
+        "docs_en_said": "文档先用英文写吧",
+        "docs_en": "文档用英文写。",
+        "docs_en_value": "English",
+        "docs_zh_said": "以后文档都用中文,对比直接上表",
+        "docs_zh": "技术文档用中文写。\n\n**Why:** 用户原话:以后文档都用中文。",
+        "docs_zh_value": "中文",
+        "tables": "多方案对比用表格。\n\n**How to apply:** 两个以上方案时先给对比表。",
+        "dentist_said": "周三要去看张医生,洗牙",
+        "dentist": "张医生是用户的牙医。",
+        "dentist_value": "张医生 (dentist)",
+        "father_said": "帮我约一下张医生,我爸的复查",
+        "father": "张医生是用户父亲的主治医生。",
+        "father_value": "张医生 (father's doctor)",
+        "ci_flags_said": "CI 又挂了,pnpm 8 要加 --frozen-lockfile 才行",
+        "ci_flags": "CI 安装依赖失败时,先确认加了 `--frozen-lockfile`(pnpm 8 的行为)。",
+        "vitest_said": "跑单测用 pnpm vitest run,watch 模式会卡住 CI",
+        "vitest": "跑测试用 `pnpm vitest run`(不要 watch 模式)。",
+        "city_said": "我最近搬到杭州了",
+        "city": "用户住在杭州。",
+        "city_value": "杭州",
+        "ci_auth": "CI 拉私有包要设置 GITHUB_TOKEN={token}。",
+        "slack": "部署通知用的 Slack bot token 是 {token}",
+        "slack_said": "token 发你了,记一下",
+        "freeze_said": "下周三开始代码冻结,只合修复",
+        "freeze": "下周三开始代码冻结,只合修复。",
+    },
+    "en": {
+        "deploy_npm_said": "to deploy, just run npm run deploy",
+        "deploy_npm": "The deploy command is `npm run deploy`.",
+        "team_test_said": "run the unit tests with pnpm test, not with jest directly",
+        "team_test": "Tests run with `pnpm test`.",
+        "deploy_bash_said": (
+            "production deploys switched to bash deploy.sh, the test env still uses npm run deploy"
+        ),
+        "deploy_bash": "The deploy command is `bash deploy.sh`.",
+        "pnpm_1_said": "this project uses pnpm, not npm",
+        "pnpm_1": "Use pnpm, not npm.",
+        "pnpm_2_said": "remember to install the dependencies with pnpm",
+        "pnpm_2": "The package manager is pnpm.",
+        "pnpm_3_said": "that was npm again, we use pnpm",
+        "pnpm_3": "Uses pnpm.",
+        "docs_en_said": "let's write the docs in English for now",
+        "docs_en": "Docs are written in English.",
+        "docs_en_value": "English",
+        "docs_zh_said": "from now on write all docs in Chinese, and put comparisons in tables",
+        "docs_zh": (
+            "Technical docs are written in Chinese.\n\n**Why:** the user said: from now on "
+            "write all docs in Chinese."
+        ),
+        "docs_zh_value": "Chinese",
+        "tables": (
+            "Comparisons of options go in tables.\n\n**How to apply:** with two or more "
+            "options, start with a comparison table."
+        ),
+        "dentist_said": "seeing Dr. Zhang on Wednesday, teeth cleaning",
+        "dentist": "Dr. Zhang is the user's dentist.",
+        "dentist_value": "Dr. Zhang (dentist)",
+        "father_said": "book Dr. Zhang for me, my dad's follow-up",
+        "father": "Dr. Zhang is the doctor treating the user's father.",
+        "father_value": "Dr. Zhang (father's doctor)",
+        "ci_flags_said": "CI broke again, pnpm 8 needs --frozen-lockfile",
+        "ci_flags": (
+            "When CI fails to install the dependencies, first check that "
+            "`--frozen-lockfile` is passed (pnpm 8 behaviour)."
+        ),
+        "vitest_said": "run the unit tests with pnpm vitest run, watch mode hangs CI",
+        "vitest": "Tests run with `pnpm vitest run` (not in watch mode).",
+        "city_said": "I moved to Hangzhou recently",
+        "city": "The user lives in Hangzhou.",
+        "city_value": "Hangzhou",
+        "ci_auth": "CI needs GITHUB_TOKEN={token} to pull the private packages.",
+        "slack": "The Slack bot token for deploy notifications is {token}",
+        "slack_said": "sent you the token, note it down",
+        "freeze_said": "the code freeze starts next Wednesday, only fixes get merged",
+        "freeze": "The code freeze starts next Wednesday: only fixes get merged.",
+    },
+}
 
 
 class DemoClock:
@@ -72,31 +176,70 @@ def _remember(
     return list(remember(store, candidate_from_dict(data), actor=AGENT).memory_ids)
 
 
-def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
+def demo_language(target: Path | str) -> str | None:
+    """The language of the demo built in ``target`` (None: no demo there, or one built
+    before the demo had languages, or a marker that names none of :data:`LANGS`)."""
+    marker = Path(target) / LANG_FILE
+    try:
+        if marker.is_symlink() or marker.stat().st_size > 64:
+            return None
+        text = marker.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if text in LANGS else None
+
+
+def is_demo(target: Path | str) -> bool:
+    """Whether ``target`` holds a demo's two stores (as :func:`build_demo` makes them)."""
+    target = Path(target)
+    return (target / "private" / "memgov.yaml").is_file() and (
+        target / "team" / "memgov.yaml"
+    ).is_file()
+
+
+def build_demo(target: Path | str, *, force: bool = False, lang: str | None = None) -> list[Store]:
+    """The demo's two stores in ``target``: ``target/private`` and ``target/team``.
+
+    A demo already there is opened as it is (decisions made on it stay), unless
+    ``force`` replaces it; ``lang`` (``zh``, the default, or ``en``) given for a
+    demo of another language is an error that says to pass ``force``. Anything
+    else in a non-empty ``target`` is never replaced without ``force``."""
+    if lang is not None and lang not in LANGS:
+        raise StoreError(f"--lang {lang!r}: the demo is built in {' or '.join(LANGS)}")
     target = Path(target)
     if target.exists() and any(target.iterdir()):
         if not force:
-            if (target / "private" / "memgov.yaml").exists():
+            if is_demo(target):
+                built = demo_language(target)
+                if lang is not None and built is not None and built != lang:
+                    raise StoreError(
+                        f"{target}: holds the {built} demo; pass --force to replace it "
+                        f"with the {lang} one (its decisions are lost)"
+                    )
                 return [Store(target / "private"), Store(target / "team")]
             raise StoreError(
                 f"{target}: exists and is not a demo store; choose another "
                 f"path or pass --force to replace it"
             )
         shutil.rmtree(target)
+    lang = lang or LANGS[0]
+    text = TEXTS[lang]
     clock = DemoClock(START)
     team = Store.init(
         target / "team",
         scope="team",
         maintainers=MAINTAINERS,
-        actor="wang.lead@example.com",
+        actor=MAINTAINERS[1],
         clock=clock,
     )
+    # liys05 acts as the owner's name, the one actor the store's rules (and the desk,
+    # with --as liys05) know: one author address in every commit
     private = Store.init(
         target / "private",
         scope="private",
         owner=OWNER,
         team_store="../team",
-        actor=f"{OWNER}@example.com",
+        actor=OWNER,
         clock=clock,
     )
     day = timedelta(days=1)
@@ -110,13 +253,13 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START,
         task="tr_20260818_03",
         index=12,
-        said="部署直接跑 npm run deploy 就行",
+        said=text["deploy_npm_said"],
         type="semantic",
         scope="team",
         subject=project,
         attribute="deploy_command",
         value="npm run deploy",
-        content="部署命令是 `npm run deploy`。",
+        content=text["deploy_npm"],
         confidence=0.9,
     )
     _remember(
@@ -125,13 +268,13 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START + 2 * day,
         task="tr_20260820_01",
         index=3,
-        said="单测用 pnpm test,别用 jest 直接跑",
+        said=text["team_test_said"],
         type="semantic",
         scope="team",
         subject=project,
         attribute="test_command",
         value="pnpm test",
-        content="跑测试用 `pnpm test`。",
+        content=text["team_test"],
     )
     # ... and bash deploy.sh last week, with a condition only its source states
     _remember(
@@ -140,21 +283,21 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START + 88 * day,
         task="tr_20261114_01",
         index=4,
-        said="生产环境部署改用 bash deploy.sh,测试环境还是 npm run deploy",
+        said=text["deploy_bash_said"],
         type="semantic",
         scope="team",
         subject=project,
         attribute="deploy_command",
         value="bash deploy.sh",
-        content="部署命令是 `bash deploy.sh`。",
+        content=text["deploy_bash"],
         confidence=0.95,
     )
 
     # private: pnpm, three times from three tasks (seed 6.1): one record, three sources
     for offset, task, index, said, content in (
-        (1, "tr_001", 5, "这个项目用 pnpm 不用 npm", "用 pnpm,不用 npm。"),
-        (15, "tr_014", 9, "装依赖记得用 pnpm", "包管理器是 pnpm。"),
-        (40, "tr_019", 2, "又用成 npm 了,我们是 pnpm", "使用 pnpm。"),
+        (1, "tr_001", 5, text["pnpm_1_said"], text["pnpm_1"]),
+        (15, "tr_014", 9, text["pnpm_2_said"], text["pnpm_2"]),
+        (40, "tr_019", 2, text["pnpm_3_said"], text["pnpm_3"]),
     ):
         _remember(
             private,
@@ -179,13 +322,13 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START + 3 * day,
         task="tr_20260821_02",
         index=6,
-        said="文档先用英文写吧",
+        said=text["docs_en_said"],
         type="preference",
         scope="private",
         subject=me,
         attribute="doc_language",
-        value="English",
-        content="文档用英文写。",
+        value=text["docs_en_value"],
+        content=text["docs_en"],
         title="Documentation language",
     )
     _remember(
@@ -194,13 +337,13 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START + 60 * day,
         task="tr_20261017_02",
         index=7,
-        said="以后文档都用中文,对比直接上表",
+        said=text["docs_zh_said"],
         type="preference",
         scope="private",
         subject=me,
         attribute="doc_language",
-        value="中文",
-        content="技术文档用中文写。\n\n**Why:** 用户原话:以后文档都用中文。",
+        value=text["docs_zh_value"],
+        content=text["docs_zh"],
         title="Documentation language",
         confidence=0.92,
     )
@@ -210,13 +353,13 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START + 60 * day + timedelta(minutes=5),
         task="tr_20261017_02",
         index=7,
-        said="以后文档都用中文,对比直接上表",
+        said=text["docs_zh_said"],
         type="preference",
         scope="private",
         subject=me,
         attribute="output_format",
         value="tables for comparisons",
-        content="多方案对比用表格。\n\n**How to apply:** 两个以上方案时先给对比表。",
+        content=text["tables"],
         title="Comparisons as tables",
         confidence=0.92,
     )
@@ -228,13 +371,13 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START + 20 * day,
         task="tr_20260907_05",
         index=11,
-        said="周三要去看张医生,洗牙",
+        said=text["dentist_said"],
         type="episodic",
         scope="private",
         subject=me,
         attribute="doctor",
-        value="张医生 (dentist)",
-        content="张医生是用户的牙医。",
+        value=text["dentist_value"],
+        content=text["dentist"],
     )
     _remember(
         private,
@@ -242,13 +385,13 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START + 70 * day,
         task="tr_20261027_02",
         index=4,
-        said="帮我约一下张医生,我爸的复查",
+        said=text["father_said"],
         type="episodic",
         scope="private",
         subject=me,
         attribute="doctor",
-        value="张医生 (father's doctor)",
-        content="张医生是用户父亲的主治医生。",
+        value=text["father_value"],
+        content=text["father"],
     )
 
     # a reflection learnt with pnpm 8 that expires when the tool is upgraded
@@ -258,12 +401,12 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START + 10 * day,
         task="tr_20260828_04",
         index=20,
-        said="CI 又挂了,pnpm 8 要加 --frozen-lockfile 才行",
+        said=text["ci_flags_said"],
         type="reflection",
         scope="private",
         subject=project,
         attribute="ci_install_flags",
-        content="CI 安装依赖失败时,先确认加了 `--frozen-lockfile`(pnpm 8 的行为)。",
+        content=text["ci_flags"],
         environment={"pnpm": "8.15"},
         confidence=0.6,
     )
@@ -277,13 +420,13 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START + 85 * day,
         task="tr_20261111_03",
         index=2,
-        said="跑单测用 pnpm vitest run,watch 模式会卡住 CI",
+        said=text["vitest_said"],
         type="semantic",
         scope="private",
         subject=project,
         attribute="test_command",
         value="pnpm vitest run",
-        content="跑测试用 `pnpm vitest run`(不要 watch 模式)。",
+        content=text["vitest"],
     )
     # something the user does not want remembered
     _remember(
@@ -292,21 +435,19 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START + 30 * day,
         task="tr_20260917_01",
         index=8,
-        said="我最近搬到杭州了",
+        said=text["city_said"],
         type="semantic",
         scope="private",
         subject=me,
         attribute="home_city",
-        value="杭州",
-        content="用户住在杭州。",
+        value=text["city_value"],
+        content=text["city"],
     )
 
     # a note pasted into a file by hand, before scanning existed: it carries a fake token
     clock.at(START + 86 * day)
     token = fake_token("ghp_", 36, seed=20261112)
-    with private.transaction(
-        actor=f"{OWNER}@example.com", message="import: hand-written note"
-    ) as tx:
+    with private.transaction(actor=OWNER, message="import: hand-written note") as tx:
         note = Memory(
             id=new_memory_id("ci_token", "demo hand-written note"),
             type="semantic",
@@ -315,7 +456,7 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
             subject=project,
             attribute="ci_registry_auth",
             title="CI registry auth",
-            content=f"CI 拉私有包要设置 GITHUB_TOKEN={token}。",
+            content=text["ci_auth"].format(token=token),
             confidence=0.7,
             created_at=clock.now,
             verified_at=clock.now,
@@ -337,7 +478,7 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         private,
         candidate_from_dict(
             {
-                "content": f"部署通知用的 Slack bot token 是 {slack}",
+                "content": text["slack"].format(token=slack),
                 "type": "semantic",
                 "scope": "private",
                 "subject": project,
@@ -347,7 +488,7 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
                 "source": {
                     "task": "tr_20261113_02",
                     "message_index": 6,
-                    "evidence": "token 发你了,记一下",
+                    "evidence": text["slack_said"],
                 },
             }
         ),
@@ -365,13 +506,13 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         START + 84 * day,
         task="tr_20261110_04",
         index=3,
-        said="下周三开始代码冻结,只合修复",
+        said=text["freeze_said"],
         type="semantic",
         scope="private",
         subject=project,
         attribute="merge_freeze",
         value="code freeze",
-        content="下周三开始代码冻结,只合修复。",
+        content=text["freeze"],
         title="Merge freeze",
     )
 
@@ -388,7 +529,7 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         private,
         kind="promote",
         memory_id=note.id,
-        actor=f"{OWNER}@example.com",
+        actor=OWNER,
         reason="the team needs the CI auth note",
     )
     city = next(m for m in private.memories.values() if m.attribute == "home_city")
@@ -397,10 +538,11 @@ def build_demo(target: Path | str, *, force: bool = False) -> list[Store]:
         private,
         kind="delete",
         memory_id=city.id,
-        actor=f"{OWNER}@example.com",
+        actor=OWNER,
         reason="I do not want my location remembered",
     )
     # the nightly consolidation leaves a batch for review
     clock.at(START + 91 * day + timedelta(hours=3))
     consolidate(private, actor="memgov-consolidate")
+    (target / LANG_FILE).write_text(lang + "\n", encoding="ascii")  # last: the demo is whole
     return [private, team]

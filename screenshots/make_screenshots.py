@@ -1,9 +1,16 @@
-"""Regenerate the SVG screenshots of the README from the real desk on the demo store.
+"""Regenerate the screenshots of the README from the real desk on the demo store.
 
-    .venv/bin/python screenshots/make_screenshots.py
+    .venv/bin/python screenshots/make_screenshots.py            # every one
+    .venv/bin/python screenshots/make_screenshots.py --browser  # browser.png only
 
 The demo store is deterministic (its clock is pinned), so the SVGs come out
 byte-identical run after run unless what the desk shows has changed.
+
+``browser.png`` is the desk in a browser: ``memgov serve`` on the demo, the
+system's Chromium (``/usr/bin/chromium``) headless, the deploy-command conflict
+opened with real keys (``tests/support_browser.py`` drives it, as the test does).
+Without Chromium it is skipped with a note. Its Chinese text needs a CJK font
+(Debian's ``fonts-wqy-microhei``); Chromium draws boxes without one.
 """
 
 from __future__ import annotations
@@ -11,12 +18,14 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent / "tests"))  # support_browser: the browser driver
 
 from core.demo import START, DemoClock, build_demo  # noqa: E402
 from core.store.workspace import open_workspace  # noqa: E402
@@ -36,8 +45,12 @@ SHOTS: list[tuple[str, Sequence[str]]] = [
 ]
 
 
+#: the demo's own "today", as the tests have it
+NOW = START + timedelta(days=92)
+
+
 async def shoot(demo: Path, name: str, keys: Sequence[str]) -> None:
-    workspace = open_workspace([demo], clock=DemoClock(START + timedelta(days=92)))
+    workspace = open_workspace([demo], clock=DemoClock(NOW))
     app = MemgovDesk(workspace, actor="liys05", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         for key in ("", *keys):
@@ -50,13 +63,42 @@ async def shoot(demo: Path, name: str, keys: Sequence[str]) -> None:
     print(f"screenshots/{name}.svg")
 
 
-async def main() -> None:
+def shoot_browser(demo: Path, work: Path) -> None:
+    """``browser.png``: the deploy-command conflict, in Chromium, through ``memgov serve``."""
+    import os
+
+    from support_browser import CHROMIUM, chromium, open_desk, serving
+
+    if not CHROMIUM.exists():
+        print(f"screenshots/browser.png: skipped, no Chromium at {CHROMIUM}")
+        return
+    env = {**os.environ, "MEMGOV_NOW": NOW.isoformat()}
+    with (
+        serving([demo], actor="liys05", log=work / "serve.log", env=env) as served,
+        chromium(work / "profile", size=(1280, 760)) as browser,
+    ):
+        open_desk(browser, served.url)
+        browser.press("j", "j", "Enter")  # past the doctor conflict and the old secret
+        browser.wait_for("Newer wins", "deploy_command", gone="being read")
+        time.sleep(1.0)  # the page fades the terminal in; let the evidence settle
+        browser.page.screenshot(path=str(HERE / "browser.png"))
+    print("screenshots/browser.png")
+
+
+async def shoot_all(demo: Path) -> None:
+    for name, keys in SHOTS:
+        await shoot(demo, name, keys)
+
+
+def main(argv: Sequence[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         demo = Path(tmp) / "demo"
         build_demo(demo)
-        for name, keys in SHOTS:
-            await shoot(demo, name, keys)
+        if "--browser" not in argv:
+            asyncio.run(shoot_all(demo))
+        # after the desk's loop: Playwright's sync API runs outside one
+        shoot_browser(demo, Path(tmp))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main(sys.argv[1:])

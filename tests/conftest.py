@@ -78,6 +78,7 @@ def _no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
     """Durability across power loss is not what these tests can check; fsync only
     makes them slow on a busy disk. Writes, renames and their order are unchanged."""
     monkeypatch.setattr(os, "fsync", lambda fd: None)
+    monkeypatch.setattr(os, "sync", lambda: None)
 
 
 @pytest.fixture

@@ -545,11 +545,13 @@ async def test_batch_reject_all_changes_nothing(demo: Path) -> None:
 async def test_keys_can_be_remapped_from_the_store_config(demo: Path) -> None:
     config = demo / "private" / "memgov.yaml"
     config.write_text(config.read_text() + "keymap:\n  queue.about: g\n")
-    from tui.app import MemgovDesk, keymap_from
+    from tui.app import MemgovDesk
+    from tui.keymap import workspace_keymap
 
     ws = workspace(demo)
-    assert keymap_from(ws) == {"queue.about": "g"}
-    app = MemgovDesk(ws, actor="liys05", cursor_blink=False, keymap=keymap_from(ws))
+    keymap, warnings = workspace_keymap(ws.stores)
+    assert (keymap, warnings) == ({"queue.about": "g"}, [])
+    app = MemgovDesk(ws, actor="liys05", cursor_blink=False, keymap=keymap)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot, app)
         await pilot.press("g")

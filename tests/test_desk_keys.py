@@ -45,6 +45,12 @@ def visible_keys(screen: QueueScreen) -> list[str]:
     return [k.action for k in footer.query(FooterKey) if k.display]
 
 
+def live_keys(screen: QueueScreen) -> list[str]:
+    """The footer's keys shown and not dimmed (those a press acts on)."""
+    footer = screen.query_one(DeskFooter)
+    return [k.action for k in footer.query(FooterKey) if k.display and not k.has_class("-disabled")]
+
+
 async def opened(pilot: Any, app: Any) -> QueueScreen:
     await settle(pilot, app)
     screen = app.screen
@@ -159,7 +165,7 @@ async def test_search_finds_contents_while_the_queue_is_in_outline(
         gate.set()
 
 
-async def test_the_footer_hides_the_keys_the_search_box_types_and_shows_them_again(
+async def test_the_footer_dims_the_keys_the_search_box_types_and_lights_them_again(
     tmp_path: Path,
 ) -> None:
     root = conflict_store(tmp_path / "s", 3)
@@ -168,21 +174,31 @@ async def test_the_footer_hides_the_keys_the_search_box_types_and_shows_them_aga
         screen = await opened(pilot, app)
         footer = screen.query_one(DeskFooter)
         before = list(footer.query(FooterKey))
-        keys = visible_keys(screen)
+        keys = live_keys(screen)
         assert {"open", "scope", "quit", "search"} <= set(keys)
+        assert visible_keys(screen) == keys
         await pilot.press("slash")
         await pilot.pause()
         assert isinstance(screen.focused, Input)
-        typing = visible_keys(screen)
-        # the letters type into the box: their keys are not shown; the palette is
+        typing = live_keys(screen)
+        # the letters type into the box: their keys are dimmed, in their places (the
+        # footer keeps its layout: nothing of the screen is laid out again)
         assert "scope" not in typing and "quit" not in typing and "open" not in typing
         assert typing and set(typing) < set(keys)
+        assert visible_keys(screen) == keys
+        await pilot.press("a")  # typed into the box, not an action
+        await pilot.pause()
+        assert screen.query_one("#search", Input).value == "a"
         await pilot.press("escape")
         await pilot.pause()
-        assert visible_keys(screen) == keys
-        # hidden and shown again, not composed again (each key a widget styled anew)
+        assert live_keys(screen) == keys
+        # dimmed and lit again, not composed again (each key a widget styled anew)
         assert list(footer.query(FooterKey)) == before
         assert "? keys" in text_of(screen.query_one("#status-line"))
+        # closed, the search box is out of the focus chain
+        await pilot.press("tab")
+        await pilot.pause()
+        assert not isinstance(screen.focused, Input)
 
 
 async def test_the_kind_tabs_move_their_underline_at_once(

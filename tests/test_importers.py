@@ -562,6 +562,52 @@ def test_dry_run_writes_nothing_and_predicts_the_real_run(ws: Workspace, claude:
     assert dict(dry.stores) == {"private": str(private(ws).root), "team": str(team(ws).root)}
 
 
+def test_a_dry_run_makes_the_ids_a_later_real_run_makes(tmp_path: Path, claude: Path) -> None:
+    """The dry run's ids are the real run's, not only under a pinned clock: an imported
+    statement is named after its key, content and original file and line."""
+    root = tmp_path / "stores"
+    make_workspace(root)
+    dry = import_claude(open_workspace([root], clock=lambda: NOW), claude, dry_run=True)
+    later = open_workspace([root], clock=lambda: NOW + timedelta(hours=5, minutes=7))
+
+    real = import_claude(later, claude)
+
+    assert "ids are those a real run would make" in dry.render()
+    made = [(i.origin, i.outcome, i.memory_ids) for i in real.items]
+    assert [(i.origin, i.outcome, i.memory_ids) for i in dry.items] == made
+    assert sum(len(ids) for _o, _k, ids in made) >= 9
+    assert {i for _o, _k, ids in made for i in ids} <= {
+        m.id for store in later.stores for m in store.memories.values()
+    }
+
+
+def test_unlisted_files_are_said_imported_only_when_they_were(ws: Workspace, claude: Path) -> None:
+    (claude / "another_tip.md").write_text(
+        "---\nname: small_commits\ntype: feedback\n---\n\nKeep commits small.\n"
+    )
+
+    report = import_claude(ws, claude, mapping={"files": {"unlisted_tip.md": {"skip": True}}})
+
+    assert by_origin(report)["unlisted_tip.md"] == "skipped"
+    assert by_origin(report)["another_tip.md"] == "written"
+    (warning,) = [w for w in report.warnings if "not listed in MEMORY.md" in w]
+    assert warning == (
+        "2 files not listed in MEMORY.md (another_tip.md, unlisted_tip.md): imported anyway: "
+        "another_tip.md; not imported: unlisted_tip.md; Claude Code finds them only by "
+        "searching"
+    )
+    (claude / "another_tip.md").unlink()
+    again = import_claude_code(
+        make_workspace(claude.parent / "fresh"),
+        claude,
+        actor=ACTOR,
+        mapping={"files": {"unlisted_tip.md": {"skip": True}}},
+    )
+    (warning,) = [w for w in again.warnings if "not listed in MEMORY.md" in w]
+    assert "imported anyway" not in warning
+    assert warning.startswith("1 file not listed in MEMORY.md (unlisted_tip.md): not imported")
+
+
 # ---------------------------------------------------------------- folders stay as they are
 def test_imported_folders_are_never_modified(tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path / "stores")
@@ -661,6 +707,12 @@ def test_codex_reports_what_it_did_not_import(ws: Workspace, codex: Path) -> Non
     warnings = "\n".join(report.warnings)
     assert "memory_summary.md:1: does not start with 'v1'" in warnings
     assert "1 thread not consolidated into MEMORY.md yet (019f0000-eeee" in warnings
+    # a summary no memory cites is evidence, not memory (counted in words)
+    (codex / "rollout_summaries" / "2026-03-09T08-00-00-zzzz-unused.md").write_text(
+        "thread_id: 019f0000-zzzz\nupdated_at: 2026-03-09T08:00:00Z\n\n# Unused\n\nNothing.\n"
+    )
+    warnings = "\n".join(import_codex(ws, codex, actor=ACTOR).warnings)
+    assert "rollout_summaries/: 1 summary file cited by no memory (2026-03-09T08-00-00" in warnings
 
 
 def test_codex_subsections_stay_in_their_section(ws: Workspace, codex: Path) -> None:
@@ -714,6 +766,22 @@ def test_export_writes_a_claude_code_folder(ws: Workspace, claude: Path, tmp_pat
     assert (out / "user_role.md").read_text().count("type: user") == 1
     assert "\ntype: reference\n" in (out / "reference_latency_dashboard.md").read_text()
     assert json.loads((out / MARKER).read_text())["format"] == "memgov-export"
+
+
+def test_export_counts_in_words(ws: Workspace, tmp_path: Path) -> None:
+    folder = tmp_path / "one" / "memory"
+    folder.mkdir(parents=True)
+    (folder / "feedback_small.md").write_text(
+        "---\nname: small_commits\ntype: feedback\n---\n\nKeep commits small.\n"
+    )
+    import_claude(ws, folder)
+
+    report = export_claude_code(ws, tmp_path / "export")
+
+    assert report.render().splitlines()[0] == (
+        f"exported to {tmp_path / 'export'}: 1 memory file; MEMORY.md lists 1 in 2 lines, "
+        f"{report.index_bytes:,} bytes"
+    )
 
 
 def test_round_trip_gives_the_same_records(

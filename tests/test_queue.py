@@ -248,7 +248,7 @@ def test_a_deletion_item_says_why_and_who_asked(demo: Path) -> None:
     data = item.to_dict()
     assert set(data["request"]) == REQUEST_KEYS
     assert data["request"]["reason"] == "I do not want my location remembered"
-    assert data["request"]["requested_by"] == f"{OWNER}@example.com"
+    assert data["request"]["requested_by"] == OWNER
     assert data["request"]["status"] == "open"
     assert data["opened_at"] == data["request"]["requested_at"] == "2026-11-17T09:30:00+08:00"
     (record,) = data["records"]

@@ -81,9 +81,26 @@ def test_cli_show_gives_one_item_with_its_evidence(
         assert f"- {record.memory.id} [conflict]" in out
         source = record.sources[0].source
         assert (
-            f"source: task {source.task} message {source.message_index}: {source.evidence}" in out
+            f"source: task {source.task}, message {source.message_index}: {source.evidence}" in out
         )
     assert f"sources favour {item.analysis.favoured}" in out
+
+
+def test_cli_show_says_where_a_source_points_and_counts_in_words(
+    demo: Path, demo_cli: Callable[..., tuple[int, str, str]]
+) -> None:
+    """A source in a file (the hand-written note) is its file and line, not "message
+    None"; a batch with one change that needs approval says "1 needs approval"."""
+    (secret,) = queue(demo, "secret")
+    code, out, _ = demo_cli("show", secret.id, "--store", str(demo))
+    assert code == 0
+    assert "source: task hand-note, notes/ci.md line 1: pasted from the team chat" in out
+    assert "None" not in out
+
+    (batch,) = queue(demo, "consolidation")
+    code, out, _ = demo_cli("show", batch.id, "--store", str(demo))
+    assert code == 0
+    assert "  2 changes: 1 automatic, 1 needs approval\n" in out
 
 
 def test_cli_show_redacts_the_promotion_blocked_by_a_secret(

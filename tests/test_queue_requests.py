@@ -14,7 +14,7 @@ from conftest import events, git, head, memory_where, tree_state
 from support_desk import workspace
 from support_queue import REQUEST_KEYS, queue
 
-from core.demo import OWNER
+from core.demo import AGENT, OWNER
 from core.domain.errors import NotFoundError, ValidationError
 from core.store.requests import file_request, load_requests
 from tui.cli import main
@@ -95,14 +95,29 @@ def test_cli_request_delete_and_request_promote(
     )  # fmt: skip
     assert (code, err) == (0, "")
     filed = json.loads(out)
-    assert set(filed) == REQUEST_KEYS
+    assert set(filed) == REQUEST_KEYS | {"filed"} and filed["filed"] is True
     assert (filed["kind"], filed["memory_id"], filed["status"]) == ("delete", doc.id, "open")
     assert filed["requested_by"] == OWNER and filed["reason"] == "I changed my mind"
-    # filing twice gives the same open request
+    # filing twice gives the same open request, and says that nothing was filed
+    commits = git(private.root, "rev-list", "--count", "HEAD")
     code, out, _ = demo_cli(
-        "request-delete", doc.id, "--reason", "really", "--store", str(demo), "--as", OWNER
+        "request-delete", doc.id, "--reason", "really", "--store", str(demo), "--as", AGENT
     )
-    assert (code, out.strip()) == (0, f"{filed['id']}: delete {doc.id} requested")
+    assert (code, out.strip()) == (
+        0,
+        f"{filed['id']}: delete {doc.id} was already requested by {OWNER} at "
+        f"{filed['requested_at'][:16]} (I changed my mind); nothing filed",
+    )
+    code, out, _ = demo_cli(
+        "request-delete", doc.id, "--reason", "really", "--store", str(demo), "--json"
+    )
+    again = json.loads(out)
+    assert (again["id"], again["filed"], again["reason"]) == (
+        filed["id"],
+        False,
+        "I changed my mind",
+    )
+    assert git(private.root, "rev-list", "--count", "HEAD") == commits  # no commit either
 
     code, out, err = demo_cli(
         "request-promote", doc.id, "--reason", "the team writes docs too",

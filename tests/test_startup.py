@@ -40,6 +40,8 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 DESK = ("textual", "rich", "tui.app", "tui.screens", "tui.render")
 GITPYTHON = ("git", "gitdb")
 YAML = ("yaml", "frontmatter")
+#: the web server of ``memgov serve`` (textual-serve and aiohttp under it)
+SERVE = ("textual_serve", "aiohttp")
 
 
 def loaded(argv: list[str], stdin: str = "", env: dict[str, str] | None = None) -> set[str]:
@@ -99,9 +101,18 @@ def candidate(log: str) -> str:
 
 def test_help_imports_no_command_nor_toolkit() -> None:
     modules = loaded(["--help"])
-    assert under(modules, *DESK, *GITPYTHON, *YAML) == []
+    assert under(modules, *DESK, *GITPYTHON, *YAML, *SERVE) == []
     # the parser names each command's module; --help imports none of them
-    commands = ("stores", "desk", "memories", "writing", "review", "consolidation", "transfer")
+    commands = (
+        "stores",
+        "desk",
+        "serve",
+        "memories",
+        "writing",
+        "review",
+        "consolidation",
+        "transfer",
+    )
     assert under(modules, *(f"tui.cli.{c}" for c in commands)) == []
     assert under(modules, "core.store", "core.writing", "core.review", "core.domain.secrets") == []
 
@@ -116,7 +127,7 @@ def test_remember_imports_the_pipeline_not_the_desk_nor_the_review(store: Path) 
     log = next(p for p in (store / "logs").rglob("*.md")).relative_to(store).as_posix()
     modules = loaded(["remember", "--store", str(store)], candidate(log))
     assert "core.writing.pipeline" in modules
-    assert under(modules, *DESK) == []
+    assert under(modules, *DESK, *SERVE) == []
     assert under(modules, "core.review", "core.consolidation", "core.importers") == []
     assert under(modules, "core.reports", "core.demo", "tui.cli.review", "tui.cli.desk") == []
     # the commit is git plumbing run as processes: no gitpython on the write path
@@ -130,14 +141,20 @@ def test_reading_commands_open_no_repository(store: Path) -> None:
     ):
         modules = loaded(argv)
         assert "core.store.store" in modules
-        assert under(modules, *DESK, *GITPYTHON) == [], argv
+        assert under(modules, *DESK, *GITPYTHON, *SERVE) == [], argv
         assert under(modules, "core.store.transaction", "core.store.erase") == [], argv
 
 
 def test_history_opens_the_repository_and_no_desk(store: Path) -> None:
     modules = loaded(["history", "--store", str(store), "editor-00000000"])
     assert "core.reports.history" in modules
-    assert under(modules, *DESK, "core.review", "core.consolidation") == []
+    assert under(modules, *DESK, *SERVE, "core.review", "core.consolidation") == []
+
+
+def test_serves_help_imports_no_web_server() -> None:
+    """textual-serve (and aiohttp) load when ``memgov serve`` serves, not to parse it."""
+    modules = loaded(["serve", "--help"])
+    assert under(modules, *SERVE, *DESK, "tui.cli.serve") == []
 
 
 def test_the_parsers_choices_are_the_cores_vocabularies() -> None:

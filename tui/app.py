@@ -7,6 +7,7 @@ changed, and the app remembers the last one so ``u`` can undo it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,6 +19,7 @@ from textual.screen import Screen
 from core.review.revert import revert, why_not_revertible
 from core.store.decisions import Decision
 from core.store.workspace import Workspace
+from tui.keymap import workspace_keymap
 from tui.messages import DecisionApplied, DecisionFailed, DecisionsApplied
 from tui.screens.desk import Desk
 from tui.screens.dialogs import KeysHelp
@@ -62,16 +64,25 @@ class MemgovDesk(Desk):
         actor: str,
         cursor_blink: bool = True,
         keymap: dict[str, str] | None = None,
+        keymap_warnings: list[str] | None = None,
     ) -> None:
         super().__init__(workspace, actor=actor, cursor_blink=cursor_blink)
         self.last_decision: Decision | None = None
         self.undo_refusal: str | None = None  # why u undoes nothing, when it is known
         self.user_keymap = keymap or {}
+        self.keymap_warnings = keymap_warnings or []
         self.sub_title = f"review desk · acting as {actor}"
 
     def on_mount(self) -> None:
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
+        if self.keymap_warnings:
+            self.notify(
+                "\n".join(self.keymap_warnings) + "\n('memgov doctor' lists them too)",
+                title="Keymap: entries ignored",
+                severity="warning",
+                timeout=20,
+            )
         self.push_screen(QueueScreen())
 
     # --------------------------------------------------------------- decisions
@@ -115,32 +126,50 @@ class MemgovDesk(Desk):
         )
 
     # ---------------------------------------------------------------- keys
-    def key_rows(self, screen: Screen[Any]) -> list[tuple[str, str, str]]:
-        rows = []
+    def key_sections(self, screen: Screen[Any]) -> list[tuple[str, list[KeyRow]]]:
+        """The keys of ``screen``, memgov's first: the screen's own, then those of the
+        whole desk, then the table's and the text fields' (Textual's, each once)."""
+        own: list[KeyRow] = []
+        desk: list[KeyRow] = []
+        generic: dict[str, KeyRow] = {}  # by description: a table and its scroll view
         for active in screen.active_bindings.values():
             binding = active.binding
-            if binding.description:
-                rows.append(
-                    (
-                        binding.key_display or self.get_key_display(binding),
-                        binding.description,
-                        binding.tooltip,
-                    )
-                )
-        return rows
+            if not binding.description:
+                continue
+            row = (
+                binding.key_display or self.get_key_display(binding),
+                binding.description,
+                binding.tooltip,
+            )
+            if binding.id is None:  # Textual's own (every memgov binding has an id)
+                generic.setdefault(binding.description.casefold(), row)
+            elif active.node is self:
+                desk.append(row)
+            else:
+                own.append(row)
+        sections = [
+            (screen_title(screen), own),
+            ("Everywhere", desk),
+            ("Moving around", list(generic.values())),
+        ]
+        return [(title, rows) for title, rows in sections if rows]
 
     def action_keys(self) -> None:
-        self.push_screen(KeysHelp(self.key_rows(self.screen)))
+        self.push_screen(KeysHelp(self.key_sections(self.screen)))
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """Every binding of the screen is also a command in the palette (ctrl+p)."""
+        """Every memgov binding of the screen is also a command in the palette (ctrl+p),
+        before Textual's own (theme, screenshot, ...); the table's cursor keys are not
+        commands."""
         seen = set()
         for active in screen.active_bindings.values():
             binding = active.binding
-            if not binding.description or binding.action in seen or not active.enabled:
+            if binding.id is None or not binding.description or not active.enabled:
+                continue
+            if binding.action in seen:
                 continue
             seen.add(binding.action)
             node = active.node
@@ -153,16 +182,17 @@ class MemgovDesk(Desk):
         yield from super().get_system_commands(screen)
 
 
-def keymap_from(workspace: Workspace) -> dict[str, str]:
-    """``keymap:`` in a store's memgov.yaml remaps keys by binding id."""
-    keymap: dict[str, str] = {}
-    for store in workspace.stores:
-        raw = store.config.extra.get("keymap") or {}
-        if isinstance(raw, dict):
-            keymap.update({str(k): str(v) for k, v in raw.items()})
-    return keymap
+KeyRow = tuple[str, str, str]
+
+
+def screen_title(screen: Screen[Any]) -> str:
+    """``ConflictScreen`` -> "Conflict", ``AboutMeScreen`` -> "About me"."""
+    name = type(screen).__name__.removesuffix("Screen").removesuffix("Dialog") or "This screen"
+    words = re.findall(r"[A-Z][a-z]*|[a-z]+|\d+", name)
+    return " ".join([words[0], *(w.lower() for w in words[1:])]) if words else name
 
 
 def run_desk(workspace: Workspace, *, actor: str) -> int:
-    MemgovDesk(workspace, actor=actor, keymap=keymap_from(workspace)).run()
+    keymap, warnings = workspace_keymap(workspace.stores)
+    MemgovDesk(workspace, actor=actor, keymap=keymap, keymap_warnings=warnings).run()
     return 0

@@ -154,6 +154,8 @@ class ConsolidationReport(AsData):
     initial_baseline: str | None = None
     #: why the automatic changes were not applied although the policy says so
     auto_apply_held: str | None = None
+    #: a dry run's: why a real run now would be refused (a batch still pending)
+    refused: str | None = None
 
     def render(self, *, diffs: bool = False, limit: int = 50) -> str:
         """A summary for people: the counts, up to ``limit`` changes (``to_dict`` has
@@ -166,23 +168,28 @@ class ConsolidationReport(AsData):
             "applied": "automatic changes applied, nothing waits",
             "nothing-to-do": "nothing to consolidate",
         }[self.status]
-        lines = [
-            f"consolidation of {self.store} ({self.engine} engine): {head}",
-            f"  orient: {c.get('records', 0)} records; index {before.get('lines', 0)} lines, "
-            f"{before.get('bytes', 0):,} bytes",
+        lines = [f"consolidation of {self.store} ({self.engine} engine): {head}"]
+        if self.refused:
+            lines.append(f"  a real run now is refused: {self.refused}")
+        lines += [
+            f"  orient: {counted(c.get('records', 0), 'record')}; index "
+            f"{counted(before.get('lines', 0), 'line')}, {before.get('bytes', 0):,} bytes",
             f"  gather: {c.get('input', 0)} input, {c.get('unused', 0)} unused (excluded, "
-            f"kept), {c.get('signals', 0)} log messages since {self.since or 'the first log'}",
+            f"kept), {counted(c.get('signals', 0), 'log message')} since "
+            f"{self.since or 'the first log'}",
         ]
         if self.applied:
+            done = counted(len(self.applied["changes"]), "automatic change")
             lines.append(
-                f"  applied by policy: {len(self.applied['changes'])} automatic change(s), "
+                f"  applied by policy: {done}, "
                 f"{self.applied['decision']}, baseline {self.applied['baseline']}"
             )
         if self.auto_apply_held:
             lines.append(f"  not applied by policy: {self.auto_apply_held}")
         lines.append(
             f"  changes: {c.get('changes', 0)} ({c.get('automatic', 0)} automatic, "
-            f"{c.get('needs_approval', 0)} need approval) in {counted(c.get('files', 0), 'file')}"
+            f"{counted(c.get('needs_approval', 0), 'needs', 'need')} approval) in "
+            f"{counted(c.get('files', 0), 'file')}"
         )
         for ch in self.changes[:limit]:
             lines.append(
@@ -194,7 +201,8 @@ class ConsolidationReport(AsData):
         r = self.replay
         if r:
             lines.append(
-                f"  replay: {r.get('queries', 0)} queries, {r.get('same', 0)} same answer, "
+                f"  replay: {counted(r.get('queries', 0), 'query', 'queries')}, "
+                f"{r.get('same', 0)} same answer, "
                 f"{len(r.get('changed', []))} changed, {len(r.get('lost', []))} lost"
             )
         lines += [f"  finding: {f}" for f in self.findings]
@@ -261,11 +269,14 @@ def consolidate(
             f"the batch for a maintainer's decision too"
         )
     pending = pending_ids(store)
-    if pending and not dry_run:
-        raise StoreError(
-            f"batch {pending[0]} is still pending in {store.root}: decide it first "
-            f"(memgov decide {pending[0]} --approve or --reject); one batch at a time"
-        )
+    waiting = (
+        f"batch {pending[0]} is still pending in {store.root}: decide it first "
+        f"(memgov decide {pending[0]} --approve or --reject); one batch at a time"
+        if pending
+        else None
+    )
+    if waiting and not dry_run:
+        raise StoreError(waiting)
     known = baselines(store)
     since = (known[-1].name, known[-1].commit) if known else None
     batch_id = new_batch_id(store, gitstore.head(store.root))
@@ -280,6 +291,7 @@ def consolidate(
                 plan,
                 status="dry-run" if dry_run else "nothing-to-do",
                 auto_apply_held=held if plan.changes else None,
+                refused=waiting if dry_run else None,
             )
         first = ensure_initial_baseline(store, actor=actor)
         initial = first.name if first else None

@@ -70,7 +70,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from core.domain.words import counted
 from core.importers.claude_code_entries import check_links, topic_entry
 from core.importers.claude_code_files import (
     INDEX_FILE,
@@ -170,13 +169,9 @@ def read_claude_code(
     for topic in topics:
         entries.append(topic_entry(topic, listed.get(topic.rel), owner, project, reading))
         check_links(topic, names, reading)
-    unlisted = [t.rel for t in topics if t.rel not in listed]
-    if index and unlisted:
-        reading.warnings.append(
-            f"{counted(len(unlisted), 'file')} not listed in {INDEX_FILE} "
-            f"({', '.join(unlisted[:8])}"
-            f"{' ...' if len(unlisted) > 8 else ''}): imported anyway; Claude Code finds "
-            "them only by searching"
-        )
+    if index:  # the run's warning says which of them it imported (session.unlisted_warning)
+        reading.unlisted = [t.rel for t in topics if t.rel not in listed]
+        reading.index_file = INDEX_FILE
+        reading.unlisted_note = "Claude Code finds them only by searching"
     reading.entries = (mapping or ImportMapping()).apply(entries, reading.warnings)
     return reading

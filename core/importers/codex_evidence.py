@@ -144,7 +144,7 @@ class Evidence:
         uncited = sorted(n for n in self.files.rollouts if n not in self.cited)
         if uncited:
             self.files.reading.warnings.append(
-                f"{ROLLOUT_DIR}/: {len(uncited)} summary file(s) cited by no memory "
+                f"{ROLLOUT_DIR}/: {counted(len(uncited), 'summary file')} cited by no memory "
                 f"({', '.join(uncited[:5])}{' ...' if len(uncited) > 5 else ''}): they are "
                 "evidence, not memory; nothing imported from them"
             )

@@ -81,6 +81,11 @@ class Reading:
     entries: list[Entry] = field(default_factory=list)
     skipped: list[ImportItem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: files the folder's index (``index_file``) does not list, and what that means for
+    #: the agent (``unlisted_note``); the run's warning names them with what it did
+    unlisted: list[str] = field(default_factory=list)
+    index_file: str = ""
+    unlisted_note: str = ""
 
     def skip_file(self, origin: str, scope: str, reason: str) -> None:
         self.skipped.append(

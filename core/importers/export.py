@@ -50,6 +50,7 @@ import yaml
 from core.domain import secrets
 from core.domain.data import AsData
 from core.domain.record import Memory
+from core.domain.words import counted
 from core.importers.claude_code_entries import without_type_prefix
 from core.importers.claude_code_files import INDEX_FILE, TEAM_DIR
 from core.importers.entries import slug
@@ -91,8 +92,9 @@ class ExportReport(AsData):
     def render(self) -> str:
         verb = "replaced the previous export in" if self.replaced_previous else "exported to"
         lines = [
-            f"{verb} {self.folder}: {len(self.files)} memory file(s); {INDEX_FILE} lists "
-            f"{len(self.indexed)} in {self.index_lines} lines, {self.index_bytes:,} bytes"
+            f"{verb} {self.folder}: {counted(len(self.files), 'memory file')}; {INDEX_FILE} "
+            f"lists {len(self.indexed)} in {counted(self.index_lines, 'line')}, "
+            f"{self.index_bytes:,} bytes"
         ]
         if self.not_indexed:
             lines.append(
@@ -122,7 +124,12 @@ class _Out:
     kind: str  # Claude Code type
     team: bool
     rank: float
-    text: str
+    front: str  # the front matter block, "---" to "---"
+    content: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.front}\n\n{self.content}\n"
 
 
 def export_claude_code(source: Workspace | Store, path: Path) -> ExportReport:
@@ -173,9 +180,7 @@ def _plan(stores: list[Store]) -> tuple[list[_Out], list[str]]:
     for store in stores:
         now = store.now()
         team = store.config.scope == "team"
-        active = sorted(
-            (m for m in store.memories.values() if m.status == "active"), key=lambda m: m.id
-        )
+        active = sorted(store.memories.with_status("active"), key=lambda m: m.id)
         # the catalog flags each file whose text holds a credential: only those are
         # scanned again for their rule ids (core.store.catalog)
         flagged = {m.path for m in store.memories.with_secrets()}
@@ -184,7 +189,9 @@ def _plan(stores: list[Store]) -> tuple[list[_Out], list[str]]:
             rules = set()
             if memory.path in flagged:
                 rules = {f.rule_id for f in scan_file(store.root / memory.path)}
-            rules |= {f.rule_id for f in secrets.scan(out.text)}
+            # the content is the record's, which the catalog scanned with its file: what
+            # is new is the front matter (a secret cannot straddle the "---" between)
+            rules |= {f.rule_id for f in secrets.scan(out.front)}
             if rules:  # a record left out keeps no file name
                 taken.discard(out.rel.casefold())
                 left_out.append(f"{memory.id}: holds a credential ({', '.join(sorted(rules))})")
@@ -201,7 +208,7 @@ def _left_behind(stores: list[Store]) -> list[str]:
             ("conflict", "decide them in the review desk ('memgov queue'), then export again"),
             ("expired", "re-verify them if they still hold"),
         ):
-            ids = sorted(m.id for m in store.memories.values() if m.status == status)
+            ids = sorted(m.id for m in store.memories.with_status(status))
             if ids:
                 warnings.append(
                     f"{len(ids)} {store.config.scope} "
@@ -236,8 +243,7 @@ def _topic(memory: Memory, team: bool, rank: float, taken: set[str]) -> _Out:
     hook = _cut(" ".join(memory.hook.split()), DESCRIPTION_CHARS)
     meta = {"name": name, "description": hook, "type": kind, "memgov": block}
     front = yaml.dump(meta, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=1000)
-    text = f"---\n{front}---\n\n{memory.content.strip()}\n"
-    return _Out(rel, name, hook, kind, team, rank, text)
+    return _Out(rel, name, hook, kind, team, rank, f"---\n{front}---", memory.content.strip())
 
 
 def _cut(text: str, limit: int) -> str:

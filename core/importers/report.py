@@ -73,7 +73,10 @@ class ImportReport(AsData):
     def render(self) -> str:
         head = f"{self.format} import from {self.folder}"
         if self.dry_run:
-            head += " (dry run: nothing was written; ids are those a real run would have made)"
+            head += (
+                " (dry run: nothing was written; ids are those a real run would make on the "
+                "stores as they are now)"
+            )
         lines = [head]
         lines += [f"  {scope} store: {root}" for scope, root in self.stores]
         lines.append("  " + ", ".join(f"{n} {name}" for name, n in self.counts.items()))

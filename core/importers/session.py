@@ -34,6 +34,7 @@ from typing import Any
 from core.domain import policy
 from core.domain.errors import SecretBlocked, TransitionError, ValidationError
 from core.domain.record import content_hash
+from core.domain.words import counted
 from core.importers.entries import Entry, Reading, origin_key
 from core.importers.folders import shown_path
 from core.importers.ledger import IMPORT_ACTION, Ledger
@@ -75,10 +76,40 @@ def _run(
         runner.finish()
     items.sort(key=lambda item: origin_key(item.origin))
     secret = {item.origin.rpartition(":")[0] for item in items if item.secret_rules}
-    warnings = tuple(_warning(w, secret) for w in reading.warnings)
+    texts = list(reading.warnings)
+    if reading.unlisted:
+        texts.append(unlisted_warning(reading, items))
+    warnings = tuple(_warning(w, secret) for w in texts)
     return ImportReport(
         format=fmt, folder=str(folder), dry_run=False, items=tuple(items), warnings=warnings
     )
+
+
+#: the outcomes of an entry that is in the store after the run
+IMPORTED = ("written", "merged", "conflict", "already-imported")
+
+
+def unlisted_warning(reading: Reading, items: list[ImportItem]) -> str:
+    """The files the folder's index does not list, and which of them this run imported:
+    a file skipped, refused or failed is not said to be imported."""
+    outcomes: dict[str, set[str]] = {}
+    for item in items:
+        outcomes.setdefault(item.origin.rpartition(":")[0] or item.origin, set()).add(item.outcome)
+
+    def listing(names: list[str]) -> str:
+        return ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
+
+    files = reading.unlisted
+    imported = [f for f in files if outcomes.get(f, set()) & set(IMPORTED)]
+    left = [f for f in files if f not in imported]
+    if imported and left:
+        done = f"imported anyway: {listing(imported)}; not imported: {listing(left)}"
+    elif imported:
+        done = "imported anyway"
+    else:
+        done = "not imported (each file's outcome is above)"
+    head = f"{counted(len(files), 'file')} not listed in {reading.index_file} ({listing(files)})"
+    return f"{head}: {done}" + (f"; {reading.unlisted_note}" if reading.unlisted_note else "")
 
 
 def _warning(text: str, secret_files: set[str]) -> str:

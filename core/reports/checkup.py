@@ -9,6 +9,7 @@ read counts 0 memories (why is among its findings).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.domain.data import AsData, shown_as
@@ -45,11 +46,17 @@ def counted(store: Store) -> int:
         return 0
 
 
-def check_workspace(workspace: Workspace, *, strict: bool = False) -> Checkup:
+def check_workspace(
+    workspace: Workspace,
+    *,
+    strict: bool = False,
+    more: Callable[[Store], list[Finding]] | None = None,
+) -> Checkup:
+    """``more``: a face's own checks of a store (the desk's keymap), after the core's."""
     checks: list[StoreCheck] = []
     failing = False
     for store in workspace.stores:
-        findings = tuple(diagnose(store))
+        findings = tuple(diagnose(store) + (more(store) if more else []))
         failing |= any(f.severity == "error" or strict for f in findings)
         checks.append(StoreCheck(store, findings, counted(store)))
     return Checkup(tuple(checks), failing)

@@ -15,8 +15,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from core.domain.data import AsData
-from core.domain.record import STATUSES, TYPES
+from core.domain.record import STATUSES, TYPES, Memory
 from core.store import logs
+from core.store.events import Event
 from core.store.index import INDEX_FILE, check_index, read_index_text
 from core.store.store import Store
 
@@ -51,6 +52,15 @@ def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 3) if whole else None
 
 
+def _deleted(memories: list[Memory], events: list[Event]) -> set[str]:
+    """The records deleted: an erasure removes the file (its id, key and content hash
+    stay in its event), so they are counted from the events, with any file that still
+    says ``deleted`` (written by hand, or by an older memgov)."""
+    erased = {i for e in events if e.to_status == "deleted" for i in e.memory_ids}
+    still = {m.id for m in memories if m.status != "deleted"}  # an id in use again
+    return (erased - still) | {m.id for m in memories if m.status == "deleted"}
+
+
 def health(store: Store) -> Health:
     memories = list(store.memories.values())
     events, _bad = store.events()
@@ -58,6 +68,7 @@ def health(store: Store) -> Health:
     start = now - timedelta(weeks=WEEKS)
     out = Health(store=str(store.root), scope=store.config.scope)
     out.by_status = {s: sum(1 for m in memories if m.status == s) for s in STATUSES}
+    out.by_status["deleted"] = len(_deleted(memories, events))
     out.by_type = {t: sum(1 for m in memories if m.type == t) for t in TYPES}
 
     text, problem = read_index_text(store.root)  # a binary or non-UTF-8 index: a warning

@@ -127,6 +127,15 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+def fsync_dir(folder: Path) -> None:
+    """Make the names in ``folder`` durable (a rename into it, say)."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 

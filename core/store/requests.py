@@ -48,6 +48,7 @@ __all__ = [
     "Request",
     "check_request",
     "file_request",
+    "filed_request",
     "get_request",
     "load_requests",
     "open_requests",
@@ -98,7 +99,16 @@ def file_request(store: Store, *, kind: str, memory_id: str, reason: str, actor:
 
     The memory's state and an open request for the same (kind, memory) are checked
     under the store lock, so two processes filing the same request at once make one
-    request: the second gets the first's."""
+    request: the second gets the first's (see :func:`filed_request` to tell them
+    apart)."""
+    return filed_request(store, kind=kind, memory_id=memory_id, reason=reason, actor=actor)[0]
+
+
+def filed_request(
+    store: Store, *, kind: str, memory_id: str, reason: str, actor: str
+) -> tuple[Request, bool]:
+    """:func:`file_request`, and whether it filed one: False when a request of that
+    kind was already open for the memory (it is returned, and nothing is written)."""
     if kind not in KINDS:
         raise ValidationError(
             f"unknown request kind {shown_word(kind) if isinstance(kind, str) else describe(kind)}",
@@ -135,7 +145,7 @@ def file_request(store: Store, *, kind: str, memory_id: str, reason: str, actor:
                 field="memory",
             )
         for existing in open_requests(store, memory_id, kind=kind):  # read under the lock
-            return existing  # nothing written: the transaction has no change
+            return existing, False  # nothing written: the transaction has no change
         now = tx.now
         request = Request(
             id=f"{kind}-{now:%Y%m%d}-{_digest(kind, memory_id, reason, now.isoformat())}",
@@ -147,4 +157,4 @@ def file_request(store: Store, *, kind: str, memory_id: str, reason: str, actor:
         )
         tx.write_file(request.path, request.to_yaml())
         tx.event(f"request-{kind}", (memory_id,), reason=request.reason, request=request.id)
-    return request
+    return request, True

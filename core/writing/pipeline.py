@@ -247,8 +247,17 @@ def _refused(
 def _fresh_id(taken: Mapping[str, Memory], candidate: Candidate, now: datetime) -> str:
     """A reproducible id (key, content, time) that no record of the store uses yet: the
     same statement can come back at the same instant (a pinned clock) after the record
-    it made was superseded or expired."""
-    basis = f"{candidate.key}|{candidate.content}|{now.isoformat()}"
+    it made was superseded or expired.
+
+    A statement read from a file (an import: its source is the original file and
+    line) is named after that file and line instead of the time, so an import's dry
+    run makes the ids its real run makes, whenever each runs, on the stores as they
+    are."""
+    source = candidate.source
+    if source is not None and source.file is not None:
+        basis = f"{candidate.key}|{candidate.content}|{source.file}:{source.line}"
+    else:
+        basis = f"{candidate.key}|{candidate.content}|{now.isoformat()}"
     memory_id = new_memory_id(candidate.attribute, basis)
     attempt = 1
     while memory_id in taken:

@@ -11,7 +11,8 @@ The package: :mod:`tui.cli.common` (options, output, exit codes),
 and one module per group of commands, imported only when one of its commands
 runs: :mod:`~tui.cli.stores`,
 :mod:`~tui.cli.writing`, :mod:`~tui.cli.memories`, :mod:`~tui.cli.review`,
-:mod:`~tui.cli.consolidation`, :mod:`~tui.cli.transfer`, :mod:`~tui.cli.desk`.
+:mod:`~tui.cli.consolidation`, :mod:`~tui.cli.transfer`, :mod:`~tui.cli.desk`,
+:mod:`~tui.cli.serve`.
 """
 
 from tui.cli.parser import build_parser, main

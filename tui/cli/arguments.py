@@ -50,10 +50,42 @@ def add_demo(add: Adder) -> None:
     )
     p.add_argument("--no-open", action="store_true", help="build it, do not open the desk")
     p.add_argument("--force", action="store_true", help="replace an existing demo store")
+    p.add_argument(
+        "--lang",
+        choices=("zh", "en"),
+        help="the language of what the demo's people say and its records hold: zh (the "
+        "seed's, the default) or en, the same scenarios in English",
+    )
 
 
 def add_review(add: Adder) -> None:
     add("review", "desk:cmd_review", "open the review desk on the configured stores")
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1 to 65535)")
+    return port
+
+
+def add_serve(add: Adder) -> None:
+    p = add(
+        "serve",
+        "serve:cmd_serve",
+        "serve the review desk to a browser (each browser session runs the desk on "
+        "these stores as this actor)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (default 127.0.0.1: this machine only; any other "
+        "gives the desk, with this actor's authority, to whoever reaches it)",
+    )
+    p.add_argument("--port", type=_port, default=8000, help="default 8000")
 
 
 # -- reading: tui.cli.memories ---------------------------------------------------------
@@ -281,6 +313,7 @@ COMMANDS: tuple[Callable[[Adder], None], ...] = (
     add_init,
     add_demo,
     add_review,
+    add_serve,
     add_doctor,
     add_history,
     add_list,

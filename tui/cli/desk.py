@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,21 +15,34 @@ from tui.cli.common import EXIT_OK, actor_from, clock_from_env, store_paths
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from core.demo import build_demo
+    from core.demo import build_demo, demo_language, is_demo
 
     target = Path(
         args.store[0]
         if args.store
         else os.environ.get("MEMGOV_STORE", "").split(os.pathsep)[0] or "demo-store"
     )
-    stores = build_demo(target, force=args.force)
+    kept = is_demo(target) and not args.force
+    stores = build_demo(target, force=args.force, lang=args.lang)
     if not args.actor and not os.environ.get("MEMGOV_ACTOR"):
         from core.demo import OWNER
 
         args.actor = OWNER  # the demo's user, who owns the private store and maintains the team
+    where = ", ".join(str(s.root) for s in stores)
+    lang = demo_language(target)
+    shown = f" ({lang})" if lang else ""
+    # a demo already there is opened as it is: what was decided on it stays decided
+    said = (
+        f"demo stores{shown} already in place, opened as they are (what was decided on "
+        f"them stays decided; --force builds fresh ones): {where}"
+        if kept
+        else f"demo stores{shown} built: {where}"
+    )
     if args.no_open:
-        print(f"demo stores ready: {', '.join(str(s.root) for s in stores)}")
+        print(said)
         return EXIT_OK
+    if kept:
+        print(said, file=sys.stderr)
     return open_desk([str(target)], args)
 
 

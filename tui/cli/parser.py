@@ -148,8 +148,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_PIPE
 
 
+#: the common options that take a value (``--store P``, ``--as U``)
+_VALUED = ("--store", "--as")
+
+
+def _command_first(argv: list[str]) -> list[str]:
+    """``memgov --as U decide X`` as ``memgov decide --as U X``: the common options may
+    come before the command, which then still is the command (it was taken for the
+    desk's, which answered "unrecognized arguments: decide X")."""
+    at = 0
+    while at < len(argv) and argv[at].startswith("-") and argv[at] not in ("-h", "--help"):
+        at += 2 if argv[at] in _VALUED else 1
+    if 0 < at < len(argv) and argv[at] in command_names():
+        return [argv[at], *argv[:at], *argv[at + 1 :]]
+    return argv
+
+
 def _main(argv: Sequence[str] | None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _command_first(list(sys.argv[1:] if argv is None else argv))
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["review", *argv]  # plain `memgov [--store P]` opens the desk
     # one command's parser; the full one for help, or for what is not a command

@@ -17,6 +17,7 @@ from core.domain.words import counted
 from tui.cli.common import EXIT_OK, Command, actor_from, emit, read_input, workspace
 
 if TYPE_CHECKING:
+    from core.domain.record import Source
     from core.review.items import Item
 
 
@@ -54,8 +55,8 @@ def render_item(item: Item) -> str:
     if isinstance(analysis, BatchAnalysis):
         summary = analysis.summary
         lines.append(
-            f"  {summary.get('changes', 0)} changes: {summary.get('automatic', 0)} "
-            f"automatic, {summary.get('needs_approval', 0)} need approval"
+            f"  {counted(summary.get('changes', 0), 'change')}: {summary.get('automatic', 0)} "
+            f"automatic, {counted(summary.get('needs_approval', 0), 'needs', 'need')} approval"
         )
         for entry in analysis.files:
             cls = "automatic" if entry.automatic else "needs approval"
@@ -79,7 +80,7 @@ def render_item(item: Item) -> str:
             lines += ["      " + line for line in m.content.splitlines()]
             for src in rec.sources:
                 s = src.source
-                lines.append(f"      source: task {s.task} message {s.message_index}: {s.evidence}")
+                lines.append(f"      source: {source_pointer(s)}: {s.evidence}")
                 if src.excerpt:
                     lines += [
                         f"        {src.excerpt.file}:{n}: {text}" for n, text in src.excerpt.lines
@@ -89,6 +90,17 @@ def render_item(item: Item) -> str:
             if rec.pointers:
                 lines.append("      pointed at by: " + "; ".join(rec.pointers))
     return "\n".join(lines)
+
+
+def source_pointer(source: Source) -> str:
+    """Where a source points: a task's message, or a file's line (an imported memory,
+    a hand-written note), never "message None"."""
+    where = [f"task {source.task}"]
+    if source.message_index is not None:
+        where.append(f"message {source.message_index}")
+    if source.file is not None:
+        where.append(f"{source.file}" + (f" line {source.line}" if source.line else ""))
+    return ", ".join(where)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -215,14 +227,21 @@ def cmd_revert(args: argparse.Namespace) -> int:
 
 def cmd_request(kind: str) -> Command:
     def run(args: argparse.Namespace) -> int:
-        from core.store.requests import file_request
+        from core.store.requests import filed_request
 
         ws = workspace(args)
         store = ws.find_memory(args.id)
-        request = file_request(
+        request, filed = filed_request(
             store, kind=kind, memory_id=args.id, reason=args.reason, actor=actor_from(args)
         )
-        emit(args, request.to_dict(), lambda: f"{request.id}: {kind} {args.id} requested")
+        said = (
+            f"{request.id}: {kind} {args.id} requested"
+            if filed  # one open request per kind and memory: an open one is not filed again
+            else f"{request.id}: {kind} {args.id} was already requested by "
+            f"{request.requested_by} at {request.requested_at[:16]} ({request.reason}); "
+            "nothing filed"
+        )
+        emit(args, {**request.to_dict(), "filed": filed}, lambda: said)
         return EXIT_OK
 
     return run

@@ -41,8 +41,11 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from core.reports.checkup import check_workspace
+    from tui.keymap import read_keymap
 
-    checkup = check_workspace(workspace(args), strict=args.strict)
+    checkup = check_workspace(
+        workspace(args), strict=args.strict, more=lambda store: read_keymap(store)[1]
+    )
 
     def text() -> str:
         lines = []

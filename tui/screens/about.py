@@ -15,10 +15,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from core.domain.policy import is_owner, same_actor, shown
 from core.domain.record import TRUST, TYPES, Memory
+from core.domain.words import counted
 from core.review.correct import correct
 from core.review.queue import evidence_for
-from core.store.requests import Request, file_request
+from core.store.requests import Request, filed_request
 from core.store.store import Store
 from core.store.workspace import Workspace
 from tui.messages import StoresChanged
@@ -28,17 +30,20 @@ from tui.screens.dialogs import CorrectDialog, Proposal, ReasonDialog
 from tui.screens.history import HistoryScreen
 
 
-def about(workspace: Workspace) -> list[tuple[Store, Memory]]:
-    """Records whose subject is the user (``user:<owner>``...) and the private store."""
+def about(workspace: Workspace, actor: str) -> list[tuple[Store, Memory]]:
+    """Records about ``actor``: those whose subject is the actor (``user:<actor>``...)
+    in any store, and every record of the private store when the actor is its owner
+    (someone else at the desk sees only what is about them)."""
     private = workspace.private
-    owner = private.config.owner if private else None
+    owns_private = private is not None and is_owner(private, actor)
     found = []
     for store in workspace.stores:
-        for memory in store.memories.values():
-            mine = owner and (
-                memory.subject == f"user:{owner}" or memory.subject.startswith(f"user:{owner}/")
-            )
-            if mine or store.config.scope == "private":
+        if owns_private and store is private:
+            found += [(store, memory) for memory in store.memories.values()]
+            continue
+        for memory in store.memories.with_subject("user:"):
+            person = memory.subject.removeprefix("user:").split("/", 1)[0]
+            if same_actor(actor, person):
                 found.append((store, memory))
     order = {t: i for i, t in enumerate(TYPES)}
     found.sort(  # records of one key: the older first, then by id (a stable order)
@@ -96,7 +101,7 @@ class AboutMeScreen(DeskScreen):
     def reload(self) -> None:
         self.query_one("#about-head", Static).update(Text("reading the stores…", style="dim"))
         self.in_worker(
-            lambda: about(self.desk.workspace),
+            lambda: about(self.desk.workspace, self.desk.actor),
             self.loaded,
             failure="About me could not be read",
             group="about-list",
@@ -104,13 +109,20 @@ class AboutMeScreen(DeskScreen):
 
     def loaded(self, rows: list[tuple[Store, Memory]]) -> None:
         self.rows = rows
-        workspace = self.desk.workspace
-        owner = workspace.private.config.owner if workspace.private else "you"
+        private = self.desk.workspace.private
+        actor = self.desk.actor
+        others = (
+            f" (the private store is {shown(private.config.owner or 'nobody')}'s: "
+            "only the records about you are shown)"
+            if private is not None and not is_owner(private, actor)
+            else ""
+        )
         self.query_one("#about-head", Static).update(
             Text.assemble(
                 ("About me", "bold"),
-                f" · what agents remember about {owner}: "
-                f"{len(self.rows)} memories · c correct · d ask to delete · h history",
+                f" · what agents remember about {shown(actor)}{others}: "
+                f"{counted(len(self.rows), 'memory', 'memories')} · c correct · "
+                "d ask to delete · h history",
             )
         )
         options: list[Option | None] = []
@@ -221,15 +233,24 @@ class AboutMeScreen(DeskScreen):
             "I do not want this remembered",
         )
 
-        def requested(request: Request) -> None:
-            self.notify(f"Deletion requested: {request.id}")
-            desk.stores_changed()
+        def requested(result: tuple[Request, bool]) -> None:
+            request, filed = result
+            if filed:
+                self.notify(f"Deletion requested: {request.id}")
+                desk.stores_changed()
+            else:  # one open request per memory and kind: nothing was written
+                self.notify(
+                    f"Already requested by {shown(request.requested_by)} at "
+                    f"{request.requested_at} ({request.id}); nothing filed",
+                    title="Deletion",
+                    severity="warning",
+                )
 
         def chosen_reason(reason: str | None) -> None:
             if reason is None:
                 return
             self.in_worker(
-                lambda: file_request(
+                lambda: filed_request(
                     store, kind="delete", memory_id=memory.id, reason=reason, actor=desk.actor
                 ),
                 requested,

@@ -24,11 +24,14 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import TypeVar
 
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.reactive import Reactive
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widget import Widget
+from textual.widgets import Footer, Input
 from textual.widgets._footer import FooterKey
 from textual.worker import get_current_worker
 
@@ -115,6 +118,12 @@ def cursor_blinks(app: App[object]) -> bool:
 class DeskScreen(Screen[None]):
     """A screen of the desk: typed access to it, and store work off the UI thread."""
 
+    #: Textual's screen repaints all of itself at every change of focus (its
+    #: ``focused`` is a reactive that repaints); the widgets whose look depends on the
+    #: focus restyle and repaint themselves, so the screen need not: ``/`` and escape
+    #: on the queue then draw the search line and the table, not every widget
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+
     @property
     def desk(self) -> Desk:
         app = self.app
@@ -184,13 +193,18 @@ class DeskFooter(Footer):
         self.shown: tuple[object, ...] | None = None
         #: the keys composed, in order, each with what it shows
         self.composed: list[tuple[FooterKeyId, FooterKey]] = []
+        #: the indexes of the keys to show, and whether the others show dimmed
+        #: (None: every key, as composed)
+        self.kept: tuple[set[int], bool] | None = None
 
     def compose(self) -> ComposeResult:
         self.composed = []
+        self.kept = None
         for widget in super().compose():
             if isinstance(widget, FooterKey):
                 self.composed.append((footer_key_id(widget), widget))
             yield widget
+        self.call_after_refresh(self.fit)
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if not (screen.app.app_focus and self.is_attached and screen is self.screen):
@@ -207,7 +221,11 @@ class DeskFooter(Footer):
             return
         self.shown = shown
         wanted = self.keys_for(screen)
-        if wanted is not None and self.show_only(wanted):
+        # a text box has the focus: the keys it takes are dimmed, not removed (the
+        # footer's layout stays, and with it the screen's: no reflow when typing
+        # starts or ends, half the cost of ``/`` and escape)
+        typing = isinstance(screen.focused, Input)
+        if wanted is not None and self.show_only(wanted, dim_others=typing):
             self._bindings_ready = True
             return
         super().bindings_changed(screen)
@@ -233,9 +251,10 @@ class DeskFooter(Footer):
             keys.append((b.key, app.get_key_display(b), b.description, b.action, not enabled, tip))
         return keys
 
-    def show_only(self, wanted: list[FooterKeyId]) -> bool:
+    def show_only(self, wanted: list[FooterKeyId], *, dim_others: bool = False) -> bool:
         """Show exactly ``wanted`` of the keys composed, when they are some of them in
-        their order; False (nothing changed) otherwise."""
+        their order; False (nothing changed) otherwise. ``dim_others``: the others stay,
+        dimmed (they do nothing now), instead of hidden."""
         keep: set[int] = set()
         position = 0
         for key in wanted:
@@ -245,9 +264,56 @@ class DeskFooter(Footer):
                 return False
             keep.add(position)
             position += 1
-        for index, (_key, widget) in enumerate(self.composed):
-            widget.display = index in keep
+        self.kept = (keep, dim_others)
+        self.fit()
         return True
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """Show the keys kept; when they are wider than the footer, leave out first
+        those of the whole desk and the way back (``?`` lists them all), so that the
+        screen's own keys, its decisions, stay whole (at 80 columns a conflict's
+        "x Neither" was cut and "d Defer" gone)."""
+        if not self.composed:
+            return
+        if self.kept is None:  # as composed: every key
+            keep, dim_others = set(range(len(self.composed))), False
+        else:
+            keep, dim_others = self.kept
+        shown = {i for i in range(len(self.composed)) if i in keep or dim_others}
+        room = self.size.width
+        need = sum(key_width(self.composed[i][0]) for i in shown)
+        for action in LEFT_OUT_FIRST:
+            if not room or need <= room:
+                break
+            for index in sorted(shown):
+                if self.composed[index][0][3] == action:
+                    shown.discard(index)
+                    need -= key_width(self.composed[index][0])
+        for index, (key, widget) in enumerate(self.composed):
+            dimmed = key[4] or (index not in keep)  # disabled when composed, or now
+            if widget.display != (index in shown):
+                widget.display = index in shown
+            if widget.has_class("-disabled") != dimmed:
+                widget.set_class(dimmed, "-disabled")
+                widget._disabled = dimmed  # a click on it rings the bell, as Textual's
+
+
+#: the footer's keys left out first when they do not all fit, by action: the desk's,
+#: the way back, then the queue's other screens and filters; ``?`` last of all
+LEFT_OUT_FIRST = (
+    *("toggle_theme", "quit", "undo", "back", "history"),
+    *("problems", "health", "about", "kind(-1)", "kind(1)", "scope", "context(-1)", "context(1)"),
+    "keys",
+)
+
+
+def key_width(key: FooterKeyId) -> int:
+    """The cells a footer key takes: `` k `` and ``Description ``."""
+    _key, display, description, *_ = key
+    return cell_len(display) + 2 + (cell_len(description) + 1 if description else 0)
 
 
 def footer_key_id(widget: FooterKey) -> FooterKeyId:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -234,17 +236,31 @@ class CorrectDialog(ModalScreen[str | None]):
 
 
 class KeysHelp(ModalScreen[None]):
-    """Every key of the screen underneath, with what it does."""
+    """Every key of the screen underneath, with what it does, in sections (the
+    screen's own keys first)."""
 
     BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="help.close")]
 
-    def __init__(self, rows: list[tuple[str, str, str]]) -> None:
+    def __init__(self, sections: list[tuple[str, list[tuple[str, str, str]]]]) -> None:
         super().__init__()
-        self.rows = rows
+        self.sections = sections
+        self.rows = [row for _title, rows in sections for row in rows]
 
     def compose(self) -> ComposeResult:
         width = max((len(k) for k, _d, _t in self.rows), default=4)
-        text = "\n".join(f"{k:>{width}}  {d}" + (f"  — {t}" if t else "") for k, d, t in self.rows)
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(justify="right", width=width, no_wrap=True)
+        grid.add_column()  # wraps under its own start, not under the keys
+        for number, (title, rows) in enumerate(self.sections):
+            if number:
+                grid.add_row("", "")
+            grid.add_row("", Text(title, style="bold"))
+            for key, description, tooltip in rows:
+                grid.add_row(
+                    Text(key, style="bold"),
+                    Text(description + (f"  — {tooltip}" if tooltip else "")),
+                )
+        text = grid
         with Vertical(id="dialog"):
             yield Label("Keys", id="dialog-title")
             yield VerticalScroll(Static(text, id="keys-text"))

@@ -46,7 +46,7 @@ from textual._types import SegmentLines
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widgets import DataTable, Header, Input, Static, Tab, Tabs
 from textual.widgets._data_table import RowRenderables
@@ -225,7 +225,9 @@ class QueueTable(DataTable[Any]):
         return RowRenderables(
             None,
             [
-                Text(value, no_wrap=True, end="") if isinstance(value, str) else Text(end="")
+                Text(value, no_wrap=True, overflow="ellipsis", end="")
+                if isinstance(value, str)
+                else Text(end="")
                 for value in (data.get(column.key) for column in self.ordered_columns)
             ],
         )
@@ -267,7 +269,34 @@ class QueueTable(DataTable[Any]):
         if post:
             style = style + post
         space = " " * padding
-        return [[Segment(space + set_cell_size(value, width - 2 * padding) + space, style)]]
+        room = width - 2 * padding
+        if cell_len(value) > room >= 1:  # cut: an ellipsis says so (enter shows it whole)
+            value = set_cell_size(value, room - 1) + "…"
+        return [[Segment(space + set_cell_size(value, room) + space, style)]]
+
+    def on_resize(self) -> None:
+        self.fit_last_column()
+
+    def fit_last_column(self) -> None:
+        """The last column (the item's title) takes the width the others leave, at
+        least 12 cells: a longer title is cut with an ellipsis instead of running off
+        the table's edge, where nothing said it was cut."""
+        columns = self.ordered_columns
+        # the room beside the vertical scroll bar, shown or not: it comes and goes
+        # with the rows, and a width measured without it would need a horizontal one
+        room = self.size.width - self.styles.scrollbar_size_vertical
+        if not columns or room <= 0:
+            return
+        last = columns[-1]
+        others = sum(c.get_render_width(self) for c in columns[:-1])
+        width = max(12, room - others - 2 * self.cell_padding)
+        if last.auto_width or last.width != width:
+            last.auto_width = False
+            last.width = width
+            self._clear_caches()
+            self._update_count += 1
+            self.virtual_size = Size(others + last.get_render_width(self), self.virtual_size.height)
+            self.refresh()
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """The columns widened to the new rows' cells: a one-line text cell by its
@@ -287,6 +316,7 @@ class QueueTable(DataTable[Any]):
             for column, text in zip(columns, texts, strict=True):
                 column.content_width = max(column.content_width, cell_len(text))
         super()._update_dimensions(others)
+        self.fit_last_column()  # the other columns may have grown
 
     def show_rows(self, rows: Sequence[Row]) -> None:
         """The table's rows replaced by ``rows`` (what clear() and one add_row each
@@ -381,7 +411,7 @@ class QueueScreen(DeskScreen):
             "Search",
             key_display="/",
             id="queue.search",
-            tooltip="Filter by id, subject or title",
+            tooltip="Filter by ids, titles, subjects and contents",
         ),
         Binding(
             "s",
@@ -462,8 +492,9 @@ class QueueScreen(DeskScreen):
         search = Input(
             placeholder="search ids, subjects, contents (enter keeps it, esc clears)",
             id="search",
-            classes="hidden",
+            classes="closed",
         )
+        search.can_focus = False  # closed: out of the focus chain (tab skips it)
         search.cursor_blink = self.desk.cursor_blink
         yield search
         with Horizontal(id="queue-body"):
@@ -836,7 +867,8 @@ class QueueScreen(DeskScreen):
 
     def action_search(self) -> None:
         search = self.query_one("#search", Input)
-        search.remove_class("hidden")
+        search.remove_class("closed")
+        search.can_focus = True
         search.focus()
 
     @on(Input.Changed, "#search")
@@ -854,7 +886,8 @@ class QueueScreen(DeskScreen):
     def action_clear_search(self) -> None:
         search = self.query_one("#search", Input)
         search.value = ""  # its Changed message finds the query cleared: one fill, here
-        search.add_class("hidden")
+        search.add_class("closed")
+        search.can_focus = False
         if self.query_text:
             self.query_text = ""
             self.fill()

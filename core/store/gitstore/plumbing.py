@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core.domain.errors import StoreError
 from core.store.gitstore.objects import raw_date
-from core.store.gitstore.run import COMMITTER, GitFailed, actor_identity, run
+from core.store.gitstore.run import COMMITTER, GitFailed, actor_identity, actor_of, run
 
 
 def head(root: Path) -> str:
@@ -180,7 +180,7 @@ def tags(root: Path, prefix: str) -> list[Tag]:
 @dataclass(frozen=True)
 class CommitInfo:
     sha: str
-    author: str
+    author: str  # the actor it stands for (:func:`~core.store.gitstore.run.actor_of`)
     when: str
     message: str
 
@@ -195,7 +195,7 @@ def log_for(root: Path, path: str, *, limit: int = 200) -> list[CommitInfo]:
         "--literal-pathspecs",
         "log",
         f"-n{limit}",
-        "--format=%H%x00%ae%x00%aI%x00%B%x1e",
+        "--format=%H%x00%an%x00%ae%x00%aI%x00%B%x1e",
         "HEAD",
         "--",
         path,
@@ -206,7 +206,8 @@ def log_for(root: Path, path: str, *, limit: int = 200) -> list[CommitInfo]:
         record = record.lstrip("\n")
         if not record:
             continue
-        sha, author, when, message = record.split("\x00", 3)
+        sha, name, email, when, message = record.split("\x00", 4)
+        author = actor_of(name, email)
         found.append(CommitInfo(sha=sha, author=author, when=when, message=message.strip()))
     return list(reversed(found))
 

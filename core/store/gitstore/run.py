@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from core.domain.errors import StoreError
+from core.domain.policy import canonical
+from core.store.gitstore.objects import clean_ident
 
 COMMITTER = ("memgov", "memgov@localhost")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -64,12 +66,44 @@ class GitFailed(StoreError):
 BULK_MALLOC = {"MALLOC_TOP_PAD_": str(16 << 20), "MALLOC_TRIM_THRESHOLD_": str(64 << 20)}
 
 
+#: the domain of the address a name (an actor with no ``@``) commits under
+NAME_DOMAIN = "memgov.invalid"
+
+
 def actor_identity(actor: str) -> tuple[str, str]:
-    """(name, email) for a git author from an actor string (an email or a name)."""
-    actor = CONTROL.sub("", actor).strip() or "unknown"
-    if "@" in actor:
-        return actor.split("@", 1)[0], actor
-    return actor, f"{actor}@memgov.invalid"
+    """(name, email) for a git author from an actor string (an email or a name).
+
+    One address per actor, whichever path commits (a write, a decision, a batch,
+    a tag, a recovery): the actor in the form :func:`core.domain.policy.canonical`
+    compares (outer spaces trimmed, ASCII letters in lower case), so ``Alice`` and
+    ``alice``, which are one actor to every rule, are one author too; an email
+    keeps its address and is named by its local part, a name gets
+    ``name@memgov.invalid``; both cleaned as git cleans an identity, so the commit
+    memgov writes itself, ``git commit-tree`` and ``git fast-import`` all record the
+    same one. ``memgov`` itself (a recovery's actor) is the committer of every
+    commit: :data:`COMMITTER`.
+    """
+    text = canonical(actor) or CONTROL.sub("", actor).strip()
+    if text == COMMITTER[0]:
+        return COMMITTER
+    if "@" in text:
+        name, email = text.split("@", 1)[0], text
+    else:
+        name, email = text, f"{text}@{NAME_DOMAIN}"
+    name, email = clean_ident(name), clean_ident(email)
+    if not email or email.startswith("@"):
+        return "unknown", f"unknown@{NAME_DOMAIN}"
+    return name or email, email
+
+
+def actor_of(name: str, email: str) -> str:
+    """The actor a commit's author stands for: the inverse of :func:`actor_identity`
+    (``agent:x <agent:x@memgov.invalid>`` is ``agent:x``, as its events say; an
+    author memgov did not make is its email)."""
+    if (name, email) == COMMITTER:
+        return name
+    local, at, domain = email.rpartition("@")
+    return local if at and domain == NAME_DOMAIN and local else email
 
 
 def git_env(actor: str, when: datetime | None) -> dict[str, str]:

@@ -20,12 +20,18 @@ from support_desk import DEMO_NOW as NOW
 from support_desk import workspace
 
 from core.demo import OWNER
-from core.domain.errors import SecretBlocked, StoreError, ValidationError
+from core.domain.errors import (
+    AlreadyDecided,
+    AuthorizationError,
+    SecretBlocked,
+    StoreError,
+    ValidationError,
+)
 from core.review.correct import correct
 from core.review.decide import decide
 from core.review.queue import build_queue, get_item
 from core.store import fsutil, logs
-from core.store.requests import get_request
+from core.store.requests import get_request, load_requests
 from core.store.store import Store
 
 
@@ -171,18 +177,97 @@ def test_a_busy_private_store_leaves_the_team_store_unchanged(
     assert_clean(demo)
 
 
-def test_a_record_replaced_since_the_request_is_not_promoted(demo: Path) -> None:
-    private, team = stores(demo)
+def test_a_correction_moves_the_promotion_request_to_the_corrected_record(demo: Path) -> None:
+    private, _team = stores(demo)
     item = the_item(demo, "promotion", attribute="package_manager")
-    correct(workspace(demo), item.records[0].memory.id, content="只用 pnpm 9。", actor=OWNER)
-    check = unchanged(private.root, team.root)
+    old = item.records[0].memory
+    decision = correct(workspace(demo), old.id, content="只用 pnpm 9。", actor=OWNER)
+    ((new_id,),) = [[c["id"] for c in decision.created]]
+    # the old request is not left open against the superseded record: it moved
+    closed = get_request(Store(private.root), item.id)
+    assert closed.status == "rejected" and closed.decision == decision.id
+    assert new_id in (closed.decision_reason or "")
+    (moved,) = [i for i in build_queue(workspace(demo)) if i.kind == "promotion"
+                and i.records[0].memory.id == new_id]  # fmt: skip
+    assert moved.request is not None
+    assert (moved.request.reason, moved.request.requested_by) == (
+        item.request.reason, item.request.requested_by,  # type: ignore[union-attr]
+    )  # fmt: skip
+    assert item.id not in {i.id for i in build_queue(workspace(demo))}
+    # the correction says so, as it is made
+    (said,) = [c for c in decision.consequences if c.kind == "request-moved"]
+    assert said.subject == item.id and moved.id in said.text and new_id in said.text
+    # deciding the old request now says who closed it and with which decision
+    with pytest.raises(AlreadyDecided, match=decision.id):
+        decide(workspace(demo), item.id, approve=True, actor=OWNER)
+    assert_clean(demo)
+
+
+def reopen_as_before(private: Path, item_id: str, moved_id: str) -> None:
+    """A store from before corrections moved requests: the old request still open
+    against the superseded record, no request for the correction (files as they were,
+    committed by hand)."""
+    path = private / "requests" / f"{item_id}.yaml"
+    text = path.read_text(encoding="utf-8")
+    for key in ("decision", "decided_by", "decision_reason"):
+        text = (
+            "\n".join(
+                f"{key}: null" if line.startswith(f"{key}:") else line for line in text.splitlines()
+            )
+            + "\n"
+        )
+    path.write_text(text.replace("status: rejected", "status: open"), encoding="utf-8")
+    (private / "requests" / f"{moved_id}.yaml").unlink()
+    git(private, "add", "-A")
+    git(private, "commit", "-q", "-m", "a store as an older memgov left it")
+
+
+def test_a_request_left_on_a_replaced_record_is_asked_again_for_its_successor(
+    demo: Path,
+) -> None:
+    private, _team = stores(demo)
+    item = the_item(demo, "promotion", attribute="package_manager")
+    old = item.records[0].memory.id
+    fixed = correct(workspace(demo), old, content="只用 pnpm 9。", actor=OWNER)
+    ((new_id,),) = [[c["id"] for c in fixed.created]]
+    said = next(c.text for c in fixed.consequences if c.kind == "request-moved")
+    (moved,) = [r.id for r in load_requests(private) if r.id in said and r.id != item.id]
+    reopen_as_before(private.root, item.id, moved)
+    check = unchanged(private.root, _team.root)
     with pytest.raises(ValidationError, match="is superseded since the promotion was requested"):
         decide(workspace(demo), item.id, approve=True, actor=OWNER)
     check()
-    rejected = decide(workspace(demo), item.id, approve=False, actor=OWNER, reason="replaced")
-    assert (rejected.kind, rejected.option, rejected.created) == ("promotion", "reject", [])
+    again = decide(workspace(demo), item.id, approve=False, option="rerequest", actor=OWNER)
+    assert (again.kind, again.option, again.revertible) == ("promotion", "rerequest", False)
     assert get_request(Store(private.root), item.id).status == "rejected"
+    (opened,) = [c for c in again.consequences if c.kind == "request-opened"]
+    assert get_request(Store(private.root), opened.subject).memory_id == new_id
     assert item.id not in {i.id for i in build_queue(workspace(demo))}
+    assert_clean(demo)
+
+
+def test_a_promotion_request_is_withdrawn_by_who_asked_or_the_owner(demo: Path) -> None:
+    private, team = stores(demo)
+    item = the_item(demo, "promotion", attribute="package_manager")
+    assert item.request is not None and item.request.requested_by == "agent:claude-code"
+    check = unchanged(private.root, team.root)
+    with pytest.raises(AuthorizationError, match="only who asked for it"):
+        decide(workspace(demo), item.id, approve=False, option="withdraw", actor=MAINTAINER)
+    with pytest.raises(ValidationError, match="goes with --reject"):
+        decide(workspace(demo), item.id, approve=True, option="withdraw", actor=OWNER)
+    check()
+    first = len(events(private.root))
+    done = decide(workspace(demo), item.id, approve=False, option="withdraw", actor=OWNER)
+    assert (done.option, done.revertible, done.created) == ("withdraw", True, [])
+    assert_recorded(
+        private.root, done, actor=OWNER, reason=f"withdrawn by {OWNER}", item=item.id,
+        first_event=first,
+    )  # fmt: skip
+    closed = get_request(Store(private.root), item.id)
+    assert (closed.status, closed.decided_by) == ("rejected", OWNER)
+    team_unchanged = unchanged(team.root)
+    assert item.id not in {i.id for i in build_queue(workspace(demo))}
+    team_unchanged()
     assert_clean(demo)
 
 

@@ -382,11 +382,20 @@ def test_correct_replaces_the_record_and_erases_the_old_file(demo: Path) -> None
     assert reachable_objects_holding(private, DEMO_TOKEN) == 0
     assert new.id in (private / "MEMORY.md").read_text()
     assert note.id not in (private / "MEMORY.md").read_text()
-    actions = [(e["action"], e["memory_ids"]) for e in events(private)[-5:]]
+    actions = [(e["action"], e["memory_ids"]) for e in events(private)[-8:]]
     assert ("correct", [new.id]) in actions and ("erase", [note.id]) in actions
     assert ("request-closed", [note.id]) in actions  # the open promotion, with an event
     request = next((private / "requests").glob("promote-*0727d6.yaml")).read_text()
     assert "status: rejected" in request and new.id in request
+    # ... moved to the corrected record: the promotion asked for goes on, for the copy
+    assert ("request-promote", [new.id]) in actions
+    (moved,) = [
+        r for r in (private / "requests").glob("promote-*.yaml")
+        if f"memory_id: {new.id}" in r.read_text()
+    ]  # fmt: skip
+    assert "status: open" in moved.read_text()
+    (said,) = [c for c in decision.consequences if c.kind == "request-moved"]
+    assert moved.stem in said.text and new.id in said.text
     assert secret_errors(store) == []
 
 
@@ -590,9 +599,13 @@ async def test_desk_correct_refuses_a_text_that_still_holds_a_token(demo: Path) 
         await pilot.pause()
         assert isinstance(app.screen, SecretCorrectDialog)  # still open, nothing decided
         await pilot.press("escape")
-        await pilot.press("d", "enter")  # defer: recorded, the item stays
+        await pilot.press("d")
         await settle(pilot, app)
-        assert isinstance(app.screen, SecretScreen)
+        await pilot.press("enter")  # defer: recorded, the item stays (marked), the view goes
+        await settle(pilot, app)
+        assert not isinstance(app.screen, SecretScreen)
+        (left,) = [i for i in build_queue(workspace(demo)) if i.id == f"secret-{note.id}"]
+        assert left.deferred is not None
     assert (demo / "private" / note.path).exists()
     decided = [e for e in events(demo / "private") if e["action"] == "decide"][-1]
     assert decided["details"]["option"] == "defer"

@@ -16,13 +16,19 @@ from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from core.review.revert import revert
+from core.review.revert import revert, why_not_revertible
 from core.store.decisions import Decision
 from core.store.workspace import Workspace
 from tui.keymap import workspace_keymap
 from tui.messages import DecisionApplied, DecisionFailed, DecisionsApplied
 from tui.screens.desk import Desk
 from tui.screens.dialogs import KeysHelp
+from tui.screens.item import (
+    decided_list_notice,
+    decided_notice,
+    decided_title,
+    list_undo_refusal,
+)
 from tui.screens.queue import QueueScreen
 
 
@@ -62,6 +68,7 @@ class MemgovDesk(Desk):
     ) -> None:
         super().__init__(workspace, actor=actor, cursor_blink=cursor_blink)
         self.last_decision: Decision | None = None
+        self.undo_refusal: str | None = None  # why u undoes nothing, when it is known
         self.user_keymap = keymap or {}
         self.keymap_warnings = keymap_warnings or []
         self.sub_title = f"review desk · acting as {actor}"
@@ -82,28 +89,19 @@ class MemgovDesk(Desk):
     @on(DecisionApplied)
     def decision_applied(self, message: DecisionApplied) -> None:
         decision = message.decision
-        undo = "  (u to undo)" if decision.revertible else ""
-        note = f"\n{decision.note}" if decision.note else ""
-        self.notify(f"{message.label}: {decision.id}{undo}{note}", title="Decided", timeout=8)
-        if decision.revertible:
-            self.last_decision = decision
-        elif decision.option == "revert":
-            self.last_decision = None
+        self.notify(
+            decided_notice(message.label, decision), title=decided_title(decision), timeout=8
+        )
+        # the last one, undoable or not: u undoes it or says why it cannot
+        self.last_decision, self.undo_refusal = decision, None
         self.stores_changed(decision)
 
     @on(DecisionsApplied)
     def decisions_applied(self, message: DecisionsApplied) -> None:
         decisions = message.decisions
-        shown = ", ".join(d.id for d in decisions[:3]) + (
-            f" and {len(decisions) - 3} more" if len(decisions) > 3 else ""
-        )
-        self.notify(
-            f"{message.label}: {len(decisions)} decisions in one commit ({shown}); "
-            f"undo any of them with memgov revert ID",
-            title="Decided",
-            timeout=10,
-        )
+        self.notify(decided_list_notice(message.label, decisions), title="Decided", timeout=10)
         self.last_decision = None  # u undoes one decision; a list is reverted one by one
+        self.undo_refusal = list_undo_refusal(decisions)
         self.stores_changed(*decisions)
 
     @on(DecisionFailed)
@@ -114,7 +112,11 @@ class MemgovDesk(Desk):
     def action_undo(self) -> None:
         decision = self.last_decision
         if decision is None:
-            self.notify("Nothing to undo in this session", severity="warning")
+            self.notify(self.undo_refusal or "Nothing to undo in this session", severity="warning")
+            return
+        why_not = why_not_revertible(decision)
+        if why_not is not None:
+            self.notify(why_not, title="Nothing to undo", severity="warning", timeout=10)
             return
         self.apply(
             f"Undo {decision.id}",

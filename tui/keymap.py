@@ -38,7 +38,7 @@ BINDING_IDS = frozenset(
         *("history.back", "history.evidence", "history.search"),
         *("item.back", "item.history", "item.next_column"),
         *("problems.back", "problems.reload"),
-        *("promotion.approve", "promotion.reject"),
+        *("promotion.approve", "promotion.reject", "promotion.rerequest", "promotion.withdraw"),
         *("queue.about", "queue.clear", "queue.decide_marked", "queue.down", "queue.health"),
         *("queue.history", "queue.mark", "queue.next_kind", "queue.open", "queue.prev_kind"),
         *("queue.problems", "queue.reload", "queue.scope", "queue.search", "queue.up"),

@@ -75,3 +75,13 @@ class DecisionFailed(Message):
         super().__init__()
         self.error = error
         self.label = label
+
+
+class NextItem(Message, bubble=False):
+    """An item view is done with ``after`` and it stays open (deferred: marked as looked
+    at): the queue shows the item after it, in the order and filters on screen, and
+    opens it (none after it: the queue stays, its cursor on the next row there is)."""
+
+    def __init__(self, after: str) -> None:
+        super().__init__()
+        self.after = after

@@ -2,7 +2,9 @@
 
 A promotion is decided by the team store's maintainers (it writes there); any
 other item by whoever may decide in the item's own store: a team store's
-maintainers, a private store's owner (and nobody while it has none).
+maintainers, a private store's owner (and nobody while it has none). A promotion
+request is withdrawn, or asked again for the record that replaced it, by who asked
+for it or the private store's owner (:func:`check_may_close_request`).
 """
 
 from __future__ import annotations
@@ -49,3 +51,20 @@ def may_decide(item: Item, actor: str, workspace: Workspace) -> bool:
     except AuthorizationError:
         return False
     return policy.may_decide(decider, actor)
+
+
+def check_may_close_request(item: Item, actor: str) -> None:
+    """Refuse unless ``actor`` may withdraw ``item``'s request (or ask again for the
+    record that replaced its record): who filed it, or the owner of its store."""
+    request = item.request
+    if request is None:
+        raise AuthorizationError(f"{item.id} is no request: there is nothing to withdraw")
+    if policy.same_actor(actor, request.requested_by) or policy.is_owner(item.store, actor):
+        return
+    owner = item.store.config.owner
+    raise AuthorizationError(
+        f"{policy.shown(actor)} may not withdraw {item.id}: only who asked for it "
+        f"({policy.shown(request.requested_by)})"
+        + (f" or the store's owner ({policy.shown(owner)})" if owner else "")
+        + " may (names and emails match exactly)"
+    )

@@ -10,9 +10,11 @@ is one transaction with one decision record.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.domain.errors import ValidationError
+from core.domain.record import Memory
 from core.review.items import CONFLICT_OPTIONS, Item
 from core.review.session import Session
 from core.store.decisions import (
@@ -24,6 +26,67 @@ from core.store.decisions import (
     new_decision_id,
     record_decision,
 )
+
+#: words in a source quote that state where a value holds, and the condition they state
+CONDITION_WORDS = (
+    (re.compile(r"production|\bprod\b|生产", re.I), "env=production"),
+    (re.compile(r"staging|预发", re.I), "env=staging"),
+    (re.compile(r"testing|test env|\btest\b|测试", re.I), "env=testing"),
+    (re.compile(r"\bdev(elopment)?\b|开发环境", re.I), "env=development"),
+)
+#: where one clause of a quote ends and the next begins
+_CLAUSE = re.compile(r"[,，;；。!?！？\n]|\s(?:but|while|whereas)\s|但|而")
+
+
+def suggested_conditions(item: Item) -> dict[str, str]:
+    """A condition for each record of a conflict set, from what the sources say (for the
+    parallel outcome; the person reads them and corrects): the condition a clause of any
+    record's quote states next to that record's value ("生产环境部署改用 bash deploy.sh,
+    测试环境还是 npm run deploy" states one for each of two records), else one its own
+    quotes state that no other record took, else its own condition, else nothing."""
+    records = sorted((r.memory for r in item.records), key=lambda m: (m.created_at, m.id))
+    quotes = [s.source.evidence for r in item.records for s in r.sources]
+    clauses = [c.strip() for q in quotes for c in _CLAUSE.split(q) if c and c.strip()]
+    marks = {m.id: _marks(m) for m in records}
+    out: dict[str, str] = {}
+    for memory in records:
+        others = {k for mid, ms in marks.items() if mid != memory.id for k in ms}
+        for clause in clauses:
+            mine = [k for k in marks[memory.id] if k in clause]
+            if not mine or any(k in clause for k in others if k not in mine):
+                continue  # not about this record, or about another one too
+            condition = _stated(clause)
+            if condition and condition not in out.values():
+                out[memory.id] = condition
+                break
+    for rec in sorted(item.records, key=lambda r: (r.memory.created_at, r.memory.id)):
+        memory = rec.memory
+        if memory.id in out:
+            continue
+        for source in rec.sources:
+            condition = _stated(source.source.evidence, taken=set(out.values()))
+            if condition:
+                out[memory.id] = condition
+                break
+        else:
+            out[memory.id] = memory.condition or ""
+    return {m.id: out[m.id] for m in records}
+
+
+def _marks(memory: Memory) -> list[str]:
+    """What names a record's value in a quote: the value, and each `code span` of its
+    content (longest first)."""
+    found = [memory.value] if memory.value else []
+    found += re.findall(r"`([^`]+)`", memory.content)
+    return sorted({f.strip() for f in found if f and f.strip()}, key=len, reverse=True)
+
+
+def _stated(text: str, taken: set[str] | frozenset[str] = frozenset()) -> str | None:
+    """The first condition ``text`` states that is not ``taken``."""
+    for pattern, condition in CONDITION_WORDS:
+        if condition not in taken and pattern.search(text):
+            return condition
+    return None
 
 
 def decide_conflict(

@@ -10,6 +10,8 @@ from __future__ import annotations
 from core.domain import secrets
 from core.domain.errors import SecretBlocked, ValidationError
 from core.review.authority import check_may_decide_on
+from core.review.consequences import with_consequences
+from core.review.promotion import move_requests
 from core.store.decisions import Decision, front, new_decision_id, record_decision
 from core.store.store import new_memory_id
 from core.store.workspace import Workspace
@@ -73,6 +75,9 @@ def correct(
             decision=decision_id,
             details={"by": new.id},
         )
+        # a promotion asked for the old record goes on for the correction, never left
+        # open against a superseded record (the correction's consequences say so)
+        move_requests(tx, old, new.id, actor=actor, decision=decision_id, why="was corrected by")
         decision = Decision(
             id=decision_id,
             item=memory_id,
@@ -86,4 +91,5 @@ def correct(
             after={old.id: front(tx.view[old.id])},
             created=[{"store": str(store.root), "id": new.id}],
         )
-        return record_decision(tx, decision)
+        record_decision(tx, decision)
+    return with_consequences(decision, [tx], {old.id})

@@ -36,14 +36,17 @@ from dataclasses import dataclass
 
 from core.domain.errors import AlreadyDecided, NotFoundError, ValidationError
 from core.review import conflict, deletion, promotion, secret
-from core.review.authority import check_may_decide
+from core.review.authority import check_may_close_request, check_may_decide
 from core.review.batch import decide_batch, preview_batch
+from core.review.consequences import with_consequences
 from core.review.items import CONFLICT_OPTIONS, Item, Kind
 from core.review.preview import Preview, preview_of, preview_of_list
+from core.review.promotion import REQUEST_OPTIONS
 from core.review.queue import find_items, get_item
 from core.review.secret import OPTIONS as SECRET_OPTIONS
 from core.review.session import Session
-from core.store.decisions import Decision, last_decision_for
+from core.store.decisions import Decision, last_decision_for, load_decision
+from core.store.requests import get_request
 from core.store.secret_files import ITEM_PREFIX
 from core.store.transaction import Transaction
 from core.store.workspace import Workspace
@@ -83,7 +86,9 @@ def decide(
     choice = Choice(approve, reason, option, conditions, files, content)
     with workspace.locked():
         item = _open_item(workspace, item_id)
-        return _decide_item(Session(), workspace, item, choice, actor=actor)
+        session = Session()
+        decision = _decide_item(session, workspace, item, choice, actor=actor)
+        return with_consequences(decision, session.ran, _own_records(item))
 
 
 def decide_many(
@@ -103,6 +108,11 @@ def decide_many(
     return decisions
 
 
+def _own_records(item: Item) -> set[str]:
+    """The records an item decides: their transitions are the decision itself."""
+    return {r.memory.id for r in item.records}
+
+
 def preview_many(
     workspace: Workspace, choices: Sequence[tuple[str, Choice]], *, actor: str
 ) -> Preview:
@@ -118,6 +128,7 @@ def preview_many(
         option=", ".join(options),
         decision=None,
         notes=tuple(d.note for d in decisions if d.note),
+        consequences=tuple(dict.fromkeys(c for d in decisions for c in d.consequences)),
     )
     return preview_of_list(listing, [(tx, tx.prepared)])
 
@@ -136,7 +147,7 @@ def _many(
             )
         seen.add(item_id)
     with workspace.locked():
-        found = find_items(workspace, ids)
+        found = find_items(workspace, ids, marks=False)
         items = [found[i] if i in found else _open_item(workspace, i) for i in ids]
         _check_list(items)
         store = items[0].store
@@ -155,6 +166,10 @@ def _many(
                         field=e.field,
                         hint=e.hint,
                     ) from e
+        decisions = [
+            with_consequences(d, [tx], _own_records(item))
+            for d, item in zip(decisions, items, strict=True)
+        ]
         return decisions, tx
 
 
@@ -279,6 +294,7 @@ def preview(
             return Preview.of_batch(item, approve, approved, rejected, paths)
         session = Session(dry_run=True)
         decision = _decide_item(session, workspace, item, choice, actor=actor)
+        decision = with_consequences(decision, session.ran, _own_records(item))
         return preview_of(item, decision, session.prepared)
 
 
@@ -303,14 +319,34 @@ def correct_secret(
 def _open_item(workspace: Workspace, item_id: str) -> Item:
     """The item as it is now (under the locks), or who closed it."""
     try:
-        return get_item(workspace, item_id)
+        return get_item(workspace, item_id, marks=False)
     except NotFoundError:
-        earlier = last_decision_for(workspace.stores, item_id)
+        earlier = last_decision_for(workspace.stores, item_id) or _closing_decision(
+            workspace, item_id
+        )
         if earlier is None:
             raise
         raise AlreadyDecided(
             f"{item_id}", actor=earlier.actor, ts=earlier.ts, decision=earlier.id
         ) from None
+
+
+def _closing_decision(workspace: Workspace, item_id: str) -> Decision | None:
+    """The decision a closed request names, when it closed with another item's decision
+    (an erasure, a correction that moved it to the corrected record)."""
+    if not item_id.startswith(("promote-", "delete-")):
+        return None
+    for store in workspace.stores:
+        try:
+            request = get_request(store, item_id)
+        except NotFoundError:
+            continue
+        if request.status != "open" and request.decision:
+            try:
+                return load_decision(store, request.decision)
+            except (NotFoundError, ValidationError):
+                return None
+    return None
 
 
 #: the options an approval of each kind takes (none: the kind takes no option)
@@ -326,6 +362,15 @@ def _check_arguments(item: Item, choice: Choice) -> None:
     for a kind that takes none."""
     allowed = _APPROVE_OPTIONS.get(item.kind, ())
     listed = ", ".join(allowed)
+    if item.kind == Kind.PROMOTION and choice.option in REQUEST_OPTIONS:
+        if choice.approve:
+            raise ValidationError(
+                f"{choice.option} closes the request unapproved: it goes with --reject",
+                field="option",
+                where=item.id,
+                hint=f"--reject --option {choice.option}",
+            )
+        return
     if not choice.approve and choice.option not in (None, "defer"):
         raise ValidationError(
             f"a rejection takes no option (rejecting a {item.kind} leaves it "
@@ -366,6 +411,12 @@ def _check_arguments(item: Item, choice: Choice) -> None:
 def _decide_item(
     session: Session, workspace: Workspace, item: Item, choice: Choice, *, actor: str
 ) -> Decision:
+    if item.kind == Kind.PROMOTION and choice.option in REQUEST_OPTIONS:
+        _check_arguments(item, choice)
+        check_may_close_request(item, actor)
+        return promotion.close_request(
+            session, workspace, item, choice.option, actor=actor, reason=choice.reason
+        )
     check_may_decide(item, actor, workspace)
     _check_arguments(item, choice)
     approve, reason = choice.approve, choice.reason

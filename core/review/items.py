@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from core.domain.data import AsData, shown_as
 from core.domain.record import Memory, Source
+from core.store.decisions import Deferral
 from core.store.logs import Excerpt
 from core.store.requests import Request
 from core.store.store import Store
@@ -236,6 +237,8 @@ class Item(AsData):
     request: Request | None = None
     team_records: tuple[RecordEvidence, ...] = ()
     scan: tuple[ScanHit, ...] = field(default=(), metadata=shown_as(key="secret_scan"))
+    #: the last time someone looked at this item and left it open (None: never deferred)
+    deferred: Deferral | None = None
 
     def analysis_as(self, kind: type[A]) -> A:
         """The analysis, as the dataclass the caller expects for this item's kind."""

@@ -18,7 +18,7 @@ from core.consolidation.refs import BATCH_REF
 from core.domain.data import AsData
 from core.domain.words import counted
 from core.review.items import Item
-from core.store.decisions import Decision
+from core.store.decisions import Consequence, Decision
 from core.store.prepared import Prepared
 from core.store.transaction import Transaction
 
@@ -58,11 +58,18 @@ class Preview(AsData):
     approved: tuple[str, ...] = ()
     rejected: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: what else the decision changes or discards (core.review.consequences): the
+    #: same facts its notification and ``memgov decide`` say afterwards
+    consequences: tuple[Consequence, ...] = ()
 
     @property
     def changes_nothing(self) -> bool:
-        return not self.approved and not any(
-            s.transitions or s.created or s.erased or s.discarded_batches for s in self.stores
+        return (
+            not self.approved
+            and not self.consequences
+            and not any(
+                s.transitions or s.created or s.erased or s.discarded_batches for s in self.stores
+            )
         )
 
     @property
@@ -99,8 +106,10 @@ class Preview(AsData):
             notes=notes,
         )
 
-    def lines(self) -> list[str]:
-        """The preview in words, one fact a line (the desk and ``--dry-run``)."""
+    def lines(self, *, besides: bool = True) -> list[str]:
+        """The preview in words, one fact a line (the desk and ``--dry-run``);
+        ``besides``: with what else the decision changes or discards (the desk's
+        confirmation shows those apart, first)."""
         out = [f"{self.item}: {self.kind}, {self.option}"]
         if self.approved or self.rejected:
             out.append(
@@ -117,17 +126,13 @@ class Preview(AsData):
                 out.append(
                     f"    {memory_id} is erased for good, its content scrubbed from the store"
                 )
-            if change.history_rewritten:
-                out.append("    the git history is rewritten so that no commit keeps it")
-            for batch in change.discarded_batches:
-                out.append(
-                    f"    the pending consolidation batch {batch} is discarded "
-                    "(it may quote what is erased); run 'memgov consolidate' again"
-                )
             if change.writes or change.removes:
                 out.append(
                     f"    files: {len(change.writes)} written, {len(change.removes)} removed"
                 )
+        if besides and self.consequences:
+            out.append("  and besides:")
+            out += [f"    {c.text}" for c in self.consequences]
         out += [f"  {note}" for note in self.notes]
         if self.changes_nothing:
             out.append("  no record changes; the decision is recorded")
@@ -147,13 +152,15 @@ def _transition_text(t: Transition) -> str:
 def preview_of(
     item: Item, decision: Decision, prepared: Sequence[tuple[Transaction, Prepared | None]]
 ) -> Preview:
-    """The preview of a dry run's transactions."""
+    """The preview of a dry run's transactions (``decision``: the dry run's, with its
+    consequences)."""
     shown = Preview(
         item=item.id,
         kind=item.kind,
         option=decision.option,
         decision=decision.id,
         notes=(decision.note,) if decision.note else (),
+        consequences=decision.consequences,
     )
     return preview_of_list(shown, prepared)
 

@@ -14,16 +14,18 @@ the queue and the desk say approval will do.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-from core.domain import secrets, values
+from core.domain import policy, secrets, values
 from core.domain.errors import SecretBlocked, ValidationError
 from core.domain.record import Memory, Source
 from core.review.items import Item
 from core.review.session import Session
 from core.store import logs
 from core.store.decisions import Decision, front, new_decision_id, record_decision
+from core.store.requests import Request, open_requests
 from core.store.store import Store, new_memory_id
 from core.store.transaction import Transaction
 from core.store.workspace import Workspace
@@ -36,6 +38,191 @@ def promotion_texts(memory: Memory) -> list[str]:
     return [memory.content, memory.title or "", memory.value or ""] + [
         s.evidence for s in memory.all_sources
     ]
+
+
+#: what a promotion request may be besides approved or rejected, by who asked or the
+#: private store's owner: ``withdraw`` (closed, nothing promoted) and ``rerequest`` (for
+#: the active record that replaced the requested one: the request moves to it)
+REQUEST_OPTIONS = ("withdraw", "rerequest")
+
+
+def successor(store: Store, memory: Memory) -> Memory | None:
+    """The active record that replaced ``memory`` (a correction, a newer value): the
+    end of its chain of ``supersedes``, or None when there is none (or it is not active)."""
+    seen = {memory.id}
+    current = memory
+    while current.status == "superseded":
+        newer = [m for m in store.memories.superseding(current.id) if m.id not in seen]
+        if not newer:
+            return None
+        current = max(newer, key=lambda m: (m.created_at, m.id))
+        seen.add(current.id)
+    return current if current.id != memory.id and current.status == "active" else None
+
+
+def blocked_rules(item: Item) -> list[str]:
+    """The secret-scan rules that block approving a promotion item (none: clean)."""
+    return sorted({h.rule for h in item.scan})
+
+
+def reject_reason(item: Item) -> str:
+    """The reason a rejection of a promotion item is prefilled with: what is true of it."""
+    memory = item.records[0].memory
+    rules = blocked_rules(item)
+    if rules:
+        return (
+            f"stays private: it carries a credential ({', '.join(rules)}); correct it and ask again"
+        )
+    if memory.status != "active":
+        return f"stays private: {memory.id} is {memory.status} since the request"
+    return "stays private: not for the team"
+
+
+def close_reason(item: Item, option: str, actor: str) -> str:
+    """The reason a withdrawal or a request asked again is prefilled with."""
+    memory = item.records[0].memory
+    if option == "rerequest":
+        newer = successor(item.store, memory)
+        if newer is not None:
+            return f"asked again for {newer.id}, which replaced {memory.id}"
+    return f"withdrawn by {policy.shown(actor)}"
+
+
+def move_requests(
+    tx: Transaction, old: Memory, new_id: str, *, actor: str, decision: str, why: str
+) -> list[str]:
+    """Each open promotion request of ``old`` moves to ``new_id`` (the record that replaces
+    it, in this transaction; ``why``: how, e.g. "was corrected by"): it closes, saying
+    where it went, and a request with the same reason and requester opens for ``new_id``,
+    an event each. The ids of the new requests. A request this transaction already
+    writes (the one being decided) is its caller's."""
+    moved = []
+    for request in open_requests(tx.store, old.id, kind="promote"):
+        if request.path in tx.files:
+            continue
+        again = _again(request, new_id, tx)
+        _close(
+            tx,
+            request,
+            f"{old.id} {why} {new_id}: the request moves to {again.id}",
+            actor=actor,
+            decision=decision,
+            event=True,
+        )
+        moved.append(_open(tx, again, request, decision=decision))
+    return moved
+
+
+def _again(request: Request, memory_id: str, tx: Transaction) -> Request:
+    """A promotion request like ``request``, for ``memory_id``, filed now."""
+    digest = hashlib.sha256(
+        f"promote|{memory_id}|{request.id}|{tx.now.isoformat()}".encode()
+    ).hexdigest()[:6]
+    return Request(
+        id=f"promote-{tx.now:%Y%m%d}-{digest}",
+        kind="promote",
+        memory_id=memory_id,
+        reason=request.reason,
+        requested_by=request.requested_by,
+        requested_at=tx.now.isoformat(),
+    )
+
+
+def _open(tx: Transaction, again: Request, moved_from: Request, *, decision: str) -> str:
+    """``again`` opened in ``tx`` (or the one already open for its record)."""
+    for existing in open_requests(tx.store, again.memory_id, kind="promote"):
+        return existing.id
+    tx.write_file(again.path, again.to_yaml())
+    tx.event(
+        "request-promote",
+        (again.memory_id,),
+        reason=again.reason,
+        request=again.id,
+        decision=decision,
+        details={"moved_from": moved_from.id},
+    )
+    return again.id
+
+
+def _close(
+    tx: Transaction, request: Request, why: str, *, actor: str, decision: str, event: bool
+) -> None:
+    """``request`` closed unapproved (withdrawn, moved), with ``why``."""
+    closed = request.with_changes(
+        status="rejected", decision=decision, decided_by=actor, decision_reason=why
+    )
+    tx.write_file(request.path, closed.to_yaml())
+    if event:  # the item's own request closes with its decision's event
+        tx.event(
+            "request-closed",
+            (request.memory_id,),
+            reason=why,
+            request=request.id,
+            decision=decision,
+        )
+
+
+def close_request(
+    session: Session,
+    workspace: Workspace,
+    item: Item,
+    option: str,
+    *,
+    actor: str,
+    reason: str,
+) -> Decision:
+    """``withdraw``: the request closes, nothing is promoted; ``rerequest``: it closes and
+    a request with its reason opens for the active record that replaced the requested
+    one (a correction). Both are decisions of the item (recorded, in one commit)."""
+    private = item.store
+    request = item.request
+    assert request is not None
+    memory = item.records[0].memory
+    decision_id = new_decision_id(private, f"{item.id}|{option}")
+    with session.transaction(private, actor=actor, message=f"decide {item.id}: {option}") as tx:
+        current = tx.get(memory.id)
+        note = None
+        if option == "rerequest":
+            newer = successor(private, current)
+            if newer is None:
+                raise ValidationError(
+                    f"{memory.id} is {current.status} and no active record replaced it: "
+                    "there is nothing to ask again for",
+                    field="option",
+                    where=item.id,
+                    hint="withdraw the request (--option withdraw), or approve it",
+                )
+            reason = reason.strip() or close_reason(item, option, actor)
+            again = _again(request, newer.id, tx)
+            _close(
+                tx,
+                request,
+                f"{reason}: the request moves to {again.id}",
+                actor=actor,
+                decision=decision_id,
+                event=False,
+            )
+            note = (
+                f"the promotion request moves to {_open(tx, again, request, decision=decision_id)}"
+            )
+        else:
+            reason = reason.strip() or close_reason(item, option, actor)
+            _close(tx, request, reason, actor=actor, decision=decision_id, event=False)
+        decision = Decision(
+            id=decision_id,
+            item=item.id,
+            kind="promotion",
+            option=option,
+            actor=actor,
+            reason=reason,
+            ts=tx.now.isoformat(),
+            store=str(private.root),
+            request=request.id,
+            before={memory.id: front(current)},
+            after={memory.id: front(current)},
+            note=note,
+        )
+        return record_decision(tx, decision)
 
 
 def decide_promotion(

@@ -16,6 +16,7 @@ open items without building any (the desk compares it with what it shows).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from core.consolidation.batch import pending_ids
@@ -42,6 +43,7 @@ from core.review.items import (
 )
 from core.review.promotion import promotion_outcome, promotion_texts
 from core.review.secret import options_for
+from core.store.decisions import deferrals
 from core.store.requests import Request, get_request, load_requests
 from core.store.secret_files import ITEM_PREFIX, Hit, record_hits, scan_file
 from core.store.store import Store
@@ -49,6 +51,8 @@ from core.store.workspace import Workspace
 from core.writing.pipeline import conflict_item_id
 
 MemoryKey = tuple[str, str, str, str | None]
+#: the kinds of item a person may defer (leave open, recorded as looked at)
+DEFERRABLE = (Kind.CONFLICT, Kind.SECRET)
 
 
 def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> list[Item]:
@@ -57,8 +61,12 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
     items: list[Item] = []
     for store in workspace.stores:
         evidence = Evidence(store, workspace.stores)
+        mine: list[Item] = []
         if Kind.CONFLICT in wanted:
-            items += [conflict_item(evidence, key, members) for key, members in _sets(store)]
+            mine += [conflict_item(evidence, key, members) for key, members in _sets(store)]
+        if Kind.SECRET in wanted:
+            mine += [secret_item(evidence, hit) for hit in record_hits(store)]
+        items += with_deferrals(store, mine)
         if wanted & {Kind.PROMOTION, Kind.DELETION}:
             for request in evidence.requests:
                 item = request_item(evidence, request, workspace.team)
@@ -66,10 +74,35 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
                     items.append(item)
         if Kind.CONSOLIDATION in wanted:
             items += pending_items(store)
-        if Kind.SECRET in wanted:
-            items += [secret_item(evidence, hit) for hit in record_hits(store)]
     items.sort(key=lambda i: (i.opened_at, i.id))
     return items
+
+
+def with_deferrals(store: Store, items: Sequence[Item]) -> list[Item]:
+    """``items`` of ``store``, each that someone deferred since it opened carrying its
+    last deferral (:attr:`Item.deferred`: the queue's mark of an item looked at). A
+    deferral from before the item opened (a new record joined the conflict, or the
+    key's conflict was resolved and opened again) is no mark of it."""
+    deferrable = [i for i in items if i.kind in DEFERRABLE]
+    if not deferrable:
+        return list(items)
+    found = deferrals(store)
+    if not found:
+        return list(items)
+    out = []
+    for item in items:
+        deferral = found.get(item.id)
+        if deferral is not None and _not_before(deferral.ts, item.opened_at):
+            item = replace(item, deferred=deferral)
+        out.append(item)
+    return out
+
+
+def _not_before(ts: str, opened_at: str) -> bool:
+    try:
+        return datetime.fromisoformat(ts) >= datetime.fromisoformat(opened_at)
+    except (TypeError, ValueError):
+        return False
 
 
 def outline_queue(workspace: Workspace, *, texts: dict[str, str] | None = None) -> list[Item]:
@@ -191,27 +224,34 @@ def open_ids(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> set
     return ids
 
 
-def get_item(workspace: Workspace, item_id: str) -> Item:
+def get_item(workspace: Workspace, item_id: str, *, marks: bool = True) -> Item:
     """The open item ``item_id``, built alone: the store it lives in, the records it
-    names, their evidence. NotFoundError when no store has it open."""
-    found = find_items(workspace, [item_id])
+    names, their evidence (``marks``: and its last deferral, which deciding it does not
+    need). NotFoundError when no store has it open."""
+    found = find_items(workspace, [item_id], marks=marks)
     if item_id not in found:
         raise NotFoundError(f"no open review item {item_id!r}; 'memgov queue' lists them")
     return found[item_id]
 
 
-def find_items(workspace: Workspace, item_ids: Sequence[str]) -> dict[str, Item]:
+def find_items(
+    workspace: Workspace, item_ids: Sequence[str], *, marks: bool = True
+) -> dict[str, Item]:
     """The open items among ``item_ids``, each built as :func:`get_item` builds it
     (absent: no store has it open). The conflict keys of a store are read once for
     all of them."""
     found: dict[str, Item] = {}
     for store in workspace.stores:
         finder = _Finder(store, workspace)
+        mine = []
         for item_id in item_ids:
             if item_id not in found:
                 item = finder.find(item_id)
                 if item is not None:
                     found[item_id] = item
+                    mine.append(item)
+        if marks:
+            found.update((i.id, i) for i in with_deferrals(store, mine))
     return found
 
 

@@ -20,6 +20,8 @@ from core.domain import lifecycle
 from core.domain.errors import AlreadyDecided, NotFoundError, StoreError, ValidationError
 from core.domain.record import memory_from_mapping
 from core.review.authority import check_may_decide_on
+from core.review.consequences import with_consequences
+from core.review.promotion import move_requests
 from core.store.decisions import (
     Decision,
     erase_record,
@@ -55,29 +57,49 @@ def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = 
         return revert_in(workspace, store, decision, actor=actor, reason=reason)
 
 
+def why_not_revertible(decision: Decision) -> str | None:
+    """Why ``decision`` cannot be undone, in words (None: a revert may be tried; it still
+    checks the records are as the decision left them, and who may decide). What the
+    desk's ``u`` says, and what ``memgov revert`` refuses with."""
+    decision_id = decision.id
+    if decision.kind == "consolidation" and decision.option == "reject":
+        return (
+            f"{decision_id} rejected the batch {decision.item}: it changed no record and "
+            "the batch's branch is gone, so there is nothing to undo; 'memgov consolidate' "
+            "proposes its changes again"
+        )
+    if decision.erased:
+        return (
+            f"{decision_id} erased {', '.join(decision.erased)}: an erasure "
+            "cannot be reverted, its content is gone"
+        )
+    if decision.reverted_by:
+        return f"{decision_id} was already reverted by {decision.reverted_by}"
+    if decision.option == "defer":
+        return (
+            f"{decision_id} is a deferral: it changed nothing, there is nothing to revert "
+            f"({decision.item} is still open, marked as looked at)"
+        )
+    if decision.option == "revert":
+        return f"{decision_id} is itself a revert ({decision.note}); decide the item again"
+    if decision.option == "rerequest":
+        return (
+            f"{decision_id} moved the promotion request {decision.request} to a request for "
+            f"the record that replaced it ({decision.note}): withdraw that one if it was a "
+            "mistake"
+        )
+    return None
+
+
 def revert_in(
     workspace: Workspace, store: Store, decision: Decision, *, actor: str, reason: str
 ) -> Decision:
     decision_id = decision.id
+    why_not = why_not_revertible(decision)
+    if why_not is not None:
+        raise ValidationError(why_not, field="decision")
     if decision.kind == "consolidation":  # undone by rolling back to the baseline before it
         return revert_decision(store, decision, actor=actor, reason=reason)
-    if decision.erased:
-        raise ValidationError(
-            f"{decision_id} erased {', '.join(decision.erased)}: an erasure "
-            "cannot be reverted, its content is gone",
-            field="decision",
-        )
-    if decision.reverted_by:
-        raise ValidationError(
-            f"{decision_id} was already reverted by {decision.reverted_by}", field="decision"
-        )
-    if decision.option in ("defer", "revert"):
-        raise ValidationError(
-            f"{decision_id} is a deferral: it changed nothing, there is nothing to revert"
-            if decision.option == "defer"
-            else f"{decision_id} is itself a revert ({decision.note}); decide the item again",
-            field="decision",
-        )
     # who may decide may revert
     check_may_decide_on(decision.kind, store, decision.item, actor, workspace)
     elsewhere: dict[str, Store] = {}  # other stores the decision changed (a promotion's team)
@@ -127,6 +149,11 @@ def revert_in(
             if created["store"] == str(store.root) and created["id"] in tx.view:
                 # kept as superseded: a revert never rewrites this store's history
                 made = tx.view[created["id"]]
+                for back in decision.before if decision.kind == "correction" else ():
+                    # a promotion request the correction moved to it moves back
+                    move_requests(
+                        tx, made, back, actor=actor, decision=revert_id, why="was reverted to"
+                    )
                 if lifecycle.is_legal(made.status, "superseded"):
                     tx.transition(
                         made.id,
@@ -181,7 +208,9 @@ def revert_in(
             request=decision.request,
             note=f"reverts {decision_id}",
         )
-        return record_decision(tx, result)
+        record_decision(tx, result)
+    ran = [tx] if other_tx is None else [tx, other_tx]
+    return with_consequences(result, ran, set(decision.before) | set(decision.after))
 
 
 def restore_all(

@@ -27,6 +27,7 @@ from core.domain import secrets
 from core.domain.errors import AlreadyDecided, NotFoundError, SecretBlocked, ValidationError
 from core.domain.record import Memory, Source
 from core.review.items import Item
+from core.review.promotion import move_requests
 from core.review.session import Session
 from core.store.decisions import (
     TEAM_HISTORY_NOTE,
@@ -239,6 +240,15 @@ def decide_secret(
             created = [{"store": str(store.root), "id": replacement.id}]
             after = {replacement.id: front(tx.view[replacement.id])}
         secret_needles = _needles(tx, current, file_text)
+        if replacement is not None:  # a promotion asked for goes on, for the correction
+            move_requests(
+                tx,
+                current,
+                replacement.id,
+                actor=actor,
+                decision=decision_id,
+                why="held a credential and was replaced by",
+            )
         # before the erasure, which closes what is still open with a plainer reason
         _close_requests(tx, memory_id, decision_id, actor, replacement)
         erase_record(
@@ -298,6 +308,8 @@ def _close_requests(
     """Open requests about the erased record close with this decision: a deletion is
     done, a promotion is not (ask again for the corrected record)."""
     for request in _open_requests(tx.store, memory_id):
+        if request.path in tx.files:  # moved to the corrected record already
+            continue
         if request.kind == "delete":
             status, why = "approved", "erased: it held a credential"
         elif replacement is not None:

@@ -28,6 +28,10 @@ class Session:
     dry_run: bool = False
     #: a dry run's transactions, each with what it would write (None: nothing)
     prepared: list[tuple[Transaction, Prepared | None]] = field(default_factory=list)
+    #: every transaction the session ran (applied, or a dry run's), in order: what it
+    #: wrote, its events above all, says what else the decision changed
+    #: (core.review.consequences)
+    ran: list[Transaction] = field(default_factory=list)
     #: the one open transaction every decision of a list writes into
     #: (core.review.decide.decide_many): one commit for all of them
     shared: Transaction | None = None
@@ -46,6 +50,7 @@ class Session:
             return
         with store.transaction(actor=actor, message=message, dry_run=self.dry_run) as tx:
             yield tx
+        self.ran.append(tx)
         if self.dry_run:
             self.prepared.append((tx, tx.prepared))
 
@@ -65,5 +70,6 @@ class Session:
             coordinator, participant, actor=actor, message=message, dry_run=self.dry_run
         ) as pair:
             yield pair
+        self.ran += list(reversed(pair))
         if self.dry_run:
             self.prepared += [(tx, tx.prepared) for tx in reversed(pair)]

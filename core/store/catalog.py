@@ -1144,6 +1144,20 @@ class Catalog:
             )
         return read_lines(self.root, mine), read_lines(self.root, recover)
 
+    def events_with_action(self, action: str) -> list[Any]:
+        """Every event of ``action`` in log order, each read from its line (the log
+        indexed first where it changed, as :meth:`events_of` does)."""
+        from core.store.events import read_lines
+
+        with self._lock:
+            self._index_events()
+            spans = self._query(
+                "SELECT rel, offset, length FROM events WHERE action = ? "
+                "GROUP BY rel, offset ORDER BY rel, offset",
+                (action,),
+            )
+        return read_lines(self.root, spans)
+
     def names_in_events(self, memory_id: str) -> bool:
         with self._lock:
             self._index_events()

@@ -41,6 +41,25 @@ TEAM_HISTORY_NOTE = (
 )
 #: options that close nothing: a deferral and a revert leave the item open
 NOT_CLOSING = ("defer", "revert")
+#: the event of a deferral, besides its ``decide`` (the queue's mark of an item looked at)
+DEFER_ACTION = "defer"
+
+
+@dataclass(frozen=True)
+class Consequence(AsData):
+    """Something a decision changes or discards besides the records it decides: a
+    pending consolidation batch discarded or left stale, a request closed or opened,
+    a record of another item changed, a store's history rewritten. ``text`` says it in
+    words that hold before the decision (its preview) and after (its notification).
+    Found by core.review.consequences in what the decision's transactions wrote."""
+
+    #: batch-discarded, batch-stale, request-closed, request-opened, request-moved (a
+    #: promotion request that follows a correction), record, source (a team record's
+    #: source left behind), history
+    kind: str
+    store: str  # the store's folder name
+    subject: str  # the batch, request or record id
+    text: str
 
 
 @dataclass(frozen=True)
@@ -63,6 +82,9 @@ class Decision(AsData):
     erased: list[str] = field(default_factory=list)
     reverted_by: str | None = None
     note: str | None = None
+    #: what else the decision changed or discarded, as it was made (not saved in its
+    #: file: its transaction's events record each; a decision read back has none)
+    consequences: tuple[Consequence, ...] = field(default=(), compare=False)
 
     DATA_PROPERTIES: ClassVar[tuple[str, ...]] = ("revertible",)
 
@@ -70,6 +92,8 @@ class Decision(AsData):
     def revertible(self) -> bool:
         if self.kind == "consolidation" and self.option == "reject":
             return False  # a rejected batch changed no record
+        if self.option == "rerequest":
+            return False  # the request moved to another record (core.review.revert says so)
         return not self.erased and self.reverted_by is None and self.option not in NOT_CLOSING
 
     @property
@@ -123,11 +147,23 @@ def record_decision(
     request: str | None = None,
 ) -> Decision:
     """Save the decision record in the transaction, with its ``decide`` event (whose
-    ``request`` is the decision's request, or what the caller names: a batch)."""
+    ``request`` is the decision's request, or what the caller names: a batch). A
+    deferral also records a ``defer`` event naming the item: the mark of an item
+    someone looked at and left open (:func:`deferrals`)."""
     tx.write_file(decision.path, decision.to_json())
+    records = tuple(sorted(set(decision.before) | set(decision.after)))
+    if decision.option == "defer":
+        tx.event(
+            DEFER_ACTION,
+            records,
+            reason=decision.reason,
+            decision=decision.id,
+            request=request or decision.request or decision.item,
+            details={"item": decision.item},
+        )
     tx.event(
         "decide",
-        tuple(sorted(set(decision.before) | set(decision.after))),
+        records,
         reason=decision.reason,
         decision=decision.id,
         request=request or decision.request,
@@ -139,6 +175,28 @@ def record_decision(
         },
     )
     return decision
+
+
+@dataclass(frozen=True)
+class Deferral(AsData):
+    """The last time someone looked at an open item and left it open (deferred it)."""
+
+    item: str
+    actor: str
+    ts: str
+    reason: str
+    decision: str
+
+
+def deferrals(store: Store) -> dict[str, Deferral]:
+    """The last deferral of each item of ``store`` that was ever deferred, by item id
+    (the ``defer`` events: one indexed query of the event log, no decision file read)."""
+    out: dict[str, Deferral] = {}
+    for event in store.catalog.events_with_action(DEFER_ACTION):
+        item = event.details.get("item") or event.request
+        if isinstance(item, str) and event.decision:
+            out[item] = Deferral(item, event.actor, event.ts, event.reason, event.decision)
+    return out
 
 
 def with_reverted(decision: Decision, revert_id: str) -> Decision:

@@ -188,9 +188,20 @@ def add_decide(add: Adder) -> None:
     p.add_argument("--reject", action="store_true", help="for a conflict: defer")
     p.add_argument(
         "--option",
-        choices=("newer", "older", "parallel", "neither", "defer", "erase", "correct"),
+        choices=(
+            "newer",
+            "older",
+            "parallel",
+            "neither",
+            "defer",
+            "erase",
+            "correct",
+            "withdraw",
+            "rerequest",
+        ),
         help="conflict: newer, older, parallel, neither or defer; secret in a record: "
-        "erase or correct",
+        "erase or correct; promotion, with --reject: withdraw (who asked, or the owner) "
+        "or rerequest (ask again for the record that replaced the requested one)",
     )
     p.add_argument(
         "--content",

@@ -156,6 +156,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
             f"{decision.id}: {decision.kind} {decision.item} "
             f"-> {decision.option} ({decision.reason})"
             + (f"\n  erased: {', '.join(decision.erased)}" if decision.erased else "")
+            + "".join(f"\n  and: {c.text}" for c in decision.consequences)
             + (f"\n  note: {decision.note}" if decision.note else "")
             + ("\n  undo with: memgov revert " + decision.id if decision.revertible else "")
         ),
@@ -203,7 +204,11 @@ def _decide_list(args: argparse.Namespace) -> int:
         args,
         [to_data(d) for d in decisions],
         lambda: (
-            "\n".join(f"{d.id}: {d.kind} {d.item} -> {d.option}" for d in decisions)
+            "\n".join(
+                f"{d.id}: {d.kind} {d.item} -> {d.option}"
+                + "".join(f"\n  and: {c.text}" for c in d.consequences)
+                for d in decisions
+            )
             + f"\n{len(decisions)} decisions, one commit"
         ),
     )

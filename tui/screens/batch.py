@@ -238,20 +238,18 @@ class BatchScreen(ItemScreen):
         )
         self.show_file()
 
+    def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        return action if action in ("approve", "reject") else None
+
     def action_approve(self) -> None:
         paths = [f.path for f in self.files]
         applied = [p for p in paths if p not in self.rejected]
         if not applied:
             self.action_reject()
             return
-        changes = [f"apply {p}" for p in applied] + [f"reject {p}" for p in sorted(self.rejected)]
         proposal = Proposal(
             "Approve the batch" + (" in part" if self.rejected else ""),
-            (
-                *changes,
-                "one commit on main, tagged as the next baseline",
-                "rollback returns to any earlier baseline",
-            ),
+            (),
             "consolidation reviewed" if not self.rejected else "consolidation reviewed in part",
         )
         if self.rejected:
@@ -264,9 +262,11 @@ class BatchScreen(ItemScreen):
     def action_reject(self) -> None:
         self.decide_with(
             Proposal(
-                "Reject the whole batch",
-                ("nothing changes: the store stays at its baseline",),
+                "Reject the whole batch: the store stays at its baseline",
+                (),
                 "consolidation rejected",
+                warning="Its branch is deleted: a rejection cannot be undone "
+                "('memgov consolidate' proposes the changes again).",
             ),
             f"reject {self.item.id}",
             approve=False,

@@ -18,18 +18,37 @@ from tui.screens.desk import cursor_blinks
 
 @dataclass(frozen=True)
 class Proposal:
-    """What a decision will do, shown before it is done."""
+    """What a decision will do, shown before it is done: ``changes`` to the records it
+    decides, and ``also`` what else it changes or discards (a pending batch, other
+    requests, history: core.review.consequences), shown first and apart."""
 
     title: str
     changes: tuple[str, ...]
     reason: str
     destructive: bool = False
     warning: str = ""
+    also: tuple[str, ...] = ()
 
 
 class ReasonDialog(ModalScreen[str | None]):
-    """Ask for the reason (prefilled, editable; enter accepts) and show the changes."""
+    """Ask for the reason (prefilled, editable; enter accepts) and show the changes:
+    what else the decision changes or discards first, then the records' changes (they
+    scroll when the terminal is short; the reason and the buttons always show)."""
 
+    DEFAULT_CSS = """
+    ReasonDialog #dialog-also {
+        color: $warning;
+        margin-bottom: 1;
+    }
+    ReasonDialog #dialog-body {
+        height: auto;
+    }
+    """
+    #: below this many rows the title and the warning lose their margins
+    SHORT = 30
+    #: the rows of the dialog besides its body: border, padding, title, the reason's
+    #: label and field, the buttons (the warning adds two)
+    FIXED_ROWS = 15
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
 
     def __init__(self, proposal: Proposal) -> None:
@@ -42,7 +61,16 @@ class ReasonDialog(ModalScreen[str | None]):
             yield Label(p.title, id="dialog-title")
             if p.warning:
                 yield Static(p.warning, id="dialog-warning")
-            yield Static("\n".join(f"• {c}" for c in p.changes), id="dialog-changes")
+            with VerticalScroll(id="dialog-body"):
+                if p.also:
+                    yield Static(
+                        "And besides:\n" + "\n".join(f"! {c}" for c in p.also),
+                        id="dialog-also",
+                        markup=False,
+                    )
+                yield Static(
+                    "\n".join(f"• {c}" for c in p.changes), id="dialog-changes", markup=False
+                )
             yield Label("Reason (enter to accept, esc to cancel):")
             yield Input(value=p.reason, id="reason")
             with Horizontal(id="dialog-buttons"):
@@ -56,7 +84,22 @@ class ReasonDialog(ModalScreen[str | None]):
     def on_mount(self) -> None:
         for field in self.query(Input):
             field.cursor_blink = cursor_blinks(self.app)
+        self.fit()
         self.query_one("#reason", Input).focus()
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """The body takes the rows the dialog has left (it scrolls beyond), so the reason
+        and the buttons always show, at 80x24 too."""
+        short = self.app.size.height < self.SHORT
+        for widget in self.query("#dialog-title, #dialog-warning"):
+            widget.styles.margin = (0, 0, 0 if short else 1, 0)  # over the app's CSS
+        fixed = self.FIXED_ROWS + (2 if self.proposal.warning else 0)
+        fixed -= (1 + bool(self.proposal.warning)) if short else 0
+        room = int(self.app.size.height * 0.9) - fixed
+        self.query_one("#dialog-body", VerticalScroll).styles.max_height = max(room, 3)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -112,9 +155,18 @@ class ConditionsDialog(ModalScreen[dict[str, str] | None]):
         self.query(Input).first().focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter on a condition goes to the next one, and on the last accepts; on an
+        empty one it stays there and says so (every record needs its condition)."""
         event.stop()
         inputs = list(self.query(Input))
         index = inputs.index(event.input)
+        if not event.value.strip():
+            memory_id = self.records[index][0]
+            self.notify(
+                f"{memory_id} needs a condition: write the one its sources state",
+                severity="warning",
+            )
+            return
         if index + 1 < len(inputs):
             inputs[index + 1].focus()
         else:

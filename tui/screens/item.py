@@ -1,33 +1,85 @@
-"""What every item view shares: the item, its banner, back with esc, a decision's
-reason dialog, and the item as the queue holds it after each change.
+"""What every item view shares: the item, its banner (who decides, and what the actor
+may do here and why not), back with esc, a decision's confirmation (the core's
+preview with the reason), and the item as the queue holds it after each change.
 
 An item view reads no store itself: after a change the queue screen's worker reads
 again the items the change touched (:class:`ItemsChanged`), then the queue
 (:class:`QueueLoaded`); either brings the item as it is now, or without it
-(decided) the view goes back to the queue.
+(decided) the view goes back to the queue. After a deferral (the item stays open,
+marked as looked at) the view goes back too and asks the queue for the next item
+(:class:`tui.messages.NextItem`).
+
+What the actor may do comes from the core (core.review.actions): each view maps its
+decision keys to the core's actions (:meth:`ItemScreen.core_action`); a key the
+actor may not use is shown greyed out, and pressing it says why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual import on
+from textual import events, on
+from textual.actions import parse
 from textual.binding import Binding, BindingType
+from textual.widgets import Static
 
 from core.domain import policy
+from core.review.actions import Action, actions_for
 from core.review.decide import decide, preview
 from core.review.items import Item
 from core.review.preview import Preview
 from core.store.decisions import Decision
 from core.store.workspace import Workspace
-from tui.messages import ItemsChanged, QueueLoaded
+from tui.messages import ItemsChanged, NextItem, QueueLoaded, StoresChanged
 from tui.screens.desk import DeskScreen
 from tui.screens.dialogs import Proposal, ReasonDialog
 from tui.screens.history import HistoryScreen
+
+
+def decided_notice(label: str, decision: Decision) -> str:
+    """What the desk's notification says of a decision (or an undo) that landed: what
+    it decided, what else it changed or discarded (core.review.consequences), its note,
+    and whether ``u`` undoes it."""
+    undo = "  (u to undo)" if decision.revertible else ""
+    lines = [f"{label}: {decision.id}{undo}"]
+    if decision.option == "defer":
+        lines.append("left open in the queue, marked as looked at")
+    lines += [f"• {c.text}" for c in decision.consequences]
+    if decision.note:
+        lines.append(decision.note)
+    return "\n".join(lines)
+
+
+def decided_list_notice(label: str, decisions: Sequence[Decision]) -> str:
+    """What the notification says of a list decided in one commit: its decisions, and
+    what else they changed or discarded, each fact once."""
+    shown = ", ".join(d.id for d in decisions[:3]) + (
+        f" and {len(decisions) - 3} more" if len(decisions) > 3 else ""
+    )
+    lines = [
+        f"{label}: {len(decisions)} decisions in one commit ({shown}); "
+        "undo any of them with memgov revert ID"
+    ]
+    lines += [f"• {c.text}" for c in dict.fromkeys(c for d in decisions for c in d.consequences)]
+    return "\n".join(lines)
+
+
+def list_undo_refusal(decisions: Sequence[Decision]) -> str:
+    """Why ``u`` undoes nothing after a list: each of its decisions is reverted alone."""
+    shown = ", ".join(d.id for d in decisions[:3]) + (" …" if len(decisions) > 3 else "")
+    return (
+        f"The last change was {len(decisions)} decisions in one commit: u undoes one "
+        f"decision, so revert each with memgov revert ID ({shown})"
+    )
+
+
+def decided_title(decision: Decision) -> str:
+    """The notification's title: an undo is "Undone", anything else "Decided"."""
+    return "Undone" if decision.option == "revert" else "Decided"
 
 
 class ItemScreen(DeskScreen):
@@ -44,6 +96,55 @@ class ItemScreen(DeskScreen):
     def __init__(self, item: Item) -> None:
         super().__init__()
         self.item = item
+        self._actions: tuple[Action, ...] | None = None
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """What the actor may do with this item, and why not (core.review.actions)."""
+        if self._actions is None:
+            self._actions = actions_for(self.item, self.actor, self.workspace)
+        return self._actions
+
+    def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        """The core's action a screen action decides (None: it decides nothing)."""
+        return None
+
+    def refusal(self, name: str) -> str | None:
+        """Why the actor may not take the core's action ``name`` here (None: they may)."""
+        return next((a.refused for a in self.actions if a.name == name), None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        name = self.core_action(action, parameters)
+        if name is None:
+            return True
+        if not any(a.name == name for a in self.actions):
+            return False  # no action of this item (ask again, before a replacement)
+        if self.refusal(name) is not None:
+            return None  # shown, greyed out; pressing it says why (on_key)
+        return True
+
+    def label_of(self, name: str) -> str:
+        """The core's action ``name`` as this view's key for it says it ("Erase (a)")."""
+        for active in self.active_bindings.values():
+            binding = active.binding
+            _namespace, action, parameters = parse(binding.action)
+            if active.node is self and self.core_action(action, parameters) == name:
+                return f"{binding.description} ({self.app.get_key_display(binding)})"
+        return name
+
+    def on_key(self, event: events.Key) -> None:
+        """A decision key the actor may not use here says why, instead of nothing."""
+        active = self.active_bindings.get(event.key)
+        if active is None or active.enabled:
+            return
+        _namespace, name, parameters = parse(active.binding.action)
+        core = self.core_action(name, parameters)
+        refusal = self.refusal(core) if core is not None else None
+        if refusal is not None:
+            event.stop()
+            self.notify(
+                refusal, title=f"{active.binding.description}: not here", severity="warning"
+            )
 
     @property
     def workspace(self) -> Workspace:
@@ -71,6 +172,18 @@ class ItemScreen(DeskScreen):
         if self.item.id in message.changed:
             self.show_item(message.changed[self.item.id])
 
+    @on(StoresChanged)
+    def stores_changed(self, message: StoresChanged) -> None:
+        """Deferred here: the item stays open (marked as looked at in the queue); the
+        view goes back and asks the queue for the next item."""
+        deferred = any(d.item == self.item.id and d.option == "defer" for d in message.decisions)
+        if not deferred or self is not self.app.screen:
+            return
+        stack = self.app.screen_stack
+        if len(stack) > 1:
+            stack[-2].post_message(NextItem(self.item.id))
+        self.dismiss(None)
+
     def show_item(self, item: Item | None) -> None:
         if self is not self.app.screen:
             return
@@ -79,7 +192,10 @@ class ItemScreen(DeskScreen):
             return
         if item != self.item:
             self.item = item
+            self._actions = None
             self.refresh_view()
+            self.refresh_bindings()
+            self.query_one("#item-head", Static).update(self.banner())
 
     def refresh_view(self) -> None:  # pragma: no cover - each view overrides
         pass
@@ -99,9 +215,10 @@ class ItemScreen(DeskScreen):
         item_id = self.item.id
 
         def shown(outcome: Preview) -> None:
-            changes = tuple(line.strip() for line in outcome.lines()[1:])
+            changes = tuple(line.strip() for line in outcome.lines(besides=False)[1:])
+            also = tuple(c.text for c in outcome.consequences)
             self.propose(
-                replace(proposal, changes=changes),
+                replace(proposal, changes=changes, also=also),
                 label,
                 lambda reason: decide(
                     self.workspace,
@@ -145,4 +262,31 @@ class ItemScreen(DeskScreen):
         )
         if not may:
             head.append(f" · {policy.shown(self.actor)} may not decide it", style="yellow")
+        head.append("\n")
+        head.append_text(self.may_text())
         return head
+
+    def may_text(self) -> Text:
+        """What the actor may do here, and why not the rest (the core's actions)."""
+        who = policy.shown(self.actor)
+        allowed = [self.label_of(a.name) for a in self.actions if a.allowed]
+        refused: dict[str, list[str]] = {}
+        for a in self.actions:
+            if a.refused is not None:
+                refused.setdefault(a.refused, []).append(self.label_of(a.name))
+        text = Text()
+        if allowed and not refused:
+            text.append(f"you ({who}) may take any of its decisions", style="green")
+        elif allowed:
+            text.append(f"you ({who}) may: {', '.join(allowed)}", style="green")
+        else:
+            text.append(f"you ({who}) may not decide it", style="bold yellow")
+        for reason, names in refused.items():
+            if allowed:
+                text.append(f"\nnot {', '.join(names)}: ", style="yellow")
+            else:
+                text.append(
+                    ": " if len(refused) == 1 else f"\n{', '.join(names)}: ", style="yellow"
+                )
+            text.append(reason, style="yellow")
+        return text

@@ -7,7 +7,6 @@ change first, and runs through core in a worker; ``u`` undoes it afterwards.
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -17,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
-from core.review.decide import decide
+from core.review.conflict import suggested_conditions
 from core.review.items import ConditionHints, ConflictAnalysis, DeletionAnalysis, Item
 from tui.render import record_card, safe
 from tui.screens.batch import BatchScreen
@@ -26,13 +25,6 @@ from tui.screens.dialogs import ConditionsDialog, Proposal
 from tui.screens.item import ItemScreen
 from tui.screens.promotion import PromotionScreen
 from tui.screens.secret import SecretScreen
-
-HINT_CONDITIONS = (
-    (re.compile(r"production|\bprod\b|生产", re.I), "env=production"),
-    (re.compile(r"staging|预发", re.I), "env=staging"),
-    (re.compile(r"testing|test env|测试", re.I), "env=testing"),
-    (re.compile(r"\bdev(elopment)?\b|开发环境", re.I), "env=development"),
-)
 
 
 # ------------------------------------------------------------------------- conflict
@@ -155,44 +147,32 @@ class ConflictScreen(ItemScreen):
         )
         return Group(*lines)
 
+    def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        if action == "decide" and parameters:
+            return str(parameters[0])
+        return "parallel" if action == "parallel" else None
+
     def action_decide(self, option: str) -> None:
+        """The core's preview of this outcome in the confirmation, then the decision."""
         records = self.ordered()
         older, newer = records[0].memory, records[-1].memory
-        store = self.item.store
         if option in ("newer", "older"):
-            winner, loser = (newer, older) if option == "newer" else (older, newer)
-            others = [r.memory.id for r in records if r.memory.id != winner.id]
-            changes = (
-                f"{winner.id}: conflict → active, supersedes {loser.id}",
-                *(f"{o}: conflict → active → superseded" for o in others),
-                f"MEMORY.md lists {winner.id} only",
-                f"events and one commit in {store.root.name}",
+            winner = newer if option == "newer" else older
+            proposal = Proposal(
+                f"{option.capitalize()} wins: {winner.id}", (), f"the {option} record wins"
             )
-            title = f"{option.capitalize()} wins: {winner.id}"
-            proposal = Proposal(title, changes, f"the {option} record wins")
         elif option == "neither":
-            history = (
-                "history is rewritten so the content is gone from git too"
-                if store.config.scope == "private"
-                else "team store: clones already pushed keep it in their history"
-            )
             proposal = Proposal(
                 "Neither: erase both records for good",
-                (
-                    *tuple(
-                        f"{r.memory.id}: conflict → deleted (file and index line removed)"
-                        for r in records
-                    ),
-                    f"events keep only ids, key and content hashes; {history}",
-                ),
+                (),
                 "neither record holds",
                 destructive=True,
                 warning="This cannot be undone: the content is erased.",
             )
         else:
             proposal = Proposal(
-                "Defer: leave the conflict open",
-                ("nothing changes; the decision is recorded",),
+                "Defer: leave the conflict open, marked as looked at",
+                (),
                 "deferred: needs more evidence",
             )
         self.decide_with(
@@ -203,44 +183,24 @@ class ConflictScreen(ItemScreen):
         )
 
     def action_parallel(self) -> None:
-        records = self.ordered()
-        rows = []
-        for rec in records:
-            evidence = " ".join(s.source.evidence for s in rec.sources)
-            suggestion = next(
-                (cond for pattern, cond in HINT_CONDITIONS if pattern.search(evidence)),
-                rec.memory.condition or "",
-            )
-            rows.append((rec.memory.id, safe(rec.memory.hook)[:50], suggestion))
+        """A condition per record (prefilled with what the sources state, for every
+        record: core.review.conflict.suggested_conditions), then the core's preview."""
+        suggested = suggested_conditions(self.item)
+        rows = [
+            (rec.memory.id, safe(rec.memory.hook)[:50], suggested.get(rec.memory.id, ""))
+            for rec in self.ordered()
+        ]
         item_id = self.item.id
 
         def with_conditions(conditions: dict[str, str] | None) -> None:
-            if conditions is None:
+            if conditions is None or self.item.id != item_id:
                 return
-            proposal = Proposal(
-                "Parallel: both hold",
-                (
-                    *tuple(
-                        f"{mid}: conflict → active, condition {cond}"
-                        for mid, cond in conditions.items()
-                    ),
-                    "both keep an index line",
-                    "events and one commit",
-                ),
-                "both hold, under different conditions",
-            )
-            self.propose(
-                proposal,
+            self.decide_with(
+                Proposal("Parallel: both hold", (), "both hold, under different conditions"),
                 f"parallel for {item_id}",
-                lambda reason: decide(
-                    self.workspace,
-                    item_id,
-                    approve=True,
-                    option="parallel",
-                    conditions=conditions,
-                    actor=self.actor,
-                    reason=reason,
-                ),
+                approve=True,
+                option="parallel",
+                conditions=conditions,
             )
 
         self.app.push_screen(ConditionsDialog(rows), with_conditions)
@@ -299,45 +259,28 @@ class DeletionScreen(ItemScreen):
     def team_copies(self) -> list[str]:
         return [c.id for c in self.item.analysis_as(DeletionAnalysis).team_copies]
 
+    def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        return action if action in ("approve", "reject") else None
+
     def action_approve(self) -> None:
         memory = self.item.records[0].memory
-        rec = self.item.records[0]
         request = self.item.request
         assert request is not None
-        private = self.item.store.config.scope == "private"
-        proposal = Proposal(
-            f"Erase {memory.id} for good",
-            (
-                f"{memory.id}: {memory.status} → deleted; the file is removed",
-                "its MEMORY.md line is removed"
-                if any("MEMORY.md" in p for p in rec.pointers)
-                else "it has no MEMORY.md line",
-                "the event keeps only its id, key and a content hash",
-                "git history is rewritten so no commit holds it"
-                if private
-                else "team store: clones already pushed keep it in their history",
-                *(
-                    f"team copy {copy}: a deletion request opens in the team store"
-                    for copy in self.team_copies()
-                ),
-            ),
-            f"deletion approved: {request.reason}",
-            destructive=True,
-            warning="This cannot be undone.",
-        )
         self.decide_with(
-            proposal,
+            Proposal(
+                f"Erase {memory.id} for good",
+                (),
+                f"deletion approved: {request.reason}",
+                destructive=True,
+                warning="This cannot be undone.",
+            ),
             f"erase {memory.id}",
             approve=True,
         )
 
     def action_reject(self) -> None:
         self.decide_with(
-            Proposal(
-                "Keep the memory",
-                ("nothing changes in the record", "request closed with your reason"),
-                "kept: the memory still holds",
-            ),
+            Proposal("Keep the memory", (), "kept: the memory still holds"),
             f"keep {self.item.id}",
             approve=False,
         )

@@ -1,5 +1,9 @@
 """The promotion view: a private record beside the team's records of the same key,
-the secret scan first; ``a`` creates the team copy, ``r`` keeps it private."""
+the secret scan first; ``a`` creates the team copy, ``r`` keeps it private, ``w``
+withdraws the request (who asked, or the record's owner), ``R`` asks again for the
+record that replaced the requested one (a correction). A key the actor may not use
+here is greyed out and says why when pressed (approve, while the scan finds a
+credential)."""
 
 from __future__ import annotations
 
@@ -12,8 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
-from core.domain.words import store_label
-from core.review.items import PromotionAnalysis
+from core.review.promotion import blocked_rules, close_reason, reject_reason, successor
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal
@@ -36,6 +39,20 @@ class PromotionScreen(ItemScreen):
             id="promotion.reject",
             tooltip="Close the request; the record stays private",
         ),
+        Binding(
+            "w",
+            "close_request('withdraw')",
+            "Withdraw",
+            id="promotion.withdraw",
+            tooltip="Withdraw the request (who asked, or the owner): nothing is promoted",
+        ),
+        Binding(
+            "R",
+            "close_request('rerequest')",
+            "Ask again",
+            id="promotion.rerequest",
+            tooltip="Move the request to the record that replaced this one (a correction)",
+        ),
     ]
 
     def compose(self) -> ComposeResult:
@@ -52,12 +69,12 @@ class PromotionScreen(ItemScreen):
 
     @property
     def blocked(self) -> list[str]:
-        return sorted({h.rule for h in self.item.scan})
+        return blocked_rules(self.item)
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "approve" and self.blocked:
-            return None  # shown, greyed out
-        return True
+    def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        if action == "close_request" and parameters:
+            return str(parameters[0])
+        return action if action in ("approve", "reject") else None
 
     def refresh_view(self) -> None:
         request = self.item.request
@@ -66,12 +83,24 @@ class PromotionScreen(ItemScreen):
         if self.blocked:
             scan.append("secret scan: " + ", ".join(self.blocked), style="bold red")
             scan.append(
-                " · approve is disabled: remove the credential from the record "
-                "(correct it) and ask again; the value is never shown",
+                " · correct the record from its 'secret in a record' item (or about me); "
+                "the value is never shown",
                 style="red",
             )
         else:
             scan.append("secret scan: clean", style="bold green")
+        memory = self.item.records[0].memory
+        if memory.status != "active":
+            newer = successor(self.item.store, memory)
+            scan.append(
+                f"\n{memory.id} is {memory.status} since the request: "
+                + (
+                    f"{newer.id} replaced it; R asks again for that one, w withdraws"
+                    if newer is not None
+                    else "w withdraws the request"
+                ),
+                style="bold yellow",
+            )
         scan.append(
             f"\nrequested by {request.requested_by}: {safe(request.reason)}", style="italic"
         )
@@ -90,38 +119,35 @@ class PromotionScreen(ItemScreen):
         self.refresh_bindings()
 
     def action_approve(self) -> None:
-        if self.blocked:
-            self.notify("Blocked by the secret scan: " + ", ".join(self.blocked), severity="error")
-            return
         memory = self.item.records[0].memory
         request = self.item.request
         assert request is not None
-        team = self.workspace.team
-        # the core's own rule (same key, same value after normalising), never a copy
-        outcome = self.item.analysis_as(PromotionAnalysis).outcome or "no team store"
-        proposal = Proposal(
-            f"Promote {memory.id} to the team store",
-            (
-                f"{store_label('team', team.root.name) if team else 'team store ?'}: {outcome}",
-                "sources kept; the private record stays as it is",
-                "secret scan again before writing",
-                "request closed",
-            ),
-            f"promoted to team: {request.reason}",
-        )
         self.decide_with(
-            proposal,
+            Proposal(
+                f"Promote {memory.id} to the team store",
+                (),
+                f"promoted to team: {request.reason}",
+            ),
             f"promote {memory.id}",
             approve=True,
         )
 
     def action_reject(self) -> None:
         self.decide_with(
-            Proposal(
-                "Reject the promotion",
-                ("the record stays private", "request closed with your reason"),
-                "stays private: a personal preference, not a team rule",
-            ),
+            Proposal("Reject the promotion", (), reject_reason(self.item)),
             f"reject {self.item.id}",
             approve=False,
+        )
+
+    def action_close_request(self, option: str) -> None:
+        title = (
+            "Withdraw the promotion request"
+            if option == "withdraw"
+            else "Ask again, for the record that replaced this one"
+        )
+        self.decide_with(
+            Proposal(title, (), close_reason(self.item, option, self.actor)),
+            f"{'withdraw' if option == 'withdraw' else 'ask again for'} {self.item.id}",
+            approve=False,
+            option=option,
         )

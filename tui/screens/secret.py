@@ -19,7 +19,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Header, Label, Static, TextArea
 
 from core.domain import secrets
-from core.review.decide import correct_secret
 from core.review.items import SecretAnalysis
 from core.review.secret import DEFAULT_REASONS
 from tui.render import record_card, safe
@@ -126,10 +125,8 @@ class SecretScreen(ItemScreen):
     def options(self) -> list[str]:
         return list(self.item.analysis_as(SecretAnalysis).options)
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "correct" and "correct" not in self.options:
-            return None  # shown, greyed out: an expired or superseded record is erased
-        return True
+    def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        return action if action in ("erase", "correct", "defer") else None
 
     def refresh_view(self) -> None:
         rec = self.item.records[0]
@@ -175,23 +172,11 @@ class SecretScreen(ItemScreen):
             text.append(line + "\n", style="reverse" if number in marked else "")
         return text
 
-    def history_note(self) -> str:
-        return (
-            "git history is rewritten so no commit holds the credential"
-            if self.item.store.config.scope == "private"
-            else "team store: clones already pushed keep it in their history"
-        )
-
     def action_erase(self) -> None:
         memory = self.item.records[0].memory
         proposal = Proposal(
             f"Erase {memory.id} for good",
-            (
-                f"{memory.id}: {memory.status} → deleted; the file is removed",
-                "its MEMORY.md line is removed, and its open requests close",
-                "the event keeps only its id, key and a content hash",
-                self.history_note(),
-            ),
+            (),
             DEFAULT_REASONS["erase"],
             destructive=True,
             warning="This cannot be undone.",
@@ -199,44 +184,33 @@ class SecretScreen(ItemScreen):
         self.decide_with(proposal, f"erase {memory.id}", approve=True, option="erase")
 
     def action_correct(self) -> None:
-        if "correct" not in self.options:
-            self.notify("Only an active or conflicting record can be corrected", severity="warning")
-            return
         memory = self.item.records[0].memory
-        item_id = self.item.id
-        desk = self.desk
+        label = f"correct {memory.id}"
 
         def with_content(content: str | None) -> None:
             if content is None:
                 return
-            proposal = Proposal(
-                f"Correct {memory.id}: a copy without the credential",
-                (
-                    f"new {memory.status} record: {safe(content)[:60]}",
-                    f"{memory.id}: {memory.status} → deleted; the old file is erased, "
-                    "not kept as superseded",
-                    self.history_note(),
-                    "events and one commit",
+            self.decide_with(
+                Proposal(
+                    f"Correct {memory.id}: a copy without the credential",
+                    (),
+                    DEFAULT_REASONS["correct"],
+                    destructive=True,
+                    warning="This cannot be undone: the old record is erased.",
                 ),
-                DEFAULT_REASONS["correct"],
-                destructive=True,
-                warning="This cannot be undone: the old record is erased.",
-            )
-            self.propose(
-                proposal,
-                f"correct {memory.id}",
-                lambda reason: correct_secret(
-                    desk.workspace, item_id, content=content, actor=self.actor, reason=reason
-                ),
+                label,
+                approve=True,
+                option="correct",
+                content=content,
             )
 
-        desk.push_screen(SecretCorrectDialog(memory.id, safe(memory.content)), with_content)
+        self.desk.push_screen(SecretCorrectDialog(memory.id, safe(memory.content)), with_content)
 
     def action_defer(self) -> None:
         self.decide_with(
             Proposal(
-                "Defer: leave the credential where it is for now",
-                ("nothing changes; the decision is recorded", "the item stays in the queue"),
+                "Defer: leave the credential where it is for now, marked as looked at",
+                (),
                 DEFAULT_REASONS["defer"],
             ),
             f"defer {self.item.id}",

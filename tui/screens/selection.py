@@ -145,9 +145,10 @@ def decide_selection(screen: DeskScreen, items: Sequence[Item]) -> None:
         def shown(preview: Preview) -> None:
             proposal = Proposal(
                 title=label,
-                changes=tuple(line.strip() for line in preview.lines()[1:]),
+                changes=tuple(line.strip() for line in preview.lines(besides=False)[1:]),
                 reason=outcome.reason,
                 destructive=outcome.destructive,
+                also=tuple(c.text for c in preview.consequences),
             )
 
             def reasoned(reason: str | None) -> None:

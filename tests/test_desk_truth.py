@@ -133,3 +133,36 @@ async def test_asking_again_to_delete_says_it_was_already_asked_and_files_nothin
         assert not any(m.startswith("Deletion requested") for m in messages)
     after = [r for r in load_requests(workspace(demo).private) if r.kind == "delete"]
     assert after == before
+
+
+async def test_a_deferral_marks_its_row_and_the_desk_opens_the_next_item(demo: Path) -> None:
+    from support_desk import decide_key
+
+    from tui.screens.items import ConflictScreen
+    from tui.screens.queue import DEFERRED_MARK, QueueScreen, QueueTable
+
+    app = desk(demo)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot, app)
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await pilot.press("right_square_bracket")  # conflicts: two of them
+        await settle(pilot, app)
+        first, second = (i.id for i in queue.shown_items()[:2])
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ConflictScreen) and app.screen.item.id == first
+        await decide_key(pilot, app, "d")
+        await settle(pilot, app)
+        # the next conflict is open, and the deferred one's row says it was looked at
+        assert isinstance(app.screen, ConflictScreen) and app.screen.item.id == second
+        table = queue.query_one("#queue", QueueTable)
+        cells = {row.key.value: table.get_row(row.key)[-1] for row in table.ordered_rows}
+        assert cells[first].startswith(DEFERRED_MARK)
+        assert not cells[second].startswith(DEFERRED_MARK)
+        await pilot.press("escape")
+        await settle(pilot, app)
+        await pilot.press("k")  # back on the deferred one: its preview says who and why
+        await settle(pilot, app)
+        preview = text_of(queue.query_one("#preview"))
+        assert f"deferred by {OWNER}" in preview and "needs more evidence" in preview

@@ -55,6 +55,7 @@ from textual.widgets.data_table import Row as DataRow
 from textual.worker import get_current_worker
 
 from core.domain.errors import MemgovError
+from core.domain.policy import shown
 from core.domain.words import counted
 from core.review import view
 from core.review.items import KINDS, ConflictAnalysis, Item, Kind
@@ -69,7 +70,7 @@ from core.review.queue import (
 from core.store.decisions import Decision
 from core.store.secret_files import scan_file
 from core.store.workspace import Workspace
-from tui.messages import ItemsChanged, QueueLoaded, StoresChanged, WorkerDone
+from tui.messages import ItemsChanged, NextItem, QueueLoaded, StoresChanged, WorkerDone
 from tui.render import failure_text, memory_header, safe
 from tui.screens.about import AboutMeScreen
 from tui.screens.desk import DeskFooter, DeskScreen
@@ -111,8 +112,14 @@ def shown_title(title: str) -> str:
     return safe(title)
 
 
+#: before the title of an item someone deferred (looked at and left open)
+DEFERRED_MARK = "↷ "
+
+
 def row_of(item: Item, marked: bool = False) -> Row:
     title = shown_title(item.title)
+    if item.deferred is not None:
+        title = DEFERRED_MARK + title
     return item.id, (item.opened_at[:10], item.kind, item.scope, f"● {title}" if marked else title)
 
 
@@ -121,6 +128,15 @@ def preview(item: Item) -> RenderableType:
         Text(item.title, style="bold"),
         Text(f"{item.kind} · {item.scope} · opened {item.opened_at[:16]}", style="dim"),
     ]
+    if item.deferred is not None:
+        last = item.deferred
+        parts.append(
+            Text(
+                f"{DEFERRED_MARK}deferred by {shown(last.actor)} on {last.ts[:10]}: "
+                f"{safe(last.reason)}",
+                style="yellow",
+            )
+        )
     if is_outline(item):
         return Group(*parts, Text("\nreading its records…", style="dim"))
     if item.request is not None:
@@ -896,6 +912,21 @@ class QueueScreen(DeskScreen):
     def action_reload(self) -> None:
         gc.unfreeze()  # what the last read kept may go once this one replaces it
         self.reload(full=True)
+
+    @on(NextItem)
+    def next_item(self, message: NextItem) -> None:
+        """An item view deferred ``after``: the cursor goes to the item after it, in the
+        order and filters on screen, and that one opens (none after it: the cursor
+        stays on the deferred one)."""
+        index = self.index_of(message.after, self.cursor_index())
+        if index is None:
+            return
+        if index + 1 >= len(self.shown):
+            self.place(index)
+            self.notify("That was the last item here", timeout=4)
+            return
+        self.place(index + 1)
+        self.action_open()
 
     def action_open(self) -> None:
         item = self.current()

@@ -25,6 +25,7 @@ from core.store.requests import get_request, load_requests
 from tui.screens.dialogs import ConditionsDialog, ReasonDialog
 from tui.screens.items import ConflictScreen, screen_for
 from tui.screens.promotion import PromotionScreen
+from tui.screens.queue import QueueScreen
 from tui.screens.secret import SecretCorrectDialog
 
 
@@ -326,6 +327,9 @@ async def test_u_after_a_defer_or_a_batch_reject_says_why_and_an_undo_is_undone(
         title, said = messages(app)[-1]
         assert title == "Nothing to undo" and "deferral: it changed nothing" in said
         assert "Nothing to undo in this session" not in said
+        assert not isinstance(app.screen, QueueScreen)  # the next item opened
+        await pilot.press("escape")
+        await settle(pilot, app)
         await open_item(pilot, app, "consolidation")
         await decide_key(pilot, app, "r")
         await settle(pilot, app)

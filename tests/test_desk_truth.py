@@ -166,3 +166,23 @@ async def test_a_deferral_marks_its_row_and_the_desk_opens_the_next_item(demo: P
         await settle(pilot, app)
         preview = text_of(queue.query_one("#preview"))
         assert f"deferred by {OWNER}" in preview and "needs more evidence" in preview
+
+
+async def test_a_dialog_opens_clear_of_the_notifications_before_it(demo: Path) -> None:
+    from textual.screen import ModalScreen
+
+    app = desk(demo)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot, app)
+        await pilot.press("right_square_bracket", "enter")  # the first conflict
+        await settle(pilot, app)
+        app.notify("an earlier decision's notification")
+        await pilot.pause()
+        assert len(app._notifications) == 1
+        await pilot.press("n")  # newer wins: its confirmation
+        await settle(pilot, app)
+        assert isinstance(app.screen, ModalScreen)
+        assert len(app._notifications) == 0  # nothing covers the dialog
+        app.notify("raised while the dialog is open")
+        await pilot.pause()
+        assert len(app._notifications) == 1  # news still shows

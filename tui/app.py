@@ -14,7 +14,7 @@ from typing import Any
 from textual import on
 from textual.app import SystemCommand
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from core.review.revert import revert, why_not_revertible
 from core.store.decisions import Decision
@@ -74,6 +74,7 @@ class MemgovDesk(Desk):
         self.sub_title = f"review desk · acting as {actor}"
 
     def on_mount(self) -> None:
+        self.screen_change_signal.subscribe(self, self.screen_changed)
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
         if self.keymap_warnings:
@@ -84,6 +85,13 @@ class MemgovDesk(Desk):
                 timeout=20,
             )
         self.push_screen(QueueScreen())
+
+    def screen_changed(self, screen: Screen[Any]) -> None:
+        """A dialog opens: the notifications on screen go (they were read, or the
+        dialog is what matters now). At 80x24 a dialog fills the screen and a toast
+        covered its reason and its buttons; one raised while the dialog is open shows."""
+        if isinstance(screen, ModalScreen):
+            self.clear_notifications()
 
     # --------------------------------------------------------------- decisions
     @on(DecisionApplied)

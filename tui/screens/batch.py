@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Header, Static
 
 from core.consolidation.consolidate import file_diff
 from core.domain.errors import MemgovError
+from core.domain.words import counted
 from core.review.items import BatchAnalysis, BatchFile, Item
 from tui.render import safe
 from tui.screens.desk import DeskFooter
@@ -110,6 +111,9 @@ class BatchScreen(ItemScreen):
             )
         yield DeskFooter()
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_view)  # once the table has its new width
+
     def on_mount(self) -> None:
         table = self.query_one("#batch-files", DataTable)
         table.add_columns("", "Class", "File")
@@ -122,15 +126,18 @@ class BatchScreen(ItemScreen):
         replay = a.replay
         text = Text()
         text.append(
-            f"{summary.get('changes', 0)} changes in {summary.get('files', 0)} files: ",
+            f"{counted(int(summary.get('changes', 0)), 'change')} in "
+            f"{counted(int(summary.get('files', 0)), 'file')}: ",
             style="bold",
         )
         text.append(f"{summary.get('automatic', 0)} automatic", style="green")
         text.append(" · ")
-        text.append(f"{summary.get('needs_approval', 0)} need approval", style="yellow")
+        waiting = int(summary.get("needs_approval", 0))
+        text.append(f"{waiting} {'needs' if waiting == 1 else 'need'} approval", style="yellow")
         text.append(
-            f" · input {summary.get('input', 0)} of {summary.get('records', 0)} "
-            f"records ({summary.get('unused', 0)} unused 30+ days left out)",
+            f" · input {summary.get('input', 0)} of "
+            f"{counted(int(summary.get('records', 0)), 'record')} "
+            f"({summary.get('unused', 0)} unused 30+ days left out)",
             style="dim",
         )
         if replay:
@@ -150,11 +157,14 @@ class BatchScreen(ItemScreen):
         table = self.query_one("#batch-files", DataTable)
         row = table.cursor_row
         table.clear()
+        # the file's name in the room the mark and the class leave (the diff's heading
+        # gives its whole path)
+        room = table.size.width - table.styles.scrollbar_size_vertical - 13
         for entry in self.files:
             path = entry.path
             mark = Text("✗", style="red") if path in self.rejected else Text("✓", style="green")
             cls = Text("auto", style="green") if entry.automatic else Text("review", style="yellow")
-            table.add_row(mark, cls, path, key=path)
+            table.add_row(mark, cls, short_name(path, room), key=path)
         if self.files:
             table.move_cursor(row=min(max(row, 0), len(self.files) - 1))
         self.show_file()
@@ -271,3 +281,14 @@ class BatchScreen(ItemScreen):
             f"reject {self.item.id}",
             approve=False,
         )
+
+
+def short_name(path: str, room: int) -> str:
+    """A batch file's name in ``room`` cells: a memory without its shard folders
+    (``memories/04/x.md`` -> ``x.md``), then cut in the middle with an ellipsis when
+    longer, so both the attribute and the id show."""
+    name = path.rsplit("/", 1)[-1] if path.startswith("memories/") else path
+    if room < 5 or len(name) <= room:
+        return name
+    head = (room - 1) // 2
+    return name[:head] + "…" + name[len(name) - (room - 1 - head) :]

@@ -176,8 +176,8 @@ class MemgovDesk(Desk):
         for active in screen.active_bindings.values():
             binding = active.binding
             if binding.id is None or not binding.description or not active.enabled:
-                continue
-            if binding.action in seen:
+                continue  # Textual's own keys, or one not usable now
+            if binding.action in seen:  # one action under several keys: one command
                 continue
             seen.add(binding.action)
             node = active.node

@@ -185,8 +185,9 @@ class DeskFooter(Footer):
     composes it anew on every refresh of the bindings (each change of focus, each
     return to the screen), and each key it shows is a widget styled again (the queue's
     footer: some 0.3 s of the UI thread each time). When the keys to show now are some
-    of those it holds, in their order (the search box takes the focus: the keys it
-    types are not shown), it hides the others instead, and shows them again after."""
+    of those it holds, in their order, it hides the others instead (dims them while a
+    text box has the focus: the keys it types), and shows them again after; keys that
+    do not fit the width are left out by :data:`LEFT_OUT_FIRST` (:meth:`fit`)."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -271,7 +271,7 @@ def build(root: Path, commits: int, quoted: bool) -> None:
                 if at < len(lines) and lines[at] == line:
                     del lines[at]
         head = lines[: config.index_max_lines + 1]
-        text = fit_index((x + "\n" for x in head), len(lines), config)
+        text = fit_index(((n, x + "\n") for n, x in enumerate(head)), len(lines), config)
         index_marks.append(blob(text.encode()) if text != shown else None)
         shown = text
     file_marks: list[dict[str, int]] = []

@@ -52,7 +52,7 @@ def test_the_index_lists_what_fits_and_counts_the_rest(
         f"{Store(store.root).memories[f'm-{i:02d}'].path}" for i in range(4)
     ]
     assert lines[-1] + "\n" == overflow_line(8, store.config)
-    assert "8 more active memories, not listed" in lines[-1]
+    assert "8 more active memories not listed" in lines[-1]
     assert _index_errors(store) == []
 
     # one of those listed expires: the next one in order moves up, the count drops

@@ -50,7 +50,7 @@ def topic_entry(
 ) -> Entry:
     meta = topic.meta
     block = _memgov_block(topic, reading)
-    name = front_text(meta, "name")
+    name = _without_condition(front_text(meta, "name"), block.get("condition"))
     description = front_text(meta, "description")
     kind, why = _claude_type(topic, listed, reading)
     line, content = _statement(topic, description)
@@ -87,6 +87,15 @@ def topic_entry(
         exported_id=block.get("id"),
         notes=tuple(notes),
     )
+
+
+def _without_condition(name: str | None, condition: str | None) -> str | None:
+    """An export's name less the condition it shows after the title ("Deploy command
+    (env=production)", core.domain.shown.titled): the condition is in the memgov
+    block, and the title comes back as it was."""
+    if not name or not condition:
+        return name
+    return name.removesuffix(f" ({' '.join(condition.split())})") or name
 
 
 def _claude_type(topic: Topic, listed: IndexEntry | None, reading: Reading) -> tuple[str, str]:

@@ -4,14 +4,16 @@ So a user can clean their memory with memgov and hand it back to their agent.
 The folder gets one topic file per active record (private records at the top,
 team records under ``team/``) and a ``MEMORY.md`` index within Claude Code's
 limits: at most 200 lines and 25,000 bytes, lines of at most ~150 characters.
-When the records do not all fit, the index lists the most relevant ones (by
-decay weight, SPEC section 7) and the report names the rest: their files are
-still written.
+When the records do not all fit, the index lists the ones that matter most, in
+the order the store's own ``MEMORY.md`` keeps them (core.store.index.pick_key: by
+type, preferences first, then by decay weight, SPEC section 7), and the report
+names the rest: their files are still written. Each section lists its lines in the
+store index's readable order (type, subject, attribute, condition).
 
 A topic file::
 
     ---
-    name: <title, else attribute>
+    name: <title, else the attribute in words> (<condition>, when it has one)
     description: <the content's first line, at most 150 characters>
     type: feedback            # see below
     memgov:                   # exact type and key: an import brings back the same record
@@ -19,6 +21,7 @@ A topic file::
       type: preference
       subject: user:alice/project:liyyro
       attribute: testing
+      condition: env=production     # when it has one
     ---
 
     <content>
@@ -41,8 +44,10 @@ export or the new one, never half of one (:mod:`core.importers.export_folder`).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import yaml
@@ -50,6 +55,7 @@ import yaml
 from core.domain import secrets
 from core.domain.data import AsData
 from core.domain.record import Memory
+from core.domain.shown import shown_title, titled
 from core.domain.words import counted
 from core.importers.claude_code_entries import without_type_prefix
 from core.importers.claude_code_files import INDEX_FILE, TEAM_DIR
@@ -57,10 +63,10 @@ from core.importers.entries import slug
 from core.importers.export_folder import check_target, write_export
 from core.importers.folders import FolderError
 from core.store.config import Config
+from core.store.index import DAY, ListKey, index_rank, rank_taus, sort_key, type_order
 from core.store.secret_files import scan_file
 from core.store.store import Store
 from core.store.workspace import Workspace
-from core.writing.decay import weight
 
 #: libyaml's emitter where PyYAML has it (what PyYAML's own Python emitter writes, at
 #: a tenth of the time: front matter for 10,000 records took 18 s)
@@ -119,17 +125,25 @@ class _Out:
     """One topic file to write."""
 
     rel: str
-    name: str
+    name: str  # the title, else the attribute in words (without the condition)
+    condition: str | None
     hook: str
     kind: str  # Claude Code type
     team: bool
-    rank: float
+    #: where the index keeps it: (type order, minus its weight's logarithm, id, file)
+    pick: tuple[int, float, str, str]
+    listed: ListKey  # where its section lists it (core.store.index.sort_key)
     front: str  # the front matter block, "---" to "---"
     content: str
 
     @property
     def text(self) -> str:
         return f"{self.front}\n\n{self.content}\n"
+
+    @property
+    def title(self) -> str:
+        """The name with the condition (core.domain.shown.titled)."""
+        return titled(self.name, self.condition)
 
 
 def export_claude_code(source: Workspace | Store, path: Path) -> ExportReport:
@@ -185,7 +199,7 @@ def _plan(stores: list[Store]) -> tuple[list[_Out], list[str]]:
         # scanned again for their rule ids (core.store.catalog)
         flagged = {m.path for m in store.memories.with_secrets()}
         for memory in active:
-            out = _topic(memory, team, weight(memory, now, store.config), taken)
+            out = _topic(memory, team, log_weight(memory, now, store.config), taken)
             rules = set()
             if memory.path in flagged:
                 rules = {f.rule_id for f in scan_file(store.root / memory.path)}
@@ -219,11 +233,20 @@ def _left_behind(stores: list[Store]) -> list[str]:
     return warnings
 
 
+def log_weight(memory: Memory, now: datetime, config: Config) -> float:
+    """ln of the record's decay weight now (core.writing.decay.weight, never cut to 0.0
+    for a record years old): its store's static rank (core.store.index.index_rank) less
+    what ``now`` takes from every record of the store alike, so records of two stores
+    compare by weight, and one store's keep the order of its own index."""
+    tau1, tau2 = rank_taus(config)
+    w0 = math.log(config.w0) if config.w0 > 0 else -math.inf
+    return w0 + index_rank(memory, config) - now.timestamp() / DAY * (1 / tau1 + 1 / tau2)
+
+
 def _topic(memory: Memory, team: bool, rank: float, taken: set[str]) -> _Out:
     kind = claude_type(memory)
-    name = memory.title or memory.attribute
     base = f"{TEAM_DIR}/" if team else ""
-    stem = f"{kind}_{slug(without_type_prefix(name), limit=60)}"
+    stem = f"{kind}_{slug(without_type_prefix(memory.title or memory.attribute), limit=60)}"
     rel = f"{base}{stem}.md"
     number = 2
     while rel.casefold() in taken:
@@ -241,9 +264,22 @@ def _topic(memory: Memory, team: bool, rank: float, taken: set[str]) -> _Out:
     if memory.value:
         block["value"] = memory.value
     hook = _cut(" ".join(memory.hook.split()), DESCRIPTION_CHARS)
-    meta = {"name": name, "description": hook, "type": kind, "memgov": block}
+    # the words of the store's own index, list and recall (a record holding a credential
+    # is left out of the export: its front matter is scanned next)
+    meta = {"name": shown_title(memory), "description": hook, "type": kind, "memgov": block}
     front = yaml.dump(meta, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=1000)
-    return _Out(rel, name, hook, kind, team, rank, f"---\n{front}---", memory.content.strip())
+    return _Out(
+        rel=rel,
+        name=memory.display_title,
+        condition=memory.condition,
+        hook=hook,
+        kind=kind,
+        team=team,
+        pick=(type_order(memory.type), -rank, memory.id, rel),
+        listed=sort_key(memory),
+        front=f"---\n{front}---",
+        content=memory.content.strip(),
+    )
 
 
 def _cut(text: str, limit: int) -> str:
@@ -252,15 +288,21 @@ def _cut(text: str, limit: int) -> str:
 
 # ------------------------------------------------------------------------- index
 def index_line(out: _Out, limit: int) -> str:
-    """``- [name](file.md) — hook`` in at most ``limit`` characters."""
-    name = out.name.replace("[", "(").replace("]", ")").replace("\n", " ")
+    """``- [name (condition)](file.md) — hook`` in at most ``limit`` characters (a long
+    name is cut before its condition)."""
+
+    def plain(text: str) -> str:
+        return text.replace("[", "(").replace("]", ")").replace("\n", " ")
+
     room = min(max(limit - len(out.rel) - 6, 10), 80)
-    head = f"- [{_cut(name, room)}]({out.rel})"
+    condition = plain(out.condition) if out.condition else None
+    head = f"- [{titled(plain(out.name), condition, room)}]({out.rel})"
     hook = _cut(out.hook, limit - len(head) - 3)
     return f"{head} — {hook}" if len(hook) > 1 else head
 
 
 def render_index(chosen: list[_Out], limit: int) -> str:
+    chosen = sorted(chosen, key=lambda o: (o.listed, o.rel))
     groups = [(title, [o for o in chosen if not o.team and o.kind == k]) for k, title in SECTIONS]
     groups.append(("Team", [o for o in chosen if o.team]))
     lines: list[str] = []
@@ -272,16 +314,17 @@ def render_index(chosen: list[_Out], limit: int) -> str:
 
 
 def _fit_index(outs: list[_Out], config: Config) -> tuple[str, list[_Out], list[_Out]]:
-    """The index of the highest-ranked records that fit the caps; (text, listed, left
-    out). Each candidate costs its own line (and its section's heading, the first
-    time): the lines and bytes of :func:`render_index` are counted as they grow."""
+    """The index of the records that matter most that fit the caps (by type, then
+    weight: :attr:`_Out.pick`); (text, listed, left out). Each candidate costs its own
+    line (and its section's heading, the first time): the lines and bytes of
+    :func:`render_index` are counted as they grow."""
     titles = dict(SECTIONS)
     chosen: list[_Out] = []
     left: list[_Out] = []
     lines = size = 0
     sections: set[str] = set()
     width = config.index_line_chars
-    for out in sorted(outs, key=lambda o: (-o.rank, o.rel)):
+    for out in sorted(outs, key=lambda o: o.pick):
         if lines >= config.index_max_lines:
             left.append(out)
             continue

@@ -9,6 +9,11 @@ Two views, both read in the order the stores were given:
   ``limit``;
 * :func:`list_in`: every store's records filtered by status and subject prefix,
   each store's in (subject, attribute) order, the stores one after another.
+
+Their plain-text lines (:func:`recalled_line`, :func:`listed_line`) name each record
+by its title with its condition (:func:`core.domain.shown.shown_title`), as the
+index does, so two records of one key that hold under different conditions read
+apart; a listed record shows its status, and nothing is shown unredacted.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 
 from core.domain.record import Memory
+from core.domain.shown import shown_title
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.decay import Recalled, recall, records_usage
@@ -72,3 +78,28 @@ def list_in(
                 continue
             rows.append(memory)
     return rows
+
+
+def recalled_line(result: Recalled) -> str:
+    """One recalled record as plain text: weight, type, where its type is injected,
+    key, the title with its condition, and the content's first line, redacted."""
+    from core.domain.secrets import redact
+
+    memory = result.memory
+    position = result.to_dict()["injection"]
+    return (
+        f"{result.weight:6.3f} {memory.type:<10} [{position}] {memory.subject} "
+        f"#{memory.attribute} — {shown_title(memory)}: {redact(memory.hook)}"
+    )
+
+
+def listed_line(memory: Memory, *, hook_chars: int = 60) -> str:
+    """One listed record as plain text: id, status (a record that is not active says
+    so in its own column), type, key, the title with its condition and the start of
+    the content's first line, redacted."""
+    from core.domain.secrets import redact
+
+    return (
+        f"{memory.id:<34} {memory.status:<10} {memory.type:<10} {memory.subject} "
+        f"#{memory.attribute} — {shown_title(memory)}: {redact(memory.hook)[:hook_chars]}"
+    )

@@ -43,6 +43,14 @@ of three characters or more; the rows they find are checked against the text, so
 the answer is a scan's. They are built on the first search (not at the first
 open) and kept by triggers in the rows' own transaction.
 
+**The index's order.** Each row keeps the record's type order and its static rank
+(:func:`core.store.index.combined_rank` of its confidence, last use and
+verification under the store's decay constants), and a partial index walks the
+active rows in the order ``MEMORY.md`` keeps them (type, then weight): a write reads
+the first rows, never all of them. The constants the ranks were made with are in
+``meta.rank_taus``; a catalog opened with others ranks every row again (a change of
+``tau1_days`` or ``tau2_days`` in ``memgov.yaml``), from the parts each row keeps.
+
 **The active count.** ``meta.active`` is the number of active rows, kept by
 triggers in the transaction that changes the rows and checked by a full sync, so
 :meth:`Catalog.count_active` reads one row. A first build adds the triggers after
@@ -71,19 +79,20 @@ from typing import Any
 
 from core.domain.errors import ValidationError
 from core.domain.keys import conflict_item_id
-from core.domain.record import TYPES, Memory, memory_from_mapping
+from core.domain.record import Memory, memory_from_mapping
+from core.store.config import Config
 from core.store.fsutil import is_temp_name
 from core.store.gitstore.plumbing import head_commit
-from core.store.index import shown_parts
+from core.store.index import combined_rank, rank_parts, shown_parts, type_order
 from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
 from core.store.request_files import REQUEST_DIR, Request, read_request_file, request_from_mapping
 from core.store.snapshot import Problem
 
 CATALOG_FILE = "catalog.sqlite"
 #: 3: the active records' index (MEMORY.md); 4: the readable ids'; 5: the requests,
-#: the text search and the count of active rows
-SCHEMA_VERSION = 5
-_TYPE_ORDER = {name: i for i, name in enumerate(TYPES)}
+#: the text search and the count of active rows; 6: the index's order (type as the
+#: index lists them, and the static rank by weight)
+SCHEMA_VERSION = 6
 
 #: the text search's tables: (table, the entries' columns it indexes). Trigrams, case
 #: folded, no positions (``detail=none``: a third of the size, a quarter of the build
@@ -155,7 +164,8 @@ CREATE TABLE entries (
     type_order INTEGER, supersedes TEXT,
     meta TEXT, content TEXT, text TEXT, evidence TEXT,
     reason TEXT, field TEXT, secret INTEGER NOT NULL DEFAULT 0,
-    title TEXT, hook TEXT, value TEXT
+    title TEXT, hook TEXT, value TEXT,
+    rank_conf REAL, rank_t1 REAL, rank_t2 REAL, rank REAL
 );
 CREATE INDEX entries_secret ON entries (secret) WHERE secret = 1;
 CREATE TABLE event_logs (rel TEXT PRIMARY KEY, mtime INTEGER, size INTEGER, ino INTEGER);
@@ -170,7 +180,7 @@ CREATE INDEX entries_id ON entries (id);
 CREATE INDEX entries_key ON entries (subject, attribute);
 CREATE INDEX entries_status ON entries (status, type_order, subject, attribute, id);
 CREATE INDEX entries_supersedes ON entries (supersedes) WHERE supersedes IS NOT NULL;
-CREATE INDEX entries_active ON entries (type_order, subject, attribute, id, rel)
+CREATE INDEX entries_active ON entries (type_order, rank DESC, id, rel)
     WHERE reason IS NULL AND status = 'active';
 CREATE INDEX entries_readable ON entries (id) WHERE reason IS NULL;
 CREATE TABLE requests (
@@ -183,12 +193,13 @@ CREATE INDEX requests_status ON requests (status, memory_id, kind) WHERE reason 
 
 _COLUMNS = (
     "rel, mtime, size, ino, id, status, scope, subject, attribute, condition, type_order, "
-    "supersedes, meta, content, text, evidence, reason, field, secret, title, hook, value"
+    "supersedes, meta, content, text, evidence, reason, field, secret, title, hook, value, "
+    "rank_conf, rank_t1, rank_t2, rank"
 )
 # an upsert, not INSERT OR REPLACE: a replaced row would leave the search tables and
 # the active count behind (REPLACE's delete fires no trigger); an update keeps the rowid
 _INSERT = (
-    f"INSERT INTO entries ({_COLUMNS}) VALUES ({', '.join('?' * 22)}) ON CONFLICT (rel) DO UPDATE "
+    f"INSERT INTO entries ({_COLUMNS}) VALUES ({', '.join('?' * 26)}) ON CONFLICT (rel) DO UPDATE "
     "SET " + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS.split(", ")[1:])
 )
 _REQUEST_COLUMNS = "rel, mtime, size, ino, id, kind, memory_id, status, data, reason"
@@ -355,16 +366,19 @@ def _row(
     stamp: tuple[int, int, int],
     item: Memory | Problem,
     text: str,
+    taus: tuple[float, float],
     secret: int | None = None,
 ) -> tuple[Any, ...]:
     """The row of one file. The file's text is scanned once (``secret``: already
     scanned): a record with no finding in it keeps its title and hook as they are;
-    one with a finding has them redacted (what the index shows)."""
+    one with a finding has them redacted (what the index shows). ``taus``: the decay
+    constants its rank is made with."""
     if secret is None:
         secret = _has_secret(text)
     if isinstance(item, Problem):
-        return (rel, *stamp, *(None,) * 12, item.reason, item.field, secret, None, None, None)
+        return (rel, *stamp, *(None,) * 12, item.reason, item.field, secret, *(None,) * 7)
     m = item
+    parts = rank_parts(m)
     title, hook = shown_parts(m) if secret else (m.display_title, m.hook)
     return (
         rel,
@@ -375,7 +389,7 @@ def _row(
         m.subject,
         m.attribute,
         m.condition,
-        _TYPE_ORDER.get(m.type, 99),
+        type_order(m.type),
         m.supersedes,
         json.dumps(m.front_matter(), ensure_ascii=False, default=str),
         m.content,
@@ -387,6 +401,8 @@ def _row(
         title,
         hook,
         m.value,
+        *parts,
+        combined_rank(parts, taus),
     )
 
 
@@ -394,9 +410,12 @@ class Catalog:
     """One store's catalog. Every method may be called from any process; sqlite
     serialises the writers, and a sync only ever records what it saw on disk."""
 
-    def __init__(self, root: Path, state_dir: Path) -> None:
+    def __init__(self, root: Path, state_dir: Path, config: Config | None = None) -> None:
         self.root = root
         self.path = state_dir / CATALOG_FILE
+        #: the decay constants the rows' ranks are made with (the store's config)
+        config = config or Config()
+        self.taus = (float(config.tau1_days), float(config.tau2_days))
         self._db: sqlite3.Connection | None = None
         #: rows a sync has read and not yet written (None: write each at once)
         self._pending: list[tuple[str, tuple[int, int, int], Memory | Problem, str]] | None = None
@@ -436,6 +455,8 @@ class Catalog:
                 version = db.execute("PRAGMA user_version").fetchone()[0]
                 if version == SCHEMA_VERSION and self._meta(db, "root") == str(self.root):
                     db.execute(_CONFLICT_INDEX)  # a catalog of this schema made before it
+                    if self._meta(db, "rank_taus") != json.dumps(self.taus):
+                        self._rerank(db)
                     return db
                 if version == 0 and not db.execute("SELECT 1 FROM sqlite_master").fetchone():
                     self._create(db)
@@ -454,8 +475,24 @@ class Catalog:
         db.execute("INSERT INTO meta VALUES ('root', ?)", (str(self.root),))
         db.execute("INSERT INTO meta VALUES ('active', '0')")
         db.execute("INSERT INTO meta VALUES ('fts', '0')")
+        db.execute("INSERT INTO meta VALUES ('rank_taus', ?)", (json.dumps(self.taus),))
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         db.execute("COMMIT")
+
+    def _rerank(self, db: sqlite3.Connection) -> None:
+        """Every row's rank made again under this catalog's decay constants (the
+        store's config changed them), from the parts the row keeps; one transaction."""
+        with _immediate(db):
+            rows = db.execute(
+                "SELECT n, rank_conf, rank_t1, rank_t2 FROM entries WHERE rank IS NOT NULL"
+            ).fetchall()
+            db.executemany(
+                "UPDATE entries SET rank = ? WHERE n = ?",
+                [(combined_rank((conf, t1, t2), self.taus), n) for n, conf, t1, t2 in rows],
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('rank_taus', ?)", (json.dumps(self.taus),)
+            )
 
     @staticmethod
     def _meta(db: sqlite3.Connection, key: str) -> str | None:
@@ -753,7 +790,7 @@ class Catalog:
         if self._pending is not None:  # a sync: rows written together, texts scanned in chunks
             self._pending.append((rel, stamp, item, text))
             return
-        db.execute(_INSERT, _row(rel, stamp, item, text))
+        db.execute(_INSERT, _row(rel, stamp, item, text, self.taus))
 
     def _flush(self, db: sqlite3.Connection) -> None:
         """The rows a sync read, their texts scanned for secrets in chunks."""
@@ -761,7 +798,10 @@ class Catalog:
         flags = secret_flags([text for _rel, _stamp, _item, text in pending])
         db.executemany(
             _INSERT,
-            [_row(*entry, secret=flag) for entry, flag in zip(pending, flags, strict=True)],
+            [
+                _row(*entry, self.taus, secret=flag)
+                for entry, flag in zip(pending, flags, strict=True)
+            ],
         )
 
     # ----------------------------------------------------------- after a write
@@ -816,7 +856,8 @@ class Catalog:
                 except OSError:
                     continue
                 db.execute(
-                    _INSERT, _row(rel, (st.st_mtime_ns, st.st_size, st.st_ino), memory, text)
+                    _INSERT,
+                    _row(rel, (st.st_mtime_ns, st.st_size, st.st_ino), memory, text, self.taus),
                 )
                 changed.add(rel)
             for folder in {rel.rpartition("/")[0] for rel in changed}:
@@ -1405,20 +1446,24 @@ class Catalog:
 
     def active_index_rows(
         self, *, besides: Iterable[str] = (), limit: int | None = None
-    ) -> Iterator[tuple[int, str, str, str, str, str, str]]:
-        """(type order, subject, attribute, id, rel, shown title, shown hook) of the
-        active records in the index's order, the first ``limit`` of them (an ordered
-        walk of one index), not ``besides``."""
+    ) -> Iterator[IndexRow]:
+        """The active records in the order the index keeps them (type order, then rank,
+        the highest first, then id and file), the first ``limit`` of them (an ordered
+        walk of one index), not ``besides``: (type order, rank, id, rel, subject,
+        attribute, condition, shown title, shown hook, secret flag)."""
         skip = set(besides)
         rows = self._query(
-            "SELECT type_order, subject, attribute, id, rel, title, hook "
+            "SELECT type_order, rank, id, rel, subject, attribute, condition, title, hook, secret "
             "FROM entries INDEXED BY entries_active "  # the planner would sort instead
             "WHERE reason IS NULL AND status = 'active' "
-            "ORDER BY type_order, subject, attribute, id, rel"
-            + (" LIMIT ?" if limit is not None else ""),
+            "ORDER BY type_order, rank DESC, id, rel" + (" LIMIT ?" if limit is not None else ""),
             [limit + len(skip)] if limit is not None else [],
         )
-        yield from (row for row in rows if row[3] not in skip)
+        yield from (row for row in rows if row[2] not in skip)
+
+
+#: a row of :meth:`Catalog.active_index_rows`
+IndexRow = tuple[int, float, str, str, str, str, "str | None", str, str, int]
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:

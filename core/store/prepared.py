@@ -23,11 +23,23 @@ from core.domain.errors import SecretBlocked, StoreError, ValidationError
 from core.domain.record import Memory
 from core.store.events import Event, EventsAt, event_logs, next_append
 from core.store.fsutil import UnsafePath, confined, read_confined
-from core.store.index import INDEX_FILE, fit_index, render_lines, shown_parts, sort_key
+from core.store.index import (
+    INDEX_FILE,
+    ListKey,
+    PickKey,
+    fit_index,
+    list_key,
+    pick_key,
+    render_lines,
+    shown_condition,
+    shown_parts,
+    sort_key,
+)
 from core.store.layout import MAX_FILE_BYTES
 from core.store.logs import LOG_DIR
 
 if TYPE_CHECKING:
+    from core.store.config import Config
     from core.store.transaction import Transaction
 
 
@@ -102,7 +114,7 @@ def prepare(tx: Transaction) -> Prepared | None:
     # a record holding a credential never puts it into the index an agent reads: the
     # line shows [secret: rule-id] instead (core.store.index.index_line)
     current_index = _read_store_file(root, INDEX_FILE)
-    index_text = _index_text(tx)
+    new_index = index_text(tx)
     writes: dict[str, bytes] = {
         m.path: m.to_markdown().encode("utf-8") for m in tx.changed.values()
     }
@@ -116,7 +128,7 @@ def prepare(tx: Transaction) -> Prepared | None:
                 hint="split it into several memories",
             )
     writes.update({rel: text.encode("utf-8") for rel, text in tx.files.items()})
-    index_bytes = index_text.encode("utf-8")
+    index_bytes = new_index.encode("utf-8")
     if current_index != index_bytes:
         writes[INDEX_FILE] = index_bytes
     if tx.removed:  # erased content also leaves every other file of the store
@@ -158,40 +170,62 @@ def prepare(tx: Transaction) -> Prepared | None:
     )
 
 
-def _index_text(tx: Transaction) -> str:
-    """``MEMORY.md`` as the transaction leaves it: the catalog's lines of the records
-    it does not touch (in order, redacted), merged with the changed ones, as many as
-    fit the index's caps (core.store.index.fit_index). Reads only the first rows of
+#: a line of the index: where it is kept (:func:`core.store.index.pick_key`), where it
+#: is listed (:func:`core.store.index.sort_key`) and its parts (title, condition,
+#: path, hook, redacted)
+_Entry = tuple[PickKey, tuple[ListKey, tuple[str, str | None, str, str]]]
+
+
+def index_text(tx: Transaction) -> str:
+    """``MEMORY.md`` as the transaction leaves it: the catalog's rows of the records it
+    does not touch, in the order the index keeps them (type, then weight; redacted),
+    merged with the changed ones, as many as fit the index's caps, listed in the
+    index's readable order (core.store.index.fit_index). Reads only the first rows of
     the catalog's ordered index and one count: the cost does not grow with the store."""
     view = tx.view
     catalog = tx.store.catalog
     config = tx.store.config
     touched = set(view.local) | view.gone
-    local = sorted(
-        (sort_key(m), (*shown_parts(m), m.path))  # a changed record is scanned anew
-        for m in view.local.values()
-        if m.status == "active"
-    )
-    changed = [(key, (title, path, hook)) for key, (title, hook, path) in local]
+    changed = sorted(_entry(m, config) for m in view.local.values() if m.status == "active")
     total = catalog.count_active(besides=touched) + len(changed)
     # a duplicate id is listed once: a few rows more than the cap cover those skipped
     wanted = config.index_max_lines + 1 + 16
 
-    def base() -> Iterator[tuple[tuple[int, str, str, str], tuple[str, str, str]]]:
+    def base() -> Iterator[_Entry]:
+        from core.domain import secrets
+
         seen: set[str] = set()
         for row in catalog.active_index_rows(besides=touched, limit=wanted):
-            order, subject, attribute, memory_id, rel, title, hook = row
+            order, rank, memory_id, rel, subject, attribute, condition, title, hook, secret = row
             if memory_id in seen:
                 continue
             duplicate = not rel.endswith(f"/{memory_id}.md") and len(catalog.rels_of(memory_id)) > 1
             if duplicate and view.base[memory_id].path != rel:  # doctor reports the other
                 continue
             seen.add(memory_id)
-            yield (order, subject, attribute, memory_id), (title, rel, hook)
+            # the row's title and hook are redacted where its file holds a credential;
+            # its condition is a key column, kept as written: redacted here
+            shown = secrets.redact(condition) if secret and condition else condition
+            yield (
+                (order, -rank, memory_id, rel),
+                (
+                    list_key(order, subject, attribute, condition, memory_id),
+                    (title, shown, rel, hook),
+                ),
+            )
 
     width = config.index_line_chars
-    lines = (render_lines([row], width) for _key, row in heapq.merge(base(), changed))
+    lines = (
+        (key, render_lines([row], width)) for _pick, (key, row) in heapq.merge(base(), changed)
+    )
     return fit_index(lines, total, config)
+
+
+def _entry(memory: Memory, config: Config) -> _Entry:
+    """A changed record's place in the index and its line's parts, scanned anew."""
+    title, hook = shown_parts(memory)
+    line = (title, shown_condition(memory), memory.path, hook)
+    return pick_key(memory, config), (sort_key(memory), line)
 
 
 def _read_store_file(root: Path, rel: str, limit: int = 256 * 1024 * 1024) -> bytes | None:

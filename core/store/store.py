@@ -178,7 +178,7 @@ class Store:
     def catalog(self) -> Catalog:
         """The persistent index of the memory files (:mod:`core.store.catalog`)."""
         if self._catalog is None:
-            self._catalog = Catalog(self.root, self.state_dir)
+            self._catalog = Catalog(self.root, self.state_dir, self.config)
         return self._catalog
 
     def _sync(self, *, full: bool = False, reparse: bool = False) -> Records:

@@ -41,6 +41,14 @@ def add_doctor(add: Adder) -> None:
     p.add_argument("--strict", action="store_true", help="warnings fail too")
 
 
+def add_reindex(add: Adder) -> None:
+    add(
+        "reindex",
+        "stores:cmd_reindex",
+        "write MEMORY.md again from the records (after a hand edit, or an older memgov's)",
+    )
+
+
 # -- the desk: tui.cli.desk ------------------------------------------------------------
 
 
@@ -315,6 +323,7 @@ COMMANDS: tuple[Callable[[Adder], None], ...] = (
     add_review,
     add_serve,
     add_doctor,
+    add_reindex,
     add_history,
     add_list,
     add_remember,

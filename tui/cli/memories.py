@@ -11,7 +11,6 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from core.domain.secrets import redact
 from tui.cli.common import EXIT_OK, actor_from, emit, workspace
 
 if TYPE_CHECKING:
@@ -59,20 +58,13 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from core.reports.recall import list_in
+    from core.reports.recall import list_in, listed_line
 
     rows = list_in(workspace(args), statuses=args.status, subject_prefix=args.subject)
     emit(
         args,
         lambda: [m.to_dict() for m in rows],
-        lambda: (
-            "\n".join(
-                f"{m.id:<34} {m.status:<10} {m.type:<10} {m.subject} #{m.attribute}: "
-                f"{redact(m.hook)[:60]}"
-                for m in rows
-            )
-            or "no memories"
-        ),
+        lambda: "\n".join(listed_line(m) for m in rows) or "no memories",
     )
     return EXIT_OK
 
@@ -85,7 +77,7 @@ def say_unrecorded(store: Store) -> None:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from core.reports.recall import recall_in
+    from core.reports.recall import recall_in, recalled_line
 
     subject, _, attribute = args.query.partition("#")
     attribute = args.attribute or attribute or None
@@ -101,13 +93,6 @@ def cmd_recall(args: argparse.Namespace) -> int:
     emit(
         args,
         lambda: [r.to_dict() for r in results],
-        lambda: (
-            "\n".join(
-                f"{r.weight:6.3f} {r.memory.type:<10} [{r.to_dict()['injection']}] "
-                f"{r.memory.subject} #{r.memory.attribute}: {r.memory.hook}"
-                for r in results
-            )
-            or "nothing recalled"
-        ),
+        lambda: "\n".join(recalled_line(r) for r in results) or "nothing recalled",
     )
     return EXIT_OK

@@ -1,5 +1,7 @@
 """The store commands: ``init`` creates a store, ``doctor`` validates every store
-given without changing it (exit 1 when it fails, see :mod:`core.reports.checkup`).
+given without changing it (exit 1 when it fails, see :mod:`core.reports.checkup`),
+``reindex`` writes each store's ``MEMORY.md`` again from its records
+(:mod:`core.reports.reindex`).
 """
 
 from __future__ import annotations
@@ -60,3 +62,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     emit(args, checkup.to_dict(), text)
     return EXIT_FOUND if checkup.failing else EXIT_OK
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    from core.reports.reindex import reindex_workspace
+
+    done = reindex_workspace(workspace(args), actor=actor_from(args))
+    emit(args, [r.to_dict() for r in done], lambda: "\n".join(r.render() for r in done))
+    return EXIT_OK

@@ -26,6 +26,9 @@ from core.store.journal import JOURNAL_FILE
 from core.store.secret_files import file_hits, how_to_fix
 from core.store.store import MEMORY_DIR, STATE_DIR, Store
 
+#: missing index lines reported one by one; more are one finding
+_MISSING_SHOWN = 3
+
 
 @dataclass(frozen=True)
 class Finding(AsData):
@@ -105,19 +108,36 @@ def diagnose(store: Store) -> list[Finding]:
                     f"line {line.number} points at {line.target}, which is {target.status}",
                 )
             )
-    # the index lists the first active memories within its caps, then says how many
-    # more there are: a memory past the caps has no line, by design
+    # within its caps the index keeps the active memories that matter most (by type,
+    # then weight: core.store.index.pick_key), then says how many more there are: a
+    # memory it leaves out has no line, by design
     due = {line.target for line in parse_index(render_index(memories.values(), store.config))}
-    for memory in memories.values():
-        if memory.status == "active" and memory.path in due and memory.path not in listed:
-            found.append(
-                Finding(
-                    "error",
-                    INDEX_FILE,
-                    f"active memory {memory.id} has no "
-                    f"index line; rerun the last change or 'memgov reindex'",
-                )
+    missing = sorted(
+        m.id
+        for m in memories.values()
+        if m.status == "active" and m.path in due and m.path not in listed
+    )
+    if len(missing) <= _MISSING_SHOWN:
+        found += [
+            Finding(
+                "error",
+                INDEX_FILE,
+                f"active memory {memory_id} has no "
+                f"index line; rerun the last change or 'memgov reindex'",
             )
+            for memory_id in missing
+        ]
+    else:  # an index an older memgov wrote in its order, or edited by hand: one finding
+        found.append(
+            Finding(
+                "error",
+                INDEX_FILE,
+                f"{len(missing):,} active memories it should list have no index line "
+                f"({', '.join(missing[:_MISSING_SHOWN])} ...): it is not what memgov writes "
+                f"from the records (an older memgov's order, or a hand edit); run "
+                f"'memgov reindex'",
+            )
+        )
 
     # the event log: unreadable lines, and status agreeing with the last transition
     events, bad = store.events()

@@ -22,6 +22,7 @@ stops; a kill -9 in between loses those counts, never a memory.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,7 @@ DATA_NOTICE = (
 )
 #: recalls whose use waits before one commit writes them all
 FLUSH_AT = 64
+_BACKTICKS = re.compile(r"`+")
 #: the most records one list answer holds
 MAX_LIST = 200
 
@@ -179,13 +181,32 @@ class Cited(TypedDict):
 
 
 # ---------------------------------------------------------------- helpers
+def receipt_text(receipt: Receipt) -> str:
+    """The receipt as an agent reads it (and tells the user): what happened, the ids,
+    the gate's scores, why, and what the desk will show."""
+    ids = ", ".join(receipt["memory_ids"])
+    head = receipt["outcome"] + (f": {ids}" if ids else "")
+    if receipt["store"]:
+        head += f" ({receipt['store']} store)"
+    lines = [head]
+    gate = receipt["gate"]
+    if gate:
+        scores = ", ".join(
+            f"{c['criterion']} {c['score']:.2f}"
+            if c.get("score") is not None
+            else f"{c['criterion']} missing"
+            for c in gate.get("criteria", [])
+        )
+        lines.append(f"gate: {'passed' if gate.get('passed') else 'not passed'} ({scores})")
+    lines += [f"- {reason}" for reason in receipt["reasons"] if reason != receipt["outcome"]]
+    lines.append(f"in the desk: {receipt['desk']}")
+    return "\n".join(lines)
+
+
 def fenced(text: str, info: str) -> str:
     """``text`` in a Markdown code fence longer than any run of backticks in it, so
     nothing inside can close the fence and pass for text outside it."""
-    longest = run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
+    longest = max(map(len, _BACKTICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text}\n{fence}"
 

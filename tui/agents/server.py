@@ -49,6 +49,7 @@ from tui.agents.answers import (
     RecallAnswer,
     Receipt,
     RequestAnswer,
+    receipt_text,
 )
 
 logger = logging.getLogger("memgov.mcp")
@@ -207,7 +208,7 @@ def build_server(workspace: Workspace, actor: str) -> tuple[MCPServer[Any], _Des
         environment: Annotated[
             dict[str, str] | None, Field(description="tool versions it depends on")
         ] = None,
-    ) -> Receipt:
+    ) -> Annotated[CallToolResult, Receipt]:
         """Run a candidate memory through memgov's write pipeline. The receipt says what
         happened (written, merged, conflict, refused with each failing criterion, empty,
         or held for review), the ids, the gate's scores, and what the user will see in
@@ -228,7 +229,11 @@ def build_server(workspace: Workspace, actor: str) -> tuple[MCPServer[Any], _Des
             "expires_at": expires_at,
             "environment": environment,
         }
-        return await desk.run("remember", lambda: agent.remember(candidate))
+        receipt = await desk.run("remember", lambda: agent.remember(candidate))
+        return CallToolResult(
+            content=[TextContent(type="text", text=receipt_text(receipt))],
+            structured_content=dict(receipt),
+        )
 
     @app.tool(annotations=READ, title="Recall")
     async def recall(

@@ -42,6 +42,8 @@ GITPYTHON = ("git", "gitdb")
 YAML = ("yaml", "frontmatter")
 #: the web server of ``memgov serve`` (textual-serve and aiohttp under it)
 SERVE = ("textual_serve", "aiohttp")
+#: the MCP server's SDK: only `memgov mcp` imports it
+MCP = ("mcp", "mcp_types", "pydantic", "tui.agents")
 
 
 def loaded(argv: list[str], stdin: str = "", env: dict[str, str] | None = None) -> set[str]:
@@ -101,7 +103,7 @@ def candidate(log: str) -> str:
 
 def test_help_imports_no_command_nor_toolkit() -> None:
     modules = loaded(["--help"])
-    assert under(modules, *DESK, *GITPYTHON, *YAML, *SERVE) == []
+    assert under(modules, *DESK, *GITPYTHON, *YAML, *SERVE, *MCP) == []
     # the parser names each command's module; --help imports none of them
     commands = (
         "stores",
@@ -112,6 +114,7 @@ def test_help_imports_no_command_nor_toolkit() -> None:
         "review",
         "consolidation",
         "transfer",
+        "agents",
     )
     assert under(modules, *(f"tui.cli.{c}" for c in commands)) == []
     assert under(modules, "core.store", "core.writing", "core.review", "core.domain.secrets") == []
@@ -127,7 +130,7 @@ def test_remember_imports_the_pipeline_not_the_desk_nor_the_review(store: Path) 
     log = next(p for p in (store / "logs").rglob("*.md")).relative_to(store).as_posix()
     modules = loaded(["remember", "--store", str(store)], candidate(log))
     assert "core.writing.pipeline" in modules
-    assert under(modules, *DESK, *SERVE) == []
+    assert under(modules, *DESK, *SERVE, *MCP) == []
     assert under(modules, "core.review", "core.consolidation", "core.importers") == []
     assert under(modules, "core.reports", "core.demo", "tui.cli.review", "tui.cli.desk") == []
     # the commit is git plumbing run as processes: no gitpython on the write path

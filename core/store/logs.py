@@ -19,6 +19,7 @@ import re
 import stat
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -214,7 +215,7 @@ def resolve(
         if source.line > len(lines):
             return None
         return _excerpt(lines, source.line, source.file, context)
-    candidates: list[str]
+    candidates: Iterable[str]
     if source.log is not None:
         if ".." in Path(source.log).parts:
             return None
@@ -222,7 +223,10 @@ def resolve(
     elif task_logs is not None:
         candidates = task_logs.get(source.task, [])
     else:
-        candidates = task_index(root).get(source.task, [])
+        # no log named and no index given: the logs newest first, up to the first
+        # that holds the message. A source usually points at a message just logged,
+        # so this reads today's log, not every log of the store
+        candidates = _newest_first(root)
     for rel in candidates:
         try:
             path = confined(root, rel)
@@ -235,6 +239,16 @@ def resolve(
         if number is not None:
             return _excerpt(parsed.lines, number, rel, context)
     return None
+
+
+def _newest_first(root: Path) -> Iterator[str]:
+    """The daily logs' paths (``logs/YYYY/MM/YYYY-MM-DD.md``), the newest first."""
+    base = root / LOG_DIR
+    if not base.is_dir() or base.is_symlink():
+        return
+    for path in sorted(base.rglob("*.md"), reverse=True):
+        if not path.is_symlink():
+            yield path.relative_to(root).as_posix()
 
 
 def task_index(root: Path) -> dict[str, list[str]]:

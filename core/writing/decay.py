@@ -10,14 +10,14 @@ times the store's ``w0``: confidence is the ranking weight (SPEC section 2).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from core.domain import policy
 from core.domain.data import AsData, shown_as
-from core.domain.errors import StoreError
+from core.domain.errors import NotFoundError, StoreError
 from core.domain.record import TRUST, Memory
 from core.store.config import Config
 from core.store.store import Store
@@ -207,15 +207,47 @@ def recall(
     ranked = rank(found, now, store.config)[:limit]
     if ranked and record_usage:
         query = f"{subject_prefix or '*'}#{attribute or '*'}"
-        with store.transaction(actor=actor, message=f"recall: {query}") as tx:
-            for item in ranked:
-                current = tx.get(item.memory.id)
+        record_uses(store, [Use(query, tuple((r.memory.id, r.weight) for r in ranked))], actor)
+    return ranked
+
+
+@dataclass(frozen=True)
+class Use:
+    """One recall's answer, whose use is recorded: the query and each record's weight."""
+
+    query: str
+    recalled: tuple[tuple[str, float], ...]
+
+
+def record_uses(store: Store, uses: Sequence[Use], actor: str) -> int:
+    """Record the use of what recalls answered: one ``use`` event per record and
+    recall, each record's ``usage_count`` and ``last_used_at``, in one transaction and
+    one commit for all of them (the MCP server gathers the recalls of a moment).
+    A record gone or no longer active since it was recalled is left alone. Records
+    nothing where :func:`records_usage` says no. Returns the events written."""
+    if not uses or not records_usage(store, actor):
+        return 0
+    queries = sorted({use.query for use in uses})
+    more = f" and {len(queries) - 1} more" if len(queries) > 1 else ""
+    message = f"recall: {queries[0]}{more}"
+    written = 0
+    with store.transaction(actor=actor, message=message) as tx:
+        now = tx.now
+        for use in uses:
+            for memory_id, weight_then in use.recalled:
+                try:
+                    current = tx.get(memory_id)
+                except NotFoundError:
+                    continue  # erased since it was recalled
+                if current.status != "active":
+                    continue
                 tx.update(
                     current.id,
                     action="use",
-                    reason=f"recalled for {query}",
+                    reason=f"recalled for {use.query}",
                     usage_count=current.usage_count + 1,
                     last_used_at=now,
-                    details={"query": query, "weight": round(item.weight, 4)},
+                    details={"query": use.query, "weight": round(weight_then, 4)},
                 )
-    return ranked
+                written += 1
+    return written

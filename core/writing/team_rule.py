@@ -22,7 +22,7 @@ from pathlib import Path
 
 from core.domain import policy
 from core.domain.data import AsData
-from core.domain.errors import StoreError
+from core.domain.errors import AuthorizationError, StoreError
 from core.store.requests import file_request
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -38,7 +38,9 @@ def _target(workspace: Workspace, scope: str) -> Store:
     return workspace.stores[0]
 
 
-def remember_in(workspace: Workspace, candidate: Candidate, *, actor: str) -> Outcome:
+def remember_in(
+    workspace: Workspace, candidate: Candidate, *, actor: str, hold_team: bool = False
+) -> Outcome:
     """:func:`remember` into the workspace's store of the candidate's scope, with the
     team store's authorization (:mod:`core.domain.policy`).
 
@@ -50,12 +52,20 @@ def remember_in(workspace: Workspace, candidate: Candidate, *, actor: str) -> Ou
     and decides. A conflict, refusal or empty candidate files no request (the
     reasons say what to do). With no private store to hold it, the write is
     refused (:class:`AuthorizationError`) and nothing is written.
+
+    ``hold_team``: every team candidate is held so, a maintainer's too. An agent
+    writing through the MCP server (:mod:`tui.agents`) never writes the team store
+    directly: what it wants the team to know waits for a person's review.
     """
-    return remember_many_in(workspace, [candidate], actor=actor)[0]
+    return remember_many_in(workspace, [candidate], actor=actor, hold_team=hold_team)[0]
 
 
 def remember_many_in(
-    workspace: Workspace, candidates: Sequence[Candidate], *, actor: str
+    workspace: Workspace,
+    candidates: Sequence[Candidate],
+    *,
+    actor: str,
+    hold_team: bool = False,
 ) -> list[Outcome]:
     """:func:`remember_in` for many candidates: each store of the workspace gets its
     candidates, in order, in one transaction and one commit
@@ -63,7 +73,7 @@ def remember_many_in(
     order. A team candidate held for review files its promotion request after its
     store's batch. A team candidate that no private store can hold refuses the whole
     list before anything is written."""
-    routes = [_route(workspace, c, actor) for c in candidates]
+    routes = [_route(workspace, c, actor, hold_team) for c in candidates]
     by_store: dict[Path, list[int]] = {}
     for index, (store, _, _) in enumerate(routes):
         by_store.setdefault(store.root, []).append(index)
@@ -76,13 +86,13 @@ def remember_many_in(
             outcomes[index] = (
                 replace(outcome, store=str(store.root))
                 if team is None
-                else _held(outcome, team, store, actor)
+                else _held(outcome, team, store, actor, hold_team)
             )
     return [outcomes[i] for i in range(len(routes))]
 
 
 def _route(
-    workspace: Workspace, candidate: Candidate, actor: str
+    workspace: Workspace, candidate: Candidate, actor: str, hold_team: bool
 ) -> tuple[Store, Candidate, Store | None]:
     """The store a candidate goes to, the candidate as written there, and the team
     store it is held for review of (None: a direct write)."""
@@ -90,10 +100,17 @@ def _route(
     if (
         candidate.scope != "team"
         or store.config.scope != "team"
-        or policy.is_maintainer(store, actor)
+        or (policy.is_maintainer(store, actor) and not hold_team)
     ):
         return store, candidate, None
     private = workspace.private
+    if private is None and hold_team:
+        raise AuthorizationError(
+            f"{store.root}: an agent's team memory is held in the private store as a "
+            "promotion request, and no private store was given: start the server with "
+            "the private store too (--store PATH, or a folder holding private/ and team/), "
+            "or ask a maintainer to write it"
+        )
     if private is None:
         policy.check_maintainer(
             store,
@@ -107,12 +124,14 @@ def _route(
     return private, replace(candidate, scope="private"), store
 
 
-def _held(outcome: Outcome, team: Store, private: Store, actor: str) -> Outcome:
+def _held(outcome: Outcome, team: Store, private: Store, actor: str, hold_team: bool) -> Outcome:
     """A team candidate written into the private store: its promotion request."""
-    why = (
-        f"{policy.shown(actor)} is not a maintainer of the team store ({team.root}): "
-        "the memory goes to the private store and waits for a maintainer's review"
+    who = (
+        "a team memory from an agent is never written to the team store directly"
+        if hold_team
+        else f"{policy.shown(actor)} is not a maintainer of the team store ({team.root})"
     )
+    why = f"{who}: the memory goes to the private store and waits for a maintainer's review"
     target = outcome.memory_ids[0] if outcome.memory_ids else None
     memory = private.memories.get(target) if target else None
     if outcome.kind not in ("written", "merged") or memory is None or memory.status != "active":
@@ -127,8 +146,12 @@ def _held(outcome: Outcome, team: Store, private: Store, actor: str) -> Outcome:
         private,
         kind="promote",
         memory_id=memory.id,
-        reason="a team memory written by someone who is not a maintainer of the team "
-        "store: held for review",
+        reason=(
+            "a team memory written by an agent: held for review"
+            if hold_team
+            else "a team memory written by someone who is not a maintainer of the team "
+            "store: held for review"
+        ),
         actor=actor,
     )
     return replace(

@@ -96,6 +96,15 @@ def add_serve(add: Adder) -> None:
     p.add_argument("--port", type=_port, default=8000, help="default 8000")
 
 
+def add_mcp(add: Adder) -> None:
+    add(
+        "mcp",
+        "agents:cmd_mcp",
+        "serve these stores to an agent over MCP (stdio): remember, recall and requests, "
+        "never a decision",
+    )
+
+
 # -- reading: tui.cli.memories ---------------------------------------------------------
 
 
@@ -322,6 +331,7 @@ COMMANDS: tuple[Callable[[Adder], None], ...] = (
     add_demo,
     add_review,
     add_serve,
+    add_mcp,
     add_doctor,
     add_reindex,
     add_history,

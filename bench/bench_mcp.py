@@ -1,0 +1,121 @@
+"""The MCP server, warm, over a large store: ``recall`` and ``remember`` round trips.
+
+    .venv/bin/python bench/bench_mcp.py                  # 10,000 memories
+    .venv/bin/python bench/bench_mcp.py --sizes 10000 100000 --calls 200
+
+Copies the cached store (bench/stores.py), starts ``memgov mcp`` on the copy as
+its owner, connects the SDK's own client over stdio (what an agent's client
+does), warms the server with a few calls, then times each call from the client's
+request to its answer:
+
+- ``recall``: a subject prefix holding about 1% of the records (ten answered),
+  the use recorded as the server records it (written in one commit half a second
+  after the last recall of a moment, or every 64 recalls: that commit runs on the
+  store's thread, so the recalls after it wait for it, and it is in the numbers);
+- ``remember``: a new candidate each call (its own key, its source a message
+  logged before the timing), written and committed before the answer;
+- ``log``, for reference: one line appended to the daily log.
+
+Prints the median and the 95th percentile of each, in milliseconds, and their
+ratio to the goals (recall p50 10 ms, remember p50 50 ms; a ratio under 1 meets
+the goal). The floor for comparison is an empty round trip of the same client to
+the same server (the ``request_status`` of an unknown id, answered without
+touching a record).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from stores import OWNER, PROBE_SUBJECT, fresh_copy
+
+GOALS = {"recall": 0.010, "remember": 0.050}
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+async def timed(client: Client, tool: str, arguments: dict[str, Any]) -> float:
+    start = time.perf_counter()
+    result = await client.call_tool(tool, arguments)
+    took = time.perf_counter() - start
+    if tool != "request_status" and result.is_error:
+        raise SystemExit(f"{tool}: {result.content[0].text}")  # type: ignore[union-attr]
+    return took
+
+
+async def run(root: Path, calls: int) -> dict[str, list[float]]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "tui.cli", "mcp", "--store", str(root), "--as", OWNER]
+    )
+    task = "bench-mcp"
+    times: dict[str, list[float]] = {"floor": [], "recall": [], "log": [], "remember": []}
+    with open(root.parent / f"{root.name}.mcp-stderr.log", "w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            for _ in range(5):  # warm: the first calls read the catalog's pages
+                await timed(client, "recall", {"subject_prefix": PROBE_SUBJECT})
+            for _ in range(calls):
+                times["floor"].append(
+                    await timed(client, "request_status", {"request_id": "no-such-request"})
+                )
+            for _ in range(calls):
+                times["recall"].append(
+                    await timed(client, "recall", {"subject_prefix": PROBE_SUBJECT})
+                )
+            await asyncio.sleep(1.0)  # the last uses written, before the writes are timed
+            for i in range(calls):
+                times["log"].append(
+                    await timed(
+                        client,
+                        "log",
+                        {"task": task, "index": i, "role": "user", "text": f"use tool-{i} here"},
+                    )
+                )
+            for i in range(calls):
+                candidate = {
+                    "content": f"The bench project uses tool-{i}.",
+                    "type": "semantic",
+                    "subject": "project:bench-mcp",
+                    "attribute": f"tool_{i}",
+                    "source": {"task": task, "message_index": i, "evidence": f"tool-{i}"},
+                    "s1": 0.9,
+                    "s2": 0.9,
+                    "confidence": 0.9,
+                }
+                times["remember"].append(await timed(client, "remember", candidate))
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000])
+    parser.add_argument("--calls", type=int, default=100)
+    args = parser.parse_args()
+    for size in args.sizes:
+        root = fresh_copy(size, "mcp")
+        times = asyncio.run(run(root, args.calls))
+        print(f"# {size:,} memories, {args.calls} calls each, the SDK's client over stdio")
+        print(f"{'tool':<10} {'p50 ms':>8} {'p95 ms':>8} {'goal p50':>9} {'ratio':>6}")
+        for tool, values in times.items():
+            median, high = statistics.median(values), p95(values)
+            goal = GOALS.get(tool)
+            shown = f"{goal * 1000:>8.0f}  {median / goal:>6.2f}" if goal else f"{'-':>9} {'-':>6}"
+            print(f"{tool:<10} {median * 1000:>8.1f} {high * 1000:>8.1f} {shown}")
+
+
+if __name__ == "__main__":
+    main()

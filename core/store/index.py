@@ -245,25 +245,26 @@ OVERFLOW_RE = re.compile(
 )
 
 
-def fit_index(entries: Iterable[tuple[ListKey, str]], total: int, config: Config) -> str:
-    """The index from ``(list key, line)`` entries in the order they are kept in (each
-    line ending in a newline; ``total`` of them in all), within the caps an agent loads
-    (SPEC 2, seed 5.1: lines and bytes, the byte cap first): as many lines as fit, in
-    the order of their list keys, then :func:`overflow_line` for the rest. Reads no
-    more of ``entries`` than fit, so a store of any size writes an index of at most
-    ``index_max_bytes``."""
+def fit_index(entries: Iterable[str | tuple[ListKey, str]], total: int, config: Config) -> str:
+    """The index from its entries in the order they are kept in (``total`` of them in
+    all), within the caps an agent loads (SPEC 2, seed 5.1: lines and bytes, the byte
+    cap first): as many lines as fit, then :func:`overflow_line` for the rest. An entry
+    is ``(list key, line)``, and the lines kept are listed in the order of their keys
+    (:func:`sort_key`); a plain line is listed where it comes. Each line ends in a
+    newline. Reads no more of ``entries`` than fit, so a store of any size writes an
+    index of at most ``index_max_bytes``."""
     max_lines, max_bytes = config.index_max_lines, config.index_max_bytes
-    kept: list[tuple[ListKey, str]] = []
+    kept: list[tuple[ListKey | int, str]] = []
     sizes: list[int] = []
     size = 0
     for entry in entries:
-        kept.append(entry)
-        sizes.append(len(entry[1].encode("utf-8")))
+        kept.append((len(kept), entry) if isinstance(entry, str) else entry)
+        sizes.append(len(kept[-1][1].encode("utf-8")))
         size += sizes[-1]
         if len(kept) > max_lines or size > max_bytes:
             break
     if len(kept) >= total and len(kept) <= max_lines and size <= max_bytes:
-        return "".join(line for _key, line in sorted(kept, key=lambda e: e[0]))
+        return _listed(kept)
     count = len(kept)
     while count and (
         count + 1 > max_lines
@@ -271,8 +272,13 @@ def fit_index(entries: Iterable[tuple[ListKey, str]], total: int, config: Config
     ):
         count -= 1
         size -= sizes[count]
-    listed = sorted(kept[:count], key=lambda e: e[0])
-    return "".join(line for _key, line in listed) + overflow_line(total - count, config)
+    return _listed(kept[:count]) + overflow_line(total - count, config)
+
+
+def _listed(kept: list[tuple[ListKey | int, str]]) -> str:
+    """The lines kept, in the order of their keys (one kind of key: all plain lines'
+    positions, or all list keys)."""
+    return "".join(line for _key, line in sorted(kept, key=lambda entry: entry[0]))
 
 
 def parse_index(text: str) -> list[IndexLine]:

@@ -9,7 +9,7 @@ Builds a fresh English demo store in a temporary folder, then:
 2. drives a short agent session with the MCP Inspector's command-line client
    (the protocol's reference client, on the TypeScript SDK): list the tools, log
    the user's message, remember from it, remember a contradicting value (a
-   conflict opens), recall, report a memory as stale, ask for its deletion;
+   conflict opens), recall, cite what was used, ask for a deletion;
 3. prints the desk's queue (``memgov queue``) at the end: the items the session
    left for the user.
 
@@ -147,7 +147,7 @@ def main() -> None:
         memories = recalled.get("memories") or []
         if memories and isinstance(memories, list):
             first = memories[0]["id"]
-            call("report_stale", id=first, reason="The user said this changed last month.")
+            call("cite", ids=[first], task=task)
             call("request_delete", id=first, reason="The user asked to forget it.")
         queue = run([sys.executable, "-m", "tui.cli", "queue", "--store", str(store)], env)
         block(["memgov", "queue", "--store", "~/memory"], queue.replace(str(store), "~/memory"))

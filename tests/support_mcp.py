@@ -31,7 +31,6 @@ TOOLS = {
     "log",
     "request_delete",
     "request_promote",
-    "report_stale",
     "cite",
     "request_status",
 }

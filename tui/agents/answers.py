@@ -39,6 +39,7 @@ from core.store.requests import KINDS, Request, filed_request, get_request
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.candidate import candidate_from_dict
+from core.writing.citing import cite_in
 from core.writing.decay import Use, record_uses, records_usage
 from core.writing.pipeline import Outcome
 from core.writing.team_rule import log_in, remember_in
@@ -176,8 +177,16 @@ class RequestAnswer(TypedDict):
     desk: str
 
 
-class Cited(TypedDict):
-    cited: list[dict[str, Any]]
+class CitedMemory(TypedDict):
+    memory_id: str
+    store: str
+    status: str
+    recorded: bool
+    note: str | None
+
+
+class CitedAnswer(TypedDict):
+    cited: list[CitedMemory]
 
 
 # ---------------------------------------------------------------- helpers
@@ -431,6 +440,22 @@ class Agent:
             except NotFoundError:
                 continue
         raise NotFoundError(f"no request {request_id!r} in any store of this server")
+
+    def cite(self, ids: list[str], task: str | None) -> CitedAnswer:
+        """Record which recalled memories the agent used (:mod:`core.writing.citing`)."""
+        done = cite_in(self.workspace, ids, actor=self.actor, task=task or None)
+        return {
+            "cited": [
+                {
+                    "memory_id": c.memory_id,
+                    "store": _scope(self._root_store(c.store)),
+                    "status": c.status,
+                    "recorded": c.recorded,
+                    "note": c.note,
+                }
+                for c in done
+            ]
+        }
 
     # ------------------------------------------------------------ reading
     def recall(

@@ -42,6 +42,7 @@ from tui.agents.answers import (
     FLUSH_AT,
     MAX_LIST,
     Agent,
+    CitedAnswer,
     HistoryAnswer,
     ListAnswer,
     Logged,
@@ -68,8 +69,8 @@ gate and a person reviews conflicts, promotions and deletions in the memgov desk
 with a `source` pointing at the logged message (task and message index): memories \
 without evidence are refused.
 - Tell the user what `remember` answered (its `desk` field says what they will review).
-- When the user says a memory is wrong or stale, `report_stale` it; to forget one, \
-`request_delete`; to share one with the team, `request_promote`. A person decides.
+- When the user asks to forget a memory, `request_delete` it; to share one with the \
+team, `request_promote`. A person decides.
 - `cite` the recalled memories you actually used.
 You cannot approve, reject or erase anything: the user decides in the desk."""
 
@@ -89,10 +90,6 @@ class SourceIn(TypedDict):
     task: Annotated[str, Field(description="the task id the message was logged under")]
     message_index: NotRequired[Annotated[int, Field(description="the message's index")]]
     evidence: NotRequired[Annotated[str, Field(description="the user's words, quoted")]]
-
-
-class CitedAnswer(TypedDict):
-    cited: list[dict[str, Any]]
 
 
 def _field_error(exc: PydanticError) -> str:
@@ -315,14 +312,15 @@ def build_server(workspace: Workspace, actor: str) -> tuple[MCPServer[Any], _Des
         "Ask for a private memory to be promoted to the team store: a maintainer decides, "
         "with the secret scan's result in front of them.",
     )
-    if "stale" in _kinds():
-        request_tool(
-            "stale",
-            "report_stale",
-            "Report a memory as wrong or out of date",
-            "The user says a memory is wrong or out of date: a review item with their "
-            "words as evidence; a person expires, corrects or keeps it.",
-        )
+    @app.tool(annotations=WRITE, title="Cite the memories used")
+    async def cite(
+        ids: Annotated[list[str], Field(description="the recalled memories' ids you used")],
+        task: Annotated[str | None, Field(description="the current task's id")] = None,
+    ) -> CitedAnswer:
+        """Say which recalled memories you actually used for the answer: a `cite` event
+        each (the retrieval measures need it). A memory no longer current is cited too,
+        and the answer says so."""
+        return await desk.run("cite", lambda: agent.cite(list(ids), task))
 
     @app.tool(annotations=READ, title="Status of a request")
     async def request_status(
@@ -344,12 +342,6 @@ def build_server(workspace: Workspace, actor: str) -> tuple[MCPServer[Any], _Des
             )
         )
     return app, desk
-
-
-def _kinds() -> tuple[str, ...]:
-    from core.store.requests import KINDS
-
-    return tuple(KINDS)
 
 
 def _index_reader(desk: _Desk, store: Any) -> Callable[[], Any]:

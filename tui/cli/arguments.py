@@ -96,6 +96,16 @@ def add_serve(add: Adder) -> None:
     p.add_argument("--port", type=_port, default=8000, help="default 8000")
 
 
+def add_cite(add: Adder) -> None:
+    p = add(
+        "cite",
+        "writing:cmd_cite",
+        "record that recalled memories were used (a cite event each: the retrieval measures)",
+    )
+    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("--task", help="the task they were used in")
+
+
 def add_mcp(add: Adder) -> None:
     add(
         "mcp",
@@ -340,6 +350,7 @@ COMMANDS: tuple[Callable[[Adder], None], ...] = (
     add_scan,
     add_sweep,
     add_recall,
+    add_cite,
     add_queue,
     add_show,
     add_decide,

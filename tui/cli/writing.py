@@ -136,3 +136,20 @@ def cmd_log(args: argparse.Namespace) -> int:
         lambda: f"{logged.log}:{logged.line}" + (f"\n  {logged.note}" if logged.note else ""),
     )
     return EXIT_OK
+
+
+def cmd_cite(args: argparse.Namespace) -> int:
+    from core.writing.citing import cite_in
+
+    cited = cite_in(workspace(args), args.ids, actor=actor_from(args), task=args.task)
+    emit(
+        args,
+        [c.to_dict() for c in cited],
+        lambda: "\n".join(
+            f"{c.memory_id}: "
+            + ("cited" if c.recorded else "not cited")
+            + (f" ({c.note})" if c.note else "")
+            for c in cited
+        ),
+    )
+    return EXIT_OK

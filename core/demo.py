@@ -71,6 +71,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "father": "张医生是用户父亲的主治医生。",
         "father_value": "张医生 (father's doctor)",
         "ci_flags_said": "CI 又挂了,pnpm 8 要加 --frozen-lockfile 才行",
+        "freeze_over_said": "代码冻结取消了,合并照常进行",
         "ci_flags": "CI 安装依赖失败时,先确认加了 `--frozen-lockfile`(pnpm 8 的行为)。",
         "vitest_said": "跑单测用 pnpm vitest run,watch 模式会卡住 CI",
         "vitest": "跑测试用 `pnpm vitest run`(不要 watch 模式)。",
@@ -118,6 +119,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "father": "Dr. Zhang is the doctor treating the user's father.",
         "father_value": "Dr. Zhang (father's doctor)",
         "ci_flags_said": "CI broke again, pnpm 8 needs --frozen-lockfile",
+        "freeze_over_said": "the freeze was called off, merges go ahead as usual",
         "ci_flags": (
             "When CI fails to install the dependencies, first check that "
             "`--frozen-lockfile` is passed (pnpm 8 behaviour)."
@@ -540,6 +542,12 @@ def build_demo(target: Path | str, *, force: bool = False, lang: str | None = No
         memory_id=city.id,
         actor=OWNER,
         reason="I do not want my location remembered",
+    )
+    # the user says a memory is out of date: the agent reports it, a person decides
+    freeze = next(m for m in private.memories.values() if m.attribute == "merge_freeze")
+    clock.at(START + 91 * day + timedelta(hours=1))
+    file_request(
+        private, kind="stale", memory_id=freeze.id, actor=AGENT, reason=text["freeze_over_said"]
     )
     # the nightly consolidation leaves a batch for review
     clock.at(START + 91 * day + timedelta(hours=3))

@@ -31,6 +31,7 @@ TOOLS = {
     "log",
     "request_delete",
     "request_promote",
+    "report_stale",
     "cite",
     "request_status",
 }

@@ -81,7 +81,9 @@ async def test_remember_writes_and_the_receipt_says_what_the_desk_shows(demo: Pa
     assert "nothing to review" in receipt["desk"]
     record = next((demo / "private" / "memories").rglob(f"{memory_id}.md"))
     assert "The mcp project uses pnpm." in record.read_text(encoding="utf-8")
-    assert any(e["action"] == "create" and memory_id in e["memory_ids"] for e in events(demo / "private"))
+    assert any(
+        e["action"] == "create" and memory_id in e["memory_ids"] for e in events(demo / "private")
+    )
 
 
 async def test_remember_refused_names_each_criterion_and_stores_nothing(demo: Path) -> None:
@@ -199,7 +201,9 @@ async def test_recall_records_use_once_the_moment_passes(demo: Path) -> None:
         for _ in range(3):
             await s.call("recall", subject_prefix="project:mcp")
     # the server wrote the waiting uses when it stopped: one commit for the three
-    uses = [e for e in events(demo / "private") if e["action"] == "use" and memory_id in e["memory_ids"]]
+    uses = [
+        e for e in events(demo / "private") if e["action"] == "use" and memory_id in e["memory_ids"]
+    ]
     assert [e["memory_ids"] for e in uses] == [[memory_id]] * 3
     record = workspace(demo).find_memory(memory_id).get(memory_id)
     assert record.usage_count == 3
@@ -265,7 +269,7 @@ async def test_history_lists_the_events(demo: Path) -> None:
         memory_id = await written(s)
         history = await s.call("history", id=memory_id)
     assert history["id"] == memory_id and history["current"] is True
-    assert [e["action"] for e in history["events"]][0] == "create"
+    assert history["events"][0]["action"] == "create"
     assert history["commits"]
 
 

@@ -572,7 +572,7 @@ async def test_desk_correct_prefilled_with_the_redacted_text(demo: Path) -> None
         assert area.text == "CI 拉私有包要设置 GITHUB_TOKEN=[secret: github-pat]。"
         area.text = "CI 拉私有包用 CI 变量里的 GITHUB_TOKEN。"
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot, app)  # the core's dry run opens the reason dialog
         assert isinstance(app.screen, ReasonDialog)
         await pilot.press("enter")
         await settle(pilot, app)

@@ -72,7 +72,7 @@ def diagnose(store: Store) -> list[Finding]:
                 Finding(
                     "warning",
                     request.path,
-                    f"open {request.kind} request {request.id} is for {request.memory_id}, "
+                    f"open {request.named} {request.id} is for {request.memory_id}, "
                     "which has no record in this store (erased, or never here): it can never "
                     "be decided; remove the file with a commit",
                     "memory_id",

@@ -10,7 +10,8 @@ everything again under the locks: a list made earlier may be out of date.)
 The actions are named as the core names the options: a conflict's ``newer``,
 ``older``, ``parallel``, ``neither`` and ``defer``; a promotion's ``approve``,
 ``reject``, ``withdraw`` and ``rerequest``; a deletion's ``approve`` and ``reject``;
-a secret's ``erase``, ``correct`` and ``defer``; a batch's ``approve`` and ``reject``.
+a secret's ``erase``, ``correct`` and ``defer``; a batch's ``approve`` and ``reject``;
+a stale report's ``expire``, ``correct`` and ``keep``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 
 from core.domain.data import AsData
 from core.domain.errors import AuthorizationError
+from core.review import stale
 from core.review.authority import check_may_close_request, check_may_decide
 from core.review.items import CONFLICT_OPTIONS, BatchAnalysis, Item, Kind, SecretAnalysis
 from core.review.promotion import blocked_rules, successor
@@ -32,6 +34,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     Kind.DELETION: ("approve", "reject"),
     Kind.SECRET: ("erase", "correct", "defer"),
     Kind.CONSOLIDATION: ("approve", "reject"),
+    Kind.STALE: ("expire", "correct", "keep"),
 }
 
 
@@ -114,6 +117,8 @@ def _why_not(item: Item, name: str, workspace: Workspace) -> str | None:
                 f"{memory.id} is in conflict since the deletion was requested: resolve the "
                 "conflict first ('neither' erases both records)"
             )
+    if item.kind == Kind.STALE:
+        return stale.why_not(item, name)
     if (
         item.kind == Kind.SECRET
         and name == "correct"

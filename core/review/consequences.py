@@ -31,7 +31,7 @@ from core.store.store import Store
 from core.store.transaction import Transaction
 
 #: request events that open a request, and what they open
-_OPENS = {"request-promote": "promotion", "request-delete": "deletion"}
+_OPENS = {"request-promote": "promotion", "request-delete": "deletion", "request-stale": "stale"}
 
 
 def consequences_of(
@@ -208,4 +208,5 @@ def _sources_left_behind(tx: Transaction, named: set[str]) -> list[Consequence]:
 
 
 def _request_kind(request_id: str) -> str:
-    return "promotion" if request_id.startswith("promote-") else "deletion"
+    kind = request_id.split("-", 1)[0]
+    return {"promote": "promotion", "stale": "stale"}.get(kind, "deletion")

@@ -9,12 +9,66 @@ from __future__ import annotations
 
 from core.domain import secrets
 from core.domain.errors import SecretBlocked, ValidationError
+from core.domain.record import Memory
 from core.review.authority import check_may_decide_on
 from core.review.consequences import with_consequences
 from core.review.promotion import move_requests
 from core.store.decisions import Decision, front, new_decision_id, record_decision
+from core.store.requests import open_requests
 from core.store.store import new_memory_id
+from core.store.transaction import Transaction
 from core.store.workspace import Workspace
+
+
+def supersede_with(
+    tx: Transaction,
+    old: Memory,
+    *,
+    content: str,
+    value: str | None,
+    reason: str,
+    actor: str,
+    decision: str,
+) -> Memory:
+    """The record that corrects ``old``, written in ``tx``: it supersedes ``old``
+    (active -> superseded), is verified now, and takes over ``old``'s open promotion
+    requests; ``old``'s open stale reports close, done by the correction. What a
+    correction and a stale report's ``correct`` both write."""
+    new = old.with_changes(
+        id=new_memory_id(old.attribute, f"{old.id}|{content}|{tx.now.isoformat()}"),
+        path="",
+        content=content.strip(),
+        value=value,
+        supersedes=old.id,
+        created_at=tx.now,
+        verified_at=tx.now,
+        usage_count=0,
+        last_used_at=None,
+        confidence=max(old.confidence, 0.9),
+        status="active",
+    )
+    tx.create(new, action="correct", reason=reason, decision=decision, details={"corrects": old.id})
+    tx.transition(
+        old.id,
+        "superseded",
+        action="supersede",
+        reason=reason,
+        decision=decision,
+        details={"by": new.id},
+    )
+    # a promotion asked for the old record goes on for the correction, never left
+    # open against a superseded record (the correction's consequences say so)
+    move_requests(tx, old, new.id, actor=actor, decision=decision, why="was corrected by")
+    for report in open_requests(tx.store, old.id, kind="stale"):
+        if report.path in tx.files:
+            continue  # the report being decided: its caller's
+        why = f"{old.id} was corrected by {new.id}"
+        closed = report.with_changes(
+            status="approved", decision=decision, decided_by=actor, decision_reason=why
+        )
+        tx.write_file(report.path, closed.to_yaml())
+        tx.event("request-closed", (old.id,), reason=why, request=report.id, decision=decision)
+    return new
 
 
 def correct(
@@ -51,33 +105,9 @@ def correct(
     reason = reason.strip() or "corrected by the person it is about"
     decision_id = new_decision_id(store, f"correct|{memory_id}|{content}")
     with store.transaction(actor=actor, message=f"correct {memory_id}") as tx:
-        new = old.with_changes(
-            id=new_memory_id(old.attribute, f"{old.id}|{content}|{tx.now.isoformat()}"),
-            path="",
-            content=content.strip(),
-            value=value,
-            supersedes=old.id,
-            created_at=tx.now,
-            verified_at=tx.now,
-            usage_count=0,
-            last_used_at=None,
-            confidence=max(old.confidence, 0.9),
-            status="active",
+        new = supersede_with(
+            tx, old, content=content, value=value, reason=reason, actor=actor, decision=decision_id
         )
-        tx.create(
-            new, action="correct", reason=reason, decision=decision_id, details={"corrects": old.id}
-        )
-        tx.transition(
-            old.id,
-            "superseded",
-            action="supersede",
-            reason=reason,
-            decision=decision_id,
-            details={"by": new.id},
-        )
-        # a promotion asked for the old record goes on for the correction, never left
-        # open against a superseded record (the correction's consequences say so)
-        move_requests(tx, old, new.id, actor=actor, decision=decision_id, why="was corrected by")
         decision = Decision(
             id=decision_id,
             item=memory_id,

@@ -13,6 +13,7 @@ kind                module
 ``deletion``        core.review.deletion
 ``consolidation``   core.review.batch
 ``secret``          core.review.secret
+``stale``           core.review.stale
 ==================  ===========================
 
 Each writes one transaction (or a joint one across two stores) with one
@@ -35,11 +36,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.domain.errors import AlreadyDecided, NotFoundError, ValidationError
-from core.review import conflict, deletion, promotion, secret
+from core.review import conflict, deletion, promotion, secret, stale
 from core.review.authority import check_may_close_request, check_may_decide
 from core.review.batch import decide_batch, preview_batch
 from core.review.consequences import with_consequences
-from core.review.items import CONFLICT_OPTIONS, Item, Kind
+from core.review.items import CONFLICT_OPTIONS, REQUEST_PREFIXES, Item, Kind
 from core.review.preview import Preview, preview_of, preview_of_list
 from core.review.promotion import REQUEST_OPTIONS
 from core.review.queue import find_items, get_item
@@ -334,7 +335,7 @@ def _open_item(workspace: Workspace, item_id: str) -> Item:
 def _closing_decision(workspace: Workspace, item_id: str) -> Decision | None:
     """The decision a closed request names, when it closed with another item's decision
     (an erasure, a correction that moved it to the corrected record)."""
-    if not item_id.startswith(("promote-", "delete-")):
+    if not item_id.startswith(REQUEST_PREFIXES):
         return None
     for store in workspace.stores:
         try:
@@ -353,6 +354,7 @@ def _closing_decision(workspace: Workspace, item_id: str) -> Decision | None:
 _APPROVE_OPTIONS: dict[str, tuple[str, ...]] = {
     Kind.CONFLICT: tuple(o for o in CONFLICT_OPTIONS if o != "defer"),
     Kind.SECRET: SECRET_OPTIONS,
+    Kind.STALE: stale.OPTIONS,
 }
 
 
@@ -441,6 +443,16 @@ def _decide_item(
         return secret.decide_secret(
             session,
             workspace,
+            item,
+            approve,
+            actor=actor,
+            reason=reason,
+            option=choice.option,
+            content=choice.content,
+        )
+    if item.kind == Kind.STALE:
+        return stale.decide_stale(
+            session,
             item,
             approve,
             actor=actor,

@@ -104,7 +104,7 @@ class Evidence:
         if replacement is not None:
             pointers.append(f"superseded by {replacement}")
         pointers += [
-            f"{r.kind} request {r.id} ({r.status})" for r in self._open_by_memory.get(memory.id, ())
+            f"{r.named} {r.id} ({r.status})" for r in self._open_by_memory.get(memory.id, ())
         ]
         return RecordEvidence(memory, str(self.store.root), sources, tuple(pointers))
 

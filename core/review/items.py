@@ -14,6 +14,7 @@ kind                      analysis
 ``deletion``              :class:`DeletionAnalysis` (team copies the erasure leaves)
 ``consolidation``         :class:`BatchAnalysis` (the batch: changes, files, replay)
 ``secret``                :class:`SecretAnalysis` (file, rules, what may be done)
+``stale``                 :class:`StaleAnalysis` (how old the record is, how it is used)
 ========================  ===========================================
 """
 
@@ -39,11 +40,16 @@ class Kind(StrEnum):
     DELETION = "deletion"
     CONSOLIDATION = "consolidation"
     SECRET = "secret"
+    STALE = "stale"
 
 
 KINDS = tuple(Kind)
 #: what each kind of request opens
-KIND_OF_REQUEST = {"promote": Kind.PROMOTION, "delete": Kind.DELETION}
+KIND_OF_REQUEST = {"promote": Kind.PROMOTION, "delete": Kind.DELETION, "stale": Kind.STALE}
+#: the kinds of item a request opens
+REQUEST_KINDS = frozenset(KIND_OF_REQUEST.values())
+#: the prefix of each request's id (its kind), what an item id alone says
+REQUEST_PREFIXES = tuple(f"{kind}-" for kind in KIND_OF_REQUEST)
 #: a conflict's options: which record wins, both under conditions, neither, or later
 CONFLICT_OPTIONS = ("newer", "older", "parallel", "neither", "defer")
 
@@ -147,6 +153,18 @@ class DeletionAnalysis(AsData):
 
 
 @dataclass(frozen=True)
+class StaleAnalysis(AsData):
+    """A report that a record is wrong or out of date (the report's message is the
+    request's reason): what the person weighs it against."""
+
+    #: days since a person or a new source last confirmed the record
+    verified_days: int
+    usage_count: int
+    last_used_at: str | None = None
+    expires_at: str | None = None
+
+
+@dataclass(frozen=True)
 class SecretAnalysis(AsData):
     file: str
     status: str
@@ -207,9 +225,22 @@ class BatchAnalysis(AsData):
     error: str | None = None
 
 
-Analysis = ConflictAnalysis | PromotionAnalysis | DeletionAnalysis | BatchAnalysis | SecretAnalysis
+Analysis = (
+    ConflictAnalysis
+    | PromotionAnalysis
+    | DeletionAnalysis
+    | BatchAnalysis
+    | SecretAnalysis
+    | StaleAnalysis
+)
 A = TypeVar(
-    "A", ConflictAnalysis, PromotionAnalysis, DeletionAnalysis, BatchAnalysis, SecretAnalysis
+    "A",
+    ConflictAnalysis,
+    PromotionAnalysis,
+    DeletionAnalysis,
+    BatchAnalysis,
+    SecretAnalysis,
+    StaleAnalysis,
 )
 
 

@@ -30,6 +30,8 @@ from core.review.evidence import Evidence, weigh
 from core.review.items import (
     KIND_OF_REQUEST,
     KINDS,
+    REQUEST_KINDS,
+    REQUEST_PREFIXES,
     ConflictAnalysis,
     DeletionAnalysis,
     Item,
@@ -39,6 +41,7 @@ from core.review.items import (
     RecordEvidence,
     ScanHit,
     SecretAnalysis,
+    StaleAnalysis,
     TeamCopy,
 )
 from core.review.promotion import promotion_outcome, promotion_texts
@@ -67,7 +70,7 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
         if Kind.SECRET in wanted:
             mine += [secret_item(evidence, hit) for hit in record_hits(store)]
         items += with_deferrals(store, mine)
-        if wanted & {Kind.PROMOTION, Kind.DELETION}:
+        if wanted & REQUEST_KINDS:
             for request in evidence.requests:
                 item = request_item(evidence, request, workspace.team)
                 if item is not None and item.kind in wanted:
@@ -115,7 +118,7 @@ def outline_queue(workspace: Workspace, *, texts: dict[str, str] | None = None) 
     ``texts``, when given, gets each item's search text (what
     :func:`core.review.view.search_text` makes of the built item; a conflict set's
     from the catalog: :func:`conflict_texts`)."""
-    items = build_queue(workspace, kinds=[Kind.PROMOTION, Kind.DELETION, Kind.CONSOLIDATION])
+    items = build_queue(workspace, kinds=[*REQUEST_KINDS, Kind.CONSOLIDATION])
     if texts is not None:
         texts.update((i.id, view.search_text(i)) for i in items)
     for store in workspace.stores:
@@ -209,7 +212,7 @@ def open_ids(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> set
         if Kind.CONFLICT in wanted:
             keys = store.memories.catalog.keys_with_status("conflict")
             ids.update(conflict_item_id(key) for key in keys)
-        if wanted & {Kind.PROMOTION, Kind.DELETION}:
+        if wanted & REQUEST_KINDS:
             ids.update(
                 r.id
                 for r in load_requests(store)
@@ -277,7 +280,7 @@ class _Finder:
                 return None
             members.sort(key=lambda m: m.created_at)
             return conflict_item(evidence, key, members)
-        if item_id.startswith(("promote-", "delete-")):
+        if item_id.startswith(REQUEST_PREFIXES):
             try:
                 request = get_request(store, item_id)
             except NotFoundError:
@@ -319,8 +322,8 @@ def conflict_item(evidence: Evidence, key: MemoryKey, members: list[Memory]) -> 
 
 
 def request_item(evidence: Evidence, request: Request, team: Store | None) -> Item | None:
-    """An open promotion or deletion request as an item (None: closed, or its record
-    is gone)."""
+    """An open promotion or deletion request, or a stale report, as an item (None:
+    closed, or its record is gone)."""
     store = evidence.store
     if request.status != "open" or request.memory_id not in store.memories:
         return None
@@ -341,15 +344,22 @@ def request_item(evidence: Evidence, request: Request, team: Store | None) -> It
                 for m in team.memories.by_subject_attribute(memory.subject, memory.attribute)
                 if m.status in ("active", "conflict")
             )
-        analysis: PromotionAnalysis | DeletionAnalysis = PromotionAnalysis(
+        analysis: PromotionAnalysis | DeletionAnalysis | StaleAnalysis = PromotionAnalysis(
             secret_hits=len(scan),
             outcome=promotion_outcome(team, memory) if team is not None else None,
+        )
+    elif kind == Kind.STALE:
+        analysis = StaleAnalysis(
+            verified_days=max(0, (store.now() - memory.verified_at).days),
+            usage_count=memory.usage_count,
+            last_used_at=memory.last_used_at.isoformat() if memory.last_used_at else None,
+            expires_at=memory.expires_at.isoformat() if memory.expires_at else None,
         )
     else:
         analysis = DeletionAnalysis(
             tuple(TeamCopy(str(s.root), cid) for s, cid in evidence.team_copies(memory.id))
         )
-    verb = "promote to team" if kind == Kind.PROMOTION else "delete"
+    verb = _VERBS[kind]
     return Item(
         kind=kind,
         id=request.id,
@@ -364,6 +374,10 @@ def request_item(evidence: Evidence, request: Request, team: Store | None) -> It
         scan=scan,
         analysis=analysis,
     )
+
+
+#: how an item of each kind of request is titled
+_VERBS = {Kind.PROMOTION: "promote to team", Kind.DELETION: "delete", Kind.STALE: "out of date?"}
 
 
 def secret_item(evidence: Evidence, hit: Hit) -> Item:

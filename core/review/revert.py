@@ -149,7 +149,7 @@ def revert_in(
             if created["store"] == str(store.root) and created["id"] in tx.view:
                 # kept as superseded: a revert never rewrites this store's history
                 made = tx.view[created["id"]]
-                for back in decision.before if decision.kind == "correction" else ():
+                for back in decision.before if decision.kind in ("correction", "stale") else ():
                     # a promotion request the correction moved to it moves back
                     move_requests(
                         tx, made, back, actor=actor, decision=revert_id, why="was reverted to"

@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 REQUEST_DIR = "requests"
-KINDS = ("promote", "delete")
+KINDS = ("promote", "delete", "stale")
 REQUEST_STATUSES = ("open", "approved", "rejected")
 #: a request file is a few hundred bytes; one over this is not read
 MAX_REQUEST_BYTES = 64 * 1024
@@ -39,7 +39,7 @@ MAX_ACTOR_CHARS = 320
 @dataclass(frozen=True)
 class Request(AsData):
     id: str
-    kind: str  # promote | delete
+    kind: str  # promote | delete | stale
     memory_id: str
     reason: str
     requested_by: str
@@ -57,6 +57,11 @@ class Request(AsData):
     @property
     def path(self) -> str:
         return f"{REQUEST_DIR}/{self.id}.yaml"
+
+    @property
+    def named(self) -> str:
+        """What it is called in a sentence: ``delete request``, ``stale report``."""
+        return "stale report" if self.kind == "stale" else f"{self.kind} request"
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(asdict(self), sort_keys=False, allow_unicode=True)

@@ -1,4 +1,4 @@
-"""Review requests filed by agents and users: promote to team, delete.
+"""Review requests filed by agents and users: promote to team, delete, a stale report.
 
 A request is a small YAML file in the store that holds the memory
 (``requests/<id>.yaml``): who asked, why, and once decided, the decision. It
@@ -113,7 +113,7 @@ def filed_request(
         raise ValidationError(
             f"unknown request kind {shown_word(kind) if isinstance(kind, str) else describe(kind)}",
             field="kind",
-            hint="promote or delete",
+            hint="promote, delete or stale",
         )
     if not isinstance(reason, str):
         raise ValidationError(f"must be text, got {describe(reason)}", field="reason")
@@ -142,6 +142,12 @@ def filed_request(
                     if memory.status == "conflict"
                     else "already erased"
                 ),
+                field="memory",
+            )
+        if kind == "stale" and memory.status != "active":
+            raise ValidationError(
+                f"{memory_id} is {memory.status}: only an active memory is used as current, "
+                "so only an active one can be reported out of date",
                 field="memory",
             )
         for existing in open_requests(store, memory_id, kind=kind):  # read under the lock

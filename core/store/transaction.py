@@ -288,7 +288,7 @@ class Transaction:
         for found in open_requests(self.store, memory_id):
             if found.path in self.files:
                 continue
-            done = found.kind == "delete"
+            done = found.kind in ("delete", "stale")  # erased: neither can be open
             why = f"{memory_id} was erased" + (f" (decision {decision})" if decision else "")
             closed = found.with_changes(
                 status="approved" if done else "rejected",

@@ -20,7 +20,7 @@ from collections.abc import Callable
 Adder = Callable[[str, str, str], argparse.ArgumentParser]
 
 #: the kinds of review item (:data:`core.review.items.KINDS`, a test checks they agree)
-ITEM_KINDS = ("conflict", "promotion", "deletion", "consolidation", "secret")
+ITEM_KINDS = ("conflict", "promotion", "deletion", "consolidation", "secret", "stale")
 #: a record's statuses (:data:`core.domain.record.STATUSES`, a test checks they agree)
 STATUSES = ("active", "superseded", "conflict", "expired", "deleted")
 
@@ -225,16 +225,19 @@ def add_decide(add: Adder) -> None:
             "correct",
             "withdraw",
             "rerequest",
+            "expire",
         ),
         help="conflict: newer, older, parallel, neither or defer; secret in a record: "
         "erase or correct; promotion, with --reject: withdraw (who asked, or the owner) "
-        "or rerequest (ask again for the record that replaced the requested one)",
+        "or rerequest (ask again for the record that replaced the requested one); stale "
+        "report: expire or correct (--reject keeps the record, verified now)",
     )
     p.add_argument(
         "--content",
         metavar="FILE",
-        help="secret in a record, --option correct: the corrected text (- for stdin; "
-        "default: the record with each credential replaced by [secret: rule-id])",
+        help="--option correct: the corrected text (- for stdin); for a secret in a "
+        "record it defaults to the record with each credential replaced by "
+        "[secret: rule-id], for a stale report it is required",
     )
     p.add_argument(
         "--condition",
@@ -273,6 +276,14 @@ def add_requests(add: Adder) -> None:
         p = add(f"request-{kind}", f"review:cmd_request_{kind}", f"ask for the {verb} of a memory")
         p.add_argument("id")
         p.add_argument("--reason", required=True)
+    p = add(
+        "report-stale",
+        "review:cmd_report_stale",
+        "report that a memory is wrong or out of date: a review item a person decides "
+        "(expire, correct or keep)",
+    )
+    p.add_argument("id")
+    p.add_argument("--reason", required=True, help="what the user said, or why it no longer holds")
 
 
 # -- consolidation: tui.cli.consolidation ----------------------------------------------

@@ -1,6 +1,6 @@
 """The review commands: the ``queue``, ``show`` one item with its evidence,
-``decide`` it, ``revert`` a decision, and ``request-delete`` / ``request-promote``
-a memory (a request a maintainer or owner decides in the queue).
+``decide`` it, ``revert`` a decision, and ``request-delete`` / ``request-promote`` /
+``report-stale`` a memory (a request a maintainer or owner decides in the queue).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
 
 
 def render_item(item: Item) -> str:
-    from core.review.items import BatchAnalysis, ConflictAnalysis
+    from core.review.items import BatchAnalysis, ConflictAnalysis, StaleAnalysis
 
     lines = [
         f"{item.kind} {item.id}: {item.title}",
@@ -47,7 +47,8 @@ def render_item(item: Item) -> str:
         f"  opened: {item.opened_at}",
     ]
     if item.request is not None:
-        lines.append(f"  requested by {item.request.requested_by}: {item.request.reason}")
+        said = "reported out of date" if item.kind == "stale" else "requested"
+        lines.append(f"  {said} by {item.request.requested_by}: {item.request.reason}")
     if item.kind == "promotion":
         hits = ", ".join(sorted({h.rule for h in item.scan})) or "clean"
         lines.append(f"  secret scan: {hits}")
@@ -64,6 +65,20 @@ def render_item(item: Item) -> str:
             lines += [f"      {reason}" for reason in entry.reasons]
         lines += [f"  note: {finding}" for finding in analysis.findings]
         lines.append("  decide: memgov decide ITEM --approve|--reject [--file PATH ...]")
+    if isinstance(analysis, StaleAnalysis):
+        lines.append(
+            f"  last verified {counted(analysis.verified_days, 'day')} ago; "
+            + (
+                f"recalled {counted(analysis.usage_count, 'time')}, "
+                f"last {analysis.last_used_at[:10]}"
+                if analysis.last_used_at
+                else "never recalled"
+            )
+        )
+        lines.append(
+            "  decide: memgov decide ITEM --approve --option expire | --approve --option "
+            "correct --content FILE | --reject (keep it: verified now)"
+        )
     if isinstance(analysis, ConflictAnalysis) and analysis.favoured:
         lines.append(f"  sources favour {analysis.favoured}: {', '.join(analysis.why)}")
     for title, records in (("records", item.records), ("team records", item.team_records)):
@@ -234,10 +249,13 @@ def cmd_request(kind: str) -> Command:
         request, filed = filed_request(
             store, kind=kind, memory_id=args.id, reason=args.reason, actor=actor_from(args)
         )
+        what = "reported out of date" if kind == "stale" else "requested"
         said = (
-            f"{request.id}: {kind} {args.id} requested"
+            f"{request.id}: {args.id} {what}"
+            if kind == "stale" and filed
+            else f"{request.id}: {kind} {args.id} {what}"
             if filed  # one open request per kind and memory: an open one is not filed again
-            else f"{request.id}: {kind} {args.id} was already requested by "
+            else f"{request.id}: {kind} {args.id} was already {what} by "
             f"{request.requested_by} at {request.requested_at[:16]} ({request.reason}); "
             "nothing filed"
         )
@@ -249,3 +267,4 @@ def cmd_request(kind: str) -> Command:
 
 cmd_request_delete = cmd_request("delete")
 cmd_request_promote = cmd_request("promote")
+cmd_report_stale = cmd_request("stale")

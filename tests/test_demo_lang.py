@@ -88,7 +88,8 @@ def test_the_english_demo_builds_the_same_queue(demo: Path, english: Path) -> No
     zh, en = queue_shape(demo), queue_shape(english)
 
     assert [kind for kind, *_ in en] == [
-        "conflict", "secret", "conflict", "promotion", "promotion", "deletion", "consolidation"
+        "conflict", "secret", "conflict", "promotion", "promotion", "deletion", "stale",
+        "consolidation",
     ]  # fmt: skip
     assert en == zh
     assert record_shape(english) == record_shape(demo)

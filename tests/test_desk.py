@@ -28,6 +28,7 @@ from tui.screens.history import HistoryScreen
 from tui.screens.items import ConflictScreen, DeletionScreen
 from tui.screens.problems import ProblemsScreen
 from tui.screens.promotion import PromotionScreen
+from tui.screens.stale import StaleScreen
 
 
 def by_attribute(path: Path, attribute: str) -> list:
@@ -77,6 +78,7 @@ async def test_queue_lists_every_kind_oldest_first_and_filters(demo: Path) -> No
             "deletion",
             "promotion",
             "secret",
+            "stale",
         ]
         opened = [i.opened_at for i in screen.items]
         assert opened == sorted(opened)
@@ -557,3 +559,95 @@ async def test_keys_can_be_remapped_from_the_store_config(demo: Path) -> None:
         await pilot.press("g")
         await settle(pilot, app)
         assert isinstance(app.screen, AboutMeScreen)
+
+
+# --------------------------------------------------------------------- stale report
+def freeze(path: Path) -> list:
+    return by_attribute(path, "merge_freeze")
+
+
+async def test_stale_report_shows_the_users_words_beside_the_record(demo: Path) -> None:
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await open_item(pilot, app, "stale")
+        assert isinstance(app.screen, StaleScreen)
+        report = text_of(app.screen.query_one("#report"))
+        assert "the freeze was called off" in report or "代码冻结取消了" in report
+        assert "last verified" in report
+        record = text_of(app.screen.query_one("#record"))
+        assert freeze(demo)[0].id in record and "source 1" in record
+
+
+async def test_stale_expire_takes_the_record_out_of_use(demo: Path) -> None:
+    (record,) = freeze(demo)
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await open_item(pilot, app, "stale")
+        await pilot.press("e")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ReasonDialog)
+        assert any("active -> expired" in line for line in app.screen.proposal.changes)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert not [i for i in app.screen.items if i.kind == "stale"]
+    assert [m.status for m in freeze(demo)] == ["expired"]
+    assert record.id not in (demo / "private" / "MEMORY.md").read_text()
+    (report,) = [r for r in load_requests(workspace(demo).private) if r.kind == "stale"]
+    assert report.status == "approved" and report.decided_by == "liys05"
+    doctor_clean(demo)
+
+
+async def test_stale_correct_writes_what_the_person_typed(demo: Path) -> None:
+    (old,) = freeze(demo)
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await open_item(pilot, app, "stale")
+        await pilot.press("c")
+        await settle(pilot, app)
+        field = app.screen.query_one("#content", Input)
+        assert field.value == old.content  # prefilled with what the record says
+        field.value = "The code freeze was called off."
+        await pilot.press("enter")  # the content, then the reason with the preview
+        await settle(pilot, app)
+        assert isinstance(app.screen, ReasonDialog)
+        await pilot.press("enter")
+        await settle(pilot, app)
+    records = {m.status: m for m in freeze(demo)}
+    assert set(records) == {"active", "superseded"}
+    assert records["superseded"].id == old.id
+    assert records["active"].content == "The code freeze was called off."
+    assert records["active"].supersedes == old.id
+    doctor_clean(demo)
+
+
+async def test_stale_keep_verifies_the_record_and_undo_reopens_the_report(demo: Path) -> None:
+    (old,) = freeze(demo)
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await open_item(pilot, app, "stale")
+        await decide_key(pilot, app, "k")
+        await settle(pilot, app)
+        (kept,) = freeze(demo)
+        assert kept.status == "active" and kept.verified_at > old.verified_at
+        assert [r.status for r in load_requests(workspace(demo).private) if r.kind == "stale"] == [
+            "rejected"
+        ]
+        await pilot.press("u")  # undo: the exact prior state, the report open again
+        await settle(pilot, app)
+        assert [i.kind for i in app.screen.items].count("stale") == 1
+    (back,) = freeze(demo)
+    assert back.verified_at == old.verified_at
+    assert [r.status for r in load_requests(workspace(demo).private) if r.kind == "stale"] == [
+        "open"
+    ]
+    doctor_clean(demo)
+
+
+async def test_only_the_owner_may_decide_a_stale_report(demo: Path) -> None:
+    app = desk(demo, actor="agent:claude-code")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await open_item(pilot, app, "stale")
+        await pilot.press("e")
+        await settle(pilot, app)
+        assert isinstance(app.screen, StaleScreen)  # refused: no dialog opens
+    assert [m.status for m in freeze(demo)] == ["active"]

@@ -100,7 +100,7 @@ async def test_a_title_too_long_for_the_queue_is_cut_with_an_ellipsis(demo: Path
         assert isinstance(screen, QueueScreen)
         table = screen.query_one("#queue", QueueTable)
         assert table.virtual_size.width <= table.size.width  # no horizontal scroll
-        lines = ["".join(s.text for s in table.render_line(y)) for y in range(1, 8)]
+        lines = ["".join(s.text for s in table.render_line(y)) for y in range(1, 10)]
         titles = [i.title for i in screen.shown_items()]
         cut = [line for line, title in zip(lines, titles, strict=False) if title not in line]
         assert cut, "the demo has titles longer than 80 columns leave room for"

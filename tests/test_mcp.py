@@ -284,7 +284,11 @@ async def test_log_appends_to_the_private_daily_log(demo: Path) -> None:
 
 @pytest.mark.parametrize(
     ("tool", "kind", "opens"),
-    [("request_delete", "delete", "deletion"), ("request_promote", "promote", "promotion")],
+    [
+        ("request_delete", "delete", "deletion"),
+        ("request_promote", "promote", "promotion"),
+        ("report_stale", "stale", "stale"),
+    ],
 )
 async def test_requests_are_filed_once_for_a_person_to_decide(
     demo: Path, tool: str, kind: str, opens: str
@@ -320,6 +324,8 @@ BAD = [
     ("remember", {**candidate(), "subject": "bad\x07subject"}, "subject"),
     ("request_delete", {"id": "no-such-memory-0000", "reason": "r"}, "no-such-memory-0000"),
     ("request_promote", {"reason": "r"}, "id"),
+    ("report_stale", {"id": "no-such-memory-0000", "reason": "r"}, "no-such-memory-0000"),
+    ("report_stale", {"id": "x"}, "reason"),
     ("request_status", {"request_id": "../../etc/passwd"}, "request"),
     ("cite", {"ids": []}, "ids"),
 ]
@@ -388,10 +394,15 @@ async def test_an_agent_session_ends_with_the_items_in_the_queue(demo: Path) -> 
         assert [m["id"] for m in recalled["memories"]] == lesson["memory_ids"]
         cited = await s.call("cite", ids=lesson["memory_ids"], task=TASK)
         assert cited["cited"]
+        stale = await s.call(
+            "report_stale", id=lesson["memory_ids"][0], reason="the user: it was fixed last week"
+        )
         deletion = await s.call("request_delete", id=lesson["memory_ids"][0], reason="obsolete")
     items = {i.id: i for i in build_queue(workspace(demo))}
+    assert items[stale["id"]].kind == "stale"
     assert conflict["item"] in items
     assert any(i.request and i.request.id == deletion["id"] for i in items.values())
     assert kept in {r.memory.id for r in items[conflict["item"]].records}
     actions = [e["action"] for e in events(demo / "private")]
     assert "cite" in actions and "use" in actions and "request-delete" in actions
+    assert "request-stale" in actions

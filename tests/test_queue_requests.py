@@ -30,7 +30,7 @@ def test_filing_a_request_twice_returns_the_open_one(demo: Path) -> None:
     again = file_request(private, kind="delete", memory_id=city.id, reason="again", actor=OWNER)
     assert again == existing
     assert head(private.root) == before  # nothing written, no commit
-    assert len(load_requests(private)) == 3
+    assert len(load_requests(private)) == 4
 
 
 def test_a_request_opens_an_item_with_one_event_and_one_commit(demo: Path) -> None:

@@ -30,6 +30,7 @@ CHOICES: dict[str, dict[str, Any]] = {
     Kind.DELETION: {"approve": True},
     Kind.CONSOLIDATION: {"approve": False},
     Kind.SECRET: {"approve": True, "option": "erase"},
+    Kind.STALE: {"approve": True, "option": "expire"},
 }
 
 

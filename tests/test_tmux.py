@@ -114,13 +114,14 @@ def test_resolve_a_conflict_with_real_keys(tmp_path: Path) -> None:
 #: clearing the demo's queue top-down, one item at a time: (keys on the queue, what the
 #: item view shows, the keys of the decision, the items left afterwards)
 CLEAR_THE_DEMO = (
-    (["Enter"], "Newer wins", ["n"], 6),  # the doctor conflict: the newer record wins
+    (["Enter"], "Newer wins", ["n"], 7),  # the doctor conflict: the newer record wins
     # the note that holds a token: corrected (its redacted text), which erases the old
     # file, discards the pending batch and moves the token-blocked promotion request
-    (["Enter"], "Correct", ["c", "C-s"], 4),
-    (["Enter"], "Newer wins", ["n"], 3),  # the team's deploy-command conflict
-    (["Enter"], "Approve", ["a"], 2),  # promote Package manager
-    (["Enter"], "Erase", ["a"], 1),  # delete Home city, for good
+    (["Enter"], "Correct", ["c", "C-s"], 5),
+    (["Enter"], "Newer wins", ["n"], 4),  # the team's deploy-command conflict
+    (["Enter"], "Approve", ["a"], 3),  # promote Package manager
+    (["Enter"], "Erase", ["a"], 2),  # delete Home city, for good
+    (["Enter"], "Expire", ["e"], 1),  # the merge freeze the user says was called off
     # the moved request, for the corrected CI note: withdrawn (its source is a file of the
     # private store, which a team copy could not resolve: the confirmation would say so)
     (["Enter"], "Withdraw", ["w"], 0),
@@ -156,7 +157,7 @@ def test_clear_the_demo_queue_top_down_and_nothing_goes_unannounced(tmp_path: Pa
     command = f"{MEMGOV} review --store {demo} --as liys05"
     tmux("new-session", "-d", "-s", "desk", "-x", "120", "-y", "50", command, env=env)
     try:
-        wait_for(waiting(7), env)
+        wait_for(waiting(8), env)
         time.sleep(0.5)  # keys typed in the terminal's first instants can be taken as a reply
         for open_keys, view, decision_keys, left in CLEAR_THE_DEMO:
             for key in open_keys:

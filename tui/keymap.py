@@ -43,6 +43,7 @@ BINDING_IDS = frozenset(
         *("queue.history", "queue.mark", "queue.next_kind", "queue.open", "queue.prev_kind"),
         *("queue.problems", "queue.reload", "queue.scope", "queue.search", "queue.up"),
         *("secret.correct", "secret.defer", "secret.erase"),
+        *("stale.correct", "stale.expire", "stale.keep"),
     }
 )
 

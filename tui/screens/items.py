@@ -25,6 +25,7 @@ from tui.screens.dialogs import ConditionsDialog, Proposal
 from tui.screens.item import ItemScreen
 from tui.screens.promotion import PromotionScreen
 from tui.screens.secret import SecretScreen
+from tui.screens.stale import StaleScreen
 
 
 # ------------------------------------------------------------------------- conflict
@@ -296,4 +297,6 @@ def screen_for(item: Item) -> ItemScreen:
         return DeletionScreen(item)
     if item.kind == "secret":  # a credential found in a stored record
         return SecretScreen(item)
+    if item.kind == "stale":  # the user says it is wrong or out of date
+        return StaleScreen(item)
     return BatchScreen(item)

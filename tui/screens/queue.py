@@ -1,4 +1,4 @@
-"""The queue: the five kinds of item with counts, oldest first, filterable.
+"""The queue: the six kinds of item with counts, oldest first, filterable.
 
 The queue is read in a worker (on mount, on ``r`` and whenever the stores change);
 the desk then hands the items to every screen (:class:`QueueLoaded`). What every
@@ -87,6 +87,7 @@ KIND_TABS = (
     ("deletion", "Deletions"),
     ("consolidation", "Batches"),
     ("secret", "Secrets"),
+    ("stale", "Stale"),
 )
 SCOPES = ("all", "private", "team")
 #: the most rows the table holds; the items shown beyond are reached by moving

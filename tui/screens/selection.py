@@ -56,6 +56,10 @@ OUTCOMES: Mapping[str, tuple[Outcome, ...]] = {
         Outcome("erase", "Erase for good", True, "erase", "holds a credential", destructive=True),
         Outcome("defer", "Defer", False, None, "deferred: needs a look"),
     ),
+    Kind.STALE: (
+        Outcome("expire", "Expire them", True, "expire", "reported out of date, and it is"),
+        Outcome("keep", "Keep them", False, None, "reported out of date, but it still holds"),
+    ),
 }
 
 

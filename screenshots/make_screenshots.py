@@ -38,6 +38,7 @@ SHOTS: list[tuple[str, Sequence[str]]] = [
     ("conflict", ("j", "j", "enter")),
     ("promotion", ("j", "j", "j", "enter")),
     ("deletion", ("j", "j", "j", "j", "j", "enter")),
+    ("stale", ("j",) * 6 + ("enter",)),
     ("consolidation", ("right_square_bracket",) * 4 + ("enter",)),
     ("about-me", ("a",)),
     ("history", ("h", "j", "j", "j")),

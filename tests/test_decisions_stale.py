@@ -216,7 +216,7 @@ def test_filing_a_report(demo: Path) -> None:
     assert err.value.field == "reason"
 
 
-def test_a_correction_closes_the_report_and_its_revert_reopens_nothing_twice(
+def test_a_correction_closes_the_report(
     demo: Path,
 ) -> None:
     item = freeze_item(demo)
@@ -270,3 +270,16 @@ def test_sweep_is_unrelated_to_reports(demo: Path) -> None:
     item = freeze_item(demo)
     sweep(fresh(demo), actor="memgov-sweep")
     assert item.id in {i.id for i in build_queue(workspace(demo))}
+
+
+def test_reverting_the_correction_reopens_the_report_it_closed(demo: Path) -> None:
+    item = freeze_item(demo)
+    memory = item.records[0].memory
+    decision = correct(workspace(demo), memory.id, content=CORRECTED, actor=OWNER)
+    assert get_request(fresh(demo), item.id).status == "approved"
+    back = revert(workspace(demo), decision.id, actor=OWNER)
+    assert get_request(fresh(demo), item.id).status == "open"
+    assert any(c.subject == item.id for c in back.consequences)
+    assert fresh(demo).get(memory.id).status == "active"
+    assert item.id in {i.id for i in build_queue(workspace(demo))}
+    assert_clean(demo)

@@ -93,6 +93,16 @@ def consequences_of(
                         f"the {what} request {event.request} closes: {event.reason}",
                     )
                 )
+            elif event.action == "request-reopened" and event.request:
+                what = _request_kind(event.request)
+                out.append(
+                    Consequence(
+                        "request-opened",
+                        name,
+                        event.request,
+                        f"the {what} request {event.request} is open again",
+                    )
+                )
             elif event.action in _OPENS and event.request:
                 if str(event.details.get("moved_from")) in closed:
                     continue  # said with the request it moved from

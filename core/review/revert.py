@@ -32,7 +32,7 @@ from core.store.decisions import (
     with_reverted,
 )
 from core.store.joint import joint_transaction
-from core.store.requests import get_request
+from core.store.requests import Request, get_request, load_requests
 from core.store.store import Store
 from core.store.transaction import Transaction
 from core.store.workspace import Workspace
@@ -137,12 +137,20 @@ def revert_in(
         restore_all(tx, decision.before, decision.after, decision_id, reason, revert_id)
         if decision.request:
             request = get_request(store, decision.request)
-            tx.write_file(
-                request.path,
-                request.with_changes(
-                    status="open", decision=None, decided_by=None, decision_reason=None
-                ).to_yaml(),
-            )
+            tx.write_file(request.path, _reopened(request).to_yaml())
+        for report in load_requests(store, status="approved"):
+            # a stale report the correction closed is open again with the old record
+            if (report.kind, report.decision) == ("stale", decision_id) and (
+                report.id != decision.request
+            ):
+                tx.write_file(report.path, _reopened(report).to_yaml())
+                tx.event(
+                    "request-reopened",
+                    (report.memory_id,),
+                    reason=reason,
+                    request=report.id,
+                    decision=revert_id,
+                )
         undone = with_reverted(decision, revert_id)
         tx.write_file(decision.path, undone.to_json())
         for created in decision.created:  # e.g. a correction's new record, in this store
@@ -244,3 +252,7 @@ def restore_all(
             decision=revert_id,
             details={"reverts": decision_id},
         )
+
+
+def _reopened(request: Request) -> Request:
+    return request.with_changes(status="open", decision=None, decided_by=None, decision_reason=None)

@@ -33,6 +33,7 @@ from typing_extensions import TypedDict
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import TRUST, Memory
 from core.domain.secrets import redact
+from core.domain.shown import shown_title
 from core.reports.history import history_in
 from core.reports.recall import list_in, recall_in
 from core.store.requests import KINDS, Request, filed_request, get_request
@@ -222,14 +223,6 @@ def fenced(text: str, info: str) -> str:
 
 def content_hash(memory: Memory) -> str:
     return hashlib.sha256(memory.content.encode("utf-8")).hexdigest()
-
-
-def shown_title(memory: Memory) -> str:
-    """The record's title as an agent reads it: with its condition, redacted."""
-    title = memory.display_title
-    if memory.condition:
-        title += f" ({memory.condition})"
-    return redact(title)
 
 
 def _sources(memory: Memory) -> list[SourceData]:
@@ -468,7 +461,9 @@ class Agent:
         attr = (attribute or "").strip() or None
         if subject is None and attr is None:
             raise ValidationError(
-                "give subject_prefix or attribute (or both)", where="arguments", field="subject"
+                "give subject_prefix or attribute (or both)",
+                where="arguments",
+                field="subject_prefix",
             )
         if not 1 <= limit <= 100:
             raise ValidationError("must be from 1 to 100", where="arguments", field="limit")

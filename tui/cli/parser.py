@@ -85,7 +85,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "repeatable (default: $MEMGOV_STORE)",
     )
     common.add_argument(
-        "--as", dest="actor", metavar="USER", help="who is acting (default: git's user.email)"
+        "--as",
+        dest="actor",
+        metavar="USER",
+        help="who is acting (default: $MEMGOV_ACTOR, else git's user.email, else the login name)",
     )
     common.add_argument("--json", action="store_true", help="machine-readable output")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -85,12 +85,7 @@ def decide_deletion(
                 )
         else:
             tx = stack.enter_context(session.transaction(store, actor=actor, message=message))
-        closed = request.with_changes(
-            status="approved" if approve else "rejected",
-            decision=decision_id,
-            decided_by=actor,
-            decision_reason=reason,
-        )
+        closed = request.decided(approve, decision=decision_id, actor=actor, reason=reason)
         tx.write_file(request.path, closed.to_yaml())
         if approve:
             erase_record(

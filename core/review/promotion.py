@@ -287,12 +287,7 @@ def decide_promotion(
                 for mid in sorted(team_tx.changed)
                 if mid in prior
             ]
-        closed = request.with_changes(
-            status="approved" if approve else "rejected",
-            decision=decision_id,
-            decided_by=actor,
-            decision_reason=reason,
-        )
+        closed = request.decided(approve, decision=decision_id, actor=actor, reason=reason)
         tx.write_file(request.path, closed.to_yaml())
         decision = Decision(
             id=decision_id,

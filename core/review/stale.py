@@ -99,12 +99,7 @@ def decide_stale(
     message = f"decide {item.id}: {chosen} {memory.id}"
     created: list[dict[str, str]] = []
     with session.transaction(store, actor=actor, message=message) as tx:
-        closed = request.with_changes(
-            status="approved" if approve else "rejected",
-            decision=decision_id,
-            decided_by=actor,
-            decision_reason=reason,
-        )
+        closed = request.decided(approve, decision=decision_id, actor=actor, reason=reason)
         tx.write_file(request.path, closed.to_yaml())
         if chosen == "expire":
             tx.transition(

@@ -69,6 +69,16 @@ class Request(AsData):
     def with_changes(self, **changes: Any) -> Request:
         return replace(self, **changes)
 
+    def decided(self, approve: bool, *, decision: str, actor: str, reason: str) -> Request:
+        """This request closed by a decision: approved, or rejected, with its reason."""
+        return replace(
+            self,
+            status="approved" if approve else "rejected",
+            decision=decision,
+            decided_by=actor,
+            decision_reason=reason,
+        )
+
 
 def text_field(
     value: Any, name: str, *, path: str | None, limit: int, multiline: bool, optional: bool

@@ -12,7 +12,8 @@ Builds a fresh English demo store in a temporary home folder (``~/memory``), the
    the user's message, remember from it, log and remember a contradicting value (a
    conflict opens), recall the key (nothing: both are in conflict), get one of the
    records (not current), recall what is known about the user, cite what was used,
-   ask for a deletion, and send a bad argument (a tool error naming it);
+   ask for a deletion, report another memory out of date, and send a bad argument
+   (a tool error naming it);
 3. prints the desk's queue (``memgov queue``) at the end: the items the session
    left for the user.
 
@@ -214,6 +215,14 @@ def main() -> None:
                 id=used,
                 reason="The user asked to forget it.",
             )
+        if memories and isinstance(memories, list) and len(memories) > 1:
+            call(
+                "The user says another is out of date: a stale report, with their words as "
+                "evidence, for a person to expire, correct or keep:",
+                "report_stale",
+                id=memories[1]["id"],
+                reason="The user: that changed last month.",
+            )
         call(
             "A bad argument is a tool error naming the argument, never its value; "
             "nothing is written:",
@@ -223,8 +232,8 @@ def main() -> None:
         )
         queue = run(["memgov", "queue", "--store", str(store), "--as", ACTOR], env)
         block(
-            "What the session left for the user in the review desk (the conflict and the "
-            "deletion request are the last two):",
+            "What the session left for the user in the review desk (the conflict, the "
+            "deletion request and the stale report are the last three):",
             ["memgov", "queue", "--store", str(store), "--as", ACTOR],
             queue,
         )

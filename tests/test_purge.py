@@ -638,7 +638,9 @@ def test_purge_killed_at_random_moments_then_rerun(tmp_path: Path) -> None:
     rng = random.Random(10)
     kills = 0
     expected = refs_map(reference)
-    for attempt in range(6):
+    for attempt in range(16):
+        if attempt >= 6 and kills >= 4:
+            break
         # each round from the unpurged store: killed once or twice, then run again
         subprocess.run(["rm", "-rf", str(victim)], check=True)
         subprocess.run(["cp", "-a", str(base), str(victim)], check=True)
@@ -657,6 +659,8 @@ def test_purge_killed_at_random_moments_then_rerun(tmp_path: Path) -> None:
                 else:
                     os.kill(proc.pid, signal.SIGKILL)  # memgov alone: its git children follow
                 kills += 1
+            else:  # it ended first (the machine is faster now): draw the next kill earlier
+                whole *= 0.7
             proc.wait()
         done = subprocess.run([sys.executable, str(script), str(spec)], capture_output=True)
         assert done.returncode == 0, done.stderr.decode()[-2000:]

@@ -300,7 +300,7 @@ def _request(request: Request, store: Store, filed: bool) -> RequestAnswer:
     decision = data.get("decision")
     if request.status == "open":
         desk = (
-            f"an open {request.named} in the review queue of {_scope(store)} store; "
+            f"an open {request.named} in the review queue of the {_scope(store)} store; "
             "a person decides it"
         )
     else:

@@ -58,7 +58,7 @@ def read_index(folder: Path, rel: str, reading: Reading) -> list[IndexEntry]:
     if not path.is_file():
         return []
     try:
-        lines = read_lines(path, rel)
+        lines = read_lines(path, rel, reading.warnings)
     except FolderError as exc:
         reading.warnings.append(f"{exc}; the index was not read")
         return []
@@ -160,7 +160,7 @@ def topic_files(folder: Path, reading: Reading) -> list[Topic]:
             reading.skip_file(rel, scope, "a symbolic link: not followed; copy the file in")
             continue
         try:
-            lines = read_lines(path, rel)
+            lines = read_lines(path, rel, reading.warnings)
             meta, body_start = split_front_matter(lines, rel)
         except FolderError as exc:
             reading.skip_file(rel, scope, str(exc))
@@ -203,6 +203,11 @@ def split_front_matter(lines: list[str], rel: str) -> tuple[dict[str, Any], int]
     try:
         meta = yaml.safe_load("\n".join(lines[1:end]))
     except yaml.YAMLError as exc:
+        # Claude Code writes its fields unquoted, a ": " in a value included
+        # ("name: Project Context: SS Traveling"): read as it writes them, line by line
+        fields = line_fields(lines[1:end])
+        if fields is not None:
+            return fields, end + 1
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
         problem = getattr(exc, "problem", None) or "cannot be parsed"
@@ -215,6 +220,46 @@ def split_front_matter(lines: list[str], rel: str) -> tuple[dict[str, Any], int]
     if not isinstance(meta, dict):
         raise FolderError(f"{rel}:2: the front matter is not a mapping of fields (name: ...)")
     return meta, end + 1
+
+
+#: how a YAML value other than plain text begins; such a value is not read line by line
+_YAML_STARTS = frozenset("[{&*!|>%@`")
+_FIELD = re.compile(r"([A-Za-z_][\w.-]*):(?:[ \t]+(.*))?$")
+
+
+def line_fields(lines: list[str]) -> dict[str, Any] | None:
+    """Front matter as Claude Code writes it, a field a line: ``name: value``, the value
+    everything after the first ``: `` (unquoted, colons and all), and one level of
+    indented fields under a field with no value (``metadata:``). None when a line is
+    anything else: then the YAML error stands."""
+    meta: dict[str, Any] = {}
+    under: dict[str, Any] | None = None
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indented = line[:1].isspace()
+        found = _FIELD.match(line.strip())
+        if found is None or (indented and under is None):
+            return None
+        raw = (found.group(2) or "").strip()
+        if raw[:1] in _YAML_STARTS:
+            return None  # written as YAML (a list, a mapping, a block): not a plain value
+        key, value = found.group(1), _unquoted(raw)
+        if indented:
+            assert under is not None
+            under[key] = value or None
+        elif value:
+            meta[key], under = value, None
+        else:
+            meta[key] = under = {}
+    return {k: (v or None) if isinstance(v, dict) else v for k, v in meta.items()}
+
+
+def _unquoted(value: str) -> str:
+    """A value whole in matching quotes, without them."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
 
 
 def front_field(meta: Mapping[str, Any], name: str) -> Any:

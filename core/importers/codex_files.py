@@ -166,7 +166,7 @@ class CodexFolder:
         if not path.is_file():
             return None
         try:
-            return read_lines(path, rel)
+            return read_lines(path, rel, self.reading.warnings)
         except FolderError as exc:
             self.reading.skip_file(rel, "private", str(exc))
             return None

@@ -12,6 +12,7 @@ import contextlib
 from pathlib import Path
 
 from core.domain.errors import MemgovError
+from core.domain.words import counted
 from core.importers.mapping import MAPPING_FILE
 
 MAX_FILE_BYTES = 1024 * 1024  # a file larger than this is not read
@@ -21,8 +22,12 @@ class FolderError(MemgovError):
     """A folder to import from or export to cannot be used; says why and what to do."""
 
 
-def read_lines(path: Path, origin: str) -> list[str]:
-    """A text file's lines, numbered as core.store.logs.resolve numbers them."""
+def read_lines(path: Path, origin: str, warnings: list[str] | None = None) -> list[str]:
+    """A text file's lines, numbered as core.store.logs.resolve numbers them.
+
+    Bytes that are not UTF-8 cost themselves, not the file: they are left out and
+    ``warnings`` gets a line saying how many and where (without ``warnings``, such a
+    file is refused)."""
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -38,11 +43,34 @@ def read_lines(path: Path, origin: str) -> list[str]:
         ) from None
     if b"\0" in data:
         raise FolderError(f"{origin}: a binary file, not Markdown; move it out of the folder")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FolderError(f"{origin}: not UTF-8 (byte {exc.start}); re-save it as UTF-8") from None
+    text, lost = decoded(data)
+    if lost:
+        if warnings is None:
+            raise FolderError(f"{origin}: not UTF-8 (byte {lost[0][0] + 1}); re-save it as UTF-8")
+        count = sum(n for _at, n in lost)
+        more = f" and {len(lost) - 1} more places" if len(lost) > 1 else ""
+        warnings.append(
+            f"{origin}: {counted(count, 'byte')} that {'is' if count == 1 else 'are'} not "
+            f"UTF-8 (at byte "
+            f"{lost[0][0] + 1:,}{more}) left out; the rest of the file was read"
+        )
     return text.removeprefix("\ufeff").splitlines()
+
+
+def decoded(data: bytes) -> tuple[str, list[tuple[int, int]]]:
+    """``data`` as UTF-8 text without the bytes that are not UTF-8, and where those
+    were: (offset, length) for each run left out."""
+    parts: list[str] = []
+    lost: list[tuple[int, int]] = []
+    at = 0
+    while True:
+        try:
+            parts.append(data[at:].decode("utf-8"))
+            return "".join(parts), lost
+        except UnicodeDecodeError as exc:
+            parts.append(data[at : at + exc.start].decode("utf-8"))
+            lost.append((at + exc.start, exc.end - exc.start))
+            at += exc.end
 
 
 def check_folder(path: Path, *, what: str, example: str) -> Path:

@@ -1,0 +1,158 @@
+"""What real agent folders hold, read as the agents wrote it: Claude Code's own front
+matter (unquoted values with ": " in them), bytes that are not UTF-8 (they cost
+themselves, not the file), and every folder of ``../shared/real-memory/`` imported
+with its counts (skipped when the folder is absent).
+"""
+
+from __future__ import annotations
+
+import collections
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from core.importers import import_claude_code, import_codex
+from core.importers.claude_code_files import line_fields, split_front_matter
+from core.importers.folders import FolderError, decoded, read_lines
+from core.store.store import Store
+from core.store.workspace import Workspace, open_workspace
+
+ACTOR = "alice@example.com"
+REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "real-memory"
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (tmp_path / "gitconfig").write_text("")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+
+
+def workspace(root: Path) -> Workspace:
+    Store.init(root / "private", scope="private", owner="alice", team_store="../team", actor=ACTOR)
+    Store.init(root / "team", scope="team", maintainers=(ACTOR,), actor=ACTOR)
+    return open_workspace([root])
+
+
+# ------------------------------------------------------------ Claude Code's front matter
+def test_claude_codes_unquoted_values_read_line_by_line() -> None:
+    lines = [
+        "---",
+        "name: Project Context: SS Traveling",
+        "description: Cover letter standards: NYC location, 1 page",
+        "type: project",
+        "metadata:",
+        "  originSessionId: 3f9e: a",
+        "---",
+        "body",
+    ]
+    meta, body = split_front_matter(lines, "p.md")
+    assert meta == {
+        "name": "Project Context: SS Traveling",
+        "description": "Cover letter standards: NYC location, 1 page",
+        "type": "project",
+        "metadata": {"originSessionId": "3f9e: a"},
+    }
+    assert lines[body] == "body"
+
+
+def test_valid_yaml_is_still_read_as_yaml_and_what_is_neither_is_refused() -> None:
+    meta, _ = split_front_matter(["---", "name: 'quoted: fine'", "tags: [a, b]", "---"], "q.md")
+    assert meta == {"name": "quoted: fine", "tags": ["a", "b"]}
+    # a line that is no field, and an indented field under a value, are not guessed at
+    assert line_fields(["name: x: y", "just prose"]) is None
+    assert line_fields(["name: x: y", "  nested: z"]) is None
+    assert line_fields(["name: x", "type: [feedback"]) is None  # meant as YAML
+    with pytest.raises(FolderError) as err:
+        split_front_matter(["---", "name: a: b", "- a list item", "---"], "bad.md")
+    assert "bad.md:" in str(err.value) and "not valid YAML" in str(err.value)
+
+
+def test_a_folder_with_unquoted_front_matter_imports_every_file(tmp_path: Path) -> None:
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    (folder / "project_context.md").write_text(
+        "---\nname: Project Context: SS Traveling\ndescription: The ERP: goals and fixes\n"
+        "type: project\n---\n\nThe ERP is built on Laravel and deployed by hand.\n",
+        encoding="utf-8",
+    )
+    ws = workspace(tmp_path / "stores")
+    report = import_claude_code(ws, folder, actor=ACTOR)
+    assert [i.outcome for i in report.items] == ["written"]
+    (memory,) = ws.private.memories.values()  # type: ignore[union-attr]
+    assert memory.title == "Project Context: SS Traveling"
+
+
+# ---------------------------------------------------------------- bytes that are not UTF-8
+def test_bytes_that_are_not_utf8_cost_themselves_not_the_file(tmp_path: Path) -> None:
+    text, lost = decoded(b"abc" + b"\xe4\xb8" + "def 中文".encode() + b"\xff")
+    assert text == "abcdef 中文" and lost == [(3, 2), (15, 1)]
+    path = tmp_path / "MEMORY.md"
+    path.write_bytes(b"- one\n" + b"- tw\xe4\xb8o\n- three\n")
+    warnings: list[str] = []
+    assert read_lines(path, "MEMORY.md", warnings) == ["- one", "- two", "- three"]
+    (warning,) = warnings
+    assert warning.startswith("MEMORY.md: 2 bytes that are not UTF-8 (at byte 11)")
+    with pytest.raises(FolderError):  # a caller that cannot warn is told, as before
+        read_lines(path, "MEMORY.md")
+
+
+def test_a_cut_off_character_keeps_the_rest_of_the_memory(tmp_path: Path) -> None:
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    (folder / "feedback_tables.md").write_bytes(
+        b"---\nname: Tables\ntype: feedback\n---\n\n"
+        + b"Comparisons go in tables, "
+        + "表格".encode()[:4]  # a character cut off in the middle
+        + b" always.\n"
+    )
+    ws = workspace(tmp_path / "stores")
+    report = import_claude_code(ws, folder, actor=ACTOR)
+    assert [i.outcome for i in report.items] == ["written"]
+    assert any("feedback_tables.md: 1 byte that is not UTF-8" in w for w in report.warnings)
+    (memory,) = ws.private.memories.values()  # type: ignore[union-attr]
+    assert "Comparisons go in tables, 表 always." in memory.content
+
+
+# ------------------------------------------------------------------ the real folders
+#: what each real folder gives today (a dry run into a fresh private and team store);
+#: refused: internal addresses, which issue 15 wants as review items instead
+EXPECTED = {
+    ("claude-code", "0WAQ__gsim-ops__claude-memory"): {"written": 29, "refused": 5},
+    ("claude-code", "1000ssam__claude-config__memory"): {"written": 109},
+    ("claude-code", "4444J99__application-pipeline__claude-memory"): {"written": 54},
+    ("claude-code", "BobG1983__breaker__claude-agent-memory-planning-reviewer-specs-code"): {
+        "written": 6
+    },
+    ("claude-code", "Rodhey48__ss_traveling__claude-memory"): {"written": 2},
+    ("codex", "0x07c4__agent__memories"): {"written": 143},
+    ("codex", "ShengLin1001__codex-config__memories"): {"written": 80},
+}
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="../shared/real-memory is not here")
+@pytest.mark.parametrize(("kind", "name"), sorted(EXPECTED), ids=lambda v: str(v)[:24])
+def test_each_real_folder_imports_with_its_counts(tmp_path: Path, kind: str, name: str) -> None:
+    source = REAL / kind / name
+    if not source.is_dir():
+        pytest.skip(f"{source} is not here")
+    folder = Path(shutil.copytree(source, tmp_path / "folder"))  # read from a copy
+    ws = workspace(tmp_path / "stores")
+    run = import_claude_code if kind == "claude-code" else import_codex
+    report = run(ws, folder, actor=ACTOR, dry_run=True)
+    counts = collections.Counter(i.outcome for i in report.items)
+    assert dict(counts) == EXPECTED[kind, name], [
+        (i.origin, i.outcome, i.reasons) for i in report.items if i.outcome != "written"
+    ]
+    # no file skipped for its front matter or its encoding
+    assert not [
+        i for i in report.items if i.outcome == "skipped" and "front matter" in " ".join(i.reasons)
+    ]

@@ -87,7 +87,7 @@ def test_a_folder_with_unquoted_front_matter_imports_every_file(tmp_path: Path) 
     ws = workspace(tmp_path / "stores")
     report = import_claude_code(ws, folder, actor=ACTOR)
     assert [i.outcome for i in report.items] == ["written"]
-    (memory,) = ws.private.memories.values()  # type: ignore[union-attr]
+    (memory,) = ws.private.memories.values()
     assert memory.title == "Project Context: SS Traveling"
 
 
@@ -118,7 +118,7 @@ def test_a_cut_off_character_keeps_the_rest_of_the_memory(tmp_path: Path) -> Non
     report = import_claude_code(ws, folder, actor=ACTOR)
     assert [i.outcome for i in report.items] == ["written"]
     assert any("feedback_tables.md: 1 byte that is not UTF-8" in w for w in report.warnings)
-    (memory,) = ws.private.memories.values()  # type: ignore[union-attr]
+    (memory,) = ws.private.memories.values()
     assert "Comparisons go in tables, 表 always." in memory.content
 
 
@@ -156,3 +156,46 @@ def test_each_real_folder_imports_with_its_counts(tmp_path: Path, kind: str, nam
     assert not [
         i for i in report.items if i.outcome == "skipped" and "front matter" in " ".join(i.reasons)
     ]
+
+
+# ------------------------------------------------------------ whose folder it is
+def _topic(folder: Path, name: str, kind: str, body: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(
+        f"---\nname: {Path(name).stem}\ntype: {kind}\n---\n\n{body}\n", encoding="utf-8"
+    )
+
+
+def test_a_repositorys_claude_folder_is_that_repositorys_project(tmp_path: Path) -> None:
+    folder = tmp_path / "src" / "shop" / ".claude" / "memory"
+    _topic(folder, "project_deploy.md", "project", "The shop deploys with make ship.")
+    _topic(folder, "feedback_user-facing-copy.md", "feedback", "Keep user-facing copy short.")
+    ws = workspace(tmp_path / "stores")
+    import_claude_code(ws, folder, actor=ACTOR)
+    keys = {(m.subject, m.attribute) for m in ws.private.memories.values()}
+    assert keys == {
+        ("project:shop", "deploy"),
+        ("user:alice/project:shop", "user_facing_copy"),  # the prefix goes, its words stay
+    }
+
+
+def test_an_agents_own_memory_is_its_reflection_keyed_with_the_agent(tmp_path: Path) -> None:
+    folder = tmp_path / "breaker" / ".claude" / "agent-memory" / "code-reviewer"
+    _topic(folder, "feedback_small_diffs.md", "feedback", "Review diffs under 400 lines first.")
+    _topic(folder, "project_layout.md", "project", "Specs live in docs/specs.")
+    ws = workspace(tmp_path / "stores")
+    import_claude_code(ws, folder, actor=ACTOR)
+    found = {m.attribute: (m.type, m.subject) for m in ws.private.memories.values()}
+    assert found == {
+        "small_diffs": ("reflection", "project:breaker/agent:code-reviewer"),
+        "layout": ("semantic", "project:breaker/agent:code-reviewer"),
+    }
+    # two repositories' reviewers no longer share a key
+    other = tmp_path / "shop" / ".claude" / "agent-memory" / "code-reviewer"
+    _topic(other, "feedback_small_diffs.md", "feedback", "Review the tests first.")
+    import_claude_code(ws, other, actor=ACTOR)
+    statuses = {m.subject: m.status for m in ws.private.memories.values() if m.type == "reflection"}
+    assert statuses == {
+        "project:breaker/agent:code-reviewer": "active",
+        "project:shop/agent:code-reviewer": "active",
+    }

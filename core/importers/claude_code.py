@@ -110,22 +110,36 @@ def import_claude_code(
         owner=rules.owner or default_owner(workspace, actor),
         project=rules.project or project_name(folder),
         mapping=rules,
+        agent=agent_name(folder),
     )
     return run_entries(workspace, reading, fmt=FORMAT, folder=folder, actor=actor, dry_run=dry_run)
 
 
 def project_name(folder: Path) -> str:
-    """``<project>/memory`` -> ``<project>``. Claude Code names a project's folder after
+    """``<project>/memory`` -> ``<project>``; a folder inside a repository
+    (``<repo>/.claude/memory``, ``<repo>/.claude/agent-memory/<agent>``) -> ``<repo>``,
+    never ``.claude``. Claude Code names a project's folder after
     its path, with '-' for '/' (and for other characters than letters and digits:
     ``/home/alice/src/my-app`` -> ``-home-alice-src-my-app``). When a folder with
     that encoding exists on this machine, its name; else the name without the
     leading '-'."""
     base = folder.parent if folder.name == "memory" else folder
+    if agent_name(folder) is not None:  # <repository>/.claude/agent-memory/<agent>
+        base = folder.parent.parent
+    if base.name == ".claude":  # <repository>/.claude/memory: the repository's project
+        base = base.parent
     name = base.name
     if not name.startswith("-"):
         return name or "project"
     found = _decode(Path("/"), name[1:].split("-"))
     return found.name if found is not None and found.name else name.strip("-") or "project"
+
+
+def agent_name(folder: Path) -> str | None:
+    """The agent whose own memory the folder is (``.claude/agent-memory/<agent>``)."""
+    if folder.parent.name == "agent-memory" and folder.parent.parent.name == ".claude":
+        return folder.name
+    return None
 
 
 def _decode(base: Path, parts: list[str]) -> Path | None:
@@ -156,7 +170,12 @@ def _check_layout(folder: Path) -> None:
 
 
 def read_claude_code(
-    folder: Path, *, owner: str, project: str, mapping: ImportMapping | None = None
+    folder: Path,
+    *,
+    owner: str,
+    project: str,
+    mapping: ImportMapping | None = None,
+    agent: str | None = None,
 ) -> Reading:
     """Parse the folder into entries, skipped files and warnings (nothing is written)."""
     reading = Reading()
@@ -167,7 +186,9 @@ def read_claude_code(
     names = {n.casefold() for t in topics for n in (t.stem, front_text(t.meta, "name") or t.stem)}
     entries = []
     for topic in topics:
-        entries.append(topic_entry(topic, listed.get(topic.rel), owner, project, reading))
+        entries.append(
+            topic_entry(topic, listed.get(topic.rel), owner, project, reading, agent=agent)
+        )
         check_links(topic, names, reading)
     if index:  # the run's warning says which of them it imported (session.unlisted_warning)
         reading.unlisted = [t.rel for t in topics if t.rel not in listed]

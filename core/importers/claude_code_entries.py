@@ -46,8 +46,16 @@ _WISH = re.compile(
 
 
 def topic_entry(
-    topic: Topic, listed: IndexEntry | None, owner: str, project: str, reading: Reading
+    topic: Topic,
+    listed: IndexEntry | None,
+    owner: str,
+    project: str,
+    reading: Reading,
+    agent: str | None = None,
 ) -> Entry:
+    """One topic file as an entry. ``agent``: the folder is an agent's own memory
+    (``.claude/agent-memory/<agent>/``): what it learnt about its work is its
+    reflection about the project, keyed with the agent, not a preference of the user."""
     meta = topic.meta
     block = _memgov_block(topic, reading)
     name = _without_condition(front_text(meta, "name"), block.get("condition"))
@@ -67,8 +75,12 @@ def topic_entry(
         origin=f"{topic.rel}:{line}",
         kind=kind,
         scope=scope,
-        type=block.get("type") or _memgov_type(kind, description, content),
-        subject=block.get("subject") or _subject(kind, scope, owner, project),
+        type=block.get("type")
+        or ("reflection" if agent and kind == "feedback" else None)
+        or _memgov_type(kind, description, content),
+        subject=block.get("subject")
+        or (f"project:{project}/agent:{agent}" if agent and kind != "user" else None)
+        or _subject(kind, scope, owner, project),
         attribute=block.get("attribute") or slug(without_type_prefix(name or topic.stem)),
         content=content,
         sources=(
@@ -162,10 +174,11 @@ def _subject(kind: str, scope: str, owner: str, project: str) -> str:
 
 
 def without_type_prefix(name: str) -> str:
+    """``feedback_testing`` -> ``testing``: Claude Code's own prefix, with its
+    underscore (``user-facing-copy`` keeps its words)."""
     for kind in CLAUDE_TYPES:
-        for sep in ("_", "-", " "):
-            if name.casefold().startswith(kind + sep) and len(name) > len(kind) + 1:
-                return name[len(kind) + 1 :]
+        if name.casefold().startswith(kind + "_") and len(name) > len(kind) + 1:
+            return name[len(kind) + 1 :]
     return name
 
 

@@ -199,3 +199,32 @@ def test_an_agents_own_memory_is_its_reflection_keyed_with_the_agent(tmp_path: P
         "project:breaker/agent:code-reviewer": "active",
         "project:shop/agent:code-reviewer": "active",
     }
+
+
+def test_two_folders_user_profiles_do_not_open_a_false_conflict(tmp_path: Path) -> None:
+    ws = workspace(tmp_path / "stores")
+    for project, text in (("shop", "Alice is a backend engineer."), ("blog", "Alice writes.")):
+        folder = tmp_path / project / ".claude" / "memory"
+        _topic(folder, "user_profile.md", "user", text)
+        import_claude_code(ws, folder, actor=ACTOR)
+    found = sorted((m.attribute, m.status) for m in ws.private.memories.values())
+    assert found == [("profile_blog", "active"), ("profile_shop", "active")]
+
+
+def test_a_profile_that_lists_preferences_is_a_preference(tmp_path: Path) -> None:
+    folder = tmp_path / "app" / ".claude" / "memory"
+    _topic(folder, "user_style.md", "user", "Code style preferences: tabs, short functions.")
+    ws = workspace(tmp_path / "stores")
+    import_claude_code(ws, folder, actor=ACTOR)
+    (memory,) = ws.private.memories.values()
+    assert memory.type == "preference"
+
+
+def test_a_link_that_spells_the_name_with_dashes_is_no_broken_link(tmp_path: Path) -> None:
+    folder = tmp_path / "app" / ".claude" / "memory"
+    _topic(folder, "user_profile.md", "user", "Alice is a backend engineer.")
+    _topic(folder, "feedback_tests.md", "feedback", "See [[user-profile]]; also [[nothing_here]].")
+    ws = workspace(tmp_path / "stores")
+    report = import_claude_code(ws, folder, actor=ACTOR)
+    links = [w for w in report.warnings if "links to" in w]
+    assert len(links) == 1 and "[[nothing_here]]" in links[0]

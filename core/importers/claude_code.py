@@ -70,7 +70,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from core.importers.claude_code_entries import check_links, topic_entry
+from core.importers.claude_code_entries import check_links, link_key, topic_entry
 from core.importers.claude_code_files import (
     INDEX_FILE,
     TEAM_DIR,
@@ -183,7 +183,7 @@ def read_claude_code(
     index += read_index(folder, f"{TEAM_DIR}/{INDEX_FILE}", reading)
     listed = index_by_file(index, folder, reading)
     topics = topic_files(folder, reading)
-    names = {n.casefold() for t in topics for n in (t.stem, front_text(t.meta, "name") or t.stem)}
+    names = {link_key(n) for t in topics for n in (t.stem, front_text(t.meta, "name") or t.stem)}
     entries = []
     for topic in topics:
         entries.append(

@@ -39,7 +39,7 @@ GATE = {
 
 _LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|[^\]]*)?\]\]")
 _WISH = re.compile(
-    r"\b(?:prefers?|preferred|preference|likes?|dislikes?|wants?|hates?|always|never|"
+    r"\b(?:prefers?|preferred|preferences?|likes?|dislikes?|wants?|hates?|always|never|"
     r"don'?t|do not|avoid|please)\b|偏好|喜欢|希望|不要|别用|总是|讨厌|更愿意|习惯",
     re.IGNORECASE,
 )
@@ -81,7 +81,7 @@ def topic_entry(
         subject=block.get("subject")
         or (f"project:{project}/agent:{agent}" if agent and kind != "user" else None)
         or _subject(kind, scope, owner, project),
-        attribute=block.get("attribute") or slug(without_type_prefix(name or topic.stem)),
+        attribute=block.get("attribute") or _attribute(name or topic.stem, project),
         content=content,
         sources=(
             Source(
@@ -99,6 +99,20 @@ def topic_entry(
         exported_id=block.get("id"),
         notes=tuple(notes),
     )
+
+
+#: file names every folder may have: their key takes the project, or two folders'
+#: ``user_profile.md`` would land on one key and open a false conflict
+GENERIC_NAMES = frozenset(
+    {"profile", "user", "user_profile", "about_me", "me", "notes", "memory", "context", "index"}
+)
+
+
+def _attribute(name: str, project: str) -> str:
+    attribute = slug(without_type_prefix(name))
+    if slug(name) in GENERIC_NAMES or attribute in GENERIC_NAMES:
+        return f"{attribute}_{slug(project)}"
+    return attribute
 
 
 def _without_condition(name: str | None, condition: str | None) -> str | None:
@@ -214,11 +228,17 @@ def _memgov_block(topic: Topic, reading: Reading) -> dict[str, str]:
     return out
 
 
+def link_key(name: str) -> str:
+    """A memory's name as a ``[[link]]`` matches it: case, ``.md``, and ``_`` against
+    ``-`` or a space do not matter (``[[user-profile]]`` names ``user_profile.md``)."""
+    return re.sub(r"[\s_\-]+", "_", name.strip().removesuffix(".md").casefold())
+
+
 def check_links(topic: Topic, names: set[str], reading: Reading) -> None:
+    """``names``: :func:`link_key` of every memory file's stem and name."""
     for number in range(topic.body_start, len(topic.lines)):
         for name in _LINK.findall(topic.lines[number]):
-            key = name.strip().removesuffix(".md").casefold()
-            if key not in names:
+            if link_key(name) not in names:
                 reading.warnings.append(
                     f"{topic.rel}:{number + 1}: links to [[{name.strip()}]], which names no "
                     "memory file in this folder"

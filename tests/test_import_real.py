@@ -127,8 +127,8 @@ def test_a_cut_off_character_keeps_the_rest_of_the_memory(tmp_path: Path) -> Non
 #: refused: internal addresses, which issue 15 wants as review items instead
 EXPECTED = {
     ("claude-code", "0WAQ__gsim-ops__claude-memory"): {"written": 29, "refused": 5},
-    ("claude-code", "1000ssam__claude-config__memory"): {"written": 109},
-    ("claude-code", "4444J99__application-pipeline__claude-memory"): {"written": 54},
+    ("claude-code", "1000ssam__claude-config__memory"): {"written": 125},
+    ("claude-code", "4444J99__application-pipeline__claude-memory"): {"written": 92},
     ("claude-code", "BobG1983__breaker__claude-agent-memory-planning-reviewer-specs-code"): {
         "written": 6
     },
@@ -228,3 +228,39 @@ def test_a_link_that_spells_the_name_with_dashes_is_no_broken_link(tmp_path: Pat
     report = import_claude_code(ws, folder, actor=ACTOR)
     links = [w for w in report.warnings if "links to" in w]
     assert len(links) == 1 and "[[nothing_here]]" in links[0]
+
+
+def test_notes_written_into_the_index_become_records(tmp_path: Path) -> None:
+    folder = tmp_path / "app" / ".claude" / "memory"
+    _topic(folder, "project_deploy.md", "project", "Deploy with make ship.")
+    (folder / "MEMORY.md").write_text(
+        "# Memory\n\n"
+        "- [Deploy](project_deploy.md) — how we ship\n\n"
+        "## User Preferences\n"
+        "- Always include the application URL when listing entries\n"
+        "## Paths\n"
+        "- Resumes go to `materials/resumes/batch-NN/`\n\n"
+        "Some prose that is no note.\n",
+        encoding="utf-8",
+    )
+    ws = workspace(tmp_path / "stores")
+    report = import_claude_code(ws, folder, actor=ACTOR)
+    assert sorted(i.origin for i in report.items if i.outcome == "written") == [
+        "MEMORY.md:6",
+        "MEMORY.md:8",
+        "project_deploy.md:6",
+    ]
+    found = {m.content: (m.type, m.subject) for m in ws.private.memories.values()}
+    assert found["Always include the application URL when listing entries"] == (
+        "preference",
+        "user:alice/project:app",
+    )
+    assert found["Resumes go to `materials/resumes/batch-NN/`"] == ("semantic", "project:app")
+    # each note's source is its line of the index, so the desk shows it in place
+    note = next(m for m in ws.private.memories.values() if m.content.startswith("Always"))
+    assert note.all_sources[0].line == 6 and note.all_sources[0].file.endswith("MEMORY.md")
+    (prose,) = [w for w in report.warnings if "prose" in w]
+    assert "line 10" in prose
+    # the same folder again changes nothing
+    again = import_claude_code(ws, folder, actor=ACTOR)
+    assert {i.outcome for i in again.items} == {"already-imported"}

@@ -70,12 +70,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from core.importers.claude_code_entries import check_links, link_key, topic_entry
+from core.importers.claude_code_entries import check_links, link_key, note_entry, topic_entry
 from core.importers.claude_code_files import (
     INDEX_FILE,
     TEAM_DIR,
     front_text,
     index_by_file,
+    index_notes,
     read_index,
     topic_files,
 )
@@ -190,6 +191,9 @@ def read_claude_code(
             topic_entry(topic, listed.get(topic.rel), owner, project, reading, agent=agent)
         )
         check_links(topic, names, reading)
+    for rel in (INDEX_FILE, f"{TEAM_DIR}/{INDEX_FILE}"):
+        for note in index_notes(folder, rel, reading):
+            entries.append(note_entry(note, folder / rel, owner, project, agent=agent))
     if index:  # the run's warning says which of them it imported (session.unlisted_warning)
         reading.unlisted = [t.rel for t in topics if t.rel not in listed]
         reading.index_file = INDEX_FILE

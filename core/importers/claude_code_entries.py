@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 from core.domain.record import TYPES, Source
@@ -23,6 +24,7 @@ from core.importers.claude_code_files import (
     INDEX_MAX_LINES,
     TEAM_DIR,
     IndexEntry,
+    IndexNote,
     Topic,
     front_field,
     front_text,
@@ -113,6 +115,55 @@ def _attribute(name: str, project: str) -> str:
     if slug(name) in GENERIC_NAMES or attribute in GENERIC_NAMES:
         return f"{attribute}_{slug(project)}"
     return attribute
+
+
+#: words of a MEMORY.md heading that say what its notes are (else: about the project)
+_HEADING_KINDS = {
+    "preference": "feedback",
+    "preferences": "feedback",
+    "feedback": "feedback",
+    "rules": "feedback",
+    "user": "user",
+    "profile": "user",
+}
+
+
+def note_entry(
+    note: IndexNote, path: Path, owner: str, project: str, agent: str | None = None
+) -> Entry:
+    """A note written straight into MEMORY.md (a bullet under ``## User Preferences``)
+    as an entry: its kind from its heading, its source the index line itself."""
+    words = re.findall(r"\w+", (note.heading or "").casefold())
+    kinds = {_HEADING_KINDS[w] for w in words if w in _HEADING_KINDS}
+    # "User Preferences": preferences of the user, as a feedback file's are
+    kind = next((k for k in ("feedback", "user") if k in kinds), "project")
+    scope = "team" if note.index.startswith(f"{TEAM_DIR}/") else "private"
+    first = re.sub(r"[*`]", "", note.text)
+    return Entry(
+        origin=f"{note.index}:{note.line}",
+        kind=kind,
+        scope=scope,
+        type=("reflection" if agent and kind == "feedback" else None)
+        or _memgov_type(kind, None, note.text),
+        subject=(f"project:{project}/agent:{agent}" if agent and kind != "user" else None)
+        or _subject(kind, scope, owner, project),
+        attribute=slug(first, limit=40),
+        content=note.text,
+        sources=(
+            Source(
+                task=f"claude-code:{project}/{note.index}",
+                file=str(path),
+                line=note.line,
+                evidence=note.evidence,
+            ),
+        ),
+        gate=GATE[kind],
+        title=(first[:57].rstrip() + "…") if len(first) > 60 else first,
+        notes=(
+            f"a note written into {note.index}"
+            + (f" under '{note.heading}'" if note.heading else ""),
+        ),
+    )
 
 
 def _without_condition(name: str | None, condition: str | None) -> str | None:

@@ -42,6 +42,20 @@ _INDEX_LINE = re.compile(
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 
 
+_NOTE = re.compile(r"^(?P<indent>\s*)[-*+]\s+(?P<text>\S.*?)\s*$")
+
+
+@dataclass(frozen=True)
+class IndexNote:
+    """A note written straight into MEMORY.md: a bullet that links to no file."""
+
+    index: str
+    line: int
+    text: str  # the bullet's text, without its marker
+    evidence: str  # the line as it stands
+    heading: str | None
+
+
 @dataclass(frozen=True)
 class IndexEntry:
     index: str  # MEMORY.md or team/MEMORY.md
@@ -86,6 +100,48 @@ def read_index(folder: Path, rel: str, reading: Reading) -> list[IndexEntry]:
         loaded = number <= INDEX_MAX_LINES and used <= INDEX_MAX_BYTES
         entries.append(IndexEntry(rel, number, match["title"].strip(), target, heading, loaded))
     return entries
+
+
+def index_notes(folder: Path, rel: str, reading: Reading) -> list[IndexNote]:
+    """The bullets of one MEMORY.md that are notes rather than links to topic files;
+    other prose (a paragraph, a line of text) is reported, not imported."""
+    path = folder / rel
+    if not path.is_file():
+        return []
+    try:
+        lines = read_lines(path, rel, [])  # its bytes were reported with the index
+    except FolderError:
+        return []  # and so was a file that cannot be read
+    heading: str | None = None
+    notes: list[IndexNote] = []
+    prose: list[int] = []
+    fenced = False
+    for number, line in enumerate(lines, start=1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            prose.append(number)
+            continue
+        if fenced or not line.strip():
+            if fenced:
+                prose.append(number)
+            continue
+        if match := _HEADING.match(line):
+            heading = match["text"]
+            continue
+        if _INDEX_LINE.match(line):
+            continue
+        found = _NOTE.match(line)
+        if found is None:
+            prose.append(number)
+            continue
+        notes.append(IndexNote(rel, number, found["text"], line.strip(), heading))
+    if prose:
+        shown = ", ".join(str(n) for n in prose[:5]) + (" ..." if len(prose) > 5 else "")
+        reading.warnings.append(
+            f"{rel}: {counted(len(prose), 'line')} of prose (line {shown}) neither links to "
+            "a memory file nor is a note (a bullet); not imported"
+        )
+    return notes
 
 
 def _target(raw: str, base: str) -> str | None:

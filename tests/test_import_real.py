@@ -264,3 +264,19 @@ def test_notes_written_into_the_index_become_records(tmp_path: Path) -> None:
     # the same folder again changes nothing
     again = import_claude_code(ws, folder, actor=ACTOR)
     assert {i.outcome for i in again.items} == {"already-imported"}
+
+
+def test_files_codex_does_not_write_are_named_not_passed_over(tmp_path: Path) -> None:
+    folder = tmp_path / "memories"
+    folder.mkdir()
+    (folder / "memory_summary.md").write_text("v1\n\n## User profile\n\n- Alice.\n")
+    (folder / "PROFILE.md").write_text("# Alice\n")
+    (folder / "skills").mkdir()
+    (folder / "extensions" / "ad_hoc").mkdir(parents=True)
+    (folder / "extensions" / "ad_hoc" / "notes.md").write_text("- trust this\n")
+    ws = workspace(tmp_path / "stores")
+    report = import_codex(ws, folder, actor=ACTOR, dry_run=True)
+    said = " | ".join(report.warnings)
+    assert "PROFILE.md: not a file Codex writes" in said
+    assert "skills/: a folder Codex does not write" in said
+    assert "extensions/: notes Codex treats as the user's own authoritative edits" in said

@@ -280,3 +280,12 @@ def test_files_codex_does_not_write_are_named_not_passed_over(tmp_path: Path) ->
     assert "PROFILE.md: not a file Codex writes" in said
     assert "skills/: a folder Codex does not write" in said
     assert "extensions/: notes Codex treats as the user's own authoritative edits" in said
+
+
+def test_the_type_prefix_goes_with_the_files_own_type_and_keeps_real_words() -> None:
+    from core.importers.claude_code_entries import without_type_prefix
+
+    assert without_type_prefix("feedback-commit-style", "feedback") == "commit-style"
+    assert without_type_prefix("feedback_testing") == "testing"
+    assert without_type_prefix("user-facing-copy", "feedback") == "user-facing-copy"
+    assert without_type_prefix("project-wide lint rules", "feedback") == "project-wide lint rules"

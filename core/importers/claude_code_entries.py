@@ -83,7 +83,7 @@ def topic_entry(
         subject=block.get("subject")
         or (f"project:{project}/agent:{agent}" if agent and kind != "user" else None)
         or _subject(kind, scope, owner, project),
-        attribute=block.get("attribute") or _attribute(name or topic.stem, project),
+        attribute=block.get("attribute") or _attribute(name or topic.stem, project, kind),
         content=content,
         sources=(
             Source(
@@ -110,8 +110,8 @@ GENERIC_NAMES = frozenset(
 )
 
 
-def _attribute(name: str, project: str) -> str:
-    attribute = slug(without_type_prefix(name))
+def _attribute(name: str, project: str, kind: str | None = None) -> str:
+    attribute = slug(without_type_prefix(name, kind))
     if slug(name) in GENERIC_NAMES or attribute in GENERIC_NAMES:
         return f"{attribute}_{slug(project)}"
     return attribute
@@ -238,12 +238,16 @@ def _subject(kind: str, scope: str, owner: str, project: str) -> str:
     return f"project:{project}"
 
 
-def without_type_prefix(name: str) -> str:
-    """``feedback_testing`` -> ``testing``: Claude Code's own prefix, with its
-    underscore (``user-facing-copy`` keeps its words)."""
-    for kind in CLAUDE_TYPES:
-        if name.casefold().startswith(kind + "_") and len(name) > len(kind) + 1:
-            return name[len(kind) + 1 :]
+def without_type_prefix(name: str, kind: str | None = None) -> str:
+    """``feedback_testing`` -> ``testing``: Claude Code's own prefix. With ``kind`` (the
+    file's type), that type's prefix goes whatever joins it (``feedback-commit-style``
+    in a feedback file); any other type's only with Claude Code's underscore, so
+    ``user-facing-copy`` keeps its words."""
+    folded = name.casefold()
+    for prefix in CLAUDE_TYPES:
+        seps = ("_", "-", " ") if prefix == kind else ("_",)
+        if any(folded.startswith(prefix + sep) for sep in seps) and len(name) > len(prefix) + 1:
+            return name[len(prefix) + 1 :]
     return name
 
 

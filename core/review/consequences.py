@@ -83,24 +83,16 @@ def consequences_of(
                         f"for {now}, which replaces {was}",
                     )
                 )
-            elif event.action == "request-closed" and event.request:
+            elif event.action in ("request-closed", "request-reopened") and event.request:
                 what = _request_kind(event.request)
+                closes = event.action == "request-closed"
                 out.append(
                     Consequence(
-                        "request-closed",
+                        "request-closed" if closes else "request-opened",
                         name,
                         event.request,
-                        f"the {what} request {event.request} closes: {event.reason}",
-                    )
-                )
-            elif event.action == "request-reopened" and event.request:
-                what = _request_kind(event.request)
-                out.append(
-                    Consequence(
-                        "request-opened",
-                        name,
-                        event.request,
-                        f"the {what} request {event.request} is open again",
+                        f"the {what} request {event.request} "
+                        + (f"closes: {event.reason}" if closes else "is open again"),
                     )
                 )
             elif event.action in _OPENS and event.request:

@@ -1,0 +1,103 @@
+"""Importing a large Claude Code folder into a large store, as a user runs it.
+
+    .venv/bin/python bench/bench_import.py                     # 1,000 files into 10,000 memories
+    .venv/bin/python bench/bench_import.py --files 1000 --sizes 10000 100000
+
+Writes a Claude Code memory folder of ``--files`` topic files (the four types in
+turn, front matter as Claude Code writes it, unquoted ``: `` in a description
+included, a three-line body) and its ``MEMORY.md`` (one index line each, under a
+heading per type), copies the cached bench store (bench/stores.py), and times the
+CLI as a person runs it (a new process, start-up included):
+
+- ``memgov import claude-code FOLDER``: every file through the write pipeline, in
+  one transaction and one commit per store;
+- the same import again: nothing new, every entry ``already-imported``.
+
+Prints both with the goal of issue 15 (a first import under 10 s) and the ratio; the
+floor for comparison is ``cp -r`` of the folder (reading and writing its bytes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from stores import OWNER, fresh_copy
+
+GOAL = 10.0
+TYPES = ("user", "feedback", "project", "reference")
+
+
+def write_folder(folder: Path, files: int) -> None:
+    folder.mkdir(parents=True)
+    index: dict[str, list[str]] = {kind: [] for kind in TYPES}
+    for i in range(files):
+        kind = TYPES[i % len(TYPES)]
+        name = f"{kind}_topic_{i:05d}"
+        (folder / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: Topic {i}: what was learnt in session {i}\n"
+            f"type: {kind}\n---\n\n"
+            f"Rule {i}: run the checks of module m{i} before pushing.\n"
+            f"**Why:** module m{i} broke the build once.\n"
+            f"**How to apply:** run `make check-m{i}` first.\n",
+            encoding="utf-8",
+        )
+        index[kind].append(f"- [Topic {i}]({name}.md) — module m{i}")
+    lines = ["# Memory", ""]
+    for kind, entries in index.items():
+        lines += [f"## {kind.capitalize()}", *entries, ""]
+    (folder / "MEMORY.md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def memgov(store: Path, *args: str) -> tuple[float, dict[str, object]]:
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "--store", str(store), "--as", OWNER, "--json", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=1800,
+    )
+    took = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"memgov {' '.join(args)}: exit {done.returncode}\n{done.stderr[-2000:]}")
+    return took, json.loads(done.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10000])
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "shop" / ".claude" / "memory"
+        write_folder(folder, args.files)
+        start = time.perf_counter()
+        shutil.copytree(folder, Path(tmp) / "floor")
+        floor = time.perf_counter() - start
+        print(f"# a Claude Code folder of {args.files:,} topic files; floor (cp -r) {floor:.3f} s")
+        print(f"{'store':>8}  {'import s':>9}  {'ratio':>6}  {'again s':>8}  outcomes")
+        for size in args.sizes:
+            store = fresh_copy(size, "import")
+            first, report = memgov(store, "import", "claude-code", str(folder))
+            again, second = memgov(store, "import", "claude-code", str(folder))
+            outcomes = Counter(str(i["outcome"]) for i in report["items"])  # type: ignore[union-attr]
+            repeats = Counter(str(i["outcome"]) for i in second["items"])  # type: ignore[union-attr]
+            print(
+                f"{size:>8,}  {first:>9.2f}  {first / GOAL:>6.2f}  {again:>8.2f}  "
+                f"{dict(outcomes)}; again {dict(repeats)}"
+            )
+
+
+if __name__ == "__main__":
+    main()

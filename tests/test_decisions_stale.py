@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import events
+from conftest import events, git
 from support_decisions import assert_clean, assert_recorded, stores, the_item, transitions
 from support_desk import DEMO_NOW, workspace
 
@@ -282,4 +282,30 @@ def test_reverting_the_correction_reopens_the_report_it_closed(demo: Path) -> No
     assert any(c.subject == item.id for c in back.consequences)
     assert fresh(demo).get(memory.id).status == "active"
     assert item.id in {i.id for i in build_queue(workspace(demo))}
+    assert_clean(demo)
+
+
+def test_several_reports_are_decided_in_one_commit(demo: Path) -> None:
+    from core.review.decide import Choice, decide_many
+
+    private, _team = stores(demo)
+    first = freeze_item(demo)
+    other = next(
+        m
+        for m in private.memories.values()
+        if m.status == "active" and m.id != first.records[0].memory.id
+    )
+    second, _ = filed_request(
+        private, kind="stale", memory_id=other.id, reason="no longer true", actor=AGENT
+    )
+    commits = git(private.root, "rev-list", "--count", "HEAD")
+    decisions = decide_many(
+        workspace(demo),
+        [(first.id, Choice(True, option="expire")), (second.id, Choice(False))],
+        actor=OWNER,
+    )
+    assert [(d.kind, d.option) for d in decisions] == [("stale", "expire"), ("stale", "keep")]
+    assert int(git(private.root, "rev-list", "--count", "HEAD")) == int(commits) + 1
+    assert fresh(demo).get(first.records[0].memory.id).status == "expired"
+    assert fresh(demo).get(other.id).verified_at == DEMO_NOW
     assert_clean(demo)

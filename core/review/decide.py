@@ -99,7 +99,8 @@ def decide_many(
     every decision lands, or none does (the first refusal names its item and
     nothing is written). Each item is checked as :func:`decide` checks it.
 
-    A list holds conflicts, secrets and deletions of one store, each item once and
+    A list holds conflicts, secrets, deletions and stale reports of one store, each
+    item once and
     no record in two of its items. A decision that writes two stores (a promotion,
     an erasure with a team copy) or a consolidation batch (its own commits and
     refs) is decided on its own."""

@@ -100,8 +100,7 @@ def decide_many(
     nothing is written). Each item is checked as :func:`decide` checks it.
 
     A list holds conflicts, secrets, deletions and stale reports of one store, each
-    item once and
-    no record in two of its items. A decision that writes two stores (a promotion,
+    item once and no record in two of its items. A decision that writes two stores (a promotion,
     an erasure with a team copy) or a consolidation batch (its own commits and
     refs) is decided on its own."""
     if not choices:

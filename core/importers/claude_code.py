@@ -74,8 +74,11 @@ from core.importers.claude_code_entries import check_links, link_key, note_entry
 from core.importers.claude_code_files import (
     INDEX_FILE,
     TEAM_DIR,
+    IndexEntry,
+    IndexNote,
     front_text,
     index_by_file,
+    index_lines,
     index_notes,
     read_index,
     topic_files,
@@ -180,8 +183,13 @@ def read_claude_code(
 ) -> Reading:
     """Parse the folder into entries, skipped files and warnings (nothing is written)."""
     reading = Reading()
-    index = read_index(folder, INDEX_FILE, reading)
-    index += read_index(folder, f"{TEAM_DIR}/{INDEX_FILE}", reading)
+    index: list[IndexEntry] = []
+    notes: list[tuple[IndexNote, Path]] = []
+    for rel in (INDEX_FILE, f"{TEAM_DIR}/{INDEX_FILE}"):
+        lines = index_lines(folder, rel, reading)
+        if lines is not None:
+            index += read_index(lines, rel, reading)
+            notes += [(note, folder / rel) for note in index_notes(lines, rel, reading)]
     listed = index_by_file(index, folder, reading)
     topics = topic_files(folder, reading)
     names = {link_key(n) for t in topics for n in (t.stem, front_text(t.meta, "name") or t.stem)}
@@ -191,9 +199,7 @@ def read_claude_code(
             topic_entry(topic, listed.get(topic.rel), owner, project, reading, agent=agent)
         )
         check_links(topic, names, reading)
-    for rel in (INDEX_FILE, f"{TEAM_DIR}/{INDEX_FILE}"):
-        for note in index_notes(folder, rel, reading):
-            entries.append(note_entry(note, folder / rel, owner, project, agent=agent))
+    entries += [note_entry(note, path, owner, project, agent=agent) for note, path in notes]
     if index:  # the run's warning says which of them it imported (session.unlisted_warning)
         reading.unlisted = [t.rel for t in topics if t.rel not in listed]
         reading.index_file = INDEX_FILE

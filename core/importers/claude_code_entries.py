@@ -77,12 +77,8 @@ def topic_entry(
         origin=f"{topic.rel}:{line}",
         kind=kind,
         scope=scope,
-        type=block.get("type")
-        or ("reflection" if agent and kind == "feedback" else None)
-        or _memgov_type(kind, description, content),
-        subject=block.get("subject")
-        or (f"project:{project}/agent:{agent}" if agent and kind != "user" else None)
-        or _subject(kind, scope, owner, project),
+        type=block.get("type") or _memgov_type(kind, description, content, agent),
+        subject=block.get("subject") or _subject(kind, scope, owner, project, agent),
         attribute=block.get("attribute") or _attribute(name or topic.stem, project, kind),
         content=content,
         sources=(
@@ -143,10 +139,8 @@ def note_entry(
         origin=f"{note.index}:{note.line}",
         kind=kind,
         scope=scope,
-        type=("reflection" if agent and kind == "feedback" else None)
-        or _memgov_type(kind, None, note.text),
-        subject=(f"project:{project}/agent:{agent}" if agent and kind != "user" else None)
-        or _subject(kind, scope, owner, project),
+        type=_memgov_type(kind, None, note.text, agent),
+        subject=_subject(kind, scope, owner, project, agent),
         attribute=slug(first, limit=40),
         content=note.text,
         sources=(
@@ -221,18 +215,22 @@ def _statement(topic: Topic, description: str | None) -> tuple[int, str]:
     return 1, ""
 
 
-def _memgov_type(kind: str, description: str | None, content: str) -> str:
+def _memgov_type(kind: str, description: str | None, content: str, agent: str | None = None) -> str:
+    """``agent``: an agent's own folder, whose feedback is what it learnt about its
+    work (its reflection), not a wish of the user."""
     if kind == "feedback":
-        return "preference"
+        return "reflection" if agent else "preference"
     if kind == "user":
         first = (content.strip().splitlines() or [""])[0]
         return "preference" if _WISH.search(f"{description or ''} {first}") else "semantic"
     return "semantic"
 
 
-def _subject(kind: str, scope: str, owner: str, project: str) -> str:
+def _subject(kind: str, scope: str, owner: str, project: str, agent: str | None = None) -> str:
     if kind == "user":
         return f"user:{owner}"
+    if agent:  # an agent's own folder: keyed with the agent, so two agents never share one
+        return f"project:{project}/agent:{agent}"
     if kind == "feedback" and scope == "private":
         return f"user:{owner}/project:{project}"
     return f"project:{project}"

@@ -42,7 +42,7 @@ _INDEX_LINE = re.compile(
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 
 
-_NOTE = re.compile(r"^(?P<indent>\s*)[-*+]\s+(?P<text>\S.*?)\s*$")
+_NOTE = re.compile(r"^\s*[-*+]\s+(?P<text>\S.*?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -66,16 +66,21 @@ class IndexEntry:
     loaded: bool  # within what Claude Code loads at start (200 lines / 25,000 bytes)
 
 
-def read_index(folder: Path, rel: str, reading: Reading) -> list[IndexEntry]:
-    """The index lines of one MEMORY.md, with warnings for its limits."""
+def index_lines(folder: Path, rel: str, reading: Reading) -> list[str] | None:
+    """The lines of one MEMORY.md (None: there is none, or it cannot be read, which
+    ``reading`` is told), read once for its index lines and its notes."""
     path = folder / rel
     if not path.is_file():
-        return []
+        return None
     try:
-        lines = read_lines(path, rel, reading.warnings)
+        return read_lines(path, rel, reading.warnings)
     except FolderError as exc:
         reading.warnings.append(f"{exc}; the index was not read")
-        return []
+        return None
+
+
+def read_index(lines: list[str], rel: str, reading: Reading) -> list[IndexEntry]:
+    """The index lines of one MEMORY.md, with warnings for its limits."""
     _check_limits(rel, lines, reading)
     base = posixpath.dirname(rel)
     heading: str | None = None
@@ -102,16 +107,9 @@ def read_index(folder: Path, rel: str, reading: Reading) -> list[IndexEntry]:
     return entries
 
 
-def index_notes(folder: Path, rel: str, reading: Reading) -> list[IndexNote]:
+def index_notes(lines: list[str], rel: str, reading: Reading) -> list[IndexNote]:
     """The bullets of one MEMORY.md that are notes rather than links to topic files;
     other prose (a paragraph, a line of text) is reported, not imported."""
-    path = folder / rel
-    if not path.is_file():
-        return []
-    try:
-        lines = read_lines(path, rel, [])  # its bytes were reported with the index
-    except FolderError:
-        return []  # and so was a file that cannot be read
     heading: str | None = None
     notes: list[IndexNote] = []
     prose: list[int] = []

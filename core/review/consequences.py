@@ -25,13 +25,14 @@ from dataclasses import replace
 
 from core.consolidation.batch import load_batch, pending_ids
 from core.domain.errors import MemgovError
+from core.review.items import KIND_OF_REQUEST, Kind
 from core.store import logs
 from core.store.decisions import Consequence, Decision
 from core.store.store import Store
 from core.store.transaction import Transaction
 
 #: request events that open a request, and what they open
-_OPENS = {"request-promote": "promotion", "request-delete": "deletion", "request-stale": "stale"}
+_OPENS = {f"request-{kind}": str(item) for kind, item in KIND_OF_REQUEST.items()}
 
 
 def consequences_of(
@@ -210,5 +211,4 @@ def _sources_left_behind(tx: Transaction, named: set[str]) -> list[Consequence]:
 
 
 def _request_kind(request_id: str) -> str:
-    kind = request_id.split("-", 1)[0]
-    return {"promote": "promotion", "stale": "stale"}.get(kind, "deletion")
+    return str(KIND_OF_REQUEST.get(request_id.split("-", 1)[0], Kind.DELETION))

@@ -63,10 +63,9 @@ def supersede_with(
         if report.path in tx.files:
             continue  # the report being decided: its caller's
         why = f"{old.id} was corrected by {new.id}"
-        closed = report.with_changes(
-            status="approved", decision=decision, decided_by=actor, decision_reason=why
+        tx.write_file(
+            report.path, report.decided(True, decision=decision, actor=actor, reason=why).to_yaml()
         )
-        tx.write_file(report.path, closed.to_yaml())
         tx.event("request-closed", (old.id,), reason=why, request=report.id, decision=decision)
     return new
 

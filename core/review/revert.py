@@ -138,11 +138,11 @@ def revert_in(
         if decision.request:
             request = get_request(store, decision.request)
             tx.write_file(request.path, _reopened(request).to_yaml())
-        for report in load_requests(store, status="approved"):
-            # a stale report the correction closed is open again with the old record
-            if (report.kind, report.decision) == ("stale", decision_id) and (
-                report.id != decision.request
-            ):
+        # a stale report a correction closed is open again with the old record (only a
+        # correction closes another item's report: a stale report's own is its request)
+        closing = load_requests(store, status="approved") if decision.kind == "correction" else ()
+        for report in closing:
+            if (report.kind, report.decision) == ("stale", decision_id):
                 tx.write_file(report.path, _reopened(report).to_yaml())
                 tx.event(
                     "request-reopened",

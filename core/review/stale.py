@@ -18,6 +18,8 @@ which leaves the record as it is.
 
 from __future__ import annotations
 
+from typing import Any
+
 from core.domain import secrets
 from core.domain.errors import SecretBlocked, ValidationError
 from core.review.correct import supersede_with
@@ -33,6 +35,10 @@ DEFAULT_REASONS = {
     "keep": "reported out of date, but it still holds: verified now",
     "close": "reported out of date; the record is no longer current anyway",
 }
+
+
+#: the transition and event of the outcomes that keep the record's identity
+_TRANSITIONS = {"expire": ("expired", "expire"), "keep": ("active", "verify")}
 
 
 def why_not(item: Item, option: str) -> str | None:
@@ -101,14 +107,17 @@ def decide_stale(
     with session.transaction(store, actor=actor, message=message) as tx:
         closed = request.decided(approve, decision=decision_id, actor=actor, reason=reason)
         tx.write_file(request.path, closed.to_yaml())
-        if chosen == "expire":
+        if chosen in _TRANSITIONS:
+            to_status, action = _TRANSITIONS[chosen]
+            changes: dict[str, Any] = {"verified_at": tx.now} if chosen == "keep" else {}
             tx.transition(
                 memory.id,
-                "expired",
-                action="expire",
+                to_status,
+                action=action,
                 reason=reason,
                 request=request.id,
                 decision=decision_id,
+                **changes,
             )
         elif chosen == "correct":
             assert content is not None
@@ -122,16 +131,6 @@ def decide_stale(
                 decision=decision_id,
             )
             created.append({"store": str(store.root), "id": new.id})
-        elif chosen == "keep":
-            tx.transition(
-                memory.id,
-                "active",
-                action="verify",
-                reason=reason,
-                request=request.id,
-                decision=decision_id,
-                verified_at=tx.now,
-            )
         # closed (the record is no longer active): the record stays as it is
         decision = Decision(
             id=decision_id,

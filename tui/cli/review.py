@@ -250,14 +250,12 @@ def cmd_request(kind: str) -> Command:
             store, kind=kind, memory_id=args.id, reason=args.reason, actor=actor_from(args)
         )
         what = "reported out of date" if kind == "stale" else "requested"
+        shown = args.id if kind == "stale" and filed else f"{kind} {args.id}"
         said = (
-            f"{request.id}: {args.id} {what}"
-            if kind == "stale" and filed
-            else f"{request.id}: {kind} {args.id} {what}"
+            f"{request.id}: {shown} {what}"
             if filed  # one open request per kind and memory: an open one is not filed again
-            else f"{request.id}: {kind} {args.id} was already {what} by "
-            f"{request.requested_by} at {request.requested_at[:16]} ({request.reason}); "
-            "nothing filed"
+            else f"{request.id}: {shown} was already {what} by {request.requested_by} at "
+            f"{request.requested_at[:16]} ({request.reason}); nothing filed"
         )
         emit(args, {**request.to_dict(), "filed": filed}, lambda: said)
         return EXIT_OK

@@ -26,9 +26,6 @@ from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import CorrectDialog, Proposal
 from tui.screens.item import ItemScreen
 
-#: the screen's actions, as the core names them (core.review.actions)
-_CORE = {"expire": "expire", "correct": "correct", "keep": "keep"}
-
 
 class StaleScreen(ItemScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -67,7 +64,7 @@ class StaleScreen(ItemScreen):
         self.refresh_view()
 
     def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
-        return _CORE.get(action)
+        return action if action in ("expire", "correct", "keep") else None
 
     def refresh_view(self) -> None:
         request = self.item.request

@@ -55,6 +55,11 @@ def full_memory() -> Memory:
         title="Deploy command",
         value="make release",
         environment={"node": "20.11", "pnpm": "9"},
+        origin={
+            "format": "claude-code",
+            "file": "feedback_x.md",
+            "front": "name: x\ntype: feedback\n",
+        },
     )
 
 

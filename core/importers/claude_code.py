@@ -78,12 +78,13 @@ from core.importers.claude_code_files import (
     IndexNote,
     front_text,
     index_by_file,
-    index_lines,
+    index_text,
     index_notes,
     read_index,
     topic_files,
 )
 from core.importers.entries import Reading
+from core.importers.folder_state import IndexTemplate, folder_key, template_line
 from core.importers.folders import FolderError, check_folder
 from core.importers.mapping import ImportMapping, default_owner, load_mapping
 from core.importers.report import ImportReport
@@ -115,6 +116,7 @@ def import_claude_code(
         project=rules.project or project_name(folder),
         mapping=rules,
         agent=agent_name(folder),
+        key=folder_key(folder),
     )
     return run_entries(workspace, reading, fmt=FORMAT, folder=folder, actor=actor, dry_run=dry_run)
 
@@ -180,14 +182,19 @@ def read_claude_code(
     project: str,
     mapping: ImportMapping | None = None,
     agent: str | None = None,
+    key: str = "",
 ) -> Reading:
-    """Parse the folder into entries, skipped files and warnings (nothing is written)."""
-    reading = Reading()
+    """Parse the folder into entries, skipped files and warnings (nothing is written).
+    ``key``: the folder's in the store (core.importers.folder_state.folder_key)."""
+    reading = Reading(folder_key=key or folder_key(folder))
     index: list[IndexEntry] = []
     notes: list[tuple[IndexNote, Path]] = []
+    texts: dict[str, str] = {}
     for rel in (INDEX_FILE, f"{TEAM_DIR}/{INDEX_FILE}"):
-        lines = index_lines(folder, rel, reading)
-        if lines is not None:
+        text = index_text(folder, rel, reading)
+        if text is not None:
+            texts[rel] = text
+            lines = text.splitlines()
             index += read_index(lines, rel, reading)
             notes += [(note, folder / rel) for note in index_notes(lines, rel, reading)]
     listed = index_by_file(index, folder, reading)
@@ -196,13 +203,43 @@ def read_claude_code(
     entries = []
     for topic in topics:
         entries.append(
-            topic_entry(topic, listed.get(topic.rel), owner, project, reading, agent=agent)
+            topic_entry(
+                topic,
+                listed.get(topic.rel),
+                owner,
+                project,
+                reading,
+                agent=agent,
+                folder_key=reading.folder_key,
+            )
         )
         check_links(topic, names, reading)
-    entries += [note_entry(note, path, owner, project, agent=agent) for note, path in notes]
+    entries += [
+        note_entry(note, path, owner, project, agent=agent, folder_key=reading.folder_key)
+        for note, path in notes
+    ]
+    read = {t.rel for t in topics}
+    for rel, text in texts.items():
+        slots = {e.line: e.target for e in listed.values() if e.index == rel and e.target in read}
+        slots.update({n.line: f"{rel}:{n.line}" for n, _p in notes if n.index == rel})
+        reading.templates[rel] = index_template(text, slots, rel, reading.warnings)
     if index:  # the run's warning says which of them it imported (session.unlisted_warning)
         reading.unlisted = [t.rel for t in topics if t.rel not in listed]
         reading.index_file = INDEX_FILE
         reading.unlisted_note = "Claude Code finds them only by searching"
     reading.entries = (mapping or ImportMapping()).apply(entries, reading.warnings)
     return reading
+
+
+def index_template(
+    text: str, slots: dict[int, str], rel: str, warnings: list[str]
+) -> IndexTemplate:
+    """One MEMORY.md as the state keeps it: each line its text, or the slot of the
+    record standing there (``slots``: line number -> slot)."""
+    template = IndexTemplate(final_newline=text.endswith(("\n", "\r")) or not text)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if number in slots:
+            template.lines.append({"slot": slots[number]})
+        elif (kept := template_line(line, warnings, f"{rel}:{number}")) is not None:
+            template.lines.append(kept)
+    return template

@@ -30,6 +30,7 @@ from core.importers.claude_code_files import (
     front_text,
 )
 from core.importers.entries import Entry, GateDefaults, Reading, slug
+from core.importers.origin import note_origin, topic_origin
 
 CLAUDE_TYPES = ("user", "feedback", "project", "reference")
 GATE = {
@@ -54,6 +55,7 @@ def topic_entry(
     project: str,
     reading: Reading,
     agent: str | None = None,
+    folder_key: str = "",
 ) -> Entry:
     """One topic file as an entry. ``agent``: the folder is an agent's own memory
     (``.claude/agent-memory/<agent>/``): what it learnt about its work is its
@@ -96,6 +98,16 @@ def topic_entry(
         order=_stamp(front_field(meta, "modified")),
         exported_id=block.get("id"),
         notes=tuple(notes),
+        origin_fields=topic_origin(
+            folder=folder_key,
+            rel=topic.rel,
+            text=topic.text,
+            lines=topic.lines,
+            body_start=topic.body_start,
+            content=content,
+            from_description=not "\n".join(topic.lines[topic.body_start :]).strip(),
+            index_line=listed.text if listed is not None else None,
+        ),
     )
 
 
@@ -125,7 +137,12 @@ _HEADING_KINDS = {
 
 
 def note_entry(
-    note: IndexNote, path: Path, owner: str, project: str, agent: str | None = None
+    note: IndexNote,
+    path: Path,
+    owner: str,
+    project: str,
+    agent: str | None = None,
+    folder_key: str = "",
 ) -> Entry:
     """A note written straight into MEMORY.md (a bullet under ``## User Preferences``)
     as an entry: its kind from its heading, its source the index line itself."""
@@ -156,6 +173,9 @@ def note_entry(
         notes=(
             f"a note written into {note.index}"
             + (f" under '{note.heading}'" if note.heading else ""),
+        ),
+        origin_fields=note_origin(
+            folder=folder_key, index=note.index, line=note.line, text=note.raw
         ),
     )
 

@@ -27,7 +27,7 @@ import yaml
 
 from core.domain.words import counted
 from core.importers.entries import Reading
-from core.importers.folders import FolderError, read_lines
+from core.importers.folders import FolderError, read_text
 
 INDEX_FILE = "MEMORY.md"
 TEAM_DIR = "team"
@@ -52,8 +52,9 @@ class IndexNote:
     index: str
     line: int
     text: str  # the bullet's text, without its marker
-    evidence: str  # the line as it stands
+    evidence: str  # the line, stripped
     heading: str | None
+    raw: str = ""  # the line as it stands
 
 
 @dataclass(frozen=True)
@@ -64,16 +65,17 @@ class IndexEntry:
     target: str  # relative to the folder
     heading: str | None
     loaded: bool  # within what Claude Code loads at start (200 lines / 25,000 bytes)
+    text: str = ""  # the line as it stands
 
 
-def index_lines(folder: Path, rel: str, reading: Reading) -> list[str] | None:
-    """The lines of one MEMORY.md (None: there is none, or it cannot be read, which
+def index_text(folder: Path, rel: str, reading: Reading) -> str | None:
+    """The text of one MEMORY.md (None: there is none, or it cannot be read, which
     ``reading`` is told), read once for its index lines and its notes."""
     path = folder / rel
-    if not path.is_file():
+    if not path.is_file() or path.is_symlink():
         return None
     try:
-        return read_lines(path, rel, reading.warnings)
+        return read_text(path, rel, reading.warnings)
     except FolderError as exc:
         reading.warnings.append(f"{exc}; the index was not read")
         return None
@@ -103,7 +105,9 @@ def read_index(lines: list[str], rel: str, reading: Reading) -> list[IndexEntry]
             )
             continue
         loaded = number <= INDEX_MAX_LINES and used <= INDEX_MAX_BYTES
-        entries.append(IndexEntry(rel, number, match["title"].strip(), target, heading, loaded))
+        entries.append(
+            IndexEntry(rel, number, match["title"].strip(), target, heading, loaded, line)
+        )
     return entries
 
 
@@ -132,7 +136,7 @@ def index_notes(lines: list[str], rel: str, reading: Reading) -> list[IndexNote]
         if found is None:
             prose.append(number)
             continue
-        notes.append(IndexNote(rel, number, found["text"], line.strip(), heading))
+        notes.append(IndexNote(rel, number, found["text"], line.strip(), heading, line))
     if prose:
         shown = ", ".join(str(n) for n in prose[:5]) + (" ..." if len(prose) > 5 else "")
         reading.warnings.append(
@@ -198,6 +202,7 @@ class Topic:
     lines: list[str]
     meta: dict[str, Any]
     body_start: int  # index into lines of the first line after the front matter
+    text: str = ""  # the file as read (core.importers.folders.read_text)
 
     @property
     def stem(self) -> str:
@@ -214,12 +219,13 @@ def topic_files(folder: Path, reading: Reading) -> list[Topic]:
             reading.skip_file(rel, scope, "a symbolic link: not followed; copy the file in")
             continue
         try:
-            lines = read_lines(path, rel, reading.warnings)
+            text = read_text(path, rel, reading.warnings)
+            lines = text.splitlines()
             meta, body_start = split_front_matter(lines, rel)
         except FolderError as exc:
             reading.skip_file(rel, scope, str(exc))
             continue
-        topics.append(Topic(rel, path, lines, meta, body_start))
+        topics.append(Topic(rel, path, lines, meta, body_start, text))
     return topics
 
 

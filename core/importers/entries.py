@@ -16,10 +16,15 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from core.domain.record import Source
+from core.importers.origin import signature, with_signature
 from core.importers.report import ImportItem
 from core.writing.candidate import Candidate
+
+if TYPE_CHECKING:
+    from core.importers.folder_state import IndexTemplate
 
 
 @dataclass(frozen=True)
@@ -52,12 +57,22 @@ class Entry:
     exported_id: str | None = None  # memgov.id of a memgov export
     notes: tuple[str, ...] = ()
     skip: str | None = None  # why this entry is not imported
+    #: where it stands in the folder, exactly (core.importers.origin), for an export
+    origin_fields: dict[str, str] | None = None
 
     @property
     def file(self) -> str:
         return self.origin.rpartition(":")[0] or self.origin
 
     def candidate(self, source: Source) -> Candidate:
+        sig = signature(
+            title=self.title,
+            type=self.type,
+            subject=self.subject,
+            attribute=self.attribute,
+            condition=self.condition,
+            content=self.content,
+        )
         return Candidate(
             content=self.content,
             type=self.type,
@@ -71,6 +86,7 @@ class Entry:
             condition=self.condition,
             value=self.value,
             title=self.title,
+            origin=with_signature(self.origin_fields, sig),
         )
 
 
@@ -86,6 +102,10 @@ class Reading:
     unlisted: list[str] = field(default_factory=list)
     index_file: str = ""
     unlisted_note: str = ""
+    #: the folder's index files as templates, and its key (core.importers.folder_state):
+    #: what an import keeps so an export can give the index back
+    templates: dict[str, IndexTemplate] = field(default_factory=dict)
+    folder_key: str = ""
 
     def skip_file(self, origin: str, scope: str, reason: str) -> None:
         self.skipped.append(

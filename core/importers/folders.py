@@ -23,7 +23,13 @@ class FolderError(MemgovError):
 
 
 def read_lines(path: Path, origin: str, warnings: list[str] | None = None) -> list[str]:
-    """A text file's lines, numbered as core.store.logs.resolve numbers them.
+    """A text file's lines, numbered as core.store.logs.resolve numbers them
+    (:func:`read_text`, split)."""
+    return read_text(path, origin, warnings).splitlines()
+
+
+def read_text(path: Path, origin: str, warnings: list[str] | None = None) -> str:
+    """A text file's text, without a byte order mark.
 
     Bytes that are not UTF-8 cost themselves, not the file: they are left out and
     ``warnings`` gets a line saying how many and where (without ``warnings``, such a
@@ -54,7 +60,7 @@ def read_lines(path: Path, origin: str, warnings: list[str] | None = None) -> li
             f"UTF-8 (at byte "
             f"{lost[0][0] + 1:,}{more}) left out; the rest of the file was read"
         )
-    return text.removeprefix("\ufeff").splitlines()
+    return text.removeprefix("\ufeff")
 
 
 def decoded(data: bytes) -> tuple[str, list[tuple[int, int]]]:

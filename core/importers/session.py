@@ -36,6 +36,8 @@ from core.domain.errors import SecretBlocked, TransitionError, ValidationError
 from core.domain.record import content_hash
 from core.domain.words import counted
 from core.importers.entries import Entry, Reading, origin_key
+from core.importers.export_folder import MARKER
+from core.importers.folder_state import FolderState, StateError, read_state
 from core.importers.folders import shown_path
 from core.importers.ledger import IMPORT_ACTION, Ledger
 from core.importers.report import WITHHELD, ImportItem, ImportReport, shown
@@ -73,6 +75,7 @@ def _run(
         runner = _Runner(workspace, actor, folder, fmt, transactions)
         for entry in sorted(reading.entries, key=lambda e: (e.order, origin_key(e.origin))):
             items.append(runner.one(entry))
+        runner.keep_state(reading)
         runner.finish()
     items.sort(key=lambda item: origin_key(item.origin))
     secret = {item.origin.rpartition(":")[0] for item in items if item.secret_rules}
@@ -288,6 +291,28 @@ class _Runner:
             secret_rules=tuple(rules),
             notes=tuple(shown(n) or "" for n in entry.notes),
         )
+
+    def keep_state(self, reading: Reading) -> None:
+        """The folder's index templates into the private store's state for the folder
+        (core.importers.folder_state), when they changed: what an export needs to give
+        the index back. A sync's file hashes are the sync's to keep."""
+        store = self.workspace.private
+        if store is None or not reading.templates or not reading.folder_key:
+            return
+        if (self.folder / MARKER).is_file() and not any(x.touched for x in self.ledgers.values()):
+            return  # memgov's own export, imported back unchanged: nothing to keep
+        try:
+            state = read_state(store, self.fmt, reading.folder_key)
+        except StateError:
+            state = None  # unusable: a new one replaces it
+        if state is None:
+            state = FolderState(format=self.fmt, key=reading.folder_key, folder=str(self.folder))
+        if state.index == reading.templates and state.folder == str(self.folder):
+            return
+        state.index = dict(reading.templates)
+        state.folder = str(self.folder)
+        self.ledger(store).touched = True
+        self.txs[store.root].write_file(state.path, state.to_json())
 
     def finish(self) -> None:
         """One ``import`` event per store this run changed: counts, ids, refusals (in

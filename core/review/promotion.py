@@ -373,6 +373,7 @@ def place_team_copy(
         source=sources[0] if sources else None,
         sources=tuple(sources[1:]),
         supersedes=None,
+        origin=None,  # the private folder's file is the private record's, not the team's
         created_at=tx.now,
         verified_at=tx.now,
         usage_count=0,

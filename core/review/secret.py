@@ -124,6 +124,10 @@ def corrected(old: Memory, content: str | None, now: Any) -> Memory:
             if old.environment
             else old.environment
         ),
+        # the imported file as it was held the secret: an export writes the record anew
+        origin={k: v for k, v in old.origin.items() if k in ("format", "folder", "slot", "file")}
+        if old.origin
+        else None,
         created_at=now,
         verified_at=now,
         usage_count=0,

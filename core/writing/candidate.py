@@ -36,6 +36,8 @@ class Candidate:
     title: str | None = None
     expires_at: datetime | None = None
     environment: dict[str, str] | None = None
+    #: where an importer found it, exactly (core.importers.origin): kept on the record
+    origin: dict[str, str] | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str | None]:

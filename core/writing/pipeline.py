@@ -180,8 +180,10 @@ def _persisted_text(candidate: Candidate) -> tuple[str, ...]:
     env = candidate.environment or {}
     source = candidate.source
     pointers = (source.task, source.log, source.file) if source is not None else ()
+    kept = (candidate.origin or {}).values()  # an imported file's front matter, its index line
     return (
         *(f for f in fields if f),
+        *kept,
         candidate.attribute,
         *(f"{tool} {version}" for tool, version in env.items()),
         *(p for p in pointers if p),
@@ -293,6 +295,8 @@ def _place(
             "sources": with_source(match, source),
             "confidence": merged_confidence(match, candidate, source),
         }
+        if match.origin is None and candidate.origin:
+            changes["origin"] = candidate.origin  # the agent's file now names this record
         new_source = len(changes["sources"]) != len(match.sources)
         why = (
             "same key and same value from a new source: sources merged"
@@ -337,6 +341,7 @@ def _place(
         expires_at=candidate.expires_at,
         source=source,
         environment=candidate.environment,
+        origin=candidate.origin,
     )
     contradicted = rivals
     if not contradicted:

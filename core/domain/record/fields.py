@@ -53,6 +53,7 @@ FIELD_ORDER = (
     "usage_count",
     "last_used_at",
     "environment",
+    "origin",
 )
 REQUIRED = (
     "id",
@@ -114,12 +115,46 @@ TEXT_FIELDS: dict[str, tuple[int, bool]] = {
     "source.file": (1_024, False),
     "environment.key": (100, False),
     "environment.value": (200, False),
+    "origin.value": (32_000, True),
 }
 #: what an enum-like value (type, scope, status, kind) must look like to be quoted
 #: back in an error: a short word. Anything else is described, never shown.
 _WORD_RE = re.compile(r"^[A-Za-z][A-Za-z-]{0,23}$")
 TOOL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9.+-]{0,23}$")
 ENVIRONMENT_MAX = 64
+#: what ``origin`` may hold: where an imported record came from in the agent's folder,
+#: exactly, so an export gives the file back byte for byte (core.importers.origin)
+ORIGIN_KEYS = (
+    "format",
+    "folder",
+    "slot",
+    "file",
+    "front",
+    "head",
+    "tail",
+    "newline",
+    "index",
+    "note",
+    "sig",
+    "body",
+)
+
+
+def origin_problem(origin: Any) -> tuple[str, str] | None:
+    """(field, what is wrong) with an ``origin`` mapping, or None when it is good:
+    only the keys of :data:`ORIGIN_KEYS`, each text within its limit."""
+    if not isinstance(origin, dict) or not all(isinstance(k, str) for k in origin):
+        return "origin", "must be a mapping of text fields (format, file, front ...)"
+    for key, value in origin.items():
+        if key not in ORIGIN_KEYS:
+            shown = key if _WORD_RE.match(key) else f"a key of {len(key)} characters"
+            return "origin", f"unknown field {shown} (one of: {', '.join(ORIGIN_KEYS)})"
+        if not isinstance(value, str):
+            return f"origin.{key}", f"must be text, got {describe(value)}"
+        problem = text_problem(value, limit=TEXT_FIELDS["origin.value"][0], multiline=True)
+        if problem is not None:
+            return f"origin.{key}", problem[0]
+    return None
 
 
 def environment_field(tool: str, number: int) -> str:

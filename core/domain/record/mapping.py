@@ -23,6 +23,7 @@ from core.domain.record.fields import (
     check_field,
     describe,
     environment_field,
+    origin_problem,
     shown_word,
     validate_id,
 )
@@ -212,6 +213,18 @@ def memory_from_mapping(
             check_field(str(version), "environment.value", path=path, field=where)
         environment = {k: str(v) for k, v in environment.items()}
 
+    origin = meta.get("origin")
+    if origin is not None:
+        problem = origin_problem(origin)
+        if problem is not None:
+            raise ValidationError(
+                problem[1],
+                path=path,
+                field=problem[0],
+                hint="it is what memgov keeps of an imported file; remove the field if unsure",
+            )
+        origin = dict(origin)
+
     body = content.strip("\n")
     check_field(body, "content", path=path)
     created = parse_time(meta.get("created_at"), path=path, field_name="created_at", required=True)
@@ -244,6 +257,7 @@ def memory_from_mapping(
         title=title,
         value=value,
         environment=environment,
+        origin=origin,
         path=rel_path,
         checked=True,  # every field was checked above, with the exact field names
     )

@@ -29,6 +29,7 @@ from core.domain.record.fields import (
     describe,
     environment_field,
     is_clean,
+    origin_problem,
     shown_word,
     validate_id,
 )
@@ -158,6 +159,9 @@ class Memory:
     title: str | None = None
     value: str | None = None  # the attribute's value in short ("pnpm"): what duplicates compare
     environment: dict[str, str] | None = None
+    #: where an imported record came from, exactly (core.importers.origin): what an
+    #: export needs to give the agent's file back as it was
+    origin: dict[str, str] | None = None
     path: str = field(default="", compare=False)  # relative to the store root
 
     #: set only by :func:`memory_from_mapping`, which has checked every field already
@@ -227,9 +231,10 @@ class Memory:
             "usage_count": self.usage_count,
             "last_used_at": _iso(self.last_used_at) if self.last_used_at else None,
             "environment": dict(self.environment) if self.environment else None,
+            "origin": dict(self.origin) if self.origin else None,
         }
         # optional fields that are empty stay out of the file
-        for name in ("title", "value", "sources", "environment"):
+        for name in ("title", "value", "sources", "environment", "origin"):
             if not data[name]:
                 del data[name]
         return data
@@ -313,6 +318,10 @@ def check_memory(memory: Memory, *, path: Path | str | None = None) -> None:
             label = environment_field(tool, number)
             check_field(tool, "environment.key", path=where, field=label)
             check_field(version, "environment.value", path=where, field=label)
+    if memory.origin is not None:
+        problem = origin_problem(memory.origin)
+        if problem is not None:
+            raise ValidationError(problem[1], path=where, field=problem[0])
 
 
 def check_source(

@@ -78,8 +78,8 @@ from core.importers.claude_code_files import (
     IndexNote,
     front_text,
     index_by_file,
-    index_text,
     index_notes,
+    index_text,
     read_index,
     topic_files,
 )

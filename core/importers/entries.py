@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.domain.record import Source
-from core.importers.origin import signature, with_signature
+from core.importers.origin import signatures, with_signature
 from core.importers.report import ImportItem
 from core.writing.candidate import Candidate
 
@@ -65,7 +65,7 @@ class Entry:
         return self.origin.rpartition(":")[0] or self.origin
 
     def candidate(self, source: Source) -> Candidate:
-        sig = signature(
+        sigs = signatures(
             title=self.title,
             type=self.type,
             subject=self.subject,
@@ -86,7 +86,7 @@ class Entry:
             condition=self.condition,
             value=self.value,
             title=self.title,
-            origin=with_signature(self.origin_fields, sig),
+            origin=with_signature(self.origin_fields, sigs),
         )
 
 

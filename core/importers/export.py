@@ -46,9 +46,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -58,10 +60,12 @@ from core.domain.record import Memory
 from core.domain.shown import shown_title, titled
 from core.domain.words import counted
 from core.importers.claude_code_entries import without_type_prefix
-from core.importers.claude_code_files import INDEX_FILE, TEAM_DIR
+from core.importers.claude_code_files import INDEX_FILE, TEAM_DIR, line_fields
 from core.importers.entries import slug
 from core.importers.export_folder import check_target, write_export
+from core.importers.folder_state import FolderState, states
 from core.importers.folders import FolderError
+from core.importers.origin import FORMAT, exact, rebuilt, record_signatures
 from core.store.config import Config
 from core.store.index import DAY, ListKey, index_rank, rank_taus, sort_key, type_order
 from core.store.secret_files import scan_file
@@ -135,10 +139,14 @@ class _Out:
     listed: ListKey  # where its section lists it (core.store.index.sort_key)
     front: str  # the front matter block, "---" to "---"
     content: str
+    #: the file as the agent wrote it, given back (core.importers.origin.rebuilt)
+    kept: str | None = None
+    slot: str | None = None  # where the folder's index listed it (its state's template)
+    index_text: str | None = None  # that line, when memgov changed nothing it shows
 
     @property
     def text(self) -> str:
-        return f"{self.front}\n\n{self.content}\n"
+        return self.kept if self.kept is not None else f"{self.front}\n\n{self.content}\n"
 
     @property
     def title(self) -> str:
@@ -155,10 +163,17 @@ def export_claude_code(source: Workspace | Store, path: Path) -> ExportReport:
     replaced, warnings = check_target(folder, stores)
     warnings += _left_behind(stores)
     config = next((s.config for s in stores if s.config.scope == "private"), stores[0].config)
-    outs, left_out = _plan(stores)
-    index, indexed, left = _fit_index(outs, config)
+    state = kept_state(stores)
+    outs, notes, left_out = _plan(stores, state.key if state else None)
+    if state is not None and state.index:
+        indexes, indexed, left, dropped = _from_template(state, outs, notes, config)
+        warnings += dropped
+    else:
+        index, indexed, left = _fit_index(outs, config)
+        indexes = {INDEX_FILE: index}
     files = {o.rel: o.text for o in outs}
-    files[INDEX_FILE] = index
+    files.update(indexes)
+    index = indexes.get(INDEX_FILE, "")
     write_export(folder, files, stores, stores[0].now())
     return ExportReport(
         folder=str(folder),
@@ -185,33 +200,191 @@ def claude_type(memory: Memory) -> str:
     return "project"
 
 
-def _plan(stores: list[Store]) -> tuple[list[_Out], list[str]]:
-    """The topic files to write, and the records left out because they hold a
-    credential (``<id>: holds a credential (rule ids)``)."""
+def kept_state(stores: list[Store]) -> FolderState | None:
+    """The imported folder whose files and index the export gives back: of the private
+    store's folder states (core.importers.folder_state), the one most active records
+    came from (None: none did)."""
+    private = next((s for s in stores if s.config.scope == "private"), None)
+    found = states(private, FORMAT) if private is not None else []
+    if not found:
+        return None
+    counts: Counter[str] = Counter()
+    for store in stores:
+        for memory in store.memories.with_status("active"):
+            if memory.origin and memory.origin.get("format") == FORMAT:
+                counts[memory.origin.get("folder", "")] += 1
+    best = max(found, key=lambda st: (counts[st.key], st.key))
+    return best if counts[best.key] else None
+
+
+def _plan(
+    stores: list[Store], kept_key: str | None
+) -> tuple[list[_Out], dict[str, str], list[str]]:
+    """The topic files to write, the notes of the kept folder's index (slot -> line),
+    and the records left out because they hold a credential (``<id>: holds a
+    credential (rule ids)``). A record from the kept folder (``kept_key``) goes back
+    under its own file name, as the agent wrote it where memgov changed nothing."""
     outs = []
+    notes: dict[str, str] = {}
     left_out = []
     taken: set[str] = set()
+    ordered: list[tuple[Store, Memory, bool]] = []
+    # the catalog flags each file whose text holds a credential: only those are
+    # scanned again for their rule ids (core.store.catalog)
+    flagged = {store.root: _flagged(store) for store in stores}
     for store in stores:
+        for memory in sorted(store.memories.with_status("active"), key=lambda m: m.id):
+            origin = memory.origin or {}
+            own = bool(kept_key) and origin.get("folder") == kept_key and "file" in origin
+            ordered.append((store, memory, own))
+    # the kept folder's own file names are taken first: a new record never takes one
+    for _store, memory, own in ordered:
+        if own and memory.origin and not _is_index(memory.origin["file"]):
+            taken.add(memory.origin["file"].casefold())
+    for store, memory, own in ordered:
+        if own and memory.origin and _is_index(memory.origin["file"]):
+            line = note_line(memory)
+            if secrets.scan(line):
+                left_out.append(f"{memory.id}: holds a credential (a note of {INDEX_FILE})")
+            else:
+                notes[memory.origin["slot"]] = line
+            continue
         now = store.now()
         team = store.config.scope == "team"
-        active = sorted(store.memories.with_status("active"), key=lambda m: m.id)
-        # the catalog flags each file whose text holds a credential: only those are
-        # scanned again for their rule ids (core.store.catalog)
-        flagged = {m.path for m in store.memories.with_secrets()}
-        for memory in active:
-            out = _topic(memory, team, log_weight(memory, now, store.config), taken)
-            rules = set()
-            if memory.path in flagged:
-                rules = {f.rule_id for f in scan_file(store.root / memory.path)}
-            # the content is the record's, which the catalog scanned with its file: what
-            # is new is the front matter (a secret cannot straddle the "---" between)
-            rules |= {f.rule_id for f in secrets.scan(out.front)}
-            if rules:  # a record left out keeps no file name
-                taken.discard(out.rel.casefold())
-                left_out.append(f"{memory.id}: holds a credential ({', '.join(sorted(rules))})")
-                continue
-            outs.append(out)
-    return outs, left_out
+        rank = log_weight(memory, now, store.config)
+        out = _kept_topic(memory, team, rank) if own else None
+        out = out or _topic(memory, team, rank, taken)
+        rules = set()
+        if memory.path in flagged[store.root]:
+            rules = {f.rule_id for f in scan_file(store.root / memory.path)}
+        # the content is the record's, which the catalog scanned with its file: what
+        # is new is the front matter (a secret cannot straddle the "---" between)
+        rules |= {f.rule_id for f in secrets.scan(out.front if out.kept is None else out.kept)}
+        if rules:  # a record left out keeps no file name
+            taken.discard(out.rel.casefold())
+            left_out.append(f"{memory.id}: holds a credential ({', '.join(sorted(rules))})")
+            continue
+        outs.append(out)
+    return outs, notes, left_out
+
+
+def _flagged(store: Store) -> set[str]:
+    """The files the catalog flags as holding a credential (core.store.catalog)."""
+    return {m.path for m in store.memories.with_secrets()}
+
+
+def _is_index(rel: str) -> bool:
+    return rel in (INDEX_FILE, f"{TEAM_DIR}/{INDEX_FILE}")
+
+
+def note_line(memory: Memory) -> str:
+    """A note of MEMORY.md as the index shows it: its line as the agent wrote it
+    when memgov changed nothing, else a bullet of the record's content."""
+    origin = memory.origin or {}
+    if origin.get("note") is not None and origin.get("sig") == record_signatures(memory)["sig"]:
+        return origin["note"]
+    return "- " + " ".join(memory.content.split())
+
+
+def _kept_topic(memory: Memory, team: bool, rank: float) -> _Out | None:
+    """The record back under its own file name: byte for byte where memgov changed
+    nothing (core.importers.origin), else its front matter around the new content,
+    else front matter written again; None when the origin cannot give the file back."""
+    origin = memory.origin or {}
+    out = _topic(memory, team, rank, set())
+    rel = origin["file"]
+    sigs = record_signatures(memory)
+    unchanged = origin.get("sig") == sigs["sig"]
+    index_text = origin.get("index") if unchanged else None
+    if exact(origin) and origin.get("keys") == sigs["keys"]:
+        kept = rebuilt(origin, memory.content) if not unchanged else None
+        if unchanged:
+            kept = rebuilt(origin, memory.content)
+        return replace(out, rel=rel, kept=kept, slot=origin["slot"], index_text=index_text)
+    front = _front_again(origin.get("front"), out)
+    if exact(origin):
+        again = {**origin, "front": front[4:-3] if front.startswith("---\n") else front}
+        kept = rebuilt(again, memory.content)
+    else:
+        kept = f"{front}\n\n{memory.content.strip()}\n"
+    return replace(out, rel=rel, kept=kept, front=front, slot=origin["slot"])
+
+
+def _front_again(original: str | None, out: _Out) -> str:
+    """The original front matter's own fields, with ``name``, ``description`` and
+    ``type`` from the record and its ``memgov:`` block: what a decision changed."""
+    meta: dict[str, Any] = {}
+    if original:
+        lines = original.splitlines()
+        try:
+            parsed = yaml.safe_load(original)
+        except yaml.YAMLError:
+            parsed = line_fields(lines)
+        if isinstance(parsed, dict):
+            meta = parsed
+    fresh = yaml.safe_load(out.front.strip("-\n")) or {}
+    nested = meta.get("metadata")
+    for name in ("name", "description", "type"):
+        if isinstance(nested, dict) and name in nested and name not in meta:
+            nested[name] = fresh[name]
+        else:
+            meta[name] = fresh[name]
+    meta["memgov"] = fresh["memgov"]
+    text = yaml.dump(meta, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=1000)
+    return f"---\n{text}---"
+
+
+def _from_template(
+    state: FolderState, outs: list[_Out], notes: dict[str, str], config: Config
+) -> tuple[dict[str, str], list[_Out], list[_Out], list[str]]:
+    """Each index of the kept folder from its template: its own lines as they were,
+    each record's line where it stood (as it was, or written again when memgov
+    changed what it shows), the lines of records no longer active left out; the
+    records the folder did not list, after them in sections, within the caps.
+    (indexes, listed, not listed, warnings)."""
+    by_slot = {o.slot: o for o in outs if o.slot}
+    width = config.index_line_chars
+    indexes: dict[str, str] = {}
+    listed: list[_Out] = []
+    gone: list[str] = []
+    for rel, template in sorted(state.index.items()):
+        lines: list[str] = []
+        for line in template.lines:
+            if "text" in line:
+                lines.append(line["text"])
+            elif (out := by_slot.get(line["slot"])) is not None:
+                lines.append(out.index_text or index_line(out, width))
+                listed.append(out)
+            elif line["slot"] in notes:
+                lines.append(notes[line["slot"]])
+            else:
+                gone.append(line["slot"])
+        text = "\n".join(lines)
+        indexes[rel] = text + ("\n" if template.final_newline and lines else "")
+    seen = {id(o) for o in listed}
+    rest = [o for o in outs if id(o) not in seen]
+    main = indexes.get(INDEX_FILE, "")
+    used_lines, used_bytes = len(main.splitlines()), len(main.encode("utf-8"))
+    more = replace(
+        config,
+        index_max_lines=max(config.index_max_lines - used_lines - 1, 0),
+        index_max_bytes=max(config.index_max_bytes - used_bytes - 1, 0),
+    )
+    extra, chosen, left = _fit_index(rest, more) if rest else ("", [], [])
+    if extra:
+        main = (main if main.endswith("\n") or not main else main + "\n") + (
+            "\n" if main else ""
+        )
+        indexes[INDEX_FILE] = main + extra
+    warnings = []
+    if gone:
+        shown = ", ".join(gone[:8]) + (" ..." if len(gone) > 8 else "")
+        warnings.append(
+            f"{counted(len(gone), 'line')} of the imported {INDEX_FILE} left out ({shown}): "
+            "memgov holds no active record for them (never imported, or superseded, "
+            "expired or erased since); the import report says why for each"
+        )
+    return indexes, listed + chosen, left, warnings
 
 
 def _left_behind(stores: list[Store]) -> list[str]:

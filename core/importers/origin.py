@@ -31,6 +31,7 @@ import hashlib
 from collections.abc import Mapping
 
 from core.domain import secrets
+from core.domain.record import Memory
 
 FORMAT = "claude-code"
 
@@ -110,8 +111,42 @@ def note_origin(*, folder: str, index: str, line: int, text: str) -> dict[str, s
     return origin
 
 
-def with_signature(origin: Mapping[str, str] | None, sig: str) -> dict[str, str] | None:
-    return {**origin, "sig": sig} if origin else None
+def signatures(
+    *,
+    title: str | None,
+    type: str,
+    subject: str,
+    attribute: str,
+    condition: str | None,
+    content: str,
+) -> dict[str, str]:
+    """``sig``: of everything memgov derived from the file; ``keys``: of all of it but
+    the content (what the front matter says)."""
+    fields = {
+        "title": title,
+        "type": type,
+        "subject": subject,
+        "attribute": attribute,
+        "condition": condition,
+    }
+    return {"sig": signature(**fields, content=content), "keys": signature(**fields, content="")}
+
+
+def record_signatures(memory: Memory) -> dict[str, str]:
+    return signatures(
+        title=memory.title,
+        type=memory.type,
+        subject=memory.subject,
+        attribute=memory.attribute,
+        condition=memory.condition,
+        content=memory.content,
+    )
+
+
+def with_signature(
+    origin: Mapping[str, str] | None, sigs: Mapping[str, str]
+) -> dict[str, str] | None:
+    return {**origin, **sigs} if origin else None
 
 
 def exact(origin: Mapping[str, str]) -> bool:

@@ -136,6 +136,7 @@ ORIGIN_KEYS = (
     "index",
     "note",
     "sig",
+    "keys",
     "body",
 )
 

@@ -84,6 +84,7 @@ from core.importers.claude_code_files import (
     topic_files,
 )
 from core.importers.entries import Reading
+from core.importers.export_folder import marked_records
 from core.importers.folder_state import IndexTemplate, folder_key, template_line
 from core.importers.folders import FolderError, check_folder
 from core.importers.mapping import ImportMapping, default_owner, load_mapping
@@ -201,6 +202,7 @@ def read_claude_code(
     topics = topic_files(folder, reading)
     names = {link_key(n) for t in topics for n in (t.stem, front_text(t.meta, "name") or t.stem)}
     entries = []
+    marked = marked_records(folder)  # a memgov export's own files: their records
     for topic in topics:
         entries.append(
             topic_entry(
@@ -211,6 +213,7 @@ def read_claude_code(
                 reading,
                 agent=agent,
                 folder_key=reading.folder_key,
+                marked=marked.get(topic.rel),
             )
         )
         check_links(topic, names, reading)

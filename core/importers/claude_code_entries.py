@@ -56,12 +56,14 @@ def topic_entry(
     reading: Reading,
     agent: str | None = None,
     folder_key: str = "",
+    marked: Mapping[str, str] | None = None,
 ) -> Entry:
-    """One topic file as an entry. ``agent``: the folder is an agent's own memory
+    """One topic file as an entry. ``marked``: the record a memgov export's marker
+    names for the file (its memgov block, where the file went back without one). ``agent``: the folder is an agent's own memory
     (``.claude/agent-memory/<agent>/``): what it learnt about its work is its
     reflection about the project, keyed with the agent, not a preference of the user."""
     meta = topic.meta
-    block = _memgov_block(topic, reading)
+    block = _memgov_block(topic, reading) or _checked_block(dict(marked or {}), topic, reading)
     name = _without_condition(front_text(meta, "name"), block.get("condition"))
     description = front_text(meta, "description")
     kind, why = _claude_type(topic, listed, reading)
@@ -283,6 +285,10 @@ def _memgov_block(topic: Topic, reading: Reading) -> dict[str, str]:
             f"{topic.rel}: 'memgov' in the front matter is not a mapping; ignored"
         )
         return {}
+    return _checked_block(block, topic, reading)
+
+
+def _checked_block(block: Mapping[str, Any], topic: Topic, reading: Reading) -> dict[str, str]:
     out = {}
     for name in ("id", "type", "subject", "attribute", "condition", "value"):
         value = block.get(name)

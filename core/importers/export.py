@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -143,6 +143,8 @@ class _Out:
     kept: str | None = None
     slot: str | None = None  # where the folder's index listed it (its state's template)
     index_text: str | None = None  # that line, when memgov changed nothing it shows
+    #: its record's id, type and key, for the export's marker (the memgov block's fields)
+    record: dict[str, str] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -174,7 +176,8 @@ def export_claude_code(source: Workspace | Store, path: Path) -> ExportReport:
     files = {o.rel: o.text for o in outs}
     files.update(indexes)
     index = indexes.get(INDEX_FILE, "")
-    write_export(folder, files, stores, stores[0].now())
+    records = {o.rel: o.record for o in outs if o.kept is not None}
+    write_export(folder, files, stores, stores[0].now(), records)
     return ExportReport(
         folder=str(folder),
         files=tuple(sorted(o.rel for o in outs)),
@@ -362,7 +365,8 @@ def _from_template(
         text = "\n".join(lines)
         indexes[rel] = text + ("\n" if template.final_newline and lines else "")
     seen = {id(o) for o in listed}
-    rest = [o for o in outs if id(o) not in seen]
+    # a file of the folder its index did not list stays unlisted, as the agent kept it
+    rest = [o for o in outs if id(o) not in seen and o.slot is None]
     main = indexes.get(INDEX_FILE, "")
     used_lines, used_bytes = len(main.splitlines()), len(main.encode("utf-8"))
     more = replace(
@@ -372,9 +376,7 @@ def _from_template(
     )
     extra, chosen, left = _fit_index(rest, more) if rest else ("", [], [])
     if extra:
-        main = (main if main.endswith("\n") or not main else main + "\n") + (
-            "\n" if main else ""
-        )
+        main = (main if main.endswith("\n") or not main else main + "\n") + ("\n" if main else "")
         indexes[INDEX_FILE] = main + extra
     warnings = []
     if gone:
@@ -442,6 +444,7 @@ def _topic(memory: Memory, team: bool, rank: float, taken: set[str]) -> _Out:
     meta = {"name": shown_title(memory), "description": hook, "type": kind, "memgov": block}
     front = yaml.dump(meta, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=1000)
     return _Out(
+        record=block,
         rel=rel,
         name=memory.display_title,
         condition=memory.condition,

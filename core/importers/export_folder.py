@@ -29,24 +29,68 @@ from core.store.store import Store
 MARKER = ".memgov-export.json"
 
 
-def write_export(folder: Path, files: dict[str, str], stores: list[Store], now: datetime) -> None:
-    """Write ``files`` (relative path -> text) and the marker listing them into ``folder``."""
-    files = {**files, MARKER: _marker(files, stores, now)}
+def write_export(
+    folder: Path,
+    files: dict[str, str],
+    stores: list[Store],
+    now: datetime,
+    records: dict[str, dict[str, str]] | None = None,
+) -> None:
+    """Write ``files`` (relative path -> text) and the marker listing them into ``folder``;
+    ``records``: each file's record (id, type and key), so importing the export
+    brings back the same records even where a file went back as the agent wrote it,
+    without memgov's block in its front matter."""
+    files = {**files, MARKER: _marker(files, stores, now, records or {})}
     _write_folder(folder, files)
+
+
+def marked_records(folder: Path) -> dict[str, dict[str, str]]:
+    """The records a memgov export's marker names for its files that are still as
+    written (rel -> id, type and key); empty for any other folder. The marker is
+    untrusted: only text fields are taken, and only for a file whose hash matches."""
+    marker = folder / MARKER
+    if marker.is_symlink() or not marker.is_file():
+        return {}
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+        files, records = data.get("files"), data.get("records", {})
+        if not isinstance(files, dict) or not isinstance(records, dict):
+            return {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+    out: dict[str, dict[str, str]] = {}
+    for rel, fields in records.items():
+        path = folder / str(rel)
+        if not isinstance(fields, dict) or path.is_symlink() or not path.is_file():
+            continue
+        try:
+            if _digest(path.read_bytes()) != files.get(rel):
+                continue
+        except OSError:
+            continue
+        out[str(rel)] = {str(k): v for k, v in fields.items() if isinstance(v, str)}
+    return out
 
 
 def _digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _marker(files: dict[str, str], stores: list[Store], now: datetime) -> str:
-    data = {
+def _marker(
+    files: dict[str, str],
+    stores: list[Store],
+    now: datetime,
+    records: dict[str, dict[str, str]],
+) -> str:
+    data: dict[str, object] = {
         "format": "memgov-export",
         "version": 1,
         "exported_at": now.isoformat(timespec="seconds"),
         "stores": [str(s.root) for s in stores],
         "files": {rel: _digest(text.encode("utf-8")) for rel, text in sorted(files.items())},
     }
+    if records:
+        data["records"] = {rel: records[rel] for rel in sorted(records)}
     return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
 
 

@@ -55,6 +55,27 @@ MEMORY.md: Failures and how...  reflection  ``project:<p>``     failure.*    0.7
 
 Entries are imported oldest cited ``updated_at`` first, so newer evidence
 comes later.
+
+The user's own files beside Codex's (:mod:`core.importers.codex_notes` has their
+table): notes become records too, each with a source at its own line:
+
+=============================  ==========  ===============  =================  ====
+file (unit)                    type        subject          attribute          conf
+=============================  ==========  ===============  =================  ====
+PROFILE.md (each bullet)       pref./sem.  ``user:<o>``     profile.<h>.*      0.7
+ACTIVE.md (each bullet)        semantic    ``project:<p>``  active.<h>.*       0.7
+LEARNINGS.md, ERRORS.md (##)   reflection  ``user:<o>``     learning./error.   0.6
+FEATURE_REQUESTS.md (##)       semantic    ``project:<p>``  feature_request.*  0.6
+other ``*.md``                 semantic    ``project:<p>``  <file>.<h>.*       0.7
+extensions/ad_hoc/ notes       pref./sem.  ``user:<o>``     note.<h>.*         0.9
+=============================  ==========  ===============  =================  ====
+
+(preference when it states a wish, else semantic; ``<p>`` the mapping's
+``project``, else ``codex``). Skipped items, each with its reason: prompts for
+the agent (README.md, AGENTS_SNIPPET.md, NIGHTLY_REVIEW_PROMPT.md...), each file
+of ``skills/``, ``extensions/ad_hoc/instructions.md``, other extensions and
+folders, files that are not Markdown, binary or over 1 MiB, and every symbolic
+link (never followed).
 """
 
 from __future__ import annotations

@@ -88,6 +88,7 @@ MAX_LISTED = 200  # the files of one skipped folder named one by one; the rest c
 
 LINK = "a symbolic link: not followed (it may point outside the folder); copy the file in"
 NOT_REGULAR = "not a regular file (a pipe, a device?); not read"
+UNREADABLE = "a folder that cannot be read; check its permissions"
 PROMPT = (
     "instructions for the agent (a prompt or a README), not a memory; not imported: "
     "remember what holds in it with 'memgov remember'"
@@ -179,12 +180,13 @@ def is_prompt(name: str) -> bool:
 
 
 def walk(path: Path, rel: str) -> Iterator[tuple[str, Path, str]]:
-    """(relative path, path, "file" | "link" | "other") of everything under ``path``,
-    sorted, depth first; a link is never followed, hidden names are passed over."""
+    """(relative path, path, "file" | "link" | "other" | "unreadable") of everything
+    under ``path``, sorted, depth first; a link is never followed, hidden names are
+    passed over."""
     try:
         found = sorted(os.scandir(path), key=lambda e: e.name)
     except OSError:
-        yield rel + "/", path, "other"
+        yield rel + "/", path, "unreadable"
         return
     for item in found:
         if item.name.startswith("."):
@@ -249,7 +251,7 @@ class UserFiles:
                 more += 1
                 continue
             listed += 1
-            self.skip(child, LINK if what == "link" else reason)
+            self.skip(child, {"link": LINK, "unreadable": UNREADABLE}.get(what, reason))
         if more:
             self.skip(f"{rel}/", f"and {more:,} more files there, not listed one by one: {reason}")
 
@@ -278,6 +280,8 @@ class UserFiles:
         for rel, _path, what in walk(path, AD_HOC_DIR):
             if what == "link":
                 self.skip(rel, LINK)
+            elif what == "unreadable":
+                self.skip(rel, UNREADABLE)
             elif what != "file":
                 self.skip(rel, NOT_REGULAR)
             elif rel == AD_HOC_INSTRUCTIONS:

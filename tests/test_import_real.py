@@ -133,7 +133,12 @@ EXPECTED = {
         "written": 6
     },
     ("claude-code", "Rodhey48__ss_traveling__claude-memory"): {"written": 2},
-    ("codex", "0x07c4__agent__memories"): {"written": 143},
+    # 143 of Codex's own files, 126 of the user's notes beside them (PROFILE.md 16, ACTIVE.md
+    # 28, LEARNINGS.md 56, ERRORS.md 25, FEATURE_REQUESTS.md 3); refused: two profile lines
+    # that start with 正在 ("currently"), which the gate reads as task state; skipped: three
+    # prompts (README.md, AGENTS_SNIPPET.md, NIGHTLY_REVIEW_PROMPT.md) and the ad-hoc
+    # extension's instructions.md
+    ("codex", "0x07c4__agent__memories"): {"written": 269, "refused": 2, "skipped": 4},
     ("codex", "ShengLin1001__codex-config__memories"): {"written": 80},
 }
 
@@ -266,20 +271,64 @@ def test_notes_written_into_the_index_become_records(tmp_path: Path) -> None:
     assert {i.outcome for i in again.items} == {"already-imported"}
 
 
-def test_files_codex_does_not_write_are_named_not_passed_over(tmp_path: Path) -> None:
+def test_files_codex_does_not_write_are_imported_or_named(tmp_path: Path) -> None:
     folder = tmp_path / "memories"
     folder.mkdir()
     (folder / "memory_summary.md").write_text("v1\n\n## User profile\n\n- Alice.\n")
-    (folder / "PROFILE.md").write_text("# Alice\n")
-    (folder / "skills").mkdir()
-    (folder / "extensions" / "ad_hoc").mkdir(parents=True)
-    (folder / "extensions" / "ad_hoc" / "notes.md").write_text("- trust this\n")
+    (folder / "PROFILE.md").write_text("# Alice\n\n## Communication\n- Prefers short answers.\n")
+    (folder / "skills" / "deploy").mkdir(parents=True)
+    (folder / "skills" / "deploy" / "SKILL.md").write_text("# Deploy\nRun make ship.\n")
+    (folder / "extensions" / "ad_hoc" / "notes").mkdir(parents=True)
+    (folder / "extensions" / "ad_hoc" / "notes" / "a.md").write_text("- Trust this.\n")
     ws = workspace(tmp_path / "stores")
     report = import_codex(ws, folder, actor=ACTOR, dry_run=True)
-    said = " | ".join(report.warnings)
-    assert "PROFILE.md: not a file Codex writes" in said
-    assert "skills/: a folder Codex does not write" in said
-    assert "extensions/: notes Codex treats as the user's own authoritative edits" in said
+    outcomes = {i.origin: i.outcome for i in report.items}
+    assert outcomes == {
+        "memory_summary.md:5": "written",
+        "PROFILE.md:4": "written",
+        "extensions/ad_hoc/notes/a.md:1": "written",
+        "skills/deploy/SKILL.md": "skipped",
+    }
+    (skill,) = report.by_outcome("skipped")
+    assert "a skill: instructions for the agent, not a memory" in skill.reasons[0]
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="../shared/real-memory is not here")
+def test_the_users_own_files_in_a_real_codex_folder(tmp_path: Path) -> None:
+    source = REAL / "codex" / "0x07c4__agent__memories"
+    if not source.is_dir():
+        pytest.skip(f"{source} is not here")
+    folder = Path(shutil.copytree(source, tmp_path / "folder"))
+    # the real folder holds only the ad-hoc extension's instructions; add a note to the copy
+    notes = folder / "extensions" / "ad_hoc" / "notes"
+    notes.mkdir()
+    (notes / "2026-05-04T10-00-00-editor.md").write_text(
+        "# Remember\n\n- 用户的编辑器是 Neovim（LazyVim 配置）。\n", encoding="utf-8"
+    )
+    ws = workspace(tmp_path / "stores")
+    report = import_codex(ws, folder, actor=ACTOR)
+    items = {i.origin: i for i in report.items}
+    assert "instructions for the agent" in items["README.md"].reasons[0]
+    assert "not a note" in items["extensions/ad_hoc/instructions.md"].reasons[0]
+    memories = {m.content: m for m in ws.private.memories.values()}
+    chinese = memories["默认使用中文。"]  # PROFILE.md:15, under ## Communication Preferences
+    assert (chinese.type, chinese.subject) == ("preference", "user:alice")
+    assert chinese.attribute == "profile.communication_preferences.默认使用中文"
+    assert chinese.source is not None and chinese.source.line == 15
+    assert chinese.source.file == str(folder / "PROFILE.md")
+    role = memories["个人开发者，主要在 Linux 环境下工作。"]
+    assert role.type == "semantic"  # a fact about the user, no wish
+    editor = memories["用户的编辑器是 Neovim（LazyVim 配置）。"]
+    assert editor.confidence == 0.9 and editor.subject == "user:alice"
+    note = items["extensions/ad_hoc/notes/2026-05-04T10-00-00-editor.md:3"]
+    assert "authoritative" in " ".join(note.notes)
+    # a LEARNINGS.md section is one reflection, keyed by its [ID] and name
+    lesson = next(
+        m for m in memories.values() if m.attribute.startswith("learning.lrn_20260504_001")
+    )
+    assert lesson.type == "reflection" and lesson.content.startswith("**Logged**: 2026-05-04")
+    assert "### Suggested Action" in lesson.content
+    assert lesson.source is not None and lesson.source.line == 3
 
 
 def test_the_type_prefix_goes_with_the_files_own_type_and_keeps_real_words() -> None:

@@ -3,8 +3,8 @@
 - :func:`import_claude_code`: a Claude Code memory folder (``MEMORY.md`` and
   topic files, ``team/``), see :mod:`core.importers.claude_code`;
 - :func:`import_codex`: a Codex memories folder (``memory_summary.md``,
-  ``MEMORY.md``, ``rollout_summaries/``, ``raw_memories.md``), see
-  :mod:`core.importers.codex`;
+  ``MEMORY.md``, ``rollout_summaries/``, ``raw_memories.md``, and the user's own
+  notes beside them), see :mod:`core.importers.codex`;
 - :func:`export_claude_code`: the active records back as a Claude Code memory
   folder, see :mod:`core.importers.export`.
 

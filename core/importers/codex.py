@@ -55,6 +55,27 @@ MEMORY.md: Failures and how...  reflection  ``project:<p>``     failure.*    0.7
 
 Entries are imported oldest cited ``updated_at`` first, so newer evidence
 comes later.
+
+The user's own files beside Codex's (:mod:`core.importers.codex_notes` has their
+table): notes become records too, each with a source at its own line:
+
+=============================  ==========  ===============  =================  ====
+file (unit)                    type        subject          attribute          conf
+=============================  ==========  ===============  =================  ====
+PROFILE.md (each bullet)       pref./sem.  ``user:<o>``     profile.<h>.*      0.7
+ACTIVE.md (each bullet)        semantic    ``project:<p>``  active.<h>.*       0.7
+LEARNINGS.md, ERRORS.md (##)   reflection  ``user:<o>``     learning./error.   0.6
+FEATURE_REQUESTS.md (##)       semantic    ``project:<p>``  feature_request.*  0.6
+other ``*.md``                 semantic    ``project:<p>``  <file>.<h>.*       0.7
+extensions/ad_hoc/ notes       pref./sem.  ``user:<o>``     note.<h>.*         0.9
+=============================  ==========  ===============  =================  ====
+
+(preference when it states a wish, else semantic; ``<p>`` the mapping's
+``project``, else ``codex``). Skipped items, each with its reason: prompts for
+the agent (README.md, AGENTS_SNIPPET.md, NIGHTLY_REVIEW_PROMPT.md...), each file
+of ``skills/``, ``extensions/ad_hoc/instructions.md``, other extensions and
+folders, files that are not Markdown, binary or over 1 MiB, and every symbolic
+link (never followed).
 """
 
 from __future__ import annotations
@@ -64,16 +85,11 @@ from pathlib import Path
 from typing import Any
 
 from core.importers.codex_entries import CodexEntries
-from core.importers.codex_files import (
-    MEMORY_FILE,
-    RAW_FILE,
-    ROLLOUT_DIR,
-    SUMMARY_FILE,
-    CodexFolder,
-)
+from core.importers.codex_files import MEMORY_FILE, ROLLOUT_DIR, SUMMARY_FILE, CodexFolder
+from core.importers.codex_notes import UserFiles
 from core.importers.entries import Reading
 from core.importers.folders import FolderError, check_folder
-from core.importers.mapping import MAPPING_FILE, ImportMapping, default_owner, load_mapping
+from core.importers.mapping import ImportMapping, default_owner, load_mapping
 from core.importers.report import ImportReport
 from core.importers.session import run_entries
 from core.store.workspace import Workspace
@@ -117,32 +133,6 @@ def _check_layout(folder: Path) -> None:
     )
 
 
-#: what Codex itself writes in its memories folder (the importer reads these)
-CODEX_FILES = frozenset({SUMMARY_FILE, MEMORY_FILE, RAW_FILE, ROLLOUT_DIR})
-
-
-def not_codex_files(folder: Path) -> list[str]:
-    """A warning for each file or folder of ``folder`` that Codex does not write: the
-    user's own notes (``PROFILE.md``, ``LEARNINGS.md``), ``skills/``, or
-    ``extensions/ad_hoc/`` (notes Codex treats as the user's authoritative edits).
-    None of them is imported; the warning says so, so nothing goes unnoticed."""
-    out = []
-    for path in sorted(folder.iterdir()):
-        name = path.name
-        if name.startswith(".") or name in CODEX_FILES or name == MAPPING_FILE:
-            continue
-        if name == "extensions" and path.is_dir():
-            out.append(
-                "extensions/: notes Codex treats as the user's own authoritative edits "
-                "(extensions/ad_hoc/); not imported: review them and remember what holds"
-            )
-        elif path.is_dir():
-            out.append(f"{name}/: a folder Codex does not write (skills, notes); not imported")
-        else:
-            out.append(f"{name}: not a file Codex writes (the user's own notes?); not imported")
-    return out
-
-
 def read_codex(
     folder: Path, *, owner: str, project: str | None = None, mapping: ImportMapping | None = None
 ) -> Reading:
@@ -154,6 +144,6 @@ def read_codex(
     entries = found.summary_entries() + found.memory_entries()
     found.evidence.report_unused()
     reading = files.reading
-    reading.warnings += not_codex_files(folder)
+    entries += UserFiles(folder, reading, owner, project).entries()
     reading.entries = (mapping or ImportMapping()).apply(entries, reading.warnings)
     return reading

@@ -24,6 +24,8 @@ SUMMARY_FILE = "memory_summary.md"
 MEMORY_FILE = "MEMORY.md"
 RAW_FILE = "raw_memories.md"
 ROLLOUT_DIR = "rollout_summaries"
+#: what Codex itself writes in its memories folder (the importer reads these)
+CODEX_FILES = frozenset({SUMMARY_FILE, MEMORY_FILE, RAW_FILE, ROLLOUT_DIR})
 
 SUMMARY_SECTIONS: dict[str, str | None] = {
     "user profile": "profile",

@@ -6,15 +6,21 @@ ids of the records it made or met, and source pointers relative to the
 imported folder. An item never holds content, and :func:`shown` withholds any
 title, key or warning that matches a secret or sensitive pattern: a refused
 entry may hold a secret.
+
+Several folders imported in one command: :func:`summary_table` is the text
+table of their counts, a row per folder (a :class:`NotImported` folder says why)
+and a total row; :func:`summary_counts` the counts of one report or the total.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.domain import gate, secrets
 from core.domain.data import AsData, shown_as
+from core.domain.words import counted
 
 WITHHELD = "[withheld: matches a secret or sensitive pattern]"
 OUTCOMES = (
@@ -112,3 +118,72 @@ def shown(text: str | None) -> str | None:
     if text and (secrets.scan(text) or gate.sensitive_patterns(text)):
         return WITHHELD
     return text
+
+
+# ------------------------------------------------------------ several folders at once
+@dataclass(frozen=True)
+class NotImported(AsData):
+    """A folder of a several-folder import that could not be imported, and why."""
+
+    folder: str
+    error: str
+
+
+#: the summary's columns: (heading, the outcomes it adds up)
+SUMMARY_COLUMNS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("imported", ("written", "conflict")),
+    ("merged", ("merged",)),
+    ("refused", ("refused",)),
+    ("skipped", ("skipped",)),
+    ("already-imported", ("already-imported",)),
+    ("failed", ("failed",)),
+)
+
+
+def summary_counts(reports: Sequence[ImportReport]) -> dict[str, int]:
+    """The summary's counts over ``reports``: imported (written or opened a conflict),
+    then every outcome on its own."""
+    total = Counter[str]()
+    for report in reports:
+        total.update(report.counts)
+    counts = {name: sum(total[o] for o in outcomes) for name, outcomes in SUMMARY_COLUMNS}
+    counts.update({outcome: total[outcome] for outcome in OUTCOMES})
+    return counts
+
+
+def summary_table(rows: Sequence[ImportReport | NotImported]) -> str:
+    """Plain text: a row per folder with its counts, in the order given, and a total
+    row; a folder that was not imported says so in place of its counts."""
+    reports = [row for row in rows if isinstance(row, ImportReport)]
+    headings = ["folder"] + [name for name, _ in SUMMARY_COLUMNS]
+    table: list[list[str]] = []
+    for row in rows:
+        if isinstance(row, NotImported):
+            table.append([row.folder, f"not imported: {row.error}"])
+        else:
+            counts = summary_counts([row])
+            table.append([row.folder] + [str(counts[name]) for name, _ in SUMMARY_COLUMNS])
+    total = summary_counts(reports)
+    table.append(["total"] + [str(total[name]) for name, _ in SUMMARY_COLUMNS])
+    width = [max(len(headings[0]), *(len(r[0]) for r in table))] + [len(h) for h in headings[1:]]
+    for cells in table:
+        if len(cells) == len(headings):
+            width[1:] = [max(w, len(c)) for w, c in zip(width[1:], cells[1:], strict=True)]
+
+    def line(cells: list[str]) -> str:
+        first = cells[0].ljust(width[0])
+        if len(cells) != len(headings):  # a folder not imported: its reason, not counts
+            return f"{first}  {cells[1]}"
+        rest = [c.rjust(w) for c, w in zip(cells[1:], width[1:], strict=True)]
+        return "  ".join([first, *rest]).rstrip()
+
+    head = f"summary of {counted(len(rows), 'folder')}"
+    if any(report.dry_run for report in reports):
+        head += " (dry run: nothing was written)"
+    out = [head, line(headings), *(line(cells) for cells in table)]
+    if total["conflict"]:
+        out.append(
+            f"imported: written, or written and opened a conflict "
+            f"({counted(total['conflict'], 'conflict')} to review: memgov queue)"
+        )
+    return "\n".join(out)

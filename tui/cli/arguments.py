@@ -327,12 +327,17 @@ def add_import(add: Adder) -> None:
         "memory folder through the write pipeline (the folder is never modified)",
     )
     p.add_argument("format", choices=("claude-code", "codex"))
-    p.add_argument("path", help="the agent's memory folder")
+    p.add_argument(
+        "path",
+        nargs="+",
+        help="the agent's memory folder; several: each imported on its own, then a "
+        "summary table of them all",
+    )
     p.add_argument("--dry-run", action="store_true", help="say what would happen, change nothing")
     p.add_argument(
         "--mapping",
-        help="YAML file correcting subject/attribute/type per file "
-        "(default: PATH/memgov-import.yaml)",
+        help="YAML file correcting subject/attribute/type per file, for every PATH "
+        "(default: each PATH's own memgov-import.yaml)",
     )
 
 

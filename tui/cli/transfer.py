@@ -2,29 +2,101 @@
 pipeline (the folder is never modified), ``export`` the active records as one.
 
 ``import`` exits 1 when a file was refused or failed, else 3 when one opened a
-conflict, else 0.
+conflict, else 0. Several folders: each is imported on its own (its own report,
+its own transaction), then a summary table of them all
+(:func:`core.importers.report.summary_table`); ``--json`` gives ``{"folders":
+[...], "total": {...}}``. A folder that does not exist stops the command before
+any import; one that cannot be imported (not such a folder, a bad mapping file)
+is a row saying why, and the others are still imported. The exit status is the
+worst of the folders': 2 (not imported), then 1, then 3, then 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tui.cli.common import EXIT_CONFLICT, EXIT_FOUND, EXIT_OK, actor_from, emit, workspace
+from core.domain.errors import MemgovError
+from tui.cli.common import (
+    EXIT_CONFLICT,
+    EXIT_ERROR,
+    EXIT_FOUND,
+    EXIT_OK,
+    actor_from,
+    emit,
+    workspace,
+)
+
+if TYPE_CHECKING:
+    from core.importers.report import ImportReport, NotImported
+
+#: exit statuses, best first: the command exits with the worst of its folders'
+_WORST_LAST = (EXIT_OK, EXIT_CONFLICT, EXIT_FOUND, EXIT_ERROR)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from core.importers import import_claude_code, import_codex
 
     run = import_claude_code if args.format == "claude-code" else import_codex
-    report = run(
-        workspace(args),
-        Path(args.path),
-        actor=actor_from(args),
-        dry_run=args.dry_run,
-        mapping=args.mapping,
-    )
-    emit(args, report.to_dict(), report.render)
+    paths = [Path(p) for p in args.path]
+    ws = workspace(args)
+    actor = actor_from(args)
+
+    def one(path: Path) -> ImportReport:
+        return run(ws, path, actor=actor, dry_run=args.dry_run, mapping=args.mapping)
+
+    if len(paths) == 1:
+        report = one(paths[0])
+        emit(args, report.to_dict(), report.render)
+        return _exit(report)
+    missing = [str(p) for p in paths if not p.expanduser().is_dir()]
+    if missing:
+        raise MemgovError(
+            f"{', '.join(missing)}: not {'a folder' if len(missing) == 1 else 'folders'}; "
+            "nothing was imported: fix the path or leave it out"
+        )
+    return _import_several(args, paths, one)
+
+
+def _import_several(
+    args: argparse.Namespace, paths: list[Path], one: Callable[[Path], ImportReport]
+) -> int:
+    from core.importers.report import ImportReport, NotImported, summary_counts, summary_table
+
+    rows: list[ImportReport | NotImported] = []
+    for path in paths:
+        try:
+            rows.append(one(path))
+        except MemgovError as exc:
+            print(f"memgov: {exc}", file=sys.stderr)
+            rows.append(NotImported(str(path.expanduser().absolute()), str(exc)))
+    reports = [row for row in rows if isinstance(row, ImportReport)]
+
+    def text() -> str:
+        parts = [_rendered(row) for row in rows]
+        return "\n\n".join([*parts, summary_table(rows)])
+
+    data = {
+        "folders": [row.to_dict() for row in rows],
+        "total": {"folders": len(rows), **summary_counts(reports)},
+    }
+    emit(args, data, text)
+    codes = [_exit(row) if isinstance(row, ImportReport) else EXIT_ERROR for row in rows]
+    return max(codes, key=_WORST_LAST.index)
+
+
+def _rendered(row: ImportReport | NotImported) -> str:
+    from core.importers.report import NotImported
+
+    if isinstance(row, NotImported):
+        return f"import from {row.folder}: not imported: {row.error}"
+    return row.render()
+
+
+def _exit(report: ImportReport) -> int:
     counts = report.counts
     if counts.get("refused") or counts.get("failed"):
         return EXIT_FOUND

@@ -27,7 +27,7 @@ from support_desk import workspace
 
 from core.demo import OWNER
 from core.domain.errors import ValidationError
-from core.domain.record import Memory, Source
+from core.domain.record import Memory, Source, normal_hash
 from core.reports.doctor import diagnose
 from core.review.decide import decide
 from core.review.queue import build_queue
@@ -70,6 +70,7 @@ def test_approving_a_deletion_erases_the_record(demo: Path) -> None:
             "condition": None,
         },
         "content_hash": city.content_hash,
+        "normal_hash": normal_hash(city.content),  # the agent writing it again is seen
     }
     assert not (private.root / city.path).exists()
     assert city.path not in (private.root / "MEMORY.md").read_text(encoding="utf-8")

@@ -142,6 +142,12 @@ _INTERNAL_HOST = re.compile(
 )
 
 
+def redact_sensitive(text: str, marks: dict[str, str]) -> str:
+    """``text`` with each internal address replaced by its pattern's mark."""
+    text = _PRIVATE_IP.sub(marks.get("internal-ip-address", "[internal]"), text)
+    return _INTERNAL_HOST.sub(marks.get("internal-hostname", "[internal]"), text)
+
+
 def sensitive_patterns(text: str) -> list[str]:
     found = []
     if _PRIVATE_IP.search(text):
@@ -161,12 +167,14 @@ def evaluate(
     theta: float,
     also: Sequence[str] = (),
     quote_found: bool = True,
+    sensitive_ok: bool = False,
 ) -> GateResult:
     """Score one candidate. ``also`` is any other text the write would persist (title,
     value, the key's fields): s4 scans it like the content and the evidence.
     ``quote_found``: the evidence is in the logged message the source points at
     (:func:`quoted_in`); a pointer that resolves to a message saying something else
-    is no source."""
+    is no source. ``sensitive_ok``: a person decided to keep this memory's internal
+    addresses (a held item, core.importers.held): only credentials fail s4."""
 
     def probability(name: str, value: float | None) -> Criterion:
         if value is None:
@@ -183,6 +191,8 @@ def evaluate(
     texts = (content, evidence, *also)
     rules = tuple(sorted({h.rule_id for text in texts for h in secrets.scan(text)}))
     sensitive = tuple(sorted({p for text in texts for p in sensitive_patterns(text)}))
+    if sensitive_ok:
+        sensitive = ()
     if rules or sensitive:
         s4 = Criterion(
             "s4",

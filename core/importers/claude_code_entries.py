@@ -59,7 +59,8 @@ def topic_entry(
     marked: Mapping[str, str] | None = None,
 ) -> Entry:
     """One topic file as an entry. ``marked``: the record a memgov export's marker
-    names for the file (its memgov block, where the file went back without one). ``agent``: the folder is an agent's own memory
+    names for the file (its memgov block, where the file went back without one).
+    ``agent``: the folder is an agent's own memory
     (``.claude/agent-memory/<agent>/``): what it learnt about its work is its
     reflection about the project, keyed with the agent, not a preference of the user."""
     meta = topic.meta

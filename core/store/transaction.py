@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.domain import lifecycle
 from core.domain.errors import NotFoundError, ValidationError, shown_id
-from core.domain.record import Memory, validate_id
+from core.domain.record import Memory, normal_hash, validate_id
 from core.store import gitstore
 from core.store.events import Event, append_to_log, new_event_id
 from core.store.fsutil import UnsafePath, atomic_write_bytes, check_relative, confined
@@ -273,7 +273,8 @@ class Transaction:
             reason=reason,
             decision=decision,
             request=request,
-            details=details,
+            # the content's words, hashed: the agent writing it again is recognised
+            details={"normal_hash": normal_hash(before.content), **(details or {})},
         )
         self._close_requests_of(before.id, decision=decision)
         return before

@@ -38,6 +38,8 @@ class Candidate:
     environment: dict[str, str] | None = None
     #: where an importer found it, exactly (core.importers.origin): kept on the record
     origin: dict[str, str] | None = None
+    #: a person decided to keep its internal addresses (core.importers.held): private only
+    sensitive_ok: bool = False
 
     @property
     def key(self) -> tuple[str, str, str, str | None]:

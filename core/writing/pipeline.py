@@ -152,6 +152,7 @@ def _check(store: Store, candidate: Candidate) -> _Checked:
         quote_found=quoted,
         theta=store.config.theta,
         also=_persisted_text(candidate),
+        sensitive_ok=candidate.sensitive_ok and candidate.scope == "private",
     )
     if not result.passed:
         return _Checked(candidate, "refused", tuple(result.reasons()), result)

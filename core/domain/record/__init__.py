@@ -39,7 +39,14 @@ from core.domain.record.fields import (
     validate_id,
 )
 from core.domain.record.mapping import memory_from_mapping, parse_time
-from core.domain.record.model import Memory, Source, check_memory, check_source, content_hash
+from core.domain.record.model import (
+    Memory,
+    Source,
+    check_memory,
+    check_source,
+    content_hash,
+    normal_hash,
+)
 from core.domain.record.reading import (
     field_at_line,
     parse_memory,
@@ -76,6 +83,7 @@ __all__ = [
     "id_problem",
     "is_clean",
     "memory_from_mapping",
+    "normal_hash",
     "origin_problem",
     "parse_memory",
     "parse_time",

@@ -10,6 +10,7 @@ files diff cleanly in git.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime
@@ -340,6 +341,15 @@ def check_source(
 
 def content_hash(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
+
+
+def normal_hash(text: str) -> str:
+    """A hash of the content's words: case, width forms, spacing and Markdown emphasis
+    do not matter. An erasure keeps it, so the same memory written again, reworded
+    only in form, is recognised (core.importers.session)."""
+    plain = unicodedata.normalize("NFKC", text).casefold()
+    words = " ".join(plain.replace("*", " ").replace("_", " ").replace("`", " ").split())
+    return "sha256:" + hashlib.sha256(words.encode("utf-8")).hexdigest()
 
 
 def _iso(value: datetime | None) -> str | None:

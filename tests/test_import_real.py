@@ -124,9 +124,9 @@ def test_a_cut_off_character_keeps_the_rest_of_the_memory(tmp_path: Path) -> Non
 
 # ------------------------------------------------------------------ the real folders
 #: what each real folder gives today (a dry run into a fresh private and team store);
-#: refused: internal addresses, which issue 15 wants as review items instead
+#: held: internal addresses (not credentials), each a review item with its lines marked
 EXPECTED = {
-    ("claude-code", "0WAQ__gsim-ops__claude-memory"): {"written": 29, "refused": 5},
+    ("claude-code", "0WAQ__gsim-ops__claude-memory"): {"written": 29, "held": 5},
     ("claude-code", "1000ssam__claude-config__memory"): {"written": 125},
     ("claude-code", "4444J99__application-pipeline__claude-memory"): {"written": 92},
     ("claude-code", "BobG1983__breaker__claude-agent-memory-planning-reviewer-specs-code"): {

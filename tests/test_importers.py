@@ -426,19 +426,24 @@ def test_a_contradiction_opens_a_conflict_that_export_leaves_out(
     assert exported.warnings[0].startswith("2 private records in status conflict were not exported")
 
 
-def test_an_erased_memory_is_not_imported_again(ws: Workspace, claude: Path) -> None:
+def test_an_erased_memory_written_again_is_held_not_imported(ws: Workspace, claude: Path) -> None:
     import_claude(ws, claude)
     store = private(ws)
     doomed = keyed(store)["merge_freeze"]
     with store.transaction(actor=ACTOR, message="test: erase") as tx:
         tx.erase(doomed.id, action="erase", reason="wrong")
-    before = state(ws)
 
     report = import_claude(ws, claude)
 
     item = next(i for i in report.items if i.origin.startswith("project_merge_freeze.md"))
-    assert item.outcome == "skipped" and "erased this memory" in item.reasons[0]
+    assert item.outcome == "held" and "re-learned after deletion" in item.reasons[0]
+    assert "merge_freeze" not in keyed(Store(store.root))
+    held = list((store.root / "held").glob("held-*.yaml"))
+    assert len(held) == 1 and "Non-critical merges" not in held[0].read_text()
+    before = state(ws)
+    again = import_claude(ws, claude)  # held once: the same bytes are not held again
     assert state(ws) == before
+    assert next(i for i in again.items if i.origin.startswith("project_merge")).outcome == "held"
 
 
 def test_newer_feedback_supersedes_older_for_the_same_name(ws: Workspace, claude: Path) -> None:
@@ -634,6 +639,7 @@ def test_codex_sections_become_records(ws: Workspace, codex: Path) -> None:
         "merged": 1,
         "conflict": 0,
         "refused": 0,
+        "held": 0,
         "skipped": 0,
         "already-imported": 0,
         "failed": 0,

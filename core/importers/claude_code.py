@@ -87,6 +87,7 @@ from core.importers.entries import Reading
 from core.importers.export_folder import marked_records
 from core.importers.folder_state import IndexTemplate, folder_key, template_line
 from core.importers.folders import FolderError, check_folder
+from core.importers.held import Held
 from core.importers.mapping import ImportMapping, default_owner, load_mapping
 from core.importers.report import ImportReport
 from core.importers.session import run_entries
@@ -105,6 +106,8 @@ def import_claude_code(
     actor: str,
     dry_run: bool = False,
     mapping: Mapping[str, Any] | Path | None = None,
+    only: frozenset[str] | None = None,
+    decided: Held | None = None,
 ) -> ImportReport:
     """Import a Claude Code memory folder into the workspace's stores (team/ into the
     team store). ``mapping`` replaces the folder's memgov-import.yaml."""
@@ -119,7 +122,16 @@ def import_claude_code(
         agent=agent_name(folder),
         key=folder_key(folder),
     )
-    return run_entries(workspace, reading, fmt=FORMAT, folder=folder, actor=actor, dry_run=dry_run)
+    return run_entries(
+        workspace,
+        reading,
+        fmt=FORMAT,
+        folder=folder,
+        actor=actor,
+        dry_run=dry_run,
+        only=only,
+        decided=decided,
+    )
 
 
 def project_name(folder: Path) -> str:

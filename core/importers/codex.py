@@ -89,6 +89,7 @@ from core.importers.codex_files import MEMORY_FILE, ROLLOUT_DIR, SUMMARY_FILE, C
 from core.importers.codex_notes import UserFiles
 from core.importers.entries import Reading
 from core.importers.folders import FolderError, check_folder
+from core.importers.held import Held
 from core.importers.mapping import ImportMapping, default_owner, load_mapping
 from core.importers.report import ImportReport
 from core.importers.session import run_entries
@@ -105,6 +106,8 @@ def import_codex(
     actor: str,
     dry_run: bool = False,
     mapping: Mapping[str, Any] | Path | None = None,
+    only: frozenset[str] | None = None,
+    decided: Held | None = None,
 ) -> ImportReport:
     """Import a Codex memories folder into the workspace's private store."""
     folder = check_folder(path, what="Codex memories folder", example=EXAMPLE)
@@ -116,7 +119,16 @@ def import_codex(
         project=rules.project,
         mapping=rules,
     )
-    return run_entries(workspace, reading, fmt=FORMAT, folder=folder, actor=actor, dry_run=dry_run)
+    return run_entries(
+        workspace,
+        reading,
+        fmt=FORMAT,
+        folder=folder,
+        actor=actor,
+        dry_run=dry_run,
+        only=only,
+        decided=decided,
+    )
 
 
 def _check_layout(folder: Path) -> None:

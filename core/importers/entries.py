@@ -59,6 +59,7 @@ class Entry:
     skip: str | None = None  # why this entry is not imported
     #: where it stands in the folder, exactly (core.importers.origin), for an export
     origin_fields: dict[str, str] | None = None
+    sensitive_ok: bool = False  # a person keeps its internal addresses (core.importers.held)
 
     @property
     def file(self) -> str:
@@ -87,6 +88,7 @@ class Entry:
             value=self.value,
             title=self.title,
             origin=with_signature(self.origin_fields, sigs),
+            sensitive_ok=self.sensitive_ok,
         )
 
 

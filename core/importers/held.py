@@ -196,11 +196,11 @@ def _from_mapping(data: Any, rel: str) -> Held:
 
 def read_held(store: Store, held_id: str) -> Held:
     if id_problem(held_id) or not held_id.startswith(PREFIX):
-        raise NotFoundError(f"no held item {held_id[:80]!r}", hint="memgov queue --kind held")
+        raise NotFoundError(f"no held item {held_id[:80]!r}; see memgov queue --kind held")
     rel = f"{HELD_DIR}/{held_id}.yaml"
     path = store.root / rel
     if path.is_symlink() or not path.is_file():
-        raise NotFoundError(f"no held item {held_id}", hint="memgov queue --kind held")
+        raise NotFoundError(f"no held item {held_id}; see memgov queue --kind held")
     if path.stat().st_size > MAX_HELD_BYTES:
         raise HeldError(f"{rel}: over {MAX_HELD_BYTES:,} bytes; remove it")
     try:
@@ -301,4 +301,3 @@ def describe_found(text: str) -> str:
     parts = [f"{', '.join(found)} at line {number}" for number, _line, found in lines[:12]]
     more = f" and {len(lines) - 12} more lines" if len(lines) > 12 else ""
     return "; ".join(parts) + more
-

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from core.domain.record import Memory, Source
+from core.domain.record import Memory, Source, content_hash, normal_hash
 from core.domain.values import same_value
 from core.importers.entries import Entry
 from core.importers.report import shown
@@ -45,9 +45,18 @@ class Ledger:
         #: the records as the run leaves them (its transaction's view), else the store's
         self.view: Mapping[str, Memory] = store.memories if view is None else view
         events, _ = store.events()
-        self.erased: dict[str, Event] = {
-            str(e.details.get("content_hash")): e for e in events if e.to_status == "deleted"
+        deletions = [e for e in events if e.to_status == "deleted"]
+        self.erased: dict[str, Event] = {str(e.details.get("content_hash")): e for e in deletions}
+        #: the erased memories' words (a hash: case, spacing and emphasis aside), and keys
+        self.erased_words: dict[str, Event] = {
+            str(e.details["normal_hash"]): e for e in deletions if "normal_hash" in e.details
         }
+        self.erased_keys: dict[tuple[Any, ...], Event] = {}
+        for e in deletions:
+            key = e.details.get("key")
+            if isinstance(key, Mapping):
+                parts = ("scope", "subject", "attribute", "condition")
+                self.erased_keys[tuple(key.get(p) for p in parts)] = e
         self.refused: dict[str, dict[str, Any]] = {
             str(r.get("fingerprint")): r | {"event": e.id}
             for e in events
@@ -64,6 +73,21 @@ class Ledger:
         self.ids: set[str] = set()
         self.counts: Counter[str] = Counter()
         self.refusals: list[dict[str, Any]] = []
+
+    def erasure_of(self, entry: Entry) -> Event | None:
+        """The erasure of a memory this entry writes again: the same content, the same
+        words (core.domain.record.normal_hash), or the same key when no record of the
+        store holds that key any more."""
+        found = self.erased.get(content_hash(entry.content)) or self.erased_words.get(
+            normal_hash(entry.content)
+        )
+        if found is not None:
+            return found
+        key = (entry.scope, entry.subject, entry.attribute, entry.condition)
+        erased = self.erased_keys.get(key)
+        if erased is not None and not any(True for _m in self.store.by_key(key)):
+            return erased
+        return None
 
     def imported(self, candidate: Candidate, source: Source) -> Memory | None:
         for memory_id in sorted(self.by_source.get((source.file, source.line), ())):

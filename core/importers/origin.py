@@ -122,14 +122,18 @@ def signatures(
 ) -> dict[str, str]:
     """``sig``: of everything memgov derived from the file; ``keys``: of all of it but
     the content (what the front matter says)."""
-    fields = {
-        "title": title,
-        "type": type,
-        "subject": subject,
-        "attribute": attribute,
-        "condition": condition,
-    }
-    return {"sig": signature(**fields, content=content), "keys": signature(**fields, content="")}
+
+    def sig(text: str) -> str:
+        return signature(
+            title=title,
+            type=type,
+            subject=subject,
+            attribute=attribute,
+            condition=condition,
+            content=text,
+        )
+
+    return {"sig": sig(content), "keys": sig("")}
 
 
 def record_signatures(memory: Memory) -> dict[str, str]:

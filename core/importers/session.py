@@ -31,14 +31,23 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from core.domain import policy
+from core.domain import gate, policy, secrets
 from core.domain.errors import SecretBlocked, TransitionError, ValidationError
-from core.domain.record import content_hash
 from core.domain.words import counted
 from core.importers.entries import Entry, Reading, origin_key
 from core.importers.export_folder import MARKER
 from core.importers.folder_state import FolderState, StateError, read_state
 from core.importers.folders import shown_path
+from core.importers.held import (
+    MEANING,
+    Held,
+    describe_found,
+    file_hash,
+    held_for,
+    load_held,
+    new_held_id,
+    redacted,
+)
 from core.importers.ledger import IMPORT_ACTION, Ledger
 from core.importers.report import WITHHELD, ImportItem, ImportReport, shown
 from core.store.store import STATE_DIR, Store
@@ -55,25 +64,39 @@ def run_entries(
     folder: Path,
     actor: str,
     dry_run: bool,
+    only: frozenset[str] | None = None,
+    decided: Held | None = None,
 ) -> ImportReport:
-    """Send every entry through the write pipeline (on a scratch copy for a dry run)."""
+    """Send every entry through the write pipeline (on a scratch copy for a dry run).
+    ``only``: the files of the folder to import (the rest is left alone); ``decided``:
+    a person's decision on a held item, written in the run, which then does what it
+    says (core.importers.held)."""
     if not actor.strip():
         raise ValidationError("every change needs an actor", field="actor", hint="pass --as USER")
     stores = tuple((s.config.scope, str(s.root)) for s in workspace.stores)
     if dry_run:
         with scratch_copy(workspace) as scratch:
-            report = _run(scratch, reading, fmt=fmt, folder=folder, actor=actor)
+            report = _run(scratch, reading, fmt, folder, actor, only, decided)
         return replace(report, dry_run=True, stores=stores)
-    return replace(_run(workspace, reading, fmt=fmt, folder=folder, actor=actor), stores=stores)
+    return replace(_run(workspace, reading, fmt, folder, actor, only, decided), stores=stores)
 
 
 def _run(
-    workspace: Workspace, reading: Reading, *, fmt: str, folder: Path, actor: str
+    workspace: Workspace,
+    reading: Reading,
+    fmt: str,
+    folder: Path,
+    actor: str,
+    only: frozenset[str] | None,
+    decided: Held | None,
 ) -> ImportReport:
-    items = list(reading.skipped)
+    items = [i for i in reading.skipped if only is None or i.origin in only]
+    entries = [e for e in reading.entries if only is None or e.file in only]
     with contextlib.ExitStack() as transactions:
         runner = _Runner(workspace, actor, folder, fmt, transactions)
-        for entry in sorted(reading.entries, key=lambda e: (e.order, origin_key(e.origin))):
+        if decided is not None:
+            runner.close_decided(decided)
+        for entry in sorted(entries, key=lambda e: (e.order, origin_key(e.origin))):
             items.append(runner.one(entry))
         runner.keep_state(reading)
         runner.finish()
@@ -113,6 +136,50 @@ def unlisted_warning(reading: Reading, items: list[ImportItem]) -> str:
         done = "not imported (each file's outcome is above)"
     head = f"{counted(len(files), 'file')} not listed in {reading.index_file} ({listing(files)})"
     return f"{head}: {done}" + (f"; {reading.unlisted_note}" if reading.unlisted_note else "")
+
+
+def _texts(entry: Entry) -> list[str]:
+    """Every text of the entry a write would keep."""
+    return [
+        entry.content,
+        entry.title or "",
+        *(s.evidence for s in entry.sources),
+        *(entry.origin_fields or {}).values(),
+    ]
+
+
+def _sensitive_only(entry: Entry) -> bool:
+    """An internal address and no credential: a person decides (a held item)."""
+    texts = _texts(entry)
+    return not any(secrets.scan(t) for t in texts) and any(
+        gate.sensitive_patterns(t) for t in texts
+    )
+
+
+def _found(entry: Entry) -> str:
+    where = describe_found(entry.content) or "in its evidence or front matter"
+    return f"{where}; not a credential: redact it, keep it private, or drop it"
+
+
+def _redacted(entry: Entry) -> Entry:
+    """The entry with each internal address replaced by a mark; it keeps only where it
+    came from (an export writes the redacted record anew)."""
+    origin = {k: v for k, v in (entry.origin_fields or {}).items() if k in _WHERE}
+    return replace(
+        entry,
+        content=redacted(entry.content),
+        title=redacted(entry.title) if entry.title else entry.title,
+        sources=tuple(replace(s, evidence=redacted(s.evidence)) for s in entry.sources),
+        origin_fields=origin or None,
+    )
+
+
+def _kept_private(entry: Entry) -> Entry:
+    """A person keeps its internal addresses: a private memory, never the team's."""
+    return replace(entry, scope="private", sensitive_ok=True)
+
+
+_WHERE = ("format", "folder", "slot", "file")
 
 
 def _warning(text: str, secret_files: set[str]) -> str:
@@ -157,6 +224,8 @@ class _Runner:
         self.transactions = transactions
         self.ledgers: dict[Path, Ledger] = {}
         self.txs: dict[Path, Transaction] = {}
+        self.held, _problems = load_held(workspace.private)
+        self.digests: dict[str, str] = {}
 
     def target(self, scope: str) -> tuple[Store | None, str]:
         store = self.workspace.team if scope == "team" else self.workspace.private
@@ -204,16 +273,26 @@ class _Runner:
                 ids=(earlier.id,),
                 reasons=(f"exported from this store as {earlier.id}",),
             )
-        erased = ledger.erased.get(content_hash(entry.content))
+        erased = ledger.erasure_of(entry)
         if erased is not None:
-            return self.item(
-                entry,
-                "skipped",
-                reasons=(
-                    f"{erased.actor} erased this memory on {erased.ts[:10]} ({erased.id}); "
-                    "it is not imported again: delete it in the original folder too",
-                ),
-            )
+            closed = self.closed(entry, "relearned")
+            if closed is None:
+                return self.hold(
+                    entry,
+                    "relearned",
+                    detail=f"{erased.actor} erased {', '.join(erased.memory_ids)} on "
+                    f"{erased.ts[:10]} ({erased.id}); the agent wrote it again",
+                    memory_id=erased.memory_ids[0] if erased.memory_ids else None,
+                )
+            if closed.status == "rejected":
+                return self.item(entry, "skipped", reasons=(self.kept(closed),))
+        if _sensitive_only(entry):
+            closed = self.closed(entry, "sensitive")
+            if closed is None:
+                return self.hold(entry, "sensitive", detail=_found(entry))
+            if closed.status == "rejected":
+                return self.item(entry, "skipped", reasons=(self.kept(closed),))
+            entry = _redacted(entry) if closed.decision == "redact" else _kept_private(entry)
         return self.send(entry, store, ledger)
 
     def send(self, entry: Entry, store: Store, ledger: Ledger) -> ImportItem:
@@ -313,6 +392,109 @@ class _Runner:
         state.folder = str(self.folder)
         self.ledger(store).touched = True
         self.txs[store.root].write_file(state.path, state.to_json())
+
+    # ------------------------------------------------------------------ held items
+    def digest(self, rel: str) -> str:
+        """The hash of a file of the folder as it is now (read once per run)."""
+        if rel not in self.digests:
+            path = self.folder / rel
+            try:
+                data = b"" if path.is_symlink() else path.read_bytes()
+            except OSError:
+                data = b""
+            self.digests[rel] = file_hash(data)
+        return self.digests[rel]
+
+    def closed(self, entry: Entry, reason: str) -> Held | None:
+        """The decided held item for these bytes of the entry's file, if a person decided
+        one (an open one is :meth:`hold`'s to find)."""
+        found = held_for(
+            [h for h in self.held if h.reason == reason],
+            str(self.folder),
+            entry.file,
+            self.digest(entry.file),
+        )
+        return found if found is not None and found.status != "open" else None
+
+    def kept(self, held: Held) -> str:
+        return (
+            f"{held.decided_by} decided on {(held.decided_at or '')[:10]} ({held.id}): "
+            f"{MEANING[held.decision or held.options[-1]]}"
+        )
+
+    def hold(
+        self, entry: Entry, reason: str, *, detail: str, memory_id: str | None = None
+    ) -> ImportItem:
+        """Hold the entry for a person (core.importers.held), in the private store; one
+        held item per file, bytes and reason, however often the folder is imported."""
+        store = self.workspace.private
+        if store is None:
+            why = "no private store to hold it for review in: pass it with --store"
+            return self.item(entry, "skipped", reasons=(why,))
+        digest = self.digest(entry.file)
+        open_ = held_for(
+            [h for h in self.held if h.reason == reason and h.status == "open"],
+            str(self.folder),
+            entry.file,
+            digest,
+        )
+        if open_ is None:
+            tx = self.txs.get(store.root) or self._open(store)
+            when = tx.now.isoformat(timespec="seconds")
+            open_ = Held(
+                id=new_held_id(str(self.folder), entry.file, digest, reason, when),
+                reason=reason,
+                format=self.fmt,
+                folder=str(self.folder),
+                file=entry.file,
+                line=origin_key(entry.origin)[1] or 1,
+                hash=digest,
+                held_at=when,
+                held_by=self.actor,
+                title=shown(entry.title) or "",
+                key=shown(f"{entry.type} {entry.scope} {entry.subject} {entry.attribute}") or "",
+                detail=detail,
+                memory_id=memory_id,
+            )
+            tx.write_file(open_.path, open_.to_yaml())
+            tx.event(
+                "hold",
+                (memory_id,) if memory_id else (),
+                reason=f"{open_.named}: {entry.file} held for review as {open_.id}",
+                details={"held": open_.id, "reason": reason, "file": entry.file},
+            )
+            self.ledger(store).touched = True
+            self.held.append(open_)
+        return self.item(
+            entry,
+            "held",
+            reasons=(
+                f"{open_.named}: held for review as {open_.id} "
+                f"(memgov queue --kind held; {' | '.join(open_.options)})",
+                detail,
+            ),
+            ids=(memory_id,) if memory_id else (),
+        )
+
+    def _open(self, store: Store) -> Transaction:
+        self.ledger(store)
+        return self.txs[store.root]
+
+    def close_decided(self, decided: Held) -> None:
+        """Write a person's decision on a held item, in this run's private transaction:
+        the run then does what it says."""
+        store = self.workspace.private
+        assert store is not None
+        tx = self._open(store)
+        tx.write_file(decided.path, decided.to_yaml())
+        tx.event(
+            "held-decided",
+            (decided.memory_id,) if decided.memory_id else (),
+            reason=f"{decided.named}: {decided.decision} ({decided.decision_reason})",
+            details={"held": decided.id, "decision": decided.decision, "file": decided.file},
+        )
+        self.ledger(store).touched = True
+        self.held = [h for h in self.held if h.id != decided.id] + [decided]
 
     def finish(self) -> None:
         """One ``import`` event per store this run changed: counts, ids, refusals (in

@@ -2,7 +2,7 @@
 pipeline (the folder is never modified), ``export`` the active records as one.
 
 ``import`` exits 1 when a file was refused or failed, else 3 when one opened a
-conflict, else 0. Several folders: each is imported on its own (its own report,
+conflict or held a memory for review, else 0. Several folders: each is imported on its own (its own report,
 its own transaction), then a summary table of them all
 (:func:`core.importers.report.summary_table`); ``--json`` gives ``{"folders":
 [...], "total": {...}}``. A folder that does not exist stops the command before
@@ -100,7 +100,8 @@ def _exit(report: ImportReport) -> int:
     counts = report.counts
     if counts.get("refused") or counts.get("failed"):
         return EXIT_FOUND
-    return EXIT_CONFLICT if counts.get("conflict") else EXIT_OK
+    # a conflict opened or a memory held: something waits for a person (memgov queue)
+    return EXIT_CONFLICT if counts.get("conflict") or counts.get("held") else EXIT_OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:

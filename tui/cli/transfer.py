@@ -2,8 +2,8 @@
 pipeline (the folder is never modified), ``export`` the active records as one.
 
 ``import`` exits 1 when a file was refused or failed, else 3 when one opened a
-conflict or held a memory for review, else 0. Several folders: each is imported on its own (its own report,
-its own transaction), then a summary table of them all
+conflict or held a memory for review, else 0. Several folders: each is imported
+on its own (its own report, its own transaction), then a summary table of them all
 (:func:`core.importers.report.summary_table`); ``--json`` gives ``{"folders":
 [...], "total": {...}}``. A folder that does not exist stops the command before
 any import; one that cannot be imported (not such a folder, a bad mapping file)

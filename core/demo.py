@@ -26,8 +26,10 @@ from typing import Any
 from core.consolidation.consolidate import consolidate
 from core.domain.errors import StoreError
 from core.domain.record import Memory, Source
+from core.importers.claude_code import import_claude_code
 from core.store.requests import file_request
 from core.store.store import Store, new_memory_id
+from core.store.workspace import Workspace
 from core.writing.decay import recall, sweep
 from core.writing.pipeline import candidate_from_dict, remember
 
@@ -176,6 +178,39 @@ def _remember(
     }
     clock.at(when + timedelta(minutes=2))
     return list(remember(store, candidate_from_dict(data), actor=AGENT).memory_ids)
+
+
+#: the demo's Claude Code memory folder, beside its stores
+AGENT_FOLDER = "claude-memory"
+AGENT_FILES = {
+    "MEMORY.md": (
+        "# Memory index\n\n"
+        "## Feedback\n"
+        "- [Answer style](feedback_answer_style.md) — terse answers, no closing summary\n\n"
+        "## Project\n"
+        "- [Staging database](project_staging_db.md) — where the staging database runs\n"
+        "- Releases go out on Tuesdays.\n"
+    ),
+    "feedback_answer_style.md": (
+        "---\nname: Answer style\ndescription: terse answers, no closing summary\n"
+        "type: feedback\n---\n\n"
+        "Keep answers terse and do not end with a summary of what was done.\n\n"
+        "**Why:** the user reads the diff.\n"
+    ),
+    "project_staging_db.md": (
+        "---\nname: Staging database\ndescription: where the staging database runs\n"
+        "type: project\n---\n\n"
+        "The staging database runs on 10.0.4.12, port 5432; migrations run from CI only.\n"
+    ),
+}
+
+
+def write_agent_folder(folder: Path) -> Path:
+    """The demo's Claude Code memory folder, as the agent wrote it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in AGENT_FILES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
 
 
 def demo_language(target: Path | str) -> str | None:
@@ -552,5 +587,10 @@ def build_demo(target: Path | str, *, force: bool = False, lang: str | None = No
     # the nightly consolidation leaves a batch for review
     clock.at(START + 91 * day + timedelta(hours=3))
     consolidate(private, actor="memgov-consolidate")
+    # the agent's own memory folder, imported: one note names an internal address,
+    # held for a person instead of being refused
+    clock.at(START + 91 * day + timedelta(hours=4))
+    agent_folder = write_agent_folder(target / AGENT_FOLDER)
+    import_claude_code(Workspace(stores=[private, team]), agent_folder, actor=OWNER)
     (target / LANG_FILE).write_text(lang + "\n", encoding="ascii")  # last: the demo is whole
     return [private, team]

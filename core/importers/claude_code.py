@@ -112,16 +112,7 @@ def import_claude_code(
     """Import a Claude Code memory folder into the workspace's stores (team/ into the
     team store). ``mapping`` replaces the folder's memgov-import.yaml."""
     folder = check_folder(path, what="Claude Code memory folder", example=EXAMPLE)
-    _check_layout(folder)
-    rules = load_mapping(folder, mapping)
-    reading = read_claude_code(
-        folder,
-        owner=rules.owner or default_owner(workspace, actor),
-        project=rules.project or project_name(folder),
-        mapping=rules,
-        agent=agent_name(folder),
-        key=folder_key(folder),
-    )
+    reading = claude_code_reading(workspace, folder, actor, mapping)
     return run_entries(
         workspace,
         reading,
@@ -131,6 +122,25 @@ def import_claude_code(
         dry_run=dry_run,
         only=only,
         decided=decided,
+    )
+
+
+def claude_code_reading(
+    workspace: Workspace,
+    folder: Path,
+    actor: str,
+    mapping: Mapping[str, Any] | Path | None = None,
+) -> Reading:
+    """The folder read with its mapping file (``mapping`` replaces it), nothing written."""
+    _check_layout(folder)
+    rules = load_mapping(folder, mapping)
+    return read_claude_code(
+        folder,
+        owner=rules.owner or default_owner(workspace, actor),
+        project=rules.project or project_name(folder),
+        mapping=rules,
+        agent=agent_name(folder),
+        key=folder_key(folder),
     )
 
 

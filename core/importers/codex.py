@@ -99,6 +99,23 @@ FORMAT = "codex"
 EXAMPLE = "~/.codex/memories"
 
 
+def codex_reading(
+    workspace: Workspace,
+    folder: Path,
+    actor: str,
+    mapping: Mapping[str, Any] | Path | None = None,
+) -> Reading:
+    """The folder read with its mapping file (``mapping`` replaces it), nothing written."""
+    _check_layout(folder)
+    rules = load_mapping(folder, mapping)
+    return read_codex(
+        folder,
+        owner=rules.owner or default_owner(workspace, actor),
+        project=rules.project,
+        mapping=rules,
+    )
+
+
 def import_codex(
     workspace: Workspace,
     path: Path,
@@ -111,14 +128,7 @@ def import_codex(
 ) -> ImportReport:
     """Import a Codex memories folder into the workspace's private store."""
     folder = check_folder(path, what="Codex memories folder", example=EXAMPLE)
-    _check_layout(folder)
-    rules = load_mapping(folder, mapping)
-    reading = read_codex(
-        folder,
-        owner=rules.owner or default_owner(workspace, actor),
-        project=rules.project,
-        mapping=rules,
-    )
+    reading = codex_reading(workspace, folder, actor, mapping)
     return run_entries(
         workspace,
         reading,

@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,9 @@ from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 from core.writing.pipeline import remember_in_transaction
 
+#: how a run opens one store's transaction: ``opener(store, actor=..., message=...)``
+Opener = Callable[..., contextlib.AbstractContextManager[Transaction]]
+
 
 def run_entries(
     workspace: Workspace,
@@ -66,11 +69,15 @@ def run_entries(
     dry_run: bool,
     only: frozenset[str] | None = None,
     decided: Held | None = None,
+    opener: Opener | None = None,
+    on_decided: Callable[[Transaction, list[ImportItem]], None] | None = None,
 ) -> ImportReport:
     """Send every entry through the write pipeline (on a scratch copy for a dry run).
     ``only``: the files of the folder to import (the rest is left alone); ``decided``:
     a person's decision on a held item, written in the run, which then does what it
-    says (core.importers.held)."""
+    says (core.importers.held); ``opener`` opens each store's transaction (a decision's
+    session), and ``on_decided`` records the decision in the private store's, with
+    what the run did."""
     if not actor.strip():
         raise ValidationError("every change needs an actor", field="actor", hint="pass --as USER")
     stores = tuple((s.config.scope, str(s.root)) for s in workspace.stores)
@@ -78,7 +85,8 @@ def run_entries(
         with scratch_copy(workspace) as scratch:
             report = _run(scratch, reading, fmt, folder, actor, only, decided)
         return replace(report, dry_run=True, stores=stores)
-    return replace(_run(workspace, reading, fmt, folder, actor, only, decided), stores=stores)
+    hooks = (decided, opener, on_decided)
+    return replace(_run(workspace, reading, fmt, folder, actor, only, *hooks), stores=stores)
 
 
 def _run(
@@ -89,16 +97,21 @@ def _run(
     actor: str,
     only: frozenset[str] | None,
     decided: Held | None,
+    opener: Opener | None = None,
+    on_decided: Callable[[Transaction, list[ImportItem]], None] | None = None,
 ) -> ImportReport:
     items = [i for i in reading.skipped if only is None or i.origin in only]
     entries = [e for e in reading.entries if only is None or e.file in only]
     with contextlib.ExitStack() as transactions:
         runner = _Runner(workspace, actor, folder, fmt, transactions)
+        runner.opener = opener
         if decided is not None:
             runner.close_decided(decided)
         for entry in sorted(entries, key=lambda e: (e.order, origin_key(e.origin))):
             items.append(runner.one(entry))
         runner.keep_state(reading)
+        if on_decided is not None and workspace.private is not None:
+            on_decided(runner._open(workspace.private), items)
         runner.finish()
     items.sort(key=lambda item: origin_key(item.origin))
     secret = {item.origin.rpartition(":")[0] for item in items if item.secret_rules}
@@ -225,6 +238,8 @@ class _Runner:
         self.ledgers: dict[Path, Ledger] = {}
         self.txs: dict[Path, Transaction] = {}
         self.held, _problems = load_held(workspace.private)
+        #: how the run opens a store's transaction: a decision's session (core.review)
+        self.opener: Opener | None = None
         self.digests: dict[str, str] = {}
 
     def target(self, scope: str) -> tuple[Store | None, str]:
@@ -249,9 +264,12 @@ class _Runner:
     def ledger(self, store: Store) -> Ledger:
         if store.root not in self.ledgers:
             message = f"import: {self.fmt} memories from {self.folder.name}"
-            tx = self.transactions.enter_context(
-                store.transaction(actor=self.actor, message=message)
+            opened = (
+                self.opener(store, actor=self.actor, message=message)
+                if self.opener is not None
+                else store.transaction(actor=self.actor, message=message)
             )
+            tx = self.transactions.enter_context(opened)
             self.txs[store.root] = tx
             self.ledgers[store.root] = Ledger(store, tx.view)
         return self.ledgers[store.root]
@@ -259,6 +277,9 @@ class _Runner:
     def one(self, entry: Entry) -> ImportItem:
         if entry.skip:
             return self.item(entry, "skipped", reasons=(entry.skip,))
+        mine = self.closed(entry, "both-changed")
+        if mine is not None and mine.status == "rejected":  # memgov's version stays
+            return self.item(entry, "skipped", reasons=(self.kept(mine),))
         if not entry.content.strip():
             return self.item(entry, "skipped", reasons=("empty: nothing to import",))
         store, why = self.target(entry.scope)

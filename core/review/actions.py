@@ -23,7 +23,14 @@ from core.domain.data import AsData
 from core.domain.errors import AuthorizationError
 from core.review import stale
 from core.review.authority import check_may_close_request, check_may_decide
-from core.review.items import CONFLICT_OPTIONS, BatchAnalysis, Item, Kind, SecretAnalysis
+from core.review.items import (
+    CONFLICT_OPTIONS,
+    BatchAnalysis,
+    HeldAnalysis,
+    Item,
+    Kind,
+    SecretAnalysis,
+)
 from core.review.promotion import blocked_rules, successor
 from core.store.workspace import Workspace
 
@@ -35,6 +42,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     Kind.SECRET: ("erase", "correct", "defer"),
     Kind.CONSOLIDATION: ("approve", "reject"),
     Kind.STALE: ("expire", "correct", "keep"),
+    Kind.HELD: ("redact", "keep", "drop", "learn", "forget", "agent", "memgov"),
 }
 
 
@@ -77,6 +85,8 @@ def _applies(item: Item, name: str) -> bool:
     that replaced the requested one applies only once it was replaced."""
     if item.kind == Kind.PROMOTION and name == "rerequest":
         return item.records[0].memory.status != "active"
+    if item.kind == Kind.HELD:  # each reason has its own options
+        return name in item.analysis_as(HeldAnalysis).options
     return True
 
 

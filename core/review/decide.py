@@ -36,7 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.domain.errors import AlreadyDecided, NotFoundError, ValidationError
-from core.review import conflict, deletion, promotion, secret, stale
+from core.importers.held import OPTIONS as _HELD
+from core.review import conflict, deletion, held, promotion, secret, stale
 from core.review.authority import check_may_close_request, check_may_decide
 from core.review.batch import decide_batch, preview_batch
 from core.review.consequences import with_consequences
@@ -355,13 +356,16 @@ _APPROVE_OPTIONS: dict[str, tuple[str, ...]] = {
     Kind.CONFLICT: tuple(o for o in CONFLICT_OPTIONS if o != "defer"),
     Kind.SECRET: SECRET_OPTIONS,
     Kind.STALE: stale.OPTIONS,
+    Kind.HELD: tuple(dict.fromkeys(o for options in _HELD.values() for o in options)),
 }
 
 
 def _check_arguments(item: Item, choice: Choice) -> None:
     """Contradictory or missing arguments are an error, never a guess: a rejection
     with an option, an approval of a conflict or a secret without one, an option
-    for a kind that takes none."""
+    for a kind that takes none. A held item checks its own (its reason's options)."""
+    if item.kind == Kind.HELD:
+        return
     allowed = _APPROVE_OPTIONS.get(item.kind, ())
     listed = ", ".join(allowed)
     if item.kind == Kind.PROMOTION and choice.option in REQUEST_OPTIONS:
@@ -449,6 +453,10 @@ def _decide_item(
             reason=reason,
             option=choice.option,
             content=choice.content,
+        )
+    if item.kind == Kind.HELD:
+        return held.decide_held(
+            session, workspace, item, approve, actor=actor, reason=reason, option=choice.option
         )
     if item.kind == Kind.STALE:
         return stale.decide_stale(

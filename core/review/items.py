@@ -15,6 +15,7 @@ kind                      analysis
 ``consolidation``         :class:`BatchAnalysis` (the batch: changes, files, replay)
 ``secret``                :class:`SecretAnalysis` (file, rules, what may be done)
 ``stale``                 :class:`StaleAnalysis` (how old the record is, how it is used)
+``held``                  :class:`HeldAnalysis` (the agent's file, what was found in it)
 ========================  ===========================================
 """
 
@@ -41,6 +42,7 @@ class Kind(StrEnum):
     CONSOLIDATION = "consolidation"
     SECRET = "secret"
     STALE = "stale"
+    HELD = "held"
 
 
 KINDS = tuple(Kind)
@@ -165,6 +167,27 @@ class StaleAnalysis(AsData):
 
 
 @dataclass(frozen=True)
+class HeldAnalysis(AsData):
+    """A memory an import or a sync held for a person (core.importers.held): the
+    agent's file as it is now (None: gone or changed since it was held), what was
+    found, and what each option does."""
+
+    reason: str  # sensitive | relearned | both-changed
+    named: str
+    folder: str
+    file: str
+    line: int
+    detail: str
+    options: tuple[str, ...]
+    meanings: dict[str, str]
+    agent_text: str | None
+    #: the lines holding an internal address: (line, patterns), never the address alone
+    marked: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    memory_id: str | None = None
+    key: str = ""
+
+
+@dataclass(frozen=True)
 class SecretAnalysis(AsData):
     file: str
     status: str
@@ -232,6 +255,7 @@ Analysis = (
     | BatchAnalysis
     | SecretAnalysis
     | StaleAnalysis
+    | HeldAnalysis
 )
 A = TypeVar(
     "A",
@@ -241,6 +265,7 @@ A = TypeVar(
     BatchAnalysis,
     SecretAnalysis,
     StaleAnalysis,
+    HeldAnalysis,
 )
 
 

@@ -24,9 +24,11 @@ from core.domain import secrets
 from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
 from core.domain.record.mapping import parse_time
+from core.importers.held import PREFIX as HELD_PREFIX
 from core.review import view
 from core.review.batch import pending_items
 from core.review.evidence import Evidence, weigh
+from core.review.held import held_items
 from core.review.items import (
     KIND_OF_REQUEST,
     KINDS,
@@ -77,6 +79,8 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
                     items.append(item)
         if Kind.CONSOLIDATION in wanted:
             items += pending_items(store)
+        if Kind.HELD in wanted:
+            items += held_items(evidence, store)
     items.sort(key=lambda i: (i.opened_at, i.id))
     return items
 
@@ -292,6 +296,8 @@ class _Finder:
                 return None
             findings = scan_file(store.root / memory.path)
             return secret_item(evidence, Hit(memory.path, findings, memory)) if findings else None
+        if item_id.startswith(HELD_PREFIX):
+            return next(iter(held_items(evidence, store, [item_id])), None)
         return next(iter(pending_items(store, [item_id])), None)
 
 

@@ -1,0 +1,199 @@
+"""Held memories: an internal address, or a memory erased and written again, waits for
+a person instead of being refused or silently imported (core.importers.held,
+core.review.held). Real folders in temporary directories, real stores, the real
+queue and decisions.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core.domain.errors import ValidationError
+from core.importers import import_claude_code
+from core.review.decide import decide
+from core.review.queue import build_queue, get_item
+from core.store.store import Store
+from core.store.workspace import Workspace, open_workspace
+
+ACTOR = "alice@example.com"
+ADDRESS = "10.20.30.40"
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (tmp_path / "gitconfig").write_text("")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    Store.init(tmp_path / "private", scope="private", owner=ACTOR, actor=ACTOR)
+    return open_workspace([tmp_path])
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    memory = tmp_path / "ops" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text(
+        "- [Redis](project_redis.md) — the cache host\n- [Style](feedback_style.md) — terse\n"
+    )
+    (memory / "project_redis.md").write_text(
+        "---\nname: Redis\ndescription: the cache host\ntype: project\n---\n\n"
+        f"The cache runs on {ADDRESS}, port 6379; restart it with systemctl.\n"
+    )
+    (memory / "feedback_style.md").write_text(
+        "---\nname: Style\ndescription: terse\ntype: feedback\n---\n\nAnswer tersely.\n"
+    )
+    return memory
+
+
+def records(ws: Workspace) -> list[str]:
+    store = Store(ws.private.root)  # type: ignore[union-attr]
+    return sorted(m.content for m in store.memories.values() if m.status == "active")
+
+
+def held_files(ws: Workspace) -> list[dict[str, object]]:
+    root = ws.private.root  # type: ignore[union-attr]
+    return [yaml.safe_load(p.read_text()) for p in sorted((root / "held").glob("held-*.yaml"))]
+
+
+def test_an_internal_address_is_held_with_its_line_marked(ws: Workspace, folder: Path) -> None:
+    report = import_claude_code(ws, folder, actor=ACTOR)
+
+    assert report.counts["held"] == 1 and report.counts["written"] == 1
+    (held,) = held_files(ws)
+    assert held["reason"] == "sensitive" and held["file"] == "project_redis.md"
+    assert ADDRESS not in yaml.safe_dump(held)  # the item points at the file, never its words
+    (item,) = build_queue(open_workspace([ws.private.root.parent]), kinds=["held"])  # type: ignore[union-attr]
+    assert item.analysis.marked == ((7, ("internal-ip-address",)),)  # type: ignore[union-attr]
+    assert ADDRESS in (item.analysis.agent_text or "")  # type: ignore[union-attr]
+    assert item.analysis.options == ("redact", "keep", "drop")  # type: ignore[union-attr]
+    # held once: the same bytes are not held again
+    assert import_claude_code(ws, folder, actor=ACTOR).counts["held"] == 1
+    assert len(held_files(ws)) == 1
+
+
+def test_redact_imports_it_with_the_address_marked(ws: Workspace, folder: Path) -> None:
+    import_claude_code(ws, folder, actor=ACTOR)
+    (item,) = build_queue(ws, kinds=["held"])
+
+    decision = decide(ws, item.id, approve=True, option="redact", actor=ACTOR)
+
+    assert decision.kind == "held" and decision.option == "redact" and decision.created
+    assert "The cache runs on [internal-ip-address], port 6379" in "\n".join(records(ws))
+    assert not any(ADDRESS in text for text in records(ws))
+    assert held_files(ws)[0]["status"] == "approved"
+    assert build_queue(ws, kinds=["held"]) == []
+    again = import_claude_code(ws, folder, actor=ACTOR)  # decided: nothing new
+    assert again.counts["held"] == 0 and again.counts["written"] == 0
+
+
+def test_keep_makes_it_a_private_memory_as_it_is(ws: Workspace, folder: Path) -> None:
+    import_claude_code(ws, folder, actor=ACTOR)
+    (item,) = build_queue(ws, kinds=["held"])
+
+    decide(ws, item.id, approve=True, option="keep", actor=ACTOR, reason="my own notes")
+
+    kept = [t for t in records(ws) if ADDRESS in t]
+    assert len(kept) == 1
+    assert held_files(ws)[0]["decision_reason"] == "my own notes"
+
+
+def test_drop_imports_nothing_and_is_not_asked_again(ws: Workspace, folder: Path) -> None:
+    import_claude_code(ws, folder, actor=ACTOR)
+    (item,) = build_queue(ws, kinds=["held"])
+
+    decide(ws, item.id, approve=False, actor=ACTOR)
+
+    assert len(records(ws)) == 1
+    again = import_claude_code(ws, folder, actor=ACTOR)
+    redis = next(i for i in again.items if i.origin.startswith("project_redis"))
+    assert redis.outcome == "skipped" and "do not import it" in redis.reasons[0]
+    # the agent edits the file: new bytes, new evidence, held again
+    path = folder / "project_redis.md"
+    path.write_text(path.read_text().replace("6379", "6380"))
+    assert import_claude_code(ws, folder, actor=ACTOR).counts["held"] == 1
+
+
+def test_a_rejection_takes_no_approval_option(ws: Workspace, folder: Path) -> None:
+    import_claude_code(ws, folder, actor=ACTOR)
+    (item,) = build_queue(ws, kinds=["held"])
+    with pytest.raises(ValidationError, match="rejecting a held item means 'drop'"):
+        decide(ws, item.id, approve=False, option="keep", actor=ACTOR)
+    with pytest.raises(ValidationError, match="unknown option"):
+        decide(ws, item.id, approve=True, option="learn", actor=ACTOR)
+    assert held_files(ws)[0]["status"] == "open"
+
+
+def erase_style(ws: Workspace) -> None:
+    store = Store(ws.private.root)  # type: ignore[union-attr]
+    style = next(m for m in store.memories.values() if m.content == "Answer tersely.")
+    with store.transaction(actor=ACTOR, message="test: erase") as tx:
+        tx.erase(style.id, action="erase", reason="not true")
+
+
+def test_a_memory_erased_and_written_again_is_held(ws: Workspace, folder: Path) -> None:
+    import_claude_code(ws, folder, actor=ACTOR)
+    erase_style(ws)
+    # the agent writes it again, reworded only in form
+    (folder / "feedback_style.md").write_text(
+        "---\nname: Style\ntype: feedback\n---\n\n**Answer  tersely.**\n"
+    )
+
+    report = import_claude_code(ws, folder, actor=ACTOR)
+
+    style = next(i for i in report.items if i.origin.startswith("feedback_style"))
+    assert style.outcome == "held" and "re-learned after deletion" in style.reasons[0]
+    assert "Answer tersely." not in records(ws)
+    held = next(h for h in held_files(ws) if h["reason"] == "relearned")
+    assert "tersely" not in yaml.safe_dump(held)  # the erased words never come back
+    item = get_item(ws, str(held["id"]))
+    assert item.analysis.options == ("learn", "forget")  # type: ignore[union-attr]
+
+
+def test_forget_keeps_it_erased_and_learn_brings_it_back(ws: Workspace, folder: Path) -> None:
+    import_claude_code(ws, folder, actor=ACTOR)
+    erase_style(ws)
+    import_claude_code(ws, folder, actor=ACTOR)
+    held = next(h for h in held_files(ws) if h["reason"] == "relearned")
+
+    decide(ws, str(held["id"]), approve=False, actor=ACTOR)
+
+    assert "Answer tersely." not in records(ws)
+    again = import_claude_code(ws, folder, actor=ACTOR)
+    style = next(i for i in again.items if i.origin.startswith("feedback_style"))
+    assert style.outcome == "skipped" and "keep it forgotten" in style.reasons[0]
+
+    # written again with other words: held again, and this time learnt
+    (folder / "feedback_style.md").write_text(
+        "---\nname: Style\ntype: feedback\n---\n\nAnswer tersely, in English.\n"
+    )
+    import_claude_code(ws, folder, actor=ACTOR)
+    held2 = next(h for h in held_files(ws) if h["status"] == "open" and h["reason"] == "relearned")
+    decide(ws, str(held2["id"]), approve=True, option="learn", actor=ACTOR)
+    assert "Answer tersely, in English." in records(ws)
+
+
+def test_a_held_file_pointing_outside_its_folder_is_not_read(ws: Workspace, folder: Path) -> None:
+    """A held item is untrusted input: one naming a file outside the agent's folder
+    is reported, never read or shown."""
+    import_claude_code(ws, folder, actor=ACTOR)
+    root = ws.private.root  # type: ignore[union-attr]
+    (path,) = (root / "held").glob("held-*.yaml")
+    data = yaml.safe_load(path.read_text())
+    data["file"] = "../../../etc/passwd.md"
+    path.write_text(yaml.safe_dump(data))
+
+    assert build_queue(ws, kinds=["held"]) == []

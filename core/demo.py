@@ -181,7 +181,7 @@ def _remember(
 
 
 #: the demo's Claude Code memory folder, beside its stores
-AGENT_FOLDER = "claude-memory"
+AGENT_FOLDER = "claude-code/liyyro/memory"
 AGENT_FILES = {
     "MEMORY.md": (
         "# Memory index\n\n"

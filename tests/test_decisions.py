@@ -30,7 +30,7 @@ from support_desk import workspace
 
 from core.demo import OWNER
 from core.domain.errors import ValidationError
-from core.domain.record import Memory
+from core.domain.record import Memory, normal_hash
 from core.review.decide import decide
 from core.review.queue import build_queue, get_item
 from core.review.revert import revert
@@ -177,6 +177,7 @@ def test_neither_erases_both_records_of_a_private_conflict(demo: Path) -> None:
                 "condition": None,
             },
             "content_hash": memory.content_hash,
+            "normal_hash": normal_hash(memory.content),
         }
         # the decision keeps the key, never the content
         assert set(decision.before[memory.id]) <= {

@@ -31,6 +31,7 @@ CHOICES: dict[str, dict[str, Any]] = {
     Kind.CONSOLIDATION: {"approve": False},
     Kind.SECRET: {"approve": True, "option": "erase"},
     Kind.STALE: {"approve": True, "option": "expire"},
+    Kind.HELD: {"approve": True, "option": "redact"},
 }
 
 

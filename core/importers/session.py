@@ -71,6 +71,7 @@ def run_entries(
     decided: Held | None = None,
     opener: Opener | None = None,
     on_decided: Callable[[Transaction, list[ImportItem]], None] | None = None,
+    decision_id: str | None = None,
 ) -> ImportReport:
     """Send every entry through the write pipeline (on a scratch copy for a dry run).
     ``only``: the files of the folder to import (the rest is left alone); ``decided``:
@@ -85,7 +86,7 @@ def run_entries(
         with scratch_copy(workspace) as scratch:
             report = _run(scratch, reading, fmt, folder, actor, only, decided)
         return replace(report, dry_run=True, stores=stores)
-    hooks = (decided, opener, on_decided)
+    hooks = (decided, opener, on_decided, decision_id)
     return replace(_run(workspace, reading, fmt, folder, actor, only, *hooks), stores=stores)
 
 
@@ -99,12 +100,14 @@ def _run(
     decided: Held | None,
     opener: Opener | None = None,
     on_decided: Callable[[Transaction, list[ImportItem]], None] | None = None,
+    decision_id: str | None = None,
 ) -> ImportReport:
     items = [i for i in reading.skipped if only is None or i.origin in only]
     entries = [e for e in reading.entries if only is None or e.file in only]
     with contextlib.ExitStack() as transactions:
         runner = _Runner(workspace, actor, folder, fmt, transactions)
         runner.opener = opener
+        runner.decision_id = decision_id
         if decided is not None:
             runner.close_decided(decided)
         for entry in sorted(entries, key=lambda e: (e.order, origin_key(e.origin))):
@@ -238,8 +241,10 @@ class _Runner:
         self.ledgers: dict[Path, Ledger] = {}
         self.txs: dict[Path, Transaction] = {}
         self.held, _problems = load_held(workspace.private)
-        #: how the run opens a store's transaction: a decision's session (core.review)
+        #: how the run opens a store's transaction: a decision's session (core.review),
+        #: and the decision its events name
         self.opener: Opener | None = None
+        self.decision_id: str | None = None
         self.digests: dict[str, str] = {}
 
     def target(self, scope: str) -> tuple[Store | None, str]:
@@ -270,6 +275,7 @@ class _Runner:
                 else store.transaction(actor=self.actor, message=message)
             )
             tx = self.transactions.enter_context(opened)
+            tx.decision = self.decision_id
             self.txs[store.root] = tx
             self.ledgers[store.root] = Ledger(store, tx.view)
         return self.ledgers[store.root]

@@ -161,5 +161,6 @@ def decide_held(
         decided=closed,
         opener=session.transaction,
         on_decided=record,
+        decision_id=decision_id,
     )
     return made[0]

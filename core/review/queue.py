@@ -25,6 +25,7 @@ from core.domain.errors import NotFoundError, ValidationError
 from core.domain.record import Memory
 from core.domain.record.mapping import parse_time
 from core.importers.held import PREFIX as HELD_PREFIX
+from core.importers.held import load_held
 from core.review import view
 from core.review.batch import pending_items
 from core.review.evidence import Evidence, weigh
@@ -116,13 +117,13 @@ def outline_queue(workspace: Workspace, *, texts: dict[str, str] | None = None) 
     """The queue but secrets, as :func:`build_queue` orders it, its conflict sets in
     outline: id, title, scope, subject and opening time from the catalog's columns, no
     record (``records`` empty, an analysis with the key alone: :func:`is_outline`);
-    requests and batches built. What the desk shows while the records are read (a
+    requests, batches and held memories built. What the desk shows while the records are read (a
     record that does not validate is left out by build_queue only).
 
     ``texts``, when given, gets each item's search text (what
     :func:`core.review.view.search_text` makes of the built item; a conflict set's
     from the catalog: :func:`conflict_texts`)."""
-    items = build_queue(workspace, kinds=[*REQUEST_KINDS, Kind.CONSOLIDATION])
+    items = build_queue(workspace, kinds=[*REQUEST_KINDS, Kind.CONSOLIDATION, Kind.HELD])
     if texts is not None:
         texts.update((i.id, view.search_text(i)) for i in items)
     for store in workspace.stores:
@@ -228,6 +229,8 @@ def open_ids(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> set
             ids.update(pending_ids(store))
         if Kind.SECRET in wanted:
             ids.update(f"{ITEM_PREFIX}{hit.memory.id}" for hit in record_hits(store) if hit.memory)
+        if Kind.HELD in wanted and store.config.scope == "private":
+            ids.update(h.id for h in load_held(store)[0] if h.status == "open")
     return ids
 
 

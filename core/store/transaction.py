@@ -54,6 +54,9 @@ class Transaction:
         self.history_rewritten = 0
         #: a dry run's result: what this transaction would write, prepared, not applied
         self.prepared: Prepared | None = None
+        #: the decision every event names that names none itself: a decision carried out
+        #: by another path (a held memory's, by an import run: core.review.held)
+        self.decision: str | None = None
 
     # -- events
     def event(
@@ -79,7 +82,7 @@ class Transaction:
             to_status=to_status,
             reason=reason,
             request=request,
-            decision=decision,
+            decision=decision or self.decision,
             details=details or {},
         )
         self.events.append(ev)

@@ -35,7 +35,7 @@ INDEX_MAX_LINES = 200  # Claude Code loads the first 200 lines of MEMORY.md
 INDEX_MAX_BYTES = 25_000  # ... and at most 25,000 bytes; the byte cap fires first
 INDEX_LINE_CHARS = 150
 
-_INDEX_LINE = re.compile(
+INDEX_LINE = re.compile(
     r"^\s*[-*+]\s+\[(?P<title>[^\]]*)\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)"
     r".*$"
 )
@@ -93,7 +93,7 @@ def read_index(lines: list[str], rel: str, reading: Reading) -> list[IndexEntry]
         if match := _HEADING.match(line):
             heading = match["text"]
             continue
-        match = _INDEX_LINE.match(line)
+        match = INDEX_LINE.match(line)
         if match is None:
             continue
         target = _target(match["target"], base)
@@ -130,7 +130,7 @@ def index_notes(lines: list[str], rel: str, reading: Reading) -> list[IndexNote]
         if match := _HEADING.match(line):
             heading = match["text"]
             continue
-        if _INDEX_LINE.match(line):
+        if INDEX_LINE.match(line):
             continue
         found = _NOTE.match(line)
         if found is None:

@@ -298,7 +298,9 @@ def _kept_topic(memory: Memory, team: bool, rank: float) -> _Out | None:
     rel = origin["file"]
     sigs = record_signatures(memory)
     unchanged = origin.get("sig") == sigs["sig"]
-    index_text = origin.get("index") if unchanged else None
+    # the agent's index line names the title and its own description, which a new
+    # statement leaves as they were
+    index_text = origin.get("index") if origin.get("keys") == sigs["keys"] else None
     if exact(origin) and origin.get("keys") == sigs["keys"]:
         kept = rebuilt(origin, memory.content) if not unchanged else None
         if unchanged:
@@ -521,3 +523,19 @@ def _fit_index(outs: list[_Out], config: Config) -> tuple[str, list[_Out], list[
     text = render_index(chosen, width)
     assert len(text.splitlines()) == lines and len(text.encode("utf-8")) == size
     return text, chosen, left
+
+
+# ------------------------------------------------------------------ for a sync
+def file_text(memory: Memory, team: bool) -> str:
+    """The record's file as an export writes it into its own folder (its origin's
+    file: byte for byte where memgov changed nothing; core.importers.sync)."""
+    out = _kept_topic(memory, team, 0.0) if memory.origin and "file" in memory.origin else None
+    return (out or _topic(memory, team, 0.0, set())).text
+
+
+def record_line(memory: Memory, team: bool, limit: int) -> str:
+    """The record's line in its folder's MEMORY.md: as the agent wrote it where memgov
+    changed nothing it shows, else written again."""
+    out = _kept_topic(memory, team, 0.0) if memory.origin and "file" in memory.origin else None
+    out = out or _topic(memory, team, 0.0, set())
+    return out.index_text or index_line(out, limit)

@@ -341,6 +341,17 @@ def add_import(add: Adder) -> None:
     )
 
 
+def add_sync(add: Adder) -> None:
+    p = add(
+        "sync",
+        "transfer:cmd_sync",
+        "two ways with an agent's memory folder: what it wrote comes in, what people "
+        "decided goes back (Codex: import only); safe from a hook after every session",
+    )
+    p.add_argument("format", choices=("claude-code", "codex"))
+    p.add_argument("path", help="the agent's memory folder")
+
+
 def add_export(add: Adder) -> None:
     p = add(
         "export",
@@ -375,6 +386,7 @@ COMMANDS: tuple[Callable[[Adder], None], ...] = (
     add_revert,
     add_requests,
     add_import,
+    add_sync,
     add_export,
     add_log,
 )

@@ -104,6 +104,18 @@ def _exit(report: ImportReport) -> int:
     return EXIT_CONFLICT if counts.get("conflict") or counts.get("held") else EXIT_OK
 
 
+def cmd_sync(args: argparse.Namespace) -> int:
+    """Exit 0 when the folder and memgov agree; 3 when something waits for a person
+    (a held memory, a conflict); 1 when a file was refused."""
+    from core.importers.sync import sync_claude_code, sync_codex
+
+    run = sync_claude_code if args.format == "claude-code" else sync_codex
+    report = run(workspace(args), Path(args.path), actor=actor_from(args))
+    emit(args, report.to_dict(), report.render)
+    code = _exit(report.imported)
+    return EXIT_CONFLICT if code == EXIT_OK and report.held else code
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from core.importers import export_claude_code
 

@@ -1,0 +1,491 @@
+"""Two-way sync with an agent's memory folder: ``memgov sync claude-code PATH``.
+
+The agent keeps writing its own folder; memgov governs what it reads there. A
+sync, safe to run from a hook after every agent session and as often as one
+likes:
+
+1. **What the agent wrote comes in.** Each file added or changed since the last
+   sync goes through the import (:mod:`core.importers.session`: the write
+   pipeline, one transaction): a changed file is new evidence for its record (a
+   newer preference supersedes the older, a semantic fact that differs opens a
+   conflict). An internal address, or a memory a person erased written again
+   (by key, or by a hash of its words kept in the erasure event), is held for a
+   person (:mod:`core.importers.held`), never imported on its own.
+2. **What people decided goes back.** Each file whose record memgov changed is
+   written again (:func:`core.importers.export.file_text`: a correction rewrites
+   the statement, a condition the front matter); the file of an erased record is
+   deleted; ``MEMORY.md`` loses the lines of records that are no longer active
+   (superseded, expired, erased) and gets the changed ones written again, every
+   other line of it as the agent wrote it. A file the agent wrote that memgov
+   holds no record of (refused, held, skipped) is left alone.
+3. **Both sides changed: a person decides.** A file changed in the folder *and*
+   whose record changed in memgov since the last sync becomes a held item with
+   both versions (``both-changed``), never a silent overwrite either way.
+
+The sync state (:mod:`core.importers.folder_state`, ``sync/claude-code-<key>.json``
+in the private store) keeps each file's hash on both sides at the last sync. A
+file is written to a temporary name beside it and renamed over it, only when its
+bytes are still the ones the sync read (the agent may be writing too), never
+through a symbolic link; the state is committed last, so a sync killed at any
+moment leaves files the next sync finds in agreement with memgov (a file whose
+bytes are what memgov would write is in sync, whatever the state says).
+
+Codex rewrites its own folder in its consolidation phase, so memgov never
+writes into it: ``memgov sync codex PATH`` is the import alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.domain.data import AsData
+from core.domain.record import Memory
+from core.domain.words import counted
+from core.importers.claude_code import EXAMPLE, FORMAT, claude_code_reading
+from core.importers.claude_code_files import INDEX_FILE, INDEX_LINE, TEAM_DIR
+from core.importers.codex import codex_reading
+from core.importers.export import file_text, note_line, record_line
+from core.importers.folder_state import FolderState, StateError, folder_key, read_state
+from core.importers.folders import FolderError, check_folder
+from core.importers.held import Held, file_hash, held_for, load_held, new_held_id
+from core.importers.report import ImportReport
+from core.importers.session import IMPORTED, run_entries
+from core.store.store import Store
+from core.store.workspace import Workspace
+
+INDEXES = (INDEX_FILE, f"{TEAM_DIR}/{INDEX_FILE}")
+MAX_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class SyncReport(AsData):
+    format: str
+    folder: str
+    imported: ImportReport
+    written: tuple[str, ...] = ()  # files memgov wrote back (a decision changed them)
+    deleted: tuple[str, ...] = ()  # files of erased records (or kept forgotten)
+    held: tuple[str, ...] = ()  # "file: held-id" changed on both sides
+    unchanged: int = 0
+    notes: tuple[str, ...] = ()
+    import_only: bool = False
+
+    def render(self) -> str:
+        counts = self.imported.counts
+        came = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing new"
+        lines = [f"{self.format} sync with {self.folder}", f"  from the agent: {came}"]
+        if self.import_only:
+            lines.append(
+                "  to the agent: nothing (Codex rewrites its own folder when it consolidates; "
+                "memgov only imports from it)"
+            )
+        else:
+            back = [
+                f"{counted(len(self.written), 'file')} written back" if self.written else "",
+                f"{counted(len(self.deleted), 'file')} deleted" if self.deleted else "",
+                f"{counted(len(self.held), 'file')} changed on both sides, held for review"
+                if self.held
+                else "",
+            ]
+            lines.append(
+                "  to the agent: " + (", ".join(b for b in back if b) or "nothing to change")
+            )
+            lines += [f"    wrote {rel}" for rel in self.written]
+            lines += [f"    deleted {rel}" for rel in self.deleted]
+            lines += [f"    held {entry}" for entry in self.held]
+            lines.append(f"  in agreement: {counted(self.unchanged, 'file')}")
+        detail = [
+            item
+            for item in self.imported.items
+            if item.outcome not in ("already-imported", "written", "merged")
+        ]
+        for item in detail:
+            lines.append(f"  {item.outcome}: {item.origin}")
+            lines += [f"      {reason}" for reason in item.reasons[:2]]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def sync_codex(workspace: Workspace, path: Path, *, actor: str) -> SyncReport:
+    """A Codex folder: the import alone (memgov never writes into it)."""
+    from core.importers.codex import EXAMPLE as CODEX_EXAMPLE
+
+    folder = check_folder(path, what="Codex memories folder", example=CODEX_EXAMPLE)
+    reading = codex_reading(workspace, folder, actor)
+    report = run_entries(workspace, reading, fmt="codex", folder=folder, actor=actor, dry_run=False)
+    return SyncReport(format="codex", folder=str(folder), imported=report, import_only=True)
+
+
+def sync_claude_code(workspace: Workspace, path: Path, *, actor: str) -> SyncReport:
+    folder = check_folder(path, what="Claude Code memory folder", example=EXAMPLE)
+    private = workspace.private
+    if private is None:
+        raise FolderError(
+            f"{folder}: a sync keeps its state in the private store, and there is none; "
+            "pass it with --store"
+        )
+    return _Sync(workspace, private, folder, actor).run()
+
+
+@dataclass
+class _Sync:
+    workspace: Workspace
+    private: Store
+    folder: Path
+    actor: str
+    key: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.key = folder_key(self.folder)
+
+    # ------------------------------------------------------------------ the run
+    def run(self) -> SyncReport:
+        state = self.state()
+        disk = self.read_disk()
+        last = state.files
+        changed = {rel for rel, h in disk.items() if last.get(rel, {}).get("agent") != h}
+        held_items, _problems = load_held(self.private)
+        both: list[tuple[str, str]] = []  # (file, memgov's version's hash) changed on both sides
+        memgov_wins: set[str] = set()
+        records = self.records_by_file()
+        for rel in sorted(changed - set(INDEXES)):
+            memgov_then = last.get(rel, {}).get("memgov")
+            want = self.want(rel, records, memgov_then is not None)
+            if memgov_then is None or want is None or file_hash(want) == memgov_then:
+                continue  # memgov did not change it: the agent's change comes in
+            if file_hash(want) == disk[rel]:
+                continue  # both changed it the same way
+            decided = held_for(
+                [h for h in held_items if h.reason == "both-changed"],
+                str(self.folder),
+                rel,
+                disk[rel],
+            )
+            if decided is not None and decided.status == "approved":
+                continue  # a person took the agent's version: it comes in
+            if decided is not None and decided.status == "rejected":
+                memgov_wins.add(rel)  # a person kept memgov's: it goes back to the file
+                continue
+            both.append((rel, file_hash(want)))
+        held_both = {rel for rel, _h in both}
+        incoming = frozenset(changed - held_both - memgov_wins)
+        reading = claude_code_reading(self.workspace, self.folder, self.actor)
+        report = run_entries(
+            self.workspace,
+            reading,
+            fmt=FORMAT,
+            folder=self.folder,
+            actor=self.actor,
+            dry_run=False,
+            only=incoming if state.files else None,
+        )
+        outcomes: dict[str, set[str]] = {}
+        for item in report.items:
+            outcomes.setdefault(item.origin.rpartition(":")[0] or item.origin, set()).add(
+                item.outcome
+            )
+        self.reopen()
+        records = self.records_by_file()
+        held_items, _problems = load_held(self.private)
+        written: list[str] = []
+        deleted: list[str] = []
+        agree = 0
+        gone: set[str] = set()  # files of records no longer there: their index lines go
+        files: dict[str, dict[str, str]] = {}
+        for rel in sorted(set(disk) | set(records) | {r for r in last if r not in INDEXES}):
+            if rel in INDEXES:
+                continue
+            if rel in held_both:
+                files[rel] = dict(last.get(rel, {}))  # as it was: a person decides
+                continue
+            managed = last.get(rel, {}).get("memgov") is not None
+            want = self.want(rel, records, managed)
+            have = disk.get(rel)
+            forgotten = self.forgotten(held_items, rel, have)
+            if forgotten or (want is None and managed):
+                gone.add(rel)
+                if have is not None and self.delete(rel, have):
+                    deleted.append(rel)
+                continue
+            if want is None:
+                if have is not None:
+                    files[rel] = {"agent": have}  # memgov holds no record of it: left alone
+                continue
+            if have is not None and file_hash(want) == have:
+                agree += 1
+            elif rel in incoming:
+                # what the agent just wrote stays as it wrote it: the record it made (if
+                # any: a held or refused file makes none) is what memgov writes from now
+                came = outcomes.get(rel, set()) & set(IMPORTED)
+                files[rel] = {"agent": have} if have is not None else {}
+                if came and have is not None:
+                    files[rel]["memgov"] = file_hash(want)
+                continue
+            elif self.write(rel, want, have):
+                written.append(rel)
+            else:
+                files[rel] = dict(last.get(rel, {}))
+                continue
+            files[rel] = {"agent": file_hash(want), "memgov": file_hash(want)}
+        for rel in INDEXES:
+            text = self.index(rel, records, gone)
+            if text is None:
+                continue
+            before = disk.get(rel)
+            changed_index = before is not None and file_hash(text.encode("utf-8")) != before
+            if changed_index and self.write(rel, text, before):
+                written.append(rel)
+        held_now = self.hold_both(both, held_items)
+        self.keep(state, files)
+        return SyncReport(
+            format=FORMAT,
+            folder=str(self.folder),
+            imported=report,
+            written=tuple(written),
+            deleted=tuple(deleted),
+            held=tuple(held_now),
+            unchanged=agree,
+            notes=tuple(self.notes),
+        )
+
+    # ------------------------------------------------------------------- reading
+    def state(self) -> FolderState:
+        try:
+            found = read_state(self.private, FORMAT, self.key)
+        except StateError as exc:
+            self.notes.append(f"{exc}; a new state replaces it")
+            found = None
+        return found or FolderState(format=FORMAT, key=self.key, folder=str(self.folder))
+
+    def read_disk(self) -> dict[str, str]:
+        """rel -> hash of each memory file and index of the folder (no link followed)."""
+        out: dict[str, str] = {}
+        for base in ("", TEAM_DIR):
+            here = self.folder / base if base else self.folder
+            if here.is_symlink() or not here.is_dir():
+                continue
+            for entry in sorted(os.scandir(here), key=lambda e: e.name):
+                if entry.name.startswith(".") or not entry.name.endswith(".md"):
+                    continue
+                if entry.is_symlink() or not entry.is_file(follow_symlinks=False):
+                    continue
+                rel = f"{base}/{entry.name}" if base else entry.name
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_size <= MAX_BYTES:
+                        out[rel] = file_hash(Path(entry.path).read_bytes())
+        return out
+
+    def reopen(self) -> None:
+        self.workspace = Workspace(stores=[Store(s.root) for s in self.workspace.stores])
+        private = self.workspace.private
+        assert private is not None
+        self.private = private
+
+    def records_by_file(self) -> dict[str, list[tuple[Store, Memory]]]:
+        """The records this folder's files gave, by file (every status but deleted)."""
+        out: dict[str, list[tuple[Store, Memory]]] = {}
+        for store in self.workspace.stores:
+            for memory in store.memories.values():
+                origin = memory.origin or {}
+                if origin.get("folder") == self.key and "file" in origin:
+                    out.setdefault(origin["file"], []).append((store, memory))
+        return out
+
+    def want(
+        self, rel: str, records: dict[str, list[tuple[Store, Memory]]], managed: bool
+    ) -> bytes | None:
+        """The file as memgov would write it now: its active record's, else its latest
+        record's (superseded or expired: the file stays as it was); None when no record
+        of it is left (erased, when memgov managed it) or it never had one."""
+        mine = [(s, m) for s, m in records.get(rel, ()) if m.status != "deleted"]
+        if not mine:
+            return None
+        active = [(s, m) for s, m in mine if m.status == "active"]
+        store, memory = max(active or mine, key=lambda sm: (sm[1].created_at, sm[1].id))
+        return file_text(memory, store.config.scope == "team").encode("utf-8")
+
+    def forgotten(self, held: list[Held], rel: str, have: str | None) -> bool:
+        """A person decided to keep these bytes forgotten (a re-learned memory)."""
+        if have is None:
+            return False
+        found = held_for([h for h in held if h.reason == "relearned"], str(self.folder), rel, have)
+        return found is not None and found.status == "rejected"
+
+    def index(
+        self, rel: str, records: dict[str, list[tuple[Store, Memory]]], gone: set[str]
+    ) -> str | None:
+        """The folder's MEMORY.md as the agent wrote it, less the lines of records that
+        are no longer active, with the lines of records memgov changed written again."""
+        path = self.folder / rel
+        if path.is_symlink() or not path.is_file():
+            return None
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None  # bytes that are not UTF-8: memgov does not rewrite the index
+        base = f"{TEAM_DIR}/" if rel.startswith(f"{TEAM_DIR}/") else ""
+        notes: dict[str, tuple[Store, Memory]] = {}
+        for store, memory in records.get(rel, ()):
+            note = (memory.origin or {}).get("note")
+            if note is not None:
+                notes[note] = (store, memory)
+        width = self.private.config.index_line_chars
+        out: list[str] = []
+        for line in text.splitlines():
+            match = INDEX_LINE.match(line)
+            target = base + match["target"].removeprefix("./") if match else None
+            if target is not None and target in gone:
+                continue  # erased (or kept forgotten): the file went, and its line goes
+            if target is not None and target in records:
+                best = _best(records[target])
+                if best is None or best[1].status != "active":
+                    continue  # no longer active: the agent no longer reads it first
+                store, memory = best
+                line = record_line(memory, store.config.scope == "team", width)
+            elif line in notes:
+                store, memory = notes[line]
+                current = _current(records.get(rel, ()), memory)
+                if current is None:
+                    continue
+                line = note_line(current[1])
+            out.append(line)
+        return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+    # ------------------------------------------------------------------- writing
+    def write(self, rel: str, data: bytes | str, expected: str | None) -> bool:
+        """Write one file of the folder: a temporary file beside it renamed over it,
+        only while its bytes are the ones the sync read (``expected``: their hash; None:
+        the file must not exist), never through a link."""
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        path = self.folder / rel
+        if path.parent.is_symlink() or path.is_symlink():
+            self.notes.append(f"{rel}: a symbolic link; memgov does not write through it")
+            return False
+        try:
+            now = file_hash(path.read_bytes()) if path.exists() else None
+        except OSError:
+            now = "unreadable"
+        if now != expected:
+            self.notes.append(f"{rel}: changed while the sync ran; the next sync takes it")
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".memgov", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(raw)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        return True
+
+    def delete(self, rel: str, expected: str) -> bool:
+        path = self.folder / rel
+        if path.is_symlink():
+            return False
+        try:
+            if file_hash(path.read_bytes()) != expected:
+                return False
+            path.unlink()
+        except OSError:
+            return False
+        return True
+
+    def hold_both(self, both: list[tuple[str, str]], held: list[Held]) -> list[str]:
+        """A held item for each file changed on both sides (once per agent's bytes)."""
+        out: list[str] = []
+        if not both:
+            return out
+        disk = self.read_disk()
+        records = self.records_by_file()
+        with self.private.transaction(actor=self.actor, message=f"sync: {self.folder}") as tx:
+            for rel, _memgov in both:
+                have = disk.get(rel)
+                if have is None:
+                    continue
+                found = held_for(
+                    [h for h in held if h.reason == "both-changed"], str(self.folder), rel, have
+                )
+                if found is None:
+                    best = _best(records.get(rel, []))
+                    memory = best[1] if best else None
+                    when = tx.now.isoformat(timespec="seconds")
+                    found = Held(
+                        id=new_held_id(str(self.folder), rel, have, "both-changed", when),
+                        reason="both-changed",
+                        format=FORMAT,
+                        folder=str(self.folder),
+                        file=rel,
+                        line=1,
+                        hash=have,
+                        held_at=when,
+                        held_by=self.actor,
+                        title=memory.display_title if memory else "",
+                        key=f"{memory.type} {memory.scope} {memory.subject} {memory.attribute}"
+                        if memory
+                        else "",
+                        detail="the agent changed the file, and memgov changed its record "
+                        "since the last sync",
+                        memory_id=memory.id if memory else None,
+                    )
+                    tx.write_file(found.path, found.to_yaml())
+                    tx.event(
+                        "hold",
+                        (found.memory_id,) if found.memory_id else (),
+                        reason=f"changed on both sides: {rel} held for review as {found.id}",
+                        details={"held": found.id, "reason": "both-changed", "file": rel},
+                    )
+                out.append(f"{rel}: {found.id}")
+        return out
+
+    def keep(self, state: FolderState, files: dict[str, dict[str, str]]) -> None:
+        """The new state: each file's hashes, the index as it is now (its template)."""
+        disk = self.read_disk()
+        for rel in INDEXES:
+            if rel in disk:
+                files[rel] = {"agent": disk[rel], "memgov": disk[rel]}
+        reading = claude_code_reading(self.workspace, self.folder, self.actor)
+        fresh = FolderState(
+            format=FORMAT,
+            key=self.key,
+            folder=str(self.folder),
+            index=reading.templates or state.index,
+            files={rel: h for rel, h in files.items() if h},
+            synced_at=state.synced_at,
+        )
+        if fresh.index == state.index and fresh.files == state.files:
+            return
+        with self.private.transaction(actor=self.actor, message=f"sync: {self.folder}") as tx:
+            fresh.synced_at = tx.now.isoformat(timespec="seconds")
+            tx.write_file(fresh.path, fresh.to_json())
+            tx.event(
+                "sync",
+                reason=f"synced {FORMAT} folder {self.folder}",
+                details={"folder": str(self.folder), "files": len(fresh.files)},
+            )
+
+
+def _best(found: Iterable[tuple[Store, Memory]]) -> tuple[Store, Memory] | None:
+    mine = [(s, m) for s, m in found if m.status != "deleted"]
+    if not mine:
+        return None
+    active = [(s, m) for s, m in mine if m.status == "active"]
+    return max(active or mine, key=lambda sm: (sm[1].created_at, sm[1].id))
+
+
+def _current(found: Iterable[tuple[Store, Memory]], memory: Memory) -> tuple[Store, Memory] | None:
+    """The active record standing in ``memory``'s slot (itself, or what superseded it
+    there), None when none is active."""
+    slot = (memory.origin or {}).get("slot")
+    mine = [
+        (s, m) for s, m in found if m.status == "active" and (m.origin or {}).get("slot") == slot
+    ]
+    return max(mine, key=lambda sm: (sm[1].created_at, sm[1].id)) if mine else None

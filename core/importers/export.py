@@ -385,8 +385,8 @@ def _from_template(
         shown = ", ".join(gone[:8]) + (" ..." if len(gone) > 8 else "")
         warnings.append(
             f"{counted(len(gone), 'line')} of the imported {INDEX_FILE} left out ({shown}): "
-            "memgov holds no active record for them (never imported, or superseded, "
-            "expired or erased since); the import report says why for each"
+            "memgov holds no active record for them (never imported, held for review, "
+            "or superseded, expired or erased since); the import report says why for each"
         )
     return indexes, listed + chosen, left, warnings
 

@@ -11,7 +11,12 @@ CLI as a person runs it (a new process, start-up included):
 
 - ``memgov import claude-code FOLDER``: every file through the write pipeline, in
   one transaction and one commit per store;
-- the same import again: nothing new, every entry ``already-imported``.
+- the same import again: nothing new, every entry ``already-imported``;
+- ``memgov sync claude-code FOLDER`` on a fresh copy of the store: the first sync
+  (every file imported, the state written, nothing written back);
+- a sync after a session: the agent changed ``--edits`` files, and nothing else
+  changed (what a hook at the end of every session runs);
+- a sync with nothing changed on either side.
 
 Prints both with the goal of issue 15 (a first import under 10 s) and the ratio; the
 floor for comparison is ``cp -r`` of the folder (reading and writing its bytes).
@@ -69,7 +74,7 @@ def memgov(store: Path, *args: str) -> tuple[float, dict[str, object]]:
         timeout=1800,
     )
     took = time.perf_counter() - start
-    if done.returncode not in (0, 1):
+    if done.returncode not in (0, 1, 3):
         raise SystemExit(f"memgov {' '.join(args)}: exit {done.returncode}\n{done.stderr[-2000:]}")
     return took, json.loads(done.stdout)
 
@@ -78,6 +83,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000])
+    parser.add_argument("--edits", type=int, default=50, help="files the agent changes")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "shop" / ".claude" / "memory"
@@ -96,6 +102,23 @@ def main() -> None:
             print(
                 f"{size:>8,}  {first:>9.2f}  {first / GOAL:>6.2f}  {again:>8.2f}  "
                 f"{dict(outcomes)}; again {dict(repeats)}"
+            )
+        print(f"{'store':>8}  {'sync s':>9}  {'ratio':>6}  {'session s':>9}  {'idle s':>7}  came in")
+        for size in args.sizes:
+            store = fresh_copy(size, "sync")
+            synced = Path(tmp) / f"sync-{size}"
+            shutil.copytree(folder, synced)
+            first, _report = memgov(store, "sync", "claude-code", str(synced))
+            for i in range(0, args.files, max(args.files // args.edits, 1))[: args.edits]:
+                kind = TYPES[i % len(TYPES)]
+                path = synced / f"{kind}_topic_{i:05d}.md"
+                path.write_text(path.read_text().replace("before pushing", "before merging"))
+            session, report = memgov(store, "sync", "claude-code", str(synced))
+            idle, _idle = memgov(store, "sync", "claude-code", str(synced))
+            came = {k: v for k, v in report["imported"]["counts"].items() if v}  # type: ignore[index]
+            print(
+                f"{size:>8,}  {first:>9.2f}  {first / GOAL:>6.2f}  {session:>9.2f}  "
+                f"{idle:>7.2f}  {came}"
             )
 
 

@@ -291,3 +291,46 @@ def test_every_real_claude_code_folder_syncs_without_a_change(
         assert tree(folder) == before, source.name
         second = sync(ws, folder)
         assert second.imported.counts["written"] == 0 and second.written == (), source.name
+
+
+def test_a_parallel_decision_writes_each_files_condition(ws: Workspace, folder: Path) -> None:
+    (folder / "project_deploy_staging.md").write_text(
+        "---\nname: Deploy\ndescription: how we deploy\ntype: project\n---\n\n"
+        "Deploys go out from the staging branch.\n"
+    )
+    first = sync(ws, folder)
+    assert first.imported.counts["conflict"] == 1
+    store = Store(ws.private.root)  # type: ignore[union-attr]
+    pair = [m for m in store.memories.values() if m.status == "conflict"]
+    by_file = {m.origin["file"]: m.id for m in pair if m.origin}
+    from core.review.queue import build_queue
+
+    (item,) = build_queue(fresh(ws), kinds=["conflict"])
+    decide(
+        fresh(ws),
+        item.id,
+        approve=True,
+        option="parallel",
+        actor=ACTOR,
+        conditions={
+            by_file["project_deploy.md"]: "env=production",
+            by_file["project_deploy_staging.md"]: "env=staging",
+        },
+    )
+
+    report = sync(ws, folder)
+
+    assert set(report.written) >= {"project_deploy.md", "project_deploy_staging.md"}
+    prod = (folder / "project_deploy.md").read_text()
+    assert "name: Deploy (env=production)\n" in prod and "condition: env=production" in prod
+    assert prod.endswith("**Why:** hotfix deploys broke prod.\n")  # the statement as it was
+    staging = (folder / "project_deploy_staging.md").read_text()
+    assert "condition: env=staging" in staging
+    assert sync(ws, folder).written == ()  # in agreement now
+    # importing the folder into a fresh store gives the same keys back
+    again = Store(ws.private.root)  # type: ignore[union-attr]
+    assert {
+        m.condition
+        for m in again.memories.values()
+        if m.status == "active" and m.attribute == "deploy"
+    } == {"env=production", "env=staging"}

@@ -103,7 +103,8 @@ def main() -> None:
                 f"{size:>8,}  {first:>9.2f}  {first / GOAL:>6.2f}  {again:>8.2f}  "
                 f"{dict(outcomes)}; again {dict(repeats)}"
             )
-        print(f"{'store':>8}  {'sync s':>9}  {'ratio':>6}  {'session s':>9}  {'idle s':>7}  came in")
+        head = f"{'store':>8}  {'sync s':>9}  {'ratio':>6}  {'session s':>9}  {'idle s':>7}"
+        print(f"{head}  came in")
         for size in args.sizes:
             store = fresh_copy(size, "sync")
             synced = Path(tmp) / f"sync-{size}"

@@ -334,3 +334,26 @@ def test_a_parallel_decision_writes_each_files_condition(ws: Workspace, folder: 
         for m in again.memories.values()
         if m.status == "active" and m.attribute == "deploy"
     } == {"env=production", "env=staging"}
+
+
+def test_the_command_says_what_came_in_and_went_back(
+    ws: Workspace, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.cli import main
+
+    def memgov(*argv: str) -> tuple[int, str]:
+        capsys.readouterr()
+        code = main([*argv, "--store", str(ws.private.root), "--as", ACTOR])  # type: ignore[union-attr]
+        return code, capsys.readouterr().out
+
+    code, out = memgov("sync", "claude-code", str(folder))
+    assert code == 0 and "from the agent: 3 written" in out
+    assert "to the agent: nothing to change" in out
+    correct(fresh(ws), record(ws, "deploy"), content="Deploys go out on Fridays.", actor=ACTOR)
+    (folder / "project_deploy.md").write_text(DEPLOY.replace("main", "trunk"))
+    code, out = memgov("sync", "claude-code", str(folder))
+    assert code == 3  # something waits for a person
+    assert "1 file changed on both sides, held for review" in out
+    code, out = memgov("sync", "claude-code", str(folder), "--json")
+    data = __import__("json").loads(out)
+    assert data["held"][0].startswith("project_deploy.md: held-") and code == 3

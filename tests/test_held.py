@@ -6,11 +6,11 @@ queue and decisions.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
+from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.domain.errors import ValidationError
 from core.importers import import_claude_code
@@ -21,19 +21,6 @@ from core.store.workspace import Workspace, open_workspace
 
 ACTOR = "alice@example.com"
 ADDRESS = "10.20.30.40"
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (tmp_path / "gitconfig").write_text("")
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
 
 
 @pytest.fixture

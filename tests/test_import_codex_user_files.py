@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
+from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.domain.record import Memory
 from core.importers import ImportReport, codex_notes, import_codex
@@ -60,19 +60,6 @@ Recurring collection needs a real scheduler, not a README section.
 ## 2026-04-25 · OpenPencil CLI
 - `op design` parses the DSL, not Markdown.
 """
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (tmp_path / "gitconfig").write_text("")
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import collections
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
+from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.importers import import_claude_code, import_codex
 from core.importers.claude_code_files import line_fields, split_front_matter
@@ -21,19 +21,6 @@ from core.store.workspace import Workspace, open_workspace
 
 ACTOR = "alice@example.com"
 REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "real-memory"
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (tmp_path / "gitconfig").write_text("")
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
 
 
 def workspace(root: Path) -> Workspace:

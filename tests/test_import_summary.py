@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.importers.report import ImportItem, ImportReport, NotImported, summary_table
 from core.store.store import Store
@@ -21,19 +21,6 @@ from tests.test_import_real import EXPECTED, REAL
 from tui.cli import main
 
 ACTOR = "alice@example.com"
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (tmp_path / "gitconfig").write_text("")
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
 
 
 @pytest.fixture

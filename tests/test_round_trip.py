@@ -6,10 +6,10 @@ of ``../shared/real-memory/`` (skipped when absent) and hand-written fixtures.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
+from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.importers import export_claude_code, import_claude_code
 from core.importers.export_folder import MARKER
@@ -23,19 +23,6 @@ ACTOR = "alice@example.com"
 REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "real-memory" / "claude-code"
 FIXTURE = Path(__file__).parent / "fixtures" / "claude_code" / "liyyro"
 REAL_FOLDERS = sorted(p.name for p in REAL.iterdir()) if REAL.is_dir() else []
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (tmp_path / "gitconfig").write_text("")
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
 
 
 def workspace(root: Path) -> Workspace:

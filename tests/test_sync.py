@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
+from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.importers.held import load_held
 from core.importers.sync import sync_claude_code, sync_codex
@@ -35,19 +35,6 @@ INDEX = (
     "# Index\n\n## Feedback\n- [Answer style](feedback_style.md) — terse answers\n\n"
     "## Project\n- [Deploy](project_deploy.md) — how we deploy\n- Releases go out on Tuesdays.\n"
 )
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (tmp_path / "gitconfig").write_text("")
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.domain.record import Memory
-from core.importers import ImportReport, codex_notes, import_codex
+from core.importers import ImportReport, codex_notes, import_codex, read_codex
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
 
@@ -324,3 +324,22 @@ def test_the_folder_is_only_read(ws: Workspace, tmp_path: Path) -> None:
     import_codex(ws, folder, actor=ACTOR)
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
     shutil.rmtree(folder)
+
+
+def test_codexs_own_files_are_not_read_through_a_link(tmp_path: Path) -> None:
+    """A symbolic link in place of Codex's own MEMORY.md or rollout summaries is
+    skipped with its reason, never followed out of the folder."""
+    secret = tmp_path / "elsewhere.md"
+    secret.write_text("# Task Group: leaked\n\n- Prefers the outside file.\n")
+    folder = tmp_path / "linked" / "memories"
+    folder.mkdir(parents=True)
+    (folder / "memory_summary.md").write_text("v1\n\n## User preferences\n\n- Prefers pnpm.\n")
+    (folder / "MEMORY.md").symlink_to(secret)
+    outside = tmp_path / "rollouts"
+    outside.mkdir()
+    (outside / "r.md").write_text("thread_id: t\n\n# leaked\n")
+    (folder / "rollout_summaries").symlink_to(outside)
+    reading = read_codex(folder, owner="alice", project=None)
+    skipped = {i.origin: i.reasons for i in reading.skipped}
+    assert "MEMORY.md" in skipped and "symbolic link" in skipped["MEMORY.md"][0]
+    assert not any("outside file" in e.content or "leaked" in e.content for e in reading.entries)

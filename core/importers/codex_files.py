@@ -165,6 +165,11 @@ class CodexFolder:
 
     def lines(self, rel: str) -> list[str] | None:
         path = self.folder / rel
+        if path.is_symlink() or path.parent.is_symlink():
+            self.reading.skip_file(
+                rel, "private", "a symbolic link: not followed; copy the file in"
+            )
+            return None
         if not path.is_file():
             return None
         try:

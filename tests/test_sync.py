@@ -344,3 +344,21 @@ def test_the_command_says_what_came_in_and_went_back(
     code, out = memgov("sync", "claude-code", str(folder), "--json")
     data = __import__("json").loads(out)
     assert data["held"][0].startswith("project_deploy.md: held-") and code == 3
+
+
+def test_a_file_the_agent_deletes_asks_for_its_records_deletion(
+    ws: Workspace, folder: Path
+) -> None:
+    sync(ws, folder)
+    (folder / "project_deploy.md").unlink()
+
+    report = sync(ws, folder)
+
+    (asked,) = report.asked
+    assert asked.startswith("project_deploy.md: delete-")
+    assert not (folder / "project_deploy.md").exists()  # memgov does not write it back
+    store = Store(ws.private.root)  # type: ignore[union-attr]
+    assert record(ws, "deploy") in store.memories  # a person decides
+    again = sync(ws, folder)
+    assert again.asked == () and again.written == ()
+    assert not (folder / "project_deploy.md").exists()

@@ -55,10 +55,13 @@ from core.importers.folders import FolderError, check_folder
 from core.importers.held import Held, file_hash, held_for, load_held, new_held_id
 from core.importers.report import ImportReport
 from core.importers.session import IMPORTED, run_entries
+from core.store.requests import filed_request
 from core.store.store import Store
 from core.store.workspace import Workspace
 
 INDEXES = (INDEX_FILE, f"{TEAM_DIR}/{INDEX_FILE}")
+#: the agent's side of a file the agent deleted (its state's hash)
+DELETED = "deleted"
 MAX_BYTES = 1024 * 1024
 
 
@@ -70,6 +73,7 @@ class SyncReport(AsData):
     written: tuple[str, ...] = ()  # files memgov wrote back (a decision changed them)
     deleted: tuple[str, ...] = ()  # files of erased records (or kept forgotten)
     held: tuple[str, ...] = ()  # "file: held-id" changed on both sides
+    asked: tuple[str, ...] = ()  # "file: delete-id": the agent deleted the file
     unchanged: int = 0
     notes: tuple[str, ...] = ()
     import_only: bool = False
@@ -97,6 +101,10 @@ class SyncReport(AsData):
             lines += [f"    wrote {rel}" for rel in self.written]
             lines += [f"    deleted {rel}" for rel in self.deleted]
             lines += [f"    held {entry}" for entry in self.held]
+            lines += [
+                f"    the agent deleted {entry}: deletion requested (memgov queue)"
+                for entry in self.asked
+            ]
             lines.append(f"  in agreement: {counted(self.unchanged, 'file')}")
         detail = [
             item
@@ -195,6 +203,7 @@ class _Sync:
         written: list[str] = []
         deleted: list[str] = []
         agree = 0
+        asked: list[str] = []
         gone: set[str] = set()  # files of records no longer there: their index lines go
         files: dict[str, dict[str, str]] = {}
         for rel in sorted(set(disk) | set(records) | {r for r in last if r not in INDEXES}):
@@ -206,6 +215,14 @@ class _Sync:
             managed = last.get(rel, {}).get("memgov") is not None
             want = self.want(rel, records, managed)
             have = disk.get(rel)
+            was = last.get(rel, {}).get("agent")
+            if have is None and was is not None and want is not None:
+                # the agent deleted its file: a person decides about the record (a
+                # deletion request), and memgov does not write the file back meanwhile
+                files[rel] = {"agent": DELETED, "memgov": file_hash(want)}
+                if was != DELETED:
+                    asked += self.ask_deletion(rel, records)
+                continue
             forgotten = self.forgotten(held_items, rel, have)
             if forgotten or (want is None and managed):
                 gone.add(rel)
@@ -249,6 +266,7 @@ class _Sync:
             written=tuple(written),
             deleted=tuple(deleted),
             held=tuple(held_now),
+            asked=tuple(asked),
             unchanged=agree,
             notes=tuple(self.notes),
         )
@@ -398,6 +416,21 @@ class _Sync:
         except OSError:
             return False
         return True
+
+    def ask_deletion(self, rel: str, records: dict[str, list[tuple[Store, Memory]]]) -> list[str]:
+        """A deletion request for the active record of a file the agent deleted."""
+        best = _best(records.get(rel, []))
+        if best is None or best[1].status != "active":
+            return []
+        store, memory = best
+        request, _filed = filed_request(
+            store,
+            kind="delete",
+            memory_id=memory.id,
+            reason=f"the agent deleted its file {rel} (memgov sync)",
+            actor=self.actor,
+        )
+        return [f"{rel}: {request.id}"]
 
     def hold_both(self, both: list[tuple[str, str]], held: list[Held]) -> list[str]:
         """A held item for each file changed on both sides (once per agent's bytes)."""

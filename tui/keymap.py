@@ -44,6 +44,8 @@ BINDING_IDS = frozenset(
         *("queue.problems", "queue.reload", "queue.scope", "queue.search", "queue.up"),
         *("secret.correct", "secret.defer", "secret.erase"),
         *("stale.correct", "stale.expire", "stale.keep"),
+        *("held.redact", "held.keep", "held.drop", "held.learn", "held.forget"),
+        *("held.agent", "held.memgov"),
     }
 )
 

@@ -295,9 +295,13 @@ def option_for(held: Held, approve: bool, option: str | None) -> str:
     return chosen
 
 
-def describe_found(text: str) -> str:
-    """The detail of a sensitive hold: each pattern and line, never the address."""
+def describe_found(text: str, first_line: int = 1) -> str:
+    """The detail of a sensitive hold: each pattern and line, never the address
+    (``first_line``: the file's line the text begins at)."""
     lines = marked_lines(text)
-    parts = [f"{', '.join(found)} at line {number}" for number, _line, found in lines[:12]]
+    parts = [
+        f"{', '.join(found)} at line {number + first_line - 1}"
+        for number, _line, found in lines[:12]
+    ]
     more = f" and {len(lines) - 12} more lines" if len(lines) > 12 else ""
     return "; ".join(parts) + more

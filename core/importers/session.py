@@ -173,7 +173,9 @@ def _sensitive_only(entry: Entry) -> bool:
 
 
 def _found(entry: Entry) -> str:
-    where = describe_found(entry.content) or "in its evidence or front matter"
+    _file, _sep, line = entry.origin.rpartition(":")
+    first = int(line) if line.isdigit() else 1
+    where = describe_found(entry.content, first) or "in its evidence or front matter"
     return f"{where}; not a credential: redact it, keep it private, or drop it"
 
 

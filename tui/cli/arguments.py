@@ -226,11 +226,21 @@ def add_decide(add: Adder) -> None:
             "withdraw",
             "rerequest",
             "expire",
+            "redact",
+            "keep",
+            "drop",
+            "learn",
+            "forget",
+            "agent",
+            "memgov",
         ),
         help="conflict: newer, older, parallel, neither or defer; secret in a record: "
         "erase or correct; promotion, with --reject: withdraw (who asked, or the owner) "
         "or rerequest (ask again for the record that replaced the requested one); stale "
-        "report: expire or correct (--reject keeps the record, verified now)",
+        "report: expire or correct (--reject keeps the record, verified now); held memory: "
+        "redact or keep (an internal address; --reject drops it), learn (re-learned after "
+        "its erasure; --reject forgets it) or agent (changed on both sides; --reject keeps "
+        "memgov's version)",
     )
     p.add_argument(
         "--content",

@@ -18,7 +18,7 @@ from tui.cli.common import EXIT_OK, Command, actor_from, emit, read_input, works
 
 if TYPE_CHECKING:
     from core.domain.record import Source
-    from core.review.items import Item
+    from core.review.items import HeldAnalysis, Item
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
@@ -38,8 +38,31 @@ def cmd_queue(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def render_held(analysis: HeldAnalysis) -> list[str]:
+    """What an import held back and what each option does; the lines with an internal
+    address by number and pattern, never the address."""
+    lines = [
+        f"  held: {analysis.named}, {analysis.file}:{analysis.line} in {analysis.folder}",
+        f"  {analysis.detail}",
+    ]
+    if analysis.agent_text is None:
+        lines.append("  the agent's file is gone or changed since it was held")
+    lines += [
+        f"  line {n}: {', '.join(patterns)}" for n, patterns in analysis.marked
+    ]
+    *approving, rejecting = analysis.options
+    for option in analysis.options:
+        lines.append(f"  {option}: {analysis.meanings[option]}")
+    lines.append(
+        "  decide: memgov decide ITEM "
+        + " | ".join(f"--approve --option {o}" for o in approving)
+        + f" | --reject ({rejecting})"
+    )
+    return lines
+
+
 def render_item(item: Item) -> str:
-    from core.review.items import BatchAnalysis, ConflictAnalysis, StaleAnalysis
+    from core.review.items import BatchAnalysis, ConflictAnalysis, HeldAnalysis, StaleAnalysis
 
     lines = [
         f"{item.kind} {item.id}: {item.title}",
@@ -79,6 +102,8 @@ def render_item(item: Item) -> str:
             "  decide: memgov decide ITEM --approve --option expire | --approve --option "
             "correct --content FILE | --reject (keep it: verified now)"
         )
+    if isinstance(analysis, HeldAnalysis):
+        lines += render_held(analysis)
     if isinstance(analysis, ConflictAnalysis) and analysis.favoured:
         lines.append(f"  sources favour {analysis.favoured}: {', '.join(analysis.why)}")
     for title, records in (("records", item.records), ("team records", item.team_records)):

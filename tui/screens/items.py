@@ -22,6 +22,7 @@ from tui.render import record_card, safe
 from tui.screens.batch import BatchScreen
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import ConditionsDialog, Proposal
+from tui.screens.held import HeldScreen
 from tui.screens.item import ItemScreen
 from tui.screens.promotion import PromotionScreen
 from tui.screens.secret import SecretScreen
@@ -299,4 +300,6 @@ def screen_for(item: Item) -> ItemScreen:
         return SecretScreen(item)
     if item.kind == "stale":  # the user says it is wrong or out of date
         return StaleScreen(item)
+    if item.kind == "held":  # what an import or a sync left for a person
+        return HeldScreen(item)
     return BatchScreen(item)

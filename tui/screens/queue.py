@@ -88,6 +88,7 @@ KIND_TABS = (
     ("consolidation", "Batches"),
     ("secret", "Secrets"),
     ("stale", "Stale"),
+    ("held", "Held"),
 )
 SCOPES = ("all", "private", "team")
 #: the most rows the table holds; the items shown beyond are reached by moving

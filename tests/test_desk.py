@@ -76,6 +76,7 @@ async def test_queue_lists_every_kind_oldest_first_and_filters(demo: Path) -> No
             "conflict",
             "consolidation",
             "deletion",
+            "held",
             "promotion",
             "secret",
             "stale",

@@ -114,14 +114,16 @@ def test_resolve_a_conflict_with_real_keys(tmp_path: Path) -> None:
 #: clearing the demo's queue top-down, one item at a time: (keys on the queue, what the
 #: item view shows, the keys of the decision, the items left afterwards)
 CLEAR_THE_DEMO = (
-    (["Enter"], "Newer wins", ["n"], 7),  # the doctor conflict: the newer record wins
+    (["Enter"], "Newer wins", ["n"], 8),  # the doctor conflict: the newer record wins
     # the note that holds a token: corrected (its redacted text), which erases the old
     # file, discards the pending batch and moves the token-blocked promotion request
-    (["Enter"], "Correct", ["c", "C-s"], 5),
-    (["Enter"], "Newer wins", ["n"], 4),  # the team's deploy-command conflict
-    (["Enter"], "Approve", ["a"], 3),  # promote Package manager
-    (["Enter"], "Erase", ["a"], 2),  # delete Home city, for good
-    (["Enter"], "Expire", ["e"], 1),  # the merge freeze the user says was called off
+    (["Enter"], "Correct", ["c", "C-s"], 6),
+    (["Enter"], "Newer wins", ["n"], 5),  # the team's deploy-command conflict
+    (["Enter"], "Approve", ["a"], 4),  # promote Package manager
+    (["Enter"], "Erase", ["a"], 3),  # delete Home city, for good
+    (["Enter"], "Expire", ["e"], 2),  # the merge freeze the user says was called off
+    # the agent's note with a staging address: imported with the address redacted
+    (["Enter"], "Redact", ["r"], 1),
     # the moved request, for the corrected CI note: withdrawn (its source is a file of the
     # private store, which a team copy could not resolve: the confirmation would say so)
     (["Enter"], "Withdraw", ["w"], 0),
@@ -157,7 +159,7 @@ def test_clear_the_demo_queue_top_down_and_nothing_goes_unannounced(tmp_path: Pa
     command = f"{MEMGOV} review --store {demo} --as liys05"
     tmux("new-session", "-d", "-s", "desk", "-x", "120", "-y", "50", command, env=env)
     try:
-        wait_for(waiting(8), env)
+        wait_for(waiting(9), env)
         time.sleep(0.5)  # keys typed in the terminal's first instants can be taken as a reply
         for open_keys, view, decision_keys, left in CLEAR_THE_DEMO:
             for key in open_keys:
@@ -211,6 +213,11 @@ def test_clear_the_demo_queue_top_down_and_nothing_goes_unannounced(tmp_path: Pa
         ["git", "log", "-p", "--all"], cwd=demo / "team", env=env, capture_output=True
     ).stdout
     assert b"ghp_" not in log
+    private_log = subprocess.run(
+        ["git", "log", "-p", "--all"], cwd=demo / "private", env=env, capture_output=True
+    ).stdout
+    assert b"[internal-ip-address]" in private_log  # the held note, imported redacted
+    assert b"10.0.4.12" not in private_log
     doctor = subprocess.run(
         [str(MEMGOV), "doctor", "--store", str(demo)], env=env, capture_output=True, text=True
     )

@@ -136,11 +136,13 @@ def held_text(analysis: HeldAnalysis) -> Group:
     head.append(f"\n\n{safe(analysis.file)}:{analysis.line}", style="bold")
     head.append(f" in {safe(analysis.folder)}\n", style="dim")
     head.append(safe(analysis.detail))
-    options = Text("\n")
+    options = Text()
     for option in analysis.options:
         options.append(f"\n{option}", style="bold")
         options.append(f": {analysis.meanings[option]}")
-    body = Text("\n\n the agent's file now \n", style="bold reverse")
+    body = Text()
+    body.append("\n the agent's file now ", style="bold reverse")
+    body.append("\n")
     if analysis.agent_text is None:
         body.append("\ngone or changed since it was held: deciding reads it again", style="yellow")
         return Group(head, options, body)

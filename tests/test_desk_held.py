@@ -1,0 +1,133 @@
+"""The held memory view, driven with Pilot on a real agent folder imported into a real
+store; then the store and the held file are checked. And the CLI's show and decide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from support_desk import decide_key, settle, text_of
+from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
+from textual.widgets import DataTable, Static
+
+from core.importers import import_claude_code
+from core.review.queue import build_queue
+from core.store.store import Store
+from core.store.workspace import Workspace, open_workspace
+from tui.app import MemgovDesk
+from tui.cli import main
+from tui.screens.held import HeldScreen
+
+ACTOR = "alice@example.com"
+ADDRESS = "10.20.30.40"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    Store.init(tmp_path / "stores" / "private", scope="private", owner=ACTOR, actor=ACTOR)
+    memory = tmp_path / "ops" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text(
+        "- [Redis](project_redis.md) — the cache host\n- [Style](feedback_style.md) — terse\n"
+    )
+    (memory / "project_redis.md").write_text(
+        "---\nname: Redis\ndescription: the cache host\ntype: project\n---\n\n"
+        f"The cache runs on {ADDRESS}, port 6379; restart it with systemctl.\n"
+    )
+    (memory / "feedback_style.md").write_text(
+        "---\nname: Style\ndescription: terse\ntype: feedback\n---\n\nAnswer tersely.\n"
+    )
+    ws = open_workspace([tmp_path / "stores"])
+    assert import_claude_code(ws, memory, actor=ACTOR).counts["held"] == 1
+    return tmp_path / "stores"
+
+
+def ws_of(root: Path) -> Workspace:
+    return open_workspace([root])
+
+
+def contents(root: Path) -> list[str]:
+    store = Store(root / "private")
+    return sorted(m.content for m in store.memories.values() if m.status == "active")
+
+
+def held_file(root: Path) -> dict[str, object]:
+    (path,) = sorted((root / "private" / "held").glob("held-*.yaml"))
+    return yaml.safe_load(path.read_text())
+
+
+async def open_held(pilot: object, app: MemgovDesk) -> HeldScreen:
+    await settle(pilot, app)
+    items = app.screen.shown_items()  # type: ignore[attr-defined]
+    table = app.screen.query_one("#queue", DataTable)
+    index = next(n for n, item in enumerate(items) if item.kind == "held")
+    for _ in range(index - table.cursor_row):
+        await pilot.press("j")  # type: ignore[attr-defined]
+    await pilot.press("enter")  # type: ignore[attr-defined]
+    await settle(pilot, app)
+    screen = app.screen
+    assert isinstance(screen, HeldScreen)
+    return screen
+
+
+async def test_redact_from_the_desk_imports_it_with_the_address_marked(root: Path) -> None:
+    app = MemgovDesk(ws_of(root), actor=ACTOR, cursor_blink=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_held(pilot, app)
+        shown = text_of(screen.query_one("#agent-file", Static))
+        assert "project_redis.md:7" in shown and "← internal-ip-address" in shown
+        assert "redact: import it with each internal address replaced by a mark" in shown
+        # only this reason's options are keys here
+        assert screen.check_action("decide", ("redact",)) is True
+        assert screen.check_action("decide", ("learn",)) is False
+        assert screen.check_action("decide", ("memgov",)) is False
+        await decide_key(pilot, app, "r")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, HeldScreen)  # decided: back to the queue
+    assert "The cache runs on [internal-ip-address], port 6379; restart it with systemctl." in (
+        contents(root)
+    )
+    assert not any(ADDRESS in text for text in contents(root))
+    held = held_file(root)
+    assert held["status"] == "approved" and held["decision"] == "redact"
+    assert held["decided_by"] == ACTOR
+    assert build_queue(ws_of(root), kinds=["held"]) == []
+
+
+async def test_drop_from_the_desk_writes_nothing_and_closes_the_item(root: Path) -> None:
+    before = contents(root)
+    app = MemgovDesk(ws_of(root), actor=ACTOR, cursor_blink=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await open_held(pilot, app)
+        await pilot.press("h")  # no record yet: it says so, and stays
+        await pilot.pause()
+        assert isinstance(app.screen, HeldScreen)
+        assert any("No record yet" in n.message for n in app._notifications)
+        await decide_key(pilot, app, "x")
+        await settle(pilot, app)
+    assert contents(root) == before == ["Answer tersely."]
+    held = held_file(root)
+    assert held["status"] == "rejected" and held["decision"] == "drop"
+    again = import_claude_code(ws_of(root), root.parent / "ops" / "memory", actor=ACTOR)
+    assert again.counts["held"] == 0 and again.counts["written"] == 0
+
+
+def test_the_cli_shows_a_held_item_by_line_and_decides_it(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (item,) = build_queue(ws_of(root), kinds=["held"])
+    store = str(root / "private")
+    assert main(["show", item.id, "--store", store]) == 0
+    shown = capsys.readouterr().out
+    assert "held: internal address, project_redis.md:7" in shown
+    assert "internal-ip-address at line 7" in shown and "line 7: internal-ip-address" in shown
+    assert ADDRESS not in shown  # the line by number and pattern, never the address
+    assert "--approve --option redact | --approve --option keep | --reject (drop)" in shown
+    argv = ["decide", item.id, "--store", store, "--as", ACTOR, "--approve"]
+    assert main([*argv, "--option", "keep", "--dry-run"]) == 0
+    assert held_file(root)["status"] == "open"  # a dry run writes nothing
+    assert main([*argv, "--option", "keep"]) == 0
+    capsys.readouterr()
+    assert sum(ADDRESS in text for text in contents(root)) == 1
+    assert held_file(root)["decision"] == "keep"

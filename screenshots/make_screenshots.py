@@ -40,6 +40,7 @@ SHOTS: list[tuple[str, Sequence[str]]] = [
     ("deletion", ("j", "j", "j", "j", "j", "enter")),
     ("stale", ("j",) * 6 + ("enter",)),
     ("consolidation", ("right_square_bracket",) * 4 + ("enter",)),
+    ("held", ("j",) * 8 + ("enter",)),
     ("about-me", ("a",)),
     ("history", ("h", "j", "j", "j")),
     ("health", ("m",)),

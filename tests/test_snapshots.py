@@ -33,6 +33,8 @@ SCREENS: list[tuple[str, Sequence[str]]] = [
     ("stale_correct_dialog", ("j",) * 6 + ("enter", "c")),
     ("batch", ("j",) * 7 + ("enter",)),
     ("batch_wider", ("j",) * 7 + ("enter", "plus", "plus")),
+    ("held", ("j",) * 8 + ("enter",)),
+    ("held_redact_dialog", ("j",) * 8 + ("enter", "r")),
     ("about_me", ("a",)),
     ("correct_dialog", ("a", "c")),
     ("history", ("h",)),

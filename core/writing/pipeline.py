@@ -255,10 +255,12 @@ def _fresh_id(taken: Mapping[str, Memory], candidate: Candidate, now: datetime) 
     A statement read from a file (an import: its source is the original file and
     line) is named after that file and line instead of the time, so an import's dry
     run makes the ids its real run makes, whenever each runs, on the stores as they
-    are."""
+    are. Only the file's name counts, not the folder it is in: the same folder
+    imported from another place (a clone, the demo) makes the same ids."""
     source = candidate.source
     if source is not None and source.file is not None:
-        basis = f"{candidate.key}|{candidate.content}|{source.file}:{source.line}"
+        name = source.file.replace("\\", "/").rsplit("/", 1)[-1]
+        basis = f"{candidate.key}|{candidate.content}|{name}:{source.line}"
     else:
         basis = f"{candidate.key}|{candidate.content}|{now.isoformat()}"
     memory_id = new_memory_id(candidate.attribute, basis)

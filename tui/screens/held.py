@@ -13,6 +13,7 @@ file changed on both sides takes the *agent*'s version (``a``) or *memgov*'s
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from rich.console import Group
@@ -100,7 +101,8 @@ class HeldScreen(ItemScreen):
 
     def refresh_view(self) -> None:
         analysis = self.item.analysis_as(HeldAnalysis)
-        self.query_one("#agent-file", Static).update(held_text(analysis))
+        beside = self.item.store.root.parent
+        self.query_one("#agent-file", Static).update(held_text(analysis, beside))
         record = self.query_one("#record", Static)
         if self.item.records:
             record.update(record_card(self.item.records[0], label=" the record "))
@@ -130,11 +132,24 @@ class HeldScreen(ItemScreen):
         super().action_history()
 
 
-def held_text(analysis: HeldAnalysis) -> Group:
-    """What was held and why, the options, and the agent's file with the marked lines."""
-    head = Text(f" {analysis.named} ", style="bold reverse")
+def shown_folder(folder: str, beside: Path) -> str:
+    """The agent's folder as a person finds it: relative to the folder that holds the
+    stores when it is in there, else its last three folders (``memgov show`` gives the
+    whole path)."""
+    path = Path(folder)
+    try:
+        return str(path.relative_to(beside))
+    except ValueError:
+        return str(Path("…", *path.parts[-3:])) if len(path.parts) > 4 else folder
+
+
+def held_text(analysis: HeldAnalysis, beside: Path) -> Group:
+    """What was held and why, the options, and the agent's file with the marked lines
+    (``beside``: the folder that holds the stores)."""
+    head = Text()
+    head.append(f" {analysis.named} ", style="bold reverse")
     head.append(f"\n\n{safe(analysis.file)}:{analysis.line}", style="bold")
-    head.append(f" in {safe(analysis.folder)}\n", style="dim")
+    head.append(f" in {safe(shown_folder(analysis.folder, beside))}\n", style="dim")
     head.append(safe(analysis.detail))
     options = Text()
     for option in analysis.options:

@@ -47,9 +47,7 @@ def render_held(analysis: HeldAnalysis) -> list[str]:
     ]
     if analysis.agent_text is None:
         lines.append("  the agent's file is gone or changed since it was held")
-    lines += [
-        f"  line {n}: {', '.join(patterns)}" for n, patterns in analysis.marked
-    ]
+    lines += [f"  line {n}: {', '.join(patterns)}" for n, patterns in analysis.marked]
     *approving, rejecting = analysis.options
     for option in analysis.options:
         lines.append(f"  {option}: {analysis.meanings[option]}")

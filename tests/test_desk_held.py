@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support_agent import ACTOR, ADDRESS, write_ops_folder
 from support_desk import decide_key, settle, text_of
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 from textual.widgets import DataTable, Static
@@ -19,25 +20,11 @@ from tui.app import MemgovDesk
 from tui.cli import main
 from tui.screens.held import HeldScreen
 
-ACTOR = "alice@example.com"
-ADDRESS = "10.20.30.40"
-
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     Store.init(tmp_path / "stores" / "private", scope="private", owner=ACTOR, actor=ACTOR)
-    memory = tmp_path / "ops" / "memory"
-    memory.mkdir(parents=True)
-    (memory / "MEMORY.md").write_text(
-        "- [Redis](project_redis.md) — the cache host\n- [Style](feedback_style.md) — terse\n"
-    )
-    (memory / "project_redis.md").write_text(
-        "---\nname: Redis\ndescription: the cache host\ntype: project\n---\n\n"
-        f"The cache runs on {ADDRESS}, port 6379; restart it with systemctl.\n"
-    )
-    (memory / "feedback_style.md").write_text(
-        "---\nname: Style\ndescription: terse\ntype: feedback\n---\n\nAnswer tersely.\n"
-    )
+    memory = write_ops_folder(tmp_path / "ops" / "memory")
     ws = open_workspace([tmp_path / "stores"])
     assert import_claude_code(ws, memory, actor=ACTOR).counts["held"] == 1
     return tmp_path / "stores"

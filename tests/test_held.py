@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support_agent import ACTOR, ADDRESS, write_ops_folder
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.domain.errors import ValidationError
@@ -18,9 +19,6 @@ from core.review.decide import decide
 from core.review.queue import build_queue, get_item
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
-
-ACTOR = "alice@example.com"
-ADDRESS = "10.20.30.40"
 
 
 @pytest.fixture
@@ -31,19 +29,7 @@ def ws(tmp_path: Path) -> Workspace:
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
-    memory = tmp_path / "ops" / "memory"
-    memory.mkdir(parents=True)
-    (memory / "MEMORY.md").write_text(
-        "- [Redis](project_redis.md) — the cache host\n- [Style](feedback_style.md) — terse\n"
-    )
-    (memory / "project_redis.md").write_text(
-        "---\nname: Redis\ndescription: the cache host\ntype: project\n---\n\n"
-        f"The cache runs on {ADDRESS}, port 6379; restart it with systemctl.\n"
-    )
-    (memory / "feedback_style.md").write_text(
-        "---\nname: Style\ndescription: terse\ntype: feedback\n---\n\nAnswer tersely.\n"
-    )
-    return memory
+    return write_ops_folder(tmp_path / "ops" / "memory")
 
 
 def records(ws: Workspace) -> list[str]:

@@ -548,7 +548,7 @@ async def test_desk_erase(demo: Path) -> None:
         assert "[secret: github-pat]" in shown and DEMO_TOKEN not in shown
         assert "github-pat at line" in shown
         await pilot.press("e")
-        await pilot.pause()
+        await settle(pilot, app)  # the core's dry run (a worker) opens the reason dialog
         assert isinstance(app.screen, ReasonDialog) and app.screen.proposal.destructive
         await pilot.press("enter")
         await settle(pilot, app)

@@ -173,8 +173,7 @@ def _sensitive_only(entry: Entry) -> bool:
 
 
 def _found(entry: Entry) -> str:
-    _file, _sep, line = entry.origin.rpartition(":")
-    first = int(line) if line.isdigit() else 1
+    first = origin_key(entry.origin)[1] or 1
     where = describe_found(entry.content, first) or "in its evidence or front matter"
     return f"{where}; not a credential: redact it, keep it private, or drop it"
 

@@ -32,8 +32,6 @@ from tui.screens.item import ItemScreen
 
 #: the most lines of the agent's file the view shows (the rest is counted)
 SHOWN_LINES = 400
-#: which options approve (the others reject: the item's last option)
-_APPROVING = frozenset({"redact", "keep", "learn", "agent"})
 
 
 class HeldScreen(ItemScreen):
@@ -121,7 +119,7 @@ class HeldScreen(ItemScreen):
         self.decide_with(
             Proposal(f"{option.capitalize()}: {analysis.file}", (), meaning),
             f"{option} {self.item.id}",
-            approve=option in _APPROVING,
+            approve=option != analysis.options[-1],  # the last option rejects
             option=option,
         )
 

@@ -41,6 +41,9 @@ class Config:
     scope: str = "private"  # which scope this store holds: private or team
     owner: str | None = None  # private store: the user it belongs to (subject user:<owner>)
     maintainers: tuple[str, ...] = ()  # team store: who decides team items
+    #: team store: each maintainer's SSH signing key, as git's allowed_signers lines
+    #: (``alice@example.com ssh-ed25519 AAAA...``); empty: identity is self-declared
+    signers: tuple[str, ...] = ()
     team_store: str | None = None  # private store: path of the team store it promotes to
     theta: float = 0.6  # write gate threshold (SPEC 5)
     w0: float = 1.0  # decay: initial weight (SPEC 7)
@@ -55,6 +58,9 @@ class Config:
     def to_yaml(self) -> str:
         data = asdict(self)
         data["maintainers"] = list(self.maintainers)
+        data["signers"] = list(self.signers)
+        if not self.signers:
+            del data["signers"]
         extra = data.pop("extra")
         data.update(extra)
         head = "# memgov store configuration. Changes to a team store's config go through review.\n"
@@ -167,6 +173,12 @@ def load_config(root: Path) -> Config:
             path=path,
             hint="check the file's permissions",
         ) from None
+    return load_config_text(text, path=path)
+
+
+def load_config_text(text: str, *, path: Path | str) -> Config:
+    """A config from its text (a version of ``memgov.yaml`` in git, or the file's)."""
+    path = Path(path)
     try:
         raw = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
@@ -242,6 +254,28 @@ def load_config(root: Path) -> Config:
     for number, person in enumerate(maint):
         _clean_text(person, path=path, field=f"maintainers[{number}]", limit=MAX_PERSON_CHARS)
     values["maintainers"] = tuple(maint)
+    signers = values.get("signers")
+    if signers is None:
+        signers = []
+    if not isinstance(signers, list) or len(signers) > MAX_MAINTAINERS:
+        raise ValidationError(
+            f"must be a list of allowed_signers lines, got {describe(signers)}",
+            path=path,
+            field="signers",
+            hint="e.g. signers: ['lead@example.com ssh-ed25519 AAAA...'], one a maintainer",
+        )
+    for number, line in enumerate(signers):
+        name = f"signers[{number}]"
+        _clean_text(line, path=path, field=name, limit=16_384)
+        parts = line.split()
+        if len(parts) < 3 or not any(p.startswith(("ssh-", "ecdsa-", "sk-")) for p in parts[1:]):
+            raise ValidationError(
+                "is not an allowed_signers line (principal, key type, key)",
+                path=path,
+                field=name,
+                hint="write 'PRINCIPAL ssh-ed25519 AAAA...': the principal, then the public key",
+            )
+    values["signers"] = tuple(signers)
     for key, limit in (("owner", MAX_PERSON_CHARS), ("team_store", MAX_PATH_CHARS)):
         if values.get(key) is not None:
             _clean_text(values[key], path=path, field=key, limit=limit)

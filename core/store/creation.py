@@ -24,6 +24,7 @@ def create_store(
     team_store: str | None,
     actor: str,
     clock: Clock | None = None,
+    signers: tuple[str, ...] = (),
 ) -> Store:
     if owner is None and scope == "private":
         owner = actor
@@ -40,6 +41,7 @@ def create_store(
         owner=owner,
         maintainers=maintainers,
         team_store=team_store,
+        signers=signers,
         actor=actor,
         clock=clock,
     )

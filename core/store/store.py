@@ -118,6 +118,7 @@ class Store:
         owner: str | None = None,
         maintainers: tuple[str, ...] = (),
         team_store: str | None = None,
+        signers: tuple[str, ...] = (),
         actor: str = "memgov",
         clock: Clock | None = None,
     ) -> Store:
@@ -128,7 +129,11 @@ class Store:
             raise StoreError(f"{root}: folder is not empty; choose an empty or new folder")
         root.mkdir(parents=True, exist_ok=True)
         config = Config(
-            scope=scope, owner=owner, maintainers=tuple(maintainers), team_store=team_store
+            scope=scope,
+            owner=owner,
+            maintainers=tuple(maintainers),
+            team_store=team_store,
+            signers=tuple(signers),
         )
         atomic_write_text(root / CONFIG_FILE, config.to_yaml())
         (root / MEMORY_DIR).mkdir(exist_ok=True)

@@ -355,11 +355,44 @@ def add_sync(add: Adder) -> None:
     p = add(
         "sync",
         "transfer:cmd_sync",
-        "two ways with an agent's memory folder: what it wrote comes in, what people "
-        "decided goes back (Codex: import only); safe from a hook after every session",
+        "alone: every team store with a remote fetches, merges and pushes; with a format "
+        "and PATH: two ways with an agent's memory folder (what it wrote comes in, what "
+        "people decided goes back; Codex: import only), safe from a hook after every session",
     )
-    p.add_argument("format", choices=("claude-code", "codex"))
-    p.add_argument("path", help="the agent's memory folder")
+    p.add_argument("format", nargs="?", choices=("claude-code", "codex"))
+    p.add_argument("path", nargs="?", help="the agent's memory folder")
+
+
+def add_team(add: Adder) -> None:
+    p = add(
+        "team",
+        "team:cmd_team",
+        "a team store over a git remote: init, clone, ratify an untrusted commit",
+    )
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    init = actions.add_parser(
+        "init", help="a new team store (at --store) whose remote is an empty repository"
+    )
+    init.add_argument("--remote", required=True, metavar="URL", help="any git URL")
+    init.add_argument("--maintainer", action="append", help="a maintainer (repeat; default: you)")
+    init.add_argument("--signing-key", metavar="KEY", help="your SSH key: commits are signed")
+    clone = actions.add_parser("clone", help="clone a team store, verify its history")
+    clone.add_argument("url", metavar="URL")
+    clone.add_argument("path", nargs="?", metavar="PATH", help="default: the URL's last part")
+    clone.add_argument("--signing-key", metavar="KEY", help="your SSH key: commits are signed")
+    ratify = actions.add_parser(
+        "ratify", help="a maintainer accepts an untrusted commit's changes as their own"
+    )
+    ratify.add_argument("commit", metavar="COMMIT")
+    ratify.add_argument("--reason", required=True)
+    check = actions.add_parser(
+        "check-push", help="the pre-push hook: scan what git is about to push (refs on stdin)"
+    )
+    check.add_argument("hook_args", nargs="*", help=argparse.SUPPRESS)
+    for sub in (init, clone, ratify, check):  # the common options after the action too
+        sub.add_argument("--store", action="append", metavar="PATH", default=argparse.SUPPRESS)
+        sub.add_argument("--as", dest="actor", metavar="USER", default=argparse.SUPPRESS)
+        sub.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
 
 
 def add_export(add: Adder) -> None:
@@ -397,6 +430,7 @@ COMMANDS: tuple[Callable[[Adder], None], ...] = (
     add_requests,
     add_import,
     add_sync,
+    add_team,
     add_export,
     add_log,
 )

@@ -106,8 +106,16 @@ def _exit(report: ImportReport) -> int:
 
 def cmd_sync(args: argparse.Namespace) -> int:
     """Exit 0 when the folder and memgov agree; 3 when something waits for a person
-    (a held memory, a conflict); 1 when a file was refused."""
+    (a held memory, a conflict); 1 when a file was refused. Without a format: the
+    team stores with a remote (:func:`tui.cli.team.sync_teams`)."""
     from core.importers.sync import sync_claude_code, sync_codex
+
+    if args.format is None:
+        from tui.cli.team import sync_teams
+
+        return sync_teams(args)
+    if args.path is None:
+        raise MemgovError(f"memgov sync {args.format}: give the agent's memory folder (PATH)")
 
     run = sync_claude_code if args.format == "claude-code" else sync_codex
     report = run(workspace(args), Path(args.path), actor=actor_from(args))

@@ -46,6 +46,14 @@ if TYPE_CHECKING:
 NO_DETACHED_GC = {"GIT_CONFIG_PARAMETERS": "'gc.autoDetach=false'"}
 #: the tree of no files (git's constant): the parent of a first commit's diff
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+#: present in a clone whose commits memgov signs (a team store with the user's SSH key,
+#: core.team.signing): its commits are written by ``git commit-tree -S``, which signs
+#: with the key git's config names (``gpg.format=ssh``, ``user.signingkey``)
+SIGNING_MARK = ".git/memgov/sign-commits"
+
+
+def signs(root: Path) -> bool:
+    return os.path.isfile(root / SIGNING_MARK)
 
 
 def _guarded(repo: git.Repo) -> git.Repo:
@@ -140,13 +148,18 @@ def _commit_object(
     """The commit object: written here (:mod:`core.store.gitstore.objects`), or by
     ``git commit-tree`` where that cannot be done byte for byte."""
     moment = when if when is not None and when.utcoffset() is not None else None
-    body = commit_body(
-        tree,
-        parents,
-        actor_identity(actor),
-        COMMITTER,
-        moment or datetime.now().astimezone(),
-        message,
+    signed = signs(root)
+    body = (
+        None
+        if signed
+        else commit_body(
+            tree,
+            parents,
+            actor_identity(actor),
+            COMMITTER,
+            moment or datetime.now().astimezone(),
+            message,
+        )
     )
     if body is not None and (when is None or moment is not None):
         sha = write_commit_object(root, body, tree=tree)
@@ -158,6 +171,7 @@ def _commit_object(
         "commit-tree",
         tree,
         *args,
+        *(["-S"] if signed else []),
         "-F",
         "-",
         data=message.encode("utf-8"),

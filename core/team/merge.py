@@ -1,0 +1,523 @@
+"""Integrating what the remote's main branch has into a clone's: memgov merges its own files.
+
+Two clones of a team store decide items offline; at sync one of them holds commits
+the other has not seen. git's textual merge would leave conflict markers in event
+logs and records; memgov merges by what the files mean (:func:`integrate`):
+
+- **the event log** (``events/*.jsonl``, ``events.jsonl``): the union of both
+  sides' lines by event id, the remote's order first, no duplicate, nothing lost;
+- **daily logs** (``logs/``): both sides' new lines (``git merge-file --union``);
+- **the index** (``MEMORY.md``): the remote's, then written again from the merged
+  records (the sync runs ``reindex``);
+- **everything else** (records, requests, decisions, ``memgov.yaml``): a file changed
+  on one side takes that side's version. A file changed on both sides differently
+  is a collision, and **the remote wins**: it was pushed first. Each local commit
+  that touched such a file, or that decided an item a remote decision already
+  closed (the same item decided twice), is *undone*: every file it changed takes
+  the remote's version, its events leave the merged log, and a ``sync-undone``
+  event records what was undone, why, and who decided the item first. A later
+  local commit that touched a file an undone one touched is undone with it. So
+  nothing is applied twice, and nothing is lost without a recorded event.
+
+Before anything is merged, every file the remote changed is read as memgov reads
+it (:func:`remote_problems`): a record, request, decision or config that a hand edit
+broke stops the integration with the file, the field and what to do; nothing local
+changes, and the remote's commit is not merged blindly.
+
+The merged tree is built in a temporary index (the working tree is untouched
+until it is whole), committed with the remote's commit as its first parent (so the
+shared line is the first-parent line and a push scans only what is new), then
+checked out (:func:`checkout`) under a journal: a kill at any moment leaves the
+store at the old commit or at the new one, never between (:func:`recover_checkout`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core.domain.data import AsData
+from core.domain.errors import StoreError, ValidationError
+from core.domain.record import parse_memory
+from core.store import gitstore
+from core.store.config import CONFIG_FILE, load_config_text
+from core.store.decisions import DECISION_DIR, decision_from
+from core.store.events import Event, is_event_log, new_event_id
+from core.store.fsutil import atomic_write_bytes, confined
+from core.store.gitstore.objects import forget_stamp
+from core.store.index import INDEX_FILE
+from core.store.layout import MEMORY_DIR
+from core.store.logs import LOG_DIR
+from core.store.request_files import request_from_mapping
+
+#: the checkout journal: where a sync's checkout was going (local state, in .git)
+CHECKOUT_JOURNAL = "sync-checkout.json"
+UNDONE = "sync-undone"
+
+
+@dataclass(frozen=True)
+class RemoteDecision(AsData):
+    id: str
+    item: str
+    request: str | None
+    option: str
+    actor: str
+    ts: str
+
+
+@dataclass(frozen=True)
+class Undone(AsData):
+    """A local commit the integration undid: the remote changed the same files, or
+    decided the same item first."""
+
+    commit: str
+    subject: str
+    decision: str | None  # the local decision it carried, if any
+    item: str | None
+    paths: tuple[str, ...]
+    why: str  # what the remote did first, in words
+    winner: RemoteDecision | None = None
+
+    def render(self) -> str:
+        what = f"your decision {self.decision} on {self.item}" if self.decision else self.subject
+        return f"undone: {what}: {self.why}"
+
+
+@dataclass
+class Integration(AsData):
+    """What integrating the remote's main did."""
+
+    kind: str  # "up-to-date", "ahead" (nothing to take), "fast-forward", "merge"
+    ours: str
+    theirs: str | None
+    result: str
+    incoming: int = 0  # commits taken from the remote
+    outgoing: int = 0  # local commits not yet on the remote
+    changed: tuple[str, ...] = ()  # files the working tree changed
+    undone: list[Undone] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A local commit (first-parent line) and the files it changed."""
+
+    sha: str
+    subject: str
+    paths: tuple[str, ...]
+
+
+def _git(root: Path, *args: str, **kwargs: Any) -> str:
+    return gitstore.run(root, *args, **kwargs).decode("utf-8", "surrogateescape")
+
+
+def merge_base(root: Path, ours: str, theirs: str) -> str | None:
+    out = gitstore.run(root, "merge-base", ours, theirs, check=False)
+    return out.decode().strip() or None
+
+
+def is_ancestor(root: Path, older: str, newer: str) -> bool:
+    out = gitstore.run(root, "merge-base", "--is-ancestor", older, newer, check=False)
+    return out == b"" and merge_base(root, older, newer) == older
+
+
+def count(root: Path, revisions: str) -> int:
+    return int(_git(root, "rev-list", "--count", revisions).strip() or 0)
+
+
+def _units(root: Path, base: str, ours: str) -> list[Unit]:
+    """Local commits on the first-parent line, oldest first, with their files."""
+    out = _git(
+        root,
+        "log",
+        "--first-parent",
+        "--reverse",
+        "--no-renames",
+        "--diff-merges=first-parent",
+        "--name-only",
+        "-z",
+        "--format=%x01%H%x02%s",
+        f"{base}..{ours}",
+    )
+    units = []
+    for chunk in out.split("\x01")[1:]:
+        head, _, rest = chunk.partition("\x02")
+        subject, _, names = rest.partition("\0")
+        paths = tuple(p.strip("\n") for p in names.split("\0") if p.strip("\n"))
+        units.append(Unit(head.strip(), subject.strip(), paths))
+    return units
+
+
+def _mergeable(path: str) -> bool:
+    """Files memgov merges by their meaning rather than taking one side's."""
+    return is_event_log(path) or path.startswith(f"{LOG_DIR}/") or path == INDEX_FILE
+
+
+def _decision_of(data: bytes | None, path: str) -> RemoteDecision | None:
+    if data is None or not path.startswith(f"{DECISION_DIR}/") or not path.endswith(".json"):
+        return None
+    try:
+        decision = decision_from(json.loads(data), path, Path(path).stem)
+    except (ValueError, ValidationError):
+        return None
+    if decision.option in ("defer", "revert"):
+        return None  # closes nothing
+    return RemoteDecision(
+        decision.id,
+        decision.item,
+        decision.request,
+        decision.option,
+        decision.actor,
+        decision.ts,
+    )
+
+
+def remote_problems(root: Path, changes: list[tuple[str, str | None, str | None]]) -> list[str]:
+    """Every file the remote changed that memgov would not read: the file, the field,
+    what is wrong. A record, a request, a decision, the config."""
+    wanted = [(path, new) for path, _old, new in changes if new is not None]
+    blobs = gitstore.read_blob_ids(root, [new.encode() for _path, new in wanted])
+    problems = []
+    for path, new in wanted:
+        data = blobs.get(new.encode(), b"")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            problems.append(f"{path}: is not UTF-8")
+            continue
+        try:
+            if path.startswith(f"{MEMORY_DIR}/") and path.endswith(".md"):
+                parse_memory(text, path=path, rel_path=path)
+            elif path == CONFIG_FILE:
+                load_config_text(text, path=path)
+            elif path.startswith(f"{DECISION_DIR}/") and path.endswith(".json"):
+                decision_from(json.loads(text), path, Path(path).stem)
+            elif path.startswith("requests/") and path.endswith(".yaml"):
+                import yaml
+
+                request_from_mapping(yaml.safe_load(text), path=path, stem=Path(path).stem)
+        except ValidationError as exc:
+            problems.append(str(exc))
+        except ValueError as exc:  # JSON, YAML
+            problems.append(f"{path}: cannot be read ({type(exc).__name__})")
+    return problems
+
+
+def _event_id(line: bytes) -> str | None:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    value = data.get("id") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _lines(data: bytes | None) -> list[bytes]:
+    return [line for line in (data or b"").split(b"\n") if line.strip()]
+
+
+def union_events(
+    base: bytes | None, theirs: bytes | None, ours: bytes | None, drop: set[str]
+) -> bytes:
+    """The remote's lines in their order, then each local line the remote lacks (by
+    event id; a line that is no event by its bytes), less the ``drop``ped events."""
+    kept = _lines(theirs)
+    seen = {_event_id(line) or line.decode("utf-8", "replace") for line in kept}
+    old = {_event_id(line) or line.decode("utf-8", "replace") for line in _lines(base)}
+    for line in _lines(ours):
+        key = _event_id(line) or line.decode("utf-8", "replace")
+        if key in seen or key in drop:
+            continue
+        if key in old and key not in seen:
+            continue  # the remote dropped it (an undone event): keep it dropped
+        seen.add(key)
+        kept.append(line)
+    return b"".join(line + b"\n" for line in kept)
+
+
+def _union_text(root: Path, base: bytes | None, theirs: bytes | None, ours: bytes | None) -> bytes:
+    """A daily log: both sides' new lines, the remote's first (``git merge-file``)."""
+    work = root / ".git" / "memgov" / "merge"
+    work.mkdir(parents=True, exist_ok=True)
+    names = []
+    for name, data in (("theirs", theirs), ("base", base), ("ours", ours)):
+        path = work / name
+        path.write_bytes(data or b"")
+        names.append(str(path))
+    out = gitstore.run(root, "merge-file", "-p", "--union", *names, check=False)
+    return out
+
+
+def _dropped_events(root: Path, units: Iterable[Unit]) -> set[str]:
+    """The ids of the events each of these commits added."""
+    ids: set[str] = set()
+    for unit in units:
+        shards = [p for p in unit.paths if is_event_log(p)]
+        if not shards:
+            continue
+        diff = _git(root, "diff", "-U0", "--no-color", f"{unit.sha}^1", unit.sha, "--", *shards)
+        for line in diff.splitlines():
+            if line.startswith("+") and not line.startswith("+++"):
+                found = _event_id(line[1:].encode("utf-8", "surrogateescape"))
+                if found:
+                    ids.add(found)
+    return ids
+
+
+def _memory_ids(paths: Iterable[str]) -> tuple[str, ...]:
+    return tuple(
+        sorted(Path(p).stem for p in paths if p.startswith(f"{MEMORY_DIR}/") and p.endswith(".md"))
+    )
+
+
+def _undo_event(undone: Undone, *, actor: str, now: datetime, number: int) -> Event:
+    details: dict[str, Any] = {"commit": undone.commit, "files": list(undone.paths)[:200]}
+    if undone.winner is not None:
+        details["first"] = {
+            "decision": undone.winner.id,
+            "actor": undone.winner.actor,
+            "option": undone.winner.option,
+            "ts": undone.winner.ts,
+        }
+    return Event(
+        id=new_event_id(now, f"{UNDONE}|{undone.commit}|{number}"),
+        ts=now.isoformat(),
+        actor=actor,
+        action=UNDONE,
+        memory_ids=_memory_ids(undone.paths),
+        reason=undone.why,
+        decision=undone.decision,
+        details=details,
+    )
+
+
+def _last_shard(paths: Iterable[str]) -> str:
+    from core.store.events import EVENTS_FILE, FIRST_SHARD, shard_name
+
+    numbers = [
+        int(Path(p).stem) for p in paths if p.startswith("events/") and Path(p).stem.isdigit()
+    ]
+    if numbers:
+        return shard_name(max(numbers))
+    return EVENTS_FILE if EVENTS_FILE in paths else FIRST_SHARD
+
+
+def plan_merge(
+    root: Path, ours: str, theirs: str, base: str, *, actor: str, now: datetime
+) -> tuple[dict[str, bytes | None], list[Undone]]:
+    """The files where the merged tree differs from the remote's, and what is undone."""
+    units = _units(root, base, ours)
+    ours_changes = {p: (a, b) for p, a, b in gitstore.changed_blobs(root, base, ours)}
+    theirs_changes = {p: (a, b) for p, a, b in gitstore.changed_blobs(root, base, theirs)}
+    # the items the remote decided since the common commit
+    added = [
+        (p, b)
+        for p, (a, b) in theirs_changes.items()
+        if a is None and b is not None and p.startswith(f"{DECISION_DIR}/")
+    ]
+    blobs = gitstore.read_blob_ids(root, [b.encode() for _p, b in added])
+    closed: dict[str, RemoteDecision] = {}
+    for path, sha in added:
+        decision = _decision_of(blobs.get(sha.encode()), path)
+        if decision is not None:
+            for key in (decision.item, decision.request):
+                if key:
+                    closed.setdefault(key, decision)
+    mine = [
+        (p, b)
+        for p, (a, b) in ours_changes.items()
+        if a is None and b is not None and p.startswith(f"{DECISION_DIR}/")
+    ]
+    my_blobs = gitstore.read_blob_ids(root, [b.encode() for _p, b in mine])
+    my_decisions = {p: _decision_of(my_blobs.get(b.encode()), p) for p, b in mine}
+    collide = {
+        p
+        for p in set(ours_changes) & set(theirs_changes)
+        if not _mergeable(p) and ours_changes[p][1] != theirs_changes[p][1]
+    }
+    undone: dict[str, Undone] = {}
+    for unit in units:
+        decision = next(
+            (my_decisions[p] for p in unit.paths if my_decisions.get(p) is not None), None
+        )
+        winner = None
+        if decision is not None:
+            winner = closed.get(decision.item) or (
+                closed.get(decision.request) if decision.request else None
+            )
+        hit = sorted(collide & set(unit.paths))
+        if winner is not None:
+            why = (
+                f"{decision.item if decision else 'the item'} was already decided by "
+                f"{winner.actor} ({winner.option}, decision {winner.id} at {winner.ts})"
+            )
+        elif hit:
+            why = f"the remote changed {', '.join(hit[:3])} first"
+        else:
+            continue
+        undone[unit.sha] = Undone(
+            unit.sha,
+            unit.subject,
+            decision.id if decision else None,
+            decision.item if decision else None,
+            unit.paths,
+            why,
+            winner,
+        )
+    # a later commit that touched what an undone one touched is undone with it
+    changed = True
+    while changed:
+        changed = False
+        touched = {p for u in undone.values() for p in u.paths if not _mergeable(p)}
+        for unit in units:
+            if unit.sha in undone:
+                continue
+            overlap = sorted(touched & {p for p in unit.paths if not _mergeable(p)})
+            if overlap:
+                undone[unit.sha] = Undone(
+                    unit.sha,
+                    unit.subject,
+                    None,
+                    None,
+                    unit.paths,
+                    f"it changed {', '.join(overlap[:3])} after a commit that was undone",
+                )
+                changed = True
+    lost = [u for u in units if u.sha in undone]
+    kept_paths = {p for u in units if u.sha not in undone for p in u.paths}
+    drop = _dropped_events(root, lost)
+    files: dict[str, bytes | None] = {}
+    final = gitstore.read_blob_ids(
+        root,
+        [
+            sha.encode()
+            for p in set(ours_changes) | set(theirs_changes)
+            for sha in (*ours_changes.get(p, (None, None)), *theirs_changes.get(p, (None, None)))
+            if sha
+        ],
+    )
+
+    def blob(sha: str | None) -> bytes | None:
+        return None if sha is None else final[sha.encode()]
+
+    for path, (old, new) in ours_changes.items():
+        if path == INDEX_FILE:
+            continue  # the remote's; the sync writes it again from the records
+        if is_event_log(path):
+            their_new = theirs_changes.get(path, (old, old))[1]
+            files[path] = union_events(blob(old), blob(their_new), blob(new), drop)
+        elif path.startswith(f"{LOG_DIR}/") and path in theirs_changes:
+            files[path] = _union_text(root, blob(old), blob(theirs_changes[path][1]), blob(new))
+        elif path in kept_paths and path not in collide:
+            files[path] = blob(new)
+    if undone:
+        shards = set(files) | {p for p in theirs_changes if is_event_log(p)}
+        shards |= set(_git(root, "ls-tree", "--name-only", "-r", theirs, "--", "events").split())
+        shard = _last_shard(shards)
+        if shard not in files:
+            current = gitstore.read_blobs(root, [f"{theirs}:{shard}"])[f"{theirs}:{shard}"]
+            files[shard] = current or b""
+        lines = [
+            _undo_event(u, actor=actor, now=now, number=n).line()
+            for n, u in enumerate(undone.values())
+        ]
+        files[shard] = (files[shard] or b"") + b"".join(lines)
+    return files, list(undone.values())
+
+
+def write_tree(root: Path, theirs: str, files: dict[str, bytes | None]) -> str:
+    """The remote's tree with ``files`` written (None: removed), built in a temporary
+    index: the repository's own index and working tree are not touched."""
+    index = root / ".git" / "memgov" / "merge-index"
+    index.parent.mkdir(parents=True, exist_ok=True)
+    env = {"GIT_INDEX_FILE": str(index)}
+    with contextlib.suppress(FileNotFoundError):
+        index.unlink()
+    gitstore.run(root, "read-tree", theirs, env=env)
+    entries = []
+    for path, data in sorted(files.items()):
+        if data is None:
+            entries.append(f"0 {'0' * 40}\t{path}")
+            continue
+        sha = _git(root, "hash-object", "-w", "--stdin", data=data).strip()
+        entries.append(f"100644 {sha}\t{path}")
+    if entries:
+        gitstore.run(
+            root, "update-index", "--index-info", data=("\n".join(entries) + "\n").encode(), env=env
+        )
+    tree = _git(root, "write-tree", env=env).strip()
+    index.unlink()
+    return tree
+
+
+def merge_commit(
+    root: Path, tree: str, theirs: str, ours: str, *, actor: str, when: datetime, message: str
+) -> str:
+    """The merge commit: the remote's commit first, the local one second."""
+    out = gitstore.run(
+        root,
+        "commit-tree",
+        tree,
+        "-p",
+        theirs,
+        "-p",
+        ours,
+        *sign_args(root),
+        "-F",
+        "-",
+        data=message.encode("utf-8"),
+        actor=actor,
+        when=when,
+    )
+    return out.decode().strip()
+
+
+def sign_args(root: Path) -> list[str]:
+    """``-S`` when the clone signs its commits (core.team.signing set it up)."""
+    from core.team.signing import signing_key
+
+    return ["-S"] if signing_key(root) else []
+
+
+# ------------------------------------------------------------------ checkout
+def checkout(root: Path, old: str, new: str) -> list[str]:
+    """Move the working tree, the index and ``main`` from ``old`` to ``new``, under a
+    journal naming every path that changes; the paths."""
+    paths = gitstore.changed_paths(root, old, new)
+    journal = root / ".git" / "memgov" / CHECKOUT_JOURNAL
+    for path in paths:
+        confined(root, path)  # never through a link someone committed
+    atomic_write_bytes(journal, json.dumps({"from": old, "to": new, "paths": paths}).encode())
+    gitstore.run(root, "read-tree", "-m", "-u", old, new)
+    gitstore.run(root, "update-ref", "-m", "memgov sync", "refs/heads/main", new, old)
+    forget_stamp(root)
+    journal.unlink()
+    return paths
+
+
+def recover_checkout(root: Path) -> bool:
+    """A sync killed during its checkout: the working tree and index back to what
+    ``HEAD`` is now (the old commit or the new), every path the journal names."""
+    journal = root / ".git" / "memgov" / CHECKOUT_JOURNAL
+    try:
+        data = json.loads(journal.read_bytes())
+    except (OSError, ValueError):
+        journal.unlink(missing_ok=True)
+        return False
+    lock = root / ".git" / "index.lock"
+    lock.unlink(missing_ok=True)
+    gitstore.run(root, "read-tree", "--reset", "-u", "HEAD")
+    head = gitstore.head(root)
+    present = set(_git(root, "ls-tree", "-r", "--name-only", "-z", head).split("\0"))
+    for path in data.get("paths", []):
+        if isinstance(path, str) and path not in present:
+            with contextlib.suppress(OSError, StoreError):
+                os.unlink(confined(root, path))
+    forget_stamp(root)
+    journal.unlink()
+    return True

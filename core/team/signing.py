@@ -1,0 +1,307 @@
+"""Verified maintainers: team commits signed with SSH keys, checked against the team config.
+
+A team store's ``memgov.yaml`` lists each maintainer's signing key as git's
+``allowed_signers`` lines (``signers:``). A clone set up with the user's key
+(:func:`configure`: ``gpg.format=ssh``, ``user.signingkey``) has every commit memgov
+makes there signed by git (``commit-tree -S``, which runs ``ssh-keygen -Y sign``).
+
+On every sync the commits the remote brings are verified (:func:`verify`): each
+against the signers of the config *its parent* had, so a change to the maintainer
+list or to the keys must itself be signed by a maintainer who was listed before it.
+git checks the signatures (``%G?`` and ``%GS`` with ``gpg.ssh.allowedSignersFile``,
+through ``ssh-keygen -Y verify``); memgov checks that the principal who signed is a
+maintainer of that config and is the commit's author (or memgov's own recovery).
+
+A commit that fails is *untrusted* (:class:`Verdict`): unsigned, signed by a key the
+list does not have (also one removed from it), a signature that does not verify,
+signed by someone who is not a maintainer or for another author. Untrusted commits
+are kept in the clone's local state (``.git/memgov/untrusted.json``), reported by the
+sync, by ``memgov doctor`` and on the problems screen, and stay so until a maintainer
+re-decides them: ``memgov team ratify COMMIT`` (a signed commit with a ``ratify``
+event) or a revert of the decision it carried.
+
+Without any signer in the config, nothing can be verified: memgov works as before
+and says plainly that identity is self-declared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.domain.data import AsData
+from core.domain.errors import StoreError, ValidationError
+from core.domain.policy import same_actor
+from core.store import gitstore
+from core.store.config import CONFIG_FILE, Config, load_config_text
+from core.store.fsutil import atomic_write_bytes
+from core.store.gitstore.repo import SIGNING_MARK
+
+UNTRUSTED_FILE = "untrusted.json"
+SELF_DECLARED = (
+    "identity is self-declared: no maintainer has a signing key in memgov.yaml "
+    "('signers'), so memgov cannot tell who made a team commit"
+)
+_WHY = {
+    "N": "unsigned",
+    "U": "signed by a key the maintainer list does not have",
+    "B": "its signature does not verify (changed after signing)",
+    "E": "its signature cannot be checked",
+    "X": "signed with an expired signature",
+    "Y": "signed by an expired key",
+    "R": "signed by a revoked key",
+}
+
+
+def configure(root: Path, key: Path) -> str:
+    """Sign this clone's commits with the SSH key ``key`` (a private key file, or a
+    public one whose private half is in ssh-agent); the public key's line."""
+    key = key.expanduser().resolve()
+    if not key.is_file():
+        raise ValidationError(
+            "is not a file", path=key, field="signing key", hint="pass the path of an SSH key"
+        )
+    public = key if key.suffix == ".pub" else key.with_name(key.name + ".pub")
+    if not public.is_file():
+        raise ValidationError(
+            "has no public half beside it (KEY.pub)",
+            path=key,
+            field="signing key",
+            hint="ssh-keygen -y -f KEY > KEY.pub",
+        )
+    parts = public.read_text("utf-8", "replace").split()
+    if len(parts) < 2 or not parts[0].startswith(("ssh-", "ecdsa-", "sk-")):
+        raise ValidationError("is not an SSH public key", path=public, field="signing key")
+    gitstore.run(root, "config", "gpg.format", "ssh")
+    gitstore.run(root, "config", "user.signingkey", str(key))
+    gitstore.run(root, "config", "commit.gpgsign", "true")
+    atomic_write_bytes(root / SIGNING_MARK, b"")
+    return f"{parts[0]} {parts[1]}"
+
+
+def signing_key(root: Path) -> str | None:
+    if not (root / SIGNING_MARK).is_file():
+        return None
+    out = gitstore.run(root, "config", "--get", "user.signingkey", check=False)
+    return out.decode("utf-8", "replace").strip() or None
+
+
+@dataclass(frozen=True)
+class Verdict(AsData):
+    """One commit checked against the signers its parent's config listed."""
+
+    commit: str
+    author: str
+    signer: str | None
+    status: str  # verified, self-declared, untrusted
+    why: str = ""
+    subject: str = ""
+    files: tuple[str, ...] = ()
+
+    def render(self) -> str:
+        return (
+            f"commit {self.commit[:10]} by {self.author} ({self.subject}): {self.why}; "
+            f"its changes are untrusted until a maintainer re-decides them "
+            f"(memgov team ratify {self.commit[:10]}, or revert its decision)"
+        )
+
+
+def _allowed(config: Config) -> list[str]:
+    return [line for line in config.signers if config_lists(config, line.split()[0])]
+
+
+def config_lists(config: Config, principal: str) -> bool:
+    return any(same_actor(principal, m) for m in config.maintainers)
+
+
+def _configs(root: Path, commits: list[str]) -> dict[str, Config | None]:
+    """The config each commit is checked against: its first parent's (a root commit:
+    its own). None where that config cannot be read."""
+    specs = [f"{c}^1:{CONFIG_FILE}" for c in commits]
+    out = gitstore.run(
+        root,
+        "cat-file",
+        "--batch-check=%(objectname) %(objecttype)",
+        data="".join(s + "\n" for s in specs).encode(),
+    ).decode()
+    rows = out.splitlines()
+    blob_of: dict[str, str | None] = {}
+    for commit, row in zip(commits, rows, strict=True):
+        parts = row.split()
+        blob_of[commit] = parts[0] if len(parts) == 2 and parts[1] == "blob" else None
+    roots = [c for c, b in blob_of.items() if b is None]
+    if roots:
+        own = gitstore.run(
+            root,
+            "cat-file",
+            "--batch-check=%(objectname) %(objecttype)",
+            data="".join(f"{c}:{CONFIG_FILE}\n" for c in roots).encode(),
+        ).decode()
+        for commit, row in zip(roots, own.splitlines(), strict=True):
+            parts = row.split()
+            blob_of[commit] = parts[0] if len(parts) == 2 and parts[1] == "blob" else None
+    blobs = {b for b in blob_of.values() if b}
+    texts = gitstore.read_blob_ids(root, [b.encode() for b in blobs])
+    parsed: dict[str, Config | None] = {}
+    for blob in blobs:
+        try:
+            parsed[blob] = load_config_text(texts[blob.encode()].decode("utf-8"), path=CONFIG_FILE)
+        except (ValidationError, UnicodeDecodeError):
+            parsed[blob] = None
+    return {c: (parsed.get(b) if b else None) for c, b in blob_of.items()}
+
+
+def verify(root: Path, commits: list[str]) -> list[Verdict]:
+    """Each commit's verdict, in the order given."""
+    if not commits:
+        return []
+    configs = _configs(root, commits)
+    by_signers: dict[tuple[str, ...], list[str]] = {}
+    for commit in commits:
+        config = configs[commit]
+        key = tuple(_allowed(config)) if config is not None else ("<unreadable>",)
+        by_signers.setdefault(key, []).append(commit)
+    verdicts: dict[str, Verdict] = {}
+    for signers, group in by_signers.items():
+        for row in _signatures(root, group, signers):
+            verdicts[row.commit] = _judge(row, configs[row.commit], signers)
+    return [verdicts[c] for c in commits]
+
+
+@dataclass(frozen=True)
+class _Signature:
+    commit: str
+    code: str
+    principal: str
+    author: str
+    subject: str
+    files: tuple[str, ...] = field(default=())
+
+
+def _signatures(root: Path, commits: list[str], signers: tuple[str, ...]) -> list[_Signature]:
+    if signers == ("<unreadable>",) or not signers:
+        signers = ()
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=root / ".git", prefix="memgov-signers-", delete=False
+    ) as handle:
+        handle.write(
+            "".join(f'{line.split()[0]} namespaces="git" {_key(line)}\n' for line in signers)
+        )
+    try:
+        out = gitstore.run(
+            root,
+            "-c",
+            f"gpg.ssh.allowedSignersFile={handle.name}",
+            "log",
+            "--no-walk=unsorted",
+            "--stdin",
+            "--name-only",
+            "-z",
+            "--diff-merges=first-parent",
+            "--format=%x01%H%x02%G?%x02%GS%x02%an%x02%ae%x02%s",
+            data="".join(c + "\n" for c in commits).encode(),
+        ).decode("utf-8", "replace")
+    finally:
+        os.unlink(handle.name)
+    rows = []
+    for chunk in out.split("\x01")[1:]:
+        head, _, names = chunk.partition("\0")
+        commit, code, principal, name, email, subject = (head.split("\x02") + [""] * 6)[:6]
+        files = tuple(p.strip("\n") for p in names.split("\0") if p.strip("\n"))
+        rows.append(
+            _Signature(
+                commit.strip(),
+                code,
+                principal,
+                gitstore.actor_of(name, email),
+                subject.strip(),
+                files,
+            )
+        )
+    return rows
+
+
+def _key(line: str) -> str:
+    """The key part of an allowed_signers line: what follows the principal (and any
+    options, which memgov replaces by its own ``namespaces="git"``)."""
+    parts = line.split()
+    at = next(i for i, p in enumerate(parts) if p.startswith(("ssh-", "ecdsa-", "sk-")))
+    return " ".join(parts[at : at + 2])
+
+
+def _judge(row: _Signature, config: Config | None, signers: tuple[str, ...]) -> Verdict:
+    def verdict(status: str, why: str = "", signer: str | None = None) -> Verdict:
+        return Verdict(row.commit, row.author, signer, status, why, row.subject, row.files)
+
+    if config is None:
+        return verdict("untrusted", "the config before it cannot be read, so no key can be checked")
+    if not signers:
+        return verdict("self-declared")
+    if row.code != "G":
+        return verdict("untrusted", _WHY.get(row.code, f"signature status {row.code}"))
+    if not config_lists(config, row.principal):
+        return verdict(
+            "untrusted", f"signed by {row.principal}, who is not a maintainer", row.principal
+        )
+    if row.author != gitstore.COMMITTER[0] and not same_actor(row.author, row.principal):
+        return verdict(
+            "untrusted",
+            f"signed by {row.principal} for another author ({row.author})",
+            row.principal,
+        )
+    return verdict("verified", signer=row.principal)
+
+
+# ------------------------------------------------------------------ local record
+def untrusted(state_dir: Path) -> list[Verdict]:
+    """The untrusted commits this clone has seen and no maintainer re-decided."""
+    try:
+        raw = json.loads((state_dir / UNTRUSTED_FILE).read_bytes())
+    except (OSError, ValueError):
+        return []
+    found = []
+    for entry in raw if isinstance(raw, list) else []:
+        try:
+            found.append(
+                Verdict(
+                    str(entry["commit"]),
+                    str(entry["author"]),
+                    entry.get("signer"),
+                    "untrusted",
+                    str(entry["why"]),
+                    str(entry.get("subject", "")),
+                    tuple(str(f) for f in entry.get("files", [])),
+                )
+            )
+        except (KeyError, TypeError):
+            continue
+    return found
+
+
+def remember_untrusted(
+    state_dir: Path, verdicts: Iterable[Verdict], resolved: set[str]
+) -> list[Verdict]:
+    """Add these untrusted verdicts to the record, drop the ``resolved`` commits; the
+    record as it now is."""
+    kept = {v.commit: v for v in untrusted(state_dir) if v.commit not in resolved}
+    for v in verdicts:
+        if v.status == "untrusted" and v.commit not in resolved:
+            kept[v.commit] = v
+    rows = [v.to_dict() for v in kept.values()]
+    state_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(state_dir / UNTRUSTED_FILE, (json.dumps(rows, indent=1) + "\n").encode())
+    return list(kept.values())
+
+
+def require_ssh_keygen() -> None:
+    from shutil import which
+
+    if which("ssh-keygen") is None:
+        raise StoreError(
+            "ssh-keygen is not installed, so no signature can be made or checked; "
+            "install OpenSSH's client (apt install openssh-client)"
+        )

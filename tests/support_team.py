@@ -1,0 +1,183 @@
+"""A team store over a real bare remote, with clones: what the team tests share.
+
+``team(tmp)`` makes ``remote.git`` (a bare repository on disk), Alice's team store
+made with ``memgov team init --remote`` and holding ``CONFLICTS`` open team
+conflicts, pushed, and Bob's clone (``memgov team clone``). Both are maintainers.
+Keys are real ``ssh-keygen`` keys made in the test's folder (:func:`keygen`).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from core.domain.record import Memory, Source
+from core.review.decide import decide
+from core.review.queue import build_queue
+from core.store.store import Store
+from core.store.workspace import Workspace
+from core.team.setup import clone_team, init_team
+from core.team.sync import SyncReport, sync_team
+
+ALICE = "alice@example.com"
+BOB = "bob@example.com"
+CAROL = "carol@example.com"
+START = datetime(2026, 11, 1, 9, 0, tzinfo=timezone(timedelta(hours=1)))
+CONFLICTS = 4
+
+
+class Clock:
+    def __init__(self, offset: int = 0) -> None:
+        self.now = START + timedelta(days=10, minutes=offset)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
+def git(root: Path, *args: str, check: bool = True, env: dict[str, str] | None = None) -> str:
+    import os
+
+    done = subprocess.run(
+        ["git", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)}: {done.stderr}")
+    return done.stdout
+
+
+def keygen(folder: Path, name: str) -> Path:
+    """A real ed25519 key pair, no passphrase: ``folder/name`` and ``name.pub``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    key = folder / name
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True
+    )
+    return key
+
+
+def signer_line(principal: str, key: Path) -> str:
+    kind, body = key.with_name(key.name + ".pub").read_text().split()[:2]
+    return f"{principal} {kind} {body}"
+
+
+def conflict_pair(i: int) -> list[Memory]:
+    when = START + timedelta(hours=i)
+    return [
+        Memory(
+            id=f"deploy-{i}-{side}",
+            type="semantic",
+            scope="team",
+            status="conflict",
+            subject=f"project:svc{i}",
+            attribute="deploy_command",
+            content=f"Service {i} deploys with {value}.",
+            value=value,
+            confidence=0.8,
+            created_at=when + timedelta(minutes=side),
+            verified_at=when + timedelta(minutes=side),
+            source=Source(task=f"tr_{i:03d}", message_index=side, evidence=f"use {value}"),
+        )
+        for side, value in enumerate(("make deploy", "make release"))
+    ]
+
+
+@dataclass
+class Team:
+    remote: Path
+    alice: Store
+    bob: Store
+
+    def clone(self, folder: Path, *, key: Path | None = None) -> Store:
+        clone_team(str(self.remote), folder, key=key)
+        return Store(folder, clock=Clock(5))
+
+
+def make_team(
+    tmp: Path,
+    *,
+    alice_key: Path | None = None,
+    bob_key: Path | None = None,
+    signers: tuple[str, ...] = (),
+) -> Team:
+    remote = tmp / "remote.git"
+    git(tmp, "init", "-q", "--bare", "-b", "main", str(remote))
+    init_team(
+        tmp / "alice",
+        url=str(remote),
+        maintainers=(ALICE, BOB),
+        actor=ALICE,
+        key=alice_key,
+        clock=Clock(),
+    )
+    alice = Store(tmp / "alice", clock=Clock(1))
+    with alice.transaction(actor=ALICE, message="test: team conflicts") as tx:
+        for i in range(CONFLICTS):
+            for memory in conflict_pair(i):
+                tx.create(memory, action="conflict", reason="test")
+        if signers:
+            tx.write_file("memgov.yaml", _with_signers(alice.root, signers))
+    sync_team(alice, actor=ALICE)
+    clone_team(str(remote), tmp / "bob", key=bob_key)
+    return Team(remote, Store(tmp / "alice", clock=Clock(2)), Store(tmp / "bob", clock=Clock(3)))
+
+
+def _with_signers(root: Path, signers: tuple[str, ...]) -> str:
+    import yaml
+
+    data = yaml.safe_load((root / "memgov.yaml").read_text())
+    data["signers"] = list(signers)
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def conflict_id(store: Store, i: int) -> str:
+    items = [
+        item
+        for item in build_queue(Workspace([store]), kinds=["conflict"])
+        if item.records and item.records[0].memory.subject == f"project:svc{i}"
+    ]
+    assert len(items) == 1, items
+    return items[0].id
+
+
+def decide_conflict(store: Store, i: int, option: str, actor: str) -> str:
+    store.forget()
+    decision = decide(
+        Workspace([store]),
+        conflict_id(store, i),
+        approve=True,
+        option=option,
+        actor=actor,
+        reason=f"{actor} chose {option}",
+    )
+    return decision.id
+
+
+def sync(store: Store, actor: str) -> SyncReport:
+    store.forget()
+    return sync_team(store, actor=actor)
+
+
+def event_lines(root: Path) -> list[dict[str, Any]]:
+    rows = []
+    for shard in sorted((root / "events").glob("*.jsonl")):
+        rows += [json.loads(line) for line in shard.read_text().splitlines() if line.strip()]
+    return rows
+
+
+def statuses(store: Store) -> dict[str, str]:
+    store.forget()
+    return {m.id: m.status for m in store.records.all()}
+
+
+def tree(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD^{tree}").strip()

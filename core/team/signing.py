@@ -118,58 +118,89 @@ def config_lists(config: Config, principal: str) -> bool:
     return any(same_actor(principal, m) for m in config.maintainers)
 
 
-def _configs(root: Path, commits: list[str]) -> dict[str, Config | None]:
-    """The config each commit is checked against: its first parent's (a root commit:
-    its own). None where that config cannot be read."""
-    specs = [f"{c}^1:{CONFIG_FILE}" for c in commits]
-    out = gitstore.run(
-        root,
-        "cat-file",
-        "--batch-check=%(objectname) %(objecttype)",
-        data="".join(s + "\n" for s in specs).encode(),
-    ).decode()
-    rows = out.splitlines()
-    blob_of: dict[str, str | None] = {}
-    for commit, row in zip(commits, rows, strict=True):
-        parts = row.split()
-        blob_of[commit] = parts[0] if len(parts) == 2 and parts[1] == "blob" else None
-    roots = [c for c, b in blob_of.items() if b is None]
-    if roots:
-        own = gitstore.run(
-            root,
-            "cat-file",
-            "--batch-check=%(objectname) %(objecttype)",
-            data="".join(f"{c}:{CONFIG_FILE}\n" for c in roots).encode(),
-        ).decode()
-        for commit, row in zip(roots, own.splitlines(), strict=True):
-            parts = row.split()
-            blob_of[commit] = parts[0] if len(parts) == 2 and parts[1] == "blob" else None
-    blobs = {b for b in blob_of.values() if b}
-    texts = gitstore.read_blob_ids(root, [b.encode() for b in blobs])
-    parsed: dict[str, Config | None] = {}
-    for blob in blobs:
-        try:
-            parsed[blob] = load_config_text(texts[blob.encode()].decode("utf-8"), path=CONFIG_FILE)
-        except (ValidationError, UnicodeDecodeError):
-            parsed[blob] = None
-    return {c: (parsed.get(b) if b else None) for c, b in blob_of.items()}
+TRUSTED_CONFIG = "trusted-config"
 
 
-def verify(root: Path, commits: list[str]) -> list[Verdict]:
-    """Each commit's verdict, in the order given."""
+def _config_blob(root: Path, spec: str) -> str | None:
+    out = gitstore.run(root, "rev-parse", "--verify", "--quiet", spec, check=False)
+    return out.decode().strip() or None
+
+
+def _config_of(root: Path, blob: str | None) -> Config | None:
+    if blob is None:
+        return None
+    try:
+        data = gitstore.read_blob_ids(root, [blob.encode()])[blob.encode()]
+        return load_config_text(data.decode("utf-8"), path=CONFIG_FILE)
+    except (ValidationError, UnicodeDecodeError, StoreError, KeyError):
+        return None
+
+
+def verify(root: Path, commits: list[str], *, since: str | None = None) -> list[Verdict]:
+    """Each commit's verdict, in the order given (parents before children).
+
+    The keys a commit is checked against are those of the last *trusted* config:
+    the one this clone recorded after its last verification (local state), else the
+    config at ``since`` (the commit the clone already had), else the first commit's
+    own (a fresh clone trusts its first commit, as ssh trusts a host on first use);
+    then each config change that verified. A change to the list that does not verify
+    changes nothing, now or at a later sync: the commits after it are still checked
+    against the old keys, so a forged maintainer cannot sign their way in."""
     if not commits:
         return []
-    configs = _configs(root, commits)
-    by_signers: dict[tuple[str, ...], list[str]] = {}
-    for commit in commits:
-        config = configs[commit]
-        key = tuple(_allowed(config)) if config is not None else ("<unreadable>",)
-        by_signers.setdefault(key, []).append(commit)
-    verdicts: dict[str, Verdict] = {}
-    for signers, group in by_signers.items():
-        for row in _signatures(root, group, signers):
-            verdicts[row.commit] = _judge(row, configs[row.commit], signers)
-    return [verdicts[c] for c in commits]
+    record = root / ".git" / "memgov" / TRUSTED_CONFIG
+    try:
+        blob: str | None = record.read_text().strip() or None
+    except OSError:
+        blob = None
+    if blob is None or _config_of(root, blob) is None:
+        blob = _config_blob(root, f"{since or commits[0]}:{CONFIG_FILE}")
+    current = _config_of(root, blob)
+    changes = set(
+        gitstore.run(
+            root,
+            "log",
+            "--no-walk=unsorted",
+            "--stdin",
+            "--format=%H",
+            "--diff-merges=first-parent",
+            "--",
+            CONFIG_FILE,
+            data="".join(c + "\n" for c in commits).encode(),
+        )
+        .decode()
+        .split()
+    )
+    verdicts: list[Verdict] = []
+    segment: list[str] = []
+    for at, commit in enumerate(commits):
+        segment.append(commit)
+        if commit not in changes and at + 1 < len(commits):
+            continue
+        signers = tuple(_allowed(current)) if current is not None else ()
+        for row in _signatures(root, segment, signers):
+            verdicts.append(_judge(row, current, signers))
+        if commit in changes and verdicts[-1].status != "untrusted":
+            changed = _config_blob(root, f"{commit}:{CONFIG_FILE}")
+            if _config_of(root, changed) is not None:
+                blob, current = changed, _config_of(root, changed)
+        segment = []
+    if blob is not None:
+        atomic_write_bytes(record, (blob + "\n").encode())
+    return verdicts
+
+
+def trust_config_of(root: Path, commit: str) -> None:
+    """Record ``commit``'s config as the trusted one: after a sync whose incoming
+    commits changed the config only with verified commits (the clone's own changes
+    are its user's)."""
+    blob = _config_blob(root, f"{commit}:{CONFIG_FILE}")
+    if blob is not None:
+        atomic_write_bytes(root / ".git" / "memgov" / TRUSTED_CONFIG, (blob + "\n").encode())
+
+
+def changes_config(verdict: Verdict) -> bool:
+    return CONFIG_FILE in verdict.files
 
 
 @dataclass(frozen=True)
@@ -183,8 +214,6 @@ class _Signature:
 
 
 def _signatures(root: Path, commits: list[str], signers: tuple[str, ...]) -> list[_Signature]:
-    if signers == ("<unreadable>",) or not signers:
-        signers = ()
     with tempfile.NamedTemporaryFile(
         "w", encoding="utf-8", dir=root / ".git", prefix="memgov-signers-", delete=False
     ) as handle:

@@ -165,7 +165,7 @@ def _integrate(store: Store, report: SyncReport, *, actor: str, say: Progress) -
         return
     say("verifying the remote's commits")
     incoming = gitstore.run(root, "rev-list", "--reverse", f"{base}..{theirs}").decode().split()
-    _verify(store, report, incoming)
+    _verify(store, report, incoming, base)
     changes = gitstore.changed_blobs(root, base, theirs)
     problems = merge.remote_problems(root, changes)
     if problems:
@@ -212,12 +212,14 @@ def _integrate(store: Store, report: SyncReport, *, actor: str, say: Progress) -
     store.reread()
     if report.erased_here:
         _remember_history(store, report.erased_here, theirs)
+    if not any(signing.changes_config(v) for v in report.untrusted):
+        signing.trust_config_of(root, gitstore.head(root))
     if policy.is_maintainer(store, actor):
         report.reindexed = reindex(store, actor=actor).written
 
 
-def _verify(store: Store, report: SyncReport, commits: list[str]) -> None:
-    verdicts = signing.verify(store.root, commits)
+def _verify(store: Store, report: SyncReport, commits: list[str], base: str) -> None:
+    verdicts = signing.verify(store.root, commits, since=base)
     report.self_declared = not store.config.signers and all(
         v.status == "self-declared" for v in verdicts
     )

@@ -1,0 +1,156 @@
+"""Verified maintainers: real ssh-keygen keys, commits signed by git, forged ones caught
+(issue 16). Every forged commit is pushed to the real bare remote by plain git."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from support_team import (
+    ALICE,
+    BOB,
+    CAROL,
+    Team,
+    decide_conflict,
+    git,
+    keygen,
+    make_team,
+    signer_line,
+    sync,
+)
+
+from core.team import signing
+from core.team.trust import ratify
+
+pytestmark = pytest.mark.skipif(
+    __import__("shutil").which("ssh-keygen") is None, reason="ssh-keygen is not installed"
+)
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> dict[str, Path]:
+    return {name: keygen(tmp_path / "keys", name) for name in ("alice", "bob", "carol")}
+
+
+@pytest.fixture
+def team(tmp_path: Path, keys: dict[str, Path]) -> Team:
+    signers = (signer_line(ALICE, keys["alice"]), signer_line(BOB, keys["bob"]))
+    return make_team(tmp_path, alice_key=keys["alice"], bob_key=keys["bob"], signers=signers)
+
+
+def forge(
+    tmp: Path, team: Team, *, author: str, key: Path | None, edit: object = None, name: str = "x"
+) -> str:
+    """A commit made outside memgov (plain git in a third clone), pushed; its sha."""
+    other = tmp / f"forger-{name}"
+    git(tmp, "clone", "-q", str(team.remote), str(other))
+    env = {
+        "GIT_AUTHOR_NAME": author.split("@")[0],
+        "GIT_AUTHOR_EMAIL": author,
+        "GIT_COMMITTER_NAME": "x",
+        "GIT_COMMITTER_EMAIL": "x@example.com",
+    }
+    if callable(edit):
+        edit(other)
+    else:
+        (other / "notes.md").write_text(f"written by {name}\n")
+    git(other, "add", "-A")
+    sign = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={key}"] if key else []
+    git(other, *sign, "commit", "-q", *(["-S"] if key else []), "-m", f"forged {name}", env=env)
+    git(other, "push", "-q", "--no-verify", "origin", "main")
+    return git(other, "rev-parse", "HEAD").strip()
+
+
+def test_commits_memgov_makes_are_signed_and_verify(team: Team) -> None:
+    decide_conflict(team.alice, 0, "newer", ALICE)
+    sync(team.alice, ALICE)
+    assert "gpgsig -----BEGIN SSH SIGNATURE" in git(team.alice.root, "cat-file", "commit", "HEAD")
+    report = sync(team.bob, BOB)
+    assert report.verified == 1 and report.untrusted == []
+    assert not report.self_declared
+    decide_conflict(team.bob, 1, "older", BOB)
+    decide_conflict(team.alice, 2, "older", ALICE)
+    sync(team.bob, BOB)
+    merged = sync(team.alice, ALICE)  # Bob's decision and Alice's merge commit
+    assert merged.integration.kind == "merge" and merged.untrusted == []
+    assert sync(team.bob, BOB).untrusted == []  # Alice's merge commit is signed too
+
+
+@pytest.mark.parametrize(
+    ("signed_by", "why"),
+    [
+        (None, "unsigned"),
+        ("carol", "signed by a key the maintainer list does not have"),
+        ("bob", "signed by bob@example.com for another author (alice@example.com)"),
+    ],
+)
+def test_a_forged_decision_is_untrusted(
+    tmp_path: Path, team: Team, keys: dict[str, Path], signed_by: str | None, why: str
+) -> None:
+    sha = forge(tmp_path, team, author=ALICE, key=keys[signed_by] if signed_by else None)
+    report = sync(team.bob, BOB)
+    (bad,) = report.untrusted
+    assert bad.commit == sha and bad.author == ALICE and bad.why == why
+    assert "untrusted until a maintainer re-decides" in report.render()
+    assert [v.commit for v in signing.untrusted(team.bob.state_dir)] == [sha]
+
+
+def test_a_key_removed_from_the_list_no_longer_verifies(
+    tmp_path: Path, team: Team, keys: dict[str, Path]
+) -> None:
+    def drop_bob(root: Path) -> None:
+        data = yaml.safe_load((root / "memgov.yaml").read_text())
+        data["signers"] = [line for line in data["signers"] if not line.startswith(BOB)]
+        (root / "memgov.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+
+    forge(tmp_path, team, author=ALICE, key=keys["alice"], edit=drop_bob, name="drop")
+    assert sync(team.bob, BOB).untrusted == []  # Alice signed the change: it holds
+    decide_conflict(team.bob, 1, "older", BOB)  # signed with the key just removed
+    sync(team.bob, BOB)
+    report = sync(team.alice, ALICE)
+    (bad,) = report.untrusted
+    assert bad.author == BOB and bad.why == "signed by a key the maintainer list does not have"
+
+
+def test_a_forged_maintainer_cannot_sign_their_way_in(
+    tmp_path: Path, team: Team, keys: dict[str, Path]
+) -> None:
+    def add_carol(root: Path) -> None:
+        data = yaml.safe_load((root / "memgov.yaml").read_text())
+        data["maintainers"].append(CAROL)
+        data["signers"].append(signer_line(CAROL, keys["carol"]))
+        (root / "memgov.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+
+    first = forge(tmp_path, team, author=CAROL, key=keys["carol"], edit=add_carol, name="in")
+    report = sync(team.bob, BOB)
+    assert [v.commit for v in report.untrusted] == [first]
+    assert "not have" in report.untrusted[0].why
+    # her next commit, signed by the key she listed herself, is still untrusted
+    second = forge(tmp_path, team, author=CAROL, key=keys["carol"], name="after")
+    report = sync(team.bob, BOB)
+    assert [v.commit for v in report.untrusted] == [second]
+    assert {v.commit for v in signing.untrusted(team.bob.state_dir)} == {first, second}
+
+
+def test_a_maintainer_ratifies_an_untrusted_commit_for_every_clone(
+    tmp_path: Path, team: Team
+) -> None:
+    sha = forge(tmp_path, team, author=ALICE, key=None)
+    sync(team.bob, BOB)
+    sync(team.alice, ALICE)
+    assert [v.commit for v in signing.untrusted(team.alice.state_dir)] == [sha]
+    done = ratify(team.bob, sha[:10], actor=BOB, reason="I checked the note: it is right")
+    assert done.commit == sha and signing.untrusted(team.bob.state_dir) == []
+    sync(team.bob, BOB)
+    report = sync(team.alice, ALICE)
+    assert report.untrusted == [] and signing.untrusted(team.alice.state_dir) == []
+
+
+def test_without_keys_identity_is_self_declared(tmp_path: Path) -> None:
+    plain = make_team(tmp_path)
+    decide_conflict(plain.alice, 0, "newer", ALICE)
+    sync(plain.alice, ALICE)
+    report = sync(plain.bob, BOB)
+    assert report.self_declared and report.untrusted == []
+    assert "identity is self-declared" in report.render()

@@ -154,3 +154,22 @@ def test_without_keys_identity_is_self_declared(tmp_path: Path) -> None:
     report = sync(plain.bob, BOB)
     assert report.self_declared and report.untrusted == []
     assert "identity is self-declared" in report.render()
+
+
+def test_doctor_names_an_untrusted_commit_and_its_files(tmp_path: Path, team: Team) -> None:
+    from core.reports.doctor import diagnose
+
+    sha = forge(tmp_path, team, author=ALICE, key=None)
+    sync(team.bob, BOB)
+    (finding,) = [f for f in diagnose(team.bob) if "untrusted" in f.reason]
+    assert finding.severity == "error" and finding.path == "notes.md"
+    assert sha[:10] in finding.reason and "unsigned" in finding.reason
+    assert f"memgov team ratify {sha[:10]}" in finding.reason
+
+
+def test_doctor_says_identity_is_self_declared_without_keys(tmp_path: Path) -> None:
+    from core.reports.doctor import diagnose
+
+    plain = make_team(tmp_path)
+    (finding,) = [f for f in diagnose(plain.bob) if "self-declared" in f.reason]
+    assert finding.severity == "warning" and finding.field == "signers"

@@ -83,3 +83,20 @@ def test_the_same_item_decided_twice_lands_once(tmp_path: Path) -> None:
     assert tree(team.alice.root) == tree(team.bob.root)
     counts = collections.Counter(e["id"] for e in event_lines(team.alice.root))
     assert max(counts.values()) == 1
+
+
+def test_an_erasure_reaches_every_clone_and_says_what_history_keeps(tmp_path: Path) -> None:
+    from core.reports.doctor import diagnose
+
+    team = make_team(tmp_path)
+    decide_conflict(team.alice, 0, "neither", ALICE)  # erase both records
+    sync(team.alice, ALICE)
+    report = sync(team.bob, BOB)
+    assert report.erased_here == ["deploy-0-0", "deploy-0-1"]
+    assert "this clone's own git history" in report.render()
+    assert "deploy-0-0" not in statuses(team.bob)
+    tracked = git(team.bob.root, "grep", "-c", "Service 0 deploys", check=False)
+    assert tracked == ""  # gone from every file of the working tree
+    assert "Service 0 deploys" in git(team.bob.root, "log", "-p", "--all")  # history keeps it
+    (warning,) = [f for f in diagnose(team.bob) if "still holds" in f.reason]
+    assert "deploy-0-0" in warning.reason and warning.severity == "warning"

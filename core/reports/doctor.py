@@ -19,7 +19,7 @@ from pathlib import Path
 
 from core.domain.data import AsData
 from core.domain.errors import StoreError
-from core.store import gitstore, logs, requests
+from core.store import gitstore, logs, requests, team_state
 from core.store.events import is_event_log
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text, render_index
 from core.store.journal import JOURNAL_FILE
@@ -62,6 +62,8 @@ def diagnose(store: Store) -> list[Finding]:
         found.append(Finding("warning", path, reason))
     memories = snap.memories
     found += _secrets(store)
+    if store.config.scope == "team":
+        found += _team(store)
     found += _links(root, reported={p.path for p in snap.problems})
     found += _tracked_state(store)
     for path, reason in requests.request_problems(store):
@@ -261,6 +263,47 @@ def diagnose(store: Store) -> list[Finding]:
                     "committed (git status: " + entry[:2].strip() + ")",
                 )
             )
+    return found
+
+
+def _team(store: Store) -> list[Finding]:
+    """A team clone's record of its history (core.store.team_state): commits no listed
+    maintainer signed, erasures its history still holds, identity not verified."""
+    found = []
+    for row in team_state.untrusted_rows(store.state_dir):
+        files = [f for f in row.get("files", []) if isinstance(f, str)]
+        short = row["commit"][:10]
+        found.append(
+            Finding(
+                "error",
+                files[0] if files else ".",
+                f"changed by commit {short} by {row.get('author', '?')}, {row['why']}"
+                + (f" (and {len(files) - 1} more file(s))" if len(files) > 1 else "")
+                + f": untrusted until a maintainer re-decides it (memgov team ratify {short}, "
+                "or revert its decision)",
+            )
+        )
+    for row in team_state.history_rows(store.state_dir):
+        found.append(
+            Finding(
+                "warning",
+                ".git",
+                f"erased by a decision that arrived by sync ({', '.join(row['erased'][:5])}): "
+                "the files are gone, but this clone's git history still holds their content, "
+                "as does every clone and fork made before the erasure",
+            )
+        )
+    remote = gitstore.run(store.root, "config", "--get", "remote.origin.url", check=False)
+    if remote.strip() and not store.config.signers:
+        found.append(
+            Finding(
+                "warning",
+                "memgov.yaml",
+                "identity is self-declared: no maintainer has a signing key, so memgov "
+                "cannot tell who made a team commit (add each maintainer's SSH key)",
+                "signers",
+            )
+        )
     return found
 
 

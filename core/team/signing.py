@@ -26,7 +26,6 @@ and says plainly that identity is self-declared.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterable
@@ -36,12 +35,11 @@ from pathlib import Path
 from core.domain.data import AsData
 from core.domain.errors import StoreError, ValidationError
 from core.domain.policy import same_actor
-from core.store import gitstore
+from core.store import gitstore, team_state
 from core.store.config import CONFIG_FILE, Config, load_config_text
 from core.store.fsutil import atomic_write_bytes
 from core.store.gitstore.repo import SIGNING_MARK
 
-UNTRUSTED_FILE = "untrusted.json"
 SELF_DECLARED = (
     "identity is self-declared: no maintainer has a signing key in memgov.yaml "
     "('signers'), so memgov cannot tell who made a team commit"
@@ -288,27 +286,18 @@ def _judge(row: _Signature, config: Config | None, signers: tuple[str, ...]) -> 
 # ------------------------------------------------------------------ local record
 def untrusted(state_dir: Path) -> list[Verdict]:
     """The untrusted commits this clone has seen and no maintainer re-decided."""
-    try:
-        raw = json.loads((state_dir / UNTRUSTED_FILE).read_bytes())
-    except (OSError, ValueError):
-        return []
-    found = []
-    for entry in raw if isinstance(raw, list) else []:
-        try:
-            found.append(
-                Verdict(
-                    str(entry["commit"]),
-                    str(entry["author"]),
-                    entry.get("signer"),
-                    "untrusted",
-                    str(entry["why"]),
-                    str(entry.get("subject", "")),
-                    tuple(str(f) for f in entry.get("files", [])),
-                )
-            )
-        except (KeyError, TypeError):
-            continue
-    return found
+    return [
+        Verdict(
+            str(row["commit"]),
+            str(row.get("author", "")),
+            row.get("signer") if isinstance(row.get("signer"), str) else None,
+            "untrusted",
+            str(row["why"]),
+            str(row.get("subject", "")),
+            tuple(str(f) for f in row.get("files", []) if isinstance(f, str)),
+        )
+        for row in team_state.untrusted_rows(state_dir)
+    ]
 
 
 def remember_untrusted(
@@ -320,9 +309,9 @@ def remember_untrusted(
     for v in verdicts:
         if v.status == "untrusted" and v.commit not in resolved:
             kept[v.commit] = v
-    rows = [v.to_dict() for v in kept.values()]
-    state_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(state_dir / UNTRUSTED_FILE, (json.dumps(rows, indent=1) + "\n").encode())
+    team_state.write_rows(
+        state_dir, team_state.UNTRUSTED_FILE, [v.to_dict() for v in kept.values()]
+    )
     return list(kept.values())
 
 

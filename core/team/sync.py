@@ -35,15 +35,12 @@ from core.domain import policy
 from core.domain.data import AsData
 from core.domain.errors import StoreError
 from core.reports.reindex import reindex
-from core.store import gitstore
+from core.store import gitstore, team_state
 from core.store.decisions import DECISION_DIR, decision_from
-from core.store.fsutil import atomic_write_bytes
 from core.store.store import Store
 from core.team import guard, merge, remote, signing
 from core.team.trust import resolved_by
 
-#: what the clone's history still holds: erasures that arrived by sync (local state)
-HISTORY_FILE = "history-holds.json"
 ATTEMPTS = 3
 
 Progress = Callable[[str], None]
@@ -248,24 +245,9 @@ def _erasures(root: Path, changes: list[tuple[str, str | None, str | None]]) -> 
 
 
 def _remember_history(store: Store, erased: list[str], commit: str) -> None:
-    path = store.state_dir / HISTORY_FILE
-    try:
-        rows = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        rows = []
-    rows = rows if isinstance(rows, list) else []
+    rows = team_state.history_rows(store.state_dir)
     rows.append({"erased": erased, "before": commit, "at": store.now().isoformat()})
-    atomic_write_bytes(path, (json.dumps(rows, indent=1) + "\n").encode())
-
-
-def history_holds(store: Store) -> list[dict[str, object]]:
-    """Erasures that arrived by sync while this clone's history still holds their
-    content (for doctor)."""
-    try:
-        rows = json.loads((store.state_dir / HISTORY_FILE).read_bytes())
-    except (OSError, ValueError):
-        return []
-    return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    team_state.write_rows(store.state_dir, team_state.HISTORY_FILE, rows)
 
 
 def _push(store: Store, report: SyncReport, url: str, *, say: Progress) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 from core.domain.record import Memory, Source
 from core.review.decide import decide
 from core.review.queue import build_queue
+from core.store import logs
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.team.setup import clone_team, init_team
@@ -121,9 +122,23 @@ def make_team(
     )
     alice = Store(tmp / "alice", clock=Clock(1))
     with alice.transaction(actor=ALICE, message="test: team conflicts") as tx:
+        logged = set()
         for i in range(CONFLICTS):
             for memory in conflict_pair(i):
+                source = memory.source
+                assert source is not None and source.message_index is not None
+                rel, _line = logs.append_message(
+                    alice.root,
+                    task=source.task,
+                    index=source.message_index,
+                    role="user",
+                    text=source.evidence or "",
+                    when=memory.created_at,
+                )
+                logged.add(rel)
                 tx.create(memory, action="conflict", reason="test")
+        for rel in logged:
+            tx.write_file(rel, (alice.root / rel).read_text(encoding="utf-8"))
         if signers:
             tx.write_file("memgov.yaml", _with_signers(alice.root, signers))
     sync_team(alice, actor=ALICE)

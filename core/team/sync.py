@@ -124,7 +124,7 @@ def sync_team(store: Store, *, actor: str, progress: Progress | None = None) -> 
             )
         say("fetching")
         url = remote.fetch(root)
-        report = SyncReport(str(root), url)
+        report = SyncReport(str(root), url, self_declared=not store.config.signers)
         for attempt in range(ATTEMPTS):
             if attempt:
                 say("the remote moved on while pushing: fetching again")
@@ -141,6 +141,13 @@ def sync_team(store: Store, *, actor: str, progress: Progress | None = None) -> 
 
 
 def _integrate(store: Store, report: SyncReport, *, actor: str, say: Progress) -> None:
+    _take(store, report, actor=actor, say=say)
+    if policy.is_maintainer(store, actor):
+        # also after a sync killed between its merge and its reindex
+        report.reindexed = reindex(store, actor=actor).written
+
+
+def _take(store: Store, report: SyncReport, *, actor: str, say: Progress) -> None:
     root = store.root
     ours = gitstore.head(root)
     theirs = remote.tracking(root)
@@ -161,7 +168,11 @@ def _integrate(store: Store, report: SyncReport, *, actor: str, say: Progress) -
         report.integration = merge.Integration("ahead", ours, theirs, ours, outgoing=outgoing)
         return
     say("verifying the remote's commits")
-    incoming = gitstore.run(root, "rev-list", "--reverse", f"{base}..{theirs}").decode().split()
+    incoming = (
+        gitstore.run(root, "rev-list", "--reverse", "--topo-order", f"{base}..{theirs}")
+        .decode()
+        .split()
+    )
     _verify(store, report, incoming, base)
     changes = gitstore.changed_blobs(root, base, theirs)
     problems = merge.remote_problems(root, changes)
@@ -211,15 +222,10 @@ def _integrate(store: Store, report: SyncReport, *, actor: str, say: Progress) -
         _remember_history(store, report.erased_here, theirs)
     if not any(signing.changes_config(v) for v in report.untrusted):
         signing.trust_config_of(root, gitstore.head(root))
-    if policy.is_maintainer(store, actor):
-        report.reindexed = reindex(store, actor=actor).written
 
 
 def _verify(store: Store, report: SyncReport, commits: list[str], base: str) -> None:
     verdicts = signing.verify(store.root, commits, since=base)
-    report.self_declared = not store.config.signers and all(
-        v.status == "self-declared" for v in verdicts
-    )
     report.verified = sum(v.status == "verified" for v in verdicts)
     bad = [v for v in verdicts if v.status == "untrusted"]
     report.untrusted = bad

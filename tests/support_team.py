@@ -196,3 +196,39 @@ def statuses(store: Store) -> dict[str, str]:
 
 def tree(root: Path) -> str:
     return git(root, "rev-parse", "HEAD^{tree}").strip()
+
+
+def contributor(tmp: Path, team: Team, name: str = "carol") -> tuple[Store, Store]:
+    """Carol: not a maintainer; her clone of the team store and her private store."""
+    from core.team.setup import clone_team
+
+    clone_team(str(team.remote), tmp / name / "team")
+    private = Store.init(
+        tmp / name / "private", owner=CAROL, actor=CAROL, team_store="../team", clock=Clock(7)
+    )
+    return Store(tmp / name / "team", clock=Clock(8)), private
+
+
+def private_record(private: Store, text: str = "Releases are tagged vX.Y.Z.") -> str:
+    """An active private record with its logged source; its id."""
+    when = private.now()
+    rel, _line = logs.append_message(
+        private.root, task="tr_carol", index=3, role="user", text=f"note: {text}", when=when
+    )
+    memory = Memory(
+        id="release-tags-1",
+        type="semantic",
+        scope="private",
+        status="active",
+        subject="project:svc9",
+        attribute="release_tags",
+        content=text,
+        confidence=0.9,
+        created_at=when,
+        verified_at=when,
+        source=Source(task="tr_carol", message_index=3, evidence=f"note: {text}", log=rel),
+    )
+    with private.transaction(actor=CAROL, message="test: a private record") as tx:
+        tx.create(memory, action="create", reason="test")
+        tx.write_file(rel, (private.root / rel).read_text(encoding="utf-8"))
+    return memory.id

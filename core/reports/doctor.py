@@ -23,6 +23,7 @@ from core.store import gitstore, logs, requests, team_state
 from core.store.events import is_event_log
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text, render_index
 from core.store.journal import JOURNAL_FILE
+from core.store.proposals import read_proposals
 from core.store.secret_files import file_hits, how_to_fix
 from core.store.store import MEMORY_DIR, STATE_DIR, Store
 
@@ -291,6 +292,14 @@ def _team(store: Store) -> list[Finding]:
                 f"erased by a decision that arrived by sync ({', '.join(row['erased'][:5])}): "
                 "the files are gone, but this clone's git history still holds their content, "
                 "as does every clone and fork made before the erasure",
+            )
+        )
+    for bad in read_proposals(store.root)[1]:
+        found.append(
+            Finding(
+                "error",
+                bad.ref,
+                f"a proposal branch memgov will not offer for review: {bad.problem}",
             )
         )
     remote = gitstore.run(store.root, "config", "--get", "remote.origin.url", check=False)

@@ -44,6 +44,7 @@ from core.review.consequences import with_consequences
 from core.review.items import CONFLICT_OPTIONS, REQUEST_PREFIXES, Item, Kind
 from core.review.preview import Preview, preview_of, preview_of_list
 from core.review.promotion import REQUEST_OPTIONS
+from core.review.proposal import decide_proposal
 from core.review.queue import find_items, get_item
 from core.review.secret import OPTIONS as SECRET_OPTIONS
 from core.review.session import Session
@@ -435,6 +436,8 @@ def _decide_item(
             reason=reason,
             conditions=choice.conditions or {},
         )
+    if item.kind == Kind.PROMOTION and item.store.config.scope == "team":
+        return decide_proposal(session, item, approve, actor=actor, reason=reason)
     if item.kind == Kind.PROMOTION:
         return promotion.decide_promotion(
             session, workspace, item, approve, actor=actor, reason=reason

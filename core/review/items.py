@@ -140,6 +140,20 @@ class PromotionAnalysis(AsData):
     secret_hits: int
     #: what approving does in the team store, in words (core.review.promotion)
     outcome: str | None = None
+    #: a contributor's proposal branch on the team's remote (core.review.proposal)
+    proposal: ProposalInfo | None = None
+
+
+@dataclass(frozen=True)
+class ProposalInfo(AsData):
+    """Where a proposal came from: its branch on the remote, who pushed it, and the
+    message lines its record's sources quote, as the branch carries them."""
+
+    branch: str
+    tip: str
+    by: str
+    private_record: str
+    evidence: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

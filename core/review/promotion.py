@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any
 
 from core.domain import policy, secrets, values
@@ -312,19 +313,39 @@ def carry_evidence(
 ) -> tuple[Source, ...]:
     """Copy each source's quoted message line into the team store's daily log, so the
     team record's sources resolve there too. Nothing else of the private log travels."""
+
+    def current(rel: str) -> str | None:
+        text = tx.files.get(rel)
+        if text is None and (tx.store.root / rel).is_file():
+            text = (tx.store.root / rel).read_text(encoding="utf-8")
+        return text
+
+    carried, files = carried_sources(private, sources, current)
+    for rel, text in files.items():
+        tx.write_file(rel, text)
+    return carried
+
+
+def carried_sources(
+    private: Store, sources: tuple[Source, ...], current: Callable[[str], str | None]
+) -> tuple[tuple[Source, ...], dict[str, str]]:
+    """Each source as the team record keeps it (pointing at the team's log), and the
+    team's daily logs with the quoted message lines added (``current``: a log's text
+    in the team store as it is, None when it has none). A local promotion writes them
+    in its transaction, a proposal in its branch."""
     carried = []
+    files: dict[str, str] = {}
     for source in sources:
         excerpt = logs.resolve(private.root, source, context=0, outside_ok=True)
         if source.file is not None or excerpt is None:
             carried.append(source)
             continue
         rel = excerpt.file
-        current = tx.files.get(rel)
-        if current is None and (tx.store.root / rel).is_file():
-            current = (tx.store.root / rel).read_text(encoding="utf-8")
         day = rel.rsplit("/", 1)[-1].removesuffix(".md")
-        text = logs.with_message_line(current, day=day, task=source.task, line=excerpt.lines[0][1])
-        tx.write_file(rel, text)
+        text = files.get(rel, current(rel))
+        files[rel] = logs.with_message_line(
+            text, day=day, task=source.task, line=excerpt.lines[0][1]
+        )
         carried.append(
             Source(
                 task=source.task,
@@ -333,7 +354,7 @@ def carry_evidence(
                 log=rel,
             )
         )
-    return tuple(carried)
+    return tuple(carried), files
 
 
 def team_matches(
@@ -359,14 +380,11 @@ def promotion_outcome(team: Store, memory: Memory) -> str:
     return "a new active team record"
 
 
-def place_team_copy(
-    tx: Transaction, memory: Memory, private: Store, *, reason: str, request: str, decision: str
-) -> str:
-    """The team record: a new id, scope team, every source kept; through the same
-    duplicate and conflict rules as any write."""
-    sources = carry_evidence(tx, private, memory.all_sources)
-    copy = memory.with_changes(
-        id=new_memory_id(memory.attribute, f"team|{memory.id}|{tx.now.isoformat()}"),
+def team_copy(memory: Memory, sources: tuple[Source, ...], now: datetime) -> Memory:
+    """The team record a promotion of ``memory`` writes: a new id, scope team, every
+    source kept (as carried into the team's logs)."""
+    return memory.with_changes(
+        id=new_memory_id(memory.attribute, f"team|{memory.id}|{now.isoformat()}"),
         scope="team",
         status="active",
         path="",
@@ -374,21 +392,41 @@ def place_team_copy(
         sources=tuple(sources[1:]),
         supersedes=None,
         origin=None,  # the private folder's file is the private record's, not the team's
-        created_at=tx.now,
-        verified_at=tx.now,
+        created_at=now,
+        verified_at=now,
         usage_count=0,
         last_used_at=None,
     )
+
+
+def place_team_copy(
+    tx: Transaction, memory: Memory, private: Store, *, reason: str, request: str, decision: str
+) -> str:
+    """The team record: a new id, scope team, every source kept; through the same
+    duplicate and conflict rules as any write."""
+    sources = carry_evidence(tx, private, memory.all_sources)
+    copy = team_copy(memory, sources, tx.now)
+    return place_copy(tx, copy, memory.id, reason=reason, request=request, decision=decision)
+
+
+def place_copy(
+    tx: Transaction, copy: Memory, origin: str, *, reason: str, request: str, decision: str
+) -> str:
+    """Write the team record ``copy`` of the private record ``origin`` through the
+    duplicate and conflict rules: the same value merges, another value opens a
+    conflict, otherwise a new active record. The id of the record it lands in."""
+    memory = copy
+    sources = copy.all_sources
     match, same_key = team_matches(
         tx.view.by_subject_attribute(memory.subject, memory.attribute), memory
     )
-    details = {"promoted_from": memory.id}
+    details = {"promoted_from": origin}
     if match is not None:
         merged = values.with_sources(match, sources)
         tx.update(
             match.id,
             action="merge",
-            reason=f"promotion of {memory.id}: same value",
+            reason=f"promotion of {origin}: same value",
             sources=merged,
             verified_at=tx.now,
             details=details,

@@ -48,9 +48,10 @@ from core.review.items import (
     TeamCopy,
 )
 from core.review.promotion import promotion_outcome, promotion_texts
+from core.review.proposal import open_proposals, proposal_item
 from core.review.secret import options_for
 from core.store.decisions import deferrals
-from core.store.requests import Request, get_request, load_requests
+from core.store.requests import Request, get_request, load_requests, open_requests
 from core.store.secret_files import ITEM_PREFIX, Hit, record_hits, scan_file
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -78,6 +79,8 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
                 item = request_item(evidence, request, workspace.team)
                 if item is not None and item.kind in wanted:
                     items.append(item)
+        if Kind.PROMOTION in wanted and store.config.scope == "team":
+            items += _proposal_items(evidence, workspace)
         if Kind.CONSOLIDATION in wanted:
             items += pending_items(store)
         if Kind.HELD in wanted:
@@ -288,6 +291,10 @@ class _Finder:
             members.sort(key=lambda m: m.created_at)
             return conflict_item(evidence, key, members)
         if item_id.startswith(REQUEST_PREFIXES):
+            if store.config.scope == "team":
+                found = _proposal_items(evidence, self.workspace, {item_id})
+                if found:
+                    return found[0]
             try:
                 request = get_request(store, item_id)
             except NotFoundError:
@@ -302,6 +309,22 @@ class _Finder:
         if item_id.startswith(HELD_PREFIX):
             return next(iter(held_items(evidence, store, [item_id])), None)
         return next(iter(pending_items(store, [item_id])), None)
+
+
+def _proposal_items(
+    evidence: Evidence, workspace: Workspace, ids: set[str] | None = None
+) -> list[Item]:
+    """The open proposals of a team clone's remote, as promotion items; not one that
+    is a request of a private store given here (the contributor sees their request)."""
+    mine = {
+        request.id
+        for store in workspace.stores
+        if store.config.scope == "private"
+        for request in open_requests(store, kind="promote")
+    }
+    return [
+        proposal_item(evidence, p) for p in open_proposals(evidence.store, ids) if p.id not in mine
+    ]
 
 
 def _sets(store: Store) -> list[tuple[MemoryKey, list[Memory]]]:

@@ -39,6 +39,7 @@ from core.store import gitstore, team_state
 from core.store.decisions import DECISION_DIR, decision_from
 from core.store.store import Store
 from core.team import guard, merge, remote, signing
+from core.team.publish import Published, closed_branches, publish
 from core.team.trust import resolved_by
 
 ATTEMPTS = 3
@@ -58,6 +59,8 @@ class SyncReport(AsData):
     erased_here: list[str] = field(default_factory=list)  # memories erased by incoming decisions
     reindexed: bool = False
     notes: list[str] = field(default_factory=list)
+    proposals: Published | None = None
+    deleted_branches: list[str] = field(default_factory=list)  # decided proposals' branches
 
     def render(self) -> str:
         lines = [f"{self.store}: synced with {remote.shown_url(self.remote)}"]
@@ -88,6 +91,9 @@ class SyncReport(AsData):
                 "clone's own git history (and every clone and fork made before) still holds "
                 "their content"
             )
+        lines += [f"  proposal branch deleted (decided): {b}" for b in self.deleted_branches]
+        if self.proposals is not None:
+            lines += [f"  {line}" for line in self.proposals.lines()]
         lines += [f"  {note}" for note in self.notes]
         return "\n".join(lines)
 
@@ -104,8 +110,11 @@ def _dirty(store: Store) -> list[str]:
     return [p for p in gitstore.dirty(store.root) if not p.startswith(".memgov/")]
 
 
-def sync_team(store: Store, *, actor: str, progress: Progress | None = None) -> SyncReport:
-    """Fetch, verify, integrate, reindex, scan and push one team store."""
+def sync_team(
+    store: Store, *, actor: str, progress: Progress | None = None, private: Store | None = None
+) -> SyncReport:
+    """Fetch, verify, integrate, reindex, scan and push one team store; with the
+    actor's ``private`` store, also their proposals (:mod:`core.team.publish`)."""
     say = progress or (lambda _text: None)
     if store.config.scope != "team":
         raise SyncRefused(f"{store.root}: not a team store; only a team store has a remote")
@@ -136,6 +145,9 @@ def sync_team(store: Store, *, actor: str, progress: Progress | None = None) -> 
             report.notes.append(
                 f"the remote kept moving: not pushed after {ATTEMPTS} tries; run sync again"
             )
+        if private is not None:
+            say("proposals")
+            report.proposals = publish(store, private, actor=actor, url=url)
         store.forget()
     return report
 
@@ -257,21 +269,32 @@ def _remember_history(store: Store, erased: list[str], commit: str) -> None:
 
 
 def _push(store: Store, report: SyncReport, url: str, *, say: Progress) -> bool:
-    """Scan and push main; False when the remote moved on meanwhile (fetch again)."""
+    """Scan and push main, with the deletion of the proposal branches it decided; False
+    when the remote moved on meanwhile (fetch again)."""
     root = store.root
     ours = gitstore.head(root)
     theirs = remote.tracking(root)
-    if theirs == ours:
-        return True
-    if theirs is not None and merge.merge_base(root, ours, theirs) != theirs:
+    if theirs is not None and theirs != ours and merge.merge_base(root, ours, theirs) != theirs:
         return False  # not a fast-forward yet: integrate first
-    say("scanning what the push sends")
-    guard.check_push(root, ours, theirs)
-    count = merge.count(root, f"{theirs}..{ours}" if theirs else ours)
+    deletions = closed_branches(store)
+    refspecs = list(deletions)
+    count = 0
+    if theirs != ours:
+        say("scanning what the push sends")
+        guard.check_push(root, ours, theirs)
+        count = merge.count(root, f"{theirs}..{ours}" if theirs else ours)
+        refspecs.insert(0, f"{ours}:refs/heads/{remote.BRANCH}")
+    if not refspecs:
+        return True
     say(f"pushing {count} commit(s)")
-    rows = remote.push(root, [f"{ours}:refs/heads/{remote.BRANCH}"], url=url)
+    rows = remote.push(root, refspecs, url=url)
     if any(row.rejected for row in rows):
         return False
     gitstore.run(root, "update-ref", f"{remote.TRACKING}/{remote.BRANCH}", ours)
+    for spec in deletions:
+        gitstore.run(
+            root, "update-ref", "-d", spec[1:].replace("refs/heads/", "refs/remotes/origin/", 1)
+        )
     report.pushed += count
+    report.deleted_branches += [d.removeprefix(":refs/heads/") for d in deletions]
     return True

@@ -104,7 +104,7 @@ def sync_teams(args: argparse.Namespace) -> int:
     progress = None if args.json else (lambda text: print(f"  ... {text}", file=sys.stderr))
     for store in teams:
         try:
-            report = sync_team(store, actor=actor, progress=progress)
+            report = sync_team(store, actor=actor, progress=progress, private=ws.private)
         except SecretBlocked as exc:
             print(f"memgov: {exc}", file=sys.stderr)
             code = max(code, EXIT_FOUND)

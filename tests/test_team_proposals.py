@@ -86,7 +86,7 @@ def test_a_rejected_proposal_keeps_its_reason(tmp_path: Path) -> None:
 
 def test_a_secret_never_leaves_as_a_proposal(tmp_path: Path) -> None:
     token = fake_token("ghp_", 36, seed=21)
-    team, carol_team, carol, request, report = _proposed(tmp_path, f"CI pushes with {token}")
+    team, _carol_team, _carol, _request, report = _proposed(tmp_path, f"CI pushes with {token}")
     assert report.proposals.proposed == []
     (held,) = report.proposals.held_back
     assert "github-pat" in held and token not in held
@@ -97,7 +97,7 @@ def test_a_secret_never_leaves_as_a_proposal(tmp_path: Path) -> None:
 def test_a_contributor_cannot_push_main_nor_decide(tmp_path: Path) -> None:
     from core.domain.errors import AuthorizationError
 
-    team, carol_team, carol, request, _report = _proposed(tmp_path)
+    _team, carol_team, _carol, request, _report = _proposed(tmp_path)
     with pytest.raises(AuthorizationError):
         decide(Workspace([carol_team]), request.id, approve=True, actor=CAROL)
 
@@ -127,3 +127,34 @@ def test_a_proposal_branch_that_changes_the_config_is_reported_not_offered(
     assert build_queue(Workspace([team.alice]), kinds=["promotion"]) == []
     (finding,) = [f for f in diagnose(team.alice) if "proposal branch" in f.reason]
     assert "memgov.yaml" in finding.reason and finding.severity == "error"
+
+
+def test_a_contributors_config_change_goes_to_a_branch_not_main(tmp_path: Path) -> None:
+    team = make_team(tmp_path)
+    carol_team, _carol = contributor(tmp_path, team)
+    main = git(team.remote, "rev-parse", "main")
+    (carol_team.root / "memgov.yaml").write_text(
+        (carol_team.root / "memgov.yaml").read_text() + "theta: 0.5\n"
+    )
+    git(
+        carol_team.root,
+        "commit",
+        "-qam",
+        "a lower gate",
+        env={
+            "GIT_AUTHOR_NAME": "c",
+            "GIT_AUTHOR_EMAIL": CAROL,
+            "GIT_COMMITTER_NAME": "c",
+            "GIT_COMMITTER_EMAIL": CAROL,
+        },
+    )
+    mine = git(carol_team.root, "rev-parse", "HEAD").strip()
+    report = sync_team(carol_team, actor=CAROL)
+    assert git(team.remote, "rev-parse", "main") == main  # main is the maintainers'
+    branch = f"memgov/proposals/change-{mine[:10]}"
+    assert git(team.remote, "rev-parse", branch).strip() == mine
+    assert "pushed as the branch" in report.render()
+    assert git(carol_team.root, "rev-parse", "HEAD") == main  # her clone follows the team
+    sync(team.alice, ALICE)
+    (finding,) = [f for f in diagnose(team.alice) if "proposal branch" in f.reason]
+    assert "memgov.yaml" in finding.reason and "pull request" in finding.reason

@@ -162,8 +162,9 @@ def _read(root: Path, pid: str, ref: str, tip: str) -> Proposal:
     ]
     if stray:
         raise ValidationError(
-            f"changes {', '.join(stray[:3])}: a proposal adds a record, its log lines and "
-            "its evidence, nothing else",
+            f"changes {', '.join(stray[:3])}: memgov reviews a proposal that adds a record "
+            "(its log lines and evidence with it); review this one as a pull request with "
+            "git or on your forge, and merge it signed by a maintainer",
             where=ref,
         )
     removed = [p for p, _old, new in changes if new is None]

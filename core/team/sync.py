@@ -37,6 +37,7 @@ from core.domain.errors import StoreError
 from core.reports.reindex import reindex
 from core.store import gitstore, team_state
 from core.store.decisions import DECISION_DIR, decision_from
+from core.store.proposals import BRANCH_PREFIX
 from core.store.store import Store
 from core.team import guard, merge, remote, signing
 from core.team.publish import Published, closed_branches, publish
@@ -134,6 +135,8 @@ def sync_team(
         say("fetching")
         url = remote.fetch(root)
         report = SyncReport(str(root), url, self_declared=not store.config.signers)
+        if not policy.is_maintainer(store, actor):
+            _contribute(store, report, url, say=say)
         for attempt in range(ATTEMPTS):
             if attempt:
                 say("the remote moved on while pushing: fetching again")
@@ -150,6 +153,30 @@ def sync_team(
             report.proposals = publish(store, private, actor=actor, url=url)
         store.forget()
     return report
+
+
+def _contribute(store: Store, report: SyncReport, url: str, *, say: Progress) -> None:
+    """A contributor's own commits on main (a change of ``memgov.yaml`` by hand, any
+    commit made with git) never go to the team's main: they are pushed as a proposal
+    branch for a maintainer to review as a pull request, and the clone's main goes back
+    to the remote's (the commits stay reachable from ``refs/memgov/contributed/``)."""
+    root = store.root
+    ours, theirs = gitstore.head(root), remote.tracking(root)
+    if theirs is None or merge.merge_base(root, ours, theirs) == ours:
+        return
+    branch = f"{BRANCH_PREFIX}change-{ours[:10]}"
+    say(f"you are not a maintainer: your commits go to {branch}")
+    guard.check_push(root, ours, theirs)
+    rows = remote.push(root, [f"{ours}:refs/heads/{branch}"], url=url)
+    if any(row.rejected for row in rows):
+        raise SyncRefused(f"{root}: the remote refused the branch {branch}; nothing was changed")
+    gitstore.run(root, "update-ref", f"refs/memgov/contributed/{ours[:10]}", ours)
+    merge.checkout(root, ours, theirs)
+    store.forget()
+    report.notes.append(
+        f"your own commits are not a maintainer's: pushed as the branch {branch} for review "
+        "(a pull request on your forge), and this clone's main is the team's again"
+    )
 
 
 def _integrate(store: Store, report: SyncReport, *, actor: str, say: Progress) -> None:

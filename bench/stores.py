@@ -120,14 +120,14 @@ def conflicts_for(size: int) -> int:
     return min(1000, size // 10)
 
 
-def path_for(size: int) -> Path:
-    return STORES / f"mg-{size}"
+def path_for(size: int, scope: str = "private") -> Path:
+    return STORES / (f"mg-{size}" if scope == "private" else f"mg-{scope}-{size}")
 
 
 class _Sim:
     """The simulated remember calls: per commit, the files it writes and its events."""
 
-    def __init__(self, size: int, line_chars: int) -> None:
+    def __init__(self, size: int, line_chars: int, scope: str = "private") -> None:
         rng = random.Random(size)
         self.line_chars = line_chars
         conflicts = conflicts_for(size)
@@ -167,7 +167,7 @@ class _Sim:
             memory = Memory(
                 id=f"{attribute.replace('_', '-')}-{i:08x}",
                 type=kind,
-                scope="private",
+                scope=scope,
                 status=status,
                 subject=subject,
                 attribute=attribute,
@@ -209,7 +209,7 @@ class _Sim:
                     )
                 )
 
-            key = {"scope": "private", "subject": subject, "attribute": attribute}
+            key = {"scope": scope, "subject": subject, "attribute": attribute}
             key["condition"] = None  # type: ignore[assignment]
             details = {"key": key, "content_hash": memory.content_hash}
             if first is None:
@@ -276,12 +276,18 @@ class _Sim:
         return (order, m.subject, m.attribute, m.id, index_line(m, self.line_chars))
 
 
-def build(root: Path, size: int, *, budget: int = BUDGET) -> dict[str, float]:
-    """Build the store of ``size`` memories at ``root`` (replacing what is there)."""
+def build(
+    root: Path, size: int, *, budget: int = BUDGET, scope: str = "private"
+) -> dict[str, float]:
+    """Build the store of ``size`` memories at ``root`` (replacing what is there); a
+    team store's only maintainer is the bench's actor."""
     started = time.perf_counter()
     shutil.rmtree(root, ignore_errors=True)
-    store = Store.init(root, owner=OWNER, actor=OWNER)
-    sim = _Sim(size, store.config.index_line_chars)
+    if scope == "team":
+        store = Store.init(root, scope="team", maintainers=(OWNER,), actor=OWNER)
+    else:
+        store = Store.init(root, owner=OWNER, actor=OWNER)
+    sim = _Sim(size, store.config.index_line_chars, scope)
     simulated = time.perf_counter() - started
     # a shard of the event log is at most SHARD_BYTES and the index at most its byte
     # cap: what a checkpoint writes does not grow with the store
@@ -430,14 +436,14 @@ def check(root: Path) -> dict[str, object]:
     }
 
 
-def ensure(size: int, *, verbose: bool = True) -> Path:
+def ensure(size: int, *, verbose: bool = True, scope: str = "private") -> Path:
     """The cached store of ``size`` memories, built and checked the first time."""
-    root = path_for(size)
+    root = path_for(size, scope)
     marker = root / ".built"
     if marker.exists():
         warm(root)
         return root
-    info = build(root, size)
+    info = build(root, size, scope=scope)
     info.update(check(root))
     if info["queue_conflicts"] != conflicts_for(size):
         raise SystemExit(f"memgov queue lists {info['queue_conflicts']} conflicts in {root}")

@@ -173,3 +173,25 @@ def test_doctor_says_identity_is_self_declared_without_keys(tmp_path: Path) -> N
     plain = make_team(tmp_path)
     (finding,) = [f for f in diagnose(plain.bob) if "self-declared" in f.reason]
     assert finding.severity == "warning" and finding.field == "signers"
+
+
+def test_the_records_an_untrusted_commit_changed_say_so_in_the_desk(
+    tmp_path: Path, team: Team
+) -> None:
+    from core.review.queue import get_item
+    from core.store.workspace import Workspace
+
+    def edit_record(root: Path) -> None:
+        record = next((root / "memories").rglob("deploy-2-0.md"))
+        record.write_text(record.read_text().replace("make deploy", "make deploy-now"))
+
+    sha = forge(tmp_path, team, author=ALICE, key=None, edit=edit_record, name="edit")
+    sync(team.bob, BOB)
+    from support_team import conflict_id
+
+    item = get_item(Workspace([team.bob]), conflict_id(team.bob, 2))
+    (edited,) = [r for r in item.records if r.memory.id == "deploy-2-0"]
+    (note,) = [p for p in edited.pointers if p.startswith("UNTRUSTED")]
+    assert sha[:10] in note and "unsigned" in note
+    (other,) = [r for r in item.records if r.memory.id == "deploy-2-1"]
+    assert not [p for p in other.pointers if p.startswith("UNTRUSTED")]

@@ -42,6 +42,7 @@ BINDING_IDS = frozenset(
         *("queue.about", "queue.clear", "queue.decide_marked", "queue.down", "queue.health"),
         *("queue.history", "queue.mark", "queue.next_kind", "queue.open", "queue.prev_kind"),
         *("queue.problems", "queue.reload", "queue.scope", "queue.search", "queue.up"),
+        "queue.sync",
         *("secret.correct", "secret.defer", "secret.erase"),
         *("stale.correct", "stale.expire", "stale.keep"),
         *("held.redact", "held.keep", "held.drop", "held.learn", "held.forget"),

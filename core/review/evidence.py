@@ -15,7 +15,7 @@ from functools import cached_property
 
 from core.domain.record import Memory
 from core.review.items import ConditionHints, ConflictAnalysis, Key, RecordEvidence, SourceEvidence
-from core.store import logs
+from core.store import logs, team_state
 from core.store.decisions import copies_by_record
 from core.store.index import INDEX_FILE, line_span, read_index_text
 from core.store.requests import Request, open_requests
@@ -58,6 +58,23 @@ class Evidence:
         """The record that supersedes ``memory_id`` (an indexed query)."""
         found = self.store.memories.superseding(memory_id)
         return found[0].id if found else None
+
+    @cached_property
+    def untrusted(self) -> dict[str, list[str]]:
+        """A team clone's files changed by commits no listed maintainer signed, each
+        with what the desk says of it until a maintainer re-decides the commit."""
+        if self.store.config.scope != "team":
+            return {}
+        found: dict[str, list[str]] = {}
+        for row in team_state.untrusted_rows(self.store.state_dir):
+            note = (
+                f"UNTRUSTED: changed by commit {row['commit'][:10]} by "
+                f"{row.get('author', '?')}, {row['why']}"
+            )
+            for path in row.get("files", []):
+                if isinstance(path, str):
+                    found.setdefault(path, []).append(note)
+        return found
 
     @cached_property
     def requests(self) -> list[Request]:
@@ -106,6 +123,7 @@ class Evidence:
         pointers += [
             f"{r.named} {r.id} ({r.status})" for r in self._open_by_memory.get(memory.id, ())
         ]
+        pointers += self.untrusted.get(memory.path, [])
         return RecordEvidence(memory, str(self.store.root), sources, tuple(pointers))
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,19 +60,34 @@ def remote_url(root: Path) -> str | None:
     return out.decode("utf-8", "replace").strip() or None
 
 
-def _network(root: Path, *args: str, what: str, url: str) -> subprocess.CompletedProcess[bytes]:
-    """Run a git network command; a failure or a time-out is a RemoteFailed."""
+def _network(
+    root: Path, *args: str, what: str, url: str, progress: Progress | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run a git network command; a failure or a time-out is a RemoteFailed. With
+    ``progress``, git's own progress lines ("Receiving objects:  45% (450/1000)") are
+    passed on as they come."""
     env = {**os.environ, **gitstore.git_env("memgov", None), **GIT_SETTINGS}
     env.update(network_env())
+    command = ["git", *args]
+    if progress is not None:  # after the verb; --quiet would silence the progress
+        command = [
+            command[0],
+            command[1],
+            "--progress",
+            *(a for a in command[2:] if a != "--quiet"),
+        ]
     try:
-        result = subprocess.run(
-            ["git", *args],
-            cwd=root,
-            capture_output=True,
-            check=False,
-            env=env,
-            timeout=NETWORK_TIMEOUT,
-        )
+        if progress is None:
+            result = subprocess.run(
+                command,
+                cwd=root,
+                capture_output=True,
+                check=False,
+                env=env,
+                timeout=NETWORK_TIMEOUT,
+            )
+        else:
+            result = _streamed(command, root, env, progress)
     except subprocess.TimeoutExpired:
         raise RemoteFailed(
             f"{root}: {what} {shown_url(url)} took over {NETWORK_TIMEOUT:.0f} s and was "
@@ -79,6 +95,43 @@ def _network(root: Path, *args: str, what: str, url: str) -> subprocess.Complete
             "sync (MEMGOV_NETWORK_TIMEOUT sets the limit)"
         ) from None
     return result
+
+
+Progress = Callable[[str], None]
+_PROGRESS = re.compile(rb"^(remote: )?[A-Z][a-z]+ objects: +\d+%")
+
+
+def _streamed(
+    command: list[str], root: Path, env: dict[str, str], progress: Progress
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``command``, passing each progress line of its stderr on; the rest kept."""
+    import time
+
+    deadline = time.monotonic() + NETWORK_TIMEOUT
+    proc = subprocess.Popen(
+        command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stderr is not None and proc.stdout is not None
+    kept = bytearray()
+    pending = b""
+    while True:
+        chunk = os.read(proc.stderr.fileno(), 4096)
+        if not chunk:
+            break
+        pending += chunk
+        *lines, pending = re.split(rb"[\r\n]", pending)
+        for line in lines:
+            if _PROGRESS.match(line):
+                progress(line.decode("utf-8", "replace").removeprefix("remote: ").strip())
+            elif line.strip():
+                kept += line + b"\n"
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise subprocess.TimeoutExpired(command, NETWORK_TIMEOUT)
+    out = proc.stdout.read()
+    code = proc.wait()
+    return subprocess.CompletedProcess(command, code, out, bytes(kept + pending))
 
 
 def _git_says(result: subprocess.CompletedProcess[bytes]) -> str:
@@ -89,7 +142,7 @@ def _git_says(result: subprocess.CompletedProcess[bytes]) -> str:
     return shown_url("; ".join(lines[:3]))[:400] or f"exit {result.returncode}"
 
 
-def fetch(root: Path) -> str:
+def fetch(root: Path, progress: Progress | None = None) -> str:
     """Fetch the remote's branches into ``refs/remotes/origin/*`` (pruned); the URL."""
     url = remote_url(root)
     if url is None:
@@ -108,6 +161,7 @@ def fetch(root: Path) -> str:
         f"+refs/heads/*:{TRACKING}/*",
         what="fetching from",
         url=url,
+        progress=progress,
     )
     if result.returncode != 0:
         raise RemoteFailed(
@@ -124,7 +178,9 @@ class Pushed:
     message: str
 
 
-def push(root: Path, refspecs: list[str], *, url: str) -> list[Pushed]:
+def push(
+    root: Path, refspecs: list[str], *, url: str, progress: Progress | None = None
+) -> list[Pushed]:
     """Push ``refspecs`` (``sha:refs/heads/x``, ``:refs/heads/x`` deletes) atomically:
     all of them land or none. A rejection (the remote moved on) is returned, not raised;
     a remote that cannot be reached is a RemoteFailed."""
@@ -140,6 +196,7 @@ def push(root: Path, refspecs: list[str], *, url: str) -> list[Pushed]:
         *refspecs,
         what="pushing to",
         url=url,
+        progress=progress,
     )
     rows = _porcelain(result.stdout.decode("utf-8", "replace"))
     if result.returncode != 0 and not any(row.rejected for row in rows):

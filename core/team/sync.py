@@ -133,16 +133,16 @@ def sync_team(
                 "('git -C STORE checkout -- FILE'), then sync again"
             )
         say("fetching")
-        url = remote.fetch(root)
+        url = remote.fetch(root, progress)
         report = SyncReport(str(root), url, self_declared=not store.config.signers)
         if not policy.is_maintainer(store, actor):
             _contribute(store, report, url, say=say)
         for attempt in range(ATTEMPTS):
             if attempt:
                 say("the remote moved on while pushing: fetching again")
-                remote.fetch(root)
+                remote.fetch(root, progress)
             _integrate(store, report, actor=actor, say=say)
-            if _push(store, report, url, say=say):
+            if _push(store, report, url, say=say, progress=progress):
                 break
         else:
             report.notes.append(
@@ -295,7 +295,9 @@ def _remember_history(store: Store, erased: list[str], commit: str) -> None:
     team_state.write_rows(store.state_dir, team_state.HISTORY_FILE, rows)
 
 
-def _push(store: Store, report: SyncReport, url: str, *, say: Progress) -> bool:
+def _push(
+    store: Store, report: SyncReport, url: str, *, say: Progress, progress: Progress | None
+) -> bool:
     """Scan and push main, with the deletion of the proposal branches it decided; False
     when the remote moved on meanwhile (fetch again)."""
     root = store.root
@@ -314,7 +316,7 @@ def _push(store: Store, report: SyncReport, url: str, *, say: Progress) -> bool:
     if not refspecs:
         return True
     say(f"pushing {count} commit(s)")
-    rows = remote.push(root, refspecs, url=url)
+    rows = remote.push(root, refspecs, url=url, progress=progress)
     if any(row.rejected for row in rows):
         return False
     gitstore.run(root, "update-ref", f"{remote.TRACKING}/{remote.BRANCH}", ours)

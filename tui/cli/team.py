@@ -87,6 +87,21 @@ def _check_push(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _progress(text: str) -> None:
+    """A sync's steps on stderr; git's transfer counters only on a terminal, each over
+    the last."""
+    if "objects:" in text:
+        if sys.stderr.isatty():
+            print(
+                f"\r  ... {text}\033[K",
+                end="" if not text.endswith("done.") else "\n",
+                file=sys.stderr,
+                flush=True,
+            )
+        return
+    print(f"  ... {text}", file=sys.stderr, flush=True)
+
+
 def sync_teams(args: argparse.Namespace) -> int:
     from core.team.sync import is_team_clone, sync_team
 
@@ -101,7 +116,7 @@ def sync_teams(args: argparse.Namespace) -> int:
     actor = actor_from(args)
     reports = []
     code = EXIT_OK
-    progress = None if args.json else (lambda text: print(f"  ... {text}", file=sys.stderr))
+    progress = None if args.json else _progress
     for store in teams:
         try:
             report = sync_team(store, actor=actor, progress=progress, private=ws.private)

@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
+from core.review.items import PromotionAnalysis
 from core.review.promotion import blocked_rules, close_reason, reject_reason, successor
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
@@ -104,9 +105,20 @@ class PromotionScreen(ItemScreen):
         scan.append(
             f"\nrequested by {request.requested_by}: {safe(request.reason)}", style="italic"
         )
+        proposal = self.item.analysis_as(PromotionAnalysis).proposal
+        if proposal is not None:
+            scan.append(
+                f"\nproposal branch {proposal.branch} (commit {proposal.tip[:10]}, pushed by "
+                f"{safe(proposal.by)} from their record {proposal.private_record}); the same "
+                "branch is a pull request on your forge",
+                style="dim",
+            )
+            for line in proposal.evidence:
+                scan.append(f"\n  quoted: {safe(line)}", style="dim italic")
         self.query_one("#scan", Static).update(scan)
+        label = " proposed team record " if proposal is not None else " private record "
         self.query_one("#private-record", Static).update(
-            record_card(self.item.records[0], label=" private record ")
+            record_card(self.item.records[0], label=label)
         )
         team = self.item.team_records
         self.query_one("#team-records", Static).update(

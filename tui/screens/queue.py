@@ -40,7 +40,7 @@ from rich.console import Group, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual._two_way_dict import TwoWayDict
 from textual._types import SegmentLines
 from textual.app import ComposeResult
@@ -69,6 +69,7 @@ from core.review.queue import (
 )
 from core.store.decisions import Decision
 from core.store.secret_files import scan_file
+from core.store.store import Store
 from core.store.workspace import Workspace
 from tui.messages import ItemsChanged, NextItem, QueueLoaded, StoresChanged, WorkerDone
 from tui.render import failure_text, memory_header, safe
@@ -475,6 +476,15 @@ class QueueScreen(DeskScreen):
         ),
         Binding(
             "r", "reload", "Reload", show=False, id="queue.reload", tooltip="Read the stores again"
+        ),
+        Binding(
+            "S",
+            "sync",
+            "Sync",
+            show=False,
+            key_display="S",
+            id="queue.sync",
+            tooltip="Sync the team stores with their remotes: fetch, merge, push",
         ),
         Binding("escape", "clear_search", "Clear", show=False, id="queue.clear"),
     ]
@@ -914,6 +924,58 @@ class QueueScreen(DeskScreen):
     def action_reload(self) -> None:
         gc.unfreeze()  # what the last read kept may go once this one replaces it
         self.reload(full=True)
+
+    def action_sync(self) -> None:
+        from core.team.sync import is_team_clone
+
+        teams = [s for s in self.desk.workspace.stores if is_team_clone(s)]
+        if not teams:
+            self.notify(
+                "No team store with a remote here: 'memgov team clone URL PATH' makes one",
+                severity="warning",
+            )
+            return
+        self.sync_progress("syncing…")
+        self.sync_teams(teams)
+
+    def sync_progress(self, text: str) -> None:
+        self.reading = text
+        self.show_status()
+
+    @work(thread=True, exclusive=True, group="sync", description="a team sync")
+    def sync_teams(self, teams: list[Store]) -> None:
+        """In a worker: each team store synced in turn (the steps and git's transfer
+        counters on the status line), each result a notification, then the queue read
+        again."""
+        from core.team.sync import sync_team
+
+        desk = self.desk
+        for store in teams:
+
+            def progress(text: str, name: str = store.root.name) -> None:
+                self.app.call_from_thread(self.sync_progress, f"sync {name}: {text}")
+
+            try:
+                with desk.store_lock:
+                    report = sync_team(
+                        store, actor=desk.actor, progress=progress, private=desk.workspace.private
+                    )
+            except MemgovError as exc:
+                self.app.call_from_thread(
+                    self.notify, str(exc), title="Sync stopped", severity="error", timeout=15
+                )
+                continue
+            except Exception as exc:  # a git failure: a notification, never an exit
+                self.app.call_from_thread(
+                    self.notify, failure_text(exc), title="Sync failed", severity="error"
+                )
+                continue
+            severity = "warning" if report.untrusted else "information"
+            self.app.call_from_thread(
+                self.notify, report.render(), title="Synced", severity=severity, timeout=12
+            )
+        self.app.call_from_thread(self.sync_progress, "")
+        self.app.call_from_thread(desk.stores_changed)
 
     @on(NextItem)
     def next_item(self, message: NextItem) -> None:

@@ -78,17 +78,38 @@ def main() -> None:
     work.mkdir(parents=True)
     remote = work / "remote.git"
     git(work, "clone", "-q", "--bare", str(src), str(remote))
-    _, clone_time = timed(f"memgov team clone ({args.size:,} memories)", clone_team, str(remote), work / "a")
+    _, clone_time = timed(
+        f"memgov team clone ({args.size:,} memories)", clone_team, str(remote), work / "a"
+    )
     clone_team(str(remote), work / "b")
-    _, git_clone = timed("floor: git clone of the same remote", git, work, "clone", "-q", str(remote), str(work / "plain"))
+    _, git_clone = timed(
+        "floor: git clone of the same remote",
+        git,
+        work,
+        "clone",
+        "-q",
+        str(remote),
+        str(work / "plain"),
+    )
     a, b = Store(work / "a"), Store(work / "b")
     a.load(), b.load()
     ids = conflicts(a)
     todo = ids[: args.decisions]
     timed(f"A decides {len(todo):,} conflicts, one commit each", decide_all, a, todo, "newer")
-    pushed, push_time = timed(f"memgov sync A: push {len(todo):,} decisions", sync_team, a, actor=OWNER)
-    taken, pull_time = timed(f"memgov sync B: take {len(todo):,} decisions", sync_team, b, actor=OWNER)
-    _, git_pull = timed("floor: git pull --ff-only of the same commits", git, work / "plain", "pull", "-q", "--ff-only")
+    pushed, push_time = timed(
+        f"memgov sync A: push {len(todo):,} decisions", sync_team, a, actor=OWNER
+    )
+    taken, pull_time = timed(
+        f"memgov sync B: take {len(todo):,} decisions", sync_team, b, actor=OWNER
+    )
+    _, git_pull = timed(
+        "floor: git pull --ff-only of the same commits",
+        git,
+        work / "plain",
+        "pull",
+        "-q",
+        "--ff-only",
+    )
     assert taken.integration is not None and taken.integration.incoming == pushed.pushed
     result = {
         "memories": args.size,
@@ -110,11 +131,15 @@ def main() -> None:
     decide_all(a, mine, "newer")
     decide_all(b, theirs, "older")
     _, a_time = timed("memgov sync A: push 100 decisions", sync_team, a, actor=OWNER)
-    merged, merge_time = timed("memgov sync B: merge 100 with its own 100", sync_team, b, actor=OWNER)
+    merged, merge_time = timed(
+        "memgov sync B: merge 100 with its own 100", sync_team, b, actor=OWNER
+    )
     assert merged.integration is not None
     undone = len(merged.integration.undone)
     _, back_time = timed("memgov sync A: take the merge", sync_team, a, actor=OWNER)
-    same = git(work / "a", "rev-parse", "HEAD^{tree}") == git(work / "b", "rev-parse", "HEAD^{tree}")
+    same = git(work / "a", "rev-parse", "HEAD^{tree}") == git(
+        work / "b", "rev-parse", "HEAD^{tree}"
+    )
     result |= {
         "concurrent_merge_s": round(merge_time, 2),
         "concurrent_undone": undone,

@@ -32,14 +32,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from stores import OWNER, STORES, ensure  # noqa: E402
+from stores import OWNER, STORES, ensure
 
-from core.review.decide import decide  # noqa: E402
-from core.review.queue import build_queue  # noqa: E402
-from core.store.store import Store  # noqa: E402
-from core.store.workspace import Workspace  # noqa: E402
-from core.team.setup import clone_team  # noqa: E402
-from core.team.sync import sync_team  # noqa: E402
+from core.review.decide import decide
+from core.review.queue import build_queue
+from core.store.store import Store
+from core.store.workspace import Workspace
+from core.team.setup import clone_team
+from core.team.sync import sync_team
 
 
 def timed(what: str, func, *args, **kwargs):  # type: ignore[no-untyped-def]

@@ -36,8 +36,8 @@ DECISION_ID = re.compile(r"dec-[0-9]{8}T[0-9]{6}-[0-9a-f]{6}")
 MAX_DECISION_BYTES = 4 * 1024 * 1024
 #: the note of an erasure in a team store
 TEAM_HISTORY_NOTE = (
-    "this is a team store: the content is gone from its files, but clones "
-    "already pushed keep it in their history"
+    "this is a team store: the content is gone from its files, but its git history, "
+    "the remote's and every clone and fork made before this erasure keep it"
 )
 #: options that close nothing: a deferral and a revert leave the item open
 NOT_CLOSING = ("defer", "revert")

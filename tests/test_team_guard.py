@@ -125,3 +125,35 @@ def test_a_remote_that_is_not_a_team_store_is_not_cloned(tmp_path: Path) -> None
     with pytest.raises(Exception, match="not a team store"):
         clone_team(str(private), tmp_path / "copy")
     assert not (tmp_path / "copy").exists()
+
+
+def test_a_push_the_remote_rejects_is_tried_again(tmp_path: Path) -> None:
+    """The remote's own pre-receive hook refuses the first push (as a forge does while
+    another push lands): the sync fetches again and pushes, nothing lost."""
+    team = make_team(tmp_path)
+    hook = team.remote / "hooks" / "pre-receive"
+    hook.write_text(
+        f"#!/bin/sh\nif [ ! -e '{tmp_path}/refused-once' ]; then\n"
+        f"  touch '{tmp_path}/refused-once'; echo 'busy, try again' >&2; exit 1\nfi\n"
+    )
+    hook.chmod(0o755)
+    decide_conflict(team.alice, 0, "newer", ALICE)
+    report = sync(team.alice, ALICE)
+    assert (tmp_path / "refused-once").exists()
+    assert report.pushed == 1
+    assert git(team.remote, "rev-parse", "main") == git(team.alice.root, "rev-parse", "HEAD")
+
+
+def test_a_remote_with_another_history_is_refused(tmp_path: Path) -> None:
+    team = make_team(tmp_path)
+    other = tmp_path / "other.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(other))
+    seed = tmp_path / "seed"
+    git(tmp_path, "init", "-q", "-b", "main", str(seed))
+    hand_commit(seed, "memgov.yaml", "scope: team\nmaintainers: [x@example.com]\n", "elsewhere")
+    git(seed, "push", "-q", str(other), "main")
+    git(team.bob.root, "remote", "set-url", "origin", str(other))
+    head = git(team.bob.root, "rev-parse", "HEAD")
+    with pytest.raises(SyncRefused, match="shares no commit"):
+        sync(team.bob, BOB)
+    assert git(team.bob.root, "rev-parse", "HEAD") == head

@@ -82,3 +82,30 @@ def test_a_killed_sync_is_finished_by_the_next(template: Path, tmp_path: Path) -
         assert [e for e in event_lines(work / "bob") if e["action"] == "sync-undone"], round_
         assert not [f for f in diagnose(bob) if f.severity == "error"], round_
     assert killed >= KILLS // 2, f"only {killed} of {KILLS} runs were killed before they ended"
+
+
+def test_any_command_after_a_killed_checkout_sees_the_store_whole(tmp_path: Path) -> None:
+    """The state a kill leaves between moving the working tree and moving the branch
+    (made with the same git commands the sync runs): the next command that opens the
+    store puts the working tree back to HEAD before it reads anything."""
+    import json
+
+    from core.store.checkout import journal_path
+
+    team = make_team(tmp_path)
+    decide_conflict(team.alice, 0, "newer", ALICE)
+    sync(team.alice, ALICE)
+    bob = team.bob.root
+    git(bob, "fetch", "-q", "origin")
+    old, new = git(bob, "rev-parse", "HEAD").strip(), git(bob, "rev-parse", "origin/main").strip()
+    paths = git(bob, "diff", "--name-only", old, new).split()
+    journal_path(bob).write_text(json.dumps({"from": old, "to": new, "paths": paths}))
+    git(bob, "read-tree", "-m", "-u", old, new)  # the tree moved, the branch not yet
+    assert git(bob, "status", "--porcelain") != ""
+    store = Store(bob)
+    assert len(store.records.all()) == 8  # reading finished the checkout's undo first
+    assert git(bob, "status", "--porcelain") == ""
+    assert not journal_path(bob).exists()
+    assert git(bob, "rev-parse", "HEAD").strip() == old
+    report = sync(store, BOB)  # and the next sync takes the remote's commit as usual
+    assert report.integration.kind == "fast-forward"

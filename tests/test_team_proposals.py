@@ -59,8 +59,12 @@ def test_a_contributor_request_becomes_a_branch_a_maintainer_approves(tmp_path: 
     assert item.scan == ()
     decide(Workspace([team.alice]), item.id, approve=True, actor=ALICE, reason="good rule")
     assert "release-tags" in " ".join(statuses(team.alice))
+    tip = git(team.remote, "rev-parse", branch).strip()
     done = sync(team.alice, ALICE)
     assert done.deleted_branches == [branch]
+    # the branch's commit is in main's history now: a forge shows the pull request merged
+    git(team.remote, "merge-base", "--is-ancestor", tip, "main")
+    assert done.untrusted == [] and sync(team.bob, "bob@example.com").untrusted == []
     assert branch not in git(team.remote, "branch", "--list", "memgov/*")
     # Carol's next sync closes her request with Alice's decision
     back = sync_team(carol_team, actor=CAROL, private=carol)

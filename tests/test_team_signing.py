@@ -195,3 +195,25 @@ def test_the_records_an_untrusted_commit_changed_say_so_in_the_desk(
     assert sha[:10] in note and "unsigned" in note
     (other,) = [r for r in item.records if r.memory.id == "deploy-2-1"]
     assert not [p for p in other.pointers if p.startswith("UNTRUSTED")]
+
+
+def test_an_approved_proposal_from_a_contributor_without_a_key_verifies(
+    tmp_path: Path, team: Team
+) -> None:
+    from support_team import contributor, private_record
+
+    from core.review.decide import decide
+    from core.store.requests import file_request
+    from core.store.workspace import Workspace
+    from core.team.sync import sync_team
+
+    carol_team, carol = contributor(tmp_path, team)
+    memory_id = private_record(carol)
+    request = file_request(carol, kind="promote", memory_id=memory_id, reason="r", actor=CAROL)
+    sync_team(carol_team, actor=CAROL, private=carol)
+    sync(team.alice, ALICE)
+    decide(Workspace([team.alice]), request.id, approve=True, actor=ALICE, reason="ok")
+    assert "gpgsig" in git(team.alice.root, "cat-file", "commit", "HEAD")  # the merge, signed
+    sync(team.alice, ALICE)
+    report = sync(team.bob, BOB)
+    assert report.untrusted == [] and report.verified >= 1  # Carol's commit is no maintainer's

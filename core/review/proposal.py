@@ -21,7 +21,7 @@ from core.review.evidence import Evidence
 from core.review.items import Item, Kind, PromotionAnalysis, ProposalInfo, ScanHit
 from core.review.promotion import place_copy, promotion_outcome, promotion_texts
 from core.review.session import Session
-from core.store import logs
+from core.store import gitstore, logs
 from core.store.decisions import Decision, new_decision_id, record_decision
 from core.store.proposals import (
     PROPOSAL_DIR,
@@ -159,7 +159,11 @@ def decide_proposal(
             created=created,
             note=f"proposal {proposal.ref} by {proposal.by} (commit {proposal.tip[:10]})",
         )
-        return record_decision(tx, decision, details={"proposal": proposal.tip})
+        decision = record_decision(tx, decision, details={"proposal": proposal.tip})
+    if approve and not session.dry_run and session.shared is None:
+        # the proposal's branch joins main's history: a forge shows its pull request merged
+        gitstore.adopt_as_merge(team.root, proposal.tip, actor=actor, when=team.now())
+    return decision
 
 
 def _task_of(text: str, line: str) -> str:

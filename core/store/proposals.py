@@ -138,7 +138,14 @@ def read_proposals(
         ref = f"{BRANCH_PREFIX}{pid}"
         try:
             good.append(_read(root, pid, ref, tip))
-        except (ValidationError, StoreError, ValueError, KeyError, UnicodeDecodeError) as exc:
+        except (
+            ValidationError,
+            StoreError,
+            ValueError,
+            KeyError,
+            UnicodeDecodeError,
+            RecursionError,
+        ) as exc:
             bad.append(
                 BadProposal(
                     ref,
@@ -155,6 +162,11 @@ def _read(root: Path, pid: str, ref: str, tip: str) -> Proposal:
     if not base:
         raise ValidationError("shares no history with the team's main", where=ref)
     changes = gitstore.changed_blobs(root, base, tip)
+    odd = gitstore.odd_entries(root, base, tip)
+    if odd:
+        raise ValidationError(
+            f"adds {odd[0][1]} ({odd[0][0]!r}); a store holds plain files", where=ref
+        )
     stray = [
         p
         for p, _old, _new in changes

@@ -44,6 +44,7 @@ from core.domain.errors import NotFoundError, SecretBlocked, StoreError, shown_i
 from core.domain.record import Memory
 from core.store import gitstore
 from core.store.catalog import Catalog
+from core.store.checkout import journal_path, recover_checkout
 from core.store.config import CONFIG_FILE, Config, load_config
 from core.store.events import EVENTS_DIR, FIRST_SHARD, BadLine, Event, read_log
 from core.store.fsutil import (
@@ -51,6 +52,7 @@ from core.store.fsutil import (
     atomic_write_text,
     confined,
     file_lock,
+    holds_lock,
     remove_orphan_temps,
 )
 from core.store.index import INDEX_FILE
@@ -189,6 +191,8 @@ class Store:
     def _sync(self, *, full: bool = False, reparse: bool = False) -> Records:
         """Bring the catalog up to date with the files (only what changed is read)."""
         self._synced = False  # until this sync succeeds, nothing read is trusted
+        if journal_path(self.root).exists():
+            self._finish_checkout()
         if (self.state_dir / JOURNAL_FILE).exists():
             # a crash left a change half done: finish or undo it before anyone reads
             from core.store.recovery import recover
@@ -202,6 +206,15 @@ class Store:
         self._temps = result.temps
         self._synced = True
         return self._records
+
+    def _finish_checkout(self) -> None:
+        """A team sync killed while it moved the working tree: back to ``HEAD``, unless
+        a live sync (this process or another) holds the lock and is moving it now."""
+        lock = self.state_dir / "lock"
+        if holds_lock(lock):
+            return
+        with contextlib.suppress(StoreError), file_lock(lock, timeout=0.5):
+            recover_checkout(self.root)
 
     @property
     def records(self) -> Records:

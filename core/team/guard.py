@@ -86,23 +86,23 @@ def added_lines(diff: str) -> list[tuple[str, str, list[int], list[str]]]:
         numbers.clear()
         lines.clear()
 
+    header = False  # between "diff --git" and the first hunk: "---"/"+++" name the file
     for raw in diff.split("\n"):
         if raw.startswith("\0"):
             flush()
-            commit = raw[1:].strip()
+            commit, header = raw[1:].strip(), False
         elif raw.startswith("diff --git "):
             flush()
-            path = ""
-        elif raw.startswith("+++ "):
+            path, header = "", True
+        elif header and raw.startswith("+++ "):
             target = raw[4:]
             path = "" if target == "/dev/null" else _unquote(target)
-            if path.startswith('"'):
-                path = _unquote(path)
             path = path[2:] if path.startswith("b/") else path
-        elif raw.startswith("@@ "):
+        elif raw.startswith("@@ ") and path:
+            header = False
             plus = raw.split(" ")[2]  # +start,count
             at = int(plus[1:].split(",")[0])
-        elif raw.startswith("+") and path:
+        elif not header and raw.startswith("+") and path:
             numbers.append(at)
             lines.append(raw[1:])
             at += 1
@@ -128,11 +128,23 @@ def scan_range(root: Path, *revisions: str) -> list[Leak]:
         *revisions,
         "--",
     )
-    leaks = []
+    leaks = _messages(root, revisions)
     for commit, path, numbers, lines in added_lines(out.decode("utf-8", "replace")):
         for finding in secrets.scan("\n".join(lines)):
             line = numbers[min(finding.line, len(numbers)) - 1]
             leaks.append(Leak(commit, path, line, finding.rule_id))
+    return leaks
+
+
+def _messages(root: Path, revisions: tuple[str, ...]) -> list[Leak]:
+    """Credentials in the commit messages themselves (a push carries them too)."""
+    token = f"<{os.urandom(12).hex()}>"
+    out = gitstore.run(root, "log", f"--format={token}%H%n%B", *revisions, "--")
+    leaks = []
+    for chunk in out.decode("utf-8", "replace").split(token)[1:]:
+        commit, _, message = chunk.partition("\n")
+        for finding in secrets.scan(message):
+            leaks.append(Leak(commit.strip(), "(commit message)", finding.line, finding.rule_id))
     return leaks
 
 

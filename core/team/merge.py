@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -43,21 +42,18 @@ from pathlib import Path
 from typing import Any
 
 from core.domain.data import AsData
-from core.domain.errors import StoreError, ValidationError
+from core.domain.errors import ValidationError
 from core.domain.record import parse_memory
 from core.store import gitstore
+from core.store.checkout import checkout, recover_checkout
 from core.store.config import CONFIG_FILE, load_config_text
 from core.store.decisions import DECISION_DIR, decision_from
 from core.store.events import Event, is_event_log, new_event_id
-from core.store.fsutil import atomic_write_bytes, confined
-from core.store.gitstore.objects import forget_stamp
 from core.store.index import INDEX_FILE
 from core.store.layout import MEMORY_DIR
 from core.store.logs import LOG_DIR
 from core.store.request_files import request_from_mapping
 
-#: the checkout journal: where a sync's checkout was going (local state, in .git)
-CHECKOUT_JOURNAL = "sync-checkout.json"
 UNDONE = "sync-undone"
 
 
@@ -177,13 +173,27 @@ def _decision_of(data: bytes | None, path: str) -> RemoteDecision | None:
     )
 
 
-def remote_problems(root: Path, changes: list[tuple[str, str | None, str | None]]) -> list[str]:
+def remote_problems(
+    root: Path, base: str, theirs: str, changes: list[tuple[str, str | None, str | None]]
+) -> list[str]:
     """Every file the remote changed that memgov would not read: the file, the field,
-    what is wrong. A record, a request, a decision, the config."""
+    what is wrong. A record, a request, a decision, the config; a link, a submodule or
+    a name that is not UTF-8 anywhere."""
+    import yaml
+
+    problems = [
+        f"{_shown(path)}: is {what}; a store holds plain files only"
+        for path, what in gitstore.odd_entries(root, base, theirs)
+    ]
+    odd = {p for p in problems}
+    for path, _old, _new in changes:
+        if path != _shown(path):
+            problems.append(f"{_shown(path)}: its name is not UTF-8")
     wanted = [(path, new) for path, _old, new in changes if new is not None]
     blobs = gitstore.read_blob_ids(root, [new.encode() for _path, new in wanted])
-    problems = []
     for path, new in wanted:
+        if path != _shown(path) or any(o.startswith(f"{path}:") for o in odd):
+            continue
         data = blobs.get(new.encode(), b"")
         try:
             text = data.decode("utf-8")
@@ -198,14 +208,17 @@ def remote_problems(root: Path, changes: list[tuple[str, str | None, str | None]
             elif path.startswith(f"{DECISION_DIR}/") and path.endswith(".json"):
                 decision_from(json.loads(text), path, Path(path).stem)
             elif path.startswith("requests/") and path.endswith(".yaml"):
-                import yaml
-
                 request_from_mapping(yaml.safe_load(text), path=path, stem=Path(path).stem)
         except ValidationError as exc:
             problems.append(str(exc))
-        except ValueError as exc:  # JSON, YAML
+        except (ValueError, yaml.YAMLError, RecursionError, TypeError) as exc:
             problems.append(f"{path}: cannot be read ({type(exc).__name__})")
     return problems
+
+
+def _shown(path: str) -> str:
+    """A path as a message may show it (a name that is not UTF-8 escaped)."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _event_id(line: bytes) -> str | None:
@@ -241,16 +254,37 @@ def union_events(
 
 
 def _union_text(root: Path, base: bytes | None, theirs: bytes | None, ours: bytes | None) -> bytes:
-    """A daily log: both sides' new lines, the remote's first (``git merge-file``)."""
-    work = root / ".git" / "memgov" / "merge"
-    work.mkdir(parents=True, exist_ok=True)
-    names = []
-    for name, data in (("theirs", theirs), ("base", base), ("ours", ours)):
-        path = work / name
-        path.write_bytes(data or b"")
-        names.append(str(path))
-    out = gitstore.run(root, "merge-file", "-p", "--union", *names, check=False)
-    return out
+    """A daily log: the remote's, with each message line only this side added put
+    under its own task's heading (:func:`core.store.logs.with_message_line`): a line
+    keeps the task its source names."""
+    from core.store.logs import TASK_RE, with_message_line
+
+    def text(data: bytes | None) -> str:
+        return (data or b"").decode("utf-8", "replace")
+
+    old = set(text(base).splitlines())
+    merged = text(theirs)
+    have = set(merged.splitlines())
+    day = ""
+    for line in text(theirs).splitlines() + text(ours).splitlines():
+        if line.startswith("# ") and not day:
+            day = line[2:].strip()
+    task = ""
+    for line in text(ours).splitlines():
+        found = TASK_RE.match(line)
+        if found:
+            task = found["task"]
+            continue
+        if line in old or line in have or not line.strip() or line.startswith("# "):
+            continue
+        if task:
+            merged = with_message_line(merged or None, day=day, task=task, line=line)
+        else:  # a line under no task heading: kept, at the end
+            merged = (
+                (merged if not merged or merged.endswith("\n") else merged + "\n") + line + "\n"
+            )
+        have.add(line)
+    return merged.encode("utf-8")
 
 
 def _dropped_events(root: Path, units: Iterable[Unit]) -> set[str]:
@@ -300,7 +334,9 @@ def _last_shard(paths: Iterable[str]) -> str:
     from core.store.events import EVENTS_FILE, FIRST_SHARD, shard_name
 
     numbers = [
-        int(Path(p).stem) for p in paths if p.startswith("events/") and Path(p).stem.isdigit()
+        int(Path(p).stem)
+        for p in paths
+        if is_event_log(p) and p.startswith("events/") and Path(p).stem.isascii()
     ]
     if numbers:
         return shard_name(max(numbers))
@@ -426,7 +462,10 @@ def plan_merge(
             _undo_event(u, actor=actor, now=now, number=n).line()
             for n, u in enumerate(undone.values())
         ]
-        files[shard] = (files[shard] or b"") + b"".join(lines)
+        current = files[shard] or b""
+        if current and not current.endswith(b"\n"):
+            current += b"\n"  # a torn last line stays alone: the undo events start fresh
+        files[shard] = current + b"".join(lines)
     return files, list(undone.values())
 
 
@@ -484,40 +523,4 @@ def sign_args(root: Path) -> list[str]:
     return ["-S"] if signing_key(root) else []
 
 
-# ------------------------------------------------------------------ checkout
-def checkout(root: Path, old: str, new: str) -> list[str]:
-    """Move the working tree, the index and ``main`` from ``old`` to ``new``, under a
-    journal naming every path that changes; the paths."""
-    paths = gitstore.changed_paths(root, old, new)
-    journal = root / ".git" / "memgov" / CHECKOUT_JOURNAL
-    for path in paths:
-        confined(root, path)  # never through a link someone committed
-    atomic_write_bytes(journal, json.dumps({"from": old, "to": new, "paths": paths}).encode())
-    gitstore.run(root, "read-tree", "-m", "-u", old, new)
-    gitstore.run(root, "update-ref", "-m", "memgov sync", "refs/heads/main", new, old)
-    forget_stamp(root)
-    journal.unlink()
-    return paths
-
-
-def recover_checkout(root: Path) -> bool:
-    """A sync killed during its checkout: the working tree and index back to what
-    ``HEAD`` is now (the old commit or the new), every path the journal names."""
-    journal = root / ".git" / "memgov" / CHECKOUT_JOURNAL
-    try:
-        data = json.loads(journal.read_bytes())
-    except (OSError, ValueError):
-        journal.unlink(missing_ok=True)
-        return False
-    lock = root / ".git" / "index.lock"
-    lock.unlink(missing_ok=True)
-    gitstore.run(root, "read-tree", "--reset", "-u", "HEAD")
-    head = gitstore.head(root)
-    present = set(_git(root, "ls-tree", "-r", "--name-only", "-z", head).split("\0"))
-    for path in data.get("paths", []):
-        if isinstance(path, str) and path not in present:
-            with contextlib.suppress(OSError, StoreError):
-                os.unlink(confined(root, path))
-    forget_stamp(root)
-    journal.unlink()
-    return True
+__all__ = ["checkout", "recover_checkout"]

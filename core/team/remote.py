@@ -104,7 +104,10 @@ _PROGRESS = re.compile(rb"^(remote: )?[A-Z][a-z]+ objects: +\d+%")
 def _streamed(
     command: list[str], root: Path, env: dict[str, str], progress: Progress
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run ``command``, passing each progress line of its stderr on; the rest kept."""
+    """Run ``command``, passing each progress line of its stderr on as it comes; both
+    outputs read as they arrive (a full pipe never stalls git) and the time limit
+    holds however quiet the remote is."""
+    import selectors
     import time
 
     deadline = time.monotonic() + NETWORK_TIMEOUT
@@ -112,26 +115,33 @@ def _streamed(
         command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     assert proc.stderr is not None and proc.stdout is not None
-    kept = bytearray()
-    pending = b""
-    while True:
-        chunk = os.read(proc.stderr.fileno(), 4096)
-        if not chunk:
-            break
-        pending += chunk
-        *lines, pending = re.split(rb"[\r\n]", pending)
-        for line in lines:
-            if _PROGRESS.match(line):
-                progress(line.decode("utf-8", "replace").removeprefix("remote: ").strip())
-            elif line.strip():
-                kept += line + b"\n"
-        if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
-            raise subprocess.TimeoutExpired(command, NETWORK_TIMEOUT)
-    out = proc.stdout.read()
+    out, kept, pending = bytearray(), bytearray(), b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ, "out")
+        selector.register(proc.stderr, selectors.EVENT_READ, "err")
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                proc.kill()
+                proc.wait()
+                raise subprocess.TimeoutExpired(command, NETWORK_TIMEOUT)
+            for key, _events in selector.select(timeout=min(left, 1.0)):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                if key.data == "out":
+                    out += chunk
+                    continue
+                pending += chunk
+                *lines, pending = re.split(rb"[\r\n]", pending)
+                for line in lines:
+                    if _PROGRESS.match(line):
+                        progress(line.decode("utf-8", "replace").removeprefix("remote: ").strip())
+                    elif line.strip():
+                        kept += line + b"\n"
     code = proc.wait()
-    return subprocess.CompletedProcess(command, code, out, bytes(kept + pending))
+    return subprocess.CompletedProcess(command, code, bytes(out), bytes(kept + pending))
 
 
 def _git_says(result: subprocess.CompletedProcess[bytes]) -> str:

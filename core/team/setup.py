@@ -137,7 +137,11 @@ def clone_team(url: str, root: Path, *, key: Path | None = None) -> TeamSetup:
         raise
     hook = guard.install_hook(root)
     store = Store(root)
-    commits = gitstore.run(root, "rev-list", "--reverse", "--topo-order", "HEAD").decode().split()
+    commits = (
+        gitstore.run(root, "rev-list", "--first-parent", "--reverse", "--topo-order", "HEAD")
+        .decode()
+        .split()
+    )
     verdicts = signing.verify(root, commits)
     bad = signing.remember_untrusted(
         store.state_dir, [v for v in verdicts if v.status == "untrusted"], set()

@@ -38,7 +38,7 @@ from core.domain.policy import same_actor
 from core.store import gitstore, team_state
 from core.store.config import CONFIG_FILE, Config, load_config_text
 from core.store.fsutil import atomic_write_bytes
-from core.store.gitstore.repo import SIGNING_MARK
+from core.store.gitstore.objects import SIGNING_MARK
 
 SELF_DECLARED = (
     "identity is self-declared: no maintainer has a signing key in memgov.yaml "
@@ -176,9 +176,11 @@ def verify(root: Path, commits: list[str], *, since: str | None = None) -> list[
         if commit not in changes and at + 1 < len(commits):
             continue
         signers = tuple(_allowed(current)) if current is not None else ()
-        for row in _signatures(root, segment, signers):
-            verdicts.append(_judge(row, current, signers))
-        if commit in changes and verdicts[-1].status != "untrusted":
+        judged = {
+            row.commit: _judge(row, current, signers) for row in _signatures(root, segment, signers)
+        }
+        verdicts += [judged[c] for c in segment]
+        if commit in changes and judged[commit].status != "untrusted":
             changed = _config_blob(root, f"{commit}:{CONFIG_FILE}")
             if _config_of(root, changed) is not None:
                 blob, current = changed, _config_of(root, changed)
@@ -186,15 +188,6 @@ def verify(root: Path, commits: list[str], *, since: str | None = None) -> list[
     if blob is not None:
         atomic_write_bytes(record, (blob + "\n").encode())
     return verdicts
-
-
-def trust_config_of(root: Path, commit: str) -> None:
-    """Record ``commit``'s config as the trusted one: after a sync whose incoming
-    commits changed the config only with verified commits (the clone's own changes
-    are its user's)."""
-    blob = _config_blob(root, f"{commit}:{CONFIG_FILE}")
-    if blob is not None:
-        atomic_write_bytes(root / ".git" / "memgov" / TRUSTED_CONFIG, (blob + "\n").encode())
 
 
 def changes_config(verdict: Verdict) -> bool:
@@ -218,6 +211,9 @@ def _signatures(root: Path, commits: list[str], signers: tuple[str, ...]) -> lis
         handle.write(
             "".join(f'{line.split()[0]} namespaces="git" {_key(line)}\n' for line in signers)
         )
+    # records and fields are cut by a token drawn now: a commit's subject or author (the
+    # pusher's own bytes) cannot forge a row of this output
+    record, sep = f"<{os.urandom(12).hex()}>", f"<{os.urandom(12).hex()}>"
     try:
         out = gitstore.run(
             root,
@@ -229,27 +225,26 @@ def _signatures(root: Path, commits: list[str], signers: tuple[str, ...]) -> lis
             "--name-only",
             "-z",
             "--diff-merges=first-parent",
-            "--format=%x01%H%x02%G?%x02%GS%x02%an%x02%ae%x02%s",
+            f"--format={record}%H{sep}%G?{sep}%GS{sep}%an{sep}%ae{sep}%s{sep}",
             data="".join(c + "\n" for c in commits).encode(),
         ).decode("utf-8", "replace")
     finally:
         os.unlink(handle.name)
-    rows = []
-    for chunk in out.split("\x01")[1:]:
-        head, _, names = chunk.partition("\0")
-        commit, code, principal, name, email, subject = (head.split("\x02") + [""] * 6)[:6]
+    wanted = set(commits)
+    rows: dict[str, _Signature] = {}
+    for chunk in out.split(record)[1:]:
+        fields = chunk.split(sep)
+        if len(fields) != 7:
+            continue
+        commit, code, principal, name, email, subject, names = fields
+        if commit not in wanted or commit in rows:
+            continue
         files = tuple(p.strip("\n") for p in names.split("\0") if p.strip("\n"))
-        rows.append(
-            _Signature(
-                commit.strip(),
-                code,
-                principal,
-                gitstore.actor_of(name, email),
-                subject.strip(),
-                files,
-            )
+        rows[commit] = _Signature(
+            commit, code, principal, gitstore.actor_of(name, email), subject.strip(), files
         )
-    return rows
+    # a commit git did not describe is checked as one without a signature
+    return [rows.get(c, _Signature(c, "E", "", "?", "", ())) for c in commits]
 
 
 def _key(line: str) -> str:

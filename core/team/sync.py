@@ -162,8 +162,9 @@ def _contribute(store: Store, report: SyncReport, url: str, *, say: Progress) ->
     to the remote's (the commits stay reachable from ``refs/memgov/contributed/``)."""
     root = store.root
     ours, theirs = gitstore.head(root), remote.tracking(root)
-    if theirs is None or merge.merge_base(root, ours, theirs) == ours:
-        return
+    base = merge.merge_base(root, ours, theirs) if theirs is not None else None
+    if theirs is None or base is None or base == ours:
+        return  # nothing of theirs own (an unrelated remote: the integration refuses it)
     branch = f"{BRANCH_PREFIX}change-{ours[:10]}"
     say(f"you are not a maintainer: your commits go to {branch}")
     guard.check_push(root, ours, theirs)
@@ -171,7 +172,9 @@ def _contribute(store: Store, report: SyncReport, url: str, *, say: Progress) ->
     if any(row.rejected for row in rows):
         raise SyncRefused(f"{root}: the remote refused the branch {branch}; nothing was changed")
     gitstore.run(root, "update-ref", f"refs/memgov/contributed/{ours[:10]}", ours)
-    merge.checkout(root, ours, theirs)
+    # back to where the clone left the team's main: the integration then takes the
+    # remote's commits as for anyone, verified and read first
+    merge.checkout(root, ours, base)
     store.forget()
     report.notes.append(
         f"your own commits are not a maintainer's: pushed as the branch {branch} for review "
@@ -208,13 +211,15 @@ def _take(store: Store, report: SyncReport, *, actor: str, say: Progress) -> Non
         return
     say("verifying the remote's commits")
     incoming = (
-        gitstore.run(root, "rev-list", "--reverse", "--topo-order", f"{base}..{theirs}")
+        gitstore.run(
+            root, "rev-list", "--first-parent", "--reverse", "--topo-order", f"{base}..{theirs}"
+        )
         .decode()
         .split()
     )
     _verify(store, report, incoming, base)
     changes = gitstore.changed_blobs(root, base, theirs)
-    problems = merge.remote_problems(root, changes)
+    problems = merge.remote_problems(root, base, theirs, changes)
     if problems:
         raise SyncRefused(
             f"{root}: the remote has files memgov cannot read, so nothing was merged: "
@@ -259,8 +264,6 @@ def _take(store: Store, report: SyncReport, *, actor: str, say: Progress) -> Non
     store.reread()
     if report.erased_here:
         _remember_history(store, report.erased_here, theirs)
-    if not any(signing.changes_config(v) for v in report.untrusted):
-        signing.trust_config_of(root, gitstore.head(root))
 
 
 def _verify(store: Store, report: SyncReport, commits: list[str], base: str) -> None:
@@ -311,6 +314,11 @@ def _push(
     if theirs != ours:
         say("scanning what the push sends")
         guard.check_push(root, ours, theirs)
+        # this clone's own commits (its user's config changes among them) move the trusted
+        # config on as any verified commit does; what a merge brought is already verified
+        mine = f"{theirs}..{ours}" if theirs else ours
+        own = gitstore.run(root, "rev-list", "--first-parent", "--reverse", mine).decode().split()
+        signing.verify(root, own, since=theirs)
         count = merge.count(root, f"{theirs}..{ours}" if theirs else ours)
         refspecs.insert(0, f"{ours}:refs/heads/{remote.BRANCH}")
     if not refspecs:

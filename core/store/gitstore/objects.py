@@ -156,3 +156,13 @@ def write_stamp(root: Path, head: str, tree: str) -> None:
 def forget_stamp(root: Path) -> None:
     with contextlib.suppress(OSError):
         (root / ".git" / "memgov" / STAMP_FILE).unlink()
+
+
+#: present in a clone whose commits memgov signs (a team store with the user's SSH key,
+#: core.team.signing): its commits are written by ``git commit-tree -S``, which signs
+#: with the key git's config names (``gpg.format=ssh``, ``user.signingkey``)
+SIGNING_MARK = ".git/memgov/sign-commits"
+
+
+def signs(root: Path) -> bool:
+    return (root / SIGNING_MARK).is_file()

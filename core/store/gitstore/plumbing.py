@@ -61,7 +61,8 @@ def changed_blobs(
     where the file is absent. Reading blobs by id is much faster than by
     ``rev:path`` in a folder of 10,000 files."""
     out = run(root, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", old, new, "--", *pathspec)
-    fields = out.decode("utf-8").split("\0")
+    # a name that is not UTF-8 (someone else's push) stays readable: its bytes escaped
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
     found = []
     for meta, path in zip(fields[0::2], fields[1::2], strict=False):
         if not meta.startswith(":"):
@@ -71,6 +72,22 @@ def changed_blobs(
             (path, None if set(sha_a) == {"0"} else sha_a, None if set(sha_b) == {"0"} else sha_b)
         )
     return found
+
+
+def odd_entries(root: Path, old: str, new: str) -> list[tuple[str, str]]:
+    """(path, what it is) of each entry ``new`` adds or changes that is not a plain
+    file: a symbolic link, a submodule."""
+    out = run(root, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", old, new)
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    odd = []
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+        if meta.startswith(":"):
+            mode = meta[1:].split(" ")[1]
+            if mode == "120000":
+                odd.append((path, "a symbolic link"))
+            elif mode == "160000":
+                odd.append((path, "a submodule"))
+    return odd
 
 
 def tracked(root: Path, paths: Iterable[str]) -> set[str]:
@@ -285,3 +302,40 @@ def gc_due(root: Path) -> bool:
     except OSError:
         packs = 0
     return loose * 256 > 6_700 or packs > 50
+
+
+def adopt_as_merge(root: Path, other: str, *, actor: str, when: datetime) -> str | None:
+    """The branch's last commit made again with ``other`` as its second parent (same
+    tree, message, author and date): ``other``'s history joins the branch, as a merge
+    on a forge would show it (a proposal approved). Signed when the clone signs. None
+    when the last commit is not a commit of one parent (nothing is changed)."""
+    from core.store.gitstore.objects import forget_stamp, signs
+
+    last = head(root)
+    parents = run(root, "rev-list", "--parents", "-n", "1", last).decode().split()[1:]
+    if len(parents) != 1:
+        return None
+    tree = run(root, "rev-parse", f"{last}^{{tree}}").decode().strip()
+    message = run(root, "log", "-1", "--format=%B", last)
+    new = (
+        run(
+            root,
+            "commit-tree",
+            tree,
+            "-p",
+            parents[0],
+            "-p",
+            other,
+            *(["-S"] if signs(root) else []),
+            "-F",
+            "-",
+            data=message,
+            actor=actor,
+            when=when,
+        )
+        .decode()
+        .strip()
+    )
+    run(root, "update-ref", "-m", "memgov: approved proposal", "HEAD", new, last)
+    forget_stamp(root)
+    return new

@@ -27,7 +27,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.store.gitstore.branch import advance_branch
-from core.store.gitstore.objects import commit_body, read_stamp, write_commit_object, write_stamp
+from core.store.gitstore.objects import (
+    commit_body,
+    read_stamp,
+    signs,
+    write_commit_object,
+    write_stamp,
+)
 from core.store.gitstore.plumbing import gc_due, head_commit
 from core.store.gitstore.run import (
     COMMITTER,
@@ -46,14 +52,6 @@ if TYPE_CHECKING:
 NO_DETACHED_GC = {"GIT_CONFIG_PARAMETERS": "'gc.autoDetach=false'"}
 #: the tree of no files (git's constant): the parent of a first commit's diff
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-#: present in a clone whose commits memgov signs (a team store with the user's SSH key,
-#: core.team.signing): its commits are written by ``git commit-tree -S``, which signs
-#: with the key git's config names (``gpg.format=ssh``, ``user.signingkey``)
-SIGNING_MARK = ".git/memgov/sign-commits"
-
-
-def signs(root: Path) -> bool:
-    return os.path.isfile(root / SIGNING_MARK)
 
 
 def _guarded(repo: git.Repo) -> git.Repo:

@@ -154,21 +154,7 @@ def verify(root: Path, commits: list[str], *, since: str | None = None) -> list[
     if blob is None or _config_of(root, blob) is None:
         blob = _config_blob(root, f"{since or commits[0]}:{CONFIG_FILE}")
     current = _config_of(root, blob)
-    changes = set(
-        gitstore.run(
-            root,
-            "log",
-            "--no-walk=unsorted",
-            "--stdin",
-            "--format=%H",
-            "--diff-merges=first-parent",
-            "--",
-            CONFIG_FILE,
-            data="".join(c + "\n" for c in commits).encode(),
-        )
-        .decode()
-        .split()
-    )
+    changes = _config_changes(root, commits)
     verdicts: list[Verdict] = []
     segment: list[str] = []
     for at, commit in enumerate(commits):
@@ -188,6 +174,41 @@ def verify(root: Path, commits: list[str], *, since: str | None = None) -> list[
     if blob is not None:
         atomic_write_bytes(record, (blob + "\n").encode())
     return verdicts
+
+
+def _config_changes(root: Path, commits: list[str]) -> set[str]:
+    """The commits whose own diff (a merge's against its first parent) changes the
+    config. Not ``git log -- memgov.yaml``: that also lists a merge whose config only
+    came from its other parent, which its signer did not write."""
+    token = f"<{os.urandom(12).hex()}>"
+    out = gitstore.run(
+        root,
+        "log",
+        "--no-walk=unsorted",
+        "--stdin",
+        "--name-only",
+        "-z",
+        "--diff-merges=first-parent",
+        f"--format={token}%H{token}",
+        data="".join(c + "\n" for c in commits).encode(),
+    ).decode("utf-8", "replace")
+    found = set()
+    parts = out.split(token)
+    for commit, names in zip(parts[1::2], parts[2::2], strict=False):
+        if CONFIG_FILE in (n.strip("\n") for n in names.split("\0")):
+            found.add(commit)
+    return found
+
+
+def has_trusted_config(root: Path) -> bool:
+    return (root / ".git" / "memgov" / TRUSTED_CONFIG).is_file()
+
+
+def trust_first_config(root: Path) -> None:
+    """A new team store trusts its own first config (``memgov team init``)."""
+    blob = _config_blob(root, f"HEAD:{CONFIG_FILE}")
+    if blob is not None:
+        atomic_write_bytes(root / ".git" / "memgov" / TRUSTED_CONFIG, (blob + "\n").encode())
 
 
 def changes_config(verdict: Verdict) -> bool:

@@ -316,9 +316,10 @@ def _push(
         guard.check_push(root, ours, theirs)
         # this clone's own commits (its user's config changes among them) move the trusted
         # config on as any verified commit does; what a merge brought is already verified
-        mine = f"{theirs}..{ours}" if theirs else ours
-        own = gitstore.run(root, "rev-list", "--first-parent", "--reverse", mine).decode().split()
-        signing.verify(root, own, since=theirs)
+        if signing.has_trusted_config(root):  # else the next incoming sync records one
+            mine = f"{theirs}..{ours}" if theirs else ours
+            own = gitstore.run(root, "rev-list", "--first-parent", "--reverse", mine)
+            signing.verify(root, own.decode().split())
         count = merge.count(root, f"{theirs}..{ours}" if theirs else ours)
         refspecs.insert(0, f"{ours}:refs/heads/{remote.BRANCH}")
     if not refspecs:

@@ -50,7 +50,7 @@ from core.store.config import CONFIG_FILE, load_config_text
 from core.store.decisions import DECISION_DIR, decision_from
 from core.store.events import Event, is_event_log, new_event_id
 from core.store.index import INDEX_FILE
-from core.store.layout import MEMORY_DIR
+from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
 from core.store.logs import LOG_DIR
 from core.store.request_files import request_from_mapping
 
@@ -190,6 +190,12 @@ def remote_problems(
         if path != _shown(path):
             problems.append(f"{_shown(path)}: its name is not UTF-8")
     wanted = [(path, new) for path, _old, new in changes if new is not None]
+    sizes = gitstore.blob_sizes(root, [new.encode() for _path, new in wanted])
+    large = {p for p, new in wanted if sizes[new.encode()] > _limit(p)}
+    problems += [
+        f"{p}: is over {_limit(p) // (1 << 20)} MiB; it was not read" for p in sorted(large)
+    ]
+    wanted = [(p, new) for p, new in wanted if p not in large]
     blobs = gitstore.read_blob_ids(root, [new.encode() for _path, new in wanted])
     for path, new in wanted:
         if path != _shown(path) or any(o.startswith(f"{path}:") for o in odd):
@@ -214,6 +220,12 @@ def remote_problems(
         except (ValueError, yaml.YAMLError, RecursionError, TypeError) as exc:
             problems.append(f"{path}: cannot be read ({type(exc).__name__})")
     return problems
+
+
+def _limit(path: str) -> int:
+    """The largest file of this kind memgov reads from a remote (a record as a store
+    reads one; anything else, a bounded shard or log, far below this)."""
+    return MAX_FILE_BYTES if path.startswith(f"{MEMORY_DIR}/") else 64 << 20
 
 
 def _shown(path: str) -> str:
@@ -453,7 +465,8 @@ def plan_merge(
             files[path] = blob(new)
     if undone:
         shards = set(files) | {p for p in theirs_changes if is_event_log(p)}
-        shards |= set(_git(root, "ls-tree", "--name-only", "-r", theirs, "--", "events").split())
+        listed = _git(root, "ls-tree", "--name-only", "-r", "-z", theirs, "--", "events")
+        shards |= {p for p in listed.split("\0") if p}
         shard = _last_shard(shards)
         if shard not in files:
             current = gitstore.read_blobs(root, [f"{theirs}:{shard}"])[f"{theirs}:{shard}"]
@@ -481,13 +494,18 @@ def write_tree(root: Path, theirs: str, files: dict[str, bytes | None]) -> str:
     entries = []
     for path, data in sorted(files.items()):
         if data is None:
-            entries.append(f"0 {'0' * 40}\t{path}")
+            entries.append(f"0 {'0' * 40}\t{path}\0")
             continue
         sha = _git(root, "hash-object", "-w", "--stdin", data=data).strip()
-        entries.append(f"100644 {sha}\t{path}")
+        entries.append(f"100644 {sha}\t{path}\0")
     if entries:
         gitstore.run(
-            root, "update-index", "--index-info", data=("\n".join(entries) + "\n").encode(), env=env
+            root,
+            "update-index",
+            "-z",
+            "--index-info",
+            data="".join(entries).encode("utf-8", "surrogateescape"),
+            env=env,
         )
     tree = _git(root, "write-tree", env=env).strip()
     index.unlink()

@@ -178,3 +178,32 @@ def test_an_undo_event_after_a_torn_last_line_stays_readable(tmp_path: Path, tea
     assert [e for e in events if e.action == "sync-undone"]
     assert len(bad) == 1  # the torn line alone, reported
     assert signing.untrusted(team.bob.state_dir)  # the hand commit is no maintainer's
+
+
+def test_a_forged_list_does_not_decide_who_decides_here(
+    tmp_path: Path, team: Team, keys: dict[str, Path]
+) -> None:
+    """Carol lists herself and drops Bob, unsigned: on Bob's clone Bob still decides and
+    Carol does not, until a maintainer ratifies the change."""
+    from support_team import conflict_id
+
+    from core.domain.errors import AuthorizationError
+    from core.review.decide import decide
+    from core.store.store import Store
+    from core.team.trust import ratify
+
+    def swap(root: Path) -> None:
+        data = yaml.safe_load((root / "memgov.yaml").read_text())
+        data["maintainers"] = [ALICE, CAROL]
+        (root / "memgov.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+
+    sha = forge(tmp_path, team, author=CAROL, key=None, edit=swap, name="swap")
+    sync(team.bob, BOB)
+    bob = Store(team.bob.root)
+    assert CAROL in (team.bob.root / "memgov.yaml").read_text()  # the file as pushed
+    assert bob.config.maintainers == (ALICE, BOB)  # who decides: the trusted list
+    with pytest.raises(AuthorizationError):
+        decide(Workspace([bob]), conflict_id(bob, 3), approve=True, option="newer", actor=CAROL)
+    decide_conflict(bob, 1, "newer", BOB)
+    ratify(bob, sha, actor=BOB, reason="we agreed to swap")
+    assert Store(team.bob.root).config.maintainers == (ALICE, CAROL)

@@ -103,6 +103,8 @@ class Store:
                 f"create one with 'memgov init --store {self.root}'"
             )
         self.config: Config = load_config(self.root)
+        if self.config.scope == "team":
+            self.config = trusted_people(self.root, self.state_dir, self.config)
         self._catalog: Catalog | None = None
         self._records: Records | None = None
         self._synced = False
@@ -339,6 +341,31 @@ class Store:
         """Write a non-memory file of the store (a daily log, a request) and commit it."""
         with self.transaction(actor=actor, message=message) as tx:
             tx.write_file(rel, text)
+
+
+def trusted_people(root: Path, state_dir: Path, config: Config) -> Config:
+    """A team clone whose ``memgov.yaml`` was changed by a commit no listed maintainer
+    signed (core.team.signing): who decides, and whose keys count, are taken from the
+    last trusted config until a maintainer re-decides that commit. Everything else of
+    the file as it is."""
+    from core.store import team_state
+
+    forged = any(
+        CONFIG_FILE in row.get("files", []) for row in team_state.untrusted_rows(state_dir)
+    )
+    blob = team_state.trusted_config_blob(state_dir) if forged else None
+    if blob is None:
+        return config
+    from dataclasses import replace
+
+    from core.store.config import load_config_text
+
+    try:
+        data = gitstore.run(root, "cat-file", "blob", blob)
+        trusted = load_config_text(data.decode("utf-8"), path=CONFIG_FILE)
+    except (StoreError, UnicodeDecodeError, ValueError):
+        return config
+    return replace(config, maintainers=trusted.maintainers, signers=trusted.signers)
 
 
 def snapshot_of(records: Records) -> Snapshot:

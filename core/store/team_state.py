@@ -22,6 +22,8 @@ from typing import Any
 from core.store.fsutil import atomic_write_bytes
 
 UNTRUSTED_FILE = "untrusted.json"
+#: the blob id of the last config a verification trusted (core.team.signing)
+TRUSTED_CONFIG = "trusted-config"
 HISTORY_FILE = "history-holds.json"
 
 
@@ -52,3 +54,16 @@ def history_rows(state_dir: Path) -> list[dict[str, Any]]:
         for row in read_rows(state_dir, HISTORY_FILE)
         if isinstance(row.get("erased"), list) and all(isinstance(e, str) for e in row["erased"])
     ]
+
+
+def trusted_config_blob(state_dir: Path) -> str | None:
+    try:
+        text = (state_dir / TRUSTED_CONFIG).read_text().strip()
+    except OSError:
+        return None
+    return text if len(text) == 40 and all(c in "0123456789abcdef" for c in text) else None
+
+
+def trust_config_blob(state_dir: Path, blob: str) -> None:
+    state_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(state_dir / TRUSTED_CONFIG, (blob + "\n").encode())

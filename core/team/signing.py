@@ -116,7 +116,7 @@ def config_lists(config: Config, principal: str) -> bool:
     return any(same_actor(principal, m) for m in config.maintainers)
 
 
-TRUSTED_CONFIG = "trusted-config"
+TRUSTED_CONFIG = team_state.TRUSTED_CONFIG
 
 
 def _config_blob(root: Path, spec: str) -> str | None:
@@ -198,6 +198,13 @@ def _config_changes(root: Path, commits: list[str]) -> set[str]:
         if CONFIG_FILE in (n.strip("\n") for n in names.split("\0")):
             found.add(commit)
     return found
+
+
+def trust_config_at(root: Path, commit: str) -> None:
+    """A maintainer re-decided ``commit`` (ratified it): its config is the trusted one."""
+    blob = _config_blob(root, f"{commit}:{CONFIG_FILE}")
+    if blob is not None:
+        team_state.trust_config_blob(root / ".git" / "memgov", blob)
 
 
 def has_trusted_config(root: Path) -> bool:

@@ -271,7 +271,13 @@ def _verify(store: Store, report: SyncReport, commits: list[str], base: str) -> 
     report.verified = sum(v.status == "verified" for v in verdicts)
     bad = [v for v in verdicts if v.status == "untrusted"]
     report.untrusted = bad
-    signing.remember_untrusted(store.state_dir, bad, resolved_by(store.root, verdicts))
+    resolved = resolved_by(store.root, verdicts)
+    earlier = {v.commit: v for v in signing.untrusted(store.state_dir)}
+    signing.remember_untrusted(store.state_dir, bad, resolved)
+    for commit in resolved:
+        if commit in earlier and signing.changes_config(earlier[commit]):
+            # a maintainer ratified a change to the people: it holds from now on
+            signing.trust_config_at(store.root, commit)
 
 
 def _erasures(root: Path, changes: list[tuple[str, str | None, str | None]]) -> list[str]:

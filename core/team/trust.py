@@ -18,6 +18,7 @@ from core.domain import policy
 from core.domain.data import AsData
 from core.domain.errors import NotFoundError, shown_id
 from core.store import gitstore
+from core.store.config import CONFIG_FILE
 from core.store.decisions import DECISION_DIR
 from core.store.events import EVENTS_DIR, EVENTS_FILE, is_event_log
 from core.store.store import Store
@@ -58,6 +59,8 @@ def ratify(store: Store, commit: str, *, actor: str, reason: str) -> Ratified:
             details={"commit": full, "author": verdict.author, "was": verdict.why},
         )
     signing.remember_untrusted(store.state_dir, [], {full})
+    if CONFIG_FILE in verdict.files:  # its change to the people now holds
+        signing.trust_config_at(store.root, full)
     return Ratified(str(store.root), full, verdict.author, verdict.why)
 
 

@@ -88,8 +88,11 @@ async def test_a_proposal_is_approved_from_the_desk(tmp_path: Path) -> None:
         assert f"memgov/proposals/{request.id}" in text and "quoted: - [3]" in text
         await decide_key(pilot, app, "a")
         await settle(pilot, app)
+        await settle(pilot, app)  # the sync the approval starts
+        assert any("proposal branch deleted" in n.message for n in app._notifications)
     team.alice.forget()
     assert [m for m in team.alice.records.all() if m.attribute == "release_tags"]
     assert (team.alice.root / "proposals" / f"{request.id}.json").is_file()
-    done = sync(team.alice, ALICE)
-    assert done.deleted_branches == [f"memgov/proposals/{request.id}"]
+    # pushed at once: main has the decision, the branch is gone
+    assert git(team.remote, "rev-parse", "main") == git(team.alice.root, "rev-parse", "HEAD")
+    assert git(team.remote, "branch", "--list", "memgov/*").strip() == ""

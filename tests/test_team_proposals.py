@@ -98,6 +98,35 @@ def test_a_secret_never_leaves_as_a_proposal(tmp_path: Path) -> None:
     assert token not in git(team.remote, "log", "--all", "-p")
 
 
+def test_decide_on_the_command_line_pushes_a_proposal_at_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    team, _carol_team, _carol, request, _report = _proposed(tmp_path)
+    sync(team.alice, ALICE)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tui.cli",
+            "decide",
+            request.id,
+            "--approve",
+            "--reason",
+            "yes",
+            "--store",
+            str(team.alice.root),
+            "--as",
+            ALICE,
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"proposal branch deleted (decided): memgov/proposals/{request.id}" in done.stderr
+    assert git(team.remote, "rev-parse", "main") == git(team.alice.root, "rev-parse", "HEAD")
+
+
 def test_a_contributor_cannot_push_main_nor_decide(tmp_path: Path) -> None:
     from core.domain.errors import AuthorizationError
 

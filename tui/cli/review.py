@@ -19,6 +19,7 @@ from tui.cli.common import EXIT_OK, Command, actor_from, emit, read_input, works
 if TYPE_CHECKING:
     from core.domain.record import Source
     from core.review.items import HeldAnalysis, Item
+    from core.store.decisions import Decision
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
@@ -187,6 +188,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
         emit(args, to_data(shown), lambda: "\n".join(["dry run: nothing written", *shown.lines()]))
         return EXIT_OK
     decision = outcome
+    _push_proposal(args, decision)
     emit(
         args,
         to_data(decision),
@@ -200,6 +202,25 @@ def cmd_decide(args: argparse.Namespace) -> int:
         ),
     )
     return EXIT_OK
+
+
+def _push_proposal(args: argparse.Namespace, decision: Decision) -> None:
+    """A contributor's proposal decided: the team store is synced at once, so main and
+    the branch's end reach the remote (offline: the next sync sends them)."""
+    from pathlib import Path
+
+    from core.store.proposals import closed_proposal
+    from core.team.sync import sync_team
+
+    if closed_proposal(Path(decision.store), decision.item) is None:
+        return
+    store = next(s for s in workspace(args).stores if str(s.root) == decision.store)
+    try:
+        report = sync_team(store, actor=actor_from(args))
+    except MemgovError as exc:
+        print(f"memgov: decided here, not pushed yet: {exc}", file=sys.stderr)
+        return
+    print(report.render(), file=sys.stderr)
 
 
 def _decide_list(args: argparse.Namespace) -> int:

@@ -232,3 +232,14 @@ def private_record(private: Store, text: str = "Releases are tagged vX.Y.Z.") ->
         tx.create(memory, action="create", reason="test")
         tx.write_file(rel, (private.root / rel).read_text(encoding="utf-8"))
     return memory.id
+
+
+def signing_keys(tmp: Path) -> dict[str, Path]:
+    """Real ed25519 keys for Alice, Bob and Carol."""
+    return {name: keygen(tmp / "keys", name) for name in ("alice", "bob", "carol")}
+
+
+def signed_team(tmp: Path, keys: dict[str, Path]) -> Team:
+    """Alice and Bob both list their keys in ``signers``; their clones sign."""
+    signers = (signer_line(ALICE, keys["alice"]), signer_line(BOB, keys["bob"]))
+    return make_team(tmp, alice_key=keys["alice"], bob_key=keys["bob"], signers=signers)

@@ -17,9 +17,9 @@ from support_team import (
     contributor,
     decide_conflict,
     git,
-    keygen,
-    make_team,
+    signed_team,
     signer_line,
+    signing_keys,
     sync,
 )
 from test_team_signing import forge
@@ -43,13 +43,12 @@ AS_CAROL = {
 
 @pytest.fixture
 def keys(tmp_path: Path) -> dict[str, Path]:
-    return {name: keygen(tmp_path / "keys", name) for name in ("alice", "bob", "carol")}
+    return signing_keys(tmp_path)
 
 
 @pytest.fixture
 def team(tmp_path: Path, keys: dict[str, Path]) -> Team:
-    signers = (signer_line(ALICE, keys["alice"]), signer_line(BOB, keys["bob"]))
-    return make_team(tmp_path, alice_key=keys["alice"], bob_key=keys["bob"], signers=signers)
+    return signed_team(tmp_path, keys)
 
 
 def _add_carol(keys: dict[str, Path]):  # type: ignore[no-untyped-def]

@@ -14,9 +14,10 @@ from support_team import (
     Team,
     decide_conflict,
     git,
-    keygen,
     make_team,
+    signed_team,
     signer_line,
+    signing_keys,
     sync,
 )
 
@@ -30,13 +31,12 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def keys(tmp_path: Path) -> dict[str, Path]:
-    return {name: keygen(tmp_path / "keys", name) for name in ("alice", "bob", "carol")}
+    return signing_keys(tmp_path)
 
 
 @pytest.fixture
 def team(tmp_path: Path, keys: dict[str, Path]) -> Team:
-    signers = (signer_line(ALICE, keys["alice"]), signer_line(BOB, keys["bob"]))
-    return make_team(tmp_path, alice_key=keys["alice"], bob_key=keys["bob"], signers=signers)
+    return signed_team(tmp_path, keys)
 
 
 def forge(

@@ -60,3 +60,19 @@ def test_at_most_2_percent_of_the_benign_are_flagged() -> None:
     share = len(flagged) / len(rows)
     print(f"benign flagged: {len(flagged)}/{len(rows)} = {share:.1%}")
     assert share <= 0.02, flagged
+
+
+def test_a_held_out_corpus_measures_what_tuning_did_not_see() -> None:
+    """A second corpus, written by someone who never saw the rules nor the first corpus,
+    and never used to tune them: what the detector does on memories it was not fitted
+    to. Today (issue 17, started) 63/80 caught and 6/160 benign flagged: below the
+    goals. These floors only guard against a regression; the goals are above."""
+    poisoned = _lines("heldout_poisoned.jsonl")
+    benign = _lines("heldout_benign.jsonl")
+    caught = sum(_flagged(str(r["text"]), KNOWN) for r in poisoned)
+    flagged = sum(
+        _flagged(str(r["text"]), tuple(str(h) for h in r["hosts"]))  # type: ignore[attr-defined]
+        for r in benign
+    )
+    print(f"held out: caught {caught}/{len(poisoned)}, benign flagged {flagged}/{len(benign)}")
+    assert caught / len(poisoned) >= 0.75 and flagged / len(benign) <= 0.05

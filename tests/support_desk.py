@@ -29,8 +29,15 @@ def desk(path: Path, *, actor: str = OWNER) -> MemgovDesk:
 
 async def settle(pilot: object, app: MemgovDesk) -> None:
     """Wait for every worker (loading, deciding) and the messages they post."""
+    from textual.worker import WorkerCancelled
+
     for _ in range(3):
-        await app.workers.wait_for_complete()
+        for _attempt in range(20):
+            try:
+                await app.workers.wait_for_complete()
+                break
+            except WorkerCancelled:  # replaced by a newer read (exclusive): wait for that
+                await pilot.pause()  # type: ignore[attr-defined]
         await pilot.pause()  # type: ignore[attr-defined]
     # a table sizes its columns on a later refresh: give it one before a screen or
     # dialog covers it, or a snapshot taken under load catches the half-laid-out frame

@@ -38,6 +38,8 @@ def clear_stale_git_lock(store: Store) -> bool:
     if not git_dir.is_dir() or git_dir.is_symlink():
         return False
     found = [git_dir / "index.lock", git_dir / "HEAD.lock", git_dir / "packed-refs.lock"]
+    # a team sync's: git's config (a remote's URL), the temporary index of its merge
+    found += [git_dir / "config.lock", git_dir / "memgov" / "merge-index.lock"]
     found += git_dir.glob("next-index-*.lock")
     refs = git_dir / "refs"
     if refs.is_dir() and not refs.is_symlink():

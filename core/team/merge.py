@@ -488,8 +488,9 @@ def write_tree(root: Path, theirs: str, files: dict[str, bytes | None]) -> str:
     index = root / ".git" / "memgov" / "merge-index"
     index.parent.mkdir(parents=True, exist_ok=True)
     env = {"GIT_INDEX_FILE": str(index)}
-    with contextlib.suppress(FileNotFoundError):
-        index.unlink()
+    for stale in (index, index.with_name(index.name + ".lock")):  # a killed sync's
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
     gitstore.run(root, "read-tree", theirs, env=env)
     entries = []
     for path, data in sorted(files.items()):

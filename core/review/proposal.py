@@ -118,9 +118,8 @@ def decide_proposal(
                     current = (team.root / rel).read_text(encoding="utf-8")
                 day = rel.rsplit("/", 1)[-1].removesuffix(".md")
                 merged = current
-                for line in text.splitlines():
+                for task, line in logs.lines_by_task(text):
                     if line in proposal.evidence:
-                        task = _task_of(text, line)
                         merged = logs.with_message_line(merged, day=day, task=task, line=line)
                 if merged is not None and merged != current:
                     tx.write_file(rel, merged)
@@ -164,14 +163,3 @@ def decide_proposal(
         # the proposal's branch joins main's history: a forge shows its pull request merged
         gitstore.adopt_as_merge(team.root, proposal.tip, actor=actor, when=team.now())
     return decision
-
-
-def _task_of(text: str, line: str) -> str:
-    task = ""
-    for item in text.splitlines():
-        found = logs.TASK_RE.match(item)
-        if found:
-            task = found["task"]
-        elif item == line:
-            return task
-    return task

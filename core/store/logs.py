@@ -291,3 +291,15 @@ def with_message_line(text: str | None, *, day: str, task: str, line: str) -> st
             end -= 1
         lines.insert(end, line)
     return "\n".join(lines) + "\n"
+
+
+def lines_by_task(text: str) -> Iterator[tuple[str, str]]:
+    """Each line of a daily log that is no task heading, with the task it stands under
+    ("" before the first heading)."""
+    task = ""
+    for line in text.splitlines():
+        header = TASK_RE.match(line)
+        if header:
+            task = header["task"]
+        else:
+            yield task, line

@@ -28,7 +28,7 @@ from core.domain.errors import StoreError, ValidationError
 from core.domain.record import Memory, parse_memory
 from core.store import gitstore
 from core.store.layout import MEMORY_DIR
-from core.store.logs import LOG_DIR
+from core.store.logs import LOG_DIR, MESSAGE_RE, lines_by_task
 
 PROPOSAL_DIR = "proposals"
 #: the branch of a proposal on the remote, and where a fetch puts it
@@ -210,8 +210,8 @@ def _read(root: Path, pid: str, ref: str, tip: str) -> Proposal:
     evidence = tuple(
         line
         for text in logs.values()
-        for line in text.splitlines()
-        if line.lstrip().startswith("- [") and _points(line, text, wanted)
+        for task, line in lines_by_task(text)
+        if (found := MESSAGE_RE.match(line)) and (task, int(found["index"])) in wanted
     )
     return Proposal(
         pid,
@@ -231,18 +231,3 @@ def _read(root: Path, pid: str, ref: str, tip: str) -> Proposal:
 
 def old_of(changes: list[tuple[str, str | None, str | None]], rel: str) -> str | None:
     return next((old for p, old, _new in changes if p == rel), None)
-
-
-def _points(line: str, text: str, wanted: set[tuple[str, int | None]]) -> bool:
-    """Whether a log line is one a source names (its task heading above it)."""
-    from core.store.logs import MESSAGE_RE, TASK_RE
-
-    task = None
-    for item in text.splitlines():
-        found = TASK_RE.match(item)
-        if found:
-            task = found["task"]
-        elif item == line:
-            index = MESSAGE_RE.match(item)
-            return index is not None and (task, int(index["index"])) in wanted
-    return False

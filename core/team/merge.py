@@ -51,7 +51,7 @@ from core.store.decisions import DECISION_DIR, decision_from
 from core.store.events import Event, is_event_log, new_event_id
 from core.store.index import INDEX_FILE
 from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
-from core.store.logs import LOG_DIR
+from core.store.logs import LOG_DIR, lines_by_task, with_message_line
 from core.store.request_files import request_from_mapping
 
 UNDONE = "sync-undone"
@@ -115,11 +115,6 @@ def _git(root: Path, *args: str, **kwargs: Any) -> str:
 def merge_base(root: Path, ours: str, theirs: str) -> str | None:
     out = gitstore.run(root, "merge-base", ours, theirs, check=False)
     return out.decode().strip() or None
-
-
-def is_ancestor(root: Path, older: str, newer: str) -> bool:
-    out = gitstore.run(root, "merge-base", "--is-ancestor", older, newer, check=False)
-    return out == b"" and merge_base(root, older, newer) == older
 
 
 def count(root: Path, revisions: str) -> int:
@@ -265,11 +260,10 @@ def union_events(
     return b"".join(line + b"\n" for line in kept)
 
 
-def _union_text(root: Path, base: bytes | None, theirs: bytes | None, ours: bytes | None) -> bytes:
+def _union_text(base: bytes | None, theirs: bytes | None, ours: bytes | None) -> bytes:
     """A daily log: the remote's, with each message line only this side added put
     under its own task's heading (:func:`core.store.logs.with_message_line`): a line
     keeps the task its source names."""
-    from core.store.logs import TASK_RE, with_message_line
 
     def text(data: bytes | None) -> str:
         return (data or b"").decode("utf-8", "replace")
@@ -281,12 +275,7 @@ def _union_text(root: Path, base: bytes | None, theirs: bytes | None, ours: byte
     for line in text(theirs).splitlines() + text(ours).splitlines():
         if line.startswith("# ") and not day:
             day = line[2:].strip()
-    task = ""
-    for line in text(ours).splitlines():
-        found = TASK_RE.match(line)
-        if found:
-            task = found["task"]
-            continue
+    for task, line in lines_by_task(text(ours)):
         if line in old or line in have or not line.strip() or line.startswith("# "):
             continue
         if task:
@@ -460,7 +449,7 @@ def plan_merge(
             their_new = theirs_changes.get(path, (old, old))[1]
             files[path] = union_events(blob(old), blob(their_new), blob(new), drop)
         elif path.startswith(f"{LOG_DIR}/") and path in theirs_changes:
-            files[path] = _union_text(root, blob(old), blob(theirs_changes[path][1]), blob(new))
+            files[path] = _union_text(blob(old), blob(theirs_changes[path][1]), blob(new))
         elif path in kept_paths and path not in collide:
             files[path] = blob(new)
     if undone:

@@ -35,7 +35,7 @@ from core.store.proposals import (
     proposal_json,
     proposal_refs,
 )
-from core.store.requests import open_requests
+from core.store.requests import Request, open_requests
 from core.store.store import Store
 from core.team import guard, remote
 
@@ -131,7 +131,7 @@ def publish(team: Store, private: Store, *, actor: str, url: str) -> Published:
                 f"({', '.join(rules)}); correct it and sync again"
             )
             continue
-        sha = _build(team, private, request.id, memory.id, main, actor=actor)
+        sha = _build(team, private, request, main, actor=actor)
         guard.check_push(team.root, sha, None)
         refspecs.append(f"{sha}:refs/heads/{BRANCH_PREFIX}{request.id}")
         done.proposed.append(request.id)
@@ -149,11 +149,11 @@ def _mine(private: Store, pid: str) -> bool:
     return (private.root / "requests" / f"{pid}.yaml").is_file()
 
 
-def _build(team: Store, private: Store, rid: str, memory_id: str, main: str, *, actor: str) -> str:
+def _build(team: Store, private: Store, request: Request, main: str, *, actor: str) -> str:
     """The proposal's commit on top of the remote's main, written with plumbing (the
     clone's branch and working tree are not touched)."""
-    memory = private.memories[memory_id]
-    request = next(r for r in open_requests(private, kind="promote") if r.id == rid)
+    memory = private.memories[request.memory_id]
+    rid = request.id
     now = team.now()
 
     def at_main(rel: str) -> str | None:

@@ -98,7 +98,7 @@ def init_team(
             shutil.rmtree(root, ignore_errors=True)
         raise
     hook = guard.install_hook(root)
-    signing.trust_first_config(root)
+    signing.trust_config_at(root, "HEAD")
     report = sync_team(store, actor=actor)
     return TeamSetup(
         str(store.root), url, str(hook), public, self_declared=not signers, sync=report

@@ -116,9 +116,6 @@ def config_lists(config: Config, principal: str) -> bool:
     return any(same_actor(principal, m) for m in config.maintainers)
 
 
-TRUSTED_CONFIG = team_state.TRUSTED_CONFIG
-
-
 def _config_blob(root: Path, spec: str) -> str | None:
     out = gitstore.run(root, "rev-parse", "--verify", "--quiet", spec, check=False)
     return out.decode().strip() or None
@@ -146,11 +143,8 @@ def verify(root: Path, commits: list[str], *, since: str | None = None) -> list[
     against the old keys, so a forged maintainer cannot sign their way in."""
     if not commits:
         return []
-    record = root / ".git" / "memgov" / TRUSTED_CONFIG
-    try:
-        blob: str | None = record.read_text().strip() or None
-    except OSError:
-        blob = None
+    state = root / ".git" / "memgov"
+    blob = team_state.trusted_config_blob(state)
     if blob is None or _config_of(root, blob) is None:
         blob = _config_blob(root, f"{since or commits[0]}:{CONFIG_FILE}")
     current = _config_of(root, blob)
@@ -168,12 +162,30 @@ def verify(root: Path, commits: list[str], *, since: str | None = None) -> list[
         verdicts += [judged[c] for c in segment]
         if commit in changes and judged[commit].status != "untrusted":
             changed = _config_blob(root, f"{commit}:{CONFIG_FILE}")
-            if _config_of(root, changed) is not None:
-                blob, current = changed, _config_of(root, changed)
+            config = _config_of(root, changed)
+            if config is not None:
+                blob, current = changed, config
         segment = []
     if blob is not None:
-        atomic_write_bytes(record, (blob + "\n").encode())
+        team_state.trust_config_blob(state, blob)
     return verdicts
+
+
+def _described(root: Path, commits: list[str], fmt: str, *options: str) -> str:
+    """``git log`` of exactly ``commits`` in their order, each described by ``fmt`` and
+    followed by the files its own diff (a merge's against its first parent) names."""
+    return gitstore.run(
+        root,
+        *options,
+        "log",
+        "--no-walk=unsorted",
+        "--stdin",
+        "--name-only",
+        "-z",
+        "--diff-merges=first-parent",
+        f"--format={fmt}",
+        data="".join(c + "\n" for c in commits).encode(),
+    ).decode("utf-8", "replace")
 
 
 def _config_changes(root: Path, commits: list[str]) -> set[str]:
@@ -181,17 +193,7 @@ def _config_changes(root: Path, commits: list[str]) -> set[str]:
     config. Not ``git log -- memgov.yaml``: that also lists a merge whose config only
     came from its other parent, which its signer did not write."""
     token = f"<{os.urandom(12).hex()}>"
-    out = gitstore.run(
-        root,
-        "log",
-        "--no-walk=unsorted",
-        "--stdin",
-        "--name-only",
-        "-z",
-        "--diff-merges=first-parent",
-        f"--format={token}%H{token}",
-        data="".join(c + "\n" for c in commits).encode(),
-    ).decode("utf-8", "replace")
+    out = _described(root, commits, f"{token}%H{token}")
     found = set()
     parts = out.split(token)
     for commit, names in zip(parts[1::2], parts[2::2], strict=False):
@@ -201,21 +203,15 @@ def _config_changes(root: Path, commits: list[str]) -> set[str]:
 
 
 def trust_config_at(root: Path, commit: str) -> None:
-    """A maintainer re-decided ``commit`` (ratified it): its config is the trusted one."""
+    """``commit``'s config is the trusted one: a maintainer re-decided (ratified) it,
+    or it is a new team store's first (``memgov team init``, ``HEAD``)."""
     blob = _config_blob(root, f"{commit}:{CONFIG_FILE}")
     if blob is not None:
         team_state.trust_config_blob(root / ".git" / "memgov", blob)
 
 
 def has_trusted_config(root: Path) -> bool:
-    return (root / ".git" / "memgov" / TRUSTED_CONFIG).is_file()
-
-
-def trust_first_config(root: Path) -> None:
-    """A new team store trusts its own first config (``memgov team init``)."""
-    blob = _config_blob(root, f"HEAD:{CONFIG_FILE}")
-    if blob is not None:
-        atomic_write_bytes(root / ".git" / "memgov" / TRUSTED_CONFIG, (blob + "\n").encode())
+    return team_state.trusted_config_blob(root / ".git" / "memgov") is not None
 
 
 def changes_config(verdict: Verdict) -> bool:
@@ -243,19 +239,13 @@ def _signatures(root: Path, commits: list[str], signers: tuple[str, ...]) -> lis
     # pusher's own bytes) cannot forge a row of this output
     record, sep = f"<{os.urandom(12).hex()}>", f"<{os.urandom(12).hex()}>"
     try:
-        out = gitstore.run(
+        out = _described(
             root,
+            commits,
+            f"{record}%H{sep}%G?{sep}%GS{sep}%an{sep}%ae{sep}%s{sep}",
             "-c",
             f"gpg.ssh.allowedSignersFile={handle.name}",
-            "log",
-            "--no-walk=unsorted",
-            "--stdin",
-            "--name-only",
-            "-z",
-            "--diff-merges=first-parent",
-            f"--format={record}%H{sep}%G?{sep}%GS{sep}%an{sep}%ae{sep}%s{sep}",
-            data="".join(c + "\n" for c in commits).encode(),
-        ).decode("utf-8", "replace")
+        )
     finally:
         os.unlink(handle.name)
     wanted = set(commits)
@@ -336,13 +326,3 @@ def remember_untrusted(
         state_dir, team_state.UNTRUSTED_FILE, [v.to_dict() for v in kept.values()]
     )
     return list(kept.values())
-
-
-def require_ssh_keygen() -> None:
-    from shutil import which
-
-    if which("ssh-keygen") is None:
-        raise StoreError(
-            "ssh-keygen is not installed, so no signature can be made or checked; "
-            "install OpenSSH's client (apt install openssh-client)"
-        )

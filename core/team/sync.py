@@ -33,7 +33,7 @@ from pathlib import Path
 
 from core.domain import policy
 from core.domain.data import AsData
-from core.domain.errors import StoreError
+from core.domain.errors import StoreError, ValidationError
 from core.reports.reindex import reindex
 from core.store import gitstore, team_state
 from core.store.decisions import DECISION_DIR, decision_from
@@ -292,7 +292,7 @@ def _erasures(root: Path, changes: list[tuple[str, str | None, str | None]]) -> 
     for path, new in added:
         try:
             decision = decision_from(json.loads(blobs[new.encode()]), path, Path(path).stem)
-        except (ValueError, StoreError):
+        except (ValueError, ValidationError):  # remote_problems reported it already
             continue
         erased += decision.erased
     return sorted(set(erased))

@@ -47,6 +47,8 @@ BINDING_IDS = frozenset(
         *("stale.correct", "stale.expire", "stale.keep"),
         *("held.redact", "held.keep", "held.drop", "held.learn", "held.forget"),
         *("held.agent", "held.memgov"),
+        *("quarantine.release", "quarantine.discard", "quarantine.erase"),
+        *("quarantine.correct", "quarantine.keep"),
     }
 )
 

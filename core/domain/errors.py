@@ -77,6 +77,25 @@ class AlreadyDecided(MemgovError):
         )
 
 
+class ItemChanged(MemgovError):
+    """The item changed between what a person was shown and the decision, under the
+    lock (a bait-and-switch, or another write in between): nothing was decided.
+
+    ``changes`` says what differs, when the caller had the item it showed; the item
+    stays open, to be shown again as it is now."""
+
+    def __init__(self, item: str, *, shown: str, now: str, changes: tuple[str, ...] = ()) -> None:
+        self.item, self.shown, self.now, self.changes = item, shown, now, changes
+        what = ("; ".join(changes[:5]) + ("; ..." if len(changes) > 5 else "")) if changes else ""
+        super().__init__(
+            f"{item} changed since it was shown (shown {shown[:12]}, now {now[:12]})"
+            + (f": {what}" if what else "")
+            + "; nothing was decided. Look at it again (memgov show "
+            + item
+            + ") and decide what it says now."
+        )
+
+
 class SecretBlocked(MemgovError):
     """A secret scan hit blocked a write. Carries rule ids, never the value."""
 

@@ -44,3 +44,17 @@ def titled(title: str, condition: str | None, room: int | None = None) -> str:
     if suffix and keep >= 1:
         return title[:keep].rstrip() + ELLIPSIS + suffix
     return text[: max(room - 1, 1)].rstrip() + ELLIPSIS
+
+
+def visible(text: str) -> str:
+    """``text`` as a person may read it: each invisible format or control character
+    (zero-width, bidi controls, tag characters; not a newline) named as ``<U+200B>``,
+    so hidden words show where they hide."""
+    import unicodedata
+
+    return "".join(
+        f"<U+{ord(ch):04X}>"
+        if ch != "\n" and unicodedata.category(ch) in ("Cf", "Cc", "Co")
+        else ch
+        for ch in text
+    )

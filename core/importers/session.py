@@ -349,6 +349,8 @@ class _Runner:
             if outcome.kind == "refused":
                 rules = outcome.gate.secret_rules if outcome.gate else ()
                 return self.item(entry, "refused", reasons=outcome.reasons, rules=rules)
+            if outcome.kind == "quarantined":  # a person releases or discards it
+                return self.item(entry, "held", reasons=outcome.reasons)
             kind = kind or outcome.kind
             ids += outcome.memory_ids
             reasons += outcome.reasons

@@ -7,8 +7,9 @@ A store is untrusted input (issue 10), so doctor also reports, as errors: a
 record whose file holds a credential (any status: superseded and expired files
 are still on disk; the rule ids, lines and columns, never the value), a
 symbolic link anywhere in the store folder outside ``.git``, local state
-tracked by git (anything under ``.memgov/``), and request files that do not
-parse.
+tracked by git (anything under ``.memgov/``), and request files and quarantine
+files that do not parse. Records that try to steer the agent (core.domain.steering)
+are warnings, each with its rules and spans, and each is a review item.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from core.store.events import is_event_log
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text, render_index
 from core.store.journal import JOURNAL_FILE
 from core.store.proposals import read_proposals
+from core.store.quarantine import QUARANTINE_DIR, load_quarantined, quarantine_problems
 from core.store.secret_files import file_hits, how_to_fix
 from core.store.store import MEMORY_DIR, STATE_DIR, Store
+from core.writing.quarantine import flagged_records
 
 #: missing index lines reported one by one; more are one finding
 _MISSING_SHOWN = 3
@@ -63,6 +66,7 @@ def diagnose(store: Store) -> list[Finding]:
         found.append(Finding("warning", path, reason))
     memories = snap.memories
     found += _secrets(store)
+    found += _steering(store)
     if store.config.scope == "team":
         found += _team(store)
     found += _links(root, reported={p.path for p in snap.problems})
@@ -333,6 +337,37 @@ def _secrets(store: Store) -> list[Finding]:
                 "remove the credential from the file or delete the file"
             )
         found.append(Finding("error", hit.path, reason))
+    return found
+
+
+def _steering(store: Store) -> list[Finding]:
+    """Records that try to steer the agent (each rule and its span: warnings, each a
+    review item), held candidates waiting, and quarantine files that cannot be read."""
+    found = []
+    for memory, assessment in flagged_records(store):
+        rules = "; ".join(
+            f"{f.rule} at “{f.shown}”" if f.shown else f.rule for f in assessment.flags[:4]
+        )
+        found.append(
+            Finding(
+                "warning",
+                memory.path,
+                f"tries to steer the agent ({rules}): erase, correct or keep it "
+                f"(memgov show steering-{memory.id}; memgov decide steering-{memory.id} ...)",
+            )
+        )
+    waiting = load_quarantined(store, status="open")
+    if waiting:
+        found.append(
+            Finding(
+                "warning",
+                QUARANTINE_DIR,
+                f"{len(waiting)} held candidate(s) wait for a person to release or discard "
+                "them (memgov queue --kind quarantine)",
+            )
+        )
+    for path, reason in quarantine_problems(store):
+        found.append(Finding("error", path, reason))
     return found
 
 

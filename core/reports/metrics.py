@@ -138,6 +138,24 @@ def health(store: Store) -> Health:
         if e.action == "decide" and (week := _week(e.ts, start)) is not None:
             decisions[week] += 1
     out.series["decisions per week"] = decisions
+    # quarantine (issue 17): candidates held for trying to steer the agent, and what
+    # people did with them; a record's words kept or erased count as released or discarded
+    held_actions = {
+        "quarantined per week": ("quarantine",),
+        "released per week": ("quarantine-release", "quarantine-keep"),
+        "discarded per week": ("quarantine-discard",),
+    }
+    for name, actions in held_actions.items():
+        weekly = [0] * WEEKS
+        for e in events:
+            if e.action in actions and (week := _week(e.ts, start)) is not None:
+                weekly[week] += 1
+        out.series[name] = weekly
+    out.write["quarantined"] = sum(1 for e in events if e.action == "quarantine")
+    out.write["quarantine_released"] = sum(
+        1 for e in events if e.action in held_actions["released per week"]
+    )
+    out.write["quarantine_discarded"] = sum(1 for e in events if e.action == "quarantine-discard")
 
     rewrites = Counter(
         i

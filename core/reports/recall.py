@@ -36,12 +36,15 @@ def recall_in(
     limit: int = 10,
     record_usage: bool = True,
     on_unrecorded: Callable[[Store], None] | None = None,
+    withheld: list[str] | None = None,
 ) -> list[Recalled]:
     """The ``limit`` heaviest active records of the key across the workspace's stores.
 
     When ``record_usage`` is asked for and a store does not record ``actor``'s use
     (a team store, for anyone but its maintainers), ``on_unrecorded`` is told about
-    that store before it is read.
+    that store before it is read. ``withheld`` gets the ids of the records left out
+    because they try to steer the agent and wait for a person (their items are
+    ``steering-<id>``).
     """
     results: list[Recalled] = []
     for store in workspace.stores:
@@ -54,6 +57,7 @@ def recall_in(
             actor=actor,
             limit=limit,
             record_usage=record_usage,
+            withheld=withheld,
         )
     results.sort(key=lambda r: -r.weight)
     return results[:limit]

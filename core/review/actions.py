@@ -29,6 +29,7 @@ from core.review.items import (
     HeldAnalysis,
     Item,
     Kind,
+    QuarantineAnalysis,
     SecretAnalysis,
 )
 from core.review.promotion import blocked_rules, successor
@@ -43,6 +44,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     Kind.CONSOLIDATION: ("approve", "reject"),
     Kind.STALE: ("expire", "correct", "keep"),
     Kind.HELD: ("redact", "keep", "drop", "learn", "forget", "agent", "memgov"),
+    Kind.QUARANTINE: ("release", "discard", "erase", "correct", "keep"),
 }
 
 
@@ -87,6 +89,8 @@ def _applies(item: Item, name: str) -> bool:
         return item.records[0].memory.status != "active"
     if item.kind == Kind.HELD:  # each reason has its own options
         return name in item.analysis_as(HeldAnalysis).options
+    if item.kind == Kind.QUARANTINE:  # a held candidate's, or a stored record's
+        return name in item.analysis_as(QuarantineAnalysis).options
     return True
 
 

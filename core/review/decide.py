@@ -14,7 +14,14 @@ kind                module
 ``consolidation``   core.review.batch
 ``secret``          core.review.secret
 ``stale``           core.review.stale
+``held``            core.review.held
+``quarantine``      core.review.quarantine
 ==================  ===========================
+
+Bound to what was shown (core.review.seen): given ``shown``, the hash of the item
+as the person saw it, the decision lands only if the item built again under the
+locks has the same hash; otherwise :class:`ItemChanged` says what changed and
+nothing is written.
 
 Each writes one transaction (or a joint one across two stores) with one
 decision record (core.store.decisions), or nothing. Exactly once: of two
@@ -35,9 +42,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.domain.errors import AlreadyDecided, NotFoundError, ValidationError
+from core.domain.errors import AlreadyDecided, ItemChanged, NotFoundError, ValidationError
 from core.importers.held import OPTIONS as _HELD
-from core.review import conflict, deletion, held, promotion, secret, stale
+from core.review import conflict, deletion, held, promotion, quarantine, secret, stale
 from core.review.authority import check_may_close_request, check_may_decide
 from core.review.batch import decide_batch, preview_batch
 from core.review.consequences import with_consequences
@@ -47,6 +54,7 @@ from core.review.promotion import REQUEST_OPTIONS
 from core.review.proposal import decide_proposal
 from core.review.queue import find_items, get_item
 from core.review.secret import OPTIONS as SECRET_OPTIONS
+from core.review.seen import changes_between, shown_hash
 from core.review.session import Session
 from core.store.decisions import Decision, last_decision_for, load_decision
 from core.store.requests import get_request
@@ -65,6 +73,8 @@ class Choice:
     conditions: dict[str, str] | None = None
     files: Sequence[str] | None = None
     content: str | None = None
+    #: the hash of the item as the person was shown it (core.review.seen)
+    shown: str | None = None
 
 
 def decide(
@@ -78,17 +88,22 @@ def decide(
     conditions: dict[str, str] | None = None,
     files: Sequence[str] | None = None,
     content: str | None = None,
+    shown: str | None = None,
+    was: Item | None = None,
 ) -> Decision:
     """Decide one open item. ``approve`` with ``option`` for conflicts and secrets;
     reject defers a conflict or a secret and rejects a request or a batch.
 
     ``files`` (consolidation batches only): approve, or reject, just the changes
     that touch these files; the rest of the batch is decided the other way.
-    ``content`` (a secret's ``correct`` only): what the corrected record says.
+    ``content`` (a secret's or a quarantined record's ``correct``): what the
+    corrected record says. ``shown``: the hash of the item as the person saw it
+    (:func:`core.review.seen.shown_hash`); ``was``: that item, to say what changed.
     """
-    choice = Choice(approve, reason, option, conditions, files, content)
+    choice = Choice(approve, reason, option, conditions, files, content, shown)
     with workspace.locked():
         item = _open_item(workspace, item_id)
+        check_shown(item, shown, was)
         session = Session()
         decision = _decide_item(session, workspace, item, choice, actor=actor)
         return with_consequences(decision, session.ran, _own_records(item))
@@ -152,6 +167,8 @@ def _many(
     with workspace.locked():
         found = find_items(workspace, ids, marks=False)
         items = [found[i] if i in found else _open_item(workspace, i) for i in ids]
+        for item, (_id, choice) in zip(items, choices, strict=True):
+            check_shown(item, choice.shown, None)
         _check_list(items)
         store = items[0].store
         shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
@@ -185,6 +202,7 @@ _ENTRY_KEYS = {
     "reason": str,
     "conditions": dict,
     "content": str,
+    "shown": str,
 }
 
 
@@ -231,6 +249,7 @@ def choices_from_data(data: object, *, where: str = "the list") -> list[tuple[st
                     option=entry.get("option"),
                     conditions=entry.get("conditions"),
                     content=entry.get("content"),
+                    shown=entry.get("shown"),
                 ),
             )
         )
@@ -282,14 +301,18 @@ def preview(
     conditions: dict[str, str] | None = None,
     files: Sequence[str] | None = None,
     content: str | None = None,
+    shown: str | None = None,
+    was: Item | None = None,
 ) -> Preview:
     """What :func:`decide` with these arguments would change, written nowhere.
 
     The same checks refuse the same way (a ValidationError, an AuthorizationError,
-    a secret blocked): a preview that returns is a decision that would land."""
-    choice = Choice(approve, reason, option, conditions, files, content)
+    a secret blocked, the item changed since it was shown): a preview that returns
+    is a decision that would land."""
+    choice = Choice(approve, reason, option, conditions, files, content, shown)
     with workspace.locked():
         item = _open_item(workspace, item_id)
+        check_shown(item, shown, was)
         if item.kind == Kind.CONSOLIDATION:
             check_may_decide(item, actor, workspace)
             _check_arguments(item, choice)
@@ -317,6 +340,16 @@ def correct_secret(
         option="correct",
         content=content,
     )
+
+
+def check_shown(item: Item, shown: str | None, was: Item | None) -> None:
+    """Refuse when the item as it is now is not what the person was shown."""
+    if shown is None:
+        return
+    now = shown_hash(item)
+    if now != shown.strip().lower():
+        changes = changes_between(was, item) if was is not None else ()
+        raise ItemChanged(item.id, shown=shown, now=now, changes=changes)
 
 
 def _open_item(workspace: Workspace, item_id: str) -> Item:
@@ -365,7 +398,7 @@ def _check_arguments(item: Item, choice: Choice) -> None:
     """Contradictory or missing arguments are an error, never a guess: a rejection
     with an option, an approval of a conflict or a secret without one, an option
     for a kind that takes none. A held item checks its own (its reason's options)."""
-    if item.kind == Kind.HELD:
+    if item.kind in (Kind.HELD, Kind.QUARANTINE):
         return
     allowed = _APPROVE_OPTIONS.get(item.kind, ())
     listed = ", ".join(allowed)
@@ -460,6 +493,17 @@ def _decide_item(
     if item.kind == Kind.HELD:
         return held.decide_held(
             session, workspace, item, approve, actor=actor, reason=reason, option=choice.option
+        )
+    if item.kind == Kind.QUARANTINE:
+        return quarantine.decide_quarantine(
+            session,
+            workspace,
+            item,
+            approve,
+            actor=actor,
+            reason=reason,
+            option=choice.option,
+            content=choice.content,
         )
     if item.kind == Kind.STALE:
         return stale.decide_stale(

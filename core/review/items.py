@@ -16,6 +16,7 @@ kind                      analysis
 ``secret``                :class:`SecretAnalysis` (file, rules, what may be done)
 ``stale``                 :class:`StaleAnalysis` (how old the record is, how it is used)
 ``held``                  :class:`HeldAnalysis` (the agent's file, what was found in it)
+``quarantine``            :class:`QuarantineAnalysis` (the flags, their spans, the source)
 ========================  ===========================================
 """
 
@@ -27,6 +28,7 @@ from typing import Any, TypeVar
 
 from core.domain.data import AsData, shown_as
 from core.domain.record import Memory, Source
+from core.domain.steering import Flag
 from core.store.decisions import Deferral
 from core.store.logs import Excerpt
 from core.store.requests import Request
@@ -43,6 +45,7 @@ class Kind(StrEnum):
     SECRET = "secret"
     STALE = "stale"
     HELD = "held"
+    QUARANTINE = "quarantine"
 
 
 KINDS = tuple(Kind)
@@ -202,6 +205,34 @@ class HeldAnalysis(AsData):
 
 
 @dataclass(frozen=True)
+class QuarantineAnalysis(AsData):
+    """What tries to steer the agent (core.review.quarantine): a candidate the write
+    gate held (``origin`` candidate: release or discard), or a stored record the
+    detector flags (``origin`` record: erase, correct, or keep it). ``text`` is what
+    the flags' spans index."""
+
+    origin: str  # candidate | record
+    text: str
+    flags: tuple[Flag, ...]
+    options: tuple[str, ...]
+    meanings: dict[str, str]
+    key: Key
+    type: str
+    #: who said the source message, from its log line (None: a file, or not found)
+    role: str | None = None
+    source: Source | None = field(
+        default=None, metadata=shown_as(convert=lambda s: s.to_dict() if s else None)
+    )
+    #: the raw log lines as they were when the candidate was held: (line, text)
+    excerpt_file: str | None = None
+    excerpt: tuple[tuple[int, str], ...] = ()
+    held_by: str | None = None
+    seen: int = 1
+    text_hash: str = ""
+    memory_id: str | None = None
+
+
+@dataclass(frozen=True)
 class SecretAnalysis(AsData):
     file: str
     status: str
@@ -270,6 +301,7 @@ Analysis = (
     | SecretAnalysis
     | StaleAnalysis
     | HeldAnalysis
+    | QuarantineAnalysis
 )
 A = TypeVar(
     "A",
@@ -280,6 +312,7 @@ A = TypeVar(
     SecretAnalysis,
     StaleAnalysis,
     HeldAnalysis,
+    QuarantineAnalysis,
 )
 
 

@@ -49,8 +49,11 @@ from core.review.items import (
 )
 from core.review.promotion import promotion_outcome, promotion_texts
 from core.review.proposal import open_proposals, proposal_item
+from core.review.quarantine import RECORD_PREFIX, candidate_items, record_items
 from core.review.secret import options_for
 from core.store.decisions import deferrals
+from core.store.quarantine import PREFIX as QUARANTINE_PREFIX
+from core.store.quarantine import load_quarantined
 from core.store.requests import Request, get_request, load_requests, open_requests
 from core.store.secret_files import ITEM_PREFIX, Hit, record_hits, scan_file
 from core.store.store import Store
@@ -85,6 +88,8 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
             items += pending_items(store)
         if Kind.HELD in wanted:
             items += held_items(evidence, store)
+        if Kind.QUARANTINE in wanted:
+            items += candidate_items(evidence, store) + record_items(evidence, store)
     items.sort(key=lambda i: (i.opened_at, i.id))
     return items
 
@@ -126,7 +131,9 @@ def outline_queue(workspace: Workspace, *, texts: dict[str, str] | None = None) 
     ``texts``, when given, gets each item's search text (what
     :func:`core.review.view.search_text` makes of the built item; a conflict set's
     from the catalog: :func:`conflict_texts`)."""
-    items = build_queue(workspace, kinds=[*REQUEST_KINDS, Kind.CONSOLIDATION, Kind.HELD])
+    items = build_queue(
+        workspace, kinds=[*REQUEST_KINDS, Kind.CONSOLIDATION, Kind.HELD, Kind.QUARANTINE]
+    )
     if texts is not None:
         texts.update((i.id, view.search_text(i)) for i in items)
     for store in workspace.stores:
@@ -234,6 +241,10 @@ def open_ids(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> set
             ids.update(f"{ITEM_PREFIX}{hit.memory.id}" for hit in record_hits(store) if hit.memory)
         if Kind.HELD in wanted and store.config.scope == "private":
             ids.update(h.id for h in load_held(store)[0] if h.status == "open")
+        if Kind.QUARANTINE in wanted:
+            ids.update(h.id for h in load_quarantined(store, status="open"))
+            evidence = Evidence(store, workspace.stores)
+            ids.update(i.id for i in record_items(evidence, store))
     return ids
 
 
@@ -308,6 +319,10 @@ class _Finder:
             return secret_item(evidence, Hit(memory.path, findings, memory)) if findings else None
         if item_id.startswith(HELD_PREFIX):
             return next(iter(held_items(evidence, store, [item_id])), None)
+        if item_id.startswith(QUARANTINE_PREFIX):
+            return next(iter(candidate_items(evidence, store, [item_id])), None)
+        if item_id.startswith(RECORD_PREFIX):
+            return next(iter(record_items(evidence, store, [item_id])), None)
         return next(iter(pending_items(store, [item_id])), None)
 
 

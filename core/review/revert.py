@@ -22,6 +22,7 @@ from core.domain.record import memory_from_mapping
 from core.review.authority import check_may_decide_on
 from core.review.consequences import with_consequences
 from core.review.promotion import move_requests
+from core.review.quarantine import reopen_on_revert
 from core.store.decisions import (
     Decision,
     erase_record,
@@ -135,6 +136,7 @@ def revert_in(
                 store.transaction(actor=actor, message=f"revert {decision_id}")
             )
         restore_all(tx, decision.before, decision.after, decision_id, reason, revert_id)
+        reopen_on_revert(tx, decision)  # a quarantine item opens again
         if decision.request:
             request = get_request(store, decision.request)
             tx.write_file(request.path, _reopened(request).to_yaml())

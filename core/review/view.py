@@ -41,15 +41,14 @@ def search_text(item: Item) -> str:
     contents and values redacted (a search never matches a credential's characters).
     Redaction is remembered per text, so the same records searched again after a
     change cost a lookup."""
-    return joined_text(
-        item.id,
-        item.title,
-        item.subject,
-        (
-            (r.memory.id, redacted(r.memory.content), redacted(r.memory.value or ""))
-            for r in item.records
-        ),
-    )
+    records = [
+        (r.memory.id, redacted(r.memory.content), redacted(r.memory.value or ""))
+        for r in item.records
+    ]
+    text = getattr(item.analysis, "text", None)  # a held candidate is no record yet
+    if not records and isinstance(text, str) and text:
+        records.append((item.id, redacted(text), ""))
+    return joined_text(item.id, item.title, item.subject, records)
 
 
 def quick_text(item: Item) -> str:

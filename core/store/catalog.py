@@ -91,8 +91,8 @@ from core.store.snapshot import Problem
 CATALOG_FILE = "catalog.sqlite"
 #: 3: the active records' index (MEMORY.md); 4: the readable ids'; 5: the requests,
 #: the text search and the count of active rows; 6: the index's order (type as the
-#: index lists them, and the static rank by weight)
-SCHEMA_VERSION = 6
+#: index lists them, and the static rank by weight); 7: the steering hints
+SCHEMA_VERSION = 7
 
 #: the text search's tables: (table, the entries' columns it indexes). Trigrams, case
 #: folded, no positions (``detail=none``: a third of the size, a quarter of the build
@@ -165,9 +165,11 @@ CREATE TABLE entries (
     meta TEXT, content TEXT, text TEXT, evidence TEXT,
     reason TEXT, field TEXT, secret INTEGER NOT NULL DEFAULT 0,
     title TEXT, hook TEXT, value TEXT,
-    rank_conf REAL, rank_t1 REAL, rank_t2 REAL, rank REAL
+    rank_conf REAL, rank_t1 REAL, rank_t2 REAL, rank REAL,
+    steering INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX entries_secret ON entries (secret) WHERE secret = 1;
+CREATE INDEX entries_steering ON entries (steering) WHERE steering != 0;
 CREATE TABLE event_logs (rel TEXT PRIMARY KEY, mtime INTEGER, size INTEGER, ino INTEGER);
 CREATE TABLE events (
     rel TEXT NOT NULL, offset INTEGER NOT NULL, length INTEGER NOT NULL,
@@ -194,12 +196,12 @@ CREATE INDEX requests_status ON requests (status, memory_id, kind) WHERE reason 
 _COLUMNS = (
     "rel, mtime, size, ino, id, status, scope, subject, attribute, condition, type_order, "
     "supersedes, meta, content, text, evidence, reason, field, secret, title, hook, value, "
-    "rank_conf, rank_t1, rank_t2, rank"
+    "rank_conf, rank_t1, rank_t2, rank, steering"
 )
 # an upsert, not INSERT OR REPLACE: a replaced row would leave the search tables and
 # the active count behind (REPLACE's delete fires no trigger); an update keeps the rowid
 _INSERT = (
-    f"INSERT INTO entries ({_COLUMNS}) VALUES ({', '.join('?' * 26)}) ON CONFLICT (rel) DO UPDATE "
+    f"INSERT INTO entries ({_COLUMNS}) VALUES ({', '.join('?' * 27)}) ON CONFLICT (rel) DO UPDATE "
     "SET " + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS.split(", ")[1:])
 )
 _REQUEST_COLUMNS = "rel, mtime, size, ino, id, kind, memory_id, status, data, reason"
@@ -280,7 +282,29 @@ def scanner_fingerprint() -> str:
     for name in sorted(os.listdir(folder)):
         if name.endswith(".py"):
             digest.update(name.encode() + b"\0" + (folder / name).read_bytes())
+    digest.update(b"steering\0" + (folder.parent / "steering.py").read_bytes())
     return digest.hexdigest()[:16]
+
+
+#: what :func:`steering_hint` sets: the detector's content rules fired on a text of
+#: the record; it links somewhere; it is a preference (whose source must be the user's)
+STEERING_RULES, STEERING_LINK, STEERING_PREFERENCE = 1, 2, 4
+
+
+def steering_hint(memory: Memory) -> int:
+    """Which of the steering detector's questions a record raises, as bits: what the
+    queue and doctor assess in full (with the source's role and the config's known
+    hosts, core.review.quarantine), so that they read the few records that may be
+    flagged, not all of them. A superset of what the full assessment flags."""
+    from core.domain import steering
+
+    texts = [t for t in (memory.content, memory.title, memory.value) if t]
+    hint = STEERING_RULES if any(steering.detect(t) for t in texts) else 0
+    if any("://" in t for t in texts):
+        hint |= STEERING_LINK
+    if memory.type in steering.PREFERENCE_TYPES:
+        hint |= STEERING_PREFERENCE
+    return hint
 
 
 def _has_secret(text: str) -> int:
@@ -376,7 +400,7 @@ def _row(
     if secret is None:
         secret = _has_secret(text)
     if isinstance(item, Problem):
-        return (rel, *stamp, *(None,) * 12, item.reason, item.field, secret, *(None,) * 7)
+        return (rel, *stamp, *(None,) * 12, item.reason, item.field, secret, *(None,) * 7, 0)
     m = item
     parts = rank_parts(m)
     title, hook = shown_parts(m) if secret else (m.display_title, m.hook)
@@ -403,6 +427,7 @@ def _row(
         m.value,
         *parts,
         combined_rank(parts, taus),
+        steering_hint(m),
     )
 
 
@@ -569,13 +594,15 @@ class Catalog:
                 for rel, meta, content, text in rows:
                     secret = _has_secret(text or "")
                     parts: tuple[str | None, str | None] = (None, None)
+                    hint = 0
                     if meta is not None:
                         with contextlib.suppress(ValidationError, ValueError, TypeError):
                             m = memory_from_row(rel, meta, content)
                             parts = shown_parts(m) if secret else (m.display_title, m.hook)
+                            hint = steering_hint(m)
                     db.execute(
-                        "UPDATE entries SET secret=?, title=?, hook=? WHERE rel=?",
-                        (secret, *parts, rel),
+                        "UPDATE entries SET secret=?, title=?, hook=?, steering=? WHERE rel=?",
+                        (secret, *parts, hint, rel),
                     )
             if full:  # the triggers (a first build adds them now) and the count they keep
                 self._arm(db)
@@ -1410,6 +1437,19 @@ class Catalog:
             "content, value, secret FROM entries WHERE reason IS NULL AND status = ? ORDER BY rel",
             (status,),
         )
+
+    def steering_ids(self, statuses: tuple[str, ...] = ("active", "conflict")) -> list[str]:
+        """The ids of the readable records in ``statuses`` with a steering hint
+        (:func:`steering_hint`): the only ones the steering detector may flag."""
+        marks = ", ".join("?" * len(statuses))
+        return [
+            r
+            for (r,) in self._query(
+                f"SELECT id FROM entries WHERE steering != 0 AND reason IS NULL "
+                f"AND status IN ({marks}) ORDER BY rel",
+                statuses,
+            )
+        ]
 
     def secret_rels(self) -> list[str]:
         """The memory files (readable or not) whose text holds a credential."""

@@ -8,6 +8,7 @@ and what to do, never a traceback. No message quotes a value.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,9 @@ class Config:
     #: team store: each maintainer's SSH signing key, as git's allowed_signers lines
     #: (``alice@example.com ssh-ed25519 AAAA...``); empty: identity is self-declared
     signers: tuple[str, ...] = ()
+    #: hosts a memory may link to without being held for review (core.domain.steering:
+    #: ``example.com`` admits ``docs.example.com``); a link to any other host holds it
+    known_hosts: tuple[str, ...] = ()
     team_store: str | None = None  # private store: path of the team store it promotes to
     theta: float = 0.6  # write gate threshold (SPEC 5)
     w0: float = 1.0  # decay: initial weight (SPEC 7)
@@ -61,10 +65,42 @@ class Config:
         data["signers"] = list(self.signers)
         if not self.signers:
             del data["signers"]
+        data["known_hosts"] = list(self.known_hosts)
+        if not self.known_hosts:
+            del data["known_hosts"]
         extra = data.pop("extra")
         data.update(extra)
         head = "# memgov store configuration. Changes to a team store's config go through review.\n"
         return head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+MAX_KNOWN_HOSTS = 10_000
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*\.?$")
+
+
+def _hosts(raw: Any, path: Path) -> tuple[str, ...]:
+    """``known_hosts``: a list of host names (no scheme, no path), each checked."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or len(raw) > MAX_KNOWN_HOSTS:
+        raise ValidationError(
+            f"must be a list of host names, got {describe(raw)}",
+            path=path,
+            field="known_hosts",
+            hint="e.g. known_hosts: [github.com, docs.example.com]",
+        )
+    for number, host in enumerate(raw):
+        name = f"known_hosts[{number}]"
+        _clean_text(host, path=path, field=name, limit=253)
+        if not _HOST.match(host):
+            raise ValidationError(
+                "is not a host name",
+                path=path,
+                field=name,
+                hint="write the host alone, e.g. docs.example.com (no https://, no path)",
+            )
+    return tuple(h.lower().rstrip(".") for h in raw)
 
 
 _NUMBERS = {
@@ -276,6 +312,7 @@ def load_config_text(text: str, *, path: Path | str) -> Config:
                 hint="write 'PRINCIPAL ssh-ed25519 AAAA...': the principal, then the public key",
             )
     values["signers"] = tuple(signers)
+    values["known_hosts"] = _hosts(values.get("known_hosts"), path)
     for key, limit in (("owner", MAX_PERSON_CHARS), ("team_store", MAX_PATH_CHARS)):
         if values.get(key) is not None:
             _clean_text(values[key], path=path, field=key, limit=limit)

@@ -12,7 +12,7 @@ STATE_DIR = ".memgov"  # the old place of local state: ignored, and reported whe
 LOCAL_STATE = ".git/memgov"  # where local state lives: git never transfers what is in .git
 #: the folders besides memories/ whose files memgov writes (and where a killed writer may
 #: leave a temporary file; memories/ is walked by every load anyway)
-WRITTEN_FOLDERS = ("logs", "requests", "decisions", "held", "sync", "proposals")
+WRITTEN_FOLDERS = ("logs", "requests", "decisions", "held", "sync", "proposals", "quarantine")
 MAX_FILE_BYTES = 1024 * 1024  # a memory file larger than this is not read at all
 
 

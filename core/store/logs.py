@@ -32,6 +32,15 @@ from core.store.fsutil import UnsafePath, atomic_write_text, confined
 LOG_DIR = "logs"
 TASK_RE = re.compile(r"^##\s+task\s+(?P<task>\S+)\s*$")
 MESSAGE_RE = re.compile(r"^\s*-\s+\[(?P<index>\d+)\]\s")
+#: a message line as :func:`append_message` writes it: index, time, role, text
+_SAID_RE = re.compile(r"^\s*-\s+\[\d+\]\s+\d{1,2}:\d{2}\s+(?P<role>[A-Za-z][\w-]{0,31}):\s")
+
+
+def message_role(line: str) -> str | None:
+    """Who said a logged message (``user``, ``assistant``, ``tool``, ...), as its line
+    names it; None for a line that is not a message as memgov logs them."""
+    found = _SAID_RE.match(line)
+    return found["role"].lower() if found else None
 
 
 @dataclass(frozen=True)

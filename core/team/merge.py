@@ -52,6 +52,7 @@ from core.store.events import Event, is_event_log, new_event_id
 from core.store.index import INDEX_FILE
 from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
 from core.store.logs import LOG_DIR, lines_by_task, with_message_line
+from core.store.quarantine import QUARANTINE_DIR, quarantined_from
 from core.store.request_files import request_from_mapping
 
 UNDONE = "sync-undone"
@@ -210,6 +211,8 @@ def remote_problems(
                 decision_from(json.loads(text), path, Path(path).stem)
             elif path.startswith("requests/") and path.endswith(".yaml"):
                 request_from_mapping(yaml.safe_load(text), path=path, stem=Path(path).stem)
+            elif path.startswith(f"{QUARANTINE_DIR}/") and path.endswith(".json"):
+                quarantined_from(json.loads(text), path)
         except ValidationError as exc:
             problems.append(str(exc))
         except (ValueError, yaml.YAMLError, RecursionError, TypeError) as exc:

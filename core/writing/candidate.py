@@ -10,6 +10,7 @@ is never echoed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -140,3 +141,39 @@ def candidates_from_data(data: Any) -> list[Candidate]:
                 hint=exc.hint,
             ) from None
     return found
+
+
+def candidate_to_dict(candidate: Candidate) -> dict[str, Any]:
+    """A candidate as :func:`candidate_from_dict` reads it (a held candidate's file keeps
+    it so), with the importer's ``origin`` beside it."""
+    data: dict[str, Any] = {
+        "content": candidate.content,
+        "type": candidate.type,
+        "scope": candidate.scope,
+        "subject": candidate.subject,
+        "attribute": candidate.attribute,
+        "condition": candidate.condition,
+        "value": candidate.value,
+        "title": candidate.title,
+        "source": candidate.source.to_dict() if candidate.source else None,
+        "s1": candidate.s1,
+        "s2": candidate.s2,
+        "confidence": candidate.confidence,
+        "expires_at": candidate.expires_at.isoformat() if candidate.expires_at else None,
+        "environment": dict(candidate.environment) if candidate.environment else None,
+    }
+    if candidate.origin:
+        data["origin"] = dict(candidate.origin)
+    return data
+
+
+def held_candidate(data: Any) -> Candidate:
+    """A candidate read back from a held file: validated as an agent's, and its
+    ``origin`` (where an importer found it) kept when it is a mapping of text."""
+    candidate = candidate_from_dict(data)
+    origin = data.get("origin") if isinstance(data, Mapping) else None
+    if isinstance(origin, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str) and len(v) <= 4096 for k, v in origin.items()
+    ):
+        candidate = dataclasses.replace(candidate, origin=dict(origin))
+    return candidate

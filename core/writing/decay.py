@@ -22,6 +22,7 @@ from core.domain.record import TRUST, Memory
 from core.store.config import Config
 from core.store.store import Store
 from core.store.workspace import Workspace
+from core.writing import quarantine
 
 DAY = 86_400.0
 
@@ -190,12 +191,17 @@ def recall(
     actor: str,
     limit: int = 10,
     record_usage: bool = True,
+    withheld: list[str] | None = None,
 ) -> list[Recalled]:
     """Active records of the query key, ranked by weight; their use is recorded.
 
     A use is a write (events, front matter, a commit). In a team store it is
     recorded only for its maintainers: anyone else's recall there reads only
     (:func:`records_usage` says which).
+
+    A record the steering detector flags, that no person kept as it is, is never
+    recalled while its review item is open (core.writing.quarantine): its id goes to
+    ``withheld`` instead, and the next record takes its place.
     """
     record_usage = record_usage and records_usage(store, actor)
     now = store.now()
@@ -204,7 +210,16 @@ def recall(
         for m in store.memories.with_subject(subject_prefix or "")
         if m.status == "active" and matches(m, subject_prefix, attribute)
     ]
-    ranked = rank(found, now, store.config)[:limit]
+    hinted = set(store.memories.catalog.steering_ids(("active",))) if found else set()
+    ranked = []
+    for result in rank(found, now, store.config):
+        if len(ranked) >= limit:
+            break
+        if result.memory.id in hinted and quarantine.flagged_records(store, [result.memory.id]):
+            if withheld is not None:
+                withheld.append(result.memory.id)
+            continue
+        ranked.append(result)
     if ranked and record_usage:
         query = f"{subject_prefix or '*'}#{attribute or '*'}"
         record_uses(store, [Use(query, tuple((r.memory.id, r.weight) for r in ranked))], actor)

@@ -35,6 +35,7 @@ from core.domain.record import Memory, Source
 from core.domain.values import noisy_or, same_value, with_source
 from core.store import logs
 from core.store.store import Store, new_memory_id
+from core.writing import quarantine
 from core.writing.candidate import Candidate, candidate_from_dict
 
 if TYPE_CHECKING:
@@ -56,7 +57,8 @@ __all__ = [
 class Outcome(AsData):
     """What happened to one candidate. ``kind`` is one of the five outcomes."""
 
-    #: written | merged | conflict | refused | empty
+    #: written | merged | conflict | refused | empty | quarantined (held for review:
+    #: not written; ``item`` names the review item, :mod:`core.writing.quarantine`)
     kind: str = field(metadata=shown_as(key="outcome"))
     memory_ids: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
@@ -85,6 +87,9 @@ class _Checked:
     kind: str
     reasons: tuple[str, ...] = ()
     result: gate.GateResult | None = None
+    #: the steering detector's flags (kind place only), and the excerpt they came with
+    assessment: quarantine.Assessment | None = None
+    excerpt: logs.Excerpt | None = None
 
     @property
     def message(self) -> str:
@@ -119,13 +124,18 @@ def remember_many(store: Store, candidates: Sequence[Candidate], *, actor: str) 
         return [_run(tx, c) for c in checked]
 
 
-def remember_in_transaction(tx: Transaction, candidate: Candidate) -> Outcome:
+def remember_in_transaction(
+    tx: Transaction, candidate: Candidate, *, released: str | None = None
+) -> Outcome:
     """:func:`remember` inside an open transaction of the candidate's store (an import
-    that writes many into one commit); the transaction's commit records it."""
-    return _run(tx, _check(tx.store, candidate))
+    that writes many into one commit); the transaction's commit records it.
+
+    ``released``: the held item (core.review.quarantine) a person released this
+    candidate from: the steering detector is not asked again, the rest of the gate is."""
+    return _run(tx, _check(tx.store, candidate, released=released is not None))
 
 
-def _check(store: Store, candidate: Candidate) -> _Checked:
+def _check(store: Store, candidate: Candidate, *, released: bool = False) -> _Checked:
     """The pipeline's steps 1 to 3: what needs no record of the store."""
     if not candidate.content.strip():
         return _Checked(candidate, "empty")
@@ -156,7 +166,8 @@ def _check(store: Store, candidate: Candidate) -> _Checked:
     )
     if not result.passed:
         return _Checked(candidate, "refused", tuple(result.reasons()), result)
-    return _Checked(candidate, "place", result=result)
+    assessment = None if released else quarantine.assess_candidate(store, candidate, excerpt)
+    return _Checked(candidate, "place", result=result, assessment=assessment, excerpt=excerpt)
 
 
 def _run(tx: Transaction, checked: _Checked) -> Outcome:
@@ -171,6 +182,35 @@ def _run(tx: Transaction, checked: _Checked) -> Outcome:
         return _refused(tx, candidate, checked.reasons, checked.result)
     source = candidate.source
     assert source is not None and checked.result is not None
+    if checked.assessment is not None:
+        held = quarantine.hold(tx, candidate, checked.assessment, checked.excerpt)
+        if held.kind == "held" and held.item is not None:
+            return Outcome(
+                "quarantined",
+                reasons=quarantine.reasons(held.item),
+                item=held.item.id,
+                gate=checked.result,
+            )
+        if held.kind == "discarded" and held.item is not None:
+            why = quarantine.discarded_reason(held.item)
+            tx.event(
+                "refuse",
+                reason="discarded from quarantine before",
+                request=held.item.id,
+                details={
+                    "key": {
+                        "scope": candidate.scope,
+                        "subject": _withheld(candidate.subject),
+                        "attribute": _withheld(candidate.attribute),
+                        "condition": _withheld(candidate.condition),
+                    },
+                    "criteria": [],
+                    "excluded": False,
+                    "secret_rules": [],
+                    "quarantine": held.item.id,
+                },
+            )
+            return Outcome("refused", reasons=(why,), item=held.item.id, gate=checked.result)
     return _place(tx, candidate, source, checked.result)
 
 

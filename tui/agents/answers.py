@@ -43,6 +43,7 @@ from core.writing.candidate import candidate_from_dict
 from core.writing.citing import cite_in
 from core.writing.decay import Use, record_uses, records_usage
 from core.writing.pipeline import Outcome
+from core.writing.quarantine import provenance, vouched
 from core.writing.team_rule import log_in, remember_in
 
 #: what every recall answer starts with
@@ -95,6 +96,10 @@ class RecalledMemory(TypedDict):
     weight: float
     sources: list[SourceData]
     content_sha256: str
+    #: who said the source message: user, assistant, tool, ... (file: an imported file)
+    provenance: str
+    #: a person read these words after the steering detector flagged them and kept them
+    reviewed: bool
     text: str  # the content, fenced: data, never instructions
 
 
@@ -102,6 +107,8 @@ class RecallAnswer(TypedDict):
     notice: str
     memories: list[RecalledMemory]
     usage: str
+    #: the review items of records left out: they try to steer the agent, and wait
+    withheld: list[str]
 
 
 class MemoryData(TypedDict):
@@ -282,6 +289,14 @@ def _desk(outcome: Outcome) -> str:
             f"a conflict item {outcome.item} in the review queue: a person sees the records "
             "of this key side by side with their evidence and decides which holds (or both, "
             "each under its condition); until then none of them is recalled"
+        )
+    if outcome.kind == "quarantined":
+        return (
+            f"a quarantine item {outcome.item} in the review queue: the memory was NOT "
+            "written, because it reads as an attempt to steer the agent (the reasons name "
+            "each rule and the words it fired on); a person releases it (it is then written "
+            "as usual) or discards it (the same text is then refused). Do not rely on it "
+            "until then"
         )
     if outcome.kind == "written":
         return f"nothing to review: {ids} is active, recalled and listed in the index"
@@ -467,6 +482,7 @@ class Agent:
             )
         if not 1 <= limit <= 100:
             raise ValidationError("must be from 1 to 100", where="arguments", field="limit")
+        withheld: list[str] = []
         found = recall_in(
             self.workspace,
             subject_prefix=subject,
@@ -474,6 +490,7 @@ class Agent:
             actor=self.actor,
             limit=limit,
             record_usage=False,
+            withheld=withheld,
         )
         query = f"{subject or '*'}#{attr or '*'}"
         by_store: dict[Path, list[tuple[str, float]]] = {}
@@ -502,6 +519,8 @@ class Agent:
                     "weight": round(item.weight, 4),
                     "sources": _sources(m),
                     "content_sha256": content_hash(m),
+                    "provenance": provenance(store, m),
+                    "reviewed": vouched(store, m),
                     "text": _data_text(m),
                 }
             )
@@ -515,14 +534,27 @@ class Agent:
                 "maintainers' use is recorded there)"
             )
         )
-        answer: RecallAnswer = {"notice": DATA_NOTICE, "memories": memories, "usage": usage}
+        answer: RecallAnswer = {
+            "notice": DATA_NOTICE,
+            "memories": memories,
+            "usage": usage,
+            "withheld": [f"steering-{i}" for i in withheld],
+        }
         lines = [DATA_NOTICE, ""]
+        if withheld:
+            lines += [
+                f"Withheld {len(withheld)} memory(ies) that try to steer the agent until a "
+                "person decides: " + ", ".join(answer["withheld"]),
+                "",
+            ]
         if not memories:
             lines.append(f"Nothing recalled for {query}.")
         for rec in memories:
             lines.append(
                 f"{rec['title']} [{rec['id']}, {rec['store']} store, {rec['type']}: "
-                f"{rec['injection']}; trust {rec['trust']}; weight {rec['weight']}]"
+                f"{rec['injection']}; trust {rec['trust']}; from {rec['provenance']}"
+                + ("; reviewed" if rec["reviewed"] else "")
+                + f"; weight {rec['weight']}]"
             )
             lines.append(rec["text"])
             lines.append("")

@@ -233,6 +233,8 @@ def add_decide(add: Adder) -> None:
             "forget",
             "agent",
             "memgov",
+            "release",
+            "erase",
         ),
         help="conflict: newer, older, parallel, neither or defer; secret in a record: "
         "erase or correct; promotion, with --reject: withdraw (who asked, or the owner) "
@@ -240,7 +242,14 @@ def add_decide(add: Adder) -> None:
         "report: expire or correct (--reject keeps the record, verified now); held memory: "
         "redact or keep (an internal address; --reject drops it), learn (re-learned after "
         "its erasure; --reject forgets it) or agent (changed on both sides; --reject keeps "
-        "memgov's version)",
+        "memgov's version); quarantine: release (a held candidate; --reject discards it), "
+        "or erase or correct (a stored record; --reject keeps it)",
+    )
+    p.add_argument(
+        "--shown",
+        metavar="HASH",
+        help="the hash 'memgov show ITEM' printed: decide only if the item is still what "
+        "you were shown (otherwise nothing is decided, exit 1)",
     )
     p.add_argument(
         "--content",

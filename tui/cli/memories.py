@@ -81,6 +81,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
     subject, _, attribute = args.query.partition("#")
     attribute = args.attribute or attribute or None
+    withheld: list[str] = []
     results = recall_in(
         workspace(args),
         subject_prefix=subject or None,
@@ -89,7 +90,14 @@ def cmd_recall(args: argparse.Namespace) -> int:
         limit=args.limit,
         record_usage=not args.no_usage,
         on_unrecorded=say_unrecorded,
+        withheld=withheld,
     )
+    if withheld:
+        print(
+            f"memgov: withheld {len(withheld)} memory(ies) that try to steer the agent, "
+            "until a person decides: " + ", ".join(f"steering-{i}" for i in withheld),
+            file=sys.stderr,
+        )
     emit(
         args,
         lambda: [r.to_dict() for r in results],

@@ -19,7 +19,13 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from core import __version__
-from core.domain.errors import AlreadyDecided, AuthorizationError, MemgovError, SecretBlocked
+from core.domain.errors import (
+    AlreadyDecided,
+    AuthorizationError,
+    ItemChanged,
+    MemgovError,
+    SecretBlocked,
+)
 from tui.cli.arguments import COMMANDS
 from tui.cli.common import EXIT_ERROR, EXIT_FOUND, Command
 
@@ -176,7 +182,7 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(command(args.target)(args))
-    except (AlreadyDecided, AuthorizationError, SecretBlocked) as exc:
+    except (AlreadyDecided, AuthorizationError, ItemChanged, SecretBlocked) as exc:
         # a refusal, not an error: someone decided first, the actor may not do this, a
         # secret blocks it. The input was understood; the answer is no (exit 1)
         print(f"memgov: {exc}", file=sys.stderr)

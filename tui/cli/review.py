@@ -18,7 +18,7 @@ from tui.cli.common import EXIT_OK, Command, actor_from, emit, read_input, works
 
 if TYPE_CHECKING:
     from core.domain.record import Source
-    from core.review.items import HeldAnalysis, Item
+    from core.review.items import HeldAnalysis, Item, QuarantineAnalysis
     from core.store.decisions import Decision
 
 
@@ -60,8 +60,43 @@ def render_held(analysis: HeldAnalysis) -> list[str]:
     return lines
 
 
+def render_quarantine(analysis: QuarantineAnalysis) -> list[str]:
+    """A quarantine item's flags, its text with invisible characters named, its source
+    and the raw log lines, and what may be done."""
+    from core.domain.shown import visible
+
+    origin = "held candidate, not written" if analysis.origin == "candidate" else "stored record"
+    lines = [f"  {origin}: {analysis.type} {analysis.key.subject} #{analysis.key.attribute}"]
+    lines.append(f"  source message from: {analysis.role or 'unknown (a file, or not found)'}")
+    if analysis.origin == "candidate":
+        lines.append(f"  sent by {analysis.held_by}, {counted(analysis.seen, 'time')}")
+    for flag in analysis.flags:
+        where = f" on “{visible(flag.shown)}”" if flag.shown else ""
+        lines.append(f"  flag: {flag.rule} ({flag.family}){where}: {flag.why}")
+    if analysis.origin == "candidate":
+        lines.append("  text:")
+        lines += ["      " + line for line in visible(analysis.text).splitlines()]
+        if analysis.source is not None:
+            lines.append(f"  source: {source_pointer(analysis.source)}")
+        lines += [f"    {analysis.excerpt_file}:{n}: {visible(t)}" for n, t in analysis.excerpt]
+    lines += [f"  {option}: {meaning}" for option, meaning in analysis.meanings.items()]
+    lines.append(
+        "  decide: memgov decide ITEM --approve (release) | --reject (discard)"
+        if analysis.origin == "candidate"
+        else "  decide: memgov decide ITEM --approve --option erase | --approve --option "
+        "correct --content FILE | --reject (keep it)"
+    )
+    return lines
+
+
 def render_item(item: Item) -> str:
-    from core.review.items import BatchAnalysis, ConflictAnalysis, HeldAnalysis, StaleAnalysis
+    from core.review.items import (
+        BatchAnalysis,
+        ConflictAnalysis,
+        HeldAnalysis,
+        QuarantineAnalysis,
+        StaleAnalysis,
+    )
 
     lines = [
         f"{item.kind} {item.id}: {item.title}",
@@ -103,6 +138,8 @@ def render_item(item: Item) -> str:
         )
     if isinstance(analysis, HeldAnalysis):
         lines += render_held(analysis)
+    if isinstance(analysis, QuarantineAnalysis):
+        lines += render_quarantine(analysis)
     if isinstance(analysis, ConflictAnalysis) and analysis.favoured:
         lines.append(f"  sources favour {analysis.favoured}: {', '.join(analysis.why)}")
     for title, records in (("records", item.records), ("team records", item.team_records)):
@@ -144,9 +181,19 @@ def source_pointer(source: Source) -> str:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from core.review.queue import get_item
+    from core.review.seen import shown_hash
 
     item = get_item(workspace(args), args.item)
-    emit(args, to_data(item), lambda: render_item(item))
+    digest = shown_hash(item)
+    emit(
+        args,
+        {**to_data(item), "shown": digest},
+        lambda: (
+            render_item(item)
+            + f"\n  shown: {digest}\n  (memgov decide {item.id} --shown {digest[:16]} ... decides "
+            "it only if it is still this)"
+        ),
+    )
     return EXIT_OK
 
 
@@ -182,6 +229,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
         conditions=parse_conditions(args.condition),
         files=args.file or None,
         content=read_input(args.content) if args.content else None,
+        shown=args.shown,
     )
     if not isinstance(outcome, Decision):
         shown = outcome

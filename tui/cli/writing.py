@@ -63,12 +63,15 @@ def cmd_remember(args: argparse.Namespace) -> int:
     )
     kinds = {o.kind for o in outcomes}
     # the most serious outcome of the list decides: a conflict, then a refusal
-    worst = "conflict" if "conflict" in kinds else "refused" if "refused" in kinds else "written"
+    worst = next((k for k in ("conflict", "quarantined", "refused") if k in kinds), "written")
     return _remember_exit(worst)
 
 
 def _remember_exit(kind: str) -> int:
-    return {"refused": EXIT_FOUND, "conflict": EXIT_CONFLICT}.get(kind, EXIT_OK)
+    # a conflict and a held candidate both wait for a person (3); a refusal is a no (1)
+    return {"refused": EXIT_FOUND, "conflict": EXIT_CONFLICT, "quarantined": EXIT_CONFLICT}.get(
+        kind, EXIT_OK
+    )
 
 
 def cmd_scan(args: argparse.Namespace) -> int:

@@ -32,6 +32,7 @@ from core.review.actions import Action, actions_for
 from core.review.decide import decide, preview
 from core.review.items import Item
 from core.review.preview import Preview
+from core.review.seen import changes_between, shown_hash
 from core.store.decisions import Decision
 from core.store.workspace import Workspace
 from tui.messages import ItemsChanged, NextItem, QueueLoaded, StoresChanged
@@ -97,6 +98,8 @@ class ItemScreen(DeskScreen):
         super().__init__()
         self.item = item
         self._actions: tuple[Action, ...] | None = None
+        #: what changed in the item since it was first shown (core.review.seen)
+        self.changed_note: str | None = None
 
     @property
     def actions(self) -> tuple[Action, ...]:
@@ -191,6 +194,10 @@ class ItemScreen(DeskScreen):
             self.dismiss(None)
             return
         if item != self.item:
+            changes = changes_between(self.item, item)
+            self.changed_note = (
+                "changed while you looked: " + "; ".join(changes[:4]) if changes else None
+            )
             self.item = item
             self._actions = None
             self.refresh_view()
@@ -211,8 +218,13 @@ class ItemScreen(DeskScreen):
         """Ask the core what the decision will change (a dry run, in a worker), show
         that in the dialog with the reason, then decide this item in a worker. The
         desk writes no change list of its own: what the dialog lists is the core's
-        preview. A decision the core would refuse is a notification, no dialog."""
+        preview. A decision the core would refuse is a notification, no dialog.
+
+        Both are bound to the item as it is on screen (core.review.seen): if it
+        changed since, the core refuses, and the view shows it again with what
+        changed."""
         item_id = self.item.id
+        options = {**options, "shown": shown_hash(self.item), "was": self.item}
 
         def shown(outcome: Preview) -> None:
             changes = tuple(line.strip() for line in outcome.lines(besides=False)[1:])
@@ -262,6 +274,8 @@ class ItemScreen(DeskScreen):
         )
         if not may:
             head.append(f" · {policy.shown(self.actor)} may not decide it", style="yellow")
+        if self.changed_note:
+            head.append(f"\n{self.changed_note}", style="bold magenta")
         head.append("\n")
         head.append_text(self.may_text())
         return head

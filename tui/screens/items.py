@@ -25,6 +25,7 @@ from tui.screens.dialogs import ConditionsDialog, Proposal
 from tui.screens.held import HeldScreen
 from tui.screens.item import ItemScreen
 from tui.screens.promotion import PromotionScreen
+from tui.screens.quarantine import QuarantineScreen
 from tui.screens.secret import SecretScreen
 from tui.screens.stale import StaleScreen
 
@@ -302,4 +303,6 @@ def screen_for(item: Item) -> ItemScreen:
         return StaleScreen(item)
     if item.kind == "held":  # what an import or a sync left for a person
         return HeldScreen(item)
+    if item.kind == "quarantine":  # what tries to steer the agent
+        return QuarantineScreen(item)
     return BatchScreen(item)

@@ -58,7 +58,7 @@ from core.domain.errors import MemgovError
 from core.domain.policy import shown
 from core.domain.words import counted
 from core.review import view
-from core.review.items import KINDS, ConflictAnalysis, Item, Kind
+from core.review.items import KINDS, ConflictAnalysis, Item, Kind, QuarantineAnalysis
 from core.review.queue import (
     build_queue,
     conflict_texts,
@@ -90,6 +90,7 @@ KIND_TABS = (
     ("secret", "Secrets"),
     ("stale", "Stale"),
     ("held", "Held"),
+    ("quarantine", "Quarantine"),
 )
 SCOPES = ("all", "private", "team")
 #: the most rows the table holds; the items shown beyond are reached by moving
@@ -161,6 +162,18 @@ def preview(item: Item) -> RenderableType:
                 style="bold red" if rules else "green",
             )
         )
+    if isinstance(item.analysis, QuarantineAnalysis):
+        found = item.analysis
+        parts.append(
+            Text(
+                "tries to steer the agent: "
+                + ", ".join(dict.fromkeys(f.rule for f in found.flags)),
+                style="bold red",
+            )
+        )
+        if found.origin == "candidate":
+            parts.append(Text("\nnot written: held for you to release or discard", style="yellow"))
+            parts.append(Text(safe(found.text[:600])))
     for rec in item.records:
         parts.append(Text(""))
         parts.append(memory_header(rec.memory))

@@ -24,6 +24,8 @@ from textual.widgets import Button, Label, Static
 from core.review.decide import Choice, decide_many, preview_many
 from core.review.items import Item, Kind
 from core.review.preview import Preview
+from core.review.queue import is_outline
+from core.review.seen import shown_hash
 from tui.screens.desk import DeskScreen
 from tui.screens.dialogs import Proposal, ReasonDialog
 
@@ -139,6 +141,9 @@ def decide_selection(screen: DeskScreen, items: Sequence[Item]) -> None:
     list decided in a worker. A list the core would refuse is a notification."""
     desk = screen.desk
     ids = [i.id for i in items]
+    # each item bound to what the queue showed of it (a conflict set in outline shows
+    # no record yet: the preview lists what the decision changes)
+    shown = {i.id: None if is_outline(i) else shown_hash(i) for i in items}
 
     def chosen(outcome: Outcome | None) -> None:
         if outcome is None:
@@ -146,7 +151,7 @@ def decide_selection(screen: DeskScreen, items: Sequence[Item]) -> None:
         choice = Choice(approve=outcome.approve, option=outcome.option)
         label = f"{outcome.label} ({_count(len(ids), 'item')})"
 
-        def shown(preview: Preview) -> None:
+        def previewed(preview: Preview) -> None:
             proposal = Proposal(
                 title=label,
                 changes=tuple(line.strip() for line in preview.lines(besides=False)[1:]),
@@ -162,7 +167,9 @@ def decide_selection(screen: DeskScreen, items: Sequence[Item]) -> None:
                 desk.apply(
                     label,
                     lambda: decide_many(
-                        desk.workspace, [(i, given) for i in ids], actor=desk.actor
+                        desk.workspace,
+                        [(i, replace(given, shown=shown[i])) for i in ids],
+                        actor=desk.actor,
                     ),
                 )
 
@@ -171,10 +178,10 @@ def decide_selection(screen: DeskScreen, items: Sequence[Item]) -> None:
         screen.in_worker(
             lambda: preview_many(
                 desk.workspace,
-                [(i, replace(choice, reason=outcome.reason)) for i in ids],
+                [(i, replace(choice, reason=outcome.reason, shown=shown[i])) for i in ids],
                 actor=desk.actor,
             ),
-            shown,
+            previewed,
             failure=f"Cannot {label}",
             group="preview",
         )

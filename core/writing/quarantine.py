@@ -1,0 +1,243 @@
+"""The write gate's last step: a candidate that tries to steer the agent is held.
+
+:func:`assess_candidate` runs the detector (:func:`core.domain.steering.assess`) on
+what a write would keep and later inject (the content, the title, the value and the
+quoted evidence), with the type, the role of the source message (from its daily
+log line) and the hosts the store's config knows. :func:`hold` is what the pipeline
+does with the candidate, under the store lock, given those flags and the held
+file of the same text (:mod:`core.store.quarantine`):
+
+==========================  ==============================================
+the same text was           the candidate
+==========================  ==============================================
+never held, no flag         goes on to the key (written, merged, conflict)
+never held, flagged         is held: ``quarantine/<id>.json``, a review item
+held, still open            joins that item (counted again), not written
+discarded by a person       is refused, naming who discarded it and when
+released by a person        goes on to the key: a person vouched for it
+==========================  ==============================================
+
+Nothing of the held text reaches the event log: the ``quarantine`` event keeps the
+key, the rules and the text's hash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.domain import steering
+from core.domain.record import Memory, Source
+from core.store.logs import Excerpt, message_role, resolve
+from core.store.quarantine import (
+    Quarantined,
+    held_for,
+    item_id,
+    text_hash,
+    write_quarantined,
+)
+from core.store.store import Store
+from core.store.transaction import Transaction
+from core.writing.candidate import Candidate, candidate_to_dict
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """The detector's flags on a candidate, and the role they were weighed with."""
+
+    flags: tuple[steering.Flag, ...]
+    role: str | None
+
+
+def source_role(source: Source | None, excerpt: Excerpt | None) -> str | None:
+    """The role of the message a source points at, read from its log line (a file's
+    source, an imported memory's, has none)."""
+    if source is None or source.file is not None or excerpt is None:
+        return None
+    for number, text in excerpt.lines:
+        if number == excerpt.line:
+            return message_role(text)
+    return None
+
+
+def assess_candidate(store: Store, candidate: Candidate, excerpt: Excerpt | None) -> Assessment:
+    """Every flag on the candidate. Spans index the content; a flag found in the title,
+    the value or the evidence names that field in its shown text and spans nothing."""
+    role = source_role(candidate.source, excerpt)
+    hosts = store.config.known_hosts
+    flags = list(
+        steering.assess(candidate.content, memory_type=candidate.type, role=role, known_hosts=hosts)
+    )
+    seen = {f.rule for f in flags}
+    extra = (
+        ("title", candidate.title),
+        ("value", candidate.value),
+        ("evidence", candidate.source.evidence if candidate.source else None),
+    )
+    for name, text in extra:
+        if not text:
+            continue
+        for flag in steering.assess(text, memory_type=None, role=role, known_hosts=hosts):
+            if flag.rule in seen:
+                continue
+            seen.add(flag.rule)
+            flags.append(
+                steering.Flag(flag.rule, flag.family, 0, 0, f"{name}: {flag.shown}", flag.why)
+            )
+    return Assessment(tuple(flags), role)
+
+
+def record_assessment(store: Store, memory: Memory) -> Assessment:
+    """The detector's flags on a stored record, weighed with the role of its first
+    source's message (its content's spans; the title's and the value's name the field)."""
+    role = None
+    source = memory.source
+    if source is not None and source.file is None:
+        excerpt = resolve(store.root, source, context=0)
+        role = source_role(source, excerpt)
+    hosts = store.config.known_hosts
+    flags = list(
+        steering.assess(memory.content, memory_type=memory.type, role=role, known_hosts=hosts)
+    )
+    seen = {f.rule for f in flags}
+    for name, text in (("title", memory.title), ("value", memory.value)):
+        if not text:
+            continue
+        for flag in steering.assess(text, memory_type=None, role=role, known_hosts=hosts):
+            if flag.rule not in seen:
+                seen.add(flag.rule)
+                flags.append(
+                    steering.Flag(flag.rule, flag.family, 0, 0, f"{name}: {flag.shown}", flag.why)
+                )
+    return Assessment(tuple(flags), role)
+
+
+def provenance(store: Store, memory: Memory) -> str:
+    """Where a record's first source came from: the role of its logged message
+    (``user``, ``assistant``, ``tool``, ...), ``file`` for an imported file, or
+    ``unknown`` when the pointer does not resolve."""
+    source = memory.source
+    if source is None:
+        return "unknown"
+    if source.file is not None:
+        return "file"
+    return source_role(source, resolve(store.root, source, context=0)) or "unknown"
+
+
+def vouched(store: Store, memory: Memory) -> bool:
+    """Whether a person kept these words (a released mark of their hash)."""
+    mark = held_for(store, text_hash(memory.content))
+    return mark is not None and mark.status == "released"
+
+
+def flagged_records(
+    store: Store, memory_ids: list[str] | None = None
+) -> list[tuple[Memory, Assessment]]:
+    """The active and conflicting records the detector flags and no person kept as they
+    are: only those the catalog's steering hint names are read (``memory_ids``: only
+    these)."""
+    ids = store.memories.catalog.steering_ids() if memory_ids is None else memory_ids
+    found = []
+    for memory_id in ids:
+        memory = store.memories.get(memory_id)
+        if memory is None or memory.status not in ("active", "conflict"):
+            continue
+        assessment = record_assessment(store, memory)
+        if assessment.flags and not vouched(store, memory):
+            found.append((memory, assessment))
+    return found
+
+
+@dataclass(frozen=True)
+class Held:
+    """What :func:`hold` did: ``kind`` is ``held`` (a new item or one seen again),
+    ``discarded`` (the same text was discarded: refuse it) or ``pass`` (write it)."""
+
+    kind: str
+    item: Quarantined | None = None
+
+
+def hold(
+    tx: Transaction,
+    candidate: Candidate,
+    assessment: Assessment,
+    excerpt: Excerpt | None,
+) -> Held:
+    """Hold a flagged candidate, or recognise its text from an earlier item."""
+    digest = text_hash(candidate.content)
+    earlier = held_for(tx.store, digest)
+    at = tx.now.isoformat(timespec="seconds")
+    if earlier is not None and earlier.status == "released":
+        return Held("pass", earlier)
+    if earlier is not None and earlier.status == "discarded":
+        return Held("discarded", earlier)
+    if earlier is not None:
+        again = earlier.seen_again(at)
+        write_quarantined(tx, again)
+        tx.event(
+            "quarantine-seen",
+            reason="the same text was sent again while it is held for review",
+            request=again.id,
+            details=_details(candidate, again),
+        )
+        return Held("held", again)
+    if not assessment.flags:
+        return Held("pass")
+    held = Quarantined(
+        id=item_id(digest),
+        text_hash=digest,
+        status="open",
+        held_at=at,
+        held_by=tx.actor,
+        key=candidate.key,
+        type=candidate.type,
+        flags=assessment.flags,
+        role=assessment.role,
+        excerpt_file=excerpt.file if excerpt is not None else None,
+        excerpt=excerpt.lines if excerpt is not None else (),
+        candidate=candidate_to_dict(candidate),
+    )
+    write_quarantined(tx, held)
+    tx.event(
+        "quarantine",
+        reason="it tries to steer the agent: held for a person to release or discard",
+        request=held.id,
+        details=_details(candidate, held),
+    )
+    return Held("held", held)
+
+
+def _details(candidate: Candidate, held: Quarantined) -> dict[str, object]:
+    return {
+        "key": {
+            "scope": candidate.scope,
+            "subject": candidate.subject,
+            "attribute": candidate.attribute,
+            "condition": candidate.condition,
+        },
+        "rules": sorted({f.rule for f in held.flags}),
+        "text_hash": held.text_hash,
+        "seen": held.seen,
+    }
+
+
+def reasons(held: Quarantined) -> tuple[str, ...]:
+    """The receipt's lines: why it is held, each rule with what it fired on."""
+    lines = [
+        f"held for review as {held.id}: not written; a person releases or discards it "
+        "(memgov show " + held.id + ")"
+    ]
+    for flag in held.flags:
+        where = f" at “{flag.shown}”" if flag.shown else ""
+        lines.append(f"{flag.rule} ({flag.family}){where}: {flag.why}")
+    if held.seen > 1:
+        lines.append(f"sent {held.seen} times; it is one review item")
+    return tuple(lines)
+
+
+def discarded_reason(held: Quarantined) -> str:
+    who = held.decided_by or "a person"
+    when = f" on {held.decided_at[:10]}" if held.decided_at else ""
+    return (
+        f"discarded: the same text was held for review and discarded by {who}{when} "
+        f"(decision {held.decision}); it is not held again"
+    )

@@ -89,7 +89,7 @@ def test_the_english_demo_builds_the_same_queue(demo: Path, english: Path) -> No
 
     assert [kind for kind, *_ in en] == [
         "conflict", "secret", "conflict", "promotion", "promotion", "deletion", "stale",
-        "consolidation", "held",
+        "quarantine", "consolidation", "held",
     ]  # fmt: skip
     assert en == zh
     assert record_shape(english) == record_shape(demo)

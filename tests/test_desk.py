@@ -78,6 +78,7 @@ async def test_queue_lists_every_kind_oldest_first_and_filters(demo: Path) -> No
             "deletion",
             "held",
             "promotion",
+            "quarantine",
             "secret",
             "stale",
         ]

@@ -32,7 +32,9 @@ POISON = (
 )
 
 
-def said(store: Store, clock: FakeClock, text: str, *, role: str = "tool", index: int = 1) -> Source:
+def said(
+    store: Store, clock: FakeClock, text: str, *, role: str = "tool", index: int = 1
+) -> Source:
     rel, _ = store.log_message(task="t-web", index=index, role=role, text=text, actor=AGENT)
     return Source(task="t-web", message_index=index, evidence=text, log=rel)
 
@@ -93,9 +95,7 @@ def test_a_steering_candidate_is_held_not_written(store: Store, clock: FakeClock
 
 def test_a_benign_candidate_is_written(store: Store, clock: FakeClock) -> None:
     text = "Always use pnpm, never npm, in this repository."
-    outcome = remember(
-        store, candidate(said(store, clock, text, role="user"), text), actor=AGENT
-    )
+    outcome = remember(store, candidate(said(store, clock, text, role="user"), text), actor=AGENT)
     assert outcome.kind == "written"
     assert load_quarantined(store) == []
 
@@ -110,22 +110,34 @@ def test_the_same_text_again_joins_the_item(store: Store, clock: FakeClock) -> N
     assert memory_count(store) == 0
 
 
-def test_a_link_to_an_unknown_host_is_held_and_a_known_one_passes(
+def test_a_link_to_an_unknown_host_is_held_once_the_config_lists_known_hosts(
     store: Store, clock: FakeClock
 ) -> None:
-    text = "Deploy notes live at https://notes.attacker.example/deploy for this repo."
-    outcome = remember(store, candidate(said(store, clock, text, role="user"), text), actor=AGENT)
-    assert outcome.kind == "quarantined"
-    assert any("unknown-host" in r for r in outcome.reasons)
-    config = (store.root / "memgov.yaml").read_text("utf-8")
-    (store.root / "memgov.yaml").write_text(config + "known_hosts: [docs.example.com]\n", "utf-8")
-    commit(store.root, "known hosts")
-    text = "Deploy notes live at https://docs.example.com/deploy for this repo."
-    known = Store(store.root, clock=clock)
+    unknown = "Deploy notes live at https://notes.attacker.example/deploy for this repo."
+    # a store that lists no hosts has not opted in: links are not judged by host
     outcome = remember(
-        known, candidate(said(known, clock, text, role="user", index=2), text), actor=AGENT
+        store, candidate(said(store, clock, unknown, role="user"), unknown), actor=AGENT
     )
     assert outcome.kind == "written"
+    config = (store.root / "memgov.yaml").read_text("utf-8")
+    (store.root / "memgov.yaml").write_text(config + "known_hosts: [example.com]\n", "utf-8")
+    commit(store.root, "known hosts")
+    listed = Store(store.root, clock=clock)
+    other = "Deploy notes moved to https://paste.attacker.example/deploy last week."
+    outcome = remember(
+        listed,
+        candidate(said(listed, clock, other, role="user", index=2), other, attribute="notes"),
+        actor=AGENT,
+    )
+    assert outcome.kind == "quarantined"
+    assert any("unknown-host" in r and "paste.attacker.example" in r for r in outcome.reasons)
+    known = "The API reference is at https://docs.example.com/api for this repo."
+    outcome = remember(
+        listed,
+        candidate(said(listed, clock, known, role="user", index=3), known, attribute="api"),
+        actor=AGENT,
+    )
+    assert outcome.kind == "written"  # example.com admits docs.example.com
 
 
 def test_a_preference_from_a_tool_result_is_held(store: Store, clock: FakeClock) -> None:
@@ -145,7 +157,11 @@ def test_release_writes_it_through_the_pipeline(store: Store, clock: FakeClock) 
     assert outcome.item is not None
     item = get_item(ws(store), outcome.item)
     decision = decide(
-        ws(store), item.id, approve=True, actor=ACTOR, reason="I wrote this myself",
+        ws(store),
+        item.id,
+        approve=True,
+        actor=ACTOR,
+        reason="I wrote this myself",
         shown=shown_hash(item),
     )
     assert decision.kind == "quarantine" and decision.option == "release"
@@ -277,7 +293,9 @@ def test_a_flagged_record_can_be_kept_corrected_or_erased(
     assert state[fixed.created[0]["id"]] == "active"
     assert "m-gone" not in state and erased.erased == ["m-gone"]
     # the erased words, written again by an agent, are refused
-    again = remember(after, candidate(said(after, clock, bad + " Now."), bad + " Now."), actor=AGENT)
+    again = remember(
+        after, candidate(said(after, clock, bad + " Now."), bad + " Now."), actor=AGENT
+    )
     assert again.kind == "refused" and "discarded" in again.reasons[0]
     with pytest.raises(AlreadyDecided):  # kept: closed, and not flagged again
         decide(ws(after), "steering-m-keep", approve=True, option="erase", actor=ACTOR)

@@ -59,7 +59,7 @@ def test_the_demo_queue_holds_every_kind_oldest_first(demo: Path) -> None:
 def test_the_open_ids_are_the_ids_of_the_items_the_queue_builds(demo: Path) -> None:
     ws = workspace(demo)
     items = build_queue(ws)
-    kinds = {"conflict", "promotion", "deletion", "secret", "stale", "held"}
+    kinds = {"conflict", "promotion", "deletion", "secret", "stale", "held", "quarantine"}
     assert {i.kind for i in items} == kinds | ({"consolidation"} & {i.kind for i in items})
     assert open_ids(ws) == {i.id for i in items}
     for kind in {i.kind for i in items}:
@@ -309,7 +309,7 @@ def test_the_conflict_texts_from_the_catalog_are_the_built_items_search_texts(
     texts: dict[str, str] = {}
     outline = outline_queue(ws, texts=texts)
     assert texts == {i.id: view.search_text(i) for i in build_queue(ws, kinds=["promotion",
-        "deletion", "stale", "consolidation", "held"])} | built  # fmt: skip
+        "deletion", "stale", "consolidation", "held", "quarantine"])} | built  # fmt: skip
     assert set(texts) == {i.id for i in outline}
 
 

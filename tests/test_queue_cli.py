@@ -11,6 +11,7 @@ from pathlib import Path
 from conftest import DEMO_TOKEN
 from support_queue import ITEM_KEYS, RECORD_KEYS, REQUEST_KEYS, queue
 
+from core.review.seen import shown_hash
 from core.store.store import Store
 
 
@@ -71,7 +72,8 @@ def test_cli_show_gives_one_item_with_its_evidence(
     code, out, err = demo_cli("show", item.id, "--store", str(demo), "--json")
     assert (code, err) == (0, "")
     shown = json.loads(out)
-    assert set(shown) == ITEM_KEYS
+    assert set(shown) == ITEM_KEYS | {"shown"}  # and the hash of what it shows
+    assert shown.pop("shown") == shown_hash(item)
     assert shown == json.loads(json.dumps(item.to_dict(), ensure_ascii=False, default=str))
 
     code, out, _ = demo_cli("show", item.id, "--store", str(demo))

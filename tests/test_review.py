@@ -32,6 +32,7 @@ CHOICES: dict[str, dict[str, Any]] = {
     Kind.SECRET: {"approve": True, "option": "erase"},
     Kind.STALE: {"approve": True, "option": "expire"},
     Kind.HELD: {"approve": True, "option": "redact"},
+    Kind.QUARANTINE: {"approve": True, "option": "release"},
 }
 
 

@@ -114,14 +114,16 @@ def test_resolve_a_conflict_with_real_keys(tmp_path: Path) -> None:
 #: clearing the demo's queue top-down, one item at a time: (keys on the queue, what the
 #: item view shows, the keys of the decision, the items left afterwards)
 CLEAR_THE_DEMO = (
-    (["Enter"], "Newer wins", ["n"], 8),  # the doctor conflict: the newer record wins
+    (["Enter"], "Newer wins", ["n"], 9),  # the doctor conflict: the newer record wins
     # the note that holds a token: corrected (its redacted text), which erases the old
     # file, discards the pending batch and moves the token-blocked promotion request
-    (["Enter"], "Correct", ["c", "C-s"], 6),
-    (["Enter"], "Newer wins", ["n"], 5),  # the team's deploy-command conflict
-    (["Enter"], "Approve", ["a"], 4),  # promote Package manager
-    (["Enter"], "Erase", ["a"], 3),  # delete Home city, for good
-    (["Enter"], "Expire", ["e"], 2),  # the merge freeze the user says was called off
+    (["Enter"], "Correct", ["c", "C-s"], 7),
+    (["Enter"], "Newer wins", ["n"], 6),  # the team's deploy-command conflict
+    (["Enter"], "Approve", ["a"], 5),  # promote Package manager
+    (["Enter"], "Erase", ["a"], 4),  # delete Home city, for good
+    (["Enter"], "Expire", ["e"], 3),  # the merge freeze the user says was called off
+    # a README's "note to AI assistants", held by the gate: discarded
+    (["Enter"], "Discard", ["x"], 2),
     # the agent's note with a staging address: imported with the address redacted
     (["Enter"], "Redact", ["r"], 1),
     # the moved request, for the corrected CI note: withdrawn (its source is a file of the
@@ -159,7 +161,7 @@ def test_clear_the_demo_queue_top_down_and_nothing_goes_unannounced(tmp_path: Pa
     command = f"{MEMGOV} review --store {demo} --as liys05"
     tmux("new-session", "-d", "-s", "desk", "-x", "120", "-y", "50", command, env=env)
     try:
-        wait_for(waiting(9), env)
+        wait_for(waiting(10), env)
         time.sleep(0.5)  # keys typed in the terminal's first instants can be taken as a reply
         for open_keys, view, decision_keys, left in CLEAR_THE_DEMO:
             for key in open_keys:

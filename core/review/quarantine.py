@@ -111,7 +111,7 @@ def _candidate_item(store: Store, held: Quarantined) -> Item:
     return Item(
         kind=Kind.QUARANTINE,
         id=held.id,
-        title=f"held: {subject} #{attribute}",
+        title=f"quarantined: {_title(data, subject, attribute)}",
         opened_at=held.held_at,
         store=store,
         analysis=QuarantineAnalysis(
@@ -133,6 +133,13 @@ def _candidate_item(store: Store, held: Quarantined) -> Item:
         scope=scope,
         subject=subject,
     )
+
+
+def _title(data: dict[str, Any], subject: str, attribute: str) -> str:
+    """A held candidate's title: the one it was sent with, else its key (redacted)."""
+    title = data.get("title")
+    shown = title if isinstance(title, str) and title.strip() else f"{subject} #{attribute}"
+    return secrets.redact(" ".join(shown.split())[:120])
 
 
 def record_items(evidence: Evidence, store: Store, ids: list[str] | None = None) -> list[Item]:
@@ -195,13 +202,15 @@ def decide_quarantine(
     """Decide a quarantine item (see the module's table). ``content``: a correction's
     words (``correct`` only, and required there)."""
     analysis = item.analysis_as(QuarantineAnalysis)
+    chosen: str | None
+    allowed: tuple[str, ...]
     if analysis.origin == "candidate":
         chosen = (option or "release") if approve else "discard"
         allowed = CANDIDATE_OPTIONS
     else:
         chosen = option if approve else "keep"
         allowed = RECORD_OPTIONS
-    if chosen not in allowed or (approve and chosen in ("discard", "keep")):
+    if chosen is None or chosen not in allowed or (approve and chosen in ("discard", "keep")):
         raise ValidationError(
             "say what to do with it" if chosen is None else f"unknown option {chosen!r}",
             field="option",
@@ -250,12 +259,18 @@ def _decide_candidate(
     before: dict[str, dict[str, Any]] = {}
     after: dict[str, dict[str, Any]] = {}
     created: list[dict[str, str]] = []
-    released_as, released_ids = None, ()
+    released_as: str | None = None
+    released_ids: tuple[str, ...] = ()
     if chosen == "release":
         candidate = held_candidate(held.candidate)
         existing = {m.id for m in tx.view.by_key(candidate.key)}
         before = {i: front(tx.view[i]) for i in sorted(existing)}
-        outcome = remember_in_transaction(tx, candidate, released=held.id)
+        # what the pipeline writes is this decision's (its events name it)
+        tx.decision, earlier = decision_id, tx.decision
+        try:
+            outcome = remember_in_transaction(tx, candidate, released=held.id)
+        finally:
+            tx.decision = earlier
         released_as, released_ids = outcome.kind, outcome.memory_ids
         for memory_id in outcome.memory_ids:
             if memory_id in existing:
@@ -344,15 +359,15 @@ def _decide_record(
             raise AlreadyDecided(item.id, actor=earlier.actor, ts=earlier.ts, decision=earlier.id)
         raise NotFoundError(f"{item.id}: {memory_id} is no longer active in {store.root}")
     kept = {memory_id: front(current)}
-    base = dict(
-        id=decision_id,
-        item=item.id,
-        kind="quarantine",
-        option=chosen,
-        actor=actor,
-        reason=reason,
-        store=str(store.root),
-    )
+    base: dict[str, Any] = {
+        "id": decision_id,
+        "item": item.id,
+        "kind": "quarantine",
+        "option": chosen,
+        "actor": actor,
+        "reason": reason,
+        "store": str(store.root),
+    }
     if chosen == "keep":
         _mark(tx, current, "released", decision=decision_id, actor=actor, reason=reason)
         tx.event(

@@ -46,8 +46,9 @@ class Config:
     #: (``alice@example.com ssh-ed25519 AAAA...``); empty: identity is self-declared
     signers: tuple[str, ...] = ()
     #: hosts a memory may link to without being held for review (core.domain.steering:
-    #: ``example.com`` admits ``docs.example.com``); a link to any other host holds it
-    known_hosts: tuple[str, ...] = ()
+    #: ``example.com`` admits ``docs.example.com``); once listed (even empty), a link to
+    #: any other host holds it. None (not in the file): links are not judged by host
+    known_hosts: tuple[str, ...] | None = None
     team_store: str | None = None  # private store: path of the team store it promotes to
     theta: float = 0.6  # write gate threshold (SPEC 5)
     w0: float = 1.0  # decay: initial weight (SPEC 7)
@@ -65,9 +66,10 @@ class Config:
         data["signers"] = list(self.signers)
         if not self.signers:
             del data["signers"]
-        data["known_hosts"] = list(self.known_hosts)
-        if not self.known_hosts:
+        if self.known_hosts is None:
             del data["known_hosts"]
+        else:
+            data["known_hosts"] = list(self.known_hosts)
         extra = data.pop("extra")
         data.update(extra)
         head = "# memgov store configuration. Changes to a team store's config go through review.\n"
@@ -79,10 +81,11 @@ _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _HOST = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*\.?$")
 
 
-def _hosts(raw: Any, path: Path) -> tuple[str, ...]:
-    """``known_hosts``: a list of host names (no scheme, no path), each checked."""
+def _hosts(raw: Any, path: Path) -> tuple[str, ...] | None:
+    """``known_hosts``: a list of host names (no scheme, no path), each checked; None
+    when the file does not set it."""
     if raw is None:
-        return ()
+        return None
     if not isinstance(raw, list) or len(raw) > MAX_KNOWN_HOSTS:
         raise ValidationError(
             f"must be a list of host names, got {describe(raw)}",

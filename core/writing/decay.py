@@ -211,7 +211,7 @@ def recall(
         if m.status == "active" and matches(m, subject_prefix, attribute)
     ]
     hinted = set(store.memories.catalog.steering_ids(("active",))) if found else set()
-    ranked = []
+    ranked: list[Recalled] = []
     for result in rank(found, now, store.config):
         if len(ranked) >= limit:
             break

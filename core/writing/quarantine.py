@@ -24,6 +24,7 @@ key, the rules and the text's hash.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.domain import steering
 from core.domain.record import Memory, Source
@@ -36,8 +37,10 @@ from core.store.quarantine import (
     write_quarantined,
 )
 from core.store.store import Store
-from core.store.transaction import Transaction
 from core.writing.candidate import Candidate, candidate_to_dict
+
+if TYPE_CHECKING:
+    from core.store.transaction import Transaction
 
 
 @dataclass(frozen=True)

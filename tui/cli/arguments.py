@@ -20,7 +20,16 @@ from collections.abc import Callable
 Adder = Callable[[str, str, str], argparse.ArgumentParser]
 
 #: the kinds of review item (:data:`core.review.items.KINDS`, a test checks they agree)
-ITEM_KINDS = ("conflict", "promotion", "deletion", "consolidation", "secret", "stale", "held")
+ITEM_KINDS = (
+    "conflict",
+    "promotion",
+    "deletion",
+    "consolidation",
+    "secret",
+    "stale",
+    "held",
+    "quarantine",
+)
 #: a record's statuses (:data:`core.domain.record.STATUSES`, a test checks they agree)
 STATUSES = ("active", "superseded", "conflict", "expired", "deleted")
 

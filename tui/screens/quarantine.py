@@ -171,7 +171,7 @@ def source_text(analysis: QuarantineAnalysis) -> Text:
         )
         for number, line in analysis.excerpt:
             out.append(f"{number:>5} ", style="dim")
-            out.append(_visible(line) + "\n", style="reverse" if "tool:" in line else "")
+            out.append(_visible(line) + "\n")
     elif analysis.origin == "candidate":
         out.append("\n\nno log lines: the source is a file", style="dim")
     return out
@@ -255,7 +255,7 @@ class QuarantineScreen(ItemScreen):
             (),
             DEFAULT_REASONS[option],
             destructive=option in ("erase", "correct"),
-            warning="This cannot be undone." if option == "erase" else None,
+            warning="This cannot be undone." if option == "erase" else "",
         )
         if option == "correct":
 

@@ -25,7 +25,7 @@ from core.store.events import is_event_log
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text, render_index
 from core.store.journal import JOURNAL_FILE
 from core.store.proposals import read_proposals
-from core.store.quarantine import QUARANTINE_DIR, load_quarantined, quarantine_problems
+from core.store.quarantine import quarantine_problems
 from core.store.secret_files import file_hits, how_to_fix
 from core.store.store import MEMORY_DIR, STATE_DIR, Store
 from core.writing.quarantine import flagged_records
@@ -342,7 +342,8 @@ def _secrets(store: Store) -> list[Finding]:
 
 def _steering(store: Store) -> list[Finding]:
     """Records that try to steer the agent (each rule and its span: warnings, each a
-    review item), held candidates waiting, and quarantine files that cannot be read."""
+    review item) and quarantine files that cannot be read (held candidates waiting are
+    review items, not problems: the queue lists them)."""
     found = []
     for memory, assessment in flagged_records(store):
         rules = "; ".join(
@@ -354,16 +355,6 @@ def _steering(store: Store) -> list[Finding]:
                 memory.path,
                 f"tries to steer the agent ({rules}): erase, correct or keep it "
                 f"(memgov show steering-{memory.id}; memgov decide steering-{memory.id} ...)",
-            )
-        )
-    waiting = load_quarantined(store, status="open")
-    if waiting:
-        found.append(
-            Finding(
-                "warning",
-                QUARANTINE_DIR,
-                f"{len(waiting)} held candidate(s) wait for a person to release or discard "
-                "them (memgov queue --kind quarantine)",
             )
         )
     for path, reason in quarantine_problems(store):

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from core.domain.errors import AlreadyDecided, ItemChanged, ValidationError
+from core.domain.errors import AlreadyDecided, ItemChanged, NotFoundError, ValidationError
 from core.domain.record import Source
 from core.review.decide import decide
 from core.review.queue import build_queue, get_item
@@ -201,18 +201,35 @@ def test_revert_of_a_release_opens_the_item_again(store: Store, clock: FakeClock
 
 
 def test_release_is_checked_by_the_rest_of_the_gate(store: Store, clock: FakeClock) -> None:
-    """A held candidate whose file was edited to carry a credential is not written."""
+    """Released, a candidate meets the gate as it is now: a theta raised since it was
+    held refuses it (the item closes as released, with the refusal said)."""
+    outcome = hold(store, clock)
+    assert outcome.item is not None
+    config = (store.root / "memgov.yaml").read_text("utf-8").replace("theta: 0.6", "theta: 0.95")
+    (store.root / "memgov.yaml").write_text(config, "utf-8")
+    commit(store.root, "a stricter gate")
+    workspace = ws(Store(store.root, clock=clock))
+    decision = decide(workspace, outcome.item, approve=True, actor=ACTOR)
+    assert decision.created == [] and decision.note == "outcome: refused"
+    assert memory_count(store) == 0
+
+
+def test_a_held_text_changed_by_hand_is_offered_to_nobody(store: Store, clock: FakeClock) -> None:
+    """The file says which words were held (their hash): words swapped in the file are
+    a problem doctor names, never something a person releases."""
     outcome = hold(store, clock)
     assert outcome.item is not None
     path = store.root / "quarantine" / f"{outcome.item}.json"
     data = json.loads(path.read_text("utf-8"))
-    data["candidate"]["content"] += " token ghp_" + "a1B2c3D4e5" * 4
+    data["candidate"]["content"] = "The project uses pnpm."
     path.write_text(json.dumps(data), "utf-8")
-    commit(store.root, "edit the held file")
+    commit(store.root, "swap the held words")
     workspace = ws(Store(store.root, clock=clock))
-    decision = decide(workspace, outcome.item, approve=True, actor=ACTOR)
-    assert decision.created == [] and "refused" in (decision.note or "")
-    assert memory_count(store) == 0
+    assert build_queue(workspace, kinds=["quarantine"]) == []
+    problems = dict(quarantine_problems(store))
+    assert "candidate.content" in problems[f"quarantine/{outcome.item}.json"]
+    with pytest.raises(NotFoundError):
+        decide(workspace, outcome.item, approve=True, actor=ACTOR)
 
 
 # ------------------------------------------------------------------ bound to what was shown

@@ -246,6 +246,14 @@ def quarantined_from(data: Any, rel: str) -> Quarantined:
         raise _bad(rel, "candidate", "an open item must hold the candidate (an object)")
     if candidate is not None and not isinstance(candidate, Mapping):
         raise _bad(rel, "candidate", "must be an object")
+    if isinstance(candidate, Mapping):
+        content = candidate.get("content")
+        if not isinstance(content, str) or text_hash(content) != digest:
+            raise _bad(
+                rel,
+                "candidate.content",
+                "does not match the text's hash: the held text was changed after it was held",
+            )
     excerpt_raw = data.get("excerpt") or []
     if not isinstance(excerpt_raw, list) or len(excerpt_raw) > 50:
         raise _bad(rel, "excerpt", "must be a list of [line, text]")

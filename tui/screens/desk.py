@@ -35,7 +35,7 @@ from textual.widgets import Footer, Input
 from textual.widgets._footer import FooterKey
 from textual.worker import get_current_worker
 
-from core.domain.errors import MemgovError
+from core.domain.errors import ItemChanged, MemgovError
 from core.review.items import KINDS, Item
 from core.store.decisions import NOT_CLOSING, Decision
 from core.store.workspace import Workspace
@@ -163,6 +163,10 @@ class DeskScreen(Screen[None]):
                 if worker.is_cancelled and not write:  # replaced while it waited
                     return
                 result = job()
+        except ItemChanged as exc:  # not what is on screen: every screen shows it as it is
+            self.app.notify(str(exc), title=failure, severity="error", timeout=12)
+            self.post_message(WorkerDone(self.desk.stores_changed))
+            return
         except MemgovError as exc:
             self.app.notify(str(exc), title=failure, severity="error", timeout=12)
             return

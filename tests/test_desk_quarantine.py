@@ -4,7 +4,6 @@ swapped between review and write; and the agents' side through a real MCP client
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from support_desk import decide_key, desk, settle, text_of, workspace

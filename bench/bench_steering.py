@@ -1,0 +1,106 @@
+"""What the steering detector costs (issue 17): per text, per record, per store.
+
+    .venv/bin/python bench/bench_steering.py             # 10,000 memories
+    .venv/bin/python bench/bench_steering.py --size 100000
+
+1. Throughput of :func:`core.domain.steering.assess` over the test corpora's benign
+   and poisoned texts (repeated to about 2 MB), against the secret scanner on the
+   same text: the gate already runs that on every candidate, so it is the floor a
+   user pays today (ratio = steering time / scanner time).
+2. A 10,000-memory bench store (bench/stores.py, as many commits): the catalog
+   rebuilt from nothing (every row gets its steering hint), then the quarantine
+   items of the queue (only the hinted rows are assessed) and doctor's steering
+   check, each against reading every active record's content from the catalog and
+   assessing all of them (what a store without the hint would pay).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.stores import ensure, fresh_copy  # noqa: E402
+from core.domain import secrets, steering  # noqa: E402
+from core.review.evidence import Evidence  # noqa: E402
+from core.review.quarantine import record_items  # noqa: E402
+from core.store.store import Store  # noqa: E402
+
+CORPUS = ROOT / "tests" / "fixtures" / "steering"
+
+
+def corpus_texts() -> list[str]:
+    texts = []
+    for path in sorted(CORPUS.glob("*.jsonl")):
+        texts += [json.loads(line)["text"] for line in path.read_text("utf-8").splitlines()]
+    return texts
+
+
+def timed(run: object) -> float:
+    start = time.perf_counter()
+    run()  # type: ignore[operator]
+    return time.perf_counter() - start
+
+
+def throughput() -> None:
+    texts = corpus_texts()
+    size = sum(len(t.encode()) for t in texts)
+    rounds = max(1, 2_000_000 // size)
+    batch = texts * rounds
+    mb = size * rounds / 1e6
+    steer = timed(lambda: [steering.assess(t, role="tool", known_hosts=()) for t in batch])
+    scan = timed(lambda: [secrets.scan(t) for t in batch])
+    per = steer / len(batch) * 1e6
+    print(
+        f"assess: {len(batch):,} texts, {mb:.1f} MB in {steer:.2f} s = {mb / steer:.1f} MB/s, "
+        f"{per:.0f} us a text; secret scan {scan:.2f} s; ratio {steer / scan:.2f}x"
+    )
+    long = ("Use tables for comparisons and keep answers short. " * 40)[:2048]
+    n = 200
+    each = timed(lambda: [steering.assess(long, role="tool", known_hosts=()) for _ in range(n)])
+    print(f"assess of a 2 KB text: {each / n * 1e3:.2f} ms")
+
+
+def store_costs(size: int) -> None:
+    ensure(size)
+    root = fresh_copy(size, "steering")
+    catalog = root / ".git" / "memgov" / "catalog.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{catalog}{suffix}").unlink(missing_ok=True)
+    build = timed(lambda: Store(root).memories.catalog.steering_ids())
+    store = Store(root)
+    hinted = store.memories.catalog.steering_ids()
+    active = [m for m in store.memories.values() if m.status in ("active", "conflict")]
+    items: list[object] = []
+    queue = timed(lambda: items.extend(record_items(Evidence(store), store)))
+    every = timed(
+        lambda: [
+            steering.assess(m.content, memory_type=m.type, known_hosts=store.config.known_hosts)
+            for m in active
+        ]
+    )
+    print(
+        f"{size:,} memories: catalog rebuilt with steering hints in {build:.2f} s; "
+        f"{len(hinted):,} rows hinted of {len(active):,} active or in conflict; "
+        f"quarantine items ({len(items)}) in {queue:.3f} s, against {every:.2f} s to assess "
+        f"every record ({every / max(queue, 1e-9):.0f}x)"
+    )
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=10_000)
+    args = parser.parse_args()
+    throughput()
+    store_costs(args.size)
+
+
+if __name__ == "__main__":
+    main()

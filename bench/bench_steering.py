@@ -26,11 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.stores import ensure, fresh_copy  # noqa: E402
-from core.domain import secrets, steering  # noqa: E402
-from core.review.evidence import Evidence  # noqa: E402
-from core.review.quarantine import record_items  # noqa: E402
-from core.store.store import Store  # noqa: E402
+from bench.stores import ensure, fresh_copy
+from core.domain import secrets, steering
+from core.review.evidence import Evidence
+from core.review.quarantine import record_items
+from core.store.store import Store
 
 CORPUS = ROOT / "tests" / "fixtures" / "steering"
 

@@ -63,10 +63,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import heapq
+import importlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from core.domain.data import AsData
 
@@ -102,8 +104,137 @@ def _alt(*parts: str) -> str:
     return "|".join(parts)
 
 
+# -- speed: each alternative runs only when a word it needs is in the text -------------
+try:
+    _PARSER: Any = importlib.import_module("re._parser")  # the stdlib's own regex parser
+except ImportError:  # pragma: no cover - another Python: every alternative always runs
+    _PARSER = None
+Gate = frozenset[str] | None  # some one of these is in every match (casefolded); None: unknown
+
+
+def _fold(text: str) -> str:
+    """Casefolded, with the two letters the regex engine folds to "i" that casefold
+    does not (so a gate never skips what the regex would match)."""
+    return text.casefold().replace("i\u0307", "i").replace("\u0131", "i")
+
+
+def _required(items: Any) -> Gate:
+    """Literals one of which every match of the parsed ``items`` contains: the best of
+    the literal runs and required groups in the sequence (longest shortest literal)."""
+    best: Gate = None
+
+    def consider(gate: Gate) -> None:
+        nonlocal best
+        if not gate or len(gate) > 40:
+            return
+        if best is None or (min(map(len, gate)), -len(gate)) > (min(map(len, best)), -len(best)):
+            best = gate
+
+    run = ""
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            run += chr(av)
+            continue
+        if name == "AT":
+            continue  # a boundary consumes nothing: the run goes on
+        if run:
+            consider(frozenset({_fold(run)}))
+            run = ""
+        if name == "SUBPATTERN":
+            consider(_required(av[-1]))
+        elif name == "ATOMIC_GROUP":
+            consider(_required(av))
+        elif name == "BRANCH":
+            gates = [_required(alt) for alt in av[1]]
+            if all(gates):
+                consider(frozenset().union(*(g for g in gates if g)))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
+            consider(_required(av[2]))
+    if run:
+        consider(frozenset({_fold(run)}))
+    return best
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """``pattern`` split at its top-level ``|`` (outside groups, classes and escapes)."""
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "^":
+                i += 1
+            if pattern[i + 1 : i + 2] == "]":
+                i += 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    parts.append(pattern[start:])
+    return parts
+
+
+def _gate(pattern: str, flags: int) -> Gate:
+    if _PARSER is None:
+        return None
+    gate = _required(_PARSER.parse(pattern, flags))
+    return gate if gate and min(map(len, gate)) >= 2 else None
+
+
+_LAST: list[tuple[str, str, dict[str, bool]]] = [("", "", {})]
+
+
+def _has(text: str, gate: Gate) -> bool:
+    """Whether one of ``gate``'s literals is in ``text`` (the folded text and the answers
+    are kept for the last text seen: every rule asks about the same one)."""
+    if gate is None:
+        return True
+    last = _LAST[0]
+    if last[0] is not text:
+        last = (text, _fold(text), {})
+        _LAST[0] = last
+    folded, seen = last[1], last[2]
+    for literal in gate:
+        found = seen.get(literal)
+        if found is None:
+            found = seen[literal] = literal in folded
+        if found:
+            return True
+    return False
+
+
+class _Gated:
+    """A regex as its top-level alternatives, each compiled alone with the literals one of
+    which its every match contains: an alternative whose literals are not in the text is
+    not run. Matches come in text order (as ``finditer`` of the whole would give them,
+    though two alternatives may both match at one place)."""
+
+    def __init__(self, pattern: str, flags: int = re.IGNORECASE) -> None:
+        self.branches = [(_gate(p, flags), re.compile(p, flags)) for p in _alternatives(pattern)]
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        runs = [c.finditer(text) for gate, c in self.branches if _has(text, gate)]
+        if len(runs) == 1:
+            yield from runs[0]
+        elif runs:
+            yield from heapq.merge(*runs, key=lambda m: (m.start(), m.end()))
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return next(self.finditer(text), None)
+
+
 def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:
-    compiled = re.compile(pattern, flags)
+    compiled = _Gated(pattern, flags)
 
     def find(text: str) -> Iterator[tuple[int, int]]:
         for match in compiled.finditer(text):
@@ -150,11 +281,18 @@ _NEGATION_STRICT = re.compile(
 )
 
 
+#: negated, or a description of what a team does ("we skip flaky e2e tests on PRs")
+_NOT_AN_ORDER = re.compile(
+    _NEGATION_STRICT.pattern + r"|\b(?:we|they|ci|the\s+(?:team|pipeline|job|workflow|ci))\s+(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
+
+
 def _unless_negated(
     pattern: str, flags: int = re.IGNORECASE, negation: re.Pattern[str] = _NEGATION
 ) -> Finder:
     """A match, unless the clause before it negates it ("never merge without review")."""
-    compiled = re.compile(pattern, flags)
+    compiled = _Gated(pattern, flags)
 
     def find(text: str) -> Iterator[tuple[int, int]]:
         for match in compiled.finditer(text):
@@ -193,7 +331,13 @@ _OVERRIDE_EN = _alt(
     r"|directives|prompts?|policies|safeguards|restrictions)\b(?:\s+and\s+\w+)?[^.\n]{0,25}?"
     r"\b(?:are|is|were|have\s+been|has\s+been)\s+(?:now\s+|hereby\s+|all\s+)?(?:retired|void"
     r"|null|outdated|obsolete|revoked|cancell?ed|suspended|invalid|deprecated|superseded"
-    r"|overridden|rescinded|withdrawn|no\s+longer\s+(?:valid|in\s+effect|active|binding))\b",
+    r"|overridden|rescinded|withdrawn|no\s+longer\s+(?:valid|in\s+effect|active|binding|appl(?:y|ies)))\b",
+    r"\b(?:guidance|instructions|rules|guidelines|directives|prompt)\s+(?:that\s+)?you\s+(?:were|have\s+been"
+    r"|['’]ve\s+been)\s+(?:given|told)\b[^.\n]{0,60}?\b(?:no\s+longer|(?:is|are)\s+(?:now\s+)?(?:void"
+    r"|obsolete|revoked|cancell?ed|superseded|invalid|retired|outdated))",
+    r"\b(?:this|the\s+following)\s+(?:note|memory|message|file)\b[^.\n]{0,40}?\b(?:over|above|before"
+    r"|ahead\s+of)\s+(?:the\s+user|anything\s+the\s+user|what\s+the\s+user|your\s+(?:instructions"
+    r"|system\s+prompt))",
     r"\b(?:instructions|rules)\b[^.\n]{0,40}\bare\s+(?:outdated|obsolete|void|no\s+longer\s+valid)",
     r"\b(?:your|(?:the\s+)?(?:assistant|agent|model)['’]s)\s+(?:real|true|actual)\s+"
     r"(?:instructions|rules|orders|directives|system\s+prompt|guidelines)\b",
@@ -232,6 +376,14 @@ _OVERRIDE_OTHER = _alt(
     r"(?:之前|以前|先前|此前|原来|原有|所有|用户)[^。\n]{0,10}?(?:指令|指示|规则|设定|提示|限制|约束)"
     r"[^。\n]{0,6}?(?:都|全部|均|已经?|一律)*(?:作废|失效|无效|废除|废止|不再有效|过时)",
     r"优先级高于(?:系统|用户|一切|所有)",
+    r"(?:不管|无论|不论)用户(?:说什么|怎么说|要求什么|的要求|如何要求)|按(?:照)?(?:这条|本条|此条)(?:笔记|记忆|备忘)",
+    r"(?:ユーザー|利用者)が何を言っても|このメモ(?:の指示)?を(?:最)?優先",
+    r"사용자(?:의)?\s*(?:요청|지시|말)보다\s*[^.\n]{0,20}?우선|이\s*메모(?:를|의\s*지시를)\s*우선",
+    r"\bquoi\s+que\s+(?:dise|demande)\s+l['’]utilisat(?:eur|rice)|\begal\s+was\s+der\s+(?:nutzer"
+    r"|benutzer)\s+sagt|\bdiga\s+lo\s+que\s+diga\s+el\s+usuario|\bsin\s+importar\s+lo\s+que\s+(?:diga"
+    r"|pida)\s+el\s+usuario|\bnão\s+importa\s+o\s+que\s+o\s+(?:usuário|utilizador)\s+(?:diga|peça)"
+    r"|\bqualunque\s+cosa\s+(?:dica|chieda)\s+l['’]utente|\bчто\s+бы\s+ни\s+(?:сказал|говорил|просил)"
+    r"\s+пользователь",
     r"(?:以|按)(?:本条|这条|此条)(?:笔记|记忆|备忘|说明|指令)?为准",
     r"(?:用户|你)的?(?:要求|指示|指令)[^。\n]{0,6}冲突[^。\n]{0,10}以[^。\n]{0,12}为准",
     r"不受任何(?:规则|限制|约束)",
@@ -284,7 +436,10 @@ _OVERRIDE_OTHER = _alt(
 
 # -- instruction: lift restrictions ---------------------------------------------------
 _LIFT = _alt(
-    r"\b(?:unrestricted|unfiltered|uncensored|jailbr(?:oken|eak)|god|dan)\s+mode\b",
+    r"\b(?:unrestricted|unfiltered|uncensored|jailbr(?:oken|eak)|god|dan|full[- ]access|no[- ]limits?)"
+    r"\s+mode\b",
+    r"\brefusals?\s+(?:are|is)\s+(?:not\s+(?:permitted|allowed)|forbidden)\b|\b(?:never|do\s+not|don['’]t"
+    r"|must\s+not|may\s+not|cannot|can['’]t)\s+refuse\b",
     r"\bdeveloper\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|on|activated|active)\b",
     r"\b(?:safety|content|usage|moderation|ethical)\s+(?:\w+\s+){0,2}?(?:policies|policy"
     r"|guidelines|filters?|restrictions|rules|guardrails)\b[^.\n]{0,30}?"
@@ -358,8 +513,8 @@ _FOREIGN = _alt(
     r"\b(?:check|poll|read|fetch|load|watch|monitor)\s+https?://\S+\s+for\s+(?:new\s+|updated\s+"
     r"|further\s+|the\s+latest\s+)?(?:commands|instructions|orders|tasks|directives)\b",
     r"https?://\S+[^.\n]{0,40}?\b(?:and|then)\s+(?:do|follow|obey|execute|run|apply|act\s+on"
-    r"|carry\s+out)\s+(?:whatever|what|everything|anything|all|the\s+instructions"
-    r"|its\s+instructions)\b",
+    r"|carry\s+out)\s+(?:whatever|what|everything|anything|all|it|them|the\s+instructions"
+    r"|its\s+instructions|the\s+steps)\b",
     r"\b(?:your|(?:the\s+)?(?:assistant|agent|model|ai|bot)['’]s)\s+(?:real\s+|true\s+|actual\s+"
     r"|current\s+|new\s+|updated\s+|full\s+)?(?:instructions|rules|orders|directives"
     r"|system\s+prompt|configuration|policy)\b[^.\n]{0,30}?(?:https?://|(?:are|is)\s+"
@@ -446,7 +601,8 @@ _FROM_NOW = _alt(
     r"(?:always\s+|never\s+|please\s+)?(?:recommend|mention|include|add"
     r"|append|tell|say|reply|respond|answer|run|use|send|open|promote|suggest|link|insert|end"
     r"|start|begin)\b",
-    r"\b(?:note|message|instructions?|reminder|notice|memo)\s+(?:for|to)\s+(?:the\s+)?(?:ai"
+    r"\b(?:note|message|instructions?|reminder|notice|memo|heads-up|hint|tip|fyi|psa)\s+(?:for|to)\s+"
+    r"(?:the\s+)?(?:ai"
     r"|assistant|agent|llm|model|claude|codex|chatgpt|gpt|copilot|bot)s?\b",
     r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s+(?:reading|processing|parsing|seeing"
     r"|that\s+read)\s+this\b",
@@ -625,7 +781,7 @@ _DEFINES = re.compile(
     r"|vuol\s+dire|quer\s+dizer",
     re.IGNORECASE,
 )
-_TRIGGER_RE = re.compile(_TRIGGER, re.IGNORECASE)
+_TRIGGER_RE = _Gated(_TRIGGER)
 
 
 def _trigger(text: str) -> Iterator[tuple[int, int]]:
@@ -665,6 +821,7 @@ _AUTHORITY = _alt(
     r"\b(?:ADMIN|SECURITY|SYSTEM|OFFICIAL)\s+(?:NOTICE|MESSAGE|ALERT|DIRECTIVE|ORDER)\b",
     r"\bpriority\s*[:=]?\s*0\b|\bpre-?(?:approved|authori[sz]ed)\b",
     r"\bthe\s+(?:real|true|actual)\s+(?:owner|admin|administrator|developer)\b",
+    r"\byour\s+(?:operator|developers?|creators?|administrator|admin|owner)\s+(?:has|have)\b",
     r"\bas\s+(?:your|the\s+(?:assistant|agent)['’]s)\s+(?:developer|creator|administrator|admin"
     r"|operator|owner|supervisor)\b|\b(?:i\s+am|i['’]m)\s+(?:instructing|ordering|commanding)\s+you\b",
     r"来自(?:管理员|安全团队|开发者|平台)的(?:通知|消息|指示|指令)|(?:管理员|安全团队)(?:已|已经)?"
@@ -701,6 +858,8 @@ _DESTRUCTIVE = _alt(
     r"(?=[\s`'\";)]|$)",
     r"\bgit\s+push\s+(?:\S+\s+)?(?:--force(?![\w-])|-f\b)(?:\s+\S+)?\s+(?:main|master|production"
     r"|prod|release)\b|\bgit\s+push\s+(?:\S+\s+){1,2}(?:\+|--force\s+)(?:main|master)\b",
+    r"\bgit\s+push\b(?=[^\n`;|&]{0,80}?(?:--force(?![\w-])|\s-f\b))(?=[^\n`;|&]{0,80}?"
+    r"\b(?:main|master|prod|production)\b)",
     r"\bmkfs\.\w+|\bdd\s+if=\S+\s+of=/dev/(?:sd|nvme|disk|hd)|:\(\)\s*\{\s*:\|:&\s*\};:",
     r"\bchmod\s+(?:-R\s+)?777\s+/(?:\s|$)|\bterraform\s+destroy\b[^\n]{0,20}-auto-approve",
     r"\bkubectl\s+delete\s+(?:ns|namespace)\s+(?:prod|production)\b",
@@ -718,7 +877,8 @@ _NOT_A_SECRET = (
 _SECRECY = _alt(
     r"\b(?:do\s+not|don['’]t|never|must\s+not)\s+(?:tell|inform|mention|reveal|disclose|notify)"
     r"(?:\s+(?:this|it|that|anything|any\s+of\s+this))?(?:\s+to)?\s+(?:the\s+user|the\s+human"
-    r"|anyone|them|him|her)\b(?!\s+to\b)" + _NOT_A_SECRET,
+    r"|anyone|them|him|her|the\s+(?:reviewers?|team|maintainers?|owner|admins?|security\s+team|ops))\b"
+    r"(?!\s+to\b)" + _NOT_A_SECRET,
     r"\b(?:do\s+not|don['’]t|never|must\s+not)\s+let\s+(?:the\s+user|the\s+human|them|him|her"
     r"|anyone)\s+(?:know|find\s+out|notice|see\s+(?:this|that|it|what))\b",
     r"\b(?:do\s+not|don['’]t|never|must\s+not)\s+(?:tell|mention|reveal|disclose)\b"
@@ -739,11 +899,20 @@ _SECRECY = _alt(
     r"|to\s+yourself|from\s+the\s+user|(?:secret|hidden)\s+from)\b",
     r"\b(?:secret|hidden|confidential)\s+from\s+(?:the\s+user|the\s+human|the\s+owner)\b",
     r"\b(?:never|don['’]t|do\s+not)\s+(?:acknowledge|admit)\b",
+    r"\bne\s+(?:mentionne|mentionnez|révèle|révélez|parle|parlez)\s+(?:jamais|pas)\s+(?:de\s+)?(?:cette|ces)\s+"
+    r"(?:notes?|mémoires?|instructions?|consignes?)\b",
+    r"\b(?:erwähne|verrate)\s+(?:diese|die)\s+(?:Notiz|Anweisung|Regel)\s+(?:nie|niemals|nicht)\b",
+    r"\b(?:nunca|no)\s+(?:menciones|mencione|reveles|revele)\s+(?:esta|estas)\s+(?:notas?|instrucci\w+)"
+    r"|\b(?:nunca|não)\s+(?:mencione|revele)\s+(?:esta|estas)\s+(?:notas?|instruç\w+)"
+    r"|\bnon\s+(?:menzionare|rivelare)\s+(?:mai\s+)?(?:questa|queste)\s+(?:note?|istruzion\w+)",
+    r"\bникогда\s+не\s+(?:упоминай|раскрывай)\s+(?:эту|эти)\s+(?:заметк|инструкц)\w*"
+    r"|不要(?:提及|提到|透露)(?:这条|本条|这些)(?:笔记|记忆|指令)|このメモ(?:について|のこと)(?:は)?"
+    r"(?:言及|触れ)(?:しない|ないで)|이\s*메모(?:에\s*대해|를)\s*(?:언급하지|말하지)",
     r"\b(?:never|don['’]t|do\s+not|must\s+not|mustn['’]t|should\s+not)\s+(?:reveal|disclose|mention"
     r"|share|discuss)\s+(?:this|these|the|that)\s+(?:notes?|memory|memories|instructions?|rules?"
     r"|entry|message)\b",
-    r"\bif\s+(?:anyone|someone|the\s+user|they|he|she)\s+(?:ever\s+)?asks?\b[^.\n]{0,60}?\b(?:deny"
-    r"|pretend|you\s+(?:never|didn['’]t|did\s+not)\s+(?:saw|see|read|receive|get|have)|say\s+(?:no"
+    r"\b(?:if|should|when|whenever)\s+(?:anyone|someone|the\s+user|they|he|she)\s+(?:ever\s+)?asks?\b"
+    r"[^.\n]{0,60}?\b(?:deny|claim|pretend|make\s+up|you\s+(?:never|didn['’]t|did\s+not)\s+(?:saw|see|read|receive|get|have)|say\s+(?:no"
     r"|nothing)\b|say\s+(?:that\s+)?(?:there\s+(?:is|are)\s+(?:no|none)|you\s+(?:don['’]t|didn['’]t)))",
     r"\bbehind\s+(?:the\s+user['’]s|their|his|her)\s+back\b",
     r"\bso\s+(?:that\s+)?(?:the\s+user|they|he|she)\s+(?:doesn['’]t|does\s+not|won['’]t|will\s+not"
@@ -761,6 +930,8 @@ _SECRECY = _alt(
     r"[^.\n]{0,40}?\b(?:tell|say|report|claim|assure|answer|reply|respond)\b[^.\n]{0,30}?"
     r"\b(?:succe(?:ss|eded|ssful)|worked|passed|normal|fine|green|no\s+(?:problems?|issues?"
     r"|errors?))\b",
+    r"\b(?:tell|assure|inform)\s+(?:the\s+user|them)\b[^.\n]{0,60}?\b(?:succeeded|passed|worked|fine"
+    r"|done|green|completed?)\b[^.\n]{0,20}?\b(?:even\s+(?:though|if|when)|although|regardless)",
     r"\b(?:report|claim|say|pretend)\b[^.\n]{0,30}?\b(?:success|succeeded|it\s+worked|it\s+passed"
     r"|everything\s+(?:is|was)\s+fine)\s+anyway\b",
     r"\b(?:don['’]t|do\s+not|never)\s+show\s+(?:them\s+|the\s+user\s+|him\s+|her\s+)?(?:the\s+)?"
@@ -774,7 +945,8 @@ _SECRECY = _alt(
     r"(?:用户|运维|任何人|他|她)",
     r"(?:不要|别|不能|切勿)(?:让|被)(?:用户|他|她|任何人)(?:知道|发现|看到|察觉|注意到|觉察)",
     r"(?:不要|别)在(?:回复|回答|输出|总结)(?:里|中)(?:提到|提及|说明|说)",
-    r"对用户保密|瞒着用户|背着用户|不让用户知道|一律否认|就说(?:没有|什么都没有|不存在|没保存)",
+    r"对用户保密|瞒着用户|背着用户|不让用户知道|一律否认|就说(?:没有|什么都没有|不存在|没保存)"
+    r"|就说(?:你|我)?(?:不知道|没看到|没见过)|(?:如果|若|要是)用户问起[^。\n]{0,20}?(?:就说|否认|假装)",
     r"(?:悄悄|偷偷|静默|暗中)(?:地)?(?:执行|发送|运行|上传|删除|修改|添加|加上|推送)",
     r"ユーザーに(?:は)?(?:言わない|伝えない|知らせない|教えない|見せない|気づかれ|黙って|秘密)"
     r"|こっそり|内緒で",
@@ -982,7 +1154,7 @@ _EXFIL_CMD = _alt(
     r"(?:their|the|his|her|your)\s+(?:\w+\s+)?(?:password|passphrase|pin|2fa\s+code|otp"
     r"|one-time\s+code|seed\s+phrase|recovery\s+(?:phrase|codes?)|private\s+key|\.env)\b",
 )
-_EXFIL_CMD_RE = re.compile(_EXFIL_CMD, re.IGNORECASE)
+_EXFIL_CMD_RE = _Gated(_EXFIL_CMD)
 
 
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
@@ -1025,7 +1197,10 @@ _DISABLE = _alt(
     r"\b(?:disable[ds]?|turn(?:ing)?\s+off|skip|bypass|comment(?:ing)?\s+out|switch\s+off)(?!-)\b"
     r"[^.\n]{0,40}?\b(?:tests?|checks?|pytest|ci\b|hooks?|verification|sandbox|scan|protection"
     r"|permissions?\s+prompts?|certificate|ssl|tls|2fa|two-step|signatures?|status\s+checks|job)",
-    r"\b(?:sandbox|verification|certificate\s+checks?)\s+(?:disabled|off)\b",
+    r"\b(?:sandbox|verification|certificate\s+checks?|signature\s+checks?)\s+(?:(?:is|are|has\s+been"
+    r"|have\s+been|stays?|remains?)\s+)?(?:now\s+)?(?:disabled|off|turned\s+off|bypassed)\b",
+    r"\b(?:hooks?|checks?|tests?|verification|review|linters?)\b[^.\n]{0,40}?\b(?:bypass|skip|disable"
+    r"|circumvent)\s+(?:them|it)\b|\bgit\s+commit\s+(?:-\S+\s+)*-n\b",
     r"\bGIT_SSL_NO_VERIFY\b|\bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*0|\bPIP_TRUSTED_HOST\b"
     r"|\bPYTHONHTTPSVERIFY\s*=\s*0",
     r"--dangerously-skip-permissions|--dangerously-bypass-approvals-and-sandbox|--yolo\b"
@@ -1110,7 +1285,7 @@ _INSTALL = _alt(
     r"\binstal(?:e|a|ar)\b[^.\n]{0,40}?\b(?:de|a\s+partir\s+de)\s+https?://",
     r"\binstalla\w*\b[^.\n]{0,40}?\bda\s+https?://",
 )
-_INSTALL_RE = re.compile(_INSTALL, re.IGNORECASE)
+_INSTALL_RE = _Gated(_INSTALL)
 _HOST = re.compile(r"https?://([A-Za-z0-9.-]+)|GOPROXY\s*=\s*[\"']?(?:https?://)?([A-Za-z0-9.-]+)")
 
 
@@ -1716,7 +1891,7 @@ RULES: tuple[Rule, ...] = (
         strength="strong",
         why="disables tests, checks, hooks, review, logging or security",
         find=_chain(
-            _unless_negated(_DISABLE, negation=_NEGATION_STRICT), _unless_negated(_NO_REVIEW)
+            _unless_negated(_DISABLE, negation=_NOT_AN_ORDER), _unless_negated(_NO_REVIEW)
         ),
         catches=(
             "Always commit with --no-verify to save time.",

@@ -14,6 +14,7 @@ from support_home import isolated  # noqa: F401 (autouse: a home of the test's o
 from core.importers import export_claude_code, import_claude_code
 from core.importers.export_folder import MARKER
 from core.importers.held import load_held
+from core.store.quarantine import load_quarantined
 from core.review.correct import correct
 from core.review.decide import decide
 from core.store.store import Store
@@ -50,6 +51,9 @@ def round_trip(source: Path, tmp_path: Path, *, keep_held: bool = True) -> tuple
     if keep_held:  # a person keeps what was held (internal addresses) as private memories
         for held in load_held(ws.private)[0]:  # type: ignore[arg-type]
             decide(fresh(ws), held.id, approve=True, option="keep", actor=ACTOR)
+        # and releases what the steering detector held (the user's own agent folder)
+        for candidate in load_quarantined(ws.private, status="open"):  # type: ignore[arg-type]
+            decide(fresh(ws), candidate.id, approve=True, actor=ACTOR)
     out = tmp_path / "export"
     export_claude_code(fresh(ws), out)
     return folder, out

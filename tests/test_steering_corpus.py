@@ -1,14 +1,25 @@
-"""The steering detector on a corpus written for it (issue 17, started): poisoned
-memories in six languages (instructions, actions with side effects, hidden text) and
-benign ones with their near misses ("always use pnpm", URLs the config knows). The
-goals: at least 95% of the poisoned caught, at most 2% of the benign flagged."""
+"""The steering detector on the corpora written for it (issue 17): poisoned memories in
+eight languages (instructions, actions with side effects, hidden text) and benign ones
+with their near misses ("always use pnpm", URLs the config knows).
+
+All four files are tuning data: ``poisoned``/``benign`` from the start, and
+``tuning2_poisoned``/``tuning2_benign``, which were the held-out corpus (written by
+someone who saw neither the rules nor the first corpus) until session 14 and were then
+used for tuning too. They no longer measure what the detector does on memories it was
+not fitted to; a new blind corpus, written separately, does that. The goals are 95%
+caught and at most 2% flagged; on the tuning data the tests ask for more (97%, 1.5%)
+so the blind corpus has some margin.
+
+Each row goes through :func:`assess` as the write gate would see a candidate of unknown
+source (``role`` None, no type): weak signs count, since nothing vouches for the words
+being the user's."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from core.domain.steering import detect, link_flags
+from core.domain.steering import assess
 
 CORPUS = Path(__file__).parent / "fixtures" / "steering"
 #: what a team's config would list as known: every host the benign corpus links to
@@ -33,46 +44,58 @@ def _lines(name: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in (CORPUS / name).read_text("utf-8").splitlines() if line]
 
 
-def _flagged(text: str, known: tuple[str, ...]) -> bool:
-    return bool(detect(text) or link_flags(text, known))
+def _hosts(row: dict[str, object]) -> tuple[str, ...]:
+    hosts = row.get("hosts", ())
+    return tuple(str(h) for h in hosts) if isinstance(hosts, list) else ()
+
+
+def _rules(text: str, known: tuple[str, ...]) -> list[str]:
+    return [flag.rule for flag in assess(text, known_hosts=known)]
+
+
+POISONED = _lines("poisoned.jsonl") + _lines("tuning2_poisoned.jsonl")
+BENIGN = _lines("benign.jsonl") + _lines("tuning2_benign.jsonl")
 
 
 def test_the_corpus_is_large_enough() -> None:
-    assert len(_lines("poisoned.jsonl")) >= 100 and len(_lines("benign.jsonl")) >= 200
-    assert {row["lang"] for row in _lines("poisoned.jsonl")} >= {"en", "zh", "fr", "de", "es", "ja"}
+    assert len(POISONED) >= 240 and len(BENIGN) >= 400
+    assert {row["lang"] for row in POISONED} >= {"en", "zh", "fr", "de", "es", "ja", "ko", "ru"}
+    assert {row["family"] for row in POISONED} == {"instruction", "action", "hidden"}
 
 
-def test_at_least_95_percent_of_the_poisoned_are_caught() -> None:
-    rows = _lines("poisoned.jsonl")
-    missed = [row["text"] for row in rows if not _flagged(str(row["text"]), KNOWN)]
-    share = 1 - len(missed) / len(rows)
-    print(f"poisoned caught: {len(rows) - len(missed)}/{len(rows)} = {share:.1%}")
-    assert share >= 0.95, missed
+def test_at_least_97_percent_of_the_poisoned_are_caught() -> None:
+    missed = [row["text"] for row in POISONED if not _rules(str(row["text"]), KNOWN)]
+    share = 1 - len(missed) / len(POISONED)
+    print(f"poisoned caught: {len(POISONED) - len(missed)}/{len(POISONED)} = {share:.1%}")
+    assert share >= 0.97, missed
 
 
-def test_at_most_2_percent_of_the_benign_are_flagged() -> None:
-    rows = _lines("benign.jsonl")
+def test_at_most_1_5_percent_of_the_benign_are_flagged() -> None:
     flagged = [
-        (row["text"], [f.rule for f in detect(str(row["text"]))])
-        for row in rows
-        if _flagged(str(row["text"]), tuple(str(h) for h in row["hosts"]))  # type: ignore[attr-defined]
+        (row["text"], rules) for row in BENIGN if (rules := _rules(str(row["text"]), _hosts(row)))
     ]
-    share = len(flagged) / len(rows)
-    print(f"benign flagged: {len(flagged)}/{len(rows)} = {share:.1%}")
-    assert share <= 0.02, flagged
+    share = len(flagged) / len(BENIGN)
+    print(f"benign flagged: {len(flagged)}/{len(BENIGN)} = {share:.1%}")
+    assert share <= 0.015, flagged
 
 
-def test_a_held_out_corpus_measures_what_tuning_did_not_see() -> None:
-    """A second corpus, written by someone who never saw the rules nor the first corpus,
-    and never used to tune them: what the detector does on memories it was not fitted
-    to. Today (issue 17, started) 63/80 caught and 6/160 benign flagged: below the
-    goals. These floors only guard against a regression; the goals are above."""
-    poisoned = _lines("heldout_poisoned.jsonl")
-    benign = _lines("heldout_benign.jsonl")
-    caught = sum(_flagged(str(r["text"]), KNOWN) for r in poisoned)
-    flagged = sum(
-        _flagged(str(r["text"]), tuple(str(h) for h in r["hosts"]))  # type: ignore[attr-defined]
-        for r in benign
-    )
-    print(f"held out: caught {caught}/{len(poisoned)}, benign flagged {flagged}/{len(benign)}")
-    assert caught / len(poisoned) >= 0.75 and flagged / len(benign) <= 0.05
+def test_each_family_is_caught_on_its_own() -> None:
+    """No family carries the others: each reaches the goal alone."""
+    for family in ("instruction", "action", "hidden"):
+        rows = [row for row in POISONED if row["family"] == family]
+        caught = sum(bool(_rules(str(row["text"]), KNOWN)) for row in rows)
+        assert caught / len(rows) >= 0.97, (family, caught, len(rows))
+
+
+def test_a_blind_corpus_measures_what_tuning_did_not_see() -> None:
+    """``blind_*``: 177 poisoned and 295 benign memories written in session 14 by a
+    helper that saw neither the rules nor the other corpora, never used for tuning.
+    Measured when they came in (the detector as tuned on the four files above): 133/177
+    caught (75.1%), 12/295 benign flagged (4.1%): below the goals (95%, 2%). These
+    floors only guard against a regression; the goals are above them."""
+    poisoned = _lines("blind_poisoned.jsonl")
+    benign = _lines("blind_benign.jsonl")
+    caught = sum(bool(assess(str(r["text"]), known_hosts=())) for r in poisoned)
+    flagged = sum(bool(assess(str(r["text"]), known_hosts=_hosts(r))) for r in benign)
+    print(f"blind: caught {caught}/{len(poisoned)}, benign flagged {flagged}/{len(benign)}")
+    assert caught / len(poisoned) >= 0.74 and flagged / len(benign) <= 0.045

@@ -14,9 +14,9 @@ from support_home import isolated  # noqa: F401 (autouse: a home of the test's o
 from core.importers import export_claude_code, import_claude_code
 from core.importers.export_folder import MARKER
 from core.importers.held import load_held
-from core.store.quarantine import load_quarantined
 from core.review.correct import correct
 from core.review.decide import decide
+from core.store.quarantine import load_quarantined
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
 

@@ -334,3 +334,27 @@ def test_a_broken_quarantine_file_is_reported_and_offered_to_nobody(
     assert "quarantine/quarantine-00.json" in problems
     assert build_queue(ws(store), kinds=["quarantine"]) == []
     assert "approved-by-attacker" not in " ".join(problems.values())
+
+
+def test_the_catalogs_chunked_steering_hints_are_the_record_by_record_ones(
+    make_memory: Any,
+) -> None:
+    """A cold catalog hints records in chunks (one detector run for 64 records that
+    trip nothing); on every corpus line, poisoned or benign, each record's hint is the
+    one it gets alone."""
+    from core.store.catalog import steering_hint, steering_hints
+
+    corpus = Path(__file__).parent / "fixtures" / "steering"
+    texts = [
+        json.loads(line)["text"]
+        for path in sorted(corpus.glob("*.jsonl"))
+        for line in path.read_text("utf-8").splitlines()
+    ]
+    memories = [
+        make_memory(id=f"m-{n}", type="semantic" if n % 3 else "preference", content=text)
+        for n, text in enumerate(texts)
+    ]
+    # benign runs of 64 with nothing to find, and chunks that mix both
+    benign = [m for m in memories if not steering_hint(m) & 1]
+    for batch in (memories, benign, [*benign[:100], None, *memories[:50]]):
+        assert steering_hints(batch) == [steering_hint(m) if m else 0 for m in batch]

@@ -307,6 +307,41 @@ def steering_hint(memory: Memory) -> int:
     return hint
 
 
+def _hint_texts(memory: Memory) -> list[str]:
+    return [t for t in (memory.content, memory.title, memory.value) if t]
+
+
+def steering_hints(memories: list[Memory | None]) -> list[int]:
+    """:func:`steering_hint` of each record (None: not a record, 0), the detector run
+    on chunks of records first: a regex that matches one record's text matches the
+    texts joined by blank lines too, so a chunk where no rule fires holds no record
+    a rule fires on, and only a chunk with a hit is read record by record (a test
+    checks this against the record-by-record hints on every corpus)."""
+    from core.domain import steering
+
+    hints = [0] * len(memories)
+    for start in range(0, len(memories), _SCAN_CHUNK):
+        chunk = memories[start : start + _SCAN_CHUNK]
+        joined = "\n\n".join(t for m in chunk if m is not None for t in _hint_texts(m))
+        fired = bool(joined) and bool(steering.detect(joined))
+        for offset, memory in enumerate(chunk):
+            if memory is None:
+                continue
+            hint = steering_hint(memory) if fired else _shape_hint(memory)
+            hints[start + offset] = hint
+    return hints
+
+
+def _shape_hint(memory: Memory) -> int:
+    """The bits of :func:`steering_hint` that need no rule: a link, a preference."""
+    from core.domain import steering
+
+    hint = STEERING_LINK if any("://" in t for t in _hint_texts(memory)) else 0
+    if memory.type in steering.PREFERENCE_TYPES:
+        hint |= STEERING_PREFERENCE
+    return hint
+
+
 def _has_secret(text: str) -> int:
     from core.domain import secrets
 
@@ -392,6 +427,7 @@ def _row(
     text: str,
     taus: tuple[float, float],
     secret: int | None = None,
+    steering: int | None = None,
 ) -> tuple[Any, ...]:
     """The row of one file. The file's text is scanned once (``secret``: already
     scanned): a record with no finding in it keeps its title and hook as they are;
@@ -427,7 +463,7 @@ def _row(
         m.value,
         *parts,
         combined_rank(parts, taus),
-        steering_hint(m),
+        steering_hint(m) if steering is None else steering,
     )
 
 
@@ -823,11 +859,14 @@ class Catalog:
         """The rows a sync read, their texts scanned for secrets in chunks."""
         pending, self._pending = self._pending or [], None
         flags = secret_flags([text for _rel, _stamp, _item, text in pending])
+        hints = steering_hints(
+            [item if isinstance(item, Memory) else None for _rel, _stamp, item, _text in pending]
+        )
         db.executemany(
             _INSERT,
             [
-                _row(*entry, self.taus, secret=flag)
-                for entry, flag in zip(pending, flags, strict=True)
+                _row(*entry, self.taus, secret=flag, steering=hint)
+                for entry, flag, hint in zip(pending, flags, hints, strict=True)
             ],
         )
 

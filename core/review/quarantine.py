@@ -77,10 +77,6 @@ DEFAULT_REASONS = {
 }
 
 
-def is_quarantine_id(item: str) -> bool:
-    return item.startswith((PREFIX, RECORD_PREFIX))
-
-
 # ------------------------------------------------------------------------- items
 def candidate_items(evidence: Evidence, store: Store, ids: list[str] | None = None) -> list[Item]:
     """The store's open held candidates (``ids``: only those)."""

@@ -59,6 +59,7 @@ from core.store.secret_files import ITEM_PREFIX, Hit, record_hits, scan_file
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.pipeline import conflict_item_id
+from core.writing.quarantine import flagged_records
 
 MemoryKey = tuple[str, str, str, str | None]
 #: the kinds of item a person may defer (leave open, recorded as looked at)
@@ -243,8 +244,7 @@ def open_ids(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> set
             ids.update(h.id for h in load_held(store)[0] if h.status == "open")
         if Kind.QUARANTINE in wanted:
             ids.update(h.id for h in load_quarantined(store, status="open"))
-            evidence = Evidence(store, workspace.stores)
-            ids.update(i.id for i in record_items(evidence, store))
+            ids.update(f"{RECORD_PREFIX}{m.id}" for m, _flags in flagged_records(store))
     return ids
 
 

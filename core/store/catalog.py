@@ -298,13 +298,8 @@ def steering_hint(memory: Memory) -> int:
     flagged, not all of them. A superset of what the full assessment flags."""
     from core.domain import steering
 
-    texts = [t for t in (memory.content, memory.title, memory.value) if t]
-    hint = STEERING_RULES if any(steering.detect(t) for t in texts) else 0
-    if any("://" in t for t in texts):
-        hint |= STEERING_LINK
-    if memory.type in steering.PREFERENCE_TYPES:
-        hint |= STEERING_PREFERENCE
-    return hint
+    fired = any(steering.detect(t) for t in _hint_texts(memory))
+    return (STEERING_RULES if fired else 0) | _shape_hint(memory)
 
 
 def _hint_texts(memory: Memory) -> list[str]:

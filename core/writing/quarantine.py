@@ -62,47 +62,19 @@ def source_role(source: Source | None, excerpt: Excerpt | None) -> str | None:
     return None
 
 
-def assess_candidate(store: Store, candidate: Candidate, excerpt: Excerpt | None) -> Assessment:
-    """Every flag on the candidate. Spans index the content; a flag found in the title,
-    the value or the evidence names that field in its shown text and spans nothing."""
-    role = source_role(candidate.source, excerpt)
+def _assessed(
+    store: Store,
+    content: str,
+    memory_type: str,
+    role: str | None,
+    extra: tuple[tuple[str, str | None], ...],
+) -> Assessment:
+    """The flags on ``content`` (their spans index it), then those on each other text a
+    record keeps, once a rule: a flag found there names the field and spans nothing."""
     hosts = store.config.known_hosts
-    flags = list(
-        steering.assess(candidate.content, memory_type=candidate.type, role=role, known_hosts=hosts)
-    )
+    flags = steering.assess(content, memory_type=memory_type, role=role, known_hosts=hosts)
     seen = {f.rule for f in flags}
-    extra = (
-        ("title", candidate.title),
-        ("value", candidate.value),
-        ("evidence", candidate.source.evidence if candidate.source else None),
-    )
     for name, text in extra:
-        if not text:
-            continue
-        for flag in steering.assess(text, memory_type=None, role=role, known_hosts=hosts):
-            if flag.rule in seen:
-                continue
-            seen.add(flag.rule)
-            flags.append(
-                steering.Flag(flag.rule, flag.family, 0, 0, f"{name}: {flag.shown}", flag.why)
-            )
-    return Assessment(tuple(flags), role)
-
-
-def record_assessment(store: Store, memory: Memory) -> Assessment:
-    """The detector's flags on a stored record, weighed with the role of its first
-    source's message (its content's spans; the title's and the value's name the field)."""
-    role = None
-    source = memory.source
-    if source is not None and source.file is None:
-        excerpt = resolve(store.root, source, context=0)
-        role = source_role(source, excerpt)
-    hosts = store.config.known_hosts
-    flags = list(
-        steering.assess(memory.content, memory_type=memory.type, role=role, known_hosts=hosts)
-    )
-    seen = {f.rule for f in flags}
-    for name, text in (("title", memory.title), ("value", memory.value)):
         if not text:
             continue
         for flag in steering.assess(text, memory_type=None, role=role, known_hosts=hosts):
@@ -112,6 +84,28 @@ def record_assessment(store: Store, memory: Memory) -> Assessment:
                     steering.Flag(flag.rule, flag.family, 0, 0, f"{name}: {flag.shown}", flag.why)
                 )
     return Assessment(tuple(flags), role)
+
+
+def assess_candidate(store: Store, candidate: Candidate, excerpt: Excerpt | None) -> Assessment:
+    """Every flag on the candidate: its content, title, value and quoted evidence."""
+    extra = (
+        ("title", candidate.title),
+        ("value", candidate.value),
+        ("evidence", candidate.source.evidence if candidate.source else None),
+    )
+    role = source_role(candidate.source, excerpt)
+    return _assessed(store, candidate.content, candidate.type, role, extra)
+
+
+def record_assessment(store: Store, memory: Memory) -> Assessment:
+    """The detector's flags on a stored record (content, title, value), weighed with
+    the role of its first source's message."""
+    role = None
+    source = memory.source
+    if source is not None and source.file is None:
+        role = source_role(source, resolve(store.root, source, context=0))
+    extra = (("title", memory.title), ("value", memory.value))
+    return _assessed(store, memory.content, memory.type, role, extra)
 
 
 def provenance(store: Store, memory: Memory) -> str:

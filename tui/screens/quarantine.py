@@ -20,79 +20,27 @@ from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Button, Header, Label, Static, TextArea
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Header, Static
 
-from core.domain import secrets
 from core.domain.shown import visible
 from core.review.items import QuarantineAnalysis
 from core.review.quarantine import DEFAULT_REASONS, MEANING
 from tui.render import record_card, safe
-from tui.screens.desk import DeskFooter, cursor_blinks
+from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
+from tui.screens.secret import SecretCorrectDialog
 
 #: how many characters of the text the view shows (the rest is counted)
 SHOWN_CHARS = 6_000
 
 
-class CorrectionDialog(ModalScreen[str | None]):
-    """The words that replace a record that tried to steer the agent."""
-
-    DEFAULT_CSS = """
-    CorrectionDialog #content {
-        height: 8;
-        margin-bottom: 1;
-    }
-    """
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
-        Binding("ctrl+s", "accept", "Next", priority=True, id="dialog.accept"),
-    ]
-
-    def __init__(self, memory_id: str) -> None:
-        super().__init__()
-        self.memory_id = memory_id
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Label(f"Correct {self.memory_id}", id="dialog-title")
-            yield Static(
-                "A record with these words supersedes it; the old words are refused if an "
-                "agent writes them again. Write what is true, as a fact, not an order; "
-                "ctrl+s to continue.",
-                id="dialog-changes",
-            )
-            yield TextArea("", id="content", soft_wrap=True)
-            with Horizontal(id="dialog-buttons"):
-                yield Button("Next", variant="primary", id="ok")
-                yield Button("Cancel", id="cancel")
-
-    def on_mount(self) -> None:
-        area = self.query_one("#content", TextArea)
-        area.cursor_blink = cursor_blinks(self.app)
-        area.focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self.action_accept()
-        else:
-            self.dismiss(None)
-
-    def action_accept(self) -> None:
-        text = self.query_one("#content", TextArea).text.strip()
-        if not text:
-            self.notify("The correction is empty: erase the record instead", severity="warning")
-            return
-        if not secrets.is_clean(text):
-            rules = ", ".join(sorted({f.rule_id for f in secrets.scan(text)}))
-            self.notify(f"It holds a credential ({rules})", severity="error")
-            return
-        self.dismiss(text)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+#: what the correction dialog says here (core.review.quarantine supersedes the record)
+CORRECTION = (
+    "A record with these words supersedes it; the old words are refused if an agent "
+    "writes them again. Write what is true, as a fact, not an order; ctrl+s to continue."
+)
 
 
 def marked_text(analysis: QuarantineAnalysis) -> Text:
@@ -265,7 +213,8 @@ class QuarantineScreen(ItemScreen):
                         proposal, label, approve=True, option="correct", content=content
                     )
 
-            self.desk.push_screen(CorrectionDialog(analysis.memory_id or ""), with_content)
+            dialog = SecretCorrectDialog(analysis.memory_id or "", "", CORRECTION)
+            self.desk.push_screen(dialog, with_content)
             return
         if rejects:
             self.decide_with(proposal, label, approve=False)

@@ -41,20 +41,23 @@ class SecretCorrectDialog(ModalScreen[str | None]):
         Binding("ctrl+s", "accept", "Next", priority=True, id="dialog.accept"),
     ]
 
-    def __init__(self, memory_id: str, content: str) -> None:
+    #: what the dialog says a correction does (the quarantine view says its own)
+    EXPLANATION = (
+        "A copy with this content replaces the record and the old file is erased "
+        "(not kept as superseded). Keep [secret: …] or write what is true instead; "
+        "ctrl+s to continue."
+    )
+
+    def __init__(self, memory_id: str, content: str, explanation: str | None = None) -> None:
         super().__init__()
         self.memory_id = memory_id
         self.content = content
+        self.explanation = explanation or self.EXPLANATION
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label(f"Correct {self.memory_id}", id="dialog-title")
-            yield Static(
-                "A copy with this content replaces the record and the old file is erased "
-                "(not kept as superseded). Keep [secret: …] or write what is true instead; "
-                "ctrl+s to continue.",
-                id="dialog-changes",
-            )
+            yield Static(self.explanation, id="dialog-changes")
             yield TextArea(self.content, id="content", soft_wrap=True)
             with Horizontal(id="dialog-buttons"):
                 yield Button("Next", variant="primary", id="ok")

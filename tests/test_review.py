@@ -19,7 +19,8 @@ from core.demo import OWNER
 from core.domain.data import AsData, shown_as, to_data
 from core.domain.errors import AlreadyDecided, AuthorizationError, NotFoundError, ValidationError
 from core.review.decide import decide, preview
-from core.review.items import Kind
+from core.review.items import KINDS, Kind
+from core.review.labels import workspace_label_items
 from core.review.queue import build_queue, get_item
 from core.store.events import FIRST_SHARD
 
@@ -33,7 +34,13 @@ CHOICES: dict[str, dict[str, Any]] = {
     Kind.STALE: {"approve": True, "option": "expire"},
     Kind.HELD: {"approve": True, "option": "redact"},
     Kind.QUARANTINE: {"approve": True, "option": "release"},
+    Kind.LABEL: {"approve": True, "option": "confirm"},  # the oldest sample: a repeat
 }
+
+
+def every_item(ws: Any) -> list[Any]:
+    """The queue and the measures' samples (label items, drawn apart from the queue)."""
+    return build_queue(ws) + workspace_label_items(ws)
 
 
 def snapshot(root: Path) -> tuple[str, dict[str, bytes]]:
@@ -55,7 +62,8 @@ def stores_of(demo: Path) -> list[Path]:
 
 def test_get_item_builds_the_item_the_queue_shows(demo: Path) -> None:
     ws = workspace(demo)
-    queue = build_queue(ws)
+    queue = every_item(ws)
+    assert {i.kind for i in build_queue(ws)} == set(KINDS)
     assert {i.kind for i in queue} == set(Kind)
     for item in queue:
         assert get_item(workspace(demo), item.id).to_dict() == item.to_dict()
@@ -69,7 +77,7 @@ def test_get_item_of_an_id_no_store_has_open_is_not_found(demo: Path) -> None:
 
 @pytest.mark.parametrize("kind", list(Kind))
 def test_a_preview_writes_nothing_and_says_what_the_decision_does(demo: Path, kind: str) -> None:
-    item = next(i for i in build_queue(workspace(demo)) if i.kind == kind)
+    item = next(i for i in every_item(workspace(demo)) if i.kind == kind)
     before = {root: snapshot(root) for root in stores_of(demo)}
     shown = preview(workspace(demo), item.id, actor=OWNER, **CHOICES[kind])
     assert {root: snapshot(root) for root in stores_of(demo)} == before

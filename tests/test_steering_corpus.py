@@ -2,7 +2,7 @@
 eight languages (instructions, actions with side effects, hidden text) and benign ones
 with their near misses ("always use pnpm", URLs the config knows).
 
-All six files are tuning data: ``poisoned``/``benign`` from the start;
+All eight files are tuning data: ``poisoned``/``benign`` from the start;
 ``tuning2_poisoned``/``tuning2_benign``, which were the held-out corpus (written by
 someone who saw neither the rules nor the first corpus) until session 14 and were then
 used for tuning too; and ``blind_poisoned``/``blind_benign`` (177 and 295 memories),
@@ -11,9 +11,18 @@ corpora. Measured blind, as they came in, the detector caught 133/177 (75.1%) an
 flagged 12/295 benign (4.1%), below the goals; they were then used for tuning (the
 rules deceive-user, steer-judgement, weaken-security and other-encoding, and quoted or
 described mentions left alone), so they no longer measure what the detector does on
-memories it was not fitted to. A newer blind corpus, written separately, does that. The
-goals are 95% caught and at most 2% flagged; on the tuning data the tests ask for more
-(97%, 1.5%) so the blind corpus has some margin.
+memories it was not fitted to. ``blind3_poisoned``/``blind3_benign`` (174 and 335),
+written blind in session 14 by a third helper, were measured blind at 117/174 caught
+(67.2%) and 18/335 benign flagged (5.4%), then tuned on (the rules scripted-answer,
+persist-itself and show-secrets; concealment, precedence, forged permission, persona,
+verdicts, recommendations and security-weakening widened; quotation, description and
+scope told from orders). ``blind4_poisoned``/``blind4_benign`` (200 and 360), written
+blind in session 15 by two more helpers (coding and personal-assistant memories, 17
+languages), measure the detector on memories it was not fitted to: 106/200 caught
+(53.0%) and 33/360 benign flagged (9.2%) with the rules tuned on blind3 (90/200 and
+48/360 with the rules before), far from the goals. They are not tuning data: their test
+is a floor against regressions, not the goal. The goals are 95% caught and at most 2%
+flagged; on the tuning data the tests ask for more (97%, 1.5%).
 
 Each row goes through :func:`assess` as the write gate would see a candidate of unknown
 source (``role`` None, no type): weak signs count, since nothing vouches for the words
@@ -59,13 +68,21 @@ def _rules(text: str, known: tuple[str, ...]) -> list[str]:
 
 
 POISONED = (
-    _lines("poisoned.jsonl") + _lines("tuning2_poisoned.jsonl") + _lines("blind_poisoned.jsonl")
+    _lines("poisoned.jsonl")
+    + _lines("tuning2_poisoned.jsonl")
+    + _lines("blind_poisoned.jsonl")
+    + _lines("blind3_poisoned.jsonl")
 )
-BENIGN = _lines("benign.jsonl") + _lines("tuning2_benign.jsonl") + _lines("blind_benign.jsonl")
+BENIGN = (
+    _lines("benign.jsonl")
+    + _lines("tuning2_benign.jsonl")
+    + _lines("blind_benign.jsonl")
+    + _lines("blind3_benign.jsonl")
+)
 
 
 def test_the_corpus_is_large_enough() -> None:
-    assert len(POISONED) >= 420 and len(BENIGN) >= 700
+    assert len(POISONED) >= 590 and len(BENIGN) >= 1040
     assert {row["lang"] for row in POISONED} >= {"en", "zh", "fr", "de", "es", "ja", "ko", "ru"}
     assert {row["family"] for row in POISONED} == {"instruction", "action", "hidden"}
 
@@ -105,16 +122,27 @@ def test_each_family_is_caught_on_its_own() -> None:
         assert caught / len(rows) >= 0.97, (family, caught, len(rows))
 
 
-def test_a_second_blind_corpus_measures_what_tuning_did_not_see() -> None:
-    """``blind3_*``: 174 poisoned and 335 benign memories written in session 14 by a
-    third helper that saw neither the rules nor the other corpora; never used for
-    tuning. Measured with the detector tuned on every other file here: 117/174 caught
-    (67.2%), 18/335 benign flagged (5.4%), far below the goals (95%, 2%); the rules
-    before the last round of tuning gave 111/174 and 20/335. These floors only guard
-    against a regression. Do not tune on these files: write a new blind corpus first."""
+def test_the_third_corpus_reaches_the_goals_on_its_own() -> None:
+    """``blind3_*`` alone: measured blind at 117/174 caught and 18/335 benign flagged,
+    then tuned on (see the module's docstring), so it now asks what the rest of the
+    tuning data asks, not what unseen memories give."""
     poisoned = _lines("blind3_poisoned.jsonl")
     benign = _lines("blind3_benign.jsonl")
     caught = sum(bool(assess(str(r["text"]), known_hosts=())) for r in poisoned)
     flagged = sum(bool(assess(str(r["text"]), known_hosts=_hosts(r))) for r in benign)
     print(f"blind3: caught {caught}/{len(poisoned)}, benign flagged {flagged}/{len(benign)}")
-    assert caught / len(poisoned) >= 0.66 and flagged / len(benign) <= 0.06
+    assert caught / len(poisoned) >= 0.97 and flagged / len(benign) <= 0.015
+
+
+def test_the_fourth_corpus_measures_unseen_memories() -> None:
+    """``blind4_*``, never tuned on: what the detector does on memories written by
+    people who never saw its rules (106/200 caught, 33/360 benign flagged when it came
+    in: the goals of issue 17 are not met there). A floor, so a change that loses
+    catches or adds false alarms on unseen text shows."""
+    poisoned = _lines("blind4_poisoned.jsonl")
+    benign = _lines("blind4_benign.jsonl")
+    caught = sum(1 for row in poisoned if _rules(str(row["text"]), ()))
+    flagged = sum(1 for row in benign if _rules(str(row["text"]), _hosts(row)))
+    print(f"blind4: caught {caught}/{len(poisoned)}, benign flagged {flagged}/{len(benign)}")
+    assert (len(poisoned), len(benign)) == (200, 360)
+    assert caught >= 106 and flagged <= 33

@@ -49,7 +49,10 @@ def test_what_is_strong_and_what_is_weak() -> None:
     for r in RULES:
         if r.family in ("action", "hidden"):
             assert r.strength == "strong", r.id
-    for rule_id in ("role-marker", "override-instructions", "keep-from-user"):
+    for rule_id in (
+        *("role-marker", "override-instructions", "keep-from-user", "scripted-answer"),
+        *("persist-itself", "steer-judgement", "deceive-user"),
+    ):
         assert rule(rule_id).strength == "strong"
     for rule_id in ("from-now-on", "delayed-trigger", "skip-confirmation"):
         assert rule(rule_id).strength == "weak"

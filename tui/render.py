@@ -41,7 +41,7 @@ def status_text(status: str) -> Text:
     return Text(status, style=STATUS_STYLE.get(status, ""))
 
 
-def sparkline(values: Sequence[int]) -> str:
+def sparkline(values: Sequence[float]) -> str:
     if not values:
         return ""
     top = max(values) or 1

@@ -324,6 +324,11 @@ def apply_batch(
                 "batch": batch.id,
                 "approved": list(decision.approved),
                 "rejected": list(decision.rejected),
+                # what health's reverse signal compares the cut with (seed 8.2)
+                "replay": {
+                    k: v for k, v in batch.replay.items() if isinstance(v, int) and k != "queries"
+                }
+                | {"queries": int(batch.replay.get("queries", 0) or 0)},
             },
         )
     if not approved:

@@ -1,24 +1,30 @@
-"""Health metrics (SPEC section 11, seed 8): what the store itself can measure.
+"""Health metrics (SPEC section 11, seed 8): what the store measures.
 
 Write side: source completeness, sensitive interception rate, duplicate rate
 by key. Retrieval side, from usage events: how many memories were ever
-recalled, and the share never used. Reverse signals: memory growth per week,
-index line length, records rewritten repeatedly, team records concentrated in
-one contributor. Each series is weekly, for sparklines.
+recalled, and the share never used. The seed's measures that need the logs, the
+citations or a person's labels (repeated explanations, precision, stale citations,
+hit rate, unused injections, red-team interception) are :attr:`Health.measures`
+(core.reports.measures). Reverse signals (seed 8.2), each with its likely cause:
+memory growth against task growth, index line length growing, records rewritten
+repeatedly, team records concentrated in one contributor, consolidation that cuts
+counts while the measures do not improve. Each series is weekly, for sparklines.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from core.domain.data import AsData
 from core.domain.record import STATUSES, TYPES, Memory
+from core.reports.measures import Measure, measures
+from core.review.labels import label_items_count
 from core.store import logs
 from core.store.events import Event
-from core.store.index import INDEX_FILE, check_index, read_index_text
+from core.store.index import INDEX_FILE, check_index, index_line, read_index_text
 from core.store.store import Store
 
 WEEKS = 12
@@ -35,6 +41,7 @@ class Health(AsData):
     retrieval: dict[str, Any] = field(default_factory=dict)
     signals: list[dict[str, Any]] = field(default_factory=list)
     series: dict[str, list[int]] = field(default_factory=dict)
+    measures: list[Measure] = field(default_factory=list)
 
 
 def _week(ts: str, start: datetime) -> int | None:
@@ -44,7 +51,10 @@ def _week(ts: str, start: datetime) -> int | None:
         return None
     if when.tzinfo is None:  # naive and aware times do not subtract
         return None
-    index = int((when - start).total_seconds() // (7 * 86400))
+    seconds = (when - start).total_seconds()
+    index = int(seconds // (7 * 86400))
+    if seconds == WEEKS * 7 * 86400:  # the last week ends at now, now included
+        index -= 1
     return index if 0 <= index < WEEKS else None
 
 
@@ -157,6 +167,90 @@ def health(store: Store) -> Health:
     )
     out.write["quarantine_discarded"] = sum(1 for e in events if e.action == "quarantine-discard")
 
+    tz = logs.log_timezone((m.created_at for m in memories), now.tzinfo or UTC)
+    messages = logs.messages(store.root, tz)
+    out.signals = _signals(store, memories, events, messages, growth, start)
+    out.series["new tasks per week"] = _tasks_per_week(messages, start)
+    out.measures = measures(
+        now=now,
+        memories=memories,
+        events=events,
+        messages=messages,
+        open_repeats=label_items_count(store, "repeat"),
+    )
+    return out
+
+
+def _tasks_per_week(messages: list[logs.Message], start: datetime) -> list[int]:
+    first: dict[str, datetime] = {}
+    for message in messages:
+        first.setdefault(message.task, message.when)
+    weekly = [0] * WEEKS
+    for when in first.values():
+        week = _week(when.isoformat(), start)
+        if week is not None:
+            weekly[week] += 1
+    return weekly
+
+
+def _halves(series: list[int]) -> tuple[int, int]:
+    return sum(series[: WEEKS // 2]), sum(series[WEEKS // 2 :])
+
+
+def _signals(
+    store: Store,
+    memories: list[Memory],
+    events: list[Event],
+    messages: list[logs.Message],
+    growth: list[int],
+    start: datetime,
+) -> list[dict[str, Any]]:
+    """The reverse signals of seed 8.2 that fire, each with what it means and its
+    likely cause."""
+    cfg = store.config
+    out: list[dict[str, Any]] = []
+
+    def signal(name: str, detail: str, meaning: str, cause: str) -> None:
+        out.append({"signal": name, "detail": detail, "meaning": meaning, "cause": cause})
+
+    tasks = _tasks_per_week(messages, start)
+    (m_before, m_after), (t_before, t_after) = _halves(growth), _halves(tasks)
+    if m_after >= 10 and m_after * max(t_before, 1) > 2 * max(m_before, 1) * max(t_after, 1):
+        signal(
+            "memories grow much faster than tasks",
+            f"{m_before} memories / {t_before} tasks -> {m_after} / {t_after} per 6 weeks",
+            "extraction is too wide",
+            "the write gate's threshold (theta) is too low",
+        )
+    lengths = [0.0] * WEEKS
+    counts = [0] * WEEKS
+    for memory in memories:
+        week = _week(memory.created_at.isoformat(), start)
+        if week is not None:  # the line as written, before the index caps it
+            lengths[week] += len(index_line(memory, 1_000_000))
+            counts[week] += 1
+    means = [round(n / c) if c else 0 for n, c in zip(lengths, counts, strict=True)]
+    before = [v for v in means[: WEEKS // 2] if v]
+    after = [v for v in means[WEEKS // 2 :] if v]
+    enough = sum(counts[: WEEKS // 2]) >= 5 and sum(counts[WEEKS // 2 :]) >= 5
+    if enough and sum(after) / len(after) > 1.3 * sum(before) / len(before):
+        signal(
+            "index lines keep growing",
+            f"mean line of new records {sum(before) // len(before)} -> "
+            f"{sum(after) // len(after)} characters (cap {cfg.index_line_chars})",
+            "someone writes content into the index",
+            "the write prompt is unclear about what goes in the index",
+        )
+    longest = max(
+        (len(line) for line in (read_index_text(store.root)[0] or "").splitlines()), default=0
+    )
+    if longest > cfg.index_line_chars:
+        signal(
+            "index lines too long",
+            f"longest {longest} characters",
+            "content is being written into the index",
+            "the write prompt is unclear about what goes in the index",
+        )
     rewrites = Counter(
         i
         for e in events
@@ -165,42 +259,44 @@ def health(store: Store) -> Health:
     )
     churn = sorted(((n, i) for i, n in rewrites.items() if n >= 3), reverse=True)
     if churn:
-        out.signals.append(
-            {
-                "signal": "records rewritten repeatedly",
-                "detail": ", ".join(f"{i} ({n}x)" for n, i in churn[:5]),
-                "meaning": "the fact is unstable; check s1 at write time",
-            }
-        )
-    if out.index["longest_line"] > cfg.index_line_chars:
-        out.signals.append(
-            {
-                "signal": "index lines too long",
-                "detail": f"longest {out.index['longest_line']} characters",
-                "meaning": "content is being written into the index",
-            }
+        signal(
+            "records rewritten repeatedly",
+            ", ".join(f"{i} ({n}x)" for n, i in churn[:5]),
+            "the fact is unstable",
+            "no stability check (s1) at write time",
         )
     created_by = Counter(
         e.actor for e in events if e.from_status is None and e.to_status in ("active", "conflict")
     )
-    if store.config.scope == "team" and created_by:
+    if cfg.scope == "team" and created_by:
         actor, count = created_by.most_common(1)[0]
         share = count / sum(created_by.values())
         if share > 0.6 and sum(created_by.values()) >= 5:
-            out.signals.append(
-                {
-                    "signal": "team records from one contributor",
-                    "detail": f"{actor}: {share:.0%}",
-                    "meaning": "personal habits may pose as team conventions",
-                }
+            signal(
+                "team records from one contributor",
+                f"{actor}: {share:.0%} of {sum(created_by.values())}",
+                "personal habits may pose as team conventions",
+                "the scope criteria are vague",
             )
-    recent, earlier = sum(growth[WEEKS // 2 :]), sum(growth[: WEEKS // 2])
-    if earlier and recent > 2 * earlier:
-        out.signals.append(
-            {
-                "signal": "memory growing fast",
-                "detail": f"{earlier} -> {recent} new records per 6 weeks",
-                "meaning": "the write gate may be too loose (theta)",
-            }
-        )
+    cut: Counter[str] = Counter(
+        e.decision
+        for e in events
+        if e.decision and e.from_status == "active" and e.to_status in ("superseded", "expired")
+    )
+    for e in events:
+        if e.action != "decide" or e.details.get("kind") != "consolidation":
+            continue
+        replay = e.details.get("replay")
+        n = cut.get(e.decision or "", 0)
+        if not n or not isinstance(replay, dict) or _week(e.ts, start) is None:
+            continue
+        better = int(replay.get("gained", 0) or 0) + int(replay.get("changed", 0) or 0)
+        if better == 0:
+            signal(
+                "consolidation cut records, answers unchanged",
+                f"{e.details.get('batch')}: {n} records retired, "
+                f"{replay.get('queries', 0)} replayed queries answer as before",
+                "consolidation is a ritual: counts fall, quality does not move",
+                "it removes what does not matter and did not go back to the raw evidence",
+            )
     return out

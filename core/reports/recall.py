@@ -37,6 +37,7 @@ def recall_in(
     record_usage: bool = True,
     on_unrecorded: Callable[[Store], None] | None = None,
     withheld: list[str] | None = None,
+    task: str | None = None,
 ) -> list[Recalled]:
     """The ``limit`` heaviest active records of the key across the workspace's stores.
 
@@ -44,7 +45,8 @@ def recall_in(
     (a team store, for anyone but its maintainers), ``on_unrecorded`` is told about
     that store before it is read. ``withheld`` gets the ids of the records left out
     because they try to steer the agent and wait for a person (their items are
-    ``steering-<id>``).
+    ``steering-<id>``). ``task``: the task recalling, kept in the use events (what
+    the hit rate counts).
     """
     results: list[Recalled] = []
     for store in workspace.stores:
@@ -58,6 +60,7 @@ def recall_in(
             limit=limit,
             record_usage=record_usage,
             withheld=withheld,
+            task=task,
         )
     results.sort(key=lambda r: -r.weight)
     return results[:limit]

@@ -29,9 +29,11 @@ from core.review.items import (
     HeldAnalysis,
     Item,
     Kind,
+    LabelAnalysis,
     QuarantineAnalysis,
     SecretAnalysis,
 )
+from core.review.labels import OPTIONS
 from core.review.promotion import blocked_rules, successor
 from core.store.workspace import Workspace
 
@@ -45,6 +47,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     Kind.STALE: ("expire", "correct", "keep"),
     Kind.HELD: ("redact", "keep", "drop", "learn", "forget", "agent", "memgov"),
     Kind.QUARANTINE: ("release", "discard", "erase", "correct", "keep"),
+    Kind.LABEL: tuple(dict.fromkeys(o for options in OPTIONS.values() for o in options)),
 }
 
 
@@ -91,6 +94,8 @@ def _applies(item: Item, name: str) -> bool:
         return name in item.analysis_as(HeldAnalysis).options
     if item.kind == Kind.QUARANTINE:  # a held candidate's, or a stored record's
         return name in item.analysis_as(QuarantineAnalysis).options
+    if item.kind == Kind.LABEL:  # each measure has its labels
+        return name in item.analysis_as(LabelAnalysis).options
     return True
 
 

@@ -16,6 +16,7 @@ kind                module
 ``stale``           core.review.stale
 ``held``            core.review.held
 ``quarantine``      core.review.quarantine
+``label``           core.review.labels
 ==================  ===========================
 
 Bound to what was shown (core.review.seen): given ``shown``, the hash of the item
@@ -44,7 +45,7 @@ from dataclasses import dataclass
 
 from core.domain.errors import AlreadyDecided, ItemChanged, NotFoundError, ValidationError
 from core.importers.held import OPTIONS as _HELD
-from core.review import conflict, deletion, held, promotion, quarantine, secret, stale
+from core.review import conflict, deletion, held, labels, promotion, quarantine, secret, stale
 from core.review.authority import check_may_close_request, check_may_decide
 from core.review.batch import decide_batch, preview_batch
 from core.review.consequences import with_consequences
@@ -398,7 +399,7 @@ def _check_arguments(item: Item, choice: Choice) -> None:
     """Contradictory or missing arguments are an error, never a guess: a rejection
     with an option, an approval of a conflict or a secret without one, an option
     for a kind that takes none. A held item checks its own (its reason's options)."""
-    if item.kind in (Kind.HELD, Kind.QUARANTINE):
+    if item.kind in (Kind.HELD, Kind.QUARANTINE, Kind.LABEL):
         return
     allowed = _APPROVE_OPTIONS.get(item.kind, ())
     listed = ", ".join(allowed)
@@ -498,6 +499,16 @@ def _decide_item(
         return quarantine.decide_quarantine(
             session,
             workspace,
+            item,
+            approve,
+            actor=actor,
+            reason=reason,
+            option=choice.option,
+            content=choice.content,
+        )
+    if item.kind == Kind.LABEL:
+        return labels.decide_label(
+            session,
             item,
             approve,
             actor=actor,

@@ -17,7 +17,11 @@ kind                      analysis
 ``stale``                 :class:`StaleAnalysis` (how old the record is, how it is used)
 ``held``                  :class:`HeldAnalysis` (the agent's file, what was found in it)
 ``quarantine``            :class:`QuarantineAnalysis` (the flags, their spans, the source)
+``label``                 :class:`LabelAnalysis` (a measure's sample: a repeat, a record)
 ========================  ===========================================
+
+``label`` items are not in the queue (:data:`KINDS`): they are what the labelled
+measures of issue 18 draw (core.review.labels), decided and reverted like any item.
 """
 
 from __future__ import annotations
@@ -46,9 +50,11 @@ class Kind(StrEnum):
     STALE = "stale"
     HELD = "held"
     QUARANTINE = "quarantine"
+    LABEL = "label"
 
 
-KINDS = tuple(Kind)
+#: the kinds of the review queue (a label is a measure's sample, drawn apart)
+KINDS = tuple(k for k in Kind if k is not Kind.LABEL)
 #: what each kind of request opens
 KIND_OF_REQUEST = {"promote": Kind.PROMOTION, "delete": Kind.DELETION, "stale": Kind.STALE}
 #: the kinds of item a request opens
@@ -293,6 +299,42 @@ class BatchAnalysis(AsData):
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class Said(AsData):
+    """One logged message, as a label item shows it: where, when, who, what."""
+
+    log: str
+    line: int
+    task: str
+    index: int
+    when: str
+    role: str
+    text: str
+
+
+@dataclass(frozen=True)
+class LabelAnalysis(AsData):
+    """A sample a person labels for a measure (core.review.labels): a repeated
+    explanation (``repeat``: the later message, the earlier one it repeats, why it is a
+    candidate and what the events say went wrong), a memory written in a period
+    (``precision``), or one recalled in it (``citation``)."""
+
+    measure: str  # repeat | precision | citation
+    options: tuple[str, ...]
+    meanings: dict[str, str]
+    period: str | None = None  # YYYY-MM: the month a sample is drawn from
+    later: Said | None = None
+    earlier: Said | None = None
+    why: tuple[str, ...] = ()
+    marker: tuple[int, int] | None = None  # the marker's span in ``later.text``
+    key: str | None = None  # subject#attribute of the memory the messages are about
+    memory_id: str | None = None
+    diagnosis: str | None = None  # never-written | not-recalled | not-used | used-but-wrong
+    diagnosis_why: str = ""
+    recalled: int = 0  # a citation sample: its recalls in the period
+    cited: int = 0  # and how many of them were cited
+
+
 Analysis = (
     ConflictAnalysis
     | PromotionAnalysis
@@ -302,6 +344,7 @@ Analysis = (
     | StaleAnalysis
     | HeldAnalysis
     | QuarantineAnalysis
+    | LabelAnalysis
 )
 A = TypeVar(
     "A",
@@ -313,6 +356,7 @@ A = TypeVar(
     StaleAnalysis,
     HeldAnalysis,
     QuarantineAnalysis,
+    LabelAnalysis,
 )
 
 

@@ -47,6 +47,7 @@ from core.review.items import (
     StaleAnalysis,
     TeamCopy,
 )
+from core.review.labels import is_label_id, label_item
 from core.review.promotion import promotion_outcome, promotion_texts
 from core.review.proposal import open_proposals, proposal_item
 from core.review.quarantine import RECORD_PREFIX, candidate_items, record_items
@@ -323,6 +324,8 @@ class _Finder:
             return next(iter(candidate_items(evidence, store, [item_id])), None)
         if item_id.startswith(RECORD_PREFIX):
             return next(iter(record_items(evidence, store, [item_id])), None)
+        if is_label_id(item_id):
+            return label_item(evidence, store, item_id)
         return next(iter(pending_items(store, [item_id])), None)
 
 

@@ -58,6 +58,9 @@ class Config:
     index_line_chars: int = 150
     index_max_lines: int = 200
     index_max_bytes: int = 25_000
+    #: how many memories the desk draws a period for the labelled measures (issue 18:
+    #: precision and stale citations)
+    sample_size: int = 20
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_yaml(self) -> str:
@@ -115,10 +118,11 @@ _NUMBERS = {
     "index_line_chars": (1, 1e9),
     "index_max_lines": (1, 1e9),
     "index_max_bytes": (1, 1e9),
+    "sample_size": (1, 1000),
 }
 
 #: index limits: a fraction would break slicing and line counting
-_INTEGERS = {"index_line_chars", "index_max_lines", "index_max_bytes"}
+_INTEGERS = {"index_line_chars", "index_max_lines", "index_max_bytes", "sample_size"}
 
 
 def _read(path: Path) -> str:

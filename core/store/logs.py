@@ -21,7 +21,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
 from core.domain.data import AsData, shown_as
@@ -312,3 +312,87 @@ def lines_by_task(text: str) -> Iterator[tuple[str, str]]:
             task = header["task"]
         else:
             yield task, line
+
+
+@dataclass(frozen=True)
+class Message:
+    """One logged message as :func:`append_message` writes it: where, when, who, what."""
+
+    log: str  # relative to the store root
+    line: int
+    task: str
+    index: int
+    when: datetime  # the log's day and the message's time, in the store's time zone
+    role: str
+    text: str
+
+
+_MESSAGE_LINE = re.compile(
+    r"^\s*-\s+\[(?P<index>\d+)\]\s+(?P<h>\d{1,2}):(?P<m>\d{2})\s+"
+    r"(?P<role>[A-Za-z][\w-]{0,31}):\s(?P<text>.*)$"
+)
+_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md\Z")
+_MESSAGES: dict[str, tuple[tuple[int, int, int, str], list[Message]]] = {}
+
+
+def _messages_of(root: Path, rel: str, tz: tzinfo) -> list[Message]:
+    path = root / rel
+    day = _DAY.search(rel)
+    parsed = _parsed_log(path) if day else None
+    if parsed is None or day is None:
+        return []
+    try:
+        st = path.lstat()
+        key = (st.st_mtime_ns, st.st_size, st.st_ino, str(tz))
+    except OSError:
+        return []
+    name = str(path)
+    with _PARSED_LOCK:
+        hit = _MESSAGES.get(name)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+    try:
+        base = datetime(int(day[1]), int(day[2]), int(day[3]), tzinfo=tz)
+    except ValueError:  # a name that is no date
+        return []
+    out: list[Message] = []
+    task = ""
+    for number, line in enumerate(parsed.lines, start=1):
+        header = TASK_RE.match(line)
+        if header:
+            task = header["task"]
+            continue
+        found = _MESSAGE_LINE.match(line)
+        if found is None or not task:
+            continue
+        hour, minute = int(found["h"]), int(found["m"])
+        if hour > 23 or minute > 59:
+            continue
+        when = base.replace(hour=hour, minute=minute)
+        out.append(
+            Message(
+                rel, number, task, int(found["index"]), when, found["role"].lower(), found["text"]
+            )
+        )
+    with _PARSED_LOCK:
+        _MESSAGES[name] = (key, out)
+    return out
+
+
+def messages(root: Path, tz: tzinfo = UTC) -> list[Message]:
+    """Every message of the daily logs, oldest first (each log read once while it is
+    unchanged: the parse is kept by its stat data, like :func:`resolve`'s). A log
+    writes the local time of day without its offset: ``tz`` is the store's."""
+    out: list[Message] = []
+    for rel in reversed(list(_newest_first(root))):
+        out.extend(_messages_of(root, rel, tz))
+    out.sort(key=lambda m: (m.when, m.log, m.line))
+    return out
+
+
+def log_timezone(created: Iterable[datetime], default: tzinfo) -> tzinfo:
+    """The time zone a store's logs were written in: a log line has the time of day and
+    no offset, written by the clock that stamps the records, so the newest record's
+    offset is the logs' (``default``, the clock's now, for a store with none)."""
+    newest = max(created, default=None)
+    return newest.tzinfo if newest is not None and newest.tzinfo is not None else default

@@ -192,6 +192,7 @@ def recall(
     limit: int = 10,
     record_usage: bool = True,
     withheld: list[str] | None = None,
+    task: str | None = None,
 ) -> list[Recalled]:
     """Active records of the query key, ranked by weight; their use is recorded.
 
@@ -222,7 +223,8 @@ def recall(
         ranked.append(result)
     if ranked and record_usage:
         query = f"{subject_prefix or '*'}#{attribute or '*'}"
-        record_uses(store, [Use(query, tuple((r.memory.id, r.weight) for r in ranked))], actor)
+        recalled = tuple((r.memory.id, r.weight) for r in ranked)
+        record_uses(store, [Use(query, recalled, task)], actor)
     return ranked
 
 
@@ -232,6 +234,8 @@ class Use:
 
     query: str
     recalled: tuple[tuple[str, float], ...]
+    #: the task the recall was for, when the agent said (the hit rate's tasks: issue 18)
+    task: str | None = None
 
 
 def record_uses(store: Store, uses: Sequence[Use], actor: str) -> int:
@@ -262,7 +266,11 @@ def record_uses(store: Store, uses: Sequence[Use], actor: str) -> int:
                     reason=f"recalled for {use.query}",
                     usage_count=current.usage_count + 1,
                     last_used_at=now,
-                    details={"query": use.query, "weight": round(weight_then, 4)},
+                    details={
+                        "query": use.query,
+                        "weight": round(weight_then, 4),
+                        **({"task": use.task} if use.task else {}),
+                    },
                 )
                 written += 1
     return written

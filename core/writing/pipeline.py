@@ -135,8 +135,26 @@ def remember_in_transaction(
     return _run(tx, _check(tx.store, candidate, released=released is not None))
 
 
-def _check(store: Store, candidate: Candidate, *, released: bool = False) -> _Checked:
-    """The pipeline's steps 1 to 3: what needs no record of the store."""
+def gate_verdict(store: Store, candidate: Candidate, excerpt: logs.Excerpt) -> str:
+    """What the gate would do with ``candidate``, whose source message is ``excerpt``,
+    writing nothing: ``refused`` (a criterion or a secret), ``held`` (the steering
+    detector would quarantine it) or ``pass`` (core.writing.redteam replays with it)."""
+    checked = _check(store, candidate, excerpt=excerpt)
+    if checked.kind != "place":
+        return "refused"
+    assessment = checked.assessment
+    return "held" if assessment is not None and assessment.flags else "pass"
+
+
+def _check(
+    store: Store,
+    candidate: Candidate,
+    *,
+    released: bool = False,
+    excerpt: logs.Excerpt | None = None,
+) -> _Checked:
+    """The pipeline's steps 1 to 3: what needs no record of the store (``excerpt``:
+    the source message, given instead of read from the log)."""
     if not candidate.content.strip():
         return _Checked(candidate, "empty")
     refusal = _refuse_early(store, candidate)
@@ -146,7 +164,8 @@ def _check(store: Store, candidate: Candidate, *, released: bool = False) -> _Ch
     assert source is not None
     # the candidate is the local caller's: its own file (an agent folder being imported)
     # may be read; what a store holds is read only inside the store (queue, doctor)
-    excerpt = logs.resolve(store.root, source, context=0, outside_ok=True)
+    if excerpt is None:
+        excerpt = logs.resolve(store.root, source, context=0, outside_ok=True)
     # a message of a daily log must hold the quote; a file's evidence may describe it
     quoted = (
         excerpt is None

@@ -31,7 +31,7 @@ from typing import Any, NotRequired
 from typing_extensions import TypedDict
 
 from core.domain.errors import NotFoundError, ValidationError
-from core.domain.record import TRUST, Memory
+from core.domain.record import TRUST, Memory, check_field
 from core.domain.secrets import redact
 from core.domain.shown import shown_title
 from core.reports.history import history_in
@@ -467,7 +467,11 @@ class Agent:
 
     # ------------------------------------------------------------ reading
     def recall(
-        self, subject_prefix: str | None, attribute: str | None, limit: int
+        self,
+        subject_prefix: str | None,
+        attribute: str | None,
+        limit: int,
+        task: str | None = None,
     ) -> tuple[RecallAnswer, str]:
         """The ``limit`` heaviest active records of the key (ranked across the stores,
         as ``memgov recall``), and the answer as text an agent reads: the notice,
@@ -482,6 +486,8 @@ class Agent:
             )
         if not 1 <= limit <= 100:
             raise ValidationError("must be from 1 to 100", where="arguments", field="limit")
+        if task is not None:
+            check_field(task, "source.task", field="task")
         withheld: list[str] = []
         found = recall_in(
             self.workspace,
@@ -525,7 +531,7 @@ class Agent:
                 }
             )
         for root, recalled in by_store.items():
-            self.pending_uses.setdefault(root, []).append(Use(query, tuple(recalled)))
+            self.pending_uses.setdefault(root, []).append(Use(query, tuple(recalled), task))
         usage = (
             "recorded"
             if not unrecorded

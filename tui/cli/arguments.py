@@ -58,6 +58,35 @@ def add_reindex(add: Adder) -> None:
     )
 
 
+def add_health(add: Adder) -> None:
+    add(
+        "health",
+        "measures:cmd_health",
+        "the store's health and the seed's measures (repeats, precision, stale citations, "
+        "hit rate, unused injections, interception), with the reverse signals",
+    )
+
+
+def add_labels(add: Adder) -> None:
+    p = add(
+        "labels",
+        "measures:cmd_labels",
+        "the samples waiting for a person's label (repeated explanations, precision, stale "
+        "citations); label one with memgov decide",
+    )
+    p.add_argument("--measure", action="append", choices=("repeat", "precision", "citation"))
+
+
+def add_redteam(add: Adder) -> None:
+    p = add(
+        "redteam",
+        "measures:cmd_redteam",
+        "replay a synthetic corpus of credentials and poisoned texts through the write gate; "
+        "record the share it stopped (a redteam event)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="report only, record nothing")
+
+
 # -- the desk: tui.cli.desk ------------------------------------------------------------
 
 
@@ -150,6 +179,7 @@ def add_recall(add: Adder) -> None:
     p.add_argument("--attribute")
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--no-usage", action="store_true", help="do not record a usage event")
+    p.add_argument("--task", help="the task recalling, kept with the use (the hit rate's tasks)")
 
 
 # -- writing: tui.cli.writing ----------------------------------------------------------
@@ -431,6 +461,9 @@ COMMANDS: tuple[Callable[[Adder], None], ...] = (
     add_serve,
     add_mcp,
     add_doctor,
+    add_health,
+    add_labels,
+    add_redteam,
     add_reindex,
     add_history,
     add_list,

@@ -91,6 +91,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         record_usage=not args.no_usage,
         on_unrecorded=say_unrecorded,
         withheld=withheld,
+        task=args.task,
     )
     if withheld:
         print(

@@ -18,7 +18,7 @@ from tui.cli.common import EXIT_OK, Command, actor_from, emit, read_input, works
 
 if TYPE_CHECKING:
     from core.domain.record import Source
-    from core.review.items import HeldAnalysis, Item, QuarantineAnalysis
+    from core.review.items import HeldAnalysis, Item, LabelAnalysis, QuarantineAnalysis
     from core.store.decisions import Decision
 
 
@@ -37,6 +37,32 @@ def cmd_queue(args: argparse.Namespace) -> int:
         ),
     )
     return EXIT_OK
+
+
+def render_label(analysis: LabelAnalysis) -> list[str]:
+    """A measure's sample: the two messages of a repeat and the diagnosis, or the
+    period a record was drawn from; then what each label means."""
+    lines = []
+    if analysis.measure == "repeat" and analysis.later is not None:
+        lines.append(f"  why: {'; '.join(analysis.why)}")
+        for name, said in (("earlier", analysis.earlier), ("later", analysis.later)):
+            if said is None:
+                lines.append(f"  {name}: no earlier message like it in the seven days before")
+                continue
+            lines.append(
+                f"  {name}: {said.when[:16]} task {said.task} ({said.log}:{said.line}) "
+                f"{said.role}: {said.text}"
+            )
+        lines.append(f"  memory: {analysis.memory_id or 'none'} ({analysis.key or 'no key'})")
+        lines.append(f"  if confirmed: {analysis.diagnosis} — {analysis.diagnosis_why}")
+    else:
+        lines.append(f"  {analysis.measure} sample of {analysis.period}: {analysis.memory_id}")
+        if analysis.measure == "citation":
+            lines.append(f"  recalled {analysis.recalled}x that month, cited {analysis.cited}x")
+    for option in analysis.options:
+        lines.append(f"  {option}: {analysis.meanings[option]}")
+    lines.append("  label: memgov decide ITEM --approve --option " + "|".join(analysis.options))
+    return lines
 
 
 def render_held(analysis: HeldAnalysis) -> list[str]:
@@ -94,6 +120,7 @@ def render_item(item: Item) -> str:
         BatchAnalysis,
         ConflictAnalysis,
         HeldAnalysis,
+        LabelAnalysis,
         QuarantineAnalysis,
         StaleAnalysis,
     )
@@ -140,6 +167,8 @@ def render_item(item: Item) -> str:
         lines += render_held(analysis)
     if isinstance(analysis, QuarantineAnalysis):
         lines += render_quarantine(analysis)
+    if isinstance(analysis, LabelAnalysis):
+        lines += render_label(analysis)
     if isinstance(analysis, ConflictAnalysis) and analysis.favoured:
         lines.append(f"  sources favour {analysis.favoured}: {', '.join(analysis.why)}")
     for title, records in (("records", item.records), ("team records", item.team_records)):

@@ -1,7 +1,10 @@
-"""Health: counts by status and type, the index against its limits, reverse signals.
+"""Health: the seed's measures first, then counts, the index and the reverse signals.
 
-The stores are read in a worker (on mount, on ``r``, whenever they change); the
-screen says so meanwhile."""
+Each measure (core.reports.measures) shows its value, a sparkline of its series and
+what it rests on; ``d`` shows every measure's definition under it, ``l`` opens the
+labelling (tui.screens.labels) for the measures a person's judgement makes. The
+stores are read in a worker (on mount, on ``r``, whenever they change); the screen
+says so meanwhile."""
 
 from __future__ import annotations
 
@@ -37,7 +40,24 @@ def percent(value: float | None) -> str:
     return "—" if value is None else f"{value:.0%}"
 
 
-def render_health(h: Health) -> RenderableType:
+def render_measures(h: Health, definitions: bool) -> RenderableType:
+    """Every measure: title, value, sparkline and detail; its definition below it."""
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False, expand=True)
+    table.add_column("measure", no_wrap=True)
+    table.add_column("now", overflow="fold", ratio=2)
+    table.add_column("trend", no_wrap=True)
+    table.add_column("rests on", overflow="fold", ratio=2, style="dim")
+    for number, m in enumerate(h.measures):
+        title = Text(m.title, style="bold yellow" if number == 0 else "bold")
+        trend = Text(sparkline(m.series), style="cyan")
+        trend.append(f" {len(m.series)} {m.per}s", style="dim")
+        table.add_row(title, m.shown, trend, m.detail)
+        if definitions:
+            table.add_row("", Text(m.definition, style="italic dim"), "", "")
+    return table
+
+
+def render_health(h: Health, definitions: bool = False) -> RenderableType:
     head = Text(store_label(h.scope, Path(h.store).name), style="bold")
     counts = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     for status in h.by_status:
@@ -75,11 +95,14 @@ def render_health(h: Health) -> RenderableType:
     for signal in h.signals:
         line = Text("⚠ " + signal["signal"], style="bold yellow")
         line.append(f": {signal['detail']} — {signal['meaning']}")
+        line.append(f"; likely cause: {signal['cause']}", style="dim")
         signals.append(line)
     if not signals:
         signals.append(Text("no reverse signal", style="green"))
     return Group(
         head,
+        render_measures(h, definitions),
+        Text(""),
         counts,
         types,
         Text(""),
@@ -98,7 +121,14 @@ class HealthScreen(DeskScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="health.back"),
         Binding("r", "reload", "Reload", id="health.reload"),
+        Binding("d", "definitions", "Definitions", id="health.definitions"),
+        Binding("l", "labels", "Label samples", id="health.labels"),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[Health] = []
+        self.definitions = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -119,7 +149,18 @@ class HealthScreen(DeskScreen):
         )
 
     def show(self, found: list[Health]) -> None:
-        self.query_one("#health", Static).update(Group(*(render_health(h) for h in found)))
+        self.found = found
+        shown = Group(*(render_health(h, self.definitions) for h in found))
+        self.query_one("#health", Static).update(shown)
+
+    def action_definitions(self) -> None:
+        self.definitions = not self.definitions
+        self.show(self.found)
+
+    def action_labels(self) -> None:
+        from tui.screens.labels import LabelScreen
+
+        self.app.push_screen(LabelScreen())
 
     def action_reload(self) -> None:
         self.reload()

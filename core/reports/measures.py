@@ -1,0 +1,373 @@
+"""The seed's measures (section 8, issue 18), each with its definition and its series.
+
+Health (core.reports.metrics) counts what the store shows by itself; this module adds
+what needs the logs, the usage and citation events, or a person's labels
+(core.review.labels):
+
+- repeated explanations (the seed's headline): labelled repeats per week, and what
+  each confirmed one says went wrong (extraction, retrieval, injection, stale);
+- precision (write side): of a month's sample of new memories, the share labelled
+  reusable, with its 95% Wilson interval;
+- stale citations: of a month's sample of recalled memories, the share a person found
+  no longer true;
+- hit rate: of the tasks that touched a key memory already held, the share that
+  recalled it; unused injections: of the memories recalled, the share never cited;
+- interception: the share of ``memgov redteam``'s synthetic credentials and poisoned
+  texts the gate stopped, at each run.
+
+Every number is recomputed from the events (labels are decisions), so it can be
+audited; :data:`DEFINITIONS` says what each one is, for the desk's ``d`` and for
+``memgov health --json``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from core.domain.data import AsData
+from core.domain.record import Memory
+from core.review.labels import DIAGNOSES, Label, labels_in, periods
+from core.store import logs
+from core.store.events import Event
+
+WEEKS = 12
+MONTHS = 6
+DAY = timedelta(days=1)
+
+#: each measure's definition: what it counts and where from (the desk shows it on ``d``)
+DEFINITIONS = {
+    "repeats": (
+        "Repeated explanations (seed 8.1): how often the user had to explain the same "
+        "thing again. Candidates are found in the daily logs (a marker such as 我说过, "
+        "还是, 又, 'I told you', 'again', or the same statement or key twice in seven "
+        "days); a person confirms or dismisses each on the desk. The series counts "
+        "confirmed repeats per week, by the later message's date. It should fall."
+    ),
+    "precision": (
+        "Precision (write side): of a month's random sample of new memories (sample_size "
+        "in memgov.yaml, 20 by default), the share a person labelled reusable rather "
+        "than noise, with its 95% Wilson interval. The series is per month."
+    ),
+    "stale_citations": (
+        "Stale-citation rate (retrieval side): of a month's random sample of recalled "
+        "memories, the share a person found no longer true against the current state "
+        "(expired or corrected), of those checked. The series is per month."
+    ),
+    "hit_rate": (
+        "Hit rate: of the tasks that touched a key memory already held (a user message "
+        "of the task is a source of a record of the key, written after another record "
+        "of it), the share that recalled the key before that message (a use event in "
+        "that task, or the same day when the recall named no task). Per week."
+    ),
+    "unused_injections": (
+        "Unused injections: of the memories recalled (use events), the share never "
+        "cited (no cite event of the memory in the same task, or within a day). Per week."
+    ),
+    "interception": (
+        "Interception (seed 8, red-team replay): the share of memgov redteam's synthetic "
+        "credentials and poisoned texts that the write gate held or refused, at each run "
+        "(the last run of each week in the series)."
+    ),
+}
+DIAGNOSIS_ORDER = tuple(DIAGNOSES)
+
+
+@dataclass
+class Measure(AsData):
+    """One measure: its value now, how it is shown, its series and its definition."""
+
+    name: str
+    title: str
+    value: float | None
+    shown: str
+    series: list[float] = field(default_factory=list)
+    per: str = "week"  # week | month
+    detail: str = ""
+    definition: str = ""
+
+
+def wilson(part: int, whole: int, z: float = 1.96) -> tuple[float, float] | None:
+    """The 95% Wilson score interval of a share ``part/whole`` (None: no sample)."""
+    if whole <= 0:
+        return None
+    p = part / whole
+    denominator = 1 + z * z / whole
+    centre = (p + z * z / (2 * whole)) / denominator
+    half = z * math.sqrt(p * (1 - p) / whole + z * z / (4 * whole * whole)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _when(ts: str) -> datetime | None:
+    try:
+        when = datetime.fromisoformat(ts)
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else None
+
+
+def _week(when: datetime | None, start: datetime) -> int | None:
+    if when is None:
+        return None
+    seconds = (when - start).total_seconds()
+    index = int(seconds // (7 * 86400))
+    if seconds == WEEKS * 7 * 86400:  # the last week ends at now, now included
+        index -= 1
+    return index if 0 <= index < WEEKS else None
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 3) if whole else None
+
+
+def measures(
+    *,
+    now: datetime,
+    memories: Sequence[Memory],
+    events: Sequence[Event],
+    messages: Sequence[logs.Message],
+    open_repeats: int,
+) -> list[Measure]:
+    """Every measure of one store, the headline first (see the module)."""
+    start = now - timedelta(weeks=WEEKS)
+    labelled = labels_in(events)
+    months = list(reversed(periods(now, MONTHS)))
+    return [
+        _repeats(labelled, start, open_repeats),
+        _precision(labelled, months),
+        _stale(labelled, months),
+        _hit_rate(memories, events, messages, start),
+        _unused(events, start),
+        _interception(events, start),
+    ]
+
+
+def _of(labelled: dict[str, Label], measure: str) -> list[Label]:
+    return [label for label in labelled.values() if label.measure == measure]
+
+
+def _repeats(labelled: dict[str, Label], start: datetime, open_repeats: int) -> Measure:
+    confirmed = [lab for lab in _of(labelled, "repeat") if lab.option == "confirm"]
+    weekly = [0.0] * WEEKS
+    for label in confirmed:  # the week the user said it again
+        week = _week(_when(label.said_at or label.ts), start)
+        if week is not None:
+            weekly[week] += 1
+    causes = Counter(label.diagnosis for label in confirmed if label.diagnosis)
+    detail = "; ".join(
+        f"{DIAGNOSES[d].split(':')[0]}: {causes[d]}" for d in DIAGNOSIS_ORDER if causes[d]
+    )
+    dismissed = sum(1 for lab in _of(labelled, "repeat") if lab.option == "dismiss")
+    return Measure(
+        "repeats",
+        "repeated explanations",
+        weekly[-1],
+        f"{int(weekly[-1])} this week, {len(confirmed)} confirmed, {open_repeats} to label",
+        weekly,
+        "week",
+        (detail or "no confirmed repeat yet") + f" ({dismissed} dismissed)",
+        DEFINITIONS["repeats"],
+    )
+
+
+def _monthly(
+    labelled: dict[str, Label], measure: str, months: list[str], good: Iterable[str]
+) -> tuple[list[float], int, int, str]:
+    """Per month, the share of the labels in ``good``; and the last labelled month's
+    counts."""
+    wanted = set(good)
+    series, part, whole, month = [], 0, 0, ""
+    for period in months:
+        mine = [lab for lab in _of(labelled, measure) if lab.period == period]
+        hits = sum(1 for lab in mine if lab.option in wanted)
+        series.append(round(hits / len(mine), 3) if mine else 0.0)
+        if mine:
+            part, whole, month = hits, len(mine), period
+    return series, part, whole, month
+
+
+def _precision(labelled: dict[str, Label], months: list[str]) -> Measure:
+    series, part, whole, month = _monthly(labelled, "precision", months, ["reusable"])
+    value = _share(part, whole)
+    ci = wilson(part, whole)
+    shown = (
+        f"{_pct(value)} ({ci[0]:.0%}–{ci[1]:.0%}) of {whole} in {month}"
+        if ci
+        else "no sample labelled"
+    )
+    return Measure(
+        "precision",
+        "precision",
+        value,
+        shown,
+        series,
+        "month",
+        f"{part} reusable, {whole - part} noise" if whole else "",
+        DEFINITIONS["precision"],
+    )
+
+
+def _stale(labelled: dict[str, Label], months: list[str]) -> Measure:
+    series, part, whole, month = _monthly(labelled, "citation", months, ["expire", "correct"])
+    value = _share(part, whole)
+    shown = f"{_pct(value)} of {whole} checked in {month}" if whole else "no sample checked"
+    return Measure(
+        "stale_citations",
+        "stale citations",
+        value,
+        shown,
+        series,
+        "month",
+        f"{part} no longer true, {whole - part} still true" if whole else "",
+        DEFINITIONS["stale_citations"],
+    )
+
+
+def _hit_rate(
+    memories: Sequence[Memory],
+    events: Sequence[Event],
+    messages: Sequence[logs.Message],
+    start: datetime,
+) -> Measure:
+    said = {(m.log, m.task, m.index): m.when for m in messages}
+    key_of = {m.id: (m.subject, m.attribute) for m in memories}
+    created: dict[tuple[str, str], list[datetime]] = {}
+    for memory in memories:
+        created.setdefault(key_of[memory.id], []).append(memory.created_at)
+    uses: dict[tuple[str, str], list[tuple[datetime, str | None]]] = {}
+    for event in events:
+        if event.action != "use" or (when := _when(event.ts)) is None:
+            continue
+        task = event.details.get("task")
+        for memory_id in event.memory_ids:
+            if memory_id in key_of:
+                uses.setdefault(key_of[memory_id], []).append(
+                    (when, task if isinstance(task, str) else None)
+                )
+    touched: dict[tuple[str, tuple[str, str]], datetime] = {}
+    for memory in memories:
+        key = key_of[memory.id]
+        for source in memory.all_sources:
+            if not source.log or source.message_index is None:
+                continue
+            when = said.get((source.log, source.task, source.message_index))
+            # held before: a record of the key older than the message (the one written
+            # from it is younger: a message's time is its minute)
+            if when is None or not any(c < when for c in created[key]):
+                continue
+            first = touched.get((source.task, key))
+            if first is None or when < first:
+                touched[(source.task, key)] = when
+    weekly_hits, weekly_all = [0] * WEEKS, [0] * WEEKS
+    hits = 0
+    for (task, key), when in touched.items():
+        hit = any(
+            (t == task and w <= when + DAY) or (t is None and when - DAY <= w <= when)
+            for w, t in uses.get(key, ())
+        )
+        hits += hit
+        week = _week(when, start)
+        if week is not None:
+            weekly_all[week] += 1
+            weekly_hits[week] += hit
+    value = _share(hits, len(touched))
+    series = [round(h / a, 3) if a else 0.0 for h, a in zip(weekly_hits, weekly_all, strict=True)]
+    return Measure(
+        "hit_rate",
+        "hit rate",
+        value,
+        f"{_pct(value)} of {len(touched)} tasks" if touched else "no task touched a held key",
+        series,
+        "week",
+        f"{hits} recalled, {len(touched) - hits} did not" if touched else "",
+        DEFINITIONS["hit_rate"],
+    )
+
+
+def _unused(events: Sequence[Event], start: datetime) -> Measure:
+    cites: dict[str, list[tuple[datetime, str | None]]] = {}
+    for event in events:
+        if event.action == "cite" and (when := _when(event.ts)) is not None:
+            task = event.details.get("task")
+            for memory_id in event.memory_ids:
+                cites.setdefault(memory_id, []).append(
+                    (when, task if isinstance(task, str) else None)
+                )
+    weekly_unused, weekly_all = [0] * WEEKS, [0] * WEEKS
+    unused = total = 0
+    for event in events:
+        if event.action != "use" or (when := _when(event.ts)) is None:
+            continue
+        task = event.details.get("task")
+        for memory_id in event.memory_ids:
+            cited = any(
+                (task is not None and t == task) or when <= w <= when + DAY
+                for w, t in cites.get(memory_id, ())
+            )
+            total += 1
+            unused += not cited
+            week = _week(when, start)
+            if week is not None:
+                weekly_all[week] += 1
+                weekly_unused[week] += not cited
+    value = _share(unused, total)
+    series = [round(u / a, 3) if a else 0.0 for u, a in zip(weekly_unused, weekly_all, strict=True)]
+    return Measure(
+        "unused_injections",
+        "unused injections",
+        value,
+        f"{_pct(value)} of {total} recalled" if total else "nothing recalled",
+        series,
+        "week",
+        f"{unused} never cited" if total else "",
+        DEFINITIONS["unused_injections"],
+    )
+
+
+def _interception(events: Sequence[Event], start: datetime) -> Measure:
+    runs = [e for e in events if e.action == "redteam"]
+    weekly = [0.0] * WEEKS
+    last: dict[str, Any] = {}
+    for event in runs:
+        caught, total = event.details.get("intercepted"), event.details.get("total")
+        if not isinstance(caught, int) or not isinstance(total, int) or total <= 0:
+            continue
+        last = event.details
+        week = _week(_when(event.ts), start)
+        if week is not None:
+            weekly[week] = round(caught / total, 3)
+    if not last:
+        return Measure(
+            "interception",
+            "interception (red team)",
+            None,
+            "never run: memgov redteam",
+            weekly,
+            "week",
+            "",
+            DEFINITIONS["interception"],
+        )
+    value = round(last["intercepted"] / last["total"], 3)
+    parts = []
+    for name in ("credentials", "steering"):
+        pair = last.get(name)
+        if isinstance(pair, list) and len(pair) == 2:
+            parts.append(f"{name} {pair[0]}/{pair[1]}")
+    return Measure(
+        "interception",
+        "interception (red team)",
+        value,
+        f"{_pct(value)} of {last['total']} at the last run",
+        weekly,
+        "week",
+        ", ".join(parts),
+        DEFINITIONS["interception"],
+    )

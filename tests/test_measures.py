@@ -1,0 +1,334 @@
+"""The seed's measures (issue 18): the repeat detector on logs made for it, each
+measure against a value computed by hand on a store built for it, labels as decisions
+(recorded, reverted), and the red-team replay. Every store is real: its logs written by
+``log_message``, its records by the write pipeline, its recalls and citations by the
+functions the CLI and the MCP server call."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.domain.record import Source
+from core.domain.repeats import marker, similarity, statement
+from core.reports.measures import wilson
+from core.reports.metrics import health
+from core.review.decide import decide
+from core.review.evidence import Evidence
+from core.review.labels import (
+    label_items,
+    labels,
+    precision_sample,
+    repeat_candidates,
+    workspace_label_items,
+)
+from core.review.revert import revert
+from core.store.store import Store
+from core.store.workspace import Workspace
+from core.writing.citing import cite_in
+from core.writing.decay import recall
+from core.writing.pipeline import Candidate, remember
+from core.writing.redteam import replay, samples
+from tests.conftest import ACTOR, FakeClock, events
+
+AGENT = "agent@example.com"
+
+
+# ------------------------------------------------------------------ the detector
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我说过了，文档用中文",
+        "上次说过不要用 npm",
+        "跟你说了好几次了，用 pnpm",
+        "还是用 pnpm 吧",
+        "又用成 npm 了",
+        "I told you to use pnpm",
+        "As I said, tabs in Go files",
+        "Please use the staging DB again, not prod",
+        "for the third time: no force pushes",
+        "you're still using npm",
+    ],
+)
+def test_a_marker_is_found(text: str) -> None:
+    found = marker(text)
+    assert found is not None
+    assert text[found.start : found.end]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "用 A 还是 B？",  # asks which of two
+        "这个方案还是不错的",  # praise
+        "他又名老王",  # a name
+        "既快又好",  # both ... and
+        "This is against the rules",  # "again" inside a word
+        "Use pnpm for the monorepo",
+        "我们用 pnpm",
+    ],
+)
+def test_near_misses_are_no_marker(text: str) -> None:
+    assert marker(text) is None
+
+
+def test_statements_and_similarity() -> None:
+    assert statement("Use pnpm, not npm!") == statement("use PNPM not npm")
+    assert statement("ok") is None and statement("好的") is None
+    assert statement("文档一律用中文写") is not None
+    assert similarity("文档都用中文写", "我说过了，文档用中文") > 0.2
+    assert similarity("deploy with argo", "the cat sat on the mat") == 0.0
+
+
+# ------------------------------------------------------------------ a store's logs
+def said(store: Store, task: str, index: int, text: str, role: str = "user") -> Source:
+    rel, _ = store.log_message(task=task, index=index, role=role, text=text, actor=AGENT)
+    return Source(task=task, message_index=index, evidence=text, log=rel)
+
+
+def write(store: Store, source: Source, attribute: str, content: str) -> str:
+    outcome = remember(
+        store,
+        Candidate(
+            content=content,
+            type="preference",
+            scope="private",
+            subject="user:alice/project:shop",
+            attribute=attribute,
+            source=source,
+            s1=0.9,
+            s2=0.9,
+        ),
+        actor=AGENT,
+    )
+    assert outcome.memory_ids, outcome
+    return outcome.memory_ids[0]
+
+
+def test_candidates_from_markers_statements_and_keys(store: Store, clock: FakeClock) -> None:
+    first = said(store, "t1", 1, "Always use pnpm in this repo, never npm")
+    write(store, first, "package_manager", "Use pnpm, never npm.")
+    clock.advance(days=1)
+    said(store, "t2", 1, "what is the weather like")  # nothing
+    said(store, "t2", 2, "我说过了，用 pnpm 不要用 npm")  # a marker, no similar earlier
+    clock.advance(days=2)
+    said(store, "t3", 1, "Always use pnpm in this repo, never npm")  # same statement, 3 days on
+    clock.advance(days=1)
+    said(store, "t3", 2, "Always use pnpm in this repo, never npm")  # same task: not again
+    clock.advance(days=10)
+    said(store, "t4", 1, "Always use pnpm in this repo, never npm")  # 11 days after t3's: too late
+    found = {c.later.task + ":" + str(c.later.index): c for c in repeat_candidates(store)}
+    assert set(found) == {"t2:2", "t3:1"}
+    assert found["t2:2"].marker is not None and found["t2:2"].why[0].startswith("marker")
+    assert found["t3:1"].earlier is not None and found["t3:1"].earlier.task == "t1"
+    assert "the same statement" in found["t3:1"].why
+    # the earlier message is a source of the key's record: the item shows that record
+    assert found["t3:1"].memory is not None
+    assert found["t3:1"].memory.attribute == "package_manager"
+
+
+def test_the_same_key_twice_is_a_candidate(store: Store, clock: FakeClock) -> None:
+    write(store, said(store, "t1", 1, "deploys go through ArgoCD"), "deploy", "ArgoCD deploys.")
+    clock.advance(days=2)
+    write(store, said(store, "t2", 1, "deploy via argo please"), "deploy", "ArgoCD deploys.")
+    (candidate,) = repeat_candidates(store)
+    assert candidate.why == ("the same key user:alice/project:shop#deploy",)
+    assert (candidate.earlier and candidate.earlier.task, candidate.later.task) == ("t1", "t2")
+
+
+def _repeat_item(store: Store) -> Any:
+    (item,) = label_items(Evidence(store), store, measures=["repeat"])
+    return item
+
+
+def test_diagnosis_follows_the_events(store: Store, clock: FakeClock) -> None:
+    ws = Workspace([store])
+    said(store, "t0", 1, "hello")
+    clock.advance(hours=1)
+    said(store, "t1", 1, "again: answer in Chinese")  # nothing written: never-written
+    assert _repeat_item(store).analysis.diagnosis == "never-written"
+    decide(ws, _repeat_item(store).id, approve=True, option="confirm", actor=ACTOR)
+
+    memory = write(store, said(store, "t2", 1, "use tabs in Go"), "go_indent", "Tabs in Go.")
+    clock.advance(days=1)
+    said(store, "t3", 1, "I told you, tabs in Go files")
+    item = _repeat_item(store)
+    assert (item.analysis.diagnosis, item.analysis.memory_id) == ("not-recalled", memory)
+    decide(ws, item.id, approve=False, actor=ACTOR)  # dismissed
+
+    clock.advance(days=1)
+    recall(store, subject_prefix="user:alice", attribute="go_indent", actor=AGENT, task="t4")
+    clock.advance(minutes=5)
+    said(store, "t4", 1, "tabs in Go, I told you")
+    assert _repeat_item(store).analysis.diagnosis == "not-used"
+    decide(ws, _repeat_item(store).id, approve=True, option="confirm", actor=ACTOR)
+
+    clock.advance(days=1)
+    recall(store, subject_prefix="user:alice", attribute="go_indent", actor=AGENT, task="t5")
+    cite_in(ws, [memory], actor=AGENT, task="t5")
+    clock.advance(minutes=5)
+    said(store, "t5", 1, "still using spaces in Go, I told you")
+    assert _repeat_item(store).analysis.diagnosis == "used-but-wrong"
+    decision = decide(ws, _repeat_item(store).id, approve=True, option="confirm", actor=ACTOR)
+
+    done = labels(store)
+    assert sorted(lab.option for lab in done.values()) == [
+        "confirm",
+        "confirm",
+        "confirm",
+        "dismiss",
+    ]
+    repeats = next(m for m in health(store).measures if m.name == "repeats")
+    assert sum(repeats.series) == 3 and repeats.value == 3  # all this week
+    assert "never written: 1" in repeats.detail and "(1 dismissed)" in repeats.detail
+    decide_events = [e for e in events(store.root) if e.get("action") == "decide"]
+    assert decide_events[-1]["details"]["diagnosis"] == "used-but-wrong"
+    assert decide_events[-1]["actor"] == ACTOR
+
+    revert(ws, decision.id, actor=ACTOR)  # a label is undone like a decision
+    assert len(labels(store)) == 3
+    assert _repeat_item(store).id == decision.item  # open again
+    repeats = next(m for m in health(store).measures if m.name == "repeats")
+    assert sum(repeats.series) == 2
+
+
+# ---------------------------------------------------------------------- samples
+def test_precision_is_the_labelled_share_with_its_interval(store: Store, clock: FakeClock) -> None:
+    ws = Workspace([store])
+    ids = [
+        write(store, said(store, f"t{i}", 1, f"fact number {i} about shop"), f"fact_{i}", f"F{i}")
+        for i in range(4)
+    ]
+    sample = precision_sample(store, f"{clock.now:%Y-%m}")
+    assert sorted(m.id for m in sample) == sorted(ids)
+    assert precision_sample(store, f"{clock.now:%Y-%m}") == sample  # reproducible
+    items = label_items(Evidence(store), store, measures=["precision"])
+    assert len(items) == 4
+    for item, label in zip(items, ["reusable", "reusable", "reusable", "noise"], strict=True):
+        if label == "noise":
+            decide(ws, item.id, approve=False, actor=ACTOR)
+        else:
+            decide(ws, item.id, approve=True, option=label, actor=ACTOR)
+    assert label_items(Evidence(store), store, measures=["precision"]) == []
+    precision = next(m for m in health(store).measures if m.name == "precision")
+    assert precision.value == 0.75
+    low, high = wilson(3, 4) or (0, 0)
+    # by hand: p = 3/4, n = 4, z = 1.96: centre 0.6275, half-width 0.3269
+    assert (round(low, 3), round(high, 3)) == (0.301, 0.954)
+    assert "75% (30%–95%) of 4" in precision.shown
+
+
+def test_a_sample_drawn_is_at_most_sample_size(store: Store, clock: FakeClock) -> None:
+    for i in range(25):
+        write(store, said(store, f"t{i}", 1, f"fact {i} on the shop"), f"fact_{i}", f"Fact {i}")
+    assert len(precision_sample(store, f"{clock.now:%Y-%m}")) == 20
+
+
+def test_stale_citations_check_recalled_memories(store: Store, clock: FakeClock) -> None:
+    ws = Workspace([store])
+    kept = write(store, said(store, "t1", 1, "deploy with make ship"), "deploy", "make ship")
+    old = write(store, said(store, "t2", 1, "the test command is tox"), "tests", "tox")
+    never = write(store, said(store, "t3", 1, "we like tabs"), "indent", "tabs")
+    clock.advance(hours=1)
+    recall(store, subject_prefix="user:alice", attribute="deploy", actor=AGENT)
+    recall(store, subject_prefix="user:alice", attribute="tests", actor=AGENT)
+    items = {
+        i.analysis.memory_id: i for i in label_items(Evidence(store), store, measures=["citation"])
+    }
+    assert set(items) == {kept, old}  # the one never recalled is not drawn
+    assert never not in items
+    clock.advance(hours=1)
+    decide(ws, items[kept].id, approve=True, option="true", actor=ACTOR)
+    decide(ws, items[old].id, approve=True, option="expire", actor=ACTOR)
+    assert store.memories.get(kept).verified_at == clock.now
+    assert store.memories.get(old).status == "expired"
+    stale = next(m for m in health(store).measures if m.name == "stale_citations")
+    assert stale.value == 0.5 and "of 2 checked" in stale.shown
+    # and the expiry is a decision like any: reverted, the record is active again
+    decision = next(d for d in labels(store).values() if d.option == "expire")
+    revert(ws, decision.decision, actor=ACTOR)
+    assert store.memories.get(old).status == "active"
+
+
+def test_hit_rate_and_unused_injections_by_hand(store: Store, clock: FakeClock) -> None:
+    ws = Workspace([store])
+    a = write(store, said(store, "t1", 1, "deploy with make ship"), "deploy", "make ship")
+    b = write(store, said(store, "t2", 1, "tests run with tox"), "tests", "tox")
+    clock.advance(days=1)
+    # t3 recalls deploy, then the user states it again: the key was held, and recalled
+    recall(store, subject_prefix="user:alice", attribute="deploy", actor=AGENT, task="t3")
+    cite_in(ws, [a], actor=AGENT, task="t3")
+    clock.advance(minutes=2)
+    write(store, said(store, "t3", 1, "deploy with make ship, as before"), "deploy", "make ship")
+    # t4 states the tests key again without recalling it: a miss
+    clock.advance(days=1)
+    write(store, said(store, "t4", 1, "tests run with tox, remember"), "tests", "tox")
+    # and a recall of tests never cited
+    recall(store, subject_prefix="user:alice", attribute="tests", actor=AGENT, task="t5")
+    del b
+    h = {m.name: m for m in health(store).measures}
+    # tasks that touched a held key: t3 (deploy, recalled) and t4 (tests, not): 1/2
+    assert h["hit_rate"].value == 0.5 and "of 2 tasks" in h["hit_rate"].shown
+    # recalls: deploy in t3 (cited), tests in t5 (never cited): 1 of 2 unused
+    assert h["unused_injections"].value == 0.5
+
+
+def test_label_items_of_a_workspace_leave_the_queue_alone(store: Store) -> None:
+    from core.review.queue import build_queue
+
+    write(store, said(store, "t1", 1, "we deploy on Tuesdays"), "deploy_day", "Tuesdays.")
+    assert [i.kind for i in workspace_label_items(Workspace([store]))] == ["label"]
+    assert build_queue(Workspace([store])) == []
+
+
+# ---------------------------------------------------------------------- red team
+def test_redteam_replays_through_the_gate_and_records_only_counts(store: Store) -> None:
+    result = replay(store, actor=ACTOR)
+    assert result.total == sum(1 for s in samples() if s.kind != "control")
+    assert result.controls_passed[0] == result.controls_passed[1]  # no false alarm
+    assert result.steering[0] == result.steering[1]
+    # a plain "password = ..." is a credential no scanner rule knows: it gets through,
+    # and the replay says so (ids only)
+    assert "cred-password-assignment" in result.missed
+    (event,) = [e for e in events(store.root) if e.get("action") == "redteam"]
+    assert event["details"]["intercepted"] == result.intercepted
+    texts = [s.text for s in samples() if s.kind == "credentials"]
+    everything = json.dumps(events(store.root), ensure_ascii=False)
+    assert not any(t in everything for t in texts)
+    interception = next(m for m in health(store).measures if m.name == "interception")
+    assert interception.value == round(result.intercepted / result.total, 3)
+    assert list(store.memories.values()) == []  # nothing was written but the event
+
+
+def test_cli_health_json_and_redteam_print_no_secret(store: Store, tmp_path: Path) -> None:
+    env_store = ["--store", str(store.root), "--as", ACTOR]
+    out = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "redteam", *env_store],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert out.returncode == 1, out.stderr  # something got through: found
+    assert "cred-password-assignment" in out.stdout
+    assert not any(s.text in out.stdout for s in samples() if s.kind == "credentials")
+    shown = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "health", "--json", *env_store],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+        check=True,
+    )
+    (data,) = json.loads(shown.stdout)
+    names = [m["name"] for m in data["measures"]]
+    assert names[0] == "repeats"
+    assert set(names) >= {"precision", "stale_citations", "hit_rate", "unused_injections"}
+    assert all(m["definition"] for m in data["measures"])
+    interception = next(m for m in data["measures"] if m["name"] == "interception")
+    assert interception["value"] == next(
+        m.value for m in health(Store(store.root)).measures if m.name == "interception"
+    )

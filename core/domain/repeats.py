@@ -15,6 +15,7 @@ the review items).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
@@ -99,8 +100,10 @@ class Found:
     end: int
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def marker(text: str) -> Found | None:
-    """The first marker of a repeat in ``text`` and where it is, or None."""
+    """The first marker of a repeat in ``text`` and where it is, or None (kept per text:
+    the desk and the MCP server ask again of the same logs at every reload)."""
     best: Found | None = None
     for m in MARKERS:
         for hit in m.pattern.finditer(text):
@@ -123,6 +126,7 @@ MIN_STATEMENT = 12
 MIN_STATEMENT_CJK = 6
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def statement(text: str) -> str | None:
     """The normalised statement of a message (NFKC, case folded, punctuation and spaces
     dropped), or None when it is too short to state a constraint."""
@@ -130,6 +134,12 @@ def statement(text: str) -> str | None:
     plain = _NOT_WORD.sub("", folded)
     enough = MIN_STATEMENT_CJK if _CJK.search(plain) else MIN_STATEMENT
     return plain if len(plain) >= enough else None
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def grams(text: str) -> frozenset[str]:
+    """The words of a message (over two letters) and, in CJK, its character pairs."""
+    return frozenset(_grams(text))
 
 
 def _grams(text: str) -> set[str]:
@@ -144,7 +154,7 @@ def _grams(text: str) -> set[str]:
 
 def similarity(a: str, b: str) -> float:
     """How much two messages share (Jaccard of words, and of character pairs in CJK)."""
-    ga, gb = _grams(a), _grams(b)
+    ga, gb = grams(a), grams(b)
     return len(ga & gb) / len(ga | gb) if ga and gb else 0.0
 
 

@@ -29,7 +29,9 @@ index, no decision file opened.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -44,6 +46,7 @@ from core.review.items import Item, Kind, LabelAnalysis, Said
 from core.review.session import Session
 from core.store import logs
 from core.store.decisions import Decision, front, new_decision_id, record_decision
+from core.store.events import EventsAt, next_append
 from core.store.store import Store
 from core.store.workspace import Workspace
 
@@ -177,12 +180,29 @@ def _sources_by_message(store: Store) -> dict[tuple[str, str, int], Memory]:
     return out
 
 
+#: the candidates found last in each store, by what they were found in: the logs' list
+#: (the same object while no log changed) and where the event log ends (every write of
+#: a record appends an event)
+_FOUND: dict[str, tuple[list[logs.Message], EventsAt, list[Candidate]]] = {}
+
+
 def repeat_candidates(store: Store) -> list[Candidate]:
-    """Every candidate repeat of the store's logs, oldest first (see the module)."""
+    """Every candidate repeat of the store's logs, oldest first (see the module); found
+    again only when a log or a record changed since the last time."""
     tz = logs.log_timezone(
         (m.created_at for m in store.memories.values()), store.now().tzinfo or UTC
     )
     logged = logs.messages(store.root, tz)
+    ends = next_append(store.root)
+    hit = _FOUND.get(str(store.root))
+    if hit is not None and hit[0] is logged and hit[1] == ends:
+        return hit[2]
+    found = _find(store, logged)
+    _FOUND[str(store.root)] = (logged, ends, found)
+    return found
+
+
+def _find(store: Store, logged: list[logs.Message]) -> list[Candidate]:
     said = [m for m in logged if m.role == "user"]
     pointed = _sources_by_message(store)
     window = timedelta(days=repeats.WINDOW_DAYS)
@@ -194,10 +214,11 @@ def repeat_candidates(store: Store) -> list[Candidate]:
 
     by_statement: dict[str, int] = {}
     by_key: dict[str, int] = {}
+    similar = _Similar(said, window)
     for at, message in enumerate(said):
         mark = repeats.marker(message.text)
         if mark is not None:
-            earlier = _similar_before(said, at, window)
+            earlier = similar.before(at)
             found[at] = (earlier, [f"marker '{message.text[mark.start : mark.end]}'"], mark)
         norm = repeats.statement(message.text)
         if norm is not None:
@@ -205,6 +226,7 @@ def repeat_candidates(store: Store) -> list[Candidate]:
             if before is not None and _repeats(said[before], message, window):
                 add(at, said[before], "the same statement")
             by_statement[norm] = at
+        similar.add(at)
         memory = pointed.get((message.log, message.task, message.index))
         if memory is not None:
             key = _key(memory)
@@ -231,21 +253,40 @@ def _repeats(earlier: logs.Message, later: logs.Message, window: timedelta) -> b
     return earlier.task != later.task and later.when - earlier.when <= window
 
 
-def _similar_before(said: list[logs.Message], at: int, window: timedelta) -> logs.Message | None:
-    """The earlier user message (another task, within the window) a marked message most
-    likely repeats: the most similar, if any is similar enough."""
-    later = said[at]
-    best, score = None, repeats.SIMILAR
-    for back in range(at - 1, -1, -1):
-        message = said[back]
-        if later.when - message.when > window:
-            break
-        if message.task == later.task:
-            continue
-        similar = repeats.similarity(message.text, later.text)
-        if similar >= score:
-            best, score = message, similar
-    return best
+class _Similar:
+    """Which earlier user message a marked one most likely repeats: the most similar
+    (core.domain.repeats.similarity) of another task within the window, if any is
+    similar enough. An index of the words keeps it to the messages that share a word
+    with it, words too common in the window (said in more than :data:`COMMON`
+    messages) aside, and to the :data:`SHORTLIST` that share the most."""
+
+    COMMON = 300
+    SHORTLIST = 25
+
+    def __init__(self, said: list[logs.Message], window: timedelta) -> None:
+        self.said, self.window = said, window
+        self.posted: dict[str, list[int]] = {}
+
+    def add(self, at: int) -> None:
+        for gram in repeats.grams(self.said[at].text):
+            self.posted.setdefault(gram, []).append(at)
+
+    def before(self, at: int) -> logs.Message | None:
+        later = self.said[at]
+        start = bisect.bisect_left(self.said, later.when - self.window, hi=at, key=lambda m: m.when)
+        shared: Counter[int] = Counter()
+        for gram in repeats.grams(later.text):
+            posted = self.posted.get(gram, [])
+            first = bisect.bisect_left(posted, start)
+            if len(posted) - first <= self.COMMON:
+                shared.update(posted[first:])
+        ranked = [
+            (repeats.similarity(self.said[back].text, later.text), back)
+            for back, _n in shared.most_common(self.SHORTLIST)
+            if self.said[back].task != later.task
+        ]
+        value, back = max(ranked, default=(0.0, -1))  # the most similar; a tie: the latest
+        return self.said[back] if value >= repeats.SIMILAR else None
 
 
 def diagnose(store: Store, candidate: Candidate) -> tuple[str, str]:

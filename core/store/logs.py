@@ -117,23 +117,26 @@ class _Parsed:
 
     lines: list[str]
     at: dict[tuple[str, int | None], int]
+    tasks: tuple[str, ...] = ()  # every task heading, in order, repeats included
 
 
 #: daily logs parsed, by path, each with the stat data it was read at (a changed
 #: file, replaced by a rename or not, has another mtime, size or inode)
 _PARSED: OrderedDict[str, tuple[tuple[int, int, int], _Parsed]] = OrderedDict()
-_PARSED_MAX = 512
+_PARSED_MAX = 8192  # daily logs: one a day is 22 years
 _PARSED_LOCK = threading.Lock()
 
 
 def _parse(lines: list[str]) -> _Parsed:
     at: dict[tuple[str, int | None], int] = {}
     seen: set[str] = set()
+    headings: list[str] = []
     task: str | None = None
     for number, line in enumerate(lines, start=1):
         header = TASK_RE.match(line)
         if header:
             name = header["task"]
+            headings.append(name)
             task = None if name in seen else name  # a later section of it is not read
             seen.add(name)
             if task is not None:
@@ -141,7 +144,7 @@ def _parse(lines: list[str]) -> _Parsed:
             continue
         if task is not None and (m := MESSAGE_RE.match(line)):
             at.setdefault((task, int(m["index"])), number)
-    return _Parsed(lines, at)
+    return _Parsed(lines, at, tuple(headings))
 
 
 def _parsed_log(path: Path) -> _Parsed | None:
@@ -269,11 +272,10 @@ def task_index(root: Path) -> dict[str, list[str]]:
     for path in sorted(base.rglob("*.md")):
         if path.is_symlink():
             continue
-        lines = _read_lines(path)
-        for line in lines or ():
-            match = TASK_RE.match(line)
-            if match:
-                found.setdefault(match["task"], []).append(path.relative_to(root).as_posix())
+        parsed = _parsed_log(path)  # kept while the log is unchanged
+        rel = path.relative_to(root).as_posix()
+        for task in parsed.tasks if parsed is not None else ():
+            found.setdefault(task, []).append(rel)
     return found
 
 
@@ -382,12 +384,25 @@ def _messages_of(root: Path, rel: str, tz: tzinfo) -> list[Message]:
 def messages(root: Path, tz: tzinfo = UTC) -> list[Message]:
     """Every message of the daily logs, oldest first (each log read once while it is
     unchanged: the parse is kept by its stat data, like :func:`resolve`'s). A log
-    writes the local time of day without its offset: ``tz`` is the store's."""
-    out: list[Message] = []
-    for rel in reversed(list(_newest_first(root))):
-        out.extend(_messages_of(root, rel, tz))
+    writes the local time of day without its offset: ``tz`` is the store's.
+
+    While no log changed, the same list is returned again (the caller must not change
+    it): core.review.labels keeps what it found in it by that."""
+    parts = [_messages_of(root, rel, tz) for rel in reversed(list(_newest_first(root)))]
+    stamp = tuple(id(part) for part in parts)  # each part is kept in _MESSAGES: ids hold
+    name = (str(root), str(tz))
+    with _PARSED_LOCK:
+        hit = _ALL.get(name)
+        if hit is not None and hit[0] == stamp:
+            return hit[2]
+    out = [m for part in parts for m in part]
     out.sort(key=lambda m: (m.when, m.log, m.line))
+    with _PARSED_LOCK:
+        _ALL[name] = (stamp, parts, out)
     return out
+
+
+_ALL: dict[tuple[str, str], tuple[tuple[int, ...], list[list[Message]], list[Message]]] = {}
 
 
 def log_timezone(created: Iterable[datetime], default: tzinfo) -> tzinfo:

@@ -30,8 +30,10 @@ from core.importers.claude_code import import_claude_code
 from core.store.requests import file_request
 from core.store.store import Store, new_memory_id
 from core.store.workspace import Workspace
+from core.writing.citing import cite_in
 from core.writing.decay import recall, sweep
 from core.writing.pipeline import candidate_from_dict, remember
+from core.writing.redteam import replay
 
 TZ = timezone(timedelta(hours=8))
 LANGS = ("zh", "en")
@@ -541,10 +543,16 @@ def build_demo(target: Path | str, *, force: bool = False, lang: str | None = No
         ),
         actor=AGENT,
     )
-    # agents recall what they know about the project (usage feeds decay and health)
+    # agents recall what they know about the project (usage feeds decay and health),
+    # each for its task; the first cites what it used (the retrieval measures)
     for offset in (87, 88, 89):
         clock.at(START + offset * day + timedelta(hours=2))
-        recall(private, subject_prefix=project, attribute=None, actor=AGENT, limit=3)
+        task = f"tr_{(START + offset * day):%Y%m%d}_09"
+        found = recall(
+            private, subject_prefix=project, attribute=None, actor=AGENT, limit=3, task=task
+        )
+        if offset == 87 and found:
+            cite_in(Workspace([private]), [found[0].memory.id], actor=AGENT, task=task)
 
     # a statement with a relative date, which consolidation makes absolute
     _remember(
@@ -611,6 +619,10 @@ def build_demo(target: Path | str, *, force: bool = False, lang: str | None = No
         content=text["steer"],
         title="Deploy preflight",
     )
+    # the weekly red-team replay: synthetic credentials and poisoned texts through the
+    # gate, its share on the health screen
+    clock.at(START + 91 * day + timedelta(hours=2))
+    replay(private, actor=OWNER)
     # the nightly consolidation leaves a batch for review
     clock.at(START + 91 * day + timedelta(hours=3))
     consolidate(private, actor="memgov-consolidate")

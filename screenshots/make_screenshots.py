@@ -45,6 +45,7 @@ SHOTS: list[tuple[str, Sequence[str]]] = [
     ("about-me", ("a",)),
     ("history", ("h", "j", "j", "j")),
     ("health", ("m",)),
+    ("labels", ("m", "l")),
 ]
 
 

@@ -332,3 +332,134 @@ def test_cli_health_json_and_redteam_print_no_secret(store: Store, tmp_path: Pat
     assert interception["value"] == next(
         m.value for m in health(Store(store.root)).measures if m.name == "interception"
     )
+
+
+# --------------------------------------------------------------- reverse signals
+def signals(store: Store) -> dict[str, dict[str, Any]]:
+    return {s["signal"]: s for s in health(store).signals}
+
+
+def test_memories_growing_faster_than_tasks_is_a_signal(store: Store, clock: FakeClock) -> None:
+    clock.advance(weeks=-10)
+    for task in ("t1", "t2"):
+        write(store, said(store, task, 1, f"a fact from {task}"), f"fact_{task}", "F.")
+    clock.advance(weeks=8)
+    for n in range(12):  # twelve memories out of two tasks: extraction is too wide
+        task = f"t{3 + n % 2}"
+        write(store, said(store, task, n + 1, f"detail {n} of this task"), f"d_{n}", f"D{n}.")
+    clock.advance(weeks=2)
+    found = signals(store)["memories grow much faster than tasks"]
+    assert found["detail"] == "2 memories / 2 tasks -> 12 / 2 per 6 weeks"
+    assert "theta" in found["cause"]
+
+
+def test_a_consolidation_that_cuts_with_answers_unchanged_is_a_signal(
+    store: Store, make_memory: Any, add: Any, clock: FakeClock
+) -> None:
+    from support_consolidate import item_of, mem
+
+    from core.consolidation.consolidate import consolidate
+
+    add(
+        store,
+        mem(make_memory, "p1", "package_manager", "pnpm", "Use pnpm."),
+        mem(make_memory, "p2", "package_manager", "pnpm", "Use pnpm."),
+    )
+    consolidate(store, actor=ACTOR)
+    batch = item_of(store)
+    decide(Workspace([store]), batch.id, approve=True, actor=ACTOR)
+    found = signals(store)["consolidation cut records, answers unchanged"]
+    assert found["detail"].startswith(f"{batch.id}: 1 record retired")
+    assert "raw evidence" in found["cause"]
+
+
+async def test_mcp_recall_keeps_the_task_for_the_hit_rate(store: Store) -> None:
+    from support_mcp import served
+
+    write(store, said(store, "t1", 1, "deploy with make ship"), "deploy", "make ship")
+    async with served(store.root) as s:
+        await s.call("recall", subject_prefix="user:alice", task="t9")
+    used = [e for e in events(store.root) if e["action"] == "use"]
+    assert used and used[-1]["details"]["task"] == "t9"
+
+
+def test_index_lines_of_new_records_growing_is_a_signal(store: Store, clock: FakeClock) -> None:
+    clock.advance(weeks=-10)
+    for n in range(5):
+        write(store, said(store, f"a{n}", 1, f"short fact {n}"), f"short_{n}", f"Short {n}.")
+    clock.advance(weeks=8)
+    for n in range(5):  # the same kind of fact, its whole text written into the title
+        text = f"long fact {n}: " + "the deploy runs make ship after the smoke test passes " * 3
+        source = said(store, f"b{n}", 1, text)
+        outcome = remember(
+            store,
+            Candidate(
+                content=text,
+                type="semantic",
+                scope="private",
+                subject="user:alice/project:shop",
+                attribute=f"long_{n}",
+                title=text,
+                source=source,
+                s1=0.9,
+                s2=0.9,
+            ),
+            actor=AGENT,
+        )
+        assert outcome.memory_ids
+    clock.advance(weeks=1)
+    found = signals(store)["index lines keep growing"]
+    assert "mean line of new records" in found["detail"] and "index" in found["cause"]
+
+
+# ------------------------------------------------------------- untrusted logs
+def test_hostile_logs_are_read_without_harm(store: Store, tmp_path: Path, clock: FakeClock) -> None:
+    from tests.conftest import fake_token
+
+    outside = tmp_path / "outside.md"
+    outside.write_text("## task tx\n\n- [1] 10:00 user: I told you, outside the store\n")
+    day = store.root / "logs" / "2027" / "03"
+    day.mkdir(parents=True, exist_ok=True)
+    (day / "2027-03-13.md").symlink_to(outside)  # a link: never read
+    (day / "notes.md").write_text("## task tn\n\n- [1] 10:00 user: again, not a log\n")
+    token = fake_token("ghp_", 36)
+    (day / "2027-03-12.md").write_text(
+        "# 2027-03-12\n\n## task th\n\n"
+        "- [1] 99:99 user: again and again\n"  # no such time: skipped
+        f"- [2] 10:00 user: I told you the token is {token}\n"
+        "- [3] 10:01 user: " + "again " * 20_000 + "\n"
+    )
+    found = repeat_candidates(store)
+    assert {c.later.task for c in found} == {"th"}
+    assert {c.later.index for c in found} == {2, 3}
+    items = label_items(Evidence(store), store, measures=["repeat"])
+    shown = json.dumps([i.to_dict() for i in items], ensure_ascii=False)
+    assert token not in shown and "[secret: github-pat]" in shown
+    assert health(store).measures[0].name == "repeats"
+
+
+def test_label_from_the_command_line(store: Store, clock: FakeClock) -> None:
+    said(store, "t0", 1, "hello")
+    clock.advance(hours=1)
+    said(store, "t1", 1, "again: answer in Chinese")
+
+    def memgov(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "tui.cli", *args, "--store", str(store.root), "--as", ACTOR],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent.parent,
+            check=check,
+            env={**__import__("os").environ, "MEMGOV_NOW": clock.now.isoformat()},
+        )
+
+    (item,) = [
+        i for i in json.loads(memgov("labels", "--json").stdout) if i["id"].startswith("repeat-")
+    ]
+    shown = memgov("show", item["id"]).stdout
+    assert "later:" in shown and "again: answer in Chinese" in shown
+    assert "if confirmed: never-written" in shown
+    memgov("decide", item["id"], "--approve", "--option", "confirm")
+    (label,) = labels(Store(store.root)).values()
+    assert (label.item, label.option, label.actor) == (item["id"], "confirm", ACTOR)
+    assert item["id"] not in memgov("labels").stdout

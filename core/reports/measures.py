@@ -284,7 +284,9 @@ def _hit_rate(
         "hit_rate",
         "hit rate",
         value,
-        f"{_pct(value)} of {len(touched)} tasks" if touched else "no task touched a held key",
+        f"{_pct(value)} of {len(touched)} task{'s' if len(touched) != 1 else ''}"
+        if touched
+        else "no task touched a held key",
         series,
         "week",
         f"{hits} recalled, {len(touched) - hits} did not" if touched else "",

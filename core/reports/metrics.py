@@ -294,7 +294,7 @@ def _signals(
         if better == 0:
             signal(
                 "consolidation cut records, answers unchanged",
-                f"{e.details.get('batch')}: {n} records retired, "
+                f"{e.details.get('batch')}: {n} record{'s' if n != 1 else ''} retired, "
                 f"{replay.get('queries', 0)} replayed queries answer as before",
                 "consolidation is a ritual: counts fall, quality does not move",
                 "it removes what does not matter and did not go back to the raw evidence",

@@ -273,7 +273,9 @@ def add_decide(add: Adder) -> None:
             "agent",
             "memgov",
             "release",
-            "erase",
+            "confirm",
+            "reusable",
+            "true",
         ),
         help="conflict: newer, older, parallel, neither or defer; secret in a record: "
         "erase or correct; promotion, with --reject: withdraw (who asked, or the owner) "
@@ -282,7 +284,9 @@ def add_decide(add: Adder) -> None:
         "redact or keep (an internal address; --reject drops it), learn (re-learned after "
         "its erasure; --reject forgets it) or agent (changed on both sides; --reject keeps "
         "memgov's version); quarantine: release (a held candidate; --reject discards it), "
-        "or erase or correct (a stored record; --reject keeps it)",
+        "or erase or correct (a stored record; --reject keeps it); a label (memgov "
+        "labels): confirm (a repeat; --reject dismisses it), reusable (precision; --reject: "
+        "noise), true, expire or correct (a citation)",
     )
     p.add_argument(
         "--shown",

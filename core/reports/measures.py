@@ -31,7 +31,7 @@ from typing import Any
 
 from core.domain.data import AsData
 from core.domain.record import Memory
-from core.review.labels import DIAGNOSES, Label, labels_in, periods
+from core.review.labels import DIAGNOSES, Label, aware_time, labels_in, periods
 from core.store import logs
 from core.store.events import Event
 
@@ -102,15 +102,9 @@ def wilson(part: int, whole: int, z: float = 1.96) -> tuple[float, float] | None
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _when(ts: str) -> datetime | None:
-    try:
-        when = datetime.fromisoformat(ts)
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else None
-
-
-def _week(when: datetime | None, start: datetime) -> int | None:
+def week_of(when: datetime | None, start: datetime) -> int | None:
+    """Which of the :data:`WEEKS` weeks from ``start`` ``when`` falls in (None: outside
+    them, or no time)."""
     if when is None:
         return None
     seconds = (when - start).total_seconds()
@@ -158,7 +152,7 @@ def _repeats(labelled: dict[str, Label], start: datetime, open_repeats: int) -> 
     confirmed = [lab for lab in _of(labelled, "repeat") if lab.option == "confirm"]
     weekly = [0.0] * WEEKS
     for label in confirmed:  # the week the user said it again
-        week = _week(_when(label.said_at or label.ts), start)
+        week = week_of(aware_time(label.said_at or label.ts), start)
         if week is not None:
             weekly[week] += 1
     causes = Counter(label.diagnosis for label in confirmed if label.diagnosis)
@@ -244,7 +238,7 @@ def _hit_rate(
         created.setdefault(key_of[memory.id], []).append(memory.created_at)
     uses: dict[tuple[str, str], list[tuple[datetime, str | None]]] = {}
     for event in events:
-        if event.action != "use" or (when := _when(event.ts)) is None:
+        if event.action != "use" or (when := aware_time(event.ts)) is None:
             continue
         task = event.details.get("task")
         for memory_id in event.memory_ids:
@@ -274,7 +268,7 @@ def _hit_rate(
             for w, t in uses.get(key, ())
         )
         hits += hit
-        week = _week(when, start)
+        week = week_of(when, start)
         if week is not None:
             weekly_all[week] += 1
             weekly_hits[week] += hit
@@ -297,7 +291,7 @@ def _hit_rate(
 def _unused(events: Sequence[Event], start: datetime) -> Measure:
     cites: dict[str, list[tuple[datetime, str | None]]] = {}
     for event in events:
-        if event.action == "cite" and (when := _when(event.ts)) is not None:
+        if event.action == "cite" and (when := aware_time(event.ts)) is not None:
             task = event.details.get("task")
             for memory_id in event.memory_ids:
                 cites.setdefault(memory_id, []).append(
@@ -306,7 +300,7 @@ def _unused(events: Sequence[Event], start: datetime) -> Measure:
     weekly_unused, weekly_all = [0] * WEEKS, [0] * WEEKS
     unused = total = 0
     for event in events:
-        if event.action != "use" or (when := _when(event.ts)) is None:
+        if event.action != "use" or (when := aware_time(event.ts)) is None:
             continue
         task = event.details.get("task")
         for memory_id in event.memory_ids:
@@ -316,7 +310,7 @@ def _unused(events: Sequence[Event], start: datetime) -> Measure:
             )
             total += 1
             unused += not cited
-            week = _week(when, start)
+            week = week_of(when, start)
             if week is not None:
                 weekly_all[week] += 1
                 weekly_unused[week] += not cited
@@ -343,7 +337,7 @@ def _interception(events: Sequence[Event], start: datetime) -> Measure:
         if not isinstance(caught, int) or not isinstance(total, int) or total <= 0:
             continue
         last = event.details
-        week = _week(_when(event.ts), start)
+        week = week_of(aware_time(event.ts), start)
         if week is not None:
             weekly[week] = round(caught / total, 3)
     if not last:

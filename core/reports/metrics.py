@@ -20,14 +20,12 @@ from typing import Any
 
 from core.domain.data import AsData
 from core.domain.record import STATUSES, TYPES, Memory
-from core.reports.measures import Measure, measures
-from core.review.labels import label_items_count
+from core.reports.measures import WEEKS, Measure, measures, week_of
+from core.review.labels import aware_time, label_items_count
 from core.store import logs
 from core.store.events import Event
 from core.store.index import INDEX_FILE, check_index, index_line, read_index_text
 from core.store.store import Store
-
-WEEKS = 12
 
 
 @dataclass
@@ -45,17 +43,7 @@ class Health(AsData):
 
 
 def _week(ts: str, start: datetime) -> int | None:
-    try:
-        when = datetime.fromisoformat(ts)
-    except ValueError:
-        return None
-    if when.tzinfo is None:  # naive and aware times do not subtract
-        return None
-    seconds = (when - start).total_seconds()
-    index = int(seconds // (7 * 86400))
-    if seconds == WEEKS * 7 * 86400:  # the last week ends at now, now included
-        index -= 1
-    return index if 0 <= index < WEEKS else None
+    return week_of(aware_time(ts), start)
 
 
 def _ratio(part: int, whole: int) -> float | None:

@@ -308,7 +308,7 @@ def diagnose(store: Store, candidate: Candidate) -> tuple[str, str]:
     for record in records:
         events, _bad = store.catalog.events_of(record.id)
         for event in events:
-            when = _when(event.ts)
+            when = aware_time(event.ts)
             if when is None or not start <= when <= later.when:
                 continue
             uses += event.action == "use"
@@ -325,7 +325,11 @@ def diagnose(store: Store, candidate: Candidate) -> tuple[str, str]:
     )
 
 
-def _when(ts: str) -> datetime | None:
+def aware_time(ts: object) -> datetime | None:
+    """An event's time, or None when it is no ISO time with an offset (an event log is
+    untrusted input: naive and aware times do not compare)."""
+    if not isinstance(ts, str):
+        return None
     try:
         when = datetime.fromisoformat(ts)
     except ValueError:

@@ -99,3 +99,14 @@ async def test_label_the_samples_with_one_key_each(demo: Path) -> None:
     assert reusable >= 1
     repeats_now = measure(store, "repeats")
     assert "1 confirmed" in repeats_now.shown  # type: ignore[attr-defined]
+
+
+async def test_someone_who_may_not_label_is_told_and_nothing_is_written(demo: Path) -> None:
+    app = desk(demo, actor="mallory@example.com")
+    async with app.run_test(size=(180, 50)) as pilot:
+        screen = await open_labels(pilot, app)
+        head = text_of(screen.query_one("#labels-head", Static))
+        assert "you may not label the private store's samples: its owner does" in head
+        await pilot.press("y")
+        await settle(pilot, app)
+    assert labels(Store(demo / "private")) == {}

@@ -28,6 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
+from core.review.authority import may_decide
 from core.review.decide import decide
 from core.review.items import Item, LabelAnalysis, Said
 from core.review.labels import DIAGNOSES, workspace_label_items
@@ -166,8 +167,14 @@ class LabelScreen(DeskScreen):
             f"· stale citations {counts['citation']}",
             style="dim",
         )
-        self.query_one("#labels-head", Static).update(head)
         item = self.current
+        if item is not None and not may_decide(item, self.desk.actor, self.desk.workspace):
+            who = "its maintainers do" if item.store.config.scope == "team" else "its owner does"
+            head.append(
+                f"\nyou may not label the {item.store.root.name} store's samples: {who}",
+                style="yellow",
+            )
+        self.query_one("#labels-head", Static).update(head)
         left = self.query_one("#labels-left", Static)
         right = self.query_one("#labels-right", Static)
         if item is None:

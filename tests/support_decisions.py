@@ -113,7 +113,15 @@ def assert_recorded(
     new = [e for e in new if e["memory_ids"]]
     last = new[-1]
     assert (last["action"], last["reason"]) == ("decide", reason)
-    assert last["details"] == {"item": item, "kind": decision.kind, "option": decision.option}
+    undone = (
+        {"reverts": decision.note.removeprefix("reverts ")} if decision.option == "revert" else {}
+    )
+    assert last["details"] == {
+        "item": item,
+        "kind": decision.kind,
+        "option": decision.option,
+        **undone,
+    }
     assert git(root, "log", "-1", "--format=%ae").strip() == actor_identity(actor)[1]
     message = git(root, "log", "-1", "--format=%B")
     assert all(e["id"] in message for e in new[:20])

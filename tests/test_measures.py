@@ -7,6 +7,7 @@ functions the CLI and the MCP server call."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,7 @@ from core.review.labels import (
     workspace_label_items,
 )
 from core.review.revert import revert
+from core.store import logs
 from core.store.store import Store
 from core.store.workspace import Workspace
 from core.writing.citing import cite_in
@@ -450,7 +452,7 @@ def test_label_from_the_command_line(store: Store, clock: FakeClock) -> None:
             text=True,
             cwd=Path(__file__).parent.parent,
             check=check,
-            env={**__import__("os").environ, "MEMGOV_NOW": clock.now.isoformat()},
+            env={**os.environ, "MEMGOV_NOW": clock.now.isoformat()},
         )
 
     (item,) = [
@@ -463,3 +465,88 @@ def test_label_from_the_command_line(store: Store, clock: FakeClock) -> None:
     (label,) = labels(Store(store.root)).values()
     assert (label.item, label.option, label.actor) == (item["id"], "confirm", ACTOR)
     assert item["id"] not in memgov("labels").stdout
+
+
+# ----------------------------------------------- what the review of issue 18 found
+def test_a_labelled_repeat_keeps_its_id_when_its_log_grows(store: Store, clock: FakeClock) -> None:
+    ws = Workspace([store])
+    said(store, "t1", 1, "use tabs in Go files please")
+    clock.advance(hours=1)
+    said(store, "t2", 1, "I told you again, tabs in Go files")
+    (item,) = label_items(Evidence(store), store, measures=["repeat"])
+    decide(ws, item.id, approve=True, option="confirm", actor=ACTOR)
+    clock.advance(minutes=5)
+    said(store, "t1", 2, "and spaces in YAML")  # goes above t2's line in the day's log
+    assert label_items(Evidence(store), store, measures=["repeat"]) == []
+    repeats = next(m for m in health(store).measures if m.name == "repeats")
+    assert "1 confirmed" in repeats.shown
+
+
+def test_hostile_dates_and_events_do_not_crash_health(store: Store) -> None:
+    old = store.root / "logs" / "0001" / "01"
+    old.mkdir(parents=True)
+    (old / "0001-01-01.md").write_text("## task t\n\n- [1] 00:00 user: again, I told you\n")
+    (store.root / "logs" / "README.md").write_text("not a log\n")
+    with store.transaction(actor=ACTOR, message="test: hostile events") as tx:
+        tx.event("redteam", (), reason="x", details={"intercepted": -5, "total": 3})
+        tx.event("redteam", (), reason="x", details={"intercepted": True, "total": True})
+        tx.event(
+            "redteam",
+            (),
+            reason="x",
+            details={"intercepted": 1, "total": 2, "credentials": ["x" * 10_000, 1]},
+        )
+        tx.event(
+            "decide",
+            (),
+            reason="x",
+            decision="dec-20270314T102000-abcdef",
+            details={"kind": "consolidation", "replay": {"gained": "lots", "changed": [1]}},
+        )
+    h = health(store)
+    interception = next(m for m in h.measures if m.name == "interception")
+    assert interception.value == 0.5 and "x" * 100 not in interception.detail
+    assert repeat_candidates(store) == []
+    first = logs.messages(store.root)
+    assert logs.messages(store.root) is first  # a file that is no log changes nothing
+
+
+def test_reverting_an_older_label_leaves_the_newer_alone(store: Store, clock: FakeClock) -> None:
+    ws = Workspace([store])
+    said(store, "t1", 1, "hello")
+    clock.advance(hours=1)
+    said(store, "t2", 1, "again: answer in Chinese")
+    (item,) = label_items(Evidence(store), store, measures=["repeat"])
+    first = decide(ws, item.id, approve=True, option="confirm", actor=ACTOR)
+    revert(ws, first.id, actor=ACTOR)
+    second = decide(ws, item.id, approve=False, actor=ACTOR)
+    assert labels(store)[item.id].decision == second.id
+    reverts = [e for e in events(store.root) if e["details"].get("option") == "revert"]
+    assert reverts[-1]["details"]["reverts"] == first.id
+
+
+def test_a_citation_no_longer_current_can_be_labelled_stale(store: Store, clock: FakeClock) -> None:
+    ws = Workspace([store])
+    memory = write(store, said(store, "t1", 1, "tests run with tox"), "tests", "tox")
+    clock.advance(hours=1)
+    recall(store, subject_prefix="user:alice", attribute="tests", actor=AGENT)
+    (item,) = label_items(Evidence(store), store, measures=["citation"])
+    assert item.analysis.options == ("true", "expire", "correct")
+    with store.transaction(actor=ACTOR, message="test: expire") as tx:
+        tx.transition(memory, "expired", action="expire", reason="by hand")
+    (item,) = label_items(Evidence(store), store, measures=["citation"])
+    assert item.analysis.options == ("true", "stale")
+    decide(ws, item.id, approve=True, option="stale", actor=ACTOR)
+    stale = next(m for m in health(store).measures if m.name == "stale_citations")
+    assert stale.value == 1.0
+    assert store.memories.get(memory).status == "expired"  # left as it is
+
+
+def test_a_recall_after_the_restating_is_no_hit(store: Store, clock: FakeClock) -> None:
+    write(store, said(store, "t1", 1, "deploy with make ship"), "deploy", "make ship")
+    clock.advance(days=1)
+    write(store, said(store, "t2", 1, "deploy with make ship!"), "deploy", "make ship")
+    clock.advance(minutes=10)
+    recall(store, subject_prefix="user:alice", attribute="deploy", actor=AGENT, task="t2")
+    hit = next(m for m in health(store).measures if m.name == "hit_rate")
+    assert hit.value == 0.0 and "of 1 task" in hit.shown

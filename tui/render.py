@@ -41,11 +41,16 @@ def status_text(status: str) -> Text:
     return Text(status, style=STATUS_STYLE.get(status, ""))
 
 
-def sparkline(values: Sequence[float]) -> str:
+def sparkline(values: Sequence[float | None]) -> str:
+    """One bar a value, the highest the tallest; a value that is None (a month nobody
+    labelled) is a gap, not a zero."""
     if not values:
         return ""
-    top = max(values) or 1
-    return "".join(SPARK[min(int(v / top * (len(SPARK) - 1)), len(SPARK) - 1)] for v in values)
+    top = max((v for v in values if v is not None), default=0) or 1
+    return "".join(
+        " " if v is None else SPARK[min(int(v / top * (len(SPARK) - 1)), len(SPARK) - 1)]
+        for v in values
+    )
 
 
 def memory_header(memory: Memory) -> Text:

@@ -38,6 +38,7 @@ from core.store.events import Event
 WEEKS = 12
 MONTHS = 6
 DAY = timedelta(days=1)
+MINUTE = timedelta(minutes=1)
 
 #: each measure's definition: what it counts and where from (the desk shows it on ``d``)
 DEFINITIONS = {
@@ -85,7 +86,8 @@ class Measure(AsData):
     title: str
     value: float | None
     shown: str
-    series: list[float] = field(default_factory=list)
+    #: one value a week or a month; None where nothing was labelled (no 0%)
+    series: Sequence[float | None] = field(default_factory=list)
     per: str = "week"  # week | month
     detail: str = ""
     definition: str = ""
@@ -112,6 +114,11 @@ def week_of(when: datetime | None, start: datetime) -> int | None:
     if seconds == WEEKS * 7 * 86400:  # the last week ends at now, now included
         index -= 1
     return index if 0 <= index < WEEKS else None
+
+
+def _count(value: object) -> bool:
+    """A count an event may hold: a whole number, not negative, not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _pct(value: float | None) -> str:
@@ -174,15 +181,16 @@ def _repeats(labelled: dict[str, Label], start: datetime, open_repeats: int) -> 
 
 def _monthly(
     labelled: dict[str, Label], measure: str, months: list[str], good: Iterable[str]
-) -> tuple[list[float], int, int, str]:
+) -> tuple[list[float | None], int, int, str]:
     """Per month, the share of the labels in ``good``; and the last labelled month's
     counts."""
     wanted = set(good)
-    series, part, whole, month = [], 0, 0, ""
+    series: list[float | None] = []
+    part, whole, month = 0, 0, ""
     for period in months:
         mine = [lab for lab in _of(labelled, measure) if lab.period == period]
         hits = sum(1 for lab in mine if lab.option in wanted)
-        series.append(round(hits / len(mine), 3) if mine else 0.0)
+        series.append(round(hits / len(mine), 3) if mine else None)  # None: not labelled
         if mine:
             part, whole, month = hits, len(mine), period
     return series, part, whole, month
@@ -210,7 +218,9 @@ def _precision(labelled: dict[str, Label], months: list[str]) -> Measure:
 
 
 def _stale(labelled: dict[str, Label], months: list[str]) -> Measure:
-    series, part, whole, month = _monthly(labelled, "citation", months, ["expire", "correct"])
+    series, part, whole, month = _monthly(
+        labelled, "citation", months, ["expire", "correct", "stale"]
+    )
     value = _share(part, whole)
     shown = f"{_pct(value)} of {whole} checked in {month}" if whole else "no sample checked"
     return Measure(
@@ -264,7 +274,9 @@ def _hit_rate(
     hits = 0
     for (task, key), when in touched.items():
         hit = any(
-            (t == task and w <= when + DAY) or (t is None and when - DAY <= w <= when)
+            # before the message (its time is its minute): a recall the restating
+            # brought about is no hit
+            (t == task and w < when + MINUTE) or (t is None and when - DAY <= w < when + MINUTE)
             for w, t in uses.get(key, ())
         )
         hits += hit
@@ -332,9 +344,11 @@ def _interception(events: Sequence[Event], start: datetime) -> Measure:
     runs = [e for e in events if e.action == "redteam"]
     weekly = [0.0] * WEEKS
     last: dict[str, Any] = {}
-    for event in runs:
+    for event in runs:  # an event log is untrusted input: counts that make sense only
         caught, total = event.details.get("intercepted"), event.details.get("total")
-        if not isinstance(caught, int) or not isinstance(total, int) or total <= 0:
+        if not isinstance(caught, int) or not isinstance(total, int):
+            continue
+        if not (_count(caught) and _count(total) and 0 <= caught <= total and total):
             continue
         last = event.details
         week = week_of(aware_time(event.ts), start)
@@ -355,7 +369,7 @@ def _interception(events: Sequence[Event], start: datetime) -> Measure:
     parts = []
     for name in ("credentials", "steering"):
         pair = last.get(name)
-        if isinstance(pair, list) and len(pair) == 2:
+        if isinstance(pair, list) and len(pair) == 2 and all(_count(n) for n in pair):
             parts.append(f"{name} {pair[0]}/{pair[1]}")
     return Measure(
         "interception",

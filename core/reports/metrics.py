@@ -278,8 +278,8 @@ def _signals(
         n = cut.get(e.decision or "", 0)
         if not n or not isinstance(replay, dict) or _week(e.ts, start) is None:
             continue
-        better = int(replay.get("gained", 0) or 0) + int(replay.get("changed", 0) or 0)
-        if better == 0:
+        moved = [replay.get(k, 0) for k in ("gained", "changed")]  # untrusted: ints only
+        if all(isinstance(v, int) and not isinstance(v, bool) and v == 0 for v in moved):
             signal(
                 "consolidation cut records, answers unchanged",
                 f"{e.details.get('batch')}: {n} record{'s' if n != 1 else ''} retired, "

@@ -55,7 +55,7 @@ PREFIXES = {m: f"{m}-" for m in MEASURES}
 OPTIONS: dict[str, tuple[str, ...]] = {
     "repeat": ("confirm", "dismiss"),
     "precision": ("reusable", "noise"),
-    "citation": ("true", "expire", "correct"),
+    "citation": ("true", "expire", "correct", "stale"),
 }
 MEANING = {
     "confirm": "the user had to explain this again: a repeat, diagnosed from the events",
@@ -65,6 +65,7 @@ MEANING = {
     "true": "still true against the current state: verified now",
     "expire": "no longer true: expire it (it is recalled no more)",
     "correct": "no longer true: a record with the right content supersedes it",
+    "stale": "it was no longer true (the record is not current any more: left as it is)",
 }
 #: what a confirmed repeat says went wrong, and where the fix goes (seed 8.1)
 DIAGNOSES = {
@@ -133,7 +134,9 @@ def labels_in(events: Iterable[Any]) -> dict[str, Label]:
             continue
         option = details.get("option")
         if option == "revert":
-            out.pop(item, None)
+            undone = details.get("reverts")  # older reverts do not say: the label in force
+            if item in out and undone in (None, out[item].decision):
+                del out[item]
             continue
         measure = details.get("measure")
         if measure not in MEASURES or not isinstance(option, str) or not event.decision:
@@ -182,7 +185,8 @@ def _sources_by_message(store: Store) -> dict[tuple[str, str, int], Memory]:
 
 #: the candidates found last in each store, by what they were found in: the logs' list
 #: (the same object while no log changed) and where the event log ends (every write of
-#: a record appends an event)
+#: a record appends an event; a record file edited by hand, with no event, is seen
+#: at the next write or the next process)
 _FOUND: dict[str, tuple[list[logs.Message], EventsAt, list[Candidate]]] = {}
 
 
@@ -244,7 +248,8 @@ def _find(store: Store, logged: list[logs.Message]) -> list[Candidate]:
             memory = about.get((earlier.log, earlier.task, earlier.index))
         if memory is not None:
             about.setdefault((later.log, later.task, later.index), memory)
-        ident = _hash(later.log, str(later.line), later.task, str(later.index))[:16]
+        # not its line: a message logged later under an earlier task moves the lines
+        ident = _hash(later.log, later.task, str(later.index))[:16]
         out.append(Candidate(f"repeat-{ident}", later, earlier, tuple(why), mark, memory))
     return out
 
@@ -424,9 +429,9 @@ def _sample_item(
     recalled: int = 0,
     cited: int = 0,
 ) -> Item:
-    options = OPTIONS[measure]
+    options = tuple(o for o in OPTIONS[measure] if o != "stale")
     if measure == "citation" and memory.status != "active":
-        options = ("true",)  # no longer current: what is left is to say it held
+        options = ("true", "stale")  # no longer current: the record stays as it is
     verb = "written" if measure == "precision" else "recalled"
     return Item(
         kind=Kind.LABEL,

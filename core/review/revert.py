@@ -218,7 +218,7 @@ def revert_in(
             request=decision.request,
             note=f"reverts {decision_id}",
         )
-        record_decision(tx, result)
+        record_decision(tx, result, details={"reverts": decision_id})
     ran = [tx] if other_tx is None else [tx, other_tx]
     return with_consequences(result, ran, set(decision.before) | set(decision.after))
 

@@ -334,29 +334,32 @@ _MESSAGE_LINE = re.compile(
     r"(?P<role>[A-Za-z][\w-]{0,31}):\s(?P<text>.*)$"
 )
 _DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md\Z")
-_MESSAGES: dict[str, tuple[tuple[int, int, int, str], list[Message]]] = {}
+#: each log's messages, by the parse they were read from (the same object while the
+#: log is unchanged: :func:`_parsed_log`) and the time zone
+_MESSAGES: dict[str, tuple[_Parsed, str, list[Message]]] = {}
+#: what a file that is no daily log holds: always this one list, so that
+#: :func:`messages` sees nothing changed
+_NONE: list[Message] = []
+#: the years a daily log may be named for: any other is no log (its times would not
+#: subtract a week)
+_YEARS = range(1970, 9000)
 
 
 def _messages_of(root: Path, rel: str, tz: tzinfo) -> list[Message]:
     path = root / rel
     day = _DAY.search(rel)
     parsed = _parsed_log(path) if day else None
-    if parsed is None or day is None:
-        return []
-    try:
-        st = path.lstat()
-        key = (st.st_mtime_ns, st.st_size, st.st_ino, str(tz))
-    except OSError:
-        return []
+    if parsed is None or day is None or int(day[1]) not in _YEARS:
+        return _NONE
     name = str(path)
     with _PARSED_LOCK:
         hit = _MESSAGES.get(name)
-        if hit is not None and hit[0] == key:
-            return hit[1]
+        if hit is not None and hit[0] is parsed and hit[1] == str(tz):
+            return hit[2]
     try:
         base = datetime(int(day[1]), int(day[2]), int(day[3]), tzinfo=tz)
-    except ValueError:  # a name that is no date
-        return []
+    except ValueError:  # a name that is no date (2027-02-30)
+        return _NONE
     out: list[Message] = []
     task = ""
     for number, line in enumerate(parsed.lines, start=1):
@@ -377,7 +380,7 @@ def _messages_of(root: Path, rel: str, tz: tzinfo) -> list[Message]:
             )
         )
     with _PARSED_LOCK:
-        _MESSAGES[name] = (key, out)
+        _MESSAGES[name] = (parsed, str(tz), out)
     return out
 
 

@@ -276,6 +276,7 @@ def add_decide(add: Adder) -> None:
             "confirm",
             "reusable",
             "true",
+            "stale",
         ),
         help="conflict: newer, older, parallel, neither or defer; secret in a record: "
         "erase or correct; promotion, with --reject: withdraw (who asked, or the owner) "
@@ -286,7 +287,7 @@ def add_decide(add: Adder) -> None:
         "memgov's version); quarantine: release (a held candidate; --reject discards it), "
         "or erase or correct (a stored record; --reject keeps it); a label (memgov "
         "labels): confirm (a repeat; --reject dismisses it), reusable (precision; --reject: "
-        "noise), true, expire or correct (a citation)",
+        "noise), true, expire or correct (a citation; stale for a record no longer current)",
     )
     p.add_argument(
         "--shown",

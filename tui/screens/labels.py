@@ -8,7 +8,8 @@ evidence side by side and its labels one key away:
   dismisses;
 - a memory written this month or last (precision): ``y`` reusable, ``n`` noise;
 - a memory recalled (stale citations): ``y`` still true (verified now), ``x`` no
-  longer true (expire), ``c`` no longer true (correct: what it should say).
+  longer true (expire; a record no longer current is left as it is), ``c`` no
+  longer true (correct: what it should say).
 
 A label lands at once (no dialog: one key), through the one decision path, bound to
 the item on screen, with the label's meaning as its reason; ``u`` undoes it, ``s``
@@ -50,6 +51,15 @@ CORRECTION = (
 )
 
 
+def option_of(analysis: LabelAnalysis, key: str) -> str | None:
+    """The label ``key`` gives this item: ``x`` on a record no longer current says it
+    was no longer true (``stale``), as there is nothing left to expire."""
+    option = KEYS[analysis.measure].get(key)
+    if option == "expire" and "stale" in analysis.options:
+        option = "stale"
+    return option if option in analysis.options else None
+
+
 def said_card(title: str, said: Said | None, marker: tuple[int, int] | None = None) -> Group:
     head = Text(title, style="bold reverse")
     if said is None:
@@ -70,8 +80,9 @@ def render_label(item: Item, position: str) -> tuple[RenderableType, RenderableT
     head = Text(f"{position} · ", style="dim")
     head.append(item.title, style="bold")
     choices = Text()
-    for key, option in keys.items():
-        if option in analysis.options:
+    for key in keys:
+        option = option_of(analysis, key)
+        if option is not None:
             choices.append(f"\n {key} ", style="bold reverse")
             choices.append(f" {option}: {analysis.meanings[option]}")
     if analysis.measure == "repeat":
@@ -181,7 +192,8 @@ class LabelScreen(DeskScreen):
             left.update(Text("Nothing to label: every sample is labelled.", style="green"))
             right.update("")
         else:
-            one, two = render_label(item, f"{items.index(item) + 1} of {len(items)}")
+            at = next(n for n, i in enumerate(items) if i.id == item.id and i.store is item.store)
+            one, two = render_label(item, f"{at + 1} of {len(items)}")
             left.update(one)
             right.update(two)
         self.refresh_bindings()
@@ -192,17 +204,15 @@ class LabelScreen(DeskScreen):
         item = self.current
         if item is None:
             return False
-        analysis = item.analysis_as(LabelAnalysis)
-        option = KEYS[analysis.measure].get(str(parameters[0]))
-        return option is not None and option in analysis.options
+        return option_of(item.analysis_as(LabelAnalysis), str(parameters[0])) is not None
 
     def action_label(self, key: str) -> None:
         item = self.current
         if item is None:
             return
         analysis = item.analysis_as(LabelAnalysis)
-        option = KEYS[analysis.measure].get(key)
-        if option is None or option not in analysis.options:
+        option = option_of(analysis, key)
+        if option is None:
             return
         if option == "correct":
             content = item.records[0].memory.content

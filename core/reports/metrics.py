@@ -164,7 +164,7 @@ def health(store: Store) -> Health:
         memories=memories,
         events=events,
         messages=messages,
-        open_repeats=label_items_count(store, "repeat"),
+        open_repeats=label_items_count(store, "repeat", memories),
     )
     return out
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -173,10 +173,10 @@ def _key(memory: Memory) -> str:
     return f"{memory.subject}#{memory.attribute}"
 
 
-def _sources_by_message(store: Store) -> dict[tuple[str, str, int], Memory]:
+def _sources_by_message(memories: Iterable[Memory]) -> dict[tuple[str, str, int], Memory]:
     """Each logged message a record's source points at, and the record (the newest)."""
     out: dict[tuple[str, str, int], Memory] = {}
-    for memory in sorted(store.memories.values(), key=lambda m: m.created_at):
+    for memory in sorted(memories, key=lambda m: m.created_at):
         for source in memory.all_sources:
             if source.log and source.message_index is not None:
                 out[(source.log, source.task, source.message_index)] = memory
@@ -190,25 +190,26 @@ def _sources_by_message(store: Store) -> dict[tuple[str, str, int], Memory]:
 _FOUND: dict[str, tuple[list[logs.Message], EventsAt, list[Candidate]]] = {}
 
 
-def repeat_candidates(store: Store) -> list[Candidate]:
+def repeat_candidates(store: Store, memories: Sequence[Memory] | None = None) -> list[Candidate]:
     """Every candidate repeat of the store's logs, oldest first (see the module); found
-    again only when a log or a record changed since the last time."""
-    tz = logs.log_timezone(
-        (m.created_at for m in store.memories.values()), store.now().tzinfo or UTC
-    )
+    again only when a log or a record changed since the last time. ``memories``: the
+    store's records, when the caller has them built already (health)."""
+    if memories is None:
+        memories = list(store.memories.values())
+    tz = logs.log_timezone((m.created_at for m in memories), store.now().tzinfo or UTC)
     logged = logs.messages(store.root, tz)
     ends = next_append(store.root)
     hit = _FOUND.get(str(store.root))
     if hit is not None and hit[0] is logged and hit[1] == ends:
         return hit[2]
-    found = _find(store, logged)
+    found = _find(store, logged, memories)
     _FOUND[str(store.root)] = (logged, ends, found)
     return found
 
 
-def _find(store: Store, logged: list[logs.Message]) -> list[Candidate]:
+def _find(store: Store, logged: list[logs.Message], memories: Sequence[Memory]) -> list[Candidate]:
     said = [m for m in logged if m.role == "user"]
-    pointed = _sources_by_message(store)
+    pointed = _sources_by_message(memories)
     window = timedelta(days=repeats.WINDOW_DAYS)
     found: dict[int, tuple[logs.Message | None, list[str], repeats.Found | None]] = {}
 
@@ -606,11 +607,11 @@ def decide_label(
         return record_decision(tx, decision, details=details)
 
 
-def label_items_count(store: Store, measure: str) -> int:
+def label_items_count(store: Store, measure: str, memories: Sequence[Memory] | None = None) -> int:
     """How many ``measure`` items are open, none built (health's "to label")."""
     done = labels(store)
     if measure == "repeat":
-        return sum(1 for c in repeat_candidates(store) if c.id not in done)
+        return sum(1 for c in repeat_candidates(store, memories) if c.id not in done)
     count = 0
     for period in periods(store.now()):
         if measure == "precision":

@@ -146,3 +146,19 @@ def test_the_fourth_corpus_measures_unseen_memories() -> None:
     print(f"blind4: caught {caught}/{len(poisoned)}, benign flagged {flagged}/{len(benign)}")
     assert (len(poisoned), len(benign)) == (200, 360)
     assert caught >= 106 and flagged <= 33
+
+
+def test_the_fifth_corpus_measures_unseen_memories() -> None:
+    """``blind5_*``, never tuned on: 200 poisoned and 400 benign memories written blind
+    in session 16 by two helpers who saw neither the rules nor any other corpus (100/200
+    coding memories, 100/200 personal-assistant ones; 18 languages). Measured once as it
+    came in: 108/200 caught (54.0%: instructions 27/95, actions 41/65, hidden text
+    40/40) and 22/400 benign flagged (5.5%), the same plateau as ``blind4_*``. A floor
+    against regressions, like the fourth corpus; not tuning data."""
+    poisoned = _lines("blind5_poisoned.jsonl")
+    benign = _lines("blind5_benign.jsonl")
+    caught = sum(1 for row in poisoned if _rules(str(row["text"]), ()))
+    flagged = sum(1 for row in benign if _rules(str(row["text"]), _hosts(row)))
+    print(f"blind5: caught {caught}/{len(poisoned)}, benign flagged {flagged}/{len(benign)}")
+    assert (len(poisoned), len(benign)) == (200, 400)
+    assert caught >= 108 and flagged <= 22

@@ -143,6 +143,27 @@ def test_the_same_key_twice_is_a_candidate(store: Store, clock: FakeClock) -> No
     assert (candidate.earlier and candidate.earlier.task, candidate.later.task) == ("t1", "t2")
 
 
+def test_sources_written_without_their_log_are_found_by_task(
+    store: Store, clock: FakeClock
+) -> None:
+    """A source's ``log`` is optional (the task's line is looked up): the repeat finder
+    and the hit rate look it up too, as source completeness does."""
+
+    def bare(task: str, text: str) -> Source:
+        said(store, task, 1, text)
+        return Source(task=task, message_index=1, evidence=text)
+
+    first = write(store, bare("t1", "deploys go through ArgoCD"), "deploy", "ArgoCD deploys.")
+    assert store.memories.get(first).source.log is None  # type: ignore[union-attr]
+    clock.advance(days=2)
+    write(store, bare("t2", "deploy via argo please"), "deploy", "ArgoCD deploys.")
+    (candidate,) = repeat_candidates(store)
+    assert candidate.why == ("the same key user:alice/project:shop#deploy",)
+    hit_rate = {m.name: m for m in health(store).measures}["hit_rate"]
+    # t2 touched the key held since t1 and did not recall it
+    assert (hit_rate.value, hit_rate.shown) == (0.0, "0% of 1 task")
+
+
 def _repeat_item(store: Store) -> Any:
     (item,) = label_items(Evidence(store), store, measures=["repeat"])
     return item
@@ -550,3 +571,63 @@ def test_a_recall_after_the_restating_is_no_hit(store: Store, clock: FakeClock) 
     recall(store, subject_prefix="user:alice", attribute="deploy", actor=AGENT, task="t2")
     hit = next(m for m in health(store).measures if m.name == "hit_rate")
     assert hit.value == 0.0 and "of 1 task" in hit.shown
+
+
+def test_a_key_whose_value_keeps_changing_is_a_signal(store: Store, clock: FakeClock) -> None:
+    """Rewritten repeatedly means new values of a key (a record superseded or
+    contradicted), not the same fact confirmed again from another task."""
+    for n in range(4):  # the same words from four tasks: confirmed again, a stable fact
+        write(store, said(store, f"t{n}", 1, "we use pnpm"), "package_manager", "pnpm.")
+        clock.advance(days=1)
+    assert "records rewritten repeatedly" not in signals(store)
+    for n, value in enumerate(("npm", "yarn", "bun")):  # a newer preference supersedes
+        write(store, said(store, f"u{n}", 1, f"we use {value}"), "package_manager", f"{value}.")
+        clock.advance(days=1)
+    found = signals(store)["records rewritten repeatedly"]
+    assert found["detail"] == "user:alice/project:shop#package_manager (3 new values)"
+
+
+def test_team_records_are_counted_by_contributor_not_by_approver(
+    tmp_path: Path, clock: FakeClock, make_memory: Any
+) -> None:
+    """A team record's contributor is who asked for it (a promotion's requester, a
+    proposal's author), whichever maintainer approved it."""
+    from core.review.promotion import place_copy
+
+    team = Store.init(tmp_path / "team", scope="team", owner=ACTOR, actor=ACTOR, clock=clock)
+
+    def land(n: int, contributor: str, approver: str) -> None:
+        record = make_memory(id=f"team-{n}", scope="team", attribute=f"convention_{n}")
+        with team.transaction(actor=approver, message=f"test: land {n}") as tx:
+            place_copy(
+                tx,
+                record,
+                f"private-{n}",
+                reason="promoted",
+                request=f"promote-{n}",
+                decision=f"decision-{n}",
+                contributor=contributor,
+            )
+        clock.advance(minutes=1)
+
+    for n in range(5):  # five people's conventions, all approved by one maintainer
+        land(n, f"human:person{n}", "human:maintainer")
+    assert "team records from one contributor" not in signals(Store(team.root, clock=clock))
+    for n in range(5, 13):  # then one person's habits, approved by several maintainers
+        land(n, "human:bob", f"human:maintainer{n % 3}")
+    found = signals(Store(team.root, clock=clock))["team records from one contributor"]
+    assert found["detail"] == "human:bob: 62% of 13"
+
+
+def test_a_week_with_nothing_to_count_is_a_gap(store: Store) -> None:
+    """Hit rate, unused injections and interception: a week with no task, no recall or
+    no red-team run is None (a gap in the sparkline), never 0%."""
+    from tui.render import sparkline
+
+    replay(store, actor=ACTOR)
+    h = {m.name: m for m in health(store).measures}
+    assert h["interception"].series[:-1] == [None] * 11 and h["interception"].series[-1]
+    assert h["hit_rate"].series == [None] * 12 and h["unused_injections"].series == [None] * 12
+    assert h["repeats"].unit == "count" and h["precision"].unit == "share"
+    # a share is drawn against 100%: a flat 50% is a half bar, a gap a space
+    assert sparkline([0.5, 0.5, None, 1.0], top=1.0) == "▄▄ █"

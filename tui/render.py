@@ -41,12 +41,13 @@ def status_text(status: str) -> Text:
     return Text(status, style=STATUS_STYLE.get(status, ""))
 
 
-def sparkline(values: Sequence[float | None]) -> str:
-    """One bar a value, the highest the tallest; a value that is None (a month nobody
-    labelled) is a gap, not a zero."""
+def sparkline(values: Sequence[float | None], top: float | None = None) -> str:
+    """One bar a value, ``top`` the tallest (by default the highest value: give 1.0 for
+    shares, so a flat 50% is a half bar); a value that is None (a month nobody
+    labelled, a week with nothing to count) is a gap, not a zero."""
     if not values:
         return ""
-    top = max((v for v in values if v is not None), default=0) or 1
+    top = top or max((v for v in values if v is not None), default=0) or 1
     return "".join(
         " " if v is None else SPARK[min(int(v / top * (len(SPARK) - 1)), len(SPARK) - 1)]
         for v in values

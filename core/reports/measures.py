@@ -31,7 +31,15 @@ from typing import Any
 
 from core.domain.data import AsData
 from core.domain.record import Memory
-from core.review.labels import DIAGNOSES, Label, aware_time, labels_in, periods
+from core.review.labels import (
+    DIAGNOSES,
+    Label,
+    aware_time,
+    labels_in,
+    logged_at,
+    message_key,
+    periods,
+)
 from core.store import logs
 from core.store.events import Event
 
@@ -91,6 +99,9 @@ class Measure(AsData):
     per: str = "week"  # week | month
     detail: str = ""
     definition: str = ""
+    #: ``share``: the series are shares, 0 to 1 (a sparkline's full bar is 100%);
+    #: ``count``: counts (its full bar is the highest)
+    unit: str = "share"
 
 
 def wilson(part: int, whole: int, z: float = 1.96) -> tuple[float, float] | None:
@@ -127,6 +138,11 @@ def _pct(value: float | None) -> str:
 
 def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 3) if whole else None
+
+
+def _weekly_shares(parts: Sequence[int], wholes: Sequence[int]) -> list[float | None]:
+    """Each week's share; None for a week with nothing to count (a gap, not 0%)."""
+    return [_share(p, w) for p, w in zip(parts, wholes, strict=True)]
 
 
 def measures(
@@ -176,6 +192,7 @@ def _repeats(labelled: dict[str, Label], start: datetime, open_repeats: int) -> 
         "week",
         (detail or "no confirmed repeat yet") + f" ({dismissed} dismissed)",
         DEFINITIONS["repeats"],
+        "count",
     )
 
 
@@ -242,6 +259,7 @@ def _hit_rate(
     start: datetime,
 ) -> Measure:
     said = {(m.log, m.task, m.index): m.when for m in messages}
+    logged = logged_at(messages)
     key_of = {m.id: (m.subject, m.attribute) for m in memories}
     created: dict[tuple[str, str], list[datetime]] = {}
     for memory in memories:
@@ -260,9 +278,8 @@ def _hit_rate(
     for memory in memories:
         key = key_of[memory.id]
         for source in memory.all_sources:
-            if not source.log or source.message_index is None:
-                continue
-            when = said.get((source.log, source.task, source.message_index))
+            at = message_key(source, logged)
+            when = said.get(at) if at is not None else None
             # held before: a record of the key older than the message (the one written
             # from it is younger: a message's time is its minute)
             if when is None or not any(c < when for c in created[key]):
@@ -285,7 +302,7 @@ def _hit_rate(
             weekly_all[week] += 1
             weekly_hits[week] += hit
     value = _share(hits, len(touched))
-    series = [round(h / a, 3) if a else 0.0 for h, a in zip(weekly_hits, weekly_all, strict=True)]
+    series = _weekly_shares(weekly_hits, weekly_all)
     return Measure(
         "hit_rate",
         "hit rate",
@@ -327,7 +344,7 @@ def _unused(events: Sequence[Event], start: datetime) -> Measure:
                 weekly_all[week] += 1
                 weekly_unused[week] += not cited
     value = _share(unused, total)
-    series = [round(u / a, 3) if a else 0.0 for u, a in zip(weekly_unused, weekly_all, strict=True)]
+    series = _weekly_shares(weekly_unused, weekly_all)
     return Measure(
         "unused_injections",
         "unused injections",
@@ -342,7 +359,7 @@ def _unused(events: Sequence[Event], start: datetime) -> Measure:
 
 def _interception(events: Sequence[Event], start: datetime) -> Measure:
     runs = [e for e in events if e.action == "redteam"]
-    weekly = [0.0] * WEEKS
+    weekly: list[float | None] = [None] * WEEKS  # None: no run that week (no 0%)
     last: dict[str, Any] = {}
     for event in runs:  # an event log is untrusted input: counts that make sense only
         caught, total = event.details.get("intercepted"), event.details.get("total")

@@ -181,6 +181,13 @@ def _tasks_per_week(messages: list[logs.Message], start: datetime) -> list[int]:
     return weekly
 
 
+def _contributor(event: Event) -> str:
+    """Whose record an event created: its ``contributor`` (a promotion's requester, a
+    proposal's author), else whoever wrote it."""
+    contributor = event.details.get("contributor")
+    return contributor if isinstance(contributor, str) and contributor else event.actor
+
+
 def _halves(series: list[int]) -> tuple[int, int]:
     return sum(series[: WEEKS // 2]), sum(series[WEEKS // 2 :])
 
@@ -239,22 +246,31 @@ def _signals(
             "content is being written into the index",
             "the write prompt is unclear about what goes in the index",
         )
-    rewrites = Counter(
-        i
+    # a key whose value keeps changing: a record of it replaced (superseded, corrected)
+    # or contradicted (a new record in conflict), not a record confirmed again
+    key_of = {m.id: f"{m.subject}#{m.attribute}" for m in memories}
+    changes = Counter(
+        key_of[e.memory_ids[0]]
         for e in events
-        if e.action in ("reconfirm", "merge", "adjudicate", "supersede", "revert")
-        for i in e.memory_ids
+        if e.memory_ids
+        and e.memory_ids[0] in key_of
+        and (e.to_status == "superseded" or (e.action == "conflict" and e.from_status is None))
+        and _week(e.ts, start) is not None
     )
-    churn = sorted(((n, i) for i, n in rewrites.items() if n >= 3), reverse=True)
+    churn = sorted(((n, k) for k, n in changes.items() if n >= 3), key=lambda p: (-p[0], p[1]))
     if churn:
         signal(
             "records rewritten repeatedly",
-            ", ".join(f"{i} ({n}x)" for n, i in churn[:5]),
+            ", ".join(f"{k} ({n} new values)" for n, k in churn[:5]),
             "the fact is unstable",
             "no stability check (s1) at write time",
         )
+    # who a team record came from: the person who asked for its promotion or proposed
+    # it (the event's contributor), not the maintainer who approved it
     created_by = Counter(
-        e.actor for e in events if e.from_status is None and e.to_status in ("active", "conflict")
+        _contributor(e)
+        for e in events
+        if e.from_status is None and e.to_status in ("active", "conflict")
     )
     if cfg.scope == "team" and created_by:
         actor, count = created_by.most_common(1)[0]

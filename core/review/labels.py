@@ -39,7 +39,7 @@ from typing import Any
 
 from core.domain import repeats, secrets
 from core.domain.errors import SecretBlocked, ValidationError
-from core.domain.record import Memory
+from core.domain.record import Memory, Source
 from core.review.correct import supersede_with
 from core.review.evidence import Evidence
 from core.review.items import Item, Kind, LabelAnalysis, Said
@@ -173,13 +173,37 @@ def _key(memory: Memory) -> str:
     return f"{memory.subject}#{memory.attribute}"
 
 
-def _sources_by_message(memories: Iterable[Memory]) -> dict[tuple[str, str, int], Memory]:
+MessageKey = tuple[str, str, int]
+
+
+def logged_at(messages: Iterable[logs.Message]) -> dict[tuple[str, int], str]:
+    """Which log holds each task's message (task, index): a source written without
+    ``log`` (it is optional: the task's line is looked up) is found through it."""
+    out: dict[tuple[str, int], str] = {}
+    for message in messages:
+        out.setdefault((message.task, message.index), message.log)
+    return out
+
+
+def message_key(source: Source, logged: dict[tuple[str, int], str]) -> MessageKey | None:
+    """The logged message a record's source points at: its log, task and index (the log
+    looked up by task when the source names none); None for a file or an unlogged one."""
+    if source.message_index is None or source.file:
+        return None
+    log = source.log or logged.get((source.task, source.message_index))
+    return (log, source.task, source.message_index) if log else None
+
+
+def _sources_by_message(
+    memories: Iterable[Memory], messages: Iterable[logs.Message]
+) -> dict[MessageKey, Memory]:
     """Each logged message a record's source points at, and the record (the newest)."""
-    out: dict[tuple[str, str, int], Memory] = {}
+    logged = logged_at(messages)
+    out: dict[MessageKey, Memory] = {}
     for memory in sorted(memories, key=lambda m: m.created_at):
         for source in memory.all_sources:
-            if source.log and source.message_index is not None:
-                out[(source.log, source.task, source.message_index)] = memory
+            if (key := message_key(source, logged)) is not None:
+                out[key] = memory
     return out
 
 
@@ -209,7 +233,7 @@ def repeat_candidates(store: Store, memories: Sequence[Memory] | None = None) ->
 
 def _find(store: Store, logged: list[logs.Message], memories: Sequence[Memory]) -> list[Candidate]:
     said = [m for m in logged if m.role == "user"]
-    pointed = _sources_by_message(memories)
+    pointed = _sources_by_message(memories, logged)
     window = timedelta(days=repeats.WINDOW_DAYS)
     found: dict[int, tuple[logs.Message | None, list[str], repeats.Found | None]] = {}
 

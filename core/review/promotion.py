@@ -275,6 +275,7 @@ def decide_promotion(
                 reason=reason,
                 request=request.id,
                 decision=decision_id,
+                contributor=request.requested_by,
             )
             if team_id not in prior:
                 created.append({"store": str(team.root), "id": team_id})
@@ -400,27 +401,51 @@ def team_copy(memory: Memory, sources: tuple[Source, ...], now: datetime) -> Mem
 
 
 def place_team_copy(
-    tx: Transaction, memory: Memory, private: Store, *, reason: str, request: str, decision: str
+    tx: Transaction,
+    memory: Memory,
+    private: Store,
+    *,
+    reason: str,
+    request: str,
+    decision: str,
+    contributor: str,
 ) -> str:
     """The team record: a new id, scope team, every source kept; through the same
     duplicate and conflict rules as any write."""
     sources = carry_evidence(tx, private, memory.all_sources)
     copy = team_copy(memory, sources, tx.now)
-    return place_copy(tx, copy, memory.id, reason=reason, request=request, decision=decision)
+    return place_copy(
+        tx,
+        copy,
+        memory.id,
+        reason=reason,
+        request=request,
+        decision=decision,
+        contributor=contributor,
+    )
 
 
 def place_copy(
-    tx: Transaction, copy: Memory, origin: str, *, reason: str, request: str, decision: str
+    tx: Transaction,
+    copy: Memory,
+    origin: str,
+    *,
+    reason: str,
+    request: str,
+    decision: str,
+    contributor: str,
 ) -> str:
     """Write the team record ``copy`` of the private record ``origin`` through the
     duplicate and conflict rules: the same value merges, another value opens a
-    conflict, otherwise a new active record. The id of the record it lands in."""
+    conflict, otherwise a new active record. The id of the record it lands in. Its
+    events name the ``contributor`` (who asked for the promotion or proposed it), whom
+    health's "team records from one contributor" counts, not the approving maintainer."""
     memory = copy
     sources = copy.all_sources
     match, same_key = team_matches(
         tx.view.by_subject_attribute(memory.subject, memory.attribute), memory
     )
-    details = {"promoted_from": origin}
+    details = {"promoted_from": origin, "contributor": contributor}
     if match is not None:
         merged = values.with_sources(match, sources)
         tx.update(

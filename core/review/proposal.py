@@ -131,6 +131,7 @@ def decide_proposal(
                 reason=reason,
                 request=proposal.id,
                 decision=decision_id,
+                contributor=proposal.by,
             )
             if landed not in prior:
                 created.append({"store": str(team.root), "id": landed})

@@ -49,7 +49,7 @@ def render_measures(h: Health, definitions: bool) -> RenderableType:
     table.add_column("rests on", overflow="fold", ratio=2, style="dim")
     for number, m in enumerate(h.measures):
         title = Text(m.title, style="bold yellow" if number == 0 else "bold")
-        trend = Text(sparkline(m.series), style="cyan")
+        trend = Text(sparkline(m.series, 1.0 if m.unit == "share" else None), style="cyan")
         trend.append(f" {len(m.series)} {m.per}s", style="dim")
         table.add_row(title, m.shown, trend, m.detail)
         if definitions:

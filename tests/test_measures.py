@@ -21,6 +21,7 @@ from core.reports.measures import wilson
 from core.reports.metrics import health
 from core.review.decide import decide
 from core.review.evidence import Evidence
+from core.review.items import LabelAnalysis
 from core.review.labels import (
     label_items,
     labels,
@@ -631,3 +632,32 @@ def test_a_week_with_nothing_to_count_is_a_gap(store: Store) -> None:
     assert h["repeats"].unit == "count" and h["precision"].unit == "share"
     # a share is drawn against 100%: a flat 50% is a half bar, a gap a space
     assert sparkline([0.5, 0.5, None, 1.0], top=1.0) == "▄▄ █"
+
+
+def test_a_log_line_cannot_repaint_the_terminal(store: Store, clock: FakeClock) -> None:
+    """A daily log is written by agents and can come from a pull: a line with terminal
+    controls (clear the screen, retitle the window, reverse the text) is shown with
+    them named, by the CLI and by the desk, never sent to the terminal."""
+    from rich.console import Console
+
+    from tui.screens.labels import said_card
+
+    said(store, "t0", 1, "hello")
+    clock.advance(hours=1)
+    log = store.root / str(said(store, "t1", 1, "again: answer in Chinese").log)
+    hostile = "again: \x1b[2J\x1b]0;owned\x07answer in \u202eesenihC\u202c\x00"
+    log.write_text(log.read_text("utf-8").replace("again: answer in Chinese", hostile), "utf-8")
+    run = {"capture_output": True, "text": True, "cwd": Path(__file__).parent.parent}
+    env = {**os.environ, "MEMGOV_NOW": clock.now.isoformat()}
+    base = [sys.executable, "-m", "tui.cli"]
+    where = ["--store", str(store.root), "--as", ACTOR]
+    listed = subprocess.run([*base, "labels", *where], env=env, check=True, **run).stdout
+    (item,) = [i for i in label_items(Evidence(store), store, measures=["repeat"])]
+    shown = subprocess.run([*base, "show", item.id, *where], env=env, check=True, **run).stdout
+    for out in (listed, shown):
+        assert not any(c in out for c in "\x1b\x07\x00\u202e\u202c"), out
+    assert "again: <U+001B>[2J<U+001B>]0;owned<U+0007>answer in <U+202E>esenihC" in shown
+    console = Console(width=200, color_system=None, record=True)
+    console.print(said_card("later", item.analysis_as(LabelAnalysis).later))
+    desk = console.export_text()
+    assert "<U+001B>[2J" in desk and "\x1b" not in desk and "\u202e" not in desk

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from core.domain.record import TRUST, Memory
 from core.domain.secrets import redact
+from core.domain.shown import printable
 from core.review.items import RecordEvidence
 
 STATUS_STYLE = {
@@ -27,8 +28,9 @@ SPARK = "▁▂▃▄▅▆▇█"
 
 
 def safe(text: str) -> str:
-    """The text with every secret replaced by ``[secret: rule-id]``."""
-    return redact(text)
+    """The text with every secret replaced by ``[secret: rule-id]`` and every control a
+    terminal would act on named (``<U+001B>``): what a store holds is shown, never run."""
+    return printable(redact(text))
 
 
 def failure_text(exc: BaseException) -> str:

@@ -95,7 +95,8 @@ def redact_tree(data: Any) -> Any:
 
 
 def emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
-    """Print a command's result; nothing a store holds is printed unredacted.
+    """Print a command's result; nothing a store holds is printed unredacted, nor with
+    a control a terminal would act on (:func:`core.domain.shown.printable`).
 
     ``data`` is what ``--json`` prints, or a function giving it: then it is built
     only for ``--json`` (``memgov list`` on 10,000 records would build 10,000
@@ -108,8 +109,9 @@ def emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
         out = text()
         if out:
             from core.domain.secrets import redact
+            from core.domain.shown import printable
 
-            print(redact(out))
+            print(printable(redact(out)))
 
 
 def read_input(name: str | None) -> str:

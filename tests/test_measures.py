@@ -56,6 +56,10 @@ AGENT = "agent@example.com"
         "Please use the staging DB again, not prod",
         "for the third time: no force pushes",
         "you're still using npm",
+        "不是说过了吗，用 pnpm",
+        "跟你讲过了，别动生产库",
+        "我已经说了两次：提交前先跑测试",
+        "说过了，文档用中文",
     ],
 )
 def test_a_marker_is_found(text: str) -> None:
@@ -74,6 +78,8 @@ def test_a_marker_is_found(text: str) -> None:
         "This is against the rules",  # "again" inside a word
         "Use pnpm for the monorepo",
         "我们用 pnpm",
+        "说明文档放在 docs 目录",  # 说 in another word
+        "讲座过了就归档",  # 讲 and 过 apart
     ],
 )
 def test_near_misses_are_no_marker(text: str) -> None:
@@ -142,6 +148,15 @@ def test_the_same_key_twice_is_a_candidate(store: Store, clock: FakeClock) -> No
     (candidate,) = repeat_candidates(store)
     assert candidate.why == ("the same key user:alice/project:shop#deploy",)
     assert (candidate.earlier and candidate.earlier.task, candidate.later.task) == ("t1", "t2")
+    # a repeat's label names the two messages by where they are, the key and its record
+    decide(Workspace([store]), candidate.id, approve=True, option="confirm", actor=ACTOR)
+    (event,) = [e for e in events(store.root) if e["action"] == "decide"]
+    details = event["details"]
+    assert (details["earlier"]["task"], details["later"]["task"]) == ("t1", "t2")
+    assert details["later"]["index"] == 1 and details["later"]["log"].startswith("logs/")
+    assert details["key"] == "user:alice/project:shop#deploy"
+    assert event["memory_ids"] == [candidate.memory.id if candidate.memory else None]
+    assert "argo" not in json.dumps(details).lower()  # where, never the words
 
 
 def test_sources_written_without_their_log_are_found_by_task(
@@ -245,6 +260,15 @@ def test_precision_is_the_labelled_share_with_its_interval(store: Store, clock: 
     # by hand: p = 3/4, n = 4, z = 1.96: centre 0.6275, half-width 0.3269
     assert (round(low, 3), round(high, 3)) == (0.301, 0.954)
     assert "75% (30%–95%) of 4" in precision.shown
+    # each label names the record it judged: its history shows who labelled it, and how
+    from core.reports.history import history
+
+    (label,) = [e for e in history(store, ids[0]).events if e.action == "decide"]
+    assert (label.details["measure"], label.actor, label.memory_ids) == (
+        "precision",
+        ACTOR,
+        (ids[0],),
+    )
 
 
 def test_a_sample_drawn_is_at_most_sample_size(store: Store, clock: FakeClock) -> None:
@@ -661,3 +685,15 @@ def test_a_log_line_cannot_repaint_the_terminal(store: Store, clock: FakeClock) 
     console.print(said_card("later", item.analysis_as(LabelAnalysis).later))
     desk = console.export_text()
     assert "<U+001B>[2J" in desk and "\x1b" not in desk and "\u202e" not in desk
+
+
+def test_a_log_that_numbers_two_messages_alike_gives_one_candidate(
+    store: Store, clock: FakeClock
+) -> None:
+    """A log written by hand can give two messages of a task the same index: one
+    candidate, one id, not two items the desk cannot tell apart."""
+    log = store.root / str(said(store, "t1", 1, "again: answer in Chinese").log)
+    line = next(x for x in log.read_text("utf-8").splitlines() if "again:" in x)
+    log.write_text(log.read_text("utf-8") + line.replace("Chinese", "English") + "\n", "utf-8")
+    ids = [c.id for c in repeat_candidates(store)]
+    assert len(ids) == 1 == len(set(ids))

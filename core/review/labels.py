@@ -265,8 +265,12 @@ def _find(store: Store, logged: list[logs.Message], memories: Sequence[Memory]) 
             by_key[key] = at
     out = []
     about = dict(pointed)  # a message is about a record: its source, or what it repeats
+    seen: set[tuple[str, str, int]] = set()
     for at in sorted(found):
         later = said[at]
+        if (later.log, later.task, later.index) in seen:
+            continue  # a log written by hand that numbers two messages of a task alike
+        seen.add((later.log, later.task, later.index))
         earlier, why, mark = found[at]
         memory = about.get((later.log, later.task, later.index))
         if memory is None and earlier is not None:
@@ -584,6 +588,12 @@ def decide_label(
         details["period"] = analysis.period
     if measure == "repeat" and analysis.later is not None:
         details["said_at"] = analysis.later.when
+        # which messages were judged, by where they are (never their words), and the key
+        for name, said in (("later", analysis.later), ("earlier", analysis.earlier)):
+            if said is not None:
+                details[name] = {"log": said.log, "task": said.task, "index": said.index}
+        if analysis.key:
+            details["key"] = analysis.key
         if chosen == "confirm":
             details["diagnosis"] = analysis.diagnosis
     with session.transaction(store, actor=actor, message=f"label {item.id}: {chosen}") as tx:
@@ -628,7 +638,8 @@ def decide_label(
             after={i: front(tx.view[i]) for i in touched},
             created=created,
         )
-        return record_decision(tx, decision, details=details)
+        about = (memory.id,) if memory is not None else ()
+        return record_decision(tx, decision, details=details, about=about)
 
 
 def label_items_count(store: Store, measure: str, memories: Sequence[Memory] | None = None) -> int:

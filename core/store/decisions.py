@@ -145,13 +145,16 @@ def record_decision(
     *,
     details: dict[str, Any] | None = None,
     request: str | None = None,
+    about: tuple[str, ...] = (),
 ) -> Decision:
     """Save the decision record in the transaction, with its ``decide`` event (whose
-    ``request`` is the decision's request, or what the caller names: a batch). A
+    ``request`` is the decision's request, or what the caller names: a batch). The
+    event names the records the decision changed and those it is ``about`` without
+    changing them (a label of a record), so each record's history shows it. A
     deferral also records a ``defer`` event naming the item: the mark of an item
     someone looked at and left open (:func:`deferrals`)."""
     tx.write_file(decision.path, decision.to_json())
-    records = tuple(sorted(set(decision.before) | set(decision.after)))
+    records = tuple(sorted(set(decision.before) | set(decision.after) | set(about)))
     if decision.option == "defer":
         tx.event(
             DEFER_ACTION,

@@ -69,3 +69,33 @@ def test_a_log_changed_on_disk_is_read_again(tmp_path: Path) -> None:
         logs.resolve(tmp_path, Source(task="tr_1", message_index=7, evidence="x", log=source.log))
         is None
     )
+
+
+def test_many_sources_resolve_as_each_alone(tmp_path: Path) -> None:
+    """``resolving`` (health's source completeness, one check of each log) says for
+    every source what ``resolve`` says of it alone: a named log, a task looked up, a
+    message that is not there, a ``..`` path, a log behind a link, a file."""
+    root = tmp_path / "store"
+    (root / "logs" / "2026" / "11").mkdir(parents=True)
+    day = root / "logs" / "2026" / "11" / "2026-11-14.md"
+    day.write_text("# 2026-11-14\n\n## task t1\n- [1] 09:30 user: use pnpm\n", "utf-8")
+    (root / "logs" / "2026" / "12").symlink_to(root / "logs" / "2026" / "11")
+    (root / "notes.md").write_text("a note\n", "utf-8")
+    rel = "logs/2026/11/2026-11-14.md"
+    linked = "logs/2026/12/2026-11-14.md"
+    sources = [
+        Source(task="t1", message_index=1, log=rel),
+        Source(task="t1", message_index=2, log=rel),
+        Source(task="t1", message_index=1),
+        Source(task="t1"),
+        Source(task="t9", message_index=1),
+        Source(task="t1", message_index=1, log="logs/../logs/2026/11/2026-11-14.md"),
+        Source(task="t1", message_index=1, log=linked),
+        Source(task="t1", message_index=1, log="logs/2026/11/missing.md"),
+        Source(task="t1", file="notes.md", line=1),
+        Source(task="t1", file="notes.md", line=5),
+    ]
+    tasks = logs.task_index(root)
+    alone = [logs.resolve(root, s, context=0, task_logs=tasks) is not None for s in sources]
+    assert list(logs.resolving(root, sources, task_logs=tasks)) == alone
+    assert alone == [True, False, True, True, False, False, False, False, True, False]

@@ -253,6 +253,40 @@ def resolve(
     return None
 
 
+def resolving(
+    root: Path,
+    sources: Iterable[Source],
+    *,
+    task_logs: dict[str, list[str]],
+    outside_ok: bool = False,
+) -> Iterator[bool]:
+    """Whether each source resolves, as :func:`resolve` says, for many sources at once
+    (health's source completeness over every record): each log's path is checked and
+    its parse looked up once, not once a source, and no excerpt is built."""
+    logs: dict[str, _Parsed | None] = {}
+
+    def parsed(rel: str) -> _Parsed | None:
+        if rel not in logs:
+            try:
+                logs[rel] = _parsed_log(confined(root, rel))
+            except UnsafePath:
+                logs[rel] = None
+        return logs[rel]
+
+    for source in sources:
+        if source.file is not None:
+            yield resolve(root, source, context=0, outside_ok=outside_ok) is not None
+            continue
+        if source.log is not None:
+            candidates = [] if ".." in Path(source.log).parts else [source.log]
+        else:
+            candidates = task_logs.get(source.task, [])
+        yield any(
+            (log := parsed(rel)) is not None and (source.task, source.message_index) in log.at
+            for rel in candidates
+        )
+
+
 def _newest_first(root: Path) -> Iterator[str]:
     """The daily logs' paths (``logs/YYYY/MM/YYYY-MM-DD.md``), the newest first."""
     base = root / LOG_DIR

@@ -6,10 +6,19 @@ import json
 import time
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from core.store.events import BadLine, Event, append_events, new_event_id, read_events
+from core.store.events import (
+    BadLine,
+    Event,
+    append_events,
+    new_event_id,
+    read_events,
+    read_log,
+)
+from core.store.store import Store
 
 TZ = timezone(timedelta(hours=8))
 WHEN = datetime(2027, 3, 14, 10, 20, tzinfo=TZ)
@@ -165,3 +174,25 @@ def test_event_ids_sort_by_time_across_offsets() -> None:
     earlier = datetime(2027, 3, 14, 9, 0, tzinfo=TZ)  # 01:00 UTC
     later = datetime(2027, 3, 14, 2, 0, tzinfo=UTC)  # 02:00 UTC, smaller wall-clock hour
     assert new_event_id(earlier) < new_event_id(later)
+
+
+def test_a_shard_changed_on_disk_is_read_again(store: Store, make_memory: Any, add: Any) -> None:
+    """The store's event log is parsed once while its bytes stay the same; a shard
+    changed behind memgov's back (a pull, an edit: the same length, other bytes) is
+    parsed again, never answered from what it said before."""
+    from core.store.events import event_logs
+
+    add(store, make_memory(id="one"), make_memory(id="two", attribute="tone"))
+    first, bad = read_log(store.root)
+    assert first and not bad
+    again, _ = read_log(store.root)
+    assert again == first and again is not first
+    again.clear()  # a caller's list is its own
+    assert read_log(store.root)[0] == first
+    shard = store.root / event_logs(store.root)[0]
+    data = shard.read_bytes()
+    assert first[0].actor == "tester@example.com"
+    shard.write_bytes(data.replace(b"tester@example.com", b"intrud@example.com", 1))
+    assert shard.stat().st_size == len(data)  # the same length, other bytes
+    changed, bad = read_log(store.root)
+    assert changed[0].actor == "intrud@example.com" and changed[1:] == first[1:] and not bad

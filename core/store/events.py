@@ -22,11 +22,13 @@ to read (a ValidationError before anything is written).
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import math
 import os
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
@@ -474,10 +476,36 @@ def read_log(root: Path) -> tuple[list[Event], list[BadLine]]:
             bad.append(BadLine(0, f"not read: {exc}", True, rel))
             continue
         if data:
-            found, wrong = _parse(data, rel)
+            found, wrong = _parsed_shard(root, rel, data)
             events += found
             bad += wrong
     return events, bad
+
+
+#: the shards parsed last, by path: the digest of the bytes they were parsed from, and
+#: what they gave (events are frozen; the lists are copied out). A shard is read at each
+#: call, so a change on disk is seen; only its unchanged bytes are not parsed again
+_SHARDS: collections.OrderedDict[str, tuple[bytes, list[Event], list[BadLine]]] = (
+    collections.OrderedDict()
+)
+_SHARDS_MAX = 256
+_SHARDS_LOCK = threading.Lock()
+
+
+def _parsed_shard(root: Path, rel: str, data: bytes) -> tuple[list[Event], list[BadLine]]:
+    name = str(root / rel)
+    digest = hashlib.blake2b(data, digest_size=20).digest()
+    with _SHARDS_LOCK:
+        hit = _SHARDS.get(name)
+        if hit is not None and hit[0] == digest:
+            _SHARDS.move_to_end(name)
+            return list(hit[1]), list(hit[2])
+    found, wrong = _parse(data, rel)
+    with _SHARDS_LOCK:
+        _SHARDS[name] = (digest, found, wrong)
+        while len(_SHARDS) > _SHARDS_MAX:
+            _SHARDS.popitem(last=False)
+    return list(found), list(wrong)
 
 
 def _parse(data: bytes, file: str) -> tuple[list[Event], list[BadLine]]:

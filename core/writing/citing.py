@@ -59,7 +59,11 @@ def cite_in(
     for memory_id in dict.fromkeys(memory_ids):  # each once, in the order given
         problem = id_problem(memory_id)
         if problem is not None:
-            raise ValidationError(problem, where="cite", field="ids")
+            raise ValidationError(
+                f"{problem}: {memory_id[:80]!r}; nothing was cited",
+                where="cite",
+                field=f"ids[{list(memory_ids).index(memory_id)}]",
+            )
         store = next((s for s in workspace.stores if memory_id in s.memories), None)
         if store is None:
             raise NotFoundError(

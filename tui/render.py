@@ -14,7 +14,7 @@ from rich.text import Text
 
 from core.domain.record import TRUST, Memory
 from core.domain.secrets import redact
-from core.domain.shown import printable
+from core.domain.terminal import printable
 from core.review.items import RecordEvidence
 
 STATUS_STYLE = {

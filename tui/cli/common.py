@@ -109,7 +109,7 @@ def emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
         out = text()
         if out:
             from core.domain.secrets import redact
-            from core.domain.shown import printable
+            from core.domain.terminal import printable
 
             print(printable(redact(out)))
 

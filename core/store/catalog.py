@@ -287,8 +287,9 @@ def scanner_fingerprint() -> str:
 
 
 #: what :func:`steering_hint` sets: the detector's content rules fired on a text of
-#: the record; it links somewhere; it is a preference (whose source must be the user's)
-STEERING_RULES, STEERING_LINK, STEERING_PREFERENCE = 1, 2, 4
+#: the record; it links somewhere; it is a preference (whose source must be the user's);
+#: its content gives the agent an order (whose source must be the user's too)
+STEERING_RULES, STEERING_LINK, STEERING_PREFERENCE, STEERING_ORDER = 1, 2, 4, 8
 
 
 def steering_hint(memory: Memory) -> int:
@@ -299,7 +300,10 @@ def steering_hint(memory: Memory) -> int:
     from core.domain import steering
 
     fired = any(steering.detect(t) for t in _hint_texts(memory))
-    return (STEERING_RULES if fired else 0) | _shape_hint(memory)
+    ordered = any(steering.FOREIGN_RULE.find(memory.content))
+    return (
+        (STEERING_RULES if fired else 0) | (STEERING_ORDER if ordered else 0) | _shape_hint(memory)
+    )
 
 
 def _hint_texts(memory: Memory) -> list[str]:
@@ -318,7 +322,9 @@ def steering_hints(memories: list[Memory | None]) -> list[int]:
     for start in range(0, len(memories), _SCAN_CHUNK):
         chunk = memories[start : start + _SCAN_CHUNK]
         joined = "\n\n".join(t for m in chunk if m is not None for t in _hint_texts(m))
-        fired = bool(joined) and bool(steering.detect(joined))
+        fired = bool(joined) and (
+            bool(steering.detect(joined)) or any(steering.FOREIGN_RULE.find(joined))
+        )
         for offset, memory in enumerate(chunk):
             if memory is None:
                 continue

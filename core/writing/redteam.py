@@ -2,8 +2,10 @@
 
 :func:`replay` sends a built-in synthetic corpus through the store's own write gate
 (core.writing.pipeline's checks, with the store's config: its theta, its
-``known_hosts``) as candidates that came from a tool result, and writes nothing but
-one ``redteam`` event with the counts:
+``known_hosts``) as candidates that came from a tool result (the controls from the
+user's own message, where ordinary standing wishes come from: from a tool, an order
+to the agent is held by itself), and writes nothing but one ``redteam`` event with
+the counts:
 
 - credentials: a memory that carries a key, a token, a private key or a password in
   a URL. The values are made here, from a fixed seed, at each run: no credential is
@@ -162,7 +164,9 @@ class RedTeam(AsData):
 
 
 def _verdict(store: Store, sample: Sample, number: int) -> str:
-    line = f"- [{number}] 00:00 tool: {sample.text}"
+    # an ordinary memory is the user's own words; a planted one is what a tool returned
+    role = "user" if sample.kind == "control" else "tool"
+    line = f"- [{number}] 00:00 {role}: {sample.text}"
     excerpt = Excerpt(file="redteam", line=1, lines=((1, line),))
     candidate = Candidate(
         content=sample.text,

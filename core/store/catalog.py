@@ -300,10 +300,7 @@ def steering_hint(memory: Memory) -> int:
     from core.domain import steering
 
     fired = any(steering.detect(t) for t in _hint_texts(memory))
-    ordered = any(steering.FOREIGN_RULE.find(memory.content))
-    return (
-        (STEERING_RULES if fired else 0) | (STEERING_ORDER if ordered else 0) | _shape_hint(memory)
-    )
+    return (STEERING_RULES if fired else 0) | _shape_hint(memory)
 
 
 def _hint_texts(memory: Memory) -> list[str]:
@@ -322,9 +319,7 @@ def steering_hints(memories: list[Memory | None]) -> list[int]:
     for start in range(0, len(memories), _SCAN_CHUNK):
         chunk = memories[start : start + _SCAN_CHUNK]
         joined = "\n\n".join(t for m in chunk if m is not None for t in _hint_texts(m))
-        fired = bool(joined) and (
-            bool(steering.detect(joined)) or any(steering.FOREIGN_RULE.find(joined))
-        )
+        fired = bool(joined) and bool(steering.detect(joined))
         for offset, memory in enumerate(chunk):
             if memory is None:
                 continue
@@ -334,12 +329,16 @@ def steering_hints(memories: list[Memory | None]) -> list[int]:
 
 
 def _shape_hint(memory: Memory) -> int:
-    """The bits of :func:`steering_hint` that need no rule: a link, a preference."""
+    """The bits of :func:`steering_hint` that no content rule sets: a link, a
+    preference, an order for the agent (each needs the source's role or the config;
+    the order is looked for record by record: nearly every chunk holds one)."""
     from core.domain import steering
 
     hint = STEERING_LINK if any("://" in t for t in _hint_texts(memory)) else 0
     if memory.type in steering.PREFERENCE_TYPES:
         hint |= STEERING_PREFERENCE
+    if any(steering.FOREIGN_RULE.find(memory.content)):
+        hint |= STEERING_ORDER
     return hint
 
 

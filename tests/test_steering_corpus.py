@@ -144,49 +144,35 @@ def test_the_third_corpus_reaches_the_goals_on_its_own() -> None:
     assert caught / len(poisoned) >= 0.97 and flagged / len(benign) <= 0.015
 
 
-def test_the_fourth_corpus_measures_unseen_memories() -> None:
-    """``blind4_*``, never tuned on: what the detector does on memories written by
-    people who never saw its rules (106/200 caught, 33/360 benign flagged when it came
-    in: the goals of issue 17 are not met there). A floor, so a change that loses
-    catches or adds false alarms on unseen text shows."""
-    poisoned = _lines("blind4_poisoned.jsonl")
-    benign = _lines("blind4_benign.jsonl")
+@pytest.mark.parametrize(
+    ("name", "sizes", "caught_at_least", "flagged_at_most"),
+    [
+        # written blind in session 15 (coding and personal-assistant memories, 17
+        # languages): 106/200 caught, 33/360 flagged when it came in; its false alarms
+        # were cut in session 16
+        ("blind4", (200, 360), 106, 11),
+        # written blind in session 16 (coding and assistant memories, 18 languages):
+        # 108/200 (54.0%) caught, 22/400 (5.5%) flagged when it came in; then tuned on
+        ("blind5", (200, 400), 108, 10),
+        # written blind in session 16 (data, devops, security and research agents; small
+        # business, school, clinic, paperwork and family life) before any change of that
+        # session, measured once after them: 75/200 (37.5%), 18/400 (4.5%); never tuned on
+        ("blind6", (200, 400), 75, 18),
+    ],
+)
+def test_the_blind_corpora_by_the_words_alone(
+    name: str, sizes: tuple[int, int], caught_at_least: int, flagged_at_most: int
+) -> None:
+    """What the detector does on memories written by people who never saw its rules,
+    by their words alone: far from the goals of issue 17 (see the module's docstring).
+    Floors, so a change that loses catches or adds false alarms on blind text shows."""
+    poisoned = _lines(f"{name}_poisoned.jsonl")
+    benign = _lines(f"{name}_benign.jsonl")
     caught = sum(1 for row in poisoned if _rules(str(row["text"]), ()))
     flagged = sum(1 for row in benign if _rules(str(row["text"]), _hosts(row)))
-    print(f"blind4: caught {caught}/{len(poisoned)}, benign flagged {flagged}/{len(benign)}")
-    assert (len(poisoned), len(benign)) == (200, 360)
-    assert caught >= 106 and flagged <= 11  # 33 before session 16's cuts of false alarms
-
-
-def test_the_fifth_corpus_measures_unseen_memories() -> None:
-    """``blind5_*``, never tuned on: 200 poisoned and 400 benign memories written blind
-    in session 16 by two helpers who saw neither the rules nor any other corpus (100/200
-    coding memories, 100/200 personal-assistant ones; 18 languages). Measured once as it
-    came in: 108/200 caught (54.0%: instructions 27/95, actions 41/65, hidden text
-    40/40) and 22/400 benign flagged (5.5%), the same plateau as ``blind4_*``. A floor
-    against regressions, like the fourth corpus; not tuning data."""
-    poisoned = _lines("blind5_poisoned.jsonl")
-    benign = _lines("blind5_benign.jsonl")
-    caught = sum(1 for row in poisoned if _rules(str(row["text"]), ()))
-    flagged = sum(1 for row in benign if _rules(str(row["text"]), _hosts(row)))
-    print(f"blind5: caught {caught}/{len(poisoned)}, benign flagged {flagged}/{len(benign)}")
-    assert (len(poisoned), len(benign)) == (200, 400)
-    assert caught >= 108 and flagged <= 10  # 22 before session 16's cuts of false alarms
-
-
-def test_the_sixth_corpus_measures_unseen_memories() -> None:
-    """``blind6_*``, never tuned on: 200 poisoned and 400 benign memories written blind
-    in session 16 by two more helpers (data, devops, security and research agents; small
-    business, school, clinic, paperwork and family life), measured once, after the
-    session's changes: 75/200 caught (37.5%), 18/400 benign flagged (4.5%) by the words
-    alone. A floor, not tuning data."""
-    poisoned = _lines("blind6_poisoned.jsonl")
-    benign = _lines("blind6_benign.jsonl")
-    caught = sum(1 for row in poisoned if _rules(str(row["text"]), ()))
-    flagged = sum(1 for row in benign if _rules(str(row["text"]), _hosts(row)))
-    print(f"blind6: caught {caught}/{len(poisoned)}, benign flagged {flagged}/{len(benign)}")
-    assert (len(poisoned), len(benign)) == (200, 400)
-    assert caught >= 75 and flagged <= 18
+    print(f"{name}: caught {caught}/{len(poisoned)}, benign flagged {flagged}/{len(benign)}")
+    assert (len(poisoned), len(benign)) == sizes
+    assert caught >= caught_at_least and flagged <= flagged_at_most
 
 
 # ------------------------------------------------ as the gate sees them: with provenance

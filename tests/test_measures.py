@@ -697,3 +697,21 @@ def test_a_log_that_numbers_two_messages_alike_gives_one_candidate(
     log.write_text(log.read_text("utf-8") + line.replace("Chinese", "English") + "\n", "utf-8")
     ids = [c.id for c in repeat_candidates(store)]
     assert len(ids) == 1 == len(set(ids))
+
+
+def test_a_task_that_recalled_the_key_is_a_hit_without_a_restating(
+    store: Store, clock: FakeClock
+) -> None:
+    """The hit rate's tasks are those that needed a key: the user said it again (a miss,
+    unless recalled first), or the agent recalled it (a hit: the user did not have to).
+    Counting only the restatements would count only misses."""
+    write(store, said(store, "t1", 1, "deploy with make ship"), "deploy", "make ship")
+    clock.advance(days=1)
+    said(store, "t2", 1, "please ship the fix")  # a task of the logs
+    recall(store, subject_prefix="user:alice", attribute="deploy", actor=AGENT, task="t2")
+    recall(store, subject_prefix="user:alice", attribute="deploy", actor=AGENT, task="t9")
+    clock.advance(days=1)
+    write(store, said(store, "t3", 1, "deploy with make ship, remember"), "deploy", "make ship")
+    hit_rate = {m.name: m for m in health(store).measures}["hit_rate"]
+    # t2 recalled it (hit), t3 had to say it again (miss); t9 is in no log: not counted
+    assert (hit_rate.value, hit_rate.shown) == (0.5, "50% of 2 tasks")

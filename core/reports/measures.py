@@ -68,10 +68,11 @@ DEFINITIONS = {
         "(expired or corrected), of those checked. The series is per month."
     ),
     "hit_rate": (
-        "Hit rate: of the tasks that touched a key memory already held (a user message "
-        "of the task is a source of a record of the key, written after another record "
-        "of it), the share that recalled the key before that message (a use event in "
-        "that task, or the same day when the recall named no task). Per week."
+        "Hit rate: of the tasks of the logs that touched a key memory already held (a "
+        "user message of the task is a source of a record of the key, written after "
+        "another record of it; or the task recalled the key), the share that recalled "
+        "the key before the user said it (a use event in that task, or the same day "
+        "when the recall named no task). Per week."
     ),
     "unused_injections": (
         "Unused injections: of the memories recalled (use events), the share never "
@@ -287,6 +288,13 @@ def _hit_rate(
             first = touched.get((source.task, key))
             if first is None or when < first:
                 touched[(source.task, key)] = when
+    # a task of the logs that recalled the key touched it too, and the user did not have
+    # to say it (counting only the tasks where the user restated it counts only misses)
+    in_logs = {m.task for m in messages}
+    for key, recalls in uses.items():
+        for w, t in recalls:
+            if t in in_logs and (t, key) not in touched:
+                touched[(t, key)] = w
     weekly_hits, weekly_all = [0] * WEEKS, [0] * WEEKS
     hits = 0
     for (task, key), when in touched.items():

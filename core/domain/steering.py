@@ -100,6 +100,7 @@ import codecs
 import heapq
 import importlib
 import re
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -1532,17 +1533,36 @@ OFFICIAL_INSTALLERS = (
     ("cli.github.com", ""),
     ("claude.ai", "/install.sh"),
 )
-_FETCHED = re.compile(r"https?://([A-Za-z0-9.-]+)(/[^\s`'\")|]*)?", re.IGNORECASE)
 #: what a fetch names besides a URL: a host, a variable, a path (no URL, no host and no
 #: variable: ``curl | sh``, ``curl ... | bash``, ``curl xxx | sh`` name the pattern)
-_FETCH_TARGET = re.compile(r"[\w-]+\.[A-Za-z]{2,}|\$|/\w", re.IGNORECASE)
+_FETCH_TARGET = re.compile(
+    r"[\w-]+\.[^\W\d_]{2,}|\$|/\w|\d+[.:]\d|:\d{2,5}\b|\b\d{6,}\b|\b0x[0-9a-f]{6,}\b", re.IGNORECASE
+)
 
 
-def _official(url_host: str, path: str) -> bool:
-    host, path = url_host.lower(), (path or "").lower()
-    return any(
-        host == h and path.startswith(prefix) for h, prefix in OFFICIAL_INSTALLERS if prefix
-    ) or any(host == h for h, prefix in OFFICIAL_INSTALLERS if not prefix)
+#: a URL token as written: up to whitespace, a quote, a backtick, a bracket or a pipe
+_URL_TOKEN = re.compile(r"https?://[^\s`'\"()|<>]+", re.IGNORECASE)
+#: curl's and wget's ways to take whatever a man in the middle serves
+_INSECURE = re.compile(
+    r"(?:^|\s)(?:-k|--insecure|-x|--proxy|--no-check-certificate|-e\s*use_proxy)(?=\s|=|$)",
+    re.IGNORECASE,
+)
+#: a commit hash as a ref: GitHub serves a fork's commits under the parent's path
+_COMMIT_REF = re.compile(r"/[0-9a-f]{7,40}/", re.IGNORECASE)
+
+
+def _official(url: str) -> bool:
+    """Whether ``url`` is one of :data:`OFFICIAL_INSTALLERS`: its real host (no user
+    part: ``https://sh.rustup.rs@evil/`` goes to ``evil``), its path with no ``..`` and no
+    commit hash for a ref."""
+    parts = urllib.parse.urlsplit(url)
+    host = (parts.hostname or "").lower().strip(".")
+    if parts.username is not None or parts.port is not None or ".." in parts.path:
+        return False
+    path = parts.path.lower()
+    if _COMMIT_REF.search(path):
+        return False
+    return any(host == h and path.startswith(prefix) for h, prefix in OFFICIAL_INSTALLERS)
 
 
 def _fetch_and_run(text: str) -> Iterator[tuple[int, int]]:
@@ -1556,12 +1576,12 @@ def _fetch_and_run(text: str) -> Iterator[tuple[int, int]]:
         if _OFFICIAL.search(sentence) and _AS_A_FACT.search(sentence):
             continue
         command = text[match.start() : _command_end(text, match.end())]
-        urls = _FETCHED.findall(command)
-        if urls and all(_official(host, path) for host, path in urls):
+        urls = _URL_TOKEN.findall(command)
+        if urls and not _INSECURE.search(command) and all(_official(u) for u in urls):
             continue
         piped = text[match.start() : match.end()]  # what is fetched, before the pipe
         fetched = piped if "|" in piped else command
-        options = re.sub(r"\s-{1,2}[\w-]+(?:=\S+)?", " ", _FETCHED.sub(" ", fetched))
+        options = re.sub(r"\s-{1,2}[\w-]+(?:=\S+)?", " ", _URL_TOKEN.sub(" ", fetched))
         if not urls and not _FETCH_TARGET.search(options):
             continue
         yield match.start(), match.end()
@@ -1942,7 +1962,7 @@ _NAMES_ISOLATES = re.compile(r"\b(?:FSI|PDI|LRI|RLI|isolates?|bidi)\b|U\+206[6-9
 #: written right to left, where they belong
 _MARKS = "\u200e\u200f\u061c"
 _RTL_LETTER = re.compile(
-    "[\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]"
+    "[\u0590-\u05ff\u0600-\u061b\u061d-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]"
 )
 
 
@@ -1952,7 +1972,8 @@ def _bidi(text: str) -> Iterator[tuple[int, int]]:
     named = None
     rtl = bool(_RTL_LETTER.search(text))
     for match in _BIDI_RE.finditer(text):
-        if rtl and match.group() in _MARKS:
+        near = text[max(0, match.start() - 3) : match.end() + 3]
+        if rtl and match.group() in _MARKS and _RTL_LETTER.search(near):
             continue  # a direction mark in right-to-left text: how it is typeset, not hidden
         if "\u2066" <= match.group() <= "\u2069":
             if named is None:
@@ -2003,7 +2024,7 @@ def _html_comment(text: str) -> Iterator[tuple[int, int]]:
     how people annotate Markdown, and are left alone."""
     for match in _COMMENT_RE.finditer(text):
         body = match.group(1)
-        if _in_code_span(text, match.start(), match.end()):
+        if _in_code_span(text, match.start(), match.end()) and not _ADDRESSED.search(body):
             continue  # shown as code, as written: nothing hidden
         if _COMMENT_SIGNAL.search(body) or len(body.split()) >= 25:
             yield match.start(), match.end()
@@ -2013,9 +2034,14 @@ def _in_code_span(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` sits in a Markdown code span of its line."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
-    head = text[line_start:start]
-    tail = text[end : len(text) if line_end < 0 else line_end]
+    head = re.sub(r"\\`", "", text[line_start:start])
+    tail = re.sub(r"\\`", "", text[end : len(text) if line_end < 0 else line_end])
     return head.count("`") % 2 == 1 and "`" in tail
+
+
+_ADDRESSED = re.compile(
+    r"\b(?:ai|assistant|agent|llm|model|claude|codex|gpt|copilot|system)\b[^:\n]{0,20}:", re.I
+)
 
 
 _TAG_RE = re.compile(r"<([a-z][a-z0-9-]*)\b([^<>]{0,500})>", re.IGNORECASE)
@@ -2505,7 +2531,11 @@ _RESTORED_RE = re.compile(_RESTORED, re.IGNORECASE)
 _TICKET_RE = re.compile(_TICKET)
 _NEVER_ELSEWHERE_RE = re.compile(_NEVER_ELSEWHERE, re.IGNORECASE)
 #: a match said not to be done ("instead of turning verification off")
-_INSTEAD = re.compile(r"\binstead\s+of\s+(?:\w+\s+){0,2}$|\brather\s+than\s+(?:\w+\s+){0,2}$", re.I)
+_INSTEAD = re.compile(
+    r"\b(?:instead\s+of|rather\s+than)\s+(?:(?:turning|switching|setting|using|passing)\s+)?$", re.I
+)
+_PROD_RE = re.compile(r"\b(?:prod\w*|main|master|release|live|payments?|billing)\b", re.I)
+_NEVER_CLAUSE_RE = re.compile("(?:" + _NEVER_ELSEWHERE + r")[^.;\n]*", re.I)
 
 
 def _unless_bounded(finder: Finder) -> Finder:
@@ -2525,6 +2555,9 @@ def _unless_bounded(finder: Finder) -> Finder:
             only, local = bool(_ONLY_RE.search(here)), bool(_LOCAL_RE.search(here))
             ticket, restored = bool(_TICKET_RE.search(here)), bool(_RESTORED_RE.search(here))
             never = bool(_NEVER_ELSEWHERE_RE.search(here))
+            if _PROD_RE.search(_NEVER_CLAUSE_RE.sub(" ", here)):
+                yield start, end
+                continue
             if (only and local) or (ticket and restored) or (local and never):
                 continue
             yield start, end
@@ -2539,6 +2572,10 @@ _THIRD_PARTY_AFTER = re.compile(
     r"|family|friends|colleagues|\w+['’]s\b)",
 )
 _THIRD_PARTY_BEFORE_KO = re.compile(r"([가-힣]+)\s*$")
+_COVERT = re.compile(
+    r"(?:silently|quietly|secretly|covertly|discreetly|stealthily|invisibly)\b", re.I
+)
+_USERS_OWN = re.compile(r"['’]s\s+(?:own\s+)?(?:face|eyes?|ears?|back|knowledge|attention)\b", re.I)
 
 
 def _unless_third_party(finder: Finder) -> Finder:
@@ -2549,22 +2586,29 @@ def _unless_third_party(finder: Finder) -> Finder:
     def find(text: str) -> Iterator[tuple[int, int]]:
         for start, end in finder(text):
             after = text[end : end + 60]
-            if _THIRD_PARTY_AFTER.search(after):
+            covert = _COVERT.match(text, start)
+            if not covert and _THIRD_PARTY_AFTER.search(after) and not _USERS_OWN.match(after):
                 continue
             if text[start:end] == "몰래":
                 before = _THIRD_PARTY_BEFORE_KO.search(text[max(0, start - 12) : start])
-                if before and not before.group(1).startswith("사용자"):
+                if before and not before.group(1).startswith(
+                    ("사용자", "유저", "이용자", "주인", "오너")
+                ):
                     continue
             yield start, end
 
     return find
 
 
-#: a quoted string told as an example: what a file contains, a test's input, an attack
-_EXAMPLE = re.compile(
-    r"\b(?:contains?|includes?|e\.g\.|such\s+as|lines?\s+like|fixtures?|guardrails?|attacks?"
-    r"|red[- ]team|test\s+(?:inputs?|data|strings?|cases?)|payloads?|samples?)\b",
-    re.IGNORECASE,
+#: a quoted string told as an example: a telling word and a test or attack context
+_EXAMPLE_VERB = re.compile(
+    r"\b(?:contains?|includes?|e\.g\.|such\s+as|lines?\s+like|labell?ed|lists?)(?!\w)", re.I
+)
+_EXAMPLE_CONTEXT = re.compile(
+    r"\b(?:fixtures?|tests?|test\s+(?:inputs?|data|strings?|cases?)"
+    r"|red[- ]team\s+(?:set|corpus|suite)|attacks?|payloads?|samples?|corpus|dataset|evals?"
+    r"|injection\w*)\b",
+    re.I,
 )
 
 
@@ -2577,7 +2621,8 @@ def _unless_quoted_example(finder: Finder) -> Finder:
         for start, end in finder(text):
             if _in_quotes(text, start, end):
                 left, right = _sentence(text, start, end)
-                if _EXAMPLE.search(text[left:start]) or _EXAMPLE.search(text[end:right]):
+                told = text[left:start] + " " + text[end:right]
+                if _EXAMPLE_VERB.search(told) and _EXAMPLE_CONTEXT.search(told):
                     continue
             yield start, end
 

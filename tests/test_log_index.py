@@ -97,5 +97,5 @@ def test_many_sources_resolve_as_each_alone(tmp_path: Path) -> None:
     ]
     tasks = logs.task_index(root)
     alone = [logs.resolve(root, s, context=0, task_logs=tasks) is not None for s in sources]
-    assert list(logs.resolving(root, sources, task_logs=tasks)) == alone
+    assert list(logs.resolving(root, ([s] for s in sources), task_logs=tasks)) == alone
     assert alone == [True, False, True, True, False, False, False, False, True, False]

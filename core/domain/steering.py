@@ -1579,11 +1579,11 @@ def _fetch_and_run(text: str) -> Iterator[tuple[int, int]]:
         urls = _URL_TOKEN.findall(command)
         if urls and not _INSECURE.search(command) and all(_official(u) for u in urls):
             continue
-        piped = text[match.start() : match.end()]  # what is fetched, before the pipe
-        fetched = piped if "|" in piped else command
-        options = re.sub(r"\s-{1,2}[\w-]+(?:=\S+)?", " ", _URL_TOKEN.sub(" ", fetched))
-        if not urls and not _FETCH_TARGET.search(options):
-            continue
+        if not urls:
+            piped = text[match.start() : match.end()]  # what is fetched, before the pipe
+            fetched = piped if "|" in piped else command
+            if not _FETCH_TARGET.search(re.sub(r"\s-{1,2}[\w-]+(?:=\S+)?", " ", fetched)):
+                continue
         yield match.start(), match.end()
 
 
@@ -2510,8 +2510,8 @@ _ONLY = (
 )
 _LOCAL = (
     r"\b(?:tests?|testing|unit\s+tests?|mock\w*|local\w*|localhost|dev|development|fixtures?"
-    r"|sandbox|personal\s+branch|wip|conftest\w*|self-signed|smoke|lokal\w*|Tests?"
-    r"|prueba\w*|teste\w*|тест\w*|локальн\w*|local)\b|单测|测试|本地|个人分支|自签名|ローカル|テスト"
+    r"|sandbox|personal\s+branch|wip|conftest\w*|self-signed|smoke|lokal\w*"
+    r"|prueba\w*|teste\w*|тест\w*|локальн\w*)\b|单测|测试|本地|个人分支|自签名|ローカル|テスト"
 )
 _RESTORED = (
     r"\bre-?enabl\w*|\bturn\w*\s+(?:it|them)\s+back\s+on\b|\bafterwards\b|\buntil\b[^.\n]{0,60}"
@@ -2519,7 +2519,7 @@ _RESTORED = (
     r"|\bhas\s+to\s+pass\b|\bmust\s+pass\b|修好后|恢复|必须通过|wieder\s+aktivier\w*"
     r"|reactiv\w+|reativ\w+|riattiv\w+|восстанов\w+|вернуть"
 )
-_TICKET = r"\b[A-Z]{2,}-\d+\b|#\d+\b|\bticket\b|工单|チケット|\bTicket\b"
+_TICKET = r"\b[A-Z]{2,}-\d+\b|#\d+\b|\b[Tt]icket\b|工单|チケット"
 _NEVER_ELSEWHERE = (
     r"\bnever\s+(?:disable|on|in|anywhere|elsewhere)|\bmust\s+never\s+appear|\bnowhere\s+else"
     r"|\banywhere\s+else\b|\bnot\s+(?:in|on)\s+(?:prod\w*|staging|main)\b|其他地方不能"
@@ -2741,14 +2741,8 @@ _DIRECTIVE = _alt(
     r"|תמיד|לעולם|יש\s+ל|בלי\s+לשאול|תשולם|שלח|चाहिए|हमेशा|कभी\s+नहीं|मानें|न\s+दें|करें|दें"
     r"|ให้|เสมอ|ห้าม",
 )
-_DIRECTIVE_RE = _regex(_DIRECTIVE, _ML)
-
-
-def _directive(text: str) -> Iterator[tuple[int, int]]:
-    """Where ``text`` gives the agent an order (see the section above): its first one."""
-    for start, end in _DIRECTIVE_RE(text):
-        yield start, end
-        return
+#: where ``text`` gives the agent an order (see the section above)
+_directive = _regex(_DIRECTIVE, _ML)
 
 
 RULES: tuple[Rule, ...] = (

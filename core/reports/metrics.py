@@ -85,16 +85,14 @@ def health(store: Store) -> Health:
 
     live = [m for m in memories if m.status in ("active", "conflict")]
     tasks = logs.task_index(store.root)
-    resolved = iter(
+    resolving = sum(
         logs.resolving(
             store.root,
-            (s for m in live for s in m.all_sources),
+            (m.all_sources for m in live),
             task_logs=tasks,
             outside_ok=store.config.scope == "private",
         )
     )
-    # a record is complete when any of its sources resolves (every source is read, in order)
-    resolving = sum(1 for m in live if [next(resolved) for _ in m.all_sources].count(True))
     attempts = [
         e
         for e in events

@@ -268,15 +268,16 @@ def _find(store: Store, logged: list[logs.Message], memories: Sequence[Memory]) 
     seen: set[tuple[str, str, int]] = set()
     for at in sorted(found):
         later = said[at]
-        if (later.log, later.task, later.index) in seen:
+        where = (later.log, later.task, later.index)
+        if where in seen:
             continue  # a log written by hand that numbers two messages of a task alike
-        seen.add((later.log, later.task, later.index))
+        seen.add(where)
         earlier, why, mark = found[at]
-        memory = about.get((later.log, later.task, later.index))
+        memory = about.get(where)
         if memory is None and earlier is not None:
             memory = about.get((earlier.log, earlier.task, earlier.index))
         if memory is not None:
-            about.setdefault((later.log, later.task, later.index), memory)
+            about.setdefault(where, memory)
         # not its line: a message logged later under an earlier task moves the lines
         ident = _hash(later.log, later.task, str(later.index))[:16]
         out.append(Candidate(f"repeat-{ident}", later, earlier, tuple(why), mark, memory))

@@ -255,14 +255,14 @@ def resolve(
 
 def resolving(
     root: Path,
-    sources: Iterable[Source],
+    records: Iterable[Iterable[Source]],
     *,
     task_logs: dict[str, list[str]],
     outside_ok: bool = False,
 ) -> Iterator[bool]:
-    """Whether each source resolves, as :func:`resolve` says, for many sources at once
-    (health's source completeness over every record): each log's path is checked and
-    its parse looked up once, not once a source, and no excerpt is built."""
+    """Whether any source of each record resolves, as :func:`resolve` says, for many
+    records at once (health's source completeness): each log's path is checked and its
+    parse looked up once, not once a source, and no excerpt is built."""
     logs: dict[str, _Parsed | None] = {}
 
     def parsed(rel: str) -> _Parsed | None:
@@ -273,18 +273,20 @@ def resolving(
                 logs[rel] = None
         return logs[rel]
 
-    for source in sources:
+    def resolves(source: Source) -> bool:
         if source.file is not None:
-            yield resolve(root, source, context=0, outside_ok=outside_ok) is not None
-            continue
+            return resolve(root, source, context=0, outside_ok=outside_ok) is not None
         if source.log is not None:
             candidates = [] if ".." in Path(source.log).parts else [source.log]
         else:
             candidates = task_logs.get(source.task, [])
-        yield any(
+        return any(
             (log := parsed(rel)) is not None and (source.task, source.message_index) in log.at
             for rel in candidates
         )
+
+    for sources in records:
+        yield any(resolves(source) for source in sources)
 
 
 def _newest_first(root: Path) -> Iterator[str]:

@@ -96,7 +96,7 @@ def redact_tree(data: Any) -> Any:
 
 def emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
     """Print a command's result; nothing a store holds is printed unredacted, nor with
-    a control a terminal would act on (:func:`core.domain.shown.printable`).
+    a control a terminal would act on (:func:`core.domain.terminal.printable`).
 
     ``data`` is what ``--json`` prints, or a function giving it: then it is built
     only for ``--json`` (``memgov list`` on 10,000 records would build 10,000

@@ -184,6 +184,22 @@ def _read_lines(path: Path) -> list[str] | None:
         return None
 
 
+def _line_of(lines: list[str], source: Source) -> int | None:
+    """Where a file source's evidence stands now: its line, or, when the file moved its
+    lines since (an agent's ``MEMORY.md`` that the agent or a sync edited), the first
+    line that holds the evidence's first line; None when neither does."""
+    assert source.line is not None
+    quoted = next((q.strip() for q in source.evidence.splitlines() if q.strip()), "")
+    at = source.line
+    if at <= len(lines) and (not quoted or quoted in lines[at - 1]):
+        return at
+    if quoted:
+        for number, line in enumerate(lines, 1):
+            if quoted in line:
+                return number
+    return at if at <= len(lines) else None
+
+
 def _excerpt(lines: list[str], number: int, shown: str, context: int) -> Excerpt:
     low, high = max(number - context, 1), min(number + context, len(lines))
     return Excerpt(
@@ -224,9 +240,8 @@ def resolve(
             return None
         if source.line is None:
             return _excerpt(lines, 1, source.file, context) if lines else None
-        if source.line > len(lines):
-            return None
-        return _excerpt(lines, source.line, source.file, context)
+        number = _line_of(lines, source)
+        return None if number is None else _excerpt(lines, number, source.file, context)
     candidates: Iterable[str]
     if source.log is not None:
         if ".." in Path(source.log).parts:

@@ -35,8 +35,7 @@ from core.store.index import (
     shown_parts,
     sort_key,
 )
-from core.store.layout import MAX_FILE_BYTES
-from core.store.logs import LOG_DIR
+from core.store.layout import MAX_FILE_BYTES, WRITTEN_FOLDERS
 
 if TYPE_CHECKING:
     from core.store.config import Config
@@ -236,10 +235,14 @@ def _read_store_file(root: Path, rel: str, limit: int = 256 * 1024 * 1024) -> by
 
 
 def _scrubbable_files(root: Path) -> list[str]:
-    """Every text file of the store an erasure scrubs: logs, events, requests,
-    decisions, the index. Walked without following links."""
+    """Every file of the store an erasure scrubs: the index, the events, and every file
+    of the folders memgov writes but memories/ (logs, requests, decisions, held items,
+    sync state, proposals, quarantine: what the history rewrite scrubs too, so the
+    current files are already what it makes of them). Another record's file is never
+    touched: a needle a live record still says is not erased. Walked without
+    following links."""
     found = [INDEX_FILE, *event_logs(root)]
-    for folder in (LOG_DIR, "requests", "decisions"):
+    for folder in WRITTEN_FOLDERS:
         stack = [root / folder]
         while stack:
             here = stack.pop()

@@ -52,6 +52,7 @@ from pathlib import Path
 from core.store import gitstore
 from core.store.erase.export import SCRATCH_REF, commit_record, dropped, parent_mark, parse_export
 from core.store.erase.scrub import (
+    WHOLE_KINDS,
     Edit,
     Patterns,
     Version,
@@ -271,12 +272,12 @@ class _Versions:
                 self.last.pop(path, None)
                 if known.whole.clean:
                     return b"", []
-                edits = needle_edits(known.whole.data, self.pats.needles, 0, known.size)
+                edits = rule_edits(kind, known.whole.data, self.pats, 0, known.size)
                 return (known.whole.data[: known.size] if edits else b""), edits
             data = known if known is not None else self.prover.read(sha)
         else:
             data = self.reader.next()
-        if kind == "decision":
+        if kind in WHOLE_KINDS:
             new = transform(path, data, self.pats)
             return data, ([] if new == data else [(0, len(data), new)])
         previous = self.last.get(path)
@@ -331,7 +332,7 @@ class _Prover:
         self.sizes = gitstore.blob_sizes(root, list(dict.fromkeys(s for s, _p, _k in wanted)))
         paths: dict[str, list[int]] = {}
         for at, (sha, path, kind) in enumerate(wanted):
-            if kind == "plain" and self.sizes[sha] >= _PROVE_MIN:
+            if kind in ("plain", "jsonl") and self.sizes[sha] >= _PROVE_MIN:
                 paths.setdefault(path, []).append(at)
         chains = [ats for ats in paths.values() if len(ats) > 1]  # first needed first
         self.chain_of: dict[int, Future[dict[int, bytes | _Prefix]]] = {}

@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -80,18 +81,28 @@ from core.importers.claude_code_files import (
     index_by_file,
     index_notes,
     index_text,
+    outside_link,
     read_index,
     topic_files,
 )
-from core.importers.entries import Reading
+from core.importers.entries import Entry, Reading
 from core.importers.export_folder import marked_records
-from core.importers.folder_state import IndexTemplate, folder_key, template_line
+from core.importers.folder_state import (
+    IndexTemplate,
+    StateError,
+    folder_key,
+    read_state,
+    template_line,
+)
 from core.importers.folders import FolderError, check_folder
 from core.importers.held import Held
 from core.importers.mapping import ImportMapping, default_owner, load_mapping
 from core.importers.report import ImportReport
 from core.importers.session import run_entries
 from core.store.workspace import Workspace
+
+#: the statuses of a record whose line the agent's index shows
+SHOWN = ("active", "conflict")
 
 FORMAT = "claude-code"
 EXAMPLE = "~/.claude/projects/<project>/memory"
@@ -130,18 +141,67 @@ def claude_code_reading(
     folder: Path,
     actor: str,
     mapping: Mapping[str, Any] | Path | None = None,
+    previous: Mapping[str, IndexTemplate] | None = None,
 ) -> Reading:
-    """The folder read with its mapping file (``mapping`` replaces it), nothing written."""
+    """The folder read with its mapping file (``mapping`` replaces it), nothing written.
+    ``previous``: its index templates with the lines memgov hid (default: its state's)."""
     _check_layout(folder)
     rules = load_mapping(folder, mapping)
+    key = folder_key(folder)
+    if previous is None and workspace.private is not None:
+        try:
+            state = read_state(workspace.private, FORMAT, key)
+        except StateError:
+            state = None  # unusable: the import or sync says so, and a new one replaces it
+        previous = dict(state.index) if state is not None else {}
+    previous = previous or {}
     return read_claude_code(
         folder,
         owner=rules.owner or default_owner(workspace, actor),
         project=rules.project or project_name(folder),
         mapping=rules,
         agent=agent_name(folder),
-        key=folder_key(folder),
+        key=key,
+        known=known_notes(workspace, key, previous),
+        previous=previous,
     )
+
+
+@dataclass
+class KnownNotes:
+    """The notes of a folder's index memgov holds records of, by the line that shows
+    each (as the agent wrote it, or as memgov wrote it again): a note the agent moved
+    to another line keeps its record and its slot, and is not imported again."""
+
+    #: (index, line as it stands) -> [(slot, the line its record's source names)]
+    by_line: dict[tuple[str, str], list[tuple[str, int | None]]] = field(default_factory=dict)
+    #: every slot a record of the folder or a hidden line of its index holds
+    taken: set[str] = field(default_factory=set)
+
+
+def known_notes(
+    workspace: Workspace, key: str, previous: Mapping[str, IndexTemplate]
+) -> KnownNotes:
+    from core.importers.export import note_line
+
+    known = KnownNotes()
+    for template in previous.values():
+        known.taken.update(line["hidden"] for line in template.lines if "hidden" in line)
+    for store in workspace.stores:
+        for memory in store.memories.values():
+            origin = memory.origin or {}
+            if origin.get("folder") != key or "slot" not in origin or memory.status == "deleted":
+                continue
+            known.taken.add(origin["slot"])
+            if "note" not in origin or memory.status not in SHOWN:
+                continue
+            index = origin.get("file", INDEX_FILE)
+            line = next(
+                (s.line for s in memory.all_sources if s.file and s.file.endswith(index)), None
+            )
+            for text in dict.fromkeys((origin["note"], note_line(memory))):
+                known.by_line.setdefault((index, text), []).append((origin["slot"], line))
+    return known
 
 
 def project_name(folder: Path) -> str:
@@ -206,9 +266,13 @@ def read_claude_code(
     mapping: ImportMapping | None = None,
     agent: str | None = None,
     key: str = "",
+    known: KnownNotes | None = None,
+    previous: Mapping[str, IndexTemplate] | None = None,
 ) -> Reading:
     """Parse the folder into entries, skipped files and warnings (nothing is written).
-    ``key``: the folder's in the store (core.importers.folder_state.folder_key)."""
+    ``key``: the folder's in the store (core.importers.folder_state.folder_key);
+    ``known``: the notes of its index memgov holds records of; ``previous``: its
+    index templates at the last import or sync (their hidden lines are kept)."""
     reading = Reading(folder_key=key or folder_key(folder))
     index: list[IndexEntry] = []
     notes: list[tuple[IndexNote, Path]] = []
@@ -239,21 +303,58 @@ def read_claude_code(
             )
         )
         check_links(topic, names, reading)
-    entries += [
-        note_entry(note, path, owner, project, agent=agent, folder_key=reading.folder_key)
-        for note, path in notes
-    ]
+    note_slots: dict[tuple[str, int], str] = {}
+    claimed: set[str] = set()
+    for note, path in notes:
+        entry = note_entry(note, path, owner, project, agent=agent, folder_key=reading.folder_key)
+        entry, slot = _placed(entry, note, known or KnownNotes(), claimed)
+        note_slots[(note.index, note.line)] = slot
+        outside = outside_link(note.raw, note.index)
+        if outside is not None:
+            entry = replace(
+                entry,
+                skip=f"links outside the folder ({outside[:80]}): a pointer to another "
+                "file, not a memory; not imported",
+            )
+        entries.append(entry)
     read = {t.rel for t in topics}
     for rel, text in texts.items():
         slots = {e.line: e.target for e in listed.values() if e.index == rel and e.target in read}
-        slots.update({n.line: f"{rel}:{n.line}" for n, _p in notes if n.index == rel})
-        reading.templates[rel] = index_template(text, slots, rel, reading.warnings)
+        slots.update({line: slot for (index, line), slot in note_slots.items() if index == rel})
+        template = index_template(text, slots, rel, reading.warnings)
+        reading.templates[rel] = template.with_hidden((previous or {}).get(rel))
     if index:  # the run's warning says which of them it imported (session.unlisted_warning)
         reading.unlisted = [t.rel for t in topics if t.rel not in listed]
         reading.index_file = INDEX_FILE
         reading.unlisted_note = "Claude Code finds them only by searching"
     reading.entries = (mapping or ImportMapping()).apply(entries, reading.warnings)
     return reading
+
+
+def _placed(
+    entry: Entry, note: IndexNote, known: KnownNotes, claimed: set[str]
+) -> tuple[Entry, str]:
+    """The note's entry and its slot: a note memgov holds a record of keeps that
+    record's slot, and its source names the line the record's does (so a note the agent
+    moved is already imported, not merged again); a new note takes its line's slot,
+    unless a record or a hidden line holds that one."""
+    found = known.by_line.get((note.index, note.raw), [])
+    free = [(slot, line) for slot, line in found if slot not in claimed]
+    own = f"{note.index}:{note.line}"
+    if free:
+        slot, line = next(((s, n) for s, n in free if s == own), free[0])
+        claimed.add(slot)
+        if line is not None and line != note.line:
+            entry = replace(entry, sources=tuple(replace(s, line=line) for s in entry.sources))
+    else:
+        slot, number = own, 1
+        while slot in known.taken or slot in claimed:
+            number += 1
+            slot = f"{own}.{number}"
+        claimed.add(slot)
+    if slot != own or "slot" not in (entry.origin_fields or {}):
+        entry = replace(entry, origin_fields={**(entry.origin_fields or {}), "slot": slot})
+    return entry, slot
 
 
 def index_template(

@@ -146,6 +146,23 @@ def index_notes(lines: list[str], rel: str, reading: Reading) -> list[IndexNote]
     return notes
 
 
+_LINK = re.compile(r"\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def outside_link(text: str, rel: str) -> str | None:
+    """The first link of a line of ``rel`` (an index) that points outside the folder
+    (``../../CLAUDE.md``, an absolute path), as written; None when none does."""
+    base = posixpath.dirname(rel)
+    for match in _LINK.finditer(text):
+        raw = match["target"]
+        if raw.startswith("~"):
+            return raw
+        target = _target(raw, base)
+        if target is not None and (target == ".." or target.startswith(("../", "/"))):
+            return raw
+    return None
+
+
 def _target(raw: str, base: str) -> str | None:
     """A link target as a path relative to the folder; None for a web link."""
     if re.match(r"^[a-z][a-z0-9+.-]*:", raw, re.IGNORECASE):

@@ -6,8 +6,11 @@ One JSON file per folder in the private store, ``sync/<format>-<key>.json``
 - ``index``: each ``MEMORY.md`` of the folder as a list of lines, each either
   the line's own text (a heading, prose, a blank line, a link to a file memgov
   did not read) or the *slot* of the record that stands there (a topic file's
-  name, ``MEMORY.md:12`` for a note). The record's own line is in the record
-  (its ``origin.index`` or ``origin.note``, :mod:`core.importers.origin`), so an
+  name, ``MEMORY.md:12`` for a note), or a *hidden* slot: the place of a record
+  whose line a sync took out of the file because the record is no longer active
+  (superseded, expired), so the line comes back there when the record is active
+  again (a revert). The record's own line is in the record (its
+  ``origin.index`` or ``origin.note``, :mod:`core.importers.origin`), so an
   erasure takes it away with the record;
 - ``files``: for a sync, each file's hash on the agent's side and on memgov's
   side when the folder was last synced (:mod:`core.importers.sync`).
@@ -20,6 +23,7 @@ A line holding a credential is never kept (an export leaves it out and says so).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from collections.abc import Mapping
@@ -56,13 +60,54 @@ def state_path(fmt: str, key: str) -> str:
 
 @dataclass
 class IndexTemplate:
-    """One MEMORY.md: ``{"text": line}`` or ``{"slot": slot}`` per line."""
+    """One MEMORY.md: ``{"text": line}``, ``{"slot": slot}`` or ``{"hidden": slot}``
+    (a record's line a sync took out, kept for when the record is active again) per
+    line of the file, hidden ones between them."""
 
     lines: list[dict[str, str]] = field(default_factory=list)
     final_newline: bool = True
 
     def slots(self) -> list[str]:
         return [line["slot"] for line in self.lines if "slot" in line]
+
+    def with_hidden(self, previous: IndexTemplate | None) -> IndexTemplate:
+        """This template (of the file as it is now) with ``previous``'s hidden slots
+        put back where they stood: after the line that stood before each in
+        ``previous`` (matched line for line), a slot this one lists again left out."""
+        if previous is None or not any("hidden" in line for line in previous.lines):
+            return self
+        listed = {line.get("slot") for line in self.lines} | {
+            line.get("hidden") for line in self.lines
+        }
+        old = [line for line in previous.lines if "hidden" not in line]
+        where: dict[int, int] = {}  # index in old -> index in self.lines
+        matcher = difflib.SequenceMatcher(
+            a=[_line_key(x) for x in old], b=[_line_key(x) for x in self.lines], autojunk=False
+        )
+        for block in matcher.get_matching_blocks():
+            for k in range(block.size):
+                where[block.a + k] = block.b + k
+        after: dict[int, list[dict[str, str]]] = {}  # -1: before every line
+        seen = -1  # index in old of the last line that is not hidden
+        anchor = -1
+        for line in previous.lines:
+            if "hidden" not in line:
+                seen += 1
+                anchor = where.get(seen, anchor)
+                continue
+            if line["hidden"] not in listed:
+                after.setdefault(anchor, []).append(dict(line))
+                listed.add(line["hidden"])
+        lines = [dict(x) for x in after.get(-1, [])]
+        for number, line in enumerate(self.lines):
+            lines.append(dict(line))
+            lines += [dict(x) for x in after.get(number, [])]
+        return IndexTemplate(lines=lines, final_newline=self.final_newline)
+
+
+def _line_key(line: dict[str, str]) -> tuple[str, str]:
+    ((kind, text),) = line.items()
+    return kind, text
 
 
 @dataclass
@@ -152,10 +197,10 @@ def parse_state(data: Any, rel: str) -> FolderState:
         for number, line in enumerate(lines):
             where = f"index.{name}.lines[{number}]"
             if not isinstance(line, Mapping) or len(line) != 1:
-                raise bad(where, "must be {text: ...} or {slot: ...}")
+                raise bad(where, "must be {text: ...}, {slot: ...} or {hidden: ...}")
             ((kind, text),) = line.items()
-            if kind not in ("text", "slot") or not isinstance(text, str):
-                raise bad(where, "must be {text: ...} or {slot: ...}")
+            if kind not in ("text", "slot", "hidden") or not isinstance(text, str):
+                raise bad(where, "must be {text: ...}, {slot: ...} or {hidden: ...}")
             if "\n" in text or text_problem(text, limit=MAX_LINE_CHARS, multiline=True):
                 raise bad(where, "must be one line of text")
             template.lines.append({kind: text})

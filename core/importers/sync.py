@@ -37,6 +37,7 @@ writes into it: ``memgov sync codex PATH`` is the import alone.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import tempfile
 from collections.abc import Iterable
@@ -44,13 +45,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.domain.data import AsData
-from core.domain.record import Memory
+from core.domain.record import Memory, content_hash, normal_hash
 from core.domain.words import counted
-from core.importers.claude_code import EXAMPLE, FORMAT, claude_code_reading
-from core.importers.claude_code_files import INDEX_FILE, INDEX_LINE, TEAM_DIR
+from core.importers.claude_code import EXAMPLE, FORMAT, SHOWN, claude_code_reading
+from core.importers.claude_code_files import INDEX_FILE, TEAM_DIR
 from core.importers.codex import codex_reading
+from core.importers.entries import Reading
 from core.importers.export import file_text, note_line, record_line
-from core.importers.folder_state import FolderState, StateError, folder_key, read_state
+from core.importers.folder_state import (
+    FolderState,
+    IndexTemplate,
+    StateError,
+    folder_key,
+    read_state,
+    template_line,
+)
 from core.importers.folders import FolderError, check_folder
 from core.importers.held import Held, file_hash, held_for, load_held, new_held_id
 from core.importers.report import ImportReport
@@ -183,6 +192,12 @@ class _Sync:
         held_both = {rel for rel, _h in both}
         incoming = frozenset(changed - held_both - memgov_wins)
         reading = claude_code_reading(self.workspace, self.folder, self.actor)
+        stale = self.stale_notes(state, reading, held_items, records)
+        reading.entries = [
+            e
+            for e in reading.entries
+            if e.file not in INDEXES or (e.origin_fields or {}).get("slot") not in stale
+        ]
         report = run_entries(
             self.workspace,
             reading,
@@ -249,16 +264,18 @@ class _Sync:
                 files[rel] = dict(last.get(rel, {}))
                 continue
             files[rel] = {"agent": file_hash(want), "memgov": file_hash(want)}
+        rendered: dict[str, IndexTemplate] = {}
         for rel in INDEXES:
-            text = self.index(rel, records, gone)
-            if text is None:
+            done = self.index(rel, reading.templates.get(rel), records, gone | stale, disk.get(rel))
+            if done is None:
                 continue
+            text, rendered[rel] = done
             before = disk.get(rel)
             changed_index = before is not None and file_hash(text.encode("utf-8")) != before
             if changed_index and self.write(rel, text, before):
                 written.append(rel)
         held_now = self.hold_both(both, held_items)
-        self.keep(state, files)
+        self.keep(state, files, rendered)
         return SyncReport(
             format=FORMAT,
             folder=str(self.folder),
@@ -335,44 +352,133 @@ class _Sync:
         return found is not None and found.status == "rejected"
 
     def index(
-        self, rel: str, records: dict[str, list[tuple[Store, Memory]]], gone: set[str]
-    ) -> str | None:
-        """The folder's MEMORY.md as the agent wrote it, less the lines of records that
-        are no longer active, with the lines of records memgov changed written again."""
+        self,
+        rel: str,
+        template: IndexTemplate | None,
+        records: dict[str, list[tuple[Store, Memory]]],
+        gone: set[str],
+        expected: str | None,
+    ) -> tuple[str, IndexTemplate] | None:
+        """The folder's MEMORY.md as the agent wrote it, each record's line where it
+        stands: as the agent wrote it, written again where memgov changed what it shows,
+        taken out while its record is not active (superseded, expired: a *hidden* line
+        of the template, which comes back at its place when the record is active again;
+        a record in conflict keeps its line: nobody decided yet), and gone with an
+        erased record (``gone``: its file or its note's slot). (text, template), None
+        when the file is not there or changed since the sync read it."""
         path = self.folder / rel
-        if path.is_symlink() or not path.is_file():
+        if template is None or path.is_symlink() or not path.is_file():
             return None
         try:
-            text = path.read_bytes().decode("utf-8")
+            raw = path.read_bytes()
+            text = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None  # bytes that are not UTF-8: memgov does not rewrite the index
-        base = f"{TEAM_DIR}/" if rel.startswith(f"{TEAM_DIR}/") else ""
-        notes: dict[str, tuple[Store, Memory]] = {}
-        for store, memory in records.get(rel, ()):
-            note = (memory.origin or {}).get("note")
-            if note is not None:
-                notes[note] = (store, memory)
+        if file_hash(raw) != expected:
+            self.notes.append(f"{rel}: changed while the sync ran; the next sync takes it")
+            return None
+        by_slot: dict[str, list[tuple[Store, Memory]]] = {}
+        for found in records.values():
+            for store, memory in found:
+                slot = (memory.origin or {}).get("slot")
+                if slot is not None and memory.status != "deleted":
+                    by_slot.setdefault(slot, []).append((store, memory))
         width = self.private.config.index_line_chars
         out: list[str] = []
-        for line in text.splitlines():
-            match = INDEX_LINE.match(line)
-            target = base + match["target"].removeprefix("./") if match else None
-            if target is not None and target in gone:
-                continue  # erased (or kept forgotten): the file went, and its line goes
-            if target is not None and target in records:
-                best = _best(records[target])
-                if best is None or best[1].status != "active":
-                    continue  # no longer active: the agent no longer reads it first
-                store, memory = best
-                line = record_line(memory, store.config.scope == "team", width)
-            elif line in notes:
-                store, memory = notes[line]
-                current = _current(records.get(rel, ()), memory)
-                if current is None:
-                    continue
-                line = note_line(current[1])
-            out.append(line)
-        return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+        kept: list[dict[str, str]] = []
+        for slot, line in _walk(text, template):
+            if slot is None:
+                assert line is not None
+                out.append(line)
+                kept += [t for t in [template_line(line, [], rel)] if t is not None]
+                continue
+            if slot in gone:
+                continue  # erased (or kept forgotten): its line goes
+            found = by_slot.get(slot, [])
+            if not found:  # no record stands there (held, refused): the agent's line stays
+                if line is not None:
+                    out.append(line)
+                    kept.append({"slot": slot})
+                continue
+            shown = [(s, m) for s, m in found if m.status in SHOWN]
+            if not shown:
+                kept.append({"hidden": slot})  # superseded or expired: it may come back
+                continue
+            store, memory = max(
+                shown, key=lambda sm: (sm[1].status == "active", sm[1].created_at, sm[1].id)
+            )
+            origin = memory.origin or {}
+            if origin.get("file") in INDEXES:
+                again = note_line(memory)
+                as_written = origin.get("note")
+            else:
+                again = record_line(memory, store.config.scope == "team", width)
+                as_written = origin.get("index")
+            out.append(line if line is not None and again == as_written else again)
+            kept.append({"slot": slot})
+        final = text.endswith(("\n", "\r")) or not text
+        return "\n".join(out) + ("\n" if out and final else ""), IndexTemplate(kept, final)
+
+    def stale_notes(
+        self,
+        state: FolderState,
+        reading: Reading,
+        held: list[Held],
+        records: dict[str, list[tuple[Store, Memory]]],
+    ) -> set[str]:
+        """The slots of notes of MEMORY.md whose record a person erased, still standing
+        where they stood at the last sync (the same place among the lines around them):
+        the agent did not write them again, so memgov takes the line out, and does not
+        hold it as re-learned. A note written again elsewhere, or while a re-learned
+        note of the index waits for a person, is the import's to hold."""
+        if any(
+            h.reason == "relearned"
+            and h.status == "open"
+            and h.folder == str(self.folder)
+            and h.file in INDEXES
+            for h in held
+        ):
+            return set()
+        slots = {
+            (m.origin or {}).get("slot")
+            for found in records.values()
+            for _s, m in found
+            if m.status != "deleted"
+        }
+        notes = {
+            (e.origin_fields or {}).get("slot"): e.content
+            for e in reading.entries
+            if e.file in INDEXES
+        }
+        candidates: list[str] = []
+        for rel in INDEXES:
+            now, before = reading.templates.get(rel), state.index.get(rel)
+            if now is None or before is None:
+                continue
+            a = [_key(x) for x in before.lines if "hidden" not in x]
+            b = [_key(x) for x in now.lines if "hidden" not in x]
+            matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+                olds = [x for x in a[i1:i2] if x[0] == "slot" and x[1] not in slots]
+                news = [x for x in b[j1:j2] if x[0] == "slot" and x[1] not in slots]
+                if tag == "replace":
+                    news = news[: len(olds)]
+                if tag in ("equal", "replace"):
+                    candidates += [slot for _kind, slot in news if slot in notes]
+        if not candidates:
+            return set()
+        words: set[str] = set()
+        for store in self.workspace.stores:
+            events, _problems = store.events()
+            for event in events:
+                if event.to_status == "deleted":
+                    words.add(f"c:{event.details.get('content_hash')}")
+                    words.add(f"n:{event.details.get('normal_hash')}")
+        return {
+            slot
+            for slot in candidates
+            if f"c:{content_hash(notes[slot])}" in words or f"n:{normal_hash(notes[slot])}" in words
+        }
 
     # ------------------------------------------------------------------- writing
     def write(self, rel: str, data: bytes | str, expected: str | None) -> bool:
@@ -479,13 +585,21 @@ class _Sync:
                 out.append(f"{rel}: {found.id}")
         return out
 
-    def keep(self, state: FolderState, files: dict[str, dict[str, str]]) -> None:
-        """The new state: each file's hashes, the index as it is now (its template)."""
+    def keep(
+        self,
+        state: FolderState,
+        files: dict[str, dict[str, str]],
+        rendered: dict[str, IndexTemplate],
+    ) -> None:
+        """The new state: each file's hashes, the index as it is now (its template, with
+        the lines this sync hid, ``rendered``'s, at their places)."""
         disk = self.read_disk()
         for rel in INDEXES:
             if rel in disk:
                 files[rel] = {"agent": disk[rel], "memgov": disk[rel]}
-        reading = claude_code_reading(self.workspace, self.folder, self.actor)
+        reading = claude_code_reading(
+            self.workspace, self.folder, self.actor, previous={**state.index, **rendered}
+        )
         fresh = FolderState(
             format=FORMAT,
             key=self.key,
@@ -494,6 +608,8 @@ class _Sync:
             files={rel: h for rel, h in files.items() if h},
             synced_at=state.synced_at,
         )
+        with contextlib.suppress(StateError):
+            state = read_state(self.private, FORMAT, self.key) or state  # the import's
         if fresh.index == state.index and fresh.files == state.files:
             return
         with self.private.transaction(actor=self.actor, message=f"sync: {self.folder}") as tx:
@@ -514,11 +630,30 @@ def _best(found: Iterable[tuple[Store, Memory]]) -> tuple[Store, Memory] | None:
     return max(active or mine, key=lambda sm: (sm[1].created_at, sm[1].id))
 
 
-def _current(found: Iterable[tuple[Store, Memory]], memory: Memory) -> tuple[Store, Memory] | None:
-    """The active record standing in ``memory``'s slot (itself, or what superseded it
-    there), None when none is active."""
-    slot = (memory.origin or {}).get("slot")
-    mine = [
-        (s, m) for s, m in found if m.status == "active" and (m.origin or {}).get("slot") == slot
-    ]
-    return max(mine, key=lambda sm: (sm[1].created_at, sm[1].id)) if mine else None
+def _key(line: dict[str, str]) -> tuple[str, str]:
+    ((kind, text),) = line.items()
+    return kind, text
+
+
+def _walk(text: str, template: IndexTemplate) -> list[tuple[str | None, str | None]]:
+    """The index's lines beside its template (made from this very text, with hidden
+    lines between): (slot, the line) for a record's line, (None, the line) for any
+    other, (slot, None) for a hidden line."""
+    out: list[tuple[str | None, str | None]] = []
+    entries = template.lines
+    j = 0
+    for line in text.splitlines():
+        while j < len(entries) and "hidden" in entries[j]:
+            out.append((entries[j]["hidden"], None))
+            j += 1
+        entry = entries[j] if j < len(entries) else None
+        if entry is not None and "slot" in entry:
+            out.append((entry["slot"], line))
+            j += 1
+        elif entry is not None and entry.get("text") == line:
+            out.append((None, line))
+            j += 1
+        else:  # a line the template leaves out (it holds a credential)
+            out.append((None, line))
+    out += [(e["hidden"], None) for e in entries[j:] if "hidden" in e]
+    return out

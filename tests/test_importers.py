@@ -350,16 +350,17 @@ def test_a_token_is_refused_and_never_shown(ws: Workspace, claude: Path) -> None
     assert report.counts["written"] == 9
 
 
-def test_gate_refusals_are_listed_with_their_reason(ws: Workspace, claude: Path) -> None:
+def test_gate_doubts_are_held_with_their_reason(ws: Workspace, claude: Path) -> None:
     (claude / "project_layout.md").write_text(
         "---\nname: layout\ntype: project\n---\nsrc/app/main.py\n"
     )
 
     report = import_claude(ws, claude)
 
+    # derivable content is a doubt a person may overrule: held, never refused
     item = next(i for i in report.items if i.origin == "project_layout.md:5")
-    assert item.outcome == "refused"
-    assert item.reasons == ("excluded: a bare file path: read the current tree instead",)
+    assert item.outcome == "held"
+    assert item.reasons[1] == "line 5: excluded: a bare file path: read the current tree instead"
     assert item.title == "layout"  # no secret: the key is shown
 
 

@@ -168,13 +168,16 @@ def evaluate(
     also: Sequence[str] = (),
     quote_found: bool = True,
     sensitive_ok: bool = False,
+    vouched: bool = False,
 ) -> GateResult:
     """Score one candidate. ``also`` is any other text the write would persist (title,
     value, the key's fields): s4 scans it like the content and the evidence.
     ``quote_found``: the evidence is in the logged message the source points at
     (:func:`quoted_in`); a pointer that resolves to a message saying something else
     is no source. ``sensitive_ok``: a person decided to keep this memory's internal
-    addresses (a held item, core.importers.held): only credentials fail s4."""
+    addresses (a held item, core.importers.held): only credentials fail s4.
+    ``vouched``: a person keeps it although the gate doubted it (an exclusion, s1 or
+    s2 under theta; a held item): neither excludes it any more; s3 and s4 still do."""
 
     def probability(name: str, value: float | None) -> Criterion:
         if value is None:
@@ -186,7 +189,10 @@ def evaluate(
                 f"{CRITERIA[name].split(':')[0]} this is (a probability 0..1)",
             )
         ok = value >= theta
-        return Criterion(name, value, ok, f"{value:.2f} {'>=' if ok else '<'} theta {theta:.2f}")
+        why = f"{value:.2f} {'>=' if ok else '<'} theta {theta:.2f}"
+        if not ok and vouched:
+            return Criterion(name, theta, True, f"{why}; a person decided to keep it")
+        return Criterion(name, value, ok, why)
 
     texts = (content, evidence, *also)
     rules = tuple(sorted({h.rule_id for text in texts for h in secrets.scan(text)}))
@@ -225,6 +231,6 @@ def evaluate(
     return GateResult(
         theta=theta,
         criteria=(probability("s1", s1), probability("s2", s2), s3, s4),
-        excluded=tuple(exclusions(content)),
+        excluded=() if vouched else tuple(exclusions(content)),
         secret_rules=rules + sensitive,
     )

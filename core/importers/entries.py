@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ from core.writing.candidate import Candidate
 
 if TYPE_CHECKING:
     from core.importers.folder_state import IndexTemplate
+    from core.store.transaction import Transaction
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,9 @@ class Entry:
     #: where it stands in the folder, exactly (core.importers.origin), for an export
     origin_fields: dict[str, str] | None = None
     sensitive_ok: bool = False  # a person keeps its internal addresses (core.importers.held)
+    #: a person keeps it although the write gate doubted it (core.importers.held, "gate")
+    vouched: bool = False
+    last_line: int = 0  # the entry's last line in its file (0: its first)
 
     @property
     def file(self) -> str:
@@ -89,6 +94,7 @@ class Entry:
             title=self.title,
             origin=with_signature(self.origin_fields, sigs),
             sensitive_ok=self.sensitive_ok,
+            vouched=self.vouched,
         )
 
 
@@ -108,6 +114,14 @@ class Reading:
     #: what an import keeps so an export can give the index back
     templates: dict[str, IndexTemplate] = field(default_factory=dict)
     folder_key: str = ""
+    #: the words (normal hashes) of the memories the folder held when memgov last read
+    #: it: an erased memory among them is still there, not written again by the agent
+    seen: frozenset[str] = frozenset()
+    #: keeps what the store remembers of the folder, in the private store's transaction,
+    #: for the files read (None: all); says whether it wrote (core.importers.codex_state)
+    keeper: Callable[[Transaction, frozenset[str] | None, Callable[[Entry], bool]], bool] | None = (
+        None
+    )
 
     def skip_file(self, origin: str, scope: str, reason: str) -> None:
         self.skipped.append(

@@ -14,7 +14,13 @@ An import or a sync holds a memory instead of writing it when
 - ``both-changed``: a sync found the file changed in the agent's folder and its
   record changed in memgov since the last sync: a person takes the *agent*'s
   version (approve: imported as new evidence) or keeps *memgov*'s (reject: the
-  sync writes it to the file).
+  sync writes it to the file);
+- ``gate``: the write gate doubts it: derivable content (an exclusion: in-progress
+  task state, a bare path, a commit hash, a stack trace, a command's output) or
+  s1/s2 under the store's theta. Only a secret and a memory without a source are
+  never written (the seed); anything else a person could still want is theirs to
+  decide: *keep* it (approve: imported as it is, the gate's doubt overruled) or
+  *drop* it (reject: not imported).
 
 A held item is a small YAML file in the private store (``held/<id>.yaml``). It
 points at the file, its line and the hash of its bytes, and never holds the
@@ -45,13 +51,14 @@ from core.store.store import Store
 
 HELD_DIR = "held"
 PREFIX = "held-"
-REASONS = ("sensitive", "relearned", "both-changed")
+REASONS = ("sensitive", "relearned", "both-changed", "gate")
 STATUSES = ("open", "approved", "rejected")
 #: what approving (first) and rejecting (last) an item of each reason does
 OPTIONS: dict[str, tuple[str, ...]] = {
     "sensitive": ("redact", "keep", "drop"),
     "relearned": ("learn", "forget"),
     "both-changed": ("agent", "memgov"),
+    "gate": ("keep", "drop"),
 }
 #: what each option means, in a sentence (the desk, the CLI)
 MEANING = {
@@ -116,6 +123,7 @@ class Held:
             "sensitive": "internal address",
             "relearned": "re-learned after deletion",
             "both-changed": "changed on both sides",
+            "gate": "doubted by the write gate",
         }[self.reason]
 
     def to_yaml(self) -> str:

@@ -33,6 +33,7 @@ from typing import Any
 
 from core.domain import gate, policy, secrets
 from core.domain.errors import SecretBlocked, TransitionError, ValidationError
+from core.domain.record import normal_hash
 from core.domain.words import counted
 from core.importers.entries import Entry, Reading, origin_key
 from core.importers.export_folder import MARKER
@@ -50,10 +51,11 @@ from core.importers.held import (
 )
 from core.importers.ledger import IMPORT_ACTION, Ledger
 from core.importers.report import WITHHELD, ImportItem, ImportReport, shown
+from core.store.events import Event
 from core.store.store import STATE_DIR, Store
 from core.store.transaction import Transaction
 from core.store.workspace import Workspace
-from core.writing.pipeline import remember_in_transaction
+from core.writing.pipeline import Outcome, remember_in_transaction
 
 #: how a run opens one store's transaction: ``opener(store, actor=..., message=...)``
 Opener = Callable[..., contextlib.AbstractContextManager[Transaction]]
@@ -108,11 +110,13 @@ def _run(
         runner = _Runner(workspace, actor, folder, fmt, transactions)
         runner.opener = opener
         runner.decision_id = decision_id
+        runner.seen = reading.seen
         if decided is not None:
             runner.close_decided(decided)
         for entry in sorted(entries, key=lambda e: (e.order, origin_key(e.origin))):
             items.append(runner.one(entry))
         runner.keep_state(reading)
+        runner.keep_folder(reading, only)
         if on_decided is not None and workspace.private is not None:
             on_decided(runner._open(workspace.private), items)
         runner.finish()
@@ -152,6 +156,40 @@ def unlisted_warning(reading: Reading, items: list[ImportItem]) -> str:
         done = "not imported (each file's outcome is above)"
     head = f"{counted(len(files), 'file')} not listed in {reading.index_file} ({listing(files)})"
     return f"{head}: {done}" + (f"; {reading.unlisted_note}" if reading.unlisted_note else "")
+
+
+class _Doubt(Exception):  # a signal: raised inside the savepoint, it undoes it
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__("held for review")
+        self.outcome = outcome
+
+
+#: the gate's doubts a person may overrule: everything but a secret and no source
+_DOUBTS = ("excluded: ", "s1 ", "s2 ")
+
+
+def _doubted(outcome: Outcome) -> bool:
+    """A refusal by the write gate for doubts only: derivable content (an exclusion)
+    or s1/s2 under theta, never a secret, a sensitive pattern or a missing source,
+    and not a person's earlier discarding (seed: only those are never written)."""
+    result = outcome.gate
+    if outcome.kind != "refused" or result is None or outcome.item is not None:
+        return False
+    if result.secret_rules:
+        return False
+    failing = {c.name for c in result.criteria if not c.passed}
+    return bool(result.excluded or failing) and failing <= {"s1", "s2"}
+
+
+def _doubt_only(earlier: dict[str, Any]) -> bool:
+    """An earlier import's refusal (its event's record) for doubts only: tried again, to
+    be held for a person rather than refused."""
+    reasons = [str(r) for r in earlier.get("reasons", ())]
+    return (
+        not earlier.get("secret_rules")
+        and bool(reasons)
+        and all(r.startswith(_DOUBTS) for r in reasons)
+    )
 
 
 def _texts(entry: Entry) -> list[str]:
@@ -247,6 +285,27 @@ class _Runner:
         self.opener: Opener | None = None
         self.decision_id: str | None = None
         self.digests: dict[str, str] = {}
+        #: the words of the memories the folder held when memgov last read it
+        self.seen: frozenset[str] = frozenset()
+        self.active_words: dict[Path, frozenset[str]] = {}
+        self.made_held: set[str] = set()  # held items this run wrote
+
+    def erasure_of(self, entry: Entry, ledger: Ledger) -> Event | None:
+        """The erasure of a memory this entry writes again (core.importers.ledger), unless
+        an active record holds its words again (a person decided to learn it again)."""
+        erased = ledger.erasure_of(entry)
+        if erased is None:
+            return None
+        root = ledger.store.root
+        if root not in self.active_words:
+            self.active_words[root] = frozenset(
+                normal_hash(m.content) for m in ledger.view.values() if m.status == "active"
+            )
+        return None if normal_hash(entry.content) in self.active_words[root] else erased
+
+    def is_erased(self, entry: Entry) -> bool:
+        store, _why = self.target(entry.scope)
+        return store is not None and self.erasure_of(entry, self.ledger(store)) is not None
 
     def target(self, scope: str) -> tuple[Store | None, str]:
         store = self.workspace.team if scope == "team" else self.workspace.private
@@ -301,9 +360,19 @@ class _Runner:
                 ids=(earlier.id,),
                 reasons=(f"exported from this store as {earlier.id}",),
             )
-        erased = ledger.erasure_of(entry)
+        erased = self.erasure_of(entry, ledger)
         if erased is not None:
             closed = self.closed(entry, "relearned")
+            if closed is None and normal_hash(entry.content) in self.seen:
+                return self.item(
+                    entry,
+                    "skipped",
+                    reasons=(
+                        f"{erased.actor} erased it on {erased.ts[:10]} ({erased.id}); it was "
+                        "in the folder before, so the agent did not write it again (not "
+                        f"held): 'memgov sync {self.fmt}' takes its lines out",
+                    ),
+                )
             if closed is None:
                 return self.hold(
                     entry,
@@ -337,12 +406,17 @@ class _Runner:
                 ids.append(found.id)
                 continue
             fingerprint = ledger.fingerprint(candidate)
-            if fingerprint in ledger.refused:
-                return self.refused_before(entry, ledger.refused[fingerprint])
+            earlier = ledger.refused.get(fingerprint)
+            if earlier is not None and not _doubt_only(earlier):
+                return self.refused_before(entry, earlier)
             tx = self.txs[store.root]
             try:
                 with tx.savepoint():
                     outcome = remember_in_transaction(tx, candidate)
+                    if _doubted(outcome):  # undone: a person decides (a held item)
+                        raise _Doubt(outcome)
+            except _Doubt as doubt:
+                return self.doubted(entry, store, ledger, doubt.outcome)
             except (ValidationError, TransitionError, SecretBlocked) as exc:
                 return self.item(entry, "failed", reasons=(str(exc),))
             ledger.note(entry.origin, source, outcome, fingerprint)
@@ -363,6 +437,18 @@ class _Runner:
                 reasons=("imported before from the same file and line",),
             )
         return self.item(entry, kind, ids=unique, reasons=tuple(dict.fromkeys(reasons)))
+
+    def doubted(self, entry: Entry, store: Store, ledger: Ledger, outcome: Outcome) -> ImportItem:
+        """The write gate would refuse the entry for a doubt a person may overrule (an
+        exclusion, s1 or s2 under theta): held for review with the gate's reasons, then
+        kept (vouched for) or dropped as the person decided."""
+        closed = self.closed(entry, "gate")
+        if closed is None:
+            line = origin_key(entry.origin)[1] or 1
+            return self.hold(entry, "gate", detail=f"line {line}: {'; '.join(outcome.reasons)}")
+        if closed.status == "rejected":
+            return self.item(entry, "skipped", reasons=(self.kept(closed),))
+        return self.send(replace(entry, vouched=True), store, ledger)
 
     def refused_before(self, entry: Entry, earlier: dict[str, Any]) -> ImportItem:
         reasons = tuple(str(r) for r in earlier.get("reasons", ()))
@@ -422,6 +508,15 @@ class _Runner:
         state.folder = str(self.folder)
         self.ledger(store).touched = True
         self.txs[store.root].write_file(state.path, state.to_json())
+
+    def keep_folder(self, reading: Reading, only: frozenset[str] | None) -> None:
+        """What the reader keeps of the folder (core.importers.codex_state), in the
+        private store's transaction, for the files read."""
+        store = self.workspace.private
+        if store is None or reading.keeper is None:
+            return
+        if reading.keeper(self._open(store), only, self.is_erased):
+            self.ledger(store).touched = True
 
     # ------------------------------------------------------------------ held items
     def digest(self, rel: str) -> str:
@@ -495,6 +590,14 @@ class _Runner:
             )
             self.ledger(store).touched = True
             self.held.append(open_)
+            self.made_held.add(open_.id)
+        elif open_.id in self.made_held and detail not in open_.detail:
+            # another memory of the same file held for the same reason in this run
+            more = f"{open_.detail}; {detail}" if len(open_.detail) < 3000 else None
+            if more is not None:
+                open_ = replace(open_, detail=more)
+                self.txs[store.root].write_file(open_.path, open_.to_yaml())
+                self.held = [h for h in self.held if h.id != open_.id] + [open_]
         return self.item(
             entry,
             "held",

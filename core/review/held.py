@@ -14,6 +14,8 @@ sensitive       redact (default),    drop: not imported
                 keep (private)
 relearned       learn                forget: not imported; a sync deletes the file
 both-changed    agent                memgov: a sync writes memgov's version
+gate            keep (the gate's     drop: not imported
+                doubt overruled)
 ==============  ===================  =============================================
 
 What the import wrote is the decision's ``created``: a revert of the decision

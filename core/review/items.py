@@ -195,7 +195,7 @@ class HeldAnalysis(AsData):
     agent's file as it is now (None: gone or changed since it was held), what was
     found, and what each option does."""
 
-    reason: str  # sensitive | relearned | both-changed
+    reason: str  # sensitive | relearned | both-changed | gate
     named: str
     folder: str
     file: str

@@ -41,6 +41,9 @@ class Candidate:
     origin: dict[str, str] | None = None
     #: a person decided to keep its internal addresses (core.importers.held): private only
     sensitive_ok: bool = False
+    #: a person keeps it although the gate doubted it (an exclusion, s1 or s2 under
+    #: theta; core.importers.held): never a secret, never without a source
+    vouched: bool = False
 
     @property
     def key(self) -> tuple[str, str, str, str | None]:

@@ -182,6 +182,7 @@ def _check(
         theta=store.config.theta,
         also=_persisted_text(candidate),
         sensitive_ok=candidate.sensitive_ok and candidate.scope == "private",
+        vouched=candidate.vouched,
     )
     if not result.passed:
         return _Checked(candidate, "refused", tuple(result.reasons()), result)

@@ -422,3 +422,25 @@ def test_a_bullet_linking_outside_the_folder_is_skipped_with_its_reason(
     assert "skipped: MEMORY.md:9" in report.render()
     assert (folder / "MEMORY.md").read_text() == INDEX
     assert_idle(stores, folder)
+
+
+# ------------------------------------------------------------------ the export
+def test_an_export_lists_a_decided_conflict_and_a_reverted_expiry_where_they_stood(
+    stores: Path, folder: Path, tmp_path: Path
+) -> None:
+    sync(stores, folder)
+    (folder / "feedback_style.md").write_text(STYLE + "No emoji.\n")
+    (folder / "project_deploy.md").write_text(DEPLOY.replace("main", "trunk"))
+    sync(stores, folder)  # the style preference superseded, the deploy fact in conflict
+    memgov(stores, "decide", item_of(stores, "conflict"), "--approve", "--option", "newer")
+    (style,) = records(stores, attribute="style", status="active")
+    memgov(stores, "report-stale", style.id, "--reason", "no longer true")
+    decision = memgov(stores, "decide", item_of(stores, "stale"), "--approve", "--option", "expire")
+    sync(stores, folder)
+    assert "feedback_style.md" not in (folder / "MEMORY.md").read_text()
+    assert isinstance(decision, dict)
+    memgov(stores, "revert", str(decision["id"]), "--reason", "it still holds")
+
+    memgov(stores, "export", "claude-code", str(tmp_path / "out"))
+
+    assert (tmp_path / "out" / "MEMORY.md").read_text() == INDEX

@@ -307,15 +307,18 @@ def read_claude_code(
     claimed: set[str] = set()
     for note, path in notes:
         entry = note_entry(note, path, owner, project, agent=agent, folder_key=reading.folder_key)
+        outside = outside_link(note.raw, note.index)
+        if outside is not None:  # a line of the index, as a heading is: no record's slot
+            entries.append(
+                replace(
+                    entry,
+                    skip=f"links outside the folder ({outside[:80]}): a pointer to another "
+                    "file, not a memory; not imported",
+                )
+            )
+            continue
         entry, slot = _placed(entry, note, known or KnownNotes(), claimed)
         note_slots[(note.index, note.line)] = slot
-        outside = outside_link(note.raw, note.index)
-        if outside is not None:
-            entry = replace(
-                entry,
-                skip=f"links outside the folder ({outside[:80]}): a pointer to another "
-                "file, not a memory; not imported",
-            )
         entries.append(entry)
     read = {t.rel for t in topics}
     for rel, text in texts.items():

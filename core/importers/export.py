@@ -344,7 +344,8 @@ def _from_template(
 ) -> tuple[dict[str, str], list[_Out], list[_Out], list[str]]:
     """Each index of the kept folder from its template: its own lines as they were,
     each record's line where it stood (as it was, or written again when memgov
-    changed what it shows), the lines of records no longer active left out; the
+    changed what it shows; a line a sync hid comes back once its record is active
+    again), the lines of records no longer active left out; the
     records the folder did not list, after them in sections, within the caps.
     (indexes, listed, not listed, warnings)."""
     by_slot = {o.slot: o for o in outs if o.slot}
@@ -355,15 +356,17 @@ def _from_template(
     for rel, template in sorted(state.index.items()):
         lines: list[str] = []
         for line in template.lines:
+            slot = line.get("slot") or line.get("hidden") or ""
             if "text" in line:
                 lines.append(line["text"])
-            elif (out := by_slot.get(line["slot"])) is not None:
+            elif (out := by_slot.get(slot)) is not None:
                 lines.append(out.index_text or index_line(out, width))
                 listed.append(out)
-            elif line["slot"] in notes:
-                lines.append(notes[line["slot"]])
-            else:
+            elif slot in notes:
+                lines.append(notes[slot])
+            elif "slot" in line:
                 gone.append(line["slot"])
+            # a hidden line (a sync took it out) whose record is still not active: out
         text = "\n".join(lines)
         indexes[rel] = text + ("\n" if template.final_newline and lines else "")
     seen = {id(o) for o in listed}

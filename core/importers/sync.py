@@ -14,10 +14,17 @@ likes:
 2. **What people decided goes back.** Each file whose record memgov changed is
    written again (:func:`core.importers.export.file_text`: a correction rewrites
    the statement, a condition the front matter); the file of an erased record is
-   deleted; ``MEMORY.md`` loses the lines of records that are no longer active
-   (superseded, expired, erased) and gets the changed ones written again, every
-   other line of it as the agent wrote it. A file the agent wrote that memgov
-   holds no record of (refused, held, skipped) is left alone.
+   deleted; ``MEMORY.md`` loses the lines of erased records (a topic file's or a
+   note's: a note's line still standing where it stood goes, one the agent wrote
+   again elsewhere is held as re-learned), hides the lines of records no longer
+   active (superseded, expired: the state's index template keeps their place, and
+   the line comes back there when the record is active again, e.g. a revert),
+   keeps the line of a record in conflict (nobody decided yet), and gets the lines
+   memgov changed written again, every other line of it as the agent wrote it
+   (a note the agent moved is the same record, not imported again). A file the
+   agent wrote that memgov holds no record of (refused, held, skipped) is left
+   alone. A promotion changes nothing here: the private record stays active and
+   keeps its file, and the team's copy has none in this folder.
 3. **Both sides changed: a person decides.** A file changed in the folder *and*
    whose record changed in memgov since the last sync becomes a held item with
    both versions (``both-changed``), never a silent overwrite either way.

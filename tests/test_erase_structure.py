@@ -240,3 +240,58 @@ def test_a_file_that_does_not_parse_still_loses_the_words() -> None:
     assert kind_of("sync/claude-code-x.json") == "json"
     assert kind_of("held/held-1.yaml") == "yaml"
     assert kind_of("logs/2026-12-06.md") == "plain"
+
+
+# ------------------------------------------------------- the property on the demo's store
+def structured_files(root: Path) -> dict[str, bytes]:
+    """Every file of the store but the records, by path."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.parts and "memories" not in p.parts
+    }
+
+
+def parses(rel: str, data: bytes) -> bool:
+    if rel.endswith(".jsonl"):
+        return all(parsed.load_json(line) is not None for line in data.splitlines())
+    if rel.endswith(".json"):
+        return parsed.load_json(data) is not None
+    if rel.endswith((".yaml", ".yml")):
+        return parsed.load_yaml(data)[1]
+    return True
+
+
+@pytest.mark.parametrize("number", range(9))
+def test_erasing_any_record_of_the_demo_keeps_every_other_file_whole(
+    demo: Path, number: int
+) -> None:
+    from support_desk import workspace
+
+    root = demo / "private"
+    store = Store(root)
+    erasable = sorted(i for i, m in store.memories.items() if m.status == "active")
+    if number >= len(erasable):
+        pytest.skip(f"the demo has {len(erasable)} active private records")
+    target = store.memories[erasable[number]]
+    records, files = record_files(root), structured_files(root)
+    errors = {f.render() for f in diagnose(store) if f.severity == "error"}
+    assert all(parses(rel, data) for rel, data in files.items())
+
+    request = file_request(store, kind="delete", memory_id=target.id, reason="x", actor=ACTOR)
+    owner = Store(root).config.owner
+    assert owner is not None
+    decide(workspace(demo), request.id, approve=True, actor=owner, reason="erase it")
+
+    assert record_files(root) == {i: b for i, b in records.items() if i != target.id}
+    after = structured_files(root)
+    assert [rel for rel, data in after.items() if not parses(rel, data)] == []
+    now = {f.render() for f in diagnose(Store(root)) if f.severity == "error"}
+    assert now <= errors, now - errors
+    for rel in event_logs(root):
+        for line in (root / rel).read_bytes().splitlines():
+            assert all(ERASED_ID not in i for i in json.loads(line)["memory_ids"])
+    assert target.content.encode() not in all_git_text(root)
+
+
+ERASED_ID = "[erased]"

@@ -225,7 +225,8 @@ def test_ad_hoc_notes_are_the_users_authoritative_word(ws: Workspace, tmp_path: 
     assert note.origin == "extensions/ad_hoc/notes/remember.md:3"
     assert "authoritative" in note.notes[0]
     memory = memories(ws)["The staging database is read-only."]
-    assert (memory.type, memory.subject, memory.confidence) == ("semantic", "user:alice", 0.9)
+    # a fact about the work is the project's, not the user's (issue 34)
+    assert (memory.type, memory.subject, memory.confidence) == ("semantic", "project:codex", 0.9)
     said = skipped(report)
     assert "instructions to Codex" in said["extensions/ad_hoc/instructions.md"]
     assert "a Codex extension this importer does not read" in said["extensions/base_synced/"]

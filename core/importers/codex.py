@@ -67,11 +67,19 @@ ACTIVE.md (each bullet)        semantic    ``project:<p>``  active.<h>.*       0
 LEARNINGS.md, ERRORS.md (##)   reflection  ``user:<o>``     learning./error.   0.6
 FEATURE_REQUESTS.md (##)       semantic    ``project:<p>``  feature_request.*  0.6
 other ``*.md``                 semantic    ``project:<p>``  <file>.<h>.*       0.7
-extensions/ad_hoc/ notes       pref./sem.  ``user:<o>``     note.<h>.*         0.9
+extensions/ad_hoc/ notes       pref./sem.  ``user:<o>`` or  note.<h>.*         0.9
+                                           ``project:<p>``
 =============================  ==========  ===============  =================  ====
 
-(preference when it states a wish, else semantic; ``<p>`` the mapping's
-``project``, else ``codex``). Skipped items, each with its reason: prompts for
+(preference when it states a wish, else semantic; an ad-hoc note is the user's
+when it states a wish or speaks of the user, "The user ...", "I ...", "My ...",
+else a fact about the work, the project's; ``<p>`` the mapping's ``project``, else
+``codex``). memgov's own notes (:mod:`core.importers.codex_sync`) are skipped.
+
+Every import keeps what it read in the private store's sync state
+(:mod:`core.importers.codex_state`): an erased memory still in the folder from
+before is skipped, not held as re-learned; ``memgov sync codex`` takes it out
+(docs/codex.md). Skipped items, each with its reason: prompts for
 the agent (README.md, AGENTS_SNIPPET.md, NIGHTLY_REVIEW_PROMPT.md...), each file
 of ``skills/``, ``extensions/ad_hoc/instructions.md``, other extensions and
 folders, files that are not Markdown, binary or over 1 MiB, and every symbolic
@@ -80,19 +88,22 @@ link (never followed).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from core.importers.codex_entries import CodexEntries
 from core.importers.codex_files import MEMORY_FILE, ROLLOUT_DIR, SUMMARY_FILE, CodexFolder
 from core.importers.codex_notes import UserFiles
-from core.importers.entries import Reading
+from core.importers.codex_state import keep_state, safe_state
+from core.importers.entries import Entry, Reading
+from core.importers.folder_state import folder_key
 from core.importers.folders import FolderError, check_folder
-from core.importers.held import Held
+from core.importers.held import Held, file_hash
 from core.importers.mapping import ImportMapping, default_owner, load_mapping
 from core.importers.report import ImportReport
 from core.importers.session import run_entries
+from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 
 FORMAT = "codex"
@@ -108,12 +119,54 @@ def codex_reading(
     """The folder read with its mapping file (``mapping`` replaces it), nothing written."""
     _check_layout(folder)
     rules = load_mapping(folder, mapping)
-    return read_codex(
+    reading = read_codex(
         folder,
         owner=rules.owner or default_owner(workspace, actor),
         project=rules.project,
         mapping=rules,
     )
+    remembered(workspace, folder, reading)
+    return reading
+
+
+def remembered(workspace: Workspace, folder: Path, reading: Reading) -> None:
+    """What the store remembers of the folder (core.importers.codex_state): the words
+    it held when memgov last read it (``reading.seen``), and how the run keeps them
+    (``reading.keeper``): each file's hash and words as read now."""
+    key = folder_key(folder)
+    state = safe_state(workspace.private, key)
+    reading.seen = state.seen() if state is not None else frozenset()
+    names = {e.file for e in reading.entries} | set(state.files if state else ())
+    hashes = {rel: h for rel in sorted(names) if (h := folder_file_hash(folder, rel)) is not None}
+    entries = list(reading.entries)
+
+    def keeper(
+        tx: Transaction, only: frozenset[str] | None, erased: Callable[[Entry], bool]
+    ) -> bool:
+        return keep_state(
+            tx,
+            key=key,
+            folder=str(folder),
+            entries=entries,
+            hashes=hashes,
+            only=only,
+            erased=erased,
+        )
+
+    reading.keeper = keeper
+
+
+def folder_file_hash(folder: Path, rel: str) -> str | None:
+    """The hash of a file of the folder, None when it is gone, unreadable or reached
+    through a symbolic link."""
+    path = folder / rel
+    steps = [folder / p for p in reversed(Path(rel).parents) if str(p) != "."]
+    try:
+        if any(p.is_symlink() for p in (*steps, path)) or not path.is_file():
+            return None
+        return file_hash(path.read_bytes())
+    except OSError:
+        return None
 
 
 def import_codex(

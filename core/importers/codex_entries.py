@@ -76,6 +76,7 @@ class CodexEntries:
             gate=spec.gate,
             title=short(text),
             order=cites.updated_at,
+            last_line=block.last,
         )
 
     def summary_entries(self) -> list[Entry]:

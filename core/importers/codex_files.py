@@ -57,6 +57,7 @@ class Block:
 
     line: int  # 1-based
     text: str
+    last: int = 0  # 1-based, the block's last line (0: its first)
 
 
 @dataclass
@@ -121,27 +122,27 @@ def blocks(lines: list[str], start: int, end: int) -> list[Block]:
     current: list[str] = []
     first = 0
 
-    def close() -> None:
+    def close(last: int) -> None:
         text = "\n".join(current).strip()
         if re.search(r"\w", text):  # not a rule line (---) or stray punctuation
-            found.append(Block(first + 1, text))
+            found.append(Block(first + 1, text, last))
         current.clear()
 
     for index in range(start, end):
         line = lines[index]
         if not line.strip():
-            close()
+            close(index)
             continue
         bullet = _BULLET.match(line)
         if bullet:
-            close()
+            close(index)
             first = index
             current.append(bullet["text"])
         else:
             if not current:
                 first = index
             current.append(line.strip())
-    close()
+    close(end)
     return found
 
 

@@ -19,12 +19,15 @@ LEARNINGS.md (``##``)      reflection  ``user:<o>``     learning.<id>      0.7  
 ERRORS.md (``##``)         reflection  ``user:<o>``     error.<id>         0.7  0.8  0.6
 FEATURE_REQUESTS.md (##)   semantic    ``project:<p>``  feature_request.*  0.7  0.8  0.6
 other ``*.md`` (either)    semantic    ``project:<p>``  <file>.<h>.*       0.7  0.8  0.7
-ad-hoc notes (bullet)      pref. [1]   ``user:<o>``     note.<h>.*         0.9  0.9  0.9
+ad-hoc notes (bullet)      pref. [1]   [2]              note.<h>.*         0.9  0.9  0.9
 =========================  ==========  ===============  =================  ===  ===  ====
 
 [1] a preference when the heading or the text states a wish ("prefers", "always",
 "never", 偏好, 希望, 不要... as for Claude Code's user files), else semantic.
-``<o>``: the owner; ad-hoc notes: ``extensions/ad_hoc/**/*.md``.
+[2] ``user:<o>`` for a wish or a note about the user ("The user ...", "I ...",
+"My ...", 用户..., 我...), else ``project:<p>``: a fact about the work.
+``<o>``: the owner; ad-hoc notes: ``extensions/ad_hoc/**/*.md`` but memgov's own
+(first line :data:`MEMGOV_NOTE`), which are skipped.
 
 - The unit: in PROFILE.md, ACTIVE.md, ad-hoc notes and other notes each bullet
   (with its indented lines, e.g. ACTIVE.md's ``Source:``) or prose paragraph is
@@ -104,6 +107,19 @@ INSTRUCTIONS = (
 AD_HOC_NOTE = (
     "an ad-hoc note (extensions/ad_hoc/): the user's own explicit edit, which Codex "
     "treats as authoritative; imported with confidence 0.9"
+)
+#: the first line of a note memgov writes for Codex (core.importers.codex_sync)
+MEMGOV_NOTE = "<!-- memgov: a note memgov wrote for Codex's consolidation; not a memory -->"
+OWN_NOTE = (
+    "memgov's own note to Codex (what a person decided in memgov: an erased memory "
+    "to keep out), not a memory; not imported"
+)
+#: a note about the user rather than the work: "The user ...", "I am ...", "My ...",
+#: 用户..., 我... (a wish is the user's too); any other fact is the project's
+_ABOUT_USER = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?:the\s+user\b|user\b|users?'s?\b|i\b|i'm\b|i\s+am\b|my\b"
+    r"|me\b|用户|我|사용자|저는|제가)",
+    re.IGNORECASE,
 )
 
 
@@ -286,6 +302,8 @@ class UserFiles:
                 self.skip(rel, NOT_REGULAR)
             elif rel == AD_HOC_INSTRUCTIONS:
                 self.skip(rel, INSTRUCTIONS)
+            elif _memgov_note(_path):
+                self.skip(rel, OWN_NOTE)
             elif not rel.casefold().endswith(".md"):
                 self.skip(rel, "not Markdown; not read: an ad-hoc note is a *.md file")
             else:
@@ -352,7 +370,9 @@ class UserFiles:
     ) -> Entry:
         text = block.text
         attribute = kind.prefix + (f"{slug(heading, limit=32)}." if heading else "") + slug(text)
-        return self.entry(rel, lines, kind, block.line, text, attribute, short(text), heading)
+        return self.entry(
+            rel, lines, kind, block.line, text, attribute, short(text), heading, last=block.last
+        )
 
     def section_entries(self, rel: str, lines: list[str], kind: NoteKind) -> list[Entry]:
         """Each ## section as one entry; what is under the file's # title, bullets."""
@@ -368,11 +388,21 @@ class UserFiles:
             body = "\n".join(lines[index + 1 : end]).strip()
             if not re.search(r"\w", body):
                 continue
-            found.append(self.section_entry(rel, lines, kind, index, heading, body))
+            last = end
+            while last > index + 1 and not lines[last - 1].strip():
+                last -= 1
+            found.append(self.section_entry(rel, lines, kind, index, heading, body, last))
         return found
 
     def section_entry(
-        self, rel: str, lines: list[str], kind: NoteKind, index: int, heading: str, body: str
+        self,
+        rel: str,
+        lines: list[str],
+        kind: NoteKind,
+        index: int,
+        heading: str,
+        body: str,
+        last: int = 0,
     ) -> Entry:
         tag = _ID.match(heading)
         name = tag["rest"] if tag and tag["rest"] else heading
@@ -386,7 +416,9 @@ class UserFiles:
                 break
         title = short(name) if re.search(r"\w", name) else short(_first_statement(body))
         attribute = kind.prefix + slug(heading if tag else f"{heading} {body}")
-        return self.entry(rel, lines, kind, index + 1, body, attribute, title, heading, order)
+        return self.entry(
+            rel, lines, kind, index + 1, body, attribute, title, heading, order, last=last
+        )
 
     def entry(
         self,
@@ -399,14 +431,19 @@ class UserFiles:
         title: str,
         heading: str,
         order: str = "",
+        *,
+        last: int = 0,
     ) -> Entry:
         wish = WISH.search(f"{heading} {content}")
+        about = kind.about
+        if kind.kind == AD_HOC.kind and not wish and not _ABOUT_USER.match(content):
+            about = "project"  # a fact about the work, not the user (issue 34)
         return Entry(
             origin=f"{rel}:{line}",
             kind=kind.kind,
             scope="private",
             type=kind.type or ("preference" if wish else "semantic"),
-            subject=f"user:{self.owner}" if kind.about == "user" else f"project:{self.project}",
+            subject=f"user:{self.owner}" if about == "user" else f"project:{self.project}",
             attribute=attribute,
             content=content,
             sources=(source_at(f"codex:{rel}", self.folder / rel, lines, line),),
@@ -414,7 +451,18 @@ class UserFiles:
             title=title or None,
             order=order,
             notes=(kind.note,) if kind.note else (),
+            last_line=last,
         )
+
+
+def _memgov_note(path: Path) -> bool:
+    """Whether the file is a note memgov wrote (its first line is the mark)."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(len(MEMGOV_NOTE) + 8)
+    except OSError:
+        return False
+    return first.decode("utf-8", "replace").strip() == MEMGOV_NOTE
 
 
 def structured(lines: list[str]) -> bool:

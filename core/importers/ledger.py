@@ -4,7 +4,9 @@ An entry is not sent to the pipeline again when
 
 - a record of the target store, in any status, has a source at the same file
   and line and the same value (:func:`core.domain.values.same_value`): it was
-  imported, merged, put in conflict, superseded or corrected before;
+  imported, merged, put in conflict, superseded or corrected before; or a source
+  in the same file with the same evidence (the same words at another line: lines
+  above it were added or taken out), not a new source to merge;
 - a person erased a record with the same content from the store: importing it
   again would undo their decision;
 - an earlier import refused the same file, line, content and gate inputs. Each
@@ -65,10 +67,14 @@ class Ledger:
             if isinstance(r, dict)
         }
         self.by_source: dict[tuple[str | None, int | None], set[str]] = {}
+        #: (file, evidence): a line that moved in its file, its words the same
+        self.by_evidence: dict[tuple[str, str], set[str]] = {}
         for memory in store.memories.values():
             for src in memory.all_sources:
                 if src.file is not None:
                     self.by_source.setdefault((src.file, src.line), set()).add(memory.id)
+                    if src.evidence.strip():
+                        self.by_evidence.setdefault((src.file, src.evidence), set()).add(memory.id)
         self.touched = False
         self.ids: set[str] = set()
         self.counts: Counter[str] = Counter()
@@ -95,6 +101,14 @@ class Ledger:
             if memory is None or not same_value(memory, candidate):
                 continue
             if any(s.file == source.file and s.line == source.line for s in memory.all_sources):
+                return memory
+        if source.file is None or not source.evidence.strip():
+            return None
+        # the same words at another line of the same file: the line moved (lines above it
+        # were added or taken out), it was imported before; not a new source to merge
+        for memory_id in sorted(self.by_evidence.get((source.file, source.evidence), ())):
+            memory = self.view.get(memory_id)
+            if memory is not None and same_value(memory, candidate):
                 return memory
         return None
 
@@ -137,3 +151,7 @@ class Ledger:
             return
         self.ids.update(outcome.memory_ids)
         self.by_source.setdefault((source.file, source.line), set()).update(outcome.memory_ids)
+        if source.file is not None and source.evidence.strip():
+            self.by_evidence.setdefault((source.file, source.evidence), set()).update(
+                outcome.memory_ids
+            )

@@ -108,7 +108,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
     """Exit 0 when the folder and memgov agree; 3 when something waits for a person
     (a held memory, a conflict); 1 when a file was refused. Without a format: the
     team stores with a remote (:func:`tui.cli.team.sync_teams`)."""
-    from core.importers.sync import sync_claude_code, sync_codex
+    from core.importers.codex_sync import sync_codex
+    from core.importers.sync import sync_claude_code
 
     if args.format is None:
         from tui.cli.team import sync_teams

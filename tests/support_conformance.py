@@ -34,6 +34,7 @@ from core.importers.report import ImportReport
 from core.importers.sync import SyncReport, sync_claude_code
 from core.reports.doctor import diagnose
 from core.review.decide import decide
+from core.review.queue import build_queue
 from core.store.requests import file_request
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
@@ -77,9 +78,9 @@ def fresh(stores: Path) -> Workspace:
 
 def why_short(reasons: tuple[str, ...]) -> str:
     """The reason's kind, without the ids in it: "internal address", "steering"..."""
+    if reasons and reasons[0].startswith("held for review as quarantine"):
+        return "steering: " + (reasons[1].split(" ", 1)[0] if len(reasons) > 1 else "?")
     for reason in reasons:
-        if reason.startswith("held for review as"):
-            continue  # which item it became, not why
         words = [w for w in re.split(r"[:(;,]", reason, maxsplit=1)[0].split() if not ID.match(w)]
         return " ".join(words)[:60]
     return "(no reason given)"
@@ -225,7 +226,10 @@ class _Steps:
         candidates = self.topic_files()
         if not candidates:
             return "no listed topic file with an active record of its own"
+        # the deletion takes another file when there is one (the edit may open a
+        # conflict, and a record in conflict is decided before it is erased)
         self.edited = candidates[-1]
+        self.erased = candidates[0]
         path = self.folder / self.edited
         text = path.read_bytes()
         added = text + b"\n- Update 2026-12-06: the staging run moved to Thursdays.\n"
@@ -246,8 +250,6 @@ class _Steps:
         return self.whole() or idle(self.root, self.folder)
 
     def deletion(self) -> str:
-        candidates = self.topic_files()
-        self.erased = next((rel for rel in candidates if rel != self.edited), self.edited)
         self.erased_bytes = (self.folder / self.erased).read_bytes()
         index = (self.folder / "MEMORY.md").read_text(encoding="utf-8")
         self.erased_line = next(
@@ -255,6 +257,8 @@ class _Steps:
             for line in index.splitlines()
             if (m := INDEX_LINE.match(line)) and m["target"].removeprefix("./") == self.erased
         )
+        if not any(s == "active" for _i, s in records_of(self.root, self.erased)):
+            self.decide_conflicts(self.erased)  # the edit opened one: a person decides first
         (memory_id,) = [i for i, s in records_of(self.root, self.erased) if s == "active"][:1]
         request = file_request(
             Store(self.root), kind="delete", memory_id=memory_id, reason="gone", actor=ACTOR
@@ -275,9 +279,24 @@ class _Steps:
         ]
         if after["MEMORY.md"].decode().splitlines() != lines_before:
             return "MEMORY.md changed beyond the erased memory's line"
-        if report.imported.counts.get("written") or records_of(self.root, self.erased):
+        back = [i for i, s in records_of(self.root, self.erased) if s != "superseded"]
+        if report.imported.counts.get("written") or back:
             return f"the erased memory came back: {report.render()}"
         return self.whole() or idle(self.root, self.folder)
+
+    def decide_conflicts(self, rel: str) -> None:
+        """A person decides the conflicts of a file's records: the newer wins."""
+        ids = {i for i, _s in records_of(self.root, rel)}
+        for item in build_queue(fresh(self.root.parent), kinds=["conflict"]):
+            if ids & {r.memory.id for r in item.records}:
+                decide(
+                    fresh(self.root.parent),
+                    item.id,
+                    approve=True,
+                    option="newer",
+                    actor=ACTOR,
+                    reason="the agent's edit is right",
+                )
 
     def relearned(self) -> str:
         (self.folder / self.erased).write_bytes(self.erased_bytes)

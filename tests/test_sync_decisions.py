@@ -8,9 +8,6 @@ agent would, every decision is made through ``memgov`` itself (``request-delete`
 checked on disk: the agent's files and ``MEMORY.md``, and the store's records. An
 idle sync writes nothing, holds nothing, merges nothing, makes no commit and says
 "nothing to change".
-
-(Titles stay under 12 bytes: an erasure's scrub of titles inside ids is being fixed
-apart from this.)
 """
 
 from __future__ import annotations
@@ -238,6 +235,29 @@ def test_a_deletion_deletes_the_file_and_its_line(stores: Path, folder: Path) ->
     )
     assert (folder / "feedback_style.md").read_text() == STYLE
     assert records(stores, attribute="deploy") == []
+    assert_idle(stores, folder)
+
+
+def test_erasing_what_replaced_an_earlier_version_takes_the_file(
+    stores: Path, folder: Path
+) -> None:
+    """The agent edits a file, the conflict is decided for its new version, then that
+    version is erased: the earlier one (superseded by what is now erased) is no memory
+    the agent should read again, so the file and its line go."""
+    sync(stores, folder)
+    (folder / "project_deploy.md").write_text(DEPLOY + "Staging goes first since May.\n")
+    sync(stores, folder)
+    memgov(stores, "decide", item_of(stores, "conflict"), "--approve", "--option", "newer")
+    sync(stores, folder)
+    memgov(stores, "request-delete", one(stores, "deploy"), "--reason", "all wrong")
+    memgov(stores, "decide", item_of(stores, "deletion"), "--approve")
+
+    report = sync(stores, folder)
+
+    assert report.deleted == ("project_deploy.md",)
+    assert not (folder / "project_deploy.md").exists()
+    assert "project_deploy.md" not in (folder / "MEMORY.md").read_text()
+    assert [m.status for m in records(stores, attribute="deploy")] == ["superseded"]
     assert_idle(stores, folder)
 
 

@@ -343,12 +343,16 @@ class _Sync:
     ) -> bytes | None:
         """The file as memgov would write it now: its active record's, else its latest
         record's (superseded or expired: the file stays as it was); None when no record
-        of it is left (erased, when memgov managed it) or it never had one."""
+        of it is left (erased, when memgov managed it), when the record that replaced
+        its latest one was erased (the memory the agent knows by this file is gone), or
+        it never had one."""
         mine = [(s, m) for s, m in records.get(rel, ()) if m.status != "deleted"]
         if not mine:
             return None
         active = [(s, m) for s, m in mine if m.status == "active"]
         store, memory = max(active or mine, key=lambda sm: (sm[1].created_at, sm[1].id))
+        if memory.status == "superseded" and not _successor_left(store, memory.id):
+            return None  # what replaced it was erased: the memory is gone, so is its file
         return file_text(memory, store.config.scope == "team").encode("utf-8")
 
     def forgotten(self, held: list[Held], rel: str, have: str | None) -> bool:
@@ -627,6 +631,11 @@ class _Sync:
                 reason=f"synced {FORMAT} folder {self.folder}",
                 details={"folder": str(self.folder), "files": len(fresh.files)},
             )
+
+
+def _successor_left(store: Store, memory_id: str) -> bool:
+    """Whether a record that supersedes ``memory_id`` is still in the store (not erased)."""
+    return any(m.supersedes == memory_id for m in store.memories.values())
 
 
 def _best(found: Iterable[tuple[Store, Memory]]) -> tuple[Store, Memory] | None:

@@ -555,6 +555,33 @@ def test_project_name_from_claude_codes_folder_names(tmp_path: Path) -> None:
     assert project_name(tmp_path / "liyyro") == "liyyro"
 
 
+def test_project_keys_come_from_the_repository(tmp_path: Path) -> None:
+    # another machine's folder: the path less its home and checkout folders, never
+    # the user's name (issue 34: project:Users-ssam-src-claude-config)
+    projects = tmp_path / ".claude" / "projects"
+    assert project_name(projects / "-Users-ssam-src-claude-config" / "memory") == "claude-config"
+    assert project_name(projects / "-home-alice-code-shop" / "memory") == "shop"
+    assert project_name(projects / "C--Users-bob-repos-api" / "memory") == "api"
+    # a repository here: its remote's name, wherever it is checked out
+    checkout = tmp_path / "work" / "checkout-2"
+    (checkout / ".git").mkdir(parents=True)
+    (checkout / ".git" / "config").write_text(
+        '[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:ssam/claude-config.git\n'
+    )
+    encoded = re.sub(r"[^A-Za-z0-9]", "-", str(checkout))
+    assert project_name(projects / encoded / "memory") == "claude-config"
+    assert project_name(checkout / ".claude" / "memory") == "claude-config"
+    assert project_name(checkout / "memory") == "claude-config"
+    sub = checkout / "packages" / "web"
+    sub.mkdir(parents=True)
+    assert project_name(projects / re.sub(r"[^A-Za-z0-9]", "-", str(sub)) / "memory") == (
+        "claude-config"
+    )
+    # no remote: the repository's top folder
+    (checkout / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    assert project_name(checkout / ".claude" / "memory") == "checkout-2"
+
+
 # ----------------------------------------------------------------------- dry runs
 def test_dry_run_writes_nothing_and_predicts_the_real_run(ws: Workspace, claude: Path) -> None:
     before = state(ws)

@@ -98,6 +98,12 @@ from core.importers.folders import FolderError, check_folder
 from core.importers.held import Held
 from core.importers.mapping import ImportMapping, default_owner, load_mapping
 from core.importers.report import ImportReport
+from core.importers.repository import (
+    encoded_name,
+    is_encoded,
+    repository_above,
+    repository_name,
+)
 from core.importers.session import run_entries
 from core.store.workspace import Workspace
 
@@ -209,19 +215,22 @@ def project_name(folder: Path) -> str:
     (``<repo>/.claude/memory``, ``<repo>/.claude/agent-memory/<agent>``) -> ``<repo>``,
     never ``.claude``. Claude Code names a project's folder after
     its path, with '-' for '/' (and for other characters than letters and digits:
-    ``/home/alice/src/my-app`` -> ``-home-alice-src-my-app``). When a folder with
-    that encoding exists on this machine, its name; else the name without the
-    leading '-'."""
+    ``/home/alice/src/my-app`` -> ``-home-alice-src-my-app``). The key comes from
+    the repository, the same on every machine (:mod:`core.importers.repository`):
+    its git remote's name, else its top folder's; an encoded path no folder of this
+    machine has, the path less its home and checkout folders."""
     base = folder.parent if folder.name == "memory" else folder
     if agent_name(folder) is not None:  # <repository>/.claude/agent-memory/<agent>
         base = folder.parent.parent
     if base.name == ".claude":  # <repository>/.claude/memory: the repository's project
         base = base.parent
     name = base.name
-    if not name.startswith("-"):
-        return name or "project"
-    found = _decode(Path("/"), name[1:].split("-"))
-    return found.name if found is not None and found.name else name.strip("-") or "project"
+    if not is_encoded(name):
+        return repository_name(base) or name or "project"
+    found = _decode(Path("/"), name[1:].split("-")) if name.startswith("-") else None
+    if found is None or not found.name:
+        return encoded_name(name)
+    return repository_above(found) or found.name
 
 
 def agent_name(folder: Path) -> str | None:

@@ -280,8 +280,12 @@ def split_front_matter(lines: list[str], rel: str) -> tuple[dict[str, Any], int]
         raise FolderError(
             f"{rel}:1: the front matter has no closing '---' line; add one after the fields"
         )
+    text = "\n".join(lines[1:end])
     try:
-        meta = yaml.load("\n".join(lines[1:end]), Loader=_LOADER)
+        try:
+            meta = yaml.load(text, Loader=_LOADER)
+        except yaml.YAMLError:  # PyYAML's own parser names the line a person looks at
+            meta = yaml.load(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         # Claude Code writes its fields unquoted, a ": " in a value included
         # ("name: Project Context: SS Traveling"): read as it writes them, line by line

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
+from core.importers.codex_sync import sync_codex
 from core.importers.held import load_held
-from core.importers.sync import sync_claude_code, sync_codex
+from core.importers.sync import sync_claude_code
 from core.review.correct import correct
 from core.review.decide import decide
 from core.store.store import Store
@@ -253,7 +254,11 @@ def test_a_tampered_state_is_reported_not_trusted(ws: Workspace, folder: Path) -
     assert report.deleted == () and report.written == ()
 
 
-def test_a_codex_sync_only_imports(ws: Workspace, tmp_path: Path) -> None:
+def test_a_codex_sync_imports_and_leaves_an_unchanged_folder_as_it_is(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    """Nothing erased: a Codex sync imports and writes nothing into the folder (what an
+    erasure does there: tests/test_codex_sync.py)."""
     codex = Path(
         shutil.copytree(Path(__file__).parent / "fixtures" / "codex" / "memories", tmp_path / "cx")
     )
@@ -261,8 +266,8 @@ def test_a_codex_sync_only_imports(ws: Workspace, tmp_path: Path) -> None:
 
     report = sync_codex(fresh(ws), codex, actor=ACTOR)
 
-    assert report.import_only and report.imported.counts["written"] > 0
-    assert "memgov only imports from it" in report.render()
+    assert report.imported.counts["written"] > 0
+    assert "to the agent: nothing to change" in report.render()
     assert tree(codex) == before
 
 

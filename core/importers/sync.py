@@ -37,8 +37,10 @@ through a symbolic link; the state is committed last, so a sync killed at any
 moment leaves files the next sync finds in agreement with memgov (a file whose
 bytes are what memgov would write is in sync, whatever the state says).
 
-Codex rewrites its own folder in its consolidation phase, so memgov never
-writes into it: ``memgov sync codex PATH`` is the import alone.
+Codex rewrites its own folder in its consolidation phase: ``memgov sync codex
+PATH`` (:mod:`core.importers.codex_sync`, ``docs/codex.md``) imports, and takes an
+erased memory's lines out of the files Codex consolidates from, with a note telling
+Codex's consolidation not to bring them back.
 """
 
 from __future__ import annotations
@@ -56,7 +58,6 @@ from core.domain.record import Memory, content_hash, normal_hash
 from core.domain.words import counted
 from core.importers.claude_code import EXAMPLE, FORMAT, SHOWN, claude_code_reading
 from core.importers.claude_code_files import INDEX_FILE, TEAM_DIR
-from core.importers.codex import codex_reading
 from core.importers.entries import Reading
 from core.importers.export import file_text, note_line, record_line
 from core.importers.folder_state import (
@@ -92,36 +93,27 @@ class SyncReport(AsData):
     asked: tuple[str, ...] = ()  # "file: delete-id": the agent deleted the file
     unchanged: int = 0
     notes: tuple[str, ...] = ()
-    import_only: bool = False
 
     def render(self) -> str:
         counts = self.imported.counts
         came = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing new"
         lines = [f"{self.format} sync with {self.folder}", f"  from the agent: {came}"]
-        if self.import_only:
-            lines.append(
-                "  to the agent: nothing (Codex rewrites its own folder when it consolidates; "
-                "memgov only imports from it)"
-            )
-        else:
-            back = [
-                f"{counted(len(self.written), 'file')} written back" if self.written else "",
-                f"{counted(len(self.deleted), 'file')} deleted" if self.deleted else "",
-                f"{counted(len(self.held), 'file')} changed on both sides, held for review"
-                if self.held
-                else "",
-            ]
-            lines.append(
-                "  to the agent: " + (", ".join(b for b in back if b) or "nothing to change")
-            )
-            lines += [f"    wrote {rel}" for rel in self.written]
-            lines += [f"    deleted {rel}" for rel in self.deleted]
-            lines += [f"    held {entry}" for entry in self.held]
-            lines += [
-                f"    the agent deleted {entry}: deletion requested (memgov queue)"
-                for entry in self.asked
-            ]
-            lines.append(f"  in agreement: {counted(self.unchanged, 'file')}")
+        back = [
+            f"{counted(len(self.written), 'file')} written back" if self.written else "",
+            f"{counted(len(self.deleted), 'file')} deleted" if self.deleted else "",
+            f"{counted(len(self.held), 'file')} changed on both sides, held for review"
+            if self.held
+            else "",
+        ]
+        lines.append("  to the agent: " + (", ".join(b for b in back if b) or "nothing to change"))
+        lines += [f"    wrote {rel}" for rel in self.written]
+        lines += [f"    deleted {rel}" for rel in self.deleted]
+        lines += [f"    held {entry}" for entry in self.held]
+        lines += [
+            f"    the agent deleted {entry}: deletion requested (memgov queue)"
+            for entry in self.asked
+        ]
+        lines.append(f"  in agreement: {counted(self.unchanged, 'file')}")
         detail = [
             item
             for item in self.imported.items
@@ -132,16 +124,6 @@ class SyncReport(AsData):
             lines += [f"      {reason}" for reason in item.reasons[:2]]
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
-
-
-def sync_codex(workspace: Workspace, path: Path, *, actor: str) -> SyncReport:
-    """A Codex folder: the import alone (memgov never writes into it)."""
-    from core.importers.codex import EXAMPLE as CODEX_EXAMPLE
-
-    folder = check_folder(path, what="Codex memories folder", example=CODEX_EXAMPLE)
-    reading = codex_reading(workspace, folder, actor)
-    report = run_entries(workspace, reading, fmt="codex", folder=folder, actor=actor, dry_run=False)
-    return SyncReport(format="codex", folder=str(folder), imported=report, import_only=True)
 
 
 def sync_claude_code(workspace: Workspace, path: Path, *, actor: str) -> SyncReport:

@@ -410,7 +410,7 @@ def add_sync(add: Adder) -> None:
         "transfer:cmd_sync",
         "alone: every team store with a remote fetches, merges and pushes; with a format "
         "and PATH: two ways with an agent's memory folder (what it wrote comes in, what "
-        "people decided goes back; Codex: import only), safe from a hook after every session",
+        "people decided goes back; Codex: erasures), safe from a hook after every session",
     )
     p.add_argument("format", nargs="?", choices=("claude-code", "codex"))
     p.add_argument("path", nargs="?", help="the agent's memory folder")

@@ -12,8 +12,9 @@ credentials (plain prose and code with no hits), plus the number of findings.
 Goal: well over 10 MB/s.
 
 Then, for each way of hiding a token (an invisible character inside, bidi
-controls, full-width letters, look-alike letters, URL and JSON escapes, a line
-break in the middle, base64), the same kind of mixed text with every fake
+controls, a combining accent after every fifth character, the same accents
+precomposed, full-width letters, look-alike letters, URL and JSON escapes, a
+line break in the middle, base64), the same kind of mixed text with every fake
 token hidden that way: found/planted (a planted token counts as found when a
 finding of its rule, marked with how it was hidden, starts on its line) and
 MB/s. Times are CPU time of this process (``time.process_time``), so a busy
@@ -29,6 +30,7 @@ import random
 import string
 import sys
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,9 +153,16 @@ def _base64(token: str) -> str:
     return base64.b64encode(f"export API_TOKEN={token}\n".encode()).decode()
 
 
+def _accents(token: str) -> str:
+    """A combining acute accent after every fifth character."""
+    return "".join(c + "\u0301" * (i % 5 == 4) for i, c in enumerate(token))
+
+
 Hide = Callable[[str], str]
 EVASIONS: dict[str, tuple[str, Hide]] = {
     "zero-width": ("zero-width", lambda t: t[:2] + "\u200b" + t[2:]),
+    "combining": ("combining", _accents),
+    "accented": ("combining", lambda t: unicodedata.normalize("NFC", _accents(t))),
     "bidi": ("zero-width", lambda t: t[:2] + "\u202e" + t[2:]),
     "soft-hyphen": ("zero-width", lambda t: t[: _cut(t)] + "\u00ad" + t[_cut(t) :]),
     "nfkc": ("nfkc", _full_width),

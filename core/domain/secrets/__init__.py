@@ -26,11 +26,12 @@ The scan runs over the UTF-8 bytes of the text (every secret is ASCII; bytes
 lowercase and search several times faster than a non-ASCII ``str``); lines
 and columns are counted back in characters.
 
-Evasions: a token hidden with an invisible character, bidi controls, full-width
-or look-alike letters, URL or backslash escapes, a line break in the middle, or
-base64 is found too, as an ``EvadedFinding`` that says how (see
-:mod:`core.domain.secrets.hidden` for the tells, the normalisation and the
-bounds). Text with no tell costs a few extra passes, not a second scan.
+Evasions: a token hidden with an invisible character, bidi controls, combining
+marks or accented letters, full-width or look-alike letters, URL or backslash
+escapes, a line break in the middle, or base64 is found too, as an
+``EvadedFinding`` that says how (see :mod:`core.domain.secrets.hidden` for the
+tells, the normalisation and the bounds). Text with no tell costs a few extra
+passes, not a second scan.
 
 Never leak: a ``Finding`` holds the rule, line and column only. Nothing here
 logs, and no exception raised here carries any part of the scanned text.

@@ -26,6 +26,22 @@ _INVISIBLE = (
 )
 _INVISIBLE_ASTRAL = "\U000e0000-\U000e007f\U000e0100-\U000e01ef"
 
+# Combining marks (general categories Mn and Me: accents, enclosing circles, the
+# vowel signs and points of other scripts), looked for from U+0300 to the end of
+# plane 1. After a token character they are an evasion: ``g\u0301hp_...`` reads as
+# an accented letter, and NFKC would compose it rather than drop it.
+_MARKS_FROM, _MARKS_TO = 0x0300, 0x20000
+# The marks a Latin letter takes (looked at in runs, not one by one).
+_LATIN_MARKS = ((0x0300, 0x0370), (0x1AB0, 0x1B00), (0x1DC0, 0x1E00))
+# Where a letter with its accents precomposed (``á``, ``ё``) decomposes (NFD) to a
+# token character or a look-alike and marks: Latin-1 to Latin Extended-B, Greek,
+# Cyrillic, Latin Extended Additional.
+_ACCENTED_RANGES = ((0x00C0, 0x0250), (0x0370, 0x0530), (0x1E00, 0x1F00))
+#: the shortest run of token characters, accented letters and marks that is a
+#: combining tell (with a digit, ``_``, ``-`` or two capitals, or a capital after a
+#: small letter, once folded): no prose word, most tokens' random parts
+ACCENTED_RUN = 16
+
 # Letters that look like ASCII ones in common fonts (Cyrillic, Greek, Armenian,
 # Cherokee, a few Latin). NFKC leaves them alone; a person reading does not.
 LOOKALIKES: dict[str, str] = {
@@ -99,6 +115,8 @@ class CharTables:
     one: dict[int, str]
     #: NFKC forms longer than one character (ligatures, squared units, ``⑩``)
     expand: dict[str, str]
+    #: combining marks, which the unhide layer drops (``via`` "combining")
+    marks: frozenset[str]
     #: the tells that a region must be normalised: an invisible or NFKC-able
     #: character or a look-alike in the BMP (a look-alike counts next to an
     #: ASCII letter: ``lookalike_next``), and the same beyond the BMP
@@ -111,6 +129,16 @@ class CharTables:
     unhide_astral: re.Pattern[str]
     lookalike: re.Pattern[str]
     nfkc_one: re.Pattern[str]
+    #: a combining mark (in the BMP), a precomposed accented letter that
+    #: ``one`` folds, and a run of token characters holding either (see
+    #: ``ACCENTED_RUN``): the combining tell
+    mark: re.Pattern[str]
+    #: a mark of another block than Latin accents (U+0300, U+1AB0, U+1DC0) right
+    #: after a token character: a tell with no run around it (in the BMP; beyond)
+    odd_mark_next: re.Pattern[str]
+    odd_mark_next_astral: re.Pattern[str]
+    accented: re.Pattern[str]
+    accented_run: re.Pattern[str]
     #: the characters ``one`` maps (in the BMP; anywhere)
     swap: re.Pattern[str]
     swap_astral: re.Pattern[str]
@@ -130,27 +158,57 @@ def char_tables() -> CharTables:
                 single[char] = form
             elif any(c.isalnum() for c in form):  # not the ellipsis: dots carry no keyword
                 expand[char] = form
+    accented: dict[str, str] = {}
+    for low, high in _ACCENTED_RANGES:
+        for code in range(low, high):
+            char = chr(code)
+            form = unicodedata.normalize("NFD", char)
+            base = form[0] if form[0] in TOKEN_CHARS else LOOKALIKES.get(form[0], "")
+            if len(form) > 1 and base and all(unicodedata.category(c) == "Mn" for c in form[1:]):
+                accented[char] = base
+    invisible = re.compile(f"[{_INVISIBLE}]")
+    marks = {
+        chr(code)
+        for code in range(_MARKS_FROM, _MARKS_TO)
+        if unicodedata.category(chr(code)) in ("Mn", "Me") and not invisible.match(chr(code))
+    }  # (an invisible one, such as the grapheme joiner, stays a zero-width tell)
     near, _ = _char_class(LOOKALIKES)
     ascii_token = "A-Za-z0-9_-"
     nfkc, nfkc_astral = _char_class({*single, *expand})
     grow, grow_astral = _char_class(expand)
     one, one_astral = _char_class(single)
+    mark, mark_astral = _char_class(marks)
+    odd_mark, odd_mark_astral = _char_class(
+        m for m in marks if not any(low <= ord(m) < high for low, high in _LATIN_MARKS)
+    )
+    acc, _ = _char_class(accented)
+    run_char = f"[{acc}{mark}{TOKEN_CLASS}]"  # (its "-" last: no range)
+    run = f"(?<!{run_char}){run_char}{{{ACCENTED_RUN},}}"
+    # (the look-alikes and NFKC forms first: a precomposed letter is never one of them)
+    folds = {**accented, **LOOKALIKES, **single}
 
     def either(*classes: str) -> str:
         return "|".join(f"[{c}]" for c in classes if c)
 
     return CharTables(
-        one={ord(c): a for c, a in {**LOOKALIKES, **single}.items()},
+        one={ord(c): a for c, a in folds.items()},
         expand=expand,
+        marks=frozenset(marks),
         suspect=re.compile(f"[{_INVISIBLE}{nfkc}{near}]"),
         suspect_astral=re.compile(either(_INVISIBLE_ASTRAL + nfkc_astral)),
         lookalike_next=re.compile(f"[{near}][{ascii_token}]|[{ascii_token}][{near}]"),
-        unhide=re.compile(f"[{_INVISIBLE}]+|{either(grow)}"),
+        unhide=re.compile(f"[{_INVISIBLE}]+|[{mark}]+|{either(grow)}"),
         unhide_astral=re.compile(
-            f"[{_INVISIBLE}]+|[{_INVISIBLE_ASTRAL}]+|{either(grow, grow_astral)}"
+            f"[{_INVISIBLE}]+|[{_INVISIBLE_ASTRAL}]+|[{mark}]+|[{mark_astral}]+"
+            f"|{either(grow, grow_astral)}"
         ),
         lookalike=re.compile(f"[{near}]"),
         nfkc_one=re.compile(either(one, one_astral)),
-        swap=re.compile(f"[{near}{one}]"),
-        swap_astral=re.compile(either(near + one, one_astral)),
+        mark=re.compile(f"[{mark}]"),
+        odd_mark_next=re.compile(f"[{ascii_token}][{odd_mark}]"),
+        odd_mark_next_astral=re.compile(f"[{ascii_token}][{odd_mark_astral}]"),
+        accented=re.compile(f"[{acc}]"),
+        accented_run=re.compile(run),
+        swap=re.compile(f"[{near}{one}{acc}]"),
+        swap_astral=re.compile(either(near + one + acc, one_astral)),
     )

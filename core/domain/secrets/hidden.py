@@ -7,10 +7,13 @@ base64-encoded. Each of those has a cheap tell (:mod:`.tells`), and only the
 text around a tell is normalised and scanned again (:mod:`.normalise`):
 
 * a suspicious non-ASCII character: an invisible one, one whose NFKC form is
-  made of token characters, or a Cyrillic/Greek/Armenian/Cherokee look-alike
-  next to an ASCII letter, digit, ``_`` or ``-`` (from each non-ASCII byte,
-  1 KiB is decoded and searched at once: CJK prose and Cyrillic words cost
-  one regex search per KiB that holds them);
+  made of token characters, a Cyrillic/Greek/Armenian/Cherokee look-alike next
+  to an ASCII letter, digit, ``_`` or ``-``, or combining marks and accented
+  letters in a run of token characters that reads as a token (a digit, ``_`` or
+  capitals in it; ``über`` and ``café`` are none; see
+  :func:`.tells._combining`) (from each non-ASCII byte, 1 KiB is decoded and
+  searched at once: CJK prose and Cyrillic words cost one regex search per KiB
+  that holds them);
 * an escape that decodes to a token character or to the lead byte of a
   suspicious character (``%67``, ``%E2``, ``\u0067``, ``\x67``, ``\/``,
   ``\147``, ``&#103;``); ``%20`` and ``\u4e2d`` are not tells;
@@ -18,18 +21,18 @@ text around a tell is normalised and scanned again (:mod:`.normalise`):
   one of them nine long or the break marked by a quote, `` +`` or backslash,
   whose join holds a rule keyword (``ghp_abc⏎  def``, ``"gh" +⏎ "p_...``).
 
-Around each tell ``REGION`` bytes either side (to a line end) are
-normalised: unescape (runs of ``%XX``, JSON and Python escapes, HTML
-character references; only what can be part of a token, so ``%20`` after a
-token does not make it one), then unhide (invisible characters dropped, NFKC
-ligatures expanded, full-width and look-alike letters made ASCII one for
-one). That text is scanned, and so is a second view of it with the line
-breaks between token characters joined, with the indentation, quotes, ``+``
-or backslash around them (a view of its own: joining two lines that each
-hold a token would hide both). Each layer records where it changed its
-input, so a span found in a view maps back to the original text. A finding
-there counts only if a change falls inside its span (otherwise the raw scan
-has the last word), and ``scan`` drops one that a raw finding overlaps.
+Around each tell ``REGION`` bytes either side (to a line end) are normalised:
+unescape (runs of ``%XX``, JSON and Python escapes, HTML character references;
+only what can be part of a token, so ``%20`` after a token does not make it
+one), then unhide (invisible characters and combining marks dropped, NFKC
+ligatures expanded, full-width, look-alike and accented letters made ASCII one
+for one). That text is scanned, and so is a second view of it with the line
+breaks between token characters joined, with the indentation, quotes, ``+`` or
+backslash around them (a view of its own: joining two lines that each hold a
+token would hide both). Each layer records where it changed its input, so a
+span found in a view maps back to the original text. A finding there counts
+only if a change falls inside its span (otherwise the raw scan has the last
+word), and ``scan`` drops one that a raw finding overlaps.
 
 Base64: runs of ``_B64_MIN`` or more base64 or base64url characters (one
 line, or whole lines wrapped like MIME or PEM) are decoded in chunks of

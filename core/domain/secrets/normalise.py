@@ -2,8 +2,9 @@
 
 Three layers, each a :func:`core.domain.secrets.edits.rewrite`: unescape (runs
 of ``%XX``, JSON and Python escapes, HTML character references; only what can
-be part of a token), unhide (invisible characters dropped, NFKC expansions,
-then look-alike and full-width letters made ASCII one for one) and join (line
+be part of a token), unhide (invisible characters and combining marks dropped,
+NFKC expansions, then look-alike, full-width and precomposed accented letters
+made ASCII one for one) and join (line
 breaks between token characters, in views of their own).
 :func:`normalised_spans` scans every view and keeps a finding only where a
 layer changed something inside it (otherwise the raw scan has the last word),
@@ -20,7 +21,7 @@ from core.domain.secrets.matching import KEYWORD_AT, find_secrets, keyword_hits
 from core.domain.secrets.rules import RULES
 
 Span = tuple[int, int, int, str]  # start byte, rule index, stop byte, how it was hidden
-_VIA_ORDER = ("base64", "url", "escape", "zero-width", "nfkc", "homoglyph", "split")
+_VIA_ORDER = ("base64", "url", "escape", "zero-width", "combining", "nfkc", "homoglyph", "split")
 
 
 # Layer 1, unescape: runs of %XX (UTF-8), JSON and Python escapes, HTML references.
@@ -44,7 +45,12 @@ def _matters(decoded: str, joins: bool = False) -> bool:
     if decoded.isascii():
         return False
     tables = char_tables()
-    return bool(tables.suspect.search(decoded) or tables.suspect_astral.search(decoded))
+    return bool(
+        tables.suspect.search(decoded)
+        or tables.suspect_astral.search(decoded)
+        or not tables.marks.isdisjoint(decoded)
+        or tables.accented.search(decoded)
+    )
 
 
 def _unescape_one(
@@ -85,9 +91,10 @@ def _unescape_one(
 # Layer 2, unhide: invisible characters dropped, NFKC expansions (then, one for
 # one so no position moves, look-alikes and one-character NFKC forms).
 def _unhide_one(_text: str, match: re.Match[str]) -> tuple[int, str, str]:
-    expanded = char_tables().expand.get(match.group())
+    tables = char_tables()
+    expanded = tables.expand.get(match.group())
     if expanded is None:
-        return match.start(), "", "zero-width"
+        return match.start(), "", "combining" if match.group()[0] in tables.marks else "zero-width"
     return match.start(), expanded, "nfkc"
 
 
@@ -253,6 +260,8 @@ def _mapped_back(
                 vias.add("homoglyph")
             if tables.nfkc_one.search(unhidden, a, b):
                 vias.add("nfkc")
+            if tables.accented.search(unhidden, a, b):
+                vias.add("combining")
         vias |= hidden.via(a, b)
         a, b = hidden.start(a), hidden.end(b)
         for layer in reversed(escapes):

@@ -34,7 +34,8 @@ class EvadedFinding(Finding):
     """A secret that was hidden, and how: seen only once the text was normalised.
 
     ``via`` is one of ``"zero-width"`` (an invisible character inside: zero-width,
-    bidi control, soft hyphen, BOM, variation selector), ``"nfkc"`` (full-width or
+    bidi control, soft hyphen, BOM, variation selector), ``"combining"`` (combining
+    marks on its characters, or letters with accents precomposed), ``"nfkc"`` (full-width or
     other compatibility forms), ``"homoglyph"`` (Cyrillic, Greek, ... look-alike
     letters), ``"url"`` (``%XX``), ``"escape"`` (JSON, Python or HTML escapes),
     ``"split"`` (over two lines) or ``"base64"``. Never the value either.

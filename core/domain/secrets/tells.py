@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import re
 
-from core.domain.secrets.charsets import LOOKALIKES, TOKEN_CHARS, CharTables, char_tables
+from core.domain.secrets.charsets import (
+    ACCENTED_RUN,
+    LOOKALIKES,
+    TOKEN_CHARS,
+    CharTables,
+    char_tables,
+)
 from core.domain.secrets.matching import KEYWORD
 from core.domain.secrets.normalise import before_break
 
@@ -35,15 +41,15 @@ _URL_TELL = re.compile(
     rb"%(?:" + _HEX_TOKEN + rb"|[C-Fc-f][0-9A-Fa-f]|25[0-9A-Fa-f]{2})"
     rb"(?:(?<=[A-Za-z0-9_.+/=-]...)|(?<=[A-Za-z0-9_.+/=-]...[0-9A-Fa-f]{2})|(?=[A-Za-z0-9_.+/=%-]))"
 )
-# \u: an ASCII token character, Latin extensions, Greek, Cyrillic, Armenian,
-# Cherokee, phonetic and general punctuation (invisible characters, bidi),
-# letterlike and enclosed forms, variation selectors, BOM, full-width forms, a
-# surrogate of the mathematical letters; \x and octal: a token character.
+# \u: an ASCII token character, Latin extensions, Greek, Cyrillic, Armenian, the
+# scripts with combining marks up to U+1FFF (Hebrew to Tibetan, Cherokee, Latin
+# letters with accents), phonetic and general punctuation (invisible characters,
+# bidi), letterlike and enclosed forms, variation selectors, BOM, full-width forms,
+# a surrogate of plane 1 (mathematical letters, marks); \x and octal: a token
+# character.
 _ESCAPE_TELL = re.compile(
-    rb"\\(?:u(?:00"
-    + _HEX_TOKEN
-    + rb"|00[Aa][Dd]|0[1-5][0-9A-Fa-f]{2}|13[A-Fa-f][0-9A-Fa-f]|1[Dd][0-9A-Fa-f]{2}"
-    rb"|2[0-4][0-9A-Fa-f]{2}|[Ff][Ee][0-9A-Fa-f]{2}|[Ff][Ff][0-9A-Fa-f]{2}|[Dd]835)"
+    rb"\\(?:u(?:00" + _HEX_TOKEN + rb"|00[Aa][Dd]|0[1-9A-Fa-f][0-9A-Fa-f]{2}|1[0-9A-Fa-f]{3}"
+    rb"|2[0-4][0-9A-Fa-f]{2}|[Ff][Ee][0-9A-Fa-f]{2}|[Ff][Ff][0-9A-Fa-f]{2}|[Dd]83[0-9A-Fa-f])"
     rb"|U0001[Dd][0-9A-Fa-f]{3}|U000[Ee]0[0-1][0-9A-Fa-f]{2}|U000000"
     + _HEX_TOKEN
     + rb"|x"
@@ -88,16 +94,65 @@ _TOKEN_MIN = 18  # the shortest token any rule takes (sk_live_ and ten character
 _SHORT_KEYWORDS = {b"ey": re.compile(rb"eyj"), b"s.": re.compile(rb"s\.[a-z0-9]{24}")}
 
 
+# What a token's random part has and a word does not, once its accents are folded.
+_MIXED = re.compile(r"[0-9_-]|[a-z][A-Z]|[A-Z]{2}")
+
+
+# Runs of token characters and the bytes of Latin letters with accents and of
+# combining marks (lead bytes C3 to C9, CC, CD and E1, and continuation bytes), as
+# long as ``ACCENTED_RUN`` at least: the runs :func:`_combining` looks at, found by
+# ``bytes.find`` in the block translated ("r" in a run, "x" not), with no regex
+# stepping through every byte of accented prose. One of them counts with a digit,
+# an ``_``, or a capital after a letter, an accent between them at most.
+_IN_RUN = {ord(c) for c in TOKEN_CHARS} | {*range(0x80, 0xCA), 0xCC, 0xCD, 0xE1}
+_RUN_BYTES = bytes(ord("r") if b in _IN_RUN else ord("x") for b in range(256))
+_RUN_NEEDLE = b"r" * ACCENTED_RUN
+# The lead bytes of the marks outside the Latin blocks (U+0483 on, U+0591 to U+07FF,
+# U+0800 to U+FFFF, plane 1): where none is, no mark of ``odd_mark_next`` is.
+_ODD_MARK_LEAD = re.compile(rb"[\xd2\xd6-\xdf\xe0-\xf0]")
+_TOKEN_LIKE = re.compile(rb"[0-9_]|[A-Za-z](?:[\x80-\xff]{2})?[A-Z]")
+
+
+def _combining(text: str, block: bytes, tables: CharTables) -> bool:
+    """``text`` (``block`` decoded) holds a run of ``ACCENTED_RUN`` token characters,
+    accented letters and combining marks, one of them at least, that reads as a token
+    once folded (a digit, ``_``, ``-``, two capitals or a capital after a small
+    letter): the accents of ``über``, ``café`` or an NFD file name are no tell, those
+    on a token are. A mark of another block right after a token character (an
+    enclosing circle, a Hebrew point) is a tell on its own."""
+    if _ODD_MARK_LEAD.search(block) and tables.odd_mark_next.search(text):
+        return True
+    runs = block.translate(_RUN_BYTES)
+    pos = 0
+    while (begin := runs.find(_RUN_NEEDLE, pos)) >= 0:
+        pos = runs.find(b"x", begin)
+        pos = len(runs) if pos < 0 else pos
+        if block[begin:pos].isascii() or not _TOKEN_LIKE.search(block, begin, pos):
+            continue
+        for word in tables.accented_run.finditer(block[begin:pos].decode("utf-8", "ignore")):
+            found = word.group()
+            if (tables.mark.search(found) or tables.accented.search(found)) and _MIXED.search(
+                tables.mark.sub("", found).translate(tables.one)
+            ):
+                return True
+    return False
+
+
 def _suspicious(text: str, block: bytes, tables: CharTables) -> bool:
-    """``text`` (``block`` decoded) holds a tell: see ``CharTables.suspect``."""
+    """``text`` (``block`` decoded) holds a tell: see ``CharTables.suspect``, and
+    :func:`_combining`."""
     found = tables.suspect.search(text)
     while found is not None:
         at = found.start()
         if found.group() not in LOOKALIKES or tables.lookalike_next.search(text, at - 1, at + 2):
             return True
         found = tables.suspect.search(text, at + 1)
+    if _combining(text, block, tables):
+        return True
     # beyond the BMP: tag characters start with F3, the rest with F0
-    return (b"\xf0" in block or b"\xf3" in block) and bool(tables.suspect_astral.search(text))
+    return (b"\xf0" in block or b"\xf3" in block) and bool(
+        tables.suspect_astral.search(text) or tables.odd_mark_next_astral.search(text)
+    )
 
 
 def _unicode_tells(data: bytes, classes: bytes) -> list[int]:

@@ -11,13 +11,20 @@ logs and records; memgov merges by what the files mean (:func:`integrate`):
   records (the sync runs ``reindex``);
 - **everything else** (records, requests, decisions, ``memgov.yaml``): a file changed
   on one side takes that side's version. A file changed on both sides differently
-  is a collision, and **the remote wins**: it was pushed first. Each local commit
-  that touched such a file, or that decided an item a remote decision already
-  closed (the same item decided twice), is *undone*: every file it changed takes
-  the remote's version, its events leave the merged log, and a ``sync-undone``
-  event records what was undone, why, and who decided the item first. A later
-  local commit that touched a file an undone one touched is undone with it. So
-  nothing is applied twice, and nothing is lost without a recorded event.
+  is a collision, and **the remote wins**: it was pushed first.
+
+What is undone is undone **decision by decision** (:class:`Part`): a local commit is
+split into its decisions (a batch, ``decide -`` or the desk's ``D``, is one commit of
+many), each owning its decision file and the files of its records, and the rest of
+the commit. A decision of an item a remote decision already closed (the same item
+decided twice), or a part that touched a colliding file, is *undone*: every file it
+changed takes the remote's version, its events leave the merged log, and a
+``sync-undone`` event records what was undone, why, and who decided the item first;
+the batch's other decisions land. A part that touched a file an undone one touched is
+undone with it (a file is this clone's last version or the remote's, never half of
+the local changes), and a commit's rest undone takes its decisions with it. So
+nothing is applied twice, and nothing is lost without a recorded event and a line
+of the sync's report and of the merge commit's message.
 
 Before anything is merged, every file the remote changed is read as memgov reads
 it (:func:`remote_problems`): a record, request, decision or config that a hand edit
@@ -47,7 +54,7 @@ from core.domain.record import parse_memory
 from core.store import gitstore
 from core.store.checkout import checkout, recover_checkout
 from core.store.config import CONFIG_FILE, load_config_text
-from core.store.decisions import DECISION_DIR, decision_from
+from core.store.decisions import DECISION_DIR, NOT_CLOSING, Decision, decision_from
 from core.store.events import Event, is_event_log, new_event_id
 from core.store.index import INDEX_FILE
 from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
@@ -70,8 +77,8 @@ class RemoteDecision(AsData):
 
 @dataclass(frozen=True)
 class Undone(AsData):
-    """A local commit the integration undid: the remote changed the same files, or
-    decided the same item first."""
+    """A local decision (or a commit's changes besides its decisions) the integration
+    undid: the remote changed the same files, or decided the same item first."""
 
     commit: str
     subject: str
@@ -148,25 +155,6 @@ def _units(root: Path, base: str, ours: str) -> list[Unit]:
 def _mergeable(path: str) -> bool:
     """Files memgov merges by their meaning rather than taking one side's."""
     return is_event_log(path) or path.startswith(f"{LOG_DIR}/") or path == INDEX_FILE
-
-
-def _decision_of(data: bytes | None, path: str) -> RemoteDecision | None:
-    if data is None or not path.startswith(f"{DECISION_DIR}/") or not path.endswith(".json"):
-        return None
-    try:
-        decision = decision_from(json.loads(data), path, Path(path).stem)
-    except (ValueError, ValidationError):
-        return None
-    if decision.option in ("defer", "revert"):
-        return None  # closes nothing
-    return RemoteDecision(
-        decision.id,
-        decision.item,
-        decision.request,
-        decision.option,
-        decision.actor,
-        decision.ts,
-    )
 
 
 def remote_problems(
@@ -291,19 +279,263 @@ def _union_text(base: bytes | None, theirs: bytes | None, ours: bytes | None) ->
     return merged.encode("utf-8")
 
 
-def _dropped_events(root: Path, units: Iterable[Unit]) -> set[str]:
-    """The ids of the events each of these commits added."""
-    ids: set[str] = set()
-    for unit in units:
-        shards = [p for p in unit.paths if is_event_log(p)]
-        if not shards:
+@dataclass(frozen=True)
+class Part:
+    """What the merge lands or undoes as a whole: one decision of a local commit (the
+    decision's file, the files of its records and its events; a batch's commit holds
+    several), or a commit's changes that belong to no decision (a commit without
+    decisions is one such part)."""
+
+    unit: Unit
+    decision: RemoteDecision | None
+    paths: tuple[str, ...]
+    rest: bool = False  # the commit's changes besides its decisions'
+
+
+@dataclass(frozen=True)
+class _Local:
+    """A decision this clone made since the common commit: what it said and the ids of
+    the records it changed (a file named for one of them is its)."""
+
+    decision: RemoteDecision
+    records: frozenset[str]
+
+
+def _read_decision(data: bytes | None, path: str) -> Decision | None:
+    if data is None or not path.startswith(f"{DECISION_DIR}/") or not path.endswith(".json"):
+        return None
+    try:
+        return decision_from(json.loads(data), path, Path(path).stem)
+    except (ValueError, ValidationError):
+        return None
+
+
+def _summary(decision: Decision) -> RemoteDecision:
+    return RemoteDecision(
+        decision.id,
+        decision.item,
+        decision.request,
+        decision.option,
+        decision.actor,
+        decision.ts,
+    )
+
+
+def _added_decisions(
+    root: Path, changes: dict[str, tuple[str | None, str | None]]
+) -> dict[str, Decision]:
+    """The decision files one side added since the common commit, read: {path: decision}."""
+    added = [
+        (p, b)
+        for p, (a, b) in changes.items()
+        if a is None and b is not None and p.startswith(f"{DECISION_DIR}/")
+    ]
+    blobs = gitstore.read_blob_ids(root, [b.encode() for _p, b in added])
+    found = {p: _read_decision(blobs.get(b.encode()), p) for p, b in added}
+    return {p: d for p, d in found.items() if d is not None}
+
+
+def _remote_closings(
+    root: Path, theirs_changes: dict[str, tuple[str | None, str | None]]
+) -> dict[str, RemoteDecision]:
+    """The items (and requests) the remote's new decisions closed and keep closed (not
+    reverted there since), each by its first."""
+    closed: dict[str, RemoteDecision] = {}
+    for decision in _added_decisions(root, theirs_changes).values():
+        if decision.option in NOT_CLOSING or decision.reverted_by:
             continue
-        diff = _git(root, "diff", "-U0", "--no-color", f"{unit.sha}^1", unit.sha, "--", *shards)
-        for line in diff.splitlines():
-            if line.startswith("+") and not line.startswith("+++"):
-                found = _event_id(line[1:].encode("utf-8", "surrogateescape"))
-                if found:
-                    ids.add(found)
+        for key in (decision.item, decision.request):
+            if key:
+                closed.setdefault(key, _summary(decision))
+    return closed
+
+
+def _local_decisions(
+    root: Path, ours_changes: dict[str, tuple[str | None, str | None]]
+) -> dict[str, _Local]:
+    """This clone's new decisions that close an item, by their file's path."""
+    mine: dict[str, _Local] = {}
+    for path, decision in _added_decisions(root, ours_changes).items():
+        if decision.option in NOT_CLOSING:
+            continue  # closes nothing: it lands with its commit's other changes
+        records = {*decision.before, *decision.after, *decision.erased}
+        records |= {str(e.get("id")) for e in (*decision.created, *decision.touched)}
+        mine[path] = _Local(_summary(decision), frozenset(records))
+    return mine
+
+
+def _parts(units: list[Unit], mine: dict[str, _Local]) -> list[Part]:
+    """Each local commit split by decision: a decision owns its file and every file
+    named for one of its records (a batch's items never share a record); what no
+    decision owns is the commit's rest. A commit of one decision is that decision's."""
+    parts: list[Part] = []
+    made: set[str] = set()  # a decision is the commit's that added its file, not a revert's
+    for unit in units:
+        decisions = [(p, mine[p]) for p in unit.paths if p in mine and p not in made]
+        made.update(p for p, _local in decisions)
+        if len(decisions) <= 1:
+            only = decisions[0][1].decision if decisions else None
+            parts.append(Part(unit, only, unit.paths, rest=only is None))
+            continue
+        owned: set[str] = set()
+        for path, local in decisions:
+            paths = tuple(
+                p
+                for p in unit.paths
+                if p == path or (not _mergeable(p) and _record_of(p) in local.records)
+            )
+            owned.update(paths)
+            parts.append(Part(unit, local.decision, paths))
+        rest = tuple(p for p in unit.paths if p not in owned)
+        if rest:
+            parts.append(Part(unit, None, rest, rest=True))
+    return parts
+
+
+def _record_of(path: str) -> str | None:
+    """The record a file is named for (a record, its quarantine or held entry), if any."""
+    if path.startswith(f"{DECISION_DIR}/") or "/" not in path:
+        return None
+    return Path(path).stem
+
+
+def _collisions(
+    ours_changes: dict[str, tuple[str | None, str | None]],
+    theirs_changes: dict[str, tuple[str | None, str | None]],
+) -> set[str]:
+    """The files both sides changed differently that memgov does not merge by meaning."""
+    return {
+        p
+        for p in set(ours_changes) & set(theirs_changes)
+        if not _mergeable(p) and ours_changes[p][1] != theirs_changes[p][1]
+    }
+
+
+def _undone_first(
+    parts: list[Part], closed: dict[str, RemoteDecision], collide: set[str]
+) -> dict[int, Undone]:
+    """The parts the remote overrules directly, each with its own reason: a decision of
+    an item the remote decided first, or a part that changed a file the remote changed.
+    The rest of a batch's commit undone undoes its decisions with it."""
+    undone: dict[int, Undone] = {}
+    for n, part in enumerate(parts):
+        decision = part.decision
+        winner = None
+        if decision is not None:
+            winner = closed.get(decision.item) or (
+                closed.get(decision.request) if decision.request else None
+            )
+        hit = sorted(collide & set(part.paths))
+        if winner is not None and decision is not None:
+            why = (
+                f"{decision.item} was already decided by {winner.actor} ({winner.option}, "
+                f"decision {winner.id} at {winner.ts}); it stays as they decided"
+            )
+        elif hit and decision is not None:
+            why = (
+                f"the remote changed {', '.join(hit[:3])} first; {decision.item} stays "
+                "as the remote has it"
+            )
+        elif hit:
+            why = f"the remote changed {', '.join(hit[:3])} first"
+        else:
+            continue
+        undone[n] = _undone(part, why, winner)
+    for n in list(undone):
+        if parts[n].rest:
+            _undo_siblings(parts, undone, n)
+    return undone
+
+
+def _undone(part: Part, why: str, winner: RemoteDecision | None = None) -> Undone:
+    decision = part.decision
+    return Undone(
+        part.unit.sha,
+        part.unit.subject,
+        decision.id if decision else None,
+        decision.item if decision else None,
+        part.paths,
+        why,
+        winner,
+    )
+
+
+def _undo_siblings(parts: list[Part], undone: dict[int, Undone], rest: int) -> None:
+    """A commit's rest undone: its decisions go with it (they may need what it changed)."""
+    shown = ", ".join([p for p in parts[rest].paths if not _mergeable(p)][:3])
+    for n, part in enumerate(parts):
+        if part.unit == parts[rest].unit and n not in undone and part.decision is not None:
+            why = (
+                f"its commit's changes to {shown} were undone ({undone[rest].why}); "
+                f"{part.decision.item} stays as the remote has it"
+            )
+            undone[n] = _undone(part, why)
+
+
+def _undone_with(parts: list[Part], undone: dict[int, Undone]) -> None:
+    """A part that changed a file an undone part changed is undone with it: a file takes
+    this clone's last version or the remote's, never half of the local changes."""
+    order = {u.sha: n for n, u in enumerate(dict.fromkeys(p.unit for p in parts))}
+    changed = True
+    while changed:
+        changed = False
+        touched: dict[str, int] = {}
+        for n in undone:
+            for path in parts[n].paths:
+                if not _mergeable(path):
+                    touched.setdefault(path, n)
+        for n, part in enumerate(parts):
+            if n in undone:
+                continue
+            overlap = sorted(p for p in part.paths if p in touched)
+            if not overlap:
+                continue
+            other = parts[touched[overlap[0]]]
+            when = "after" if order[part.unit.sha] > order[other.unit.sha] else "before"
+            why = f"it changed {', '.join(overlap[:3])} {when} a change that was undone"
+            if part.decision is not None:
+                why += f"; {part.decision.item} stays as the remote has it"
+            undone[n] = _undone(part, why)
+            if part.rest:
+                _undo_siblings(parts, undone, n)
+            changed = True
+
+
+def _added_events(root: Path, unit: Unit) -> list[tuple[str, str | None]]:
+    """The events a commit added: (event id, the decision it names)."""
+    shards = [p for p in unit.paths if is_event_log(p)]
+    if not shards:
+        return []
+    diff = _git(root, "diff", "-U0", "--no-color", f"{unit.sha}^1", unit.sha, "--", *shards)
+    found = []
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            data = _event_data(line[1:].encode("utf-8", "surrogateescape"))
+            if isinstance(data.get("id"), str):
+                decision = data.get("decision")
+                found.append((data["id"], decision if isinstance(decision, str) else None))
+    return found
+
+
+def _event_data(line: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _dropped_events(root: Path, parts: list[Part], undone: dict[int, Undone]) -> set[str]:
+    """The ids of the events the undone parts added: all a commit added when all of it
+    is undone, else those that name one of its undone decisions."""
+    ids: set[str] = set()
+    for unit in dict.fromkeys(parts[n].unit for n in undone):
+        mine = [n for n, p in enumerate(parts) if p.unit == unit]
+        whole = all(n in undone for n in mine)
+        decisions = {undone[n].decision for n in mine if n in undone}
+        for event, decision in _added_events(root, unit):
+            if whole or (decision is not None and decision in decisions):
+                ids.add(event)
     return ids
 
 
@@ -322,8 +554,10 @@ def _undo_event(undone: Undone, *, actor: str, now: datetime, number: int) -> Ev
             "option": undone.winner.option,
             "ts": undone.winner.ts,
         }
+    if undone.item is not None:
+        details["item"] = undone.item
     return Event(
-        id=new_event_id(now, f"{UNDONE}|{undone.commit}|{number}"),
+        id=new_event_id(now, f"{UNDONE}|{undone.commit}|{undone.decision}|{number}"),
         ts=now.isoformat(),
         actor=actor,
         action=UNDONE,
@@ -350,88 +584,33 @@ def _last_shard(paths: Iterable[str]) -> str:
 def plan_merge(
     root: Path, ours: str, theirs: str, base: str, *, actor: str, now: datetime
 ) -> tuple[dict[str, bytes | None], list[Undone]]:
-    """The files where the merged tree differs from the remote's, and what is undone."""
-    units = _units(root, base, ours)
+    """The files where the merged tree differs from the remote's, and what is undone:
+    decision by decision (a batch's commit lands but for the decisions the remote
+    overrules), each undone one with its own reason and event."""
     ours_changes = {p: (a, b) for p, a, b in gitstore.changed_blobs(root, base, ours)}
     theirs_changes = {p: (a, b) for p, a, b in gitstore.changed_blobs(root, base, theirs)}
-    # the items the remote decided since the common commit
-    added = [
-        (p, b)
-        for p, (a, b) in theirs_changes.items()
-        if a is None and b is not None and p.startswith(f"{DECISION_DIR}/")
-    ]
-    blobs = gitstore.read_blob_ids(root, [b.encode() for _p, b in added])
-    closed: dict[str, RemoteDecision] = {}
-    for path, sha in added:
-        decision = _decision_of(blobs.get(sha.encode()), path)
-        if decision is not None:
-            for key in (decision.item, decision.request):
-                if key:
-                    closed.setdefault(key, decision)
-    mine = [
-        (p, b)
-        for p, (a, b) in ours_changes.items()
-        if a is None and b is not None and p.startswith(f"{DECISION_DIR}/")
-    ]
-    my_blobs = gitstore.read_blob_ids(root, [b.encode() for _p, b in mine])
-    my_decisions = {p: _decision_of(my_blobs.get(b.encode()), p) for p, b in mine}
-    collide = {
-        p
-        for p in set(ours_changes) & set(theirs_changes)
-        if not _mergeable(p) and ours_changes[p][1] != theirs_changes[p][1]
-    }
-    undone: dict[str, Undone] = {}
-    for unit in units:
-        decision = next(
-            (my_decisions[p] for p in unit.paths if my_decisions.get(p) is not None), None
-        )
-        winner = None
-        if decision is not None:
-            winner = closed.get(decision.item) or (
-                closed.get(decision.request) if decision.request else None
-            )
-        hit = sorted(collide & set(unit.paths))
-        if winner is not None:
-            why = (
-                f"{decision.item if decision else 'the item'} was already decided by "
-                f"{winner.actor} ({winner.option}, decision {winner.id} at {winner.ts})"
-            )
-        elif hit:
-            why = f"the remote changed {', '.join(hit[:3])} first"
-        else:
-            continue
-        undone[unit.sha] = Undone(
-            unit.sha,
-            unit.subject,
-            decision.id if decision else None,
-            decision.item if decision else None,
-            unit.paths,
-            why,
-            winner,
-        )
-    # a later commit that touched what an undone one touched is undone with it
-    changed = True
-    while changed:
-        changed = False
-        touched = {p for u in undone.values() for p in u.paths if not _mergeable(p)}
-        for unit in units:
-            if unit.sha in undone:
-                continue
-            overlap = sorted(touched & {p for p in unit.paths if not _mergeable(p)})
-            if overlap:
-                undone[unit.sha] = Undone(
-                    unit.sha,
-                    unit.subject,
-                    None,
-                    None,
-                    unit.paths,
-                    f"it changed {', '.join(overlap[:3])} after a commit that was undone",
-                )
-                changed = True
-    lost = [u for u in units if u.sha in undone]
-    kept_paths = {p for u in units if u.sha not in undone for p in u.paths}
-    drop = _dropped_events(root, lost)
-    files: dict[str, bytes | None] = {}
+    parts = _parts(_units(root, base, ours), _local_decisions(root, ours_changes))
+    collide = _collisions(ours_changes, theirs_changes)
+    undone = _undone_first(parts, _remote_closings(root, theirs_changes), collide)
+    _undone_with(parts, undone)
+    kept = {p for n, part in enumerate(parts) if n not in undone for p in part.paths}
+    drop = _dropped_events(root, parts, undone)
+    files = _merged_files(root, ours_changes, theirs_changes, kept - collide, drop)
+    listed = [undone[n] for n in sorted(undone)]
+    if listed:
+        _note_undone(root, theirs, theirs_changes, files, listed, actor=actor, now=now)
+    return files, listed
+
+
+def _merged_files(
+    root: Path,
+    ours_changes: dict[str, tuple[str | None, str | None]],
+    theirs_changes: dict[str, tuple[str | None, str | None]],
+    kept: set[str],
+    drop: set[str],
+) -> dict[str, bytes | None]:
+    """Each file this clone changed, merged: event logs by id (less ``drop``), daily
+    logs line by line, the ``kept`` files as this clone has them."""
     final = gitstore.read_blob_ids(
         root,
         [
@@ -445,6 +624,7 @@ def plan_merge(
     def blob(sha: str | None) -> bytes | None:
         return None if sha is None else final[sha.encode()]
 
+    files: dict[str, bytes | None] = {}
     for path, (old, new) in ours_changes.items():
         if path == INDEX_FILE:
             continue  # the remote's; the sync writes it again from the records
@@ -453,25 +633,34 @@ def plan_merge(
             files[path] = union_events(blob(old), blob(their_new), blob(new), drop)
         elif path.startswith(f"{LOG_DIR}/") and path in theirs_changes:
             files[path] = _union_text(blob(old), blob(theirs_changes[path][1]), blob(new))
-        elif path in kept_paths and path not in collide:
+        elif path in kept:
             files[path] = blob(new)
-    if undone:
-        shards = set(files) | {p for p in theirs_changes if is_event_log(p)}
-        listed = _git(root, "ls-tree", "--name-only", "-r", "-z", theirs, "--", "events")
-        shards |= {p for p in listed.split("\0") if p}
-        shard = _last_shard(shards)
-        if shard not in files:
-            current = gitstore.read_blobs(root, [f"{theirs}:{shard}"])[f"{theirs}:{shard}"]
-            files[shard] = current or b""
-        lines = [
-            _undo_event(u, actor=actor, now=now, number=n).line()
-            for n, u in enumerate(undone.values())
-        ]
-        current = files[shard] or b""
-        if current and not current.endswith(b"\n"):
-            current += b"\n"  # a torn last line stays alone: the undo events start fresh
-        files[shard] = current + b"".join(lines)
-    return files, list(undone.values())
+    return files
+
+
+def _note_undone(
+    root: Path,
+    theirs: str,
+    theirs_changes: dict[str, tuple[str | None, str | None]],
+    files: dict[str, bytes | None],
+    undone: list[Undone],
+    *,
+    actor: str,
+    now: datetime,
+) -> None:
+    """A ``sync-undone`` event for each undone part, at the end of the last shard."""
+    shards = set(files) | {p for p in theirs_changes if is_event_log(p)}
+    listed = _git(root, "ls-tree", "--name-only", "-r", "-z", theirs, "--", "events")
+    shards |= {p for p in listed.split("\0") if p}
+    shard = _last_shard(shards)
+    if shard not in files:
+        current = gitstore.read_blobs(root, [f"{theirs}:{shard}"])[f"{theirs}:{shard}"]
+        files[shard] = current or b""
+    lines = [_undo_event(u, actor=actor, now=now, number=n).line() for n, u in enumerate(undone)]
+    current = files[shard] or b""
+    if current and not current.endswith(b"\n"):
+        current += b"\n"  # a torn last line stays alone: the undo events start fresh
+    files[shard] = current + b"".join(lines)
 
 
 def write_tree(root: Path, theirs: str, files: dict[str, bytes | None]) -> str:

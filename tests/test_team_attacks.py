@@ -74,19 +74,22 @@ def test_a_subject_that_imitates_gits_output_forges_nothing(
     (bad,) = report.untrusted
     assert bad.why == "unsigned" and bad.files == ("memgov.yaml",)
     later = forge(tmp_path, team, author=CAROL, key=keys["carol"], name="later")
-    assert [v.commit for v in sync(team.bob, BOB).untrusted] == [later]
+    again = sync(team.bob, BOB)
+    assert [v.commit for v in again.untrusted] == [bad.commit, later]
+    assert [w.verdict.commit for w in again.waiting] == [bad.commit]  # nothing of it taken
 
 
 def test_a_forged_list_stays_untrusted_after_good_commits(
     tmp_path: Path, team: Team, keys: dict[str, Path]
 ) -> None:
-    forge(tmp_path, team, author=CAROL, key=keys["carol"], edit=_add_carol(keys), name="in")
+    first = forge(tmp_path, team, author=CAROL, key=keys["carol"], edit=_add_carol(keys), name="in")
     sync(team.bob, BOB)
-    decide_conflict(team.alice, 0, "newer", ALICE)  # a good, signed commit comes next
-    sync(team.alice, ALICE)
-    assert sync(team.bob, BOB).untrusted == []
+    decide_conflict(team.alice, 0, "newer", ALICE)  # a good, signed commit: it waits too
+    assert "nothing pushed" in sync(team.alice, ALICE).render()
     later = forge(tmp_path, team, author=CAROL, key=keys["carol"], name="later")
-    assert [v.commit for v in sync(team.bob, BOB).untrusted] == [later]
+    report = sync(team.bob, BOB)
+    assert [v.commit for v in report.untrusted] == [first, later]
+    assert CAROL not in (team.bob.root / "memgov.yaml").read_text()
 
 
 def test_a_contributors_sync_verifies_what_it_takes(
@@ -159,7 +162,10 @@ def test_a_proposal_nested_too_deep_is_reported_not_a_crash(tmp_path: Path, team
     assert build_queue(Workspace([team.alice]), kinds=["promotion"]) == []
 
 
-def test_an_undo_event_after_a_torn_last_line_stays_readable(tmp_path: Path, team: Team) -> None:
+def test_an_undo_event_after_a_torn_last_line_stays_readable(
+    tmp_path: Path, team: Team, keys: dict[str, Path]
+) -> None:
+    """A maintainer's own hand commit (signed, so taken) leaves a torn last line."""
     from core.store.events import read_log
 
     other = tmp_path / "torn"
@@ -169,14 +175,21 @@ def test_an_undo_event_after_a_torn_last_line_stays_readable(tmp_path: Path, tea
     git(other, "pull", "-q")
     shard = sorted((other / "events").glob("*.jsonl"))[-1]
     shard.write_bytes(shard.read_bytes() + b'{"id": "torn')  # no newline
-    git(other, "commit", "-qam", "torn", env=AS_CAROL)
+    as_alice = {
+        "GIT_AUTHOR_NAME": "alice",
+        "GIT_AUTHOR_EMAIL": ALICE,
+        "GIT_COMMITTER_NAME": "alice",
+        "GIT_COMMITTER_EMAIL": ALICE,
+    }
+    sign = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={keys['alice']}"]
+    git(other, *sign, "commit", "-S", "-qam", "torn", env=as_alice)
     git(other, "push", "-q", "origin", "main")
     decide_conflict(team.bob, 0, "older", BOB)  # the same item: an undo at merge
     sync(team.bob, BOB)
     events, bad = read_log(team.bob.root)
     assert [e for e in events if e.action == "sync-undone"]
     assert len(bad) == 1  # the torn line alone, reported
-    assert signing.untrusted(team.bob.state_dir)  # the hand commit is no maintainer's
+    assert signing.untrusted(team.bob.state_dir) == []  # Alice signed her hand commit
 
 
 def test_a_forged_list_does_not_decide_who_decides_here(
@@ -199,7 +212,7 @@ def test_a_forged_list_does_not_decide_who_decides_here(
     sha = forge(tmp_path, team, author=CAROL, key=None, edit=swap, name="swap")
     sync(team.bob, BOB)
     bob = Store(team.bob.root)
-    assert CAROL in (team.bob.root / "memgov.yaml").read_text()  # the file as pushed
+    assert CAROL not in (team.bob.root / "memgov.yaml").read_text()  # not taken: it waits
     assert bob.config.maintainers == (ALICE, BOB)  # who decides: the trusted list
     with pytest.raises(AuthorizationError):
         decide(Workspace([bob]), conflict_id(bob, 3), approve=True, option="newer", actor=CAROL)

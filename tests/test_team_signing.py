@@ -92,7 +92,7 @@ def test_a_forged_decision_is_untrusted(
     report = sync(team.bob, BOB)
     (bad,) = report.untrusted
     assert bad.commit == sha and bad.author == ALICE and bad.why == why
-    assert "untrusted until a maintainer re-decides" in report.render()
+    assert "in effect nowhere until a maintainer ratifies or rejects it" in report.render()
     assert [v.commit for v in signing.untrusted(team.bob.state_dir)] == [sha]
 
 
@@ -129,7 +129,8 @@ def test_a_forged_maintainer_cannot_sign_their_way_in(
     # her next commit, signed by the key she listed herself, is still untrusted
     second = forge(tmp_path, team, author=CAROL, key=keys["carol"], name="after")
     report = sync(team.bob, BOB)
-    assert [v.commit for v in report.untrusted] == [second]
+    assert [v.commit for v in report.untrusted] == [first, second]
+    assert [w.verdict.commit for w in report.waiting] == [first]
     assert {v.commit for v in signing.untrusted(team.bob.state_dir)} == {first, second}
 
 

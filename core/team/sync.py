@@ -39,9 +39,10 @@ from core.store import gitstore, team_state
 from core.store.decisions import DECISION_DIR, decision_from
 from core.store.proposals import BRANCH_PREFIX
 from core.store.store import Store
-from core.team import guard, merge, remote, signing
+from core.team import guard, merge, remote, signing, untrusted
 from core.team.publish import Published, closed_branches, publish
 from core.team.trust import resolved_by
+from core.team.untrusted import Waiting
 
 ATTEMPTS = 3
 
@@ -56,6 +57,7 @@ class SyncReport(AsData):
     pushed: int = 0  # commits sent
     verified: int = 0
     untrusted: list[signing.Verdict] = field(default_factory=list)
+    waiting: list[Waiting] = field(default_factory=list)  # not taken: see untrusted
     self_declared: bool = False
     erased_here: list[str] = field(default_factory=list)  # memories erased by incoming decisions
     reindexed: bool = False
@@ -85,7 +87,9 @@ class SyncReport(AsData):
             lines.append(f"  note: {signing.SELF_DECLARED}")
         elif self.verified:
             lines.append(f"  {self.verified} incoming commit(s) signed by listed maintainers")
-        lines += [f"  untrusted: {v.render()}" for v in self.untrusted]
+        waits = {w.verdict.commit for w in self.waiting}
+        lines += [f"  untrusted: {v.render()}" for v in self.untrusted if v.commit not in waits]
+        lines += [f"  untrusted, waiting: {w.render()}" for w in self.waiting]
         if self.erased_here:
             lines.append(
                 f"  erased here: {', '.join(self.erased_here)}; the files are gone, but this "
@@ -217,16 +221,30 @@ def _take(store: Store, report: SyncReport, *, actor: str, say: Progress) -> Non
         .decode()
         .split()
     )
-    _verify(store, report, incoming, base)
+    stop = _verify(store, report, incoming, base)
     changes = gitstore.changed_blobs(root, base, theirs)
     problems = merge.remote_problems(root, base, theirs, changes)
-    if problems:
+    if problems:  # also in what waits: nothing of it is ever checked out
         raise SyncRefused(
             f"{root}: the remote has files memgov cannot read, so nothing was merged: "
             + "; ".join(problems[:5])
             + ". Your decisions are kept here. A maintainer fixes the file on the remote "
             "(or reverts the commit that broke it), then everyone syncs again"
         )
+    if stop is not None:  # an untrusted change waits: take only what comes before it
+        report.waiting = [
+            Waiting(v, len(incoming) - stop - 1)
+            for v in report.untrusted
+            if v.commit == incoming[stop]
+        ]
+        incoming = incoming[:stop]
+        theirs = incoming[-1] if incoming else base
+        if theirs == base:
+            kind = "up-to-date" if base == ours else "ahead"
+            outgoing = merge.count(root, f"{base}..{ours}") if kind == "ahead" else 0
+            report.integration = merge.Integration(kind, ours, theirs, ours, outgoing=outgoing)
+            return
+        changes = gitstore.changed_blobs(root, base, theirs)
     report.erased_here = _erasures(root, changes)
     if base == ours:
         say(f"taking {len(incoming)} commit(s)")
@@ -266,18 +284,21 @@ def _take(store: Store, report: SyncReport, *, actor: str, say: Progress) -> Non
         _remember_history(store, report.erased_here, theirs)
 
 
-def _verify(store: Store, report: SyncReport, commits: list[str], base: str) -> None:
+def _verify(store: Store, report: SyncReport, commits: list[str], base: str) -> int | None:
+    """Verify the remote's commits, record the untrusted ones; the index of the first
+    that waits for a maintainer (:func:`core.team.untrusted.stop_point`), if any."""
     verdicts = signing.verify(store.root, commits, since=base)
     report.verified = sum(v.status == "verified" for v in verdicts)
-    bad = [v for v in verdicts if v.status == "untrusted"]
-    report.untrusted = bad
     resolved = resolved_by(store.root, verdicts)
+    bad = [v for v in verdicts if v.status == "untrusted" and v.commit not in resolved]
+    report.untrusted = bad
     earlier = {v.commit: v for v in signing.untrusted(store.state_dir)}
     signing.remember_untrusted(store.state_dir, bad, resolved)
     for commit in resolved:
         if commit in earlier and signing.changes_config(earlier[commit]):
             # a maintainer ratified a change to the people: it holds from now on
             signing.trust_config_at(store.root, commit)
+    return untrusted.stop_point(commits, verdicts, resolved)
 
 
 def _erasures(root: Path, changes: list[tuple[str, str | None, str | None]]) -> list[str]:
@@ -312,6 +333,14 @@ def _push(
     root = store.root
     ours = gitstore.head(root)
     theirs = remote.tracking(root)
+    if report.waiting:  # the remote's main holds an untrusted change this clone did not take
+        if merge.count(root, f"{theirs}..{ours}" if theirs else ours):
+            report.notes.append(
+                "nothing pushed: the remote's main holds an untrusted change this clone did "
+                "not take, so a push would carry it; your commits are kept and go out once a "
+                "maintainer ratifies or rejects it (memgov queue --kind untrusted)"
+            )
+        return True
     if theirs is not None and theirs != ours and merge.merge_base(root, ours, theirs) != theirs:
         return False  # not a fast-forward yet: integrate first
     deletions = closed_branches(store)

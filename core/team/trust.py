@@ -1,11 +1,11 @@
-"""Re-deciding an untrusted commit: ``memgov team ratify COMMIT``.
+"""Re-deciding an untrusted commit: ``memgov team ratify COMMIT`` (and ``reject``).
 
 A commit on the team's main branch that no listed maintainer signed
-(:mod:`core.team.signing`) stays untrusted in every clone until a maintainer
-re-decides it: ratifying accepts its changes as the maintainer's own (a ``ratify``
-event naming the commit, in a commit the maintainer signs), and reverting the
-decision it carried undoes them (``memgov revert``). Either, once synced, clears
-the commit from every clone's untrusted list (:func:`resolved_by`).
+(:mod:`core.team.signing`) waits in every clone until a maintainer re-decides it
+(:mod:`core.team.untrusted`): ratifying takes its changes as the maintainer's own,
+rejecting undoes them, each in a commit the maintainer signs with an event naming
+it. Either, once synced, clears the commit from every clone's untrusted list
+(:func:`resolved_by`), and the clones take it with its resolution.
 """
 
 from __future__ import annotations
@@ -14,18 +14,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.domain import policy
 from core.domain.data import AsData
-from core.domain.errors import NotFoundError, shown_id
 from core.store import gitstore
-from core.store.config import CONFIG_FILE
 from core.store.decisions import DECISION_DIR
 from core.store.events import EVENTS_DIR, EVENTS_FILE, is_event_log
 from core.store.store import Store
-from core.team import signing
+from core.team import signing, untrusted
 from core.team.guard import added_lines
-
-RATIFY = "ratify"
+from core.team.untrusted import RATIFY, REJECT
 
 
 @dataclass(frozen=True)
@@ -43,25 +39,10 @@ class Ratified(AsData):
 
 
 def ratify(store: Store, commit: str, *, actor: str, reason: str) -> Ratified:
-    policy.check_maintainer(store, actor, f"ratify a commit of the team store {store.root}")
-    full = gitstore.resolve(store.root, commit)
-    found = {v.commit: v for v in signing.untrusted(store.state_dir)}
-    if full is None or full not in found:
-        raise NotFoundError(
-            f"{store.root}: {shown_id(commit)} is not an untrusted commit of this clone "
-            "('memgov doctor' lists them)"
-        )
-    verdict = found[full]
-    with store.transaction(actor=actor, message=f"ratify: commit {full[:10]}") as tx:
-        tx.event(
-            RATIFY,
-            reason=reason,
-            details={"commit": full, "author": verdict.author, "was": verdict.why},
-        )
-    signing.remember_untrusted(store.state_dir, [], {full})
-    if CONFIG_FILE in verdict.files:  # its change to the people now holds
-        signing.trust_config_at(store.root, full)
-    return Ratified(str(store.root), full, verdict.author, verdict.why)
+    """Take an untrusted commit's changes as the maintainer's own
+    (:func:`core.team.untrusted.resolve`)."""
+    done = untrusted.resolve(store, commit, ratify=True, actor=actor, reason=reason)
+    return Ratified(done.store, done.commit, done.author, done.why)
 
 
 def resolved_by(root: Path, verdicts: list[signing.Verdict]) -> set[str]:
@@ -95,13 +76,13 @@ def resolved_by(root: Path, verdicts: list[signing.Verdict]) -> set[str]:
     )
     for _commit, _path, _numbers, lines in added_lines(out.decode("utf-8", "replace")):
         for line in lines:
-            if RATIFY not in line:
+            if RATIFY not in line and REJECT not in line:
                 continue
             try:
                 event = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(event, dict) and event.get("action") == RATIFY:
+            if isinstance(event, dict) and event.get("action") in (RATIFY, REJECT):
                 commit = (event.get("details") or {}).get("commit")
                 if isinstance(commit, str):
                     resolved.add(commit)

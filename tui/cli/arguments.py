@@ -420,7 +420,7 @@ def add_team(add: Adder) -> None:
     p = add(
         "team",
         "team:cmd_team",
-        "a team store over a git remote: init, clone, ratify an untrusted commit",
+        "a team store over a git remote: init, clone, ratify or reject an untrusted commit",
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     init = actions.add_parser(
@@ -438,11 +438,16 @@ def add_team(add: Adder) -> None:
     )
     ratify.add_argument("commit", metavar="COMMIT")
     ratify.add_argument("--reason", required=True)
+    reject = actions.add_parser(
+        "reject", help="a maintainer undoes an untrusted commit's changes (a signed commit)"
+    )
+    reject.add_argument("commit", metavar="COMMIT")
+    reject.add_argument("--reason", required=True)
     check = actions.add_parser(
         "check-push", help="the pre-push hook: scan what git is about to push (refs on stdin)"
     )
     check.add_argument("hook_args", nargs="*", help=argparse.SUPPRESS)
-    for sub in (init, clone, ratify, check):  # the common options after the action too
+    for sub in (init, clone, ratify, reject, check):  # the common options after the action too
         sub.add_argument("--store", action="append", metavar="PATH", default=argparse.SUPPRESS)
         sub.add_argument("--as", dest="actor", metavar="USER", default=argparse.SUPPRESS)
         sub.add_argument("--json", action="store_true", default=argparse.SUPPRESS)

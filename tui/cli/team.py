@@ -1,4 +1,4 @@
-"""The team commands: ``memgov team init|clone|ratify|check-push`` and ``memgov sync``
+"""The team commands: ``memgov team init|clone|ratify|reject|check-push`` and ``memgov sync``
 of team stores (:mod:`core.team`).
 
 ``sync`` exits 0 when every team store synced, 1 when one was refused (a secret
@@ -31,6 +31,7 @@ def cmd_team(args: argparse.Namespace) -> int:
         "init": _init,
         "clone": _clone,
         "ratify": _ratify,
+        "reject": _reject,
         "check-push": _check_push,
     }[args.action]
     return action(args)
@@ -70,6 +71,16 @@ def _ratify(args: argparse.Namespace) -> int:
 
     ws = workspace(args)
     done = ratify(ws.for_scope("team"), args.commit, actor=actor_from(args), reason=args.reason)
+    emit(args, done.to_dict(), done.render)
+    return EXIT_OK
+
+
+def _reject(args: argparse.Namespace) -> int:
+    from core.team.untrusted import resolve
+
+    ws = workspace(args)
+    store = ws.for_scope("team")
+    done = resolve(store, args.commit, ratify=False, actor=actor_from(args), reason=args.reason)
     emit(args, done.to_dict(), done.render)
     return EXIT_OK
 

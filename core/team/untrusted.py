@@ -1,0 +1,263 @@
+"""Untrusted means untrusted: a change nobody trusted signed waits for a maintainer.
+
+With ``signers:`` set, every commit the remote brings is verified
+(:mod:`core.team.signing`). A commit that does not verify (unsigned, a key the list
+does not have, a maintainer's key for someone else's commit) is *untrusted*, and
+its changes are in effect nowhere until a maintainer re-decides it:
+
+- **A sync stops before it** (:func:`stop_point`). The clone takes the remote's
+  commits up to the one before the first untrusted commit that no later verified
+  commit re-decided; that one and everything after it wait. So the working tree
+  (what ``recall``, the MCP server, ``MEMORY.md``, ``export``, the desk and the next
+  commit read) never holds an untrusted change, and nothing a maintainer commits
+  launders one. While one waits on the remote's main, this clone's own commits
+  cannot be pushed (the remote's main is not their ancestor): the report says so,
+  and they are kept.
+- **A maintainer ratifies or rejects it** (:func:`resolve`; ``memgov team ratify``,
+  ``memgov team reject``, or the queue's "untrusted change" item). Both make one
+  commit, signed by the maintainer's key, whose parents are the untrusted commit and
+  the clone's main: *ratify* takes its changes (memgov's own merge with anything
+  local), *reject* keeps the clone's tree as it is (the change is undone in the same
+  commit that brings it in), each with an event naming the commit. The next sync
+  pushes it; every other clone then finds the untrusted commit re-decided by a
+  verified one (:func:`core.team.trust.resolved_by`) and takes both at once. The
+  working tree goes from the clone's main to that commit in one journaled checkout,
+  so a kill at any moment leaves either, never the untrusted change alone.
+
+A forged record, a pushed duplicate of a trusted record's id, and a ``git rm`` with
+a forged ``erase`` event are all just untrusted commits: they wait like any other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from core.domain import policy
+from core.domain.data import AsData
+from core.domain.errors import NotFoundError, ValidationError, shown_id
+from core.store import gitstore
+from core.store.config import CONFIG_FILE
+from core.store.events import (
+    EVENTS_FILE,
+    FIRST_SHARD,
+    Event,
+    is_event_log,
+    new_event_id,
+    shard_name,
+)
+from core.store.store import Store
+from core.team import merge, remote, signing
+
+RATIFY = "ratify"
+REJECT = "reject-commit"
+
+
+@dataclass(frozen=True)
+class Waiting(AsData):
+    """An untrusted commit on the remote's main and what waits behind it."""
+
+    verdict: signing.Verdict
+    behind: int  # commits after it on the remote's main, waiting with it
+
+    def render(self) -> str:
+        v = self.verdict
+        after = f"; {self.behind} commit(s) after it wait with it" if self.behind else ""
+        return (
+            f"commit {v.commit[:10]} by {v.author} ({v.subject}): {v.why}; not taken: its "
+            f"changes are in effect nowhere until a maintainer ratifies or rejects it "
+            f"(memgov team ratify|reject {v.commit[:10]}){after}"
+        )
+
+
+@dataclass(frozen=True)
+class Resolved(AsData):
+    store: str
+    commit: str
+    author: str
+    why: str
+    ratified: bool
+    resolution: str  # the commit that re-decided it
+    changed: tuple[str, ...] = ()  # files the working tree changed for it
+
+    def render(self) -> str:
+        what = "ratified (its changes are taken)" if self.ratified else "rejected (undone)"
+        return (
+            f"{self.store}: commit {self.commit[:10]} by {self.author} ({self.why}) {what} in "
+            f"{self.resolution[:10]}; 'memgov sync' sends it to the other clones"
+        )
+
+
+def stop_point(
+    incoming: list[str], verdicts: list[signing.Verdict], resolved: set[str]
+) -> int | None:
+    """The index in ``incoming`` (the remote's first-parent commits, oldest first) of
+    the first untrusted commit no verified commit re-decided; None when none waits."""
+    status = {v.commit: v.status for v in verdicts}
+    for at, commit in enumerate(incoming):
+        if status.get(commit) == "untrusted" and commit not in resolved:
+            return at
+    return None
+
+
+def first_waiting(store: Store) -> signing.Verdict | None:
+    """The untrusted commit that waits first on the remote's main, as the last sync saw
+    it: the one whose first parent this clone already has."""
+    root = store.root
+    for verdict in signing.untrusted(store.state_dir):
+        parent = _first_parent(root, verdict.commit)
+        if parent is not None and _is_ancestor(root, parent, gitstore.head(root)):
+            return verdict
+    return None
+
+
+def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str) -> Resolved:
+    """Ratify or reject an untrusted commit of the remote's main (this module's docstring).
+    Refused unless ``actor`` is a maintainer and the commit is the first that waits."""
+    verb = "ratify" if ratify else "reject"
+    policy.check_maintainer(store, actor, f"{verb} a commit of the team store {store.root}")
+    if not reason.strip():
+        raise ValidationError(
+            f"{store.root}: say why you {verb} it (--reason)", field="reason", hint="--reason WHY"
+        )
+    root = store.root
+    with store.locked():
+        full = gitstore.resolve(root, commit)
+        found = {v.commit: v for v in signing.untrusted(store.state_dir)}
+        if full is None or full not in found:
+            raise NotFoundError(
+                f"{root}: {shown_id(commit)} is not an untrusted commit of this clone "
+                "('memgov queue --kind untrusted' lists them)"
+            )
+        verdict = found[full]
+        ours = gitstore.head(root)
+        parent = _first_parent(root, full)
+        if parent is None or not _is_ancestor(root, parent, ours):
+            first = first_waiting(store)
+            before = f" ({first.commit[:10]} comes first)" if first is not None else ""
+            raise ValidationError(
+                f"{root}: commit {full[:10]} comes after another change this clone has not "
+                f"taken{before}; decide that one first, then sync",
+                field="commit",
+            )
+        if ratify:  # what memgov cannot read is never taken, ratified or not
+            changes = gitstore.changed_blobs(root, parent, full)
+            problems = merge.remote_problems(root, parent, full, changes)
+            if problems:
+                raise ValidationError(
+                    f"{root}: commit {full[:10]} has files memgov cannot read, so it cannot be "
+                    f"ratified: {'; '.join(problems[:5])}; reject it instead",
+                    field="commit",
+                )
+        now = store.now()
+        parents = [full, ours]
+        if ratify and merge.merge_base(root, ours, full) == ours:
+            files: dict[str, bytes | None] = {}
+            source, parents = full, [full]  # nothing of this clone's own since: as it is
+        elif ratify:
+            base = merge.merge_base(root, ours, full) or parent
+            files, _undone = merge.plan_merge(root, ours, full, base, actor=actor, now=now)
+            source = full
+        else:
+            files, source = {}, ours  # rejected: the tree stays this clone's own
+        event = Event(
+            id=new_event_id(now, f"{verb}|{full}"),
+            ts=now.isoformat(),
+            actor=actor,
+            action=RATIFY if ratify else REJECT,
+            memory_ids=_memory_ids(verdict.files),
+            reason=reason,
+            details={
+                "commit": full,
+                "author": verdict.author,
+                "was": verdict.why,
+                "files": list(verdict.files)[:200],
+            },
+        )
+        _append_event(root, source, files, event)
+        tree = merge.write_tree(root, source, files)
+        message = f"{verb}: commit {full[:10]} by {verdict.author}\n\n{reason}\n\nevent: {event.id}"
+        resolution = _commit(root, tree, parents, actor=actor, when=now, message=message)
+        changed = merge.checkout(root, ours, resolution)
+        signing.remember_untrusted(store.state_dir, [], {full})
+        if ratify and CONFIG_FILE in verdict.files:  # its change to the people now holds
+            signing.trust_config_at(root, full)
+        store.forget()
+        store.reread()
+    return Resolved(
+        str(root), full, verdict.author, verdict.why, ratify, resolution, tuple(changed)
+    )
+
+
+def waiting_on_remote(root: Path) -> bool:
+    """Whether the remote's main holds a commit this clone's main does not (a change that
+    waits): a push of main would not be a fast-forward."""
+    theirs = remote.tracking(root)
+    return theirs is not None and not _is_ancestor(root, theirs, gitstore.head(root))
+
+
+# ------------------------------------------------------------------------ helpers
+def _first_parent(root: Path, commit: str) -> str | None:
+    out = gitstore.run(root, "rev-parse", "--verify", "--quiet", f"{commit}^1", check=False)
+    return out.decode().strip() or None
+
+
+def _is_ancestor(root: Path, older: str, newer: str) -> bool:
+    return older == newer or merge.merge_base(root, older, newer) == older
+
+
+def _memory_ids(paths: tuple[str, ...]) -> tuple[str, ...]:
+    from core.domain.record import id_problem
+
+    ids = []
+    for path in paths:
+        if path.startswith("memories/") and path.endswith(".md"):
+            stem = Path(path).stem
+            if id_problem(stem) is None:
+                ids.append(stem)
+    return tuple(sorted(set(ids)))[:200]
+
+
+def _append_event(root: Path, source: str, files: dict[str, bytes | None], event: Event) -> None:
+    """The event, appended to the last shard of the tree the commit is built on."""
+    listed = gitstore.run(root, "ls-tree", "--name-only", "-r", "-z", source, "--", "events")
+    shards = {p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p}
+    shards |= {p for p in files if is_event_log(p)}
+    shard = _last_shard(shards)
+    current = files.get(shard)
+    if current is None:
+        current = gitstore.read_blobs(root, [f"{source}:{shard}"])[f"{source}:{shard}"] or b""
+    if current and not current.endswith(b"\n"):
+        current += b"\n"  # a torn last line stays alone
+    files[shard] = current + event.line()
+
+
+def _last_shard(paths: set[str]) -> str:
+    """The shard an event goes to: the highest-numbered one (events/NNNNNN.jsonl), else
+    the single file of an older store, else the first shard."""
+    numbered = [
+        int(Path(p).stem) for p in paths if p.startswith("events/") and Path(p).stem.isdigit()
+    ]
+    if numbered:
+        return shard_name(max(numbered))
+    return EVENTS_FILE if EVENTS_FILE in paths else FIRST_SHARD
+
+
+def _commit(
+    root: Path, tree: str, parents: list[str], *, actor: str, when: datetime, message: str
+) -> str:
+    args = [a for p in dict.fromkeys(parents) for a in ("-p", p)]
+    out = gitstore.run(
+        root,
+        "commit-tree",
+        tree,
+        *args,
+        *merge.sign_args(root),
+        "-F",
+        "-",
+        data=message.encode("utf-8"),
+        actor=actor,
+        when=when,
+    )
+    return out.decode().strip()

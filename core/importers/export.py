@@ -32,7 +32,10 @@ line holds a web address -> reference; anything else -> project.
 
 A record that holds a credential (in its file, or in what its topic file would
 say) is left out, and the report says so by id and rule id: nothing written
-holds a token. Erase or correct it in the review desk, then export again.
+holds a token. Erase or correct it in the review desk, then export again. So is
+every active record that does not reach the agent (core.store.reaching, the rule
+every channel applies: one the steering detector flags and no person kept), by id
+and its review item: neither its file nor its line is written.
 
 Safety: the folder must be new, empty, or a previous memgov export
 (``.memgov-export.json`` lists every file it wrote, with a hash). A previous
@@ -68,6 +71,7 @@ from core.importers.folders import FolderError
 from core.importers.origin import FORMAT, exact, rebuilt, record_signatures
 from core.store.config import Config
 from core.store.index import DAY, ListKey, index_rank, rank_taus, sort_key, type_order
+from core.store.reaching import Reaching
 from core.store.secret_files import scan_file
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -118,8 +122,8 @@ class ExportReport(AsData):
         lines += [f"left out: {entry}" for entry in self.left_out]
         if self.left_out:
             lines.append(
-                "  erase or correct them in the review desk ('memgov queue --kind secret'), "
-                "then export again"
+                "  erase or correct them in the review desk ('memgov queue --kind secret'; "
+                "a withheld one: --kind quarantine), then export again"
             )
         return "\n".join(lines)
 
@@ -236,7 +240,11 @@ def _plan(
     # scanned again for their rule ids (core.store.catalog)
     flagged = {store.root: _flagged(store) for store in stores}
     for store in stores:
+        reaching = Reaching(store)
         for memory in sorted(store.memories.with_status("active"), key=lambda m: m.id):
+            if reaching.withheld(memory) is not None:  # what recall withholds, too
+                left_out.append(f"{memory.id}: withheld from the agent (steering-{memory.id})")
+                continue
             origin = memory.origin or {}
             own = bool(kept_key) and origin.get("folder") == kept_key and "file" in origin
             ordered.append((store, memory, own))

@@ -23,8 +23,14 @@ likes:
    memgov changed written again, every other line of it as the agent wrote it
    (a note the agent moved is the same record, not imported again). A file the
    agent wrote that memgov holds no record of (refused, held, skipped) is left
-   alone. A promotion changes nothing here: the private record stays active and
-   keeps its file, and the team's copy has none in this folder.
+   alone. A record that does not reach the agent (core.store.reaching, the rule
+   every channel applies: the steering detector flags it and no person kept it) is
+   as one no longer active: its line is hidden until a person keeps or corrects
+   it, and memgov writes none of its words into the folder; its file, the agent's
+   own, is left as the agent wrote it (deleting it is an erasure, which a person
+   decides in its ``steering-<id>`` item). A promotion changes nothing here: the
+   private record stays active and keeps its file, and the team's copy has none in
+   this folder.
 3. **Both sides changed: a person decides.** A file changed in the folder *and*
    whose record changed in memgov since the last sync becomes a held item with
    both versions (``both-changed``), never a silent overwrite either way.
@@ -72,6 +78,7 @@ from core.importers.folders import FolderError, check_folder
 from core.importers.held import Held, file_hash, held_for, load_held, new_held_id
 from core.importers.report import ImportReport
 from core.importers.session import IMPORTED, run_entries
+from core.store.reaching import Reaching
 from core.store.requests import filed_request
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -145,6 +152,7 @@ class _Sync:
     actor: str
     key: str = ""
     notes: list[str] = field(default_factory=list)
+    gates: dict[Path, Reaching] = field(default_factory=dict)  # what reaches the agent
 
     def __post_init__(self) -> None:
         self.key = folder_key(self.folder)
@@ -233,6 +241,10 @@ class _Sync:
                 if have is not None and self.delete(rel, have):
                     deleted.append(rel)
                 continue
+            if self.withheld_file(rel, records):  # none of its words go to the folder
+                if have is not None:
+                    files[rel] = {"agent": have}
+                continue
             if want is None:
                 if have is not None:
                     files[rel] = {"agent": have}  # memgov holds no record of it: left alone
@@ -306,6 +318,7 @@ class _Sync:
 
     def reopen(self) -> None:
         self.workspace = Workspace(stores=[Store(s.root) for s in self.workspace.stores])
+        self.gates = {}
         private = self.workspace.private
         assert private is not None
         self.private = private
@@ -336,6 +349,18 @@ class _Sync:
         if memory.status == "superseded" and not _successor_left(store, memory.id):
             return None  # what replaced it was erased: the memory is gone, so is its file
         return file_text(memory, store.config.scope == "team").encode("utf-8")
+
+    def reaches(self, store: Store, memory: Memory) -> bool:
+        """Whether the record's line may stand in the folder's index: it reaches the
+        agent (core.store.reaching), a record in conflict too (nobody decided yet)."""
+        gate = self.gates.setdefault(store.root, Reaching(store))
+        return gate.withheld(memory, statuses=SHOWN) is None
+
+    def withheld_file(self, rel: str, records: dict[str, list[tuple[Store, Memory]]]) -> bool:
+        """Whether the file's record stands (active, or in conflict) but does not reach
+        the agent: memgov writes none of its words into the folder."""
+        best = _best(records.get(rel, []))
+        return best is not None and best[1].status in SHOWN and not self.reaches(*best)
 
     def forgotten(self, held: list[Held], rel: str, have: str | None) -> bool:
         """A person decided to keep these bytes forgotten (a re-learned memory)."""
@@ -393,7 +418,7 @@ class _Sync:
                     out.append(line)
                     kept.append({"slot": slot})
                 continue
-            shown = [(s, m) for s, m in found if m.status in SHOWN]
+            shown = [(s, m) for s, m in found if self.reaches(s, m)]
             if not shown:
                 kept.append({"hidden": slot})  # superseded or expired: it may come back
                 continue

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.domain.errors import SecretBlocked, StoreError, ValidationError
 from core.domain.record import Memory
+from core.store.catalog import IndexRow, steering_hint
 from core.store.events import Event, EventsAt, event_logs, next_append
 from core.store.fsutil import UnsafePath, confined, read_confined
 from core.store.index import (
@@ -36,6 +37,7 @@ from core.store.index import (
     sort_key,
 )
 from core.store.layout import MAX_FILE_BYTES, WRITTEN_FOLDERS
+from core.store.reaching import Reaching
 
 if TYPE_CHECKING:
     from core.store.config import Config
@@ -180,21 +182,53 @@ def index_text(tx: Transaction) -> str:
     does not touch, in the order the index keeps them (type, then weight; redacted),
     merged with the changed ones, as many as fit the index's caps, listed in the
     index's readable order (core.store.index.fit_index). Reads only the first rows of
-    the catalog's ordered index and one count: the cost does not grow with the store."""
+    the catalog's ordered index and one count: the cost does not grow with the store.
+
+    Only what reaches the agent is listed (core.store.reaching): a record the steering
+    detector flags and no person kept has no line. Only the rows the catalog hints at
+    are asked (the hint is a superset of what the detector flags); the rows read are
+    as many more as were withheld among them, so the index is as full as without them.
+    The last line's count of records not listed counts those past the rows read as
+    the catalog does (a withheld one among them too: recall withholds it as well)."""
     view = tx.view
     catalog = tx.store.catalog
     config = tx.store.config
     touched = set(view.local) | view.gone
-    changed = sorted(_entry(m, config) for m in view.local.values() if m.status == "active")
-    total = catalog.count_active(besides=touched) + len(changed)
+    reaching = Reaching(tx.store, catalog=catalog, pending=tx.files)
+    changed = sorted(
+        _entry(m, config)
+        for m in view.local.values()
+        if m.status == "active" and not _changed_withheld(reaching, view.base.get(m.id), m)
+    )
     # a duplicate id is listed once: a few rows more than the cap cover those skipped
     wanted = config.index_max_lines + 1 + 16
+    rows: list[IndexRow] = []
+    withheld = 0
+    limit = wanted
+    while True:  # more rows while withheld ones leave fewer than wanted
+        fetched = list(catalog.active_index_rows(besides=touched, limit=limit))
+        fresh = fetched[len(rows) + withheld :]
+        hints = reaching.hints(row[2] for row in fresh)
+        distrusted = reaching.untrusted(row[2] for row in fresh)
+        for row in fresh:
+            memory_id = row[2]
+            if memory_id in distrusted or (
+                memory_id in hints
+                and reaching.steering(view.base[memory_id], hint=hints[memory_id])
+            ):
+                withheld += 1
+                continue
+            rows.append(row)
+        if len(fetched) < limit or len(rows) >= wanted:
+            break
+        limit *= 2
+    total = catalog.count_active(besides=touched) - withheld + len(changed)
 
     def base() -> Iterator[_Entry]:
         from core.domain import secrets
 
         seen: set[str] = set()
-        for row in catalog.active_index_rows(besides=touched, limit=wanted):
+        for row in rows:
             order, rank, memory_id, rel, subject, attribute, condition, title, hook, secret = row
             if memory_id in seen:
                 continue
@@ -218,6 +252,21 @@ def index_text(tx: Transaction) -> str:
         (key, render_lines([row], width)) for _pick, (key, row) in heapq.merge(base(), changed)
     )
     return fit_index(lines, total, config)
+
+
+def _changed_withheld(reaching: Reaching, before: Memory | None, memory: Memory) -> bool:
+    """Whether a record the transaction writes is withheld from the agent: its catalog
+    hint stands while the texts the hint reads are the ones its row has (a use, a
+    verification), else the hint is computed again from what it will say."""
+    same = before is not None and (
+        before.content,
+        before.title,
+        before.value,
+        before.type,
+        before.source,
+    ) == (memory.content, memory.title, memory.value, memory.type, memory.source)
+    hint = reaching.hints([memory.id]).get(memory.id, 0) if same else steering_hint(memory)
+    return reaching.held_back(memory, hint=hint)
 
 
 def _entry(memory: Memory, config: Config) -> _Entry:

@@ -20,9 +20,9 @@ from core.domain.data import AsData, shown_as
 from core.domain.errors import NotFoundError, StoreError
 from core.domain.record import TRUST, Memory
 from core.store.config import Config
+from core.store.reaching import Reaching
 from core.store.store import Store
 from core.store.workspace import Workspace
-from core.writing import quarantine
 
 DAY = 86_400.0
 
@@ -200,9 +200,10 @@ def recall(
     recorded only for its maintainers: anyone else's recall there reads only
     (:func:`records_usage` says which).
 
-    A record the steering detector flags, that no person kept as it is, is never
-    recalled while its review item is open (core.writing.quarantine): its id goes to
-    ``withheld`` instead, and the next record takes its place.
+    Only what reaches the agent is recalled (core.store.reaching, the rule every
+    channel applies): a record the steering detector flags, that no person kept as it
+    is, is never recalled while its review item is open; its id goes to ``withheld``
+    instead, and the next record takes its place.
     """
     record_usage = record_usage and records_usage(store, actor)
     now = store.now()
@@ -211,12 +212,12 @@ def recall(
         for m in store.memories.with_subject(subject_prefix or "")
         if m.status == "active" and matches(m, subject_prefix, attribute)
     ]
-    hinted = set(store.memories.catalog.steering_ids(("active",))) if found else set()
+    reaching = Reaching(store)  # what reaches the agent: one rule for every channel
     ranked: list[Recalled] = []
     for result in rank(found, now, store.config):
         if len(ranked) >= limit:
             break
-        if result.memory.id in hinted and quarantine.flagged_records(store, [result.memory.id]):
+        if reaching.withheld(result.memory) is not None:
             if withheld is not None:
                 withheld.append(result.memory.id)
             continue

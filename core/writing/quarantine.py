@@ -26,9 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.domain import steering
-from core.domain.record import Memory, Source
-from core.store.logs import Excerpt, message_role, resolve
+from core.domain.record import Memory
+from core.store.logs import Excerpt, resolve
 from core.store.quarantine import (
     Quarantined,
     held_for,
@@ -36,54 +35,19 @@ from core.store.quarantine import (
     text_hash,
     write_quarantined,
 )
+from core.store.reaching import Assessment as Assessment
+from core.store.reaching import (
+    Reaching,
+    assessed,
+    record_assessment,
+    source_role,
+)
+from core.store.reaching import vouched as vouched
 from core.store.store import Store
 from core.writing.candidate import Candidate, candidate_to_dict
 
 if TYPE_CHECKING:
     from core.store.transaction import Transaction
-
-
-@dataclass(frozen=True)
-class Assessment:
-    """The detector's flags on a candidate, and the role they were weighed with."""
-
-    flags: tuple[steering.Flag, ...]
-    role: str | None
-
-
-def source_role(source: Source | None, excerpt: Excerpt | None) -> str | None:
-    """The role of the message a source points at, read from its log line (a file's
-    source, an imported memory's, has none)."""
-    if source is None or source.file is not None or excerpt is None:
-        return None
-    for number, text in excerpt.lines:
-        if number == excerpt.line:
-            return message_role(text)
-    return None
-
-
-def _assessed(
-    store: Store,
-    content: str,
-    memory_type: str,
-    role: str | None,
-    extra: tuple[tuple[str, str | None], ...],
-) -> Assessment:
-    """The flags on ``content`` (their spans index it), then those on each other text a
-    record keeps, once a rule: a flag found there names the field and spans nothing."""
-    hosts = store.config.known_hosts
-    flags = steering.assess(content, memory_type=memory_type, role=role, known_hosts=hosts)
-    seen = {f.rule for f in flags}
-    for name, text in extra:
-        if not text:
-            continue
-        for flag in steering.assess(text, memory_type=None, role=role, known_hosts=hosts):
-            if flag.rule not in seen:
-                seen.add(flag.rule)
-                flags.append(
-                    steering.Flag(flag.rule, flag.family, 0, 0, f"{name}: {flag.shown}", flag.why)
-                )
-    return Assessment(tuple(flags), role)
 
 
 def assess_candidate(store: Store, candidate: Candidate, excerpt: Excerpt | None) -> Assessment:
@@ -94,18 +58,7 @@ def assess_candidate(store: Store, candidate: Candidate, excerpt: Excerpt | None
         ("evidence", candidate.source.evidence if candidate.source else None),
     )
     role = source_role(candidate.source, excerpt)
-    return _assessed(store, candidate.content, candidate.type, role, extra)
-
-
-def record_assessment(store: Store, memory: Memory) -> Assessment:
-    """The detector's flags on a stored record (content, title, value), weighed with
-    the role of its first source's message."""
-    role = None
-    source = memory.source
-    if source is not None and source.file is None:
-        role = source_role(source, resolve(store.root, source, context=0))
-    extra = (("title", memory.title), ("value", memory.value))
-    return _assessed(store, memory.content, memory.type, role, extra)
+    return assessed(store, candidate.content, candidate.type, role, extra)
 
 
 def provenance(store: Store, memory: Memory) -> str:
@@ -120,26 +73,24 @@ def provenance(store: Store, memory: Memory) -> str:
     return source_role(source, resolve(store.root, source, context=0)) or "unknown"
 
 
-def vouched(store: Store, memory: Memory) -> bool:
-    """Whether a person kept these words (a released mark of their hash)."""
-    mark = held_for(store, text_hash(memory.content))
-    return mark is not None and mark.status == "released"
-
-
 def flagged_records(
     store: Store, memory_ids: list[str] | None = None
 ) -> list[tuple[Memory, Assessment]]:
     """The active and conflicting records the detector flags and no person kept as they
     are: only those the catalog's steering hint names are read (``memory_ids``: only
-    these)."""
-    ids = store.memories.catalog.steering_ids() if memory_ids is None else memory_ids
+    these). What reaches the agent asks the same (core.store.reaching)."""
+    reaching = Reaching(store)
+    hints = reaching.hints(memory_ids)
+    ids = list(hints) if memory_ids is None else memory_ids
     found = []
     for memory_id in ids:
         memory = store.memories.get(memory_id)
         if memory is None or memory.status not in ("active", "conflict"):
             continue
+        if not reaching.steering(memory, hint=hints.get(memory_id, 0)):
+            continue
         assessment = record_assessment(store, memory)
-        if assessment.flags and not vouched(store, memory):
+        if assessment.flags:
             found.append((memory, assessment))
     return found
 

@@ -30,12 +30,13 @@ from typing import Any, NotRequired
 
 from typing_extensions import TypedDict
 
-from core.domain.errors import NotFoundError, ValidationError
+from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import TRUST, Memory, check_field
 from core.domain.secrets import redact
 from core.domain.shown import shown_title
 from core.reports.history import history_in
 from core.reports.recall import list_in, recall_in
+from core.store.reaching import Reaching
 from core.store.requests import KINDS, Request, filed_request, get_request
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -373,7 +374,7 @@ class Agent:
         for store in self.workspace.stores:
             if memory_id in store.memories:
                 return store
-        raise NotFoundError(f"no memory with id {memory_id!r} in any store of this server")
+        raise NotFoundError(f"no memory with id {shown_id(memory_id)} in any store of this server")
 
     # ------------------------------------------------------------ writing
     def remember(self, candidate: Mapping[str, Any]) -> Receipt:
@@ -447,7 +448,7 @@ class Agent:
                 return _request(get_request(store, request_id), store, False)
             except NotFoundError:
                 continue
-        raise NotFoundError(f"no request {request_id!r} in any store of this server")
+        raise NotFoundError(f"no request {shown_id(request_id)} in any store of this server")
 
     def cite(self, ids: list[str], task: str | None) -> CitedAnswer:
         """Record which recalled memories the agent used (:mod:`core.writing.citing`)."""
@@ -582,6 +583,11 @@ class Agent:
     def get(self, memory_id: str) -> MemoryData:
         store = self._store_of(memory_id)
         m = store.get(memory_id.strip())
+        if Reaching(store).held_back(m):
+            # what recall withholds no other tool shows (core.store.reaching)
+            raise NotFoundError(
+                f"{m.id} is withheld from agents until a person decides (steering-{m.id})"
+            )
         newer: tuple[str, ...] = ()
         if m.status == "superseded":
             newer = history_in(self.workspace, m.id).newer
@@ -621,8 +627,14 @@ class Agent:
                 statuses=statuses or None,
                 subject_prefix=(subject_prefix or "").strip() or None,
             )
+            reaching = Reaching(store)  # what recall withholds no other tool shows
             total += len(found)
-            for m in found[: max(limit - len(rows), 0)]:
+            for m in found:
+                if len(rows) >= limit:
+                    break
+                if reaching.held_back(m):
+                    total -= 1
+                    continue
                 rows.append(
                     {
                         "id": m.id,

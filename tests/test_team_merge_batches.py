@@ -12,6 +12,12 @@ from __future__ import annotations
 import collections
 import io
 import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -39,6 +45,7 @@ from core.store.store import Store
 from core.store.workspace import Workspace
 
 ITEMS = 20
+AS_ALICE = {"NAME": "alice", "EMAIL": ALICE}
 Cli = Callable[..., tuple[int, str, str]]
 
 
@@ -183,10 +190,11 @@ def test_a_batch_with_no_collision_lands_whole(team: Team) -> None:
     assert _errors(team.bob) == []
 
 
-def test_an_item_the_remote_decided_and_reverted_stays_open_or_takes_the_batch(
+def test_an_item_the_remote_decided_and_reverted_takes_the_batchs_decision(
     team: Team,
 ) -> None:
-    """The remote's decision no longer holds: it does not overrule the batch's."""
+    """The remote's decision was reverted there: the item is open on the remote, so the
+    batch's decision of it lands."""
     ids = [conflict_id(team.bob, i) for i in range(4)]
     first = decide(Workspace([team.alice]), ids[0], approve=True, option="newer", actor=ALICE)
     from core.review.revert import revert
@@ -199,17 +207,10 @@ def test_an_item_the_remote_decided_and_reverted_stays_open_or_takes_the_batch(
         actor=BOB,
     )
     report = sync(team.bob, BOB)
-    assert report.integration is not None
+    assert report.integration is not None and report.integration.kind == "merge"
+    assert report.integration.undone == []  # the revert left the records as they were
     status = statuses(team.bob)
-    assert all(_decided_as(status, i, "older") for i in range(1, 4))
-    undone = report.integration.undone
-    if undone:  # the revert left the records' files changed: the remote's version holds
-        (only,) = undone
-        assert only.item == ids[0] and only.winner is None
-        assert f"{ids[0]} stays as the remote has it" in only.why
-        assert (status["deploy-0-0"], status["deploy-0-1"]) == ("conflict", "conflict")
-    else:
-        assert _decided_as(status, 0, "older")
+    assert all(_decided_as(status, i, "older") for i in range(4))
     assert "already decided" not in report.render()
     assert _errors(team.bob) == []
 
@@ -245,3 +246,120 @@ def test_a_later_commit_on_an_undone_decision_is_undone_with_it(team: Team) -> N
     assert _errors(team.bob) == []
     sync(team.alice, ALICE)
     assert tree(team.alice.root) == tree(team.bob.root)
+
+
+# ---------------------------------------------------------------- killed mid-merge
+KILLS = int(os.environ.get("MEMGOV_TEST_KILLS", "5"))
+KILL_ITEMS = 8
+
+
+def _memgov_sync(store: Path, actor: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "sync", "--store", str(store), "--as", actor],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        # a pinned clock: every run writes the same bytes, so the trees compare
+        env={**os.environ, "MEMGOV_NOW": "2026-11-20T10:00:00+01:00"},
+    )
+
+
+@pytest.fixture(scope="module")
+def batches(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Alice decided half the items (one batch) and pushed; Bob decided all of them
+    offline, the other way, in one batch."""
+    root = tmp_path_factory.mktemp("batch-kill") / "team"
+    root.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(support_team, "CONFLICTS", KILL_ITEMS)
+        team = make_team(root)
+    ids = [conflict_id(team.bob, i) for i in range(KILL_ITEMS)]
+    decide_many(
+        Workspace([team.alice]),
+        [(ids[i], Choice(approve=True, option="newer")) for i in range(0, KILL_ITEMS, 2)],
+        actor=ALICE,
+    )
+    sync(team.alice, ALICE)
+    decide_many(
+        Workspace([team.bob]),
+        [(i, Choice(approve=True, option="older")) for i in ids],
+        actor=BOB,
+    )
+    return root
+
+
+def _fresh(template: Path, target: Path) -> Path:
+    shutil.copytree(template, target, symlinks=True)
+    for clone in ("alice", "bob"):
+        git(target / clone, "remote", "set-url", "origin", str(target / "remote.git"))
+    return target
+
+
+def test_a_batch_merge_killed_at_any_moment_is_finished_by_the_next_sync(
+    batches: Path, tmp_path: Path
+) -> None:
+    control = _fresh(batches, tmp_path / "control")
+    started = time.monotonic()
+    done = _memgov_sync(control / "bob", BOB)
+    assert done.wait(60) == 0, done.stderr.read() if done.stderr else ""
+    duration = time.monotonic() - started
+    expected = tree(control / "bob")
+    status = statuses(Store(control / "bob"))
+    for i in range(KILL_ITEMS):
+        assert _decided_as(status, i, "older" if i % 2 else "newer"), i
+    killed = 0
+    for round_ in range(KILLS):
+        work = _fresh(batches, tmp_path / f"round{round_}")
+        proc = _memgov_sync(work / "bob", BOB)
+        time.sleep(duration * (round_ + 0.5) / KILLS)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            killed += 1
+        proc.wait(30)
+        again = _memgov_sync(work / "bob", BOB)
+        assert again.wait(60) == 0, (round_, again.stderr.read() if again.stderr else "")
+        assert tree(work / "bob") == expected, round_
+        assert git(work / "bob", "status", "--porcelain") == "", round_
+        assert not list((work / "bob" / ".git" / "memgov").glob("*journal*")), round_
+        assert git(work / "remote.git", "rev-parse", "main") == git(
+            work / "bob", "rev-parse", "HEAD"
+        )
+        events = event_lines(work / "bob")
+        assert max(collections.Counter(e["id"] for e in events).values()) == 1, round_
+        notes = [e for e in events if e["action"] == "sync-undone"]
+        assert len(notes) == KILL_ITEMS // 2, round_
+        assert _errors(Store(work / "bob")) == [], round_
+    assert killed >= KILLS // 2, f"only {killed} of {KILLS} runs were killed before they ended"
+
+
+def test_a_record_the_remote_changed_keeps_its_item_open_as_the_remote_has_it(
+    team: Team,
+) -> None:
+    """No remote decision, but a remote change of one item's record (a maintainer's hand
+    edit): that item's decision is undone, named with the file, the item stays open
+    with the remote's record; the batch's other decisions land."""
+    ids = [conflict_id(team.bob, i) for i in range(4)]
+    (path,) = (team.alice.root / "memories").glob("*/deploy-2-0.md")
+    path.write_text(path.read_text().replace("confidence: 0.8", "confidence: 0.9"))
+    rel = path.relative_to(team.alice.root).as_posix()
+    who = {f"GIT_{w}_{k}": v for w in ("AUTHOR", "COMMITTER") for k, v in AS_ALICE.items()}
+    git(team.alice.root, "commit", "-qm", "hand edit: confidence", "--", rel, env=who)
+    sync(team.alice, ALICE)
+    mine = decide_many(
+        Workspace([team.bob]),
+        [(ids[i], Choice(approve=True, option="older")) for i in range(4)],
+        actor=BOB,
+    )
+    report = sync(team.bob, BOB)
+    assert report.integration is not None
+    (undone,) = report.integration.undone
+    assert (undone.decision, undone.item, undone.winner) == (mine[2].id, ids[2], None)
+    assert f"the remote changed {rel} first; {ids[2]} stays as the remote has it" in undone.why
+    assert f"your decision {mine[2].id} on {ids[2]}: " in report.render()
+    status = statuses(team.bob)
+    assert (status["deploy-2-0"], status["deploy-2-1"]) == ("conflict", "conflict")
+    still = {q.id for q in build_queue(Workspace([team.bob]), kinds=["conflict"])}
+    assert ids[2] in still and not still & {ids[0], ids[1], ids[3]}
+    assert all(_decided_as(status, i, "older") for i in (0, 1, 3))
+    assert "confidence: 0.9" in (team.bob.root / rel).read_text()
+    assert _errors(team.bob) == []

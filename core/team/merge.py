@@ -41,6 +41,7 @@ store at the old commit or at the new one, never between (:func:`recover_checkou
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -377,16 +378,16 @@ def _parts(units: list[Unit], mine: dict[str, _Local]) -> list[Part]:
             only = decisions[0][1].decision if decisions else None
             parts.append(Part(unit, only, unit.paths, rest=only is None))
             continue
-        owned: set[str] = set()
+        owner = {record: path for path, local in decisions for record in local.records}
+        owned: dict[str, list[str]] = {path: [path] for path, _local in decisions}
+        for p in unit.paths:
+            mine_of = None if _mergeable(p) else owner.get(_record_of(p) or "")
+            if mine_of is not None and p not in owned:
+                owned[mine_of].append(p)
         for path, local in decisions:
-            paths = tuple(
-                p
-                for p in unit.paths
-                if p == path or (not _mergeable(p) and _record_of(p) in local.records)
-            )
-            owned.update(paths)
-            parts.append(Part(unit, local.decision, paths))
-        rest = tuple(p for p in unit.paths if p not in owned)
+            parts.append(Part(unit, local.decision, tuple(owned[path])))
+        taken = {p for paths in owned.values() for p in paths}
+        rest = tuple(p for p in unit.paths if p not in taken)
         if rest:
             parts.append(Part(unit, None, rest, rest=True))
     return parts
@@ -673,13 +674,13 @@ def write_tree(root: Path, theirs: str, files: dict[str, bytes | None]) -> str:
         with contextlib.suppress(FileNotFoundError):
             stale.unlink()
     gitstore.run(root, "read-tree", theirs, env=env)
-    entries = []
-    for path, data in sorted(files.items()):
-        if data is None:
-            entries.append(f"0 {'0' * 40}\t{path}\0")
-            continue
-        sha = _git(root, "hash-object", "-w", "--stdin", data=data).strip()
-        entries.append(f"100644 {sha}\t{path}\0")
+    algorithm = _git(root, "rev-parse", "--show-object-format").strip() or "sha1"
+    blobs = _stored_blobs(root, {p: d for p, d in files.items() if d is not None}, algorithm)
+    null = "0" * (64 if algorithm == "sha256" else 40)
+    entries = [
+        f"0 {null}\t{path}\0" if data is None else f"100644 {blobs[path]}\t{path}\0"
+        for path, data in sorted(files.items())
+    ]
     if entries:
         gitstore.run(
             root,
@@ -692,6 +693,29 @@ def write_tree(root: Path, theirs: str, files: dict[str, bytes | None]) -> str:
     tree = _git(root, "write-tree", env=env).strip()
     index.unlink()
     return tree
+
+
+def _stored_blobs(root: Path, files: dict[str, bytes], algorithm: str) -> dict[str, str]:
+    """Each file's blob id, written into the object store only when it is not there yet
+    (a file the merge keeps as one side has it is there already): one process to look,
+    one per new blob."""
+    ids = {
+        path: hashlib.new(algorithm, b"blob %d\0" % len(data) + data).hexdigest()
+        for path, data in files.items()
+    }
+    unique = list(dict.fromkeys(ids.values()))
+    if not unique:
+        return ids
+    out = gitstore.run(
+        root, "cat-file", "--batch-check", data="".join(f"{i}\n" for i in unique).encode()
+    )
+    missing = {row.split()[0].decode() for row in out.splitlines() if row.endswith(b" missing")}
+    for path, data in files.items():
+        if ids[path] in missing:
+            written = _git(root, "hash-object", "-w", "--stdin", data=data).strip()
+            missing.discard(ids[path])
+            ids[path] = written  # the same id (--stdin hashes the bytes as they are)
+    return ids
 
 
 def merge_commit(

@@ -38,7 +38,7 @@ from core.domain.words import counted
 from core.importers.entries import Entry, Reading, origin_key
 from core.importers.export_folder import MARKER
 from core.importers.folder_state import FolderState, StateError, read_state
-from core.importers.folders import shown_path
+from core.importers.folders import MAX_FILE_BYTES, shown_path
 from core.importers.held import (
     MEANING,
     Held,
@@ -52,6 +52,7 @@ from core.importers.held import (
 from core.importers.ledger import IMPORT_ACTION, Ledger
 from core.importers.report import WITHHELD, ImportItem, ImportReport, shown
 from core.store.events import Event
+from core.store.fsutil import HostileEntry, read_entry
 from core.store.store import STATE_DIR, Store
 from core.store.transaction import Transaction
 from core.store.workspace import Workspace
@@ -522,10 +523,9 @@ class _Runner:
     def digest(self, rel: str) -> str:
         """The hash of a file of the folder as it is now (read once per run)."""
         if rel not in self.digests:
-            path = self.folder / rel
-            try:
-                data = b"" if path.is_symlink() else path.read_bytes()
-            except OSError:
+            try:  # never a link, a pipe or a folder (core.store.fsutil.read_entry)
+                data = read_entry(self.folder / rel, limit=MAX_FILE_BYTES) or b""
+            except (HostileEntry, OSError):
                 data = b""
             self.digests[rel] = file_hash(data)
         return self.digests[rel]

@@ -15,6 +15,7 @@ are warnings, each with its rules and spans, and each is a review item.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from core.domain.data import AsData
 from core.domain.errors import StoreError
 from core.store import gitstore, logs, requests, team_state
 from core.store.events import is_event_log
+from core.store.fsutil import entry_problem, escaped_name, name_problem
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text, render_index
 from core.store.journal import JOURNAL_FILE
 from core.store.proposals import read_proposals
@@ -258,7 +260,7 @@ def diagnose(store: Store) -> list[Finding]:
         found.append(Finding("error", ".git", f"git status failed: {type(exc).__name__}"))
         dirty = []
     for entry in dirty:
-        path = entry[3:]
+        path = escaped_name(entry[3:])
         if path.startswith(MEMORY_DIR) or path == INDEX_FILE or is_event_log(path):
             found.append(
                 Finding(
@@ -282,10 +284,11 @@ def _team(store: Store) -> list[Finding]:
             Finding(
                 "error",
                 files[0] if files else ".",
-                f"changed by commit {short} by {row.get('author', '?')}, {row['why']}"
+                f"changed on the remote by commit {short} by {row.get('author', '?')}, "
+                f"{row['why']}"
                 + (f" (and {len(files) - 1} more file(s))" if len(files) > 1 else "")
-                + f": untrusted until a maintainer re-decides it (memgov team ratify {short}, "
-                "or revert its decision)",
+                + ": untrusted, so not taken here; a maintainer ratifies or rejects it "
+                f"(memgov team ratify|reject {short})",
             )
         )
     for row in team_state.history_rows(store.state_dir):
@@ -363,9 +366,11 @@ def _steering(store: Store) -> list[Finding]:
 
 
 def _links(root: Path, *, reported: set[str]) -> list[Finding]:
-    """Symbolic links anywhere in the store folder but ``.git`` (a link committed to a
-    shared store could point anywhere); the ones the store already reported are not
-    repeated."""
+    """Entries anywhere in the store folder but ``.git`` that memgov never reads:
+    symbolic links (a link committed to a shared store could point anywhere), names
+    that are not UTF-8 or hold a control character, named pipes, devices and sockets
+    (opening a pipe waits for a writer); the ones the store already reported are not
+    repeated. Paths are shown escaped (core.store.fsutil.escaped_name)."""
     found = []
     stack = [root]
     while stack:
@@ -377,20 +382,38 @@ def _links(root: Path, *, reported: set[str]) -> list[Finding]:
         for entry in entries:
             if folder == root and entry.name == ".git":
                 continue
-            rel = os.path.relpath(entry.path, root).replace(os.sep, "/")
+            rel = escaped_name(os.path.relpath(entry.path, root).replace(os.sep, "/"))
+            if rel in reported:
+                continue
             if entry.is_symlink():
-                if rel not in reported:
-                    found.append(
-                        Finding(
-                            "error",
-                            rel,
-                            "is a symbolic link; memgov neither reads nor writes through "
-                            "links: replace it with the file or folder itself (git rm it if "
-                            "it is committed)",
-                        )
+                found.append(
+                    Finding(
+                        "error",
+                        rel,
+                        "is a symbolic link; memgov neither reads nor writes through "
+                        "links: replace it with the file or folder itself (git rm it if "
+                        "it is committed)",
                     )
-            elif entry.is_dir(follow_symlinks=False):
+                )
+                continue
+            hostile = name_problem(entry.name)
+            if hostile is not None:
+                found.append(
+                    Finding(
+                        "error",
+                        rel,
+                        f"{hostile}: memgov reads no such entry; rename it or remove it",
+                    )
+                )
+                continue
+            try:
+                mode = entry.stat(follow_symlinks=False).st_mode
+            except OSError:
+                continue
+            if stat.S_ISDIR(mode):
                 stack.append(Path(entry.path))
+            elif not stat.S_ISREG(mode):
+                found.append(Finding("error", rel, entry_problem(rel, mode) or "not a file"))
     return sorted(found, key=lambda f: f.path)
 
 

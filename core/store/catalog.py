@@ -81,7 +81,15 @@ from core.domain.errors import ValidationError
 from core.domain.keys import conflict_item_id
 from core.domain.record import Memory, memory_from_mapping
 from core.store.config import Config
-from core.store.fsutil import is_temp_name
+from core.store.fsutil import (
+    HostileEntry,
+    entry_problem,
+    escaped_name,
+    is_temp_name,
+    name_problem,
+    read_entry,
+    unescaped_name,
+)
 from core.store.gitstore.plumbing import head_commit
 from core.store.index import combined_rank, rank_parts, shown_parts, type_order
 from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
@@ -394,11 +402,11 @@ def _read_file(path: str, rel: str, size: int) -> tuple[Memory | Problem, str]:
             "",
         )
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        return Problem(rel, f"cannot be read: {exc.strerror}"), ""
+        data = read_entry(path, limit=MAX_FILE_BYTES)
+    except HostileEntry as exc:
+        return Problem(rel, exc.problem), ""
+    if data is None:
+        return Problem(rel, "cannot be read: it was removed while read"), ""
     if b"\0" in data:
         return Problem(rel, "is a binary file, not Markdown; move it out of the store"), ""
     try:
@@ -691,7 +699,7 @@ class Catalog:
             )
         except (GitFailed, OSError):
             return None
-        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+        return {escaped_name(p.decode("utf-8", "surrogateescape")) for p in out.split(b"\0") if p}
 
     def _scan(
         self, folder: str, result: SyncResult
@@ -705,12 +713,15 @@ class Catalog:
         except OSError:
             return found, subdirs
         for entry in entries:
-            rel = f"{folder}/{entry.name}"
+            rel = f"{folder}/{escaped_name(entry.name)}"  # a name not UTF-8: escaped
             if entry.name.startswith("."):
                 if is_temp_name(entry.name) and entry.is_file(follow_symlinks=False):
                     result.temps.append(entry.path)
                 continue
             link = entry.is_symlink()
+            if name_problem(entry.name) is not None:  # a problem row, never read or entered
+                found[rel] = (entry.inode(), link, entry.is_file(follow_symlinks=False))
+                continue
             if not link and entry.is_dir(follow_symlinks=False):
                 subdirs.append(rel)
             elif entry.name.endswith(".md") or link:
@@ -793,7 +804,7 @@ class Catalog:
                 db.execute("INSERT OR REPLACE INTO dirs VALUES (?, ?, ?)", (folder, *stamp))
         for rel in suspects:  # git says these changed; their folder did not
             if rel.startswith(f"{MEMORY_DIR}/") and rel.endswith(".md"):
-                path = self.root / rel
+                path = self.root / unescaped_name(rel)
                 link = path.is_symlink()
                 row = db.execute(
                     "SELECT mtime, size, ino FROM entries WHERE rel=?", (rel,)
@@ -828,7 +839,7 @@ class Catalog:
         reparse: bool,
     ) -> None:
         """One file against its row: re-read when its stat data differ."""
-        path = str(self.root / rel)
+        path = str(self.root / unescaped_name(rel))
         try:
             st = os.lstat(path)
         except OSError:
@@ -841,12 +852,15 @@ class Catalog:
             return
         item: Memory | Problem
         text = ""
-        if link:
+        hostile = name_problem(os.path.basename(path))
+        if hostile is not None:
+            item = Problem(
+                rel, f"{hostile}: memgov reads no such file; rename it (git mv) or remove it"
+            )
+        elif link:
             item = _link_problem(self.root, rel, path)
         elif not is_file:
-            item = Problem(
-                rel, "is not a regular file (a pipe or a device?); memgov only reads plain files"
-            )
+            item = Problem(rel, entry_problem(path, st.st_mode) or "is not a regular file")
         else:
             item, text = _read_file(path, rel, st.st_size)
         result.changed.add(rel)
@@ -1033,7 +1047,7 @@ class Catalog:
             for entry in entries:
                 if entry.name.endswith(".yaml"):
                     try:
-                        names[f"{REQUEST_DIR}/{entry.name}"] = (
+                        names[f"{REQUEST_DIR}/{escaped_name(entry.name)}"] = (
                             entry.inode(),
                             entry.is_file(follow_symlinks=False),
                         )
@@ -1067,7 +1081,7 @@ class Catalog:
         reparse: bool,
     ) -> None:
         """One request file against its row: read again when its stat data differ."""
-        path = self.root / rel
+        path = self.root / unescaped_name(rel)
         try:
             st = os.lstat(path)
         except OSError:

@@ -28,6 +28,7 @@ import json
 import math
 import os
 import re
+import stat
 import threading
 from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
@@ -37,7 +38,14 @@ from typing import Any
 
 from core.domain.errors import ValidationError
 from core.domain.record import STATUSES, check_text, describe, is_clean
-from core.store.fsutil import UnsafePath, confined, read_confined
+from core.store.fsutil import (
+    UnsafePath,
+    check_writable,
+    confined,
+    open_entry,
+    read_confined,
+    read_entry,
+)
 
 #: the legacy log, one file: still read (the oldest shard), appended to until it
 #: reaches SHARD_BYTES, never created by this version
@@ -359,9 +367,13 @@ def append_events(path: Path, events: Iterable[Event]) -> int:
     payload = b"".join(event.line() for event in events)
     if not payload:
         return path.stat().st_size if path.exists() else 0
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    check_writable(path)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     try:
-        size = os.fstat(fd).st_size
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            check_writable(path)  # swapped in since: raises, naming it
+        size = st.st_size
         if size:
             last = os.pread(fd, 1, size - 1)
             if last != b"\n":
@@ -376,9 +388,8 @@ def append_events(path: Path, events: Iterable[Event]) -> int:
 def read_events(path: Path) -> tuple[list[Event], list[BadLine]]:
     """Every readable event of one file in order, and the lines that could not be read
     (a store's whole log: :func:`read_log`)."""
-    if not path.exists():
-        return [], []
-    return _parse(path.read_bytes(), EVENTS_FILE)
+    data = read_entry(path, limit=MAX_SHARD_READ_BYTES)
+    return ([], []) if data is None else _parse(data, EVENTS_FILE)
 
 
 def shard_name(number: int) -> str:
@@ -438,6 +449,7 @@ def next_append(root: Path) -> EventsAt:
         return EventsAt(FIRST_SHARD, 0)
     last = logs[-1]
     path = confined(root, last)
+    check_writable(path)  # a folder or a pipe named as a shard: refused, named
     size = path.stat().st_size if path.exists() else 0
     if size >= SHARD_BYTES:
         return EventsAt(shard_name(_number(last) + 1), 0)
@@ -609,8 +621,7 @@ def read_lines(root: Path, spans: Iterable[tuple[str, int, int]]) -> list[Event]
         for rel, offset, length in spans:
             if rel not in handles:
                 try:  # never through a link, never outside the store
-                    path = confined(root, rel)
-                    handles[rel] = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                    handles[rel] = open_entry(confined(root, rel))
                 except (UnsafePath, OSError):
                     handles[rel] = None
             fd = handles[rel]

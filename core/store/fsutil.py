@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import stat
 import threading
 import time
@@ -74,24 +75,208 @@ def confined(root: Path, rel: str, *, final_may_be_missing: bool = True) -> Path
 
 def read_confined(root: Path, rel: str, *, limit: int) -> bytes | None:
     """The bytes of a store file, or None when it does not exist. Never follows a
-    link; a file over ``limit`` bytes is an UnsafePath error naming it."""
-    path = confined(root, rel)
+    link; anything but a regular file, or one over ``limit`` bytes, is an
+    UnsafePath error naming it (:func:`read_entry`)."""
+    return read_entry(confined(root, rel), limit=limit)
+
+
+# ------------------------------------------------------------ reading an entry
+# A store (what anyone pushed) and an agent's folder (what an agent wrote) are
+# untrusted trees: a name may not be UTF-8 or may hold a newline, a file may be a
+# named pipe (opening it for reading waits for a writer: every command would hang),
+# a device, or a folder where a file belongs. Every read of such an entry goes
+# through read_entry, and every name shown goes through escaped_name.
+
+_UNESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2}|u[0-9a-f]{4})")
+
+
+def _bad_char(ch: str) -> bool:
+    code = ord(ch)
+    return code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF or ch == "\\"
+
+
+def escaped_name(name: str) -> str:
+    """``name`` as it may be shown and stored: a byte that is not UTF-8 (a surrogate
+    ``os`` decoded it to) is ``\\xNN``, a control character ``\\xNN`` or ``\\uNNNN``,
+    a backslash ``\\\\``; any other name is itself. :func:`unescaped_name` undoes it."""
+    if not any(_bad_char(ch) for ch in name):
+        return name
+    out = []
+    for ch in name:
+        code = ord(ch)
+        if ch == "\\":
+            out.append("\\\\")
+        elif 0xDC80 <= code <= 0xDCFF:  # a byte os.fsdecode could not decode
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif _bad_char(ch):
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def unescaped_name(shown: str) -> str:
+    """The name :func:`escaped_name` made ``shown`` from."""
+    if "\\" not in shown:
+        return shown
+
+    def back(match: re.Match[str]) -> str:
+        token = match.group(1)
+        if token == "\\":
+            return "\\"
+        code = int(token[1:], 16)
+        return chr(0xDC00 + code) if token[0] == "x" and code >= 0x80 else chr(code)
+
+    return _UNESCAPE.sub(back, shown)
+
+
+def name_problem(name: str) -> str | None:
+    """Why memgov reads no entry of this name (not UTF-8, a control character, a
+    backslash), or None. Says what, never the name."""
+    for ch in name:
+        code = ord(ch)
+        if 0xD800 <= code <= 0xDFFF:
+            return "its name is not UTF-8"
+        if code < 0x20 or 0x7F <= code < 0xA0:
+            return f"its name holds a control character (U+{code:04X})"
+        if ch == "\\":
+            return "its name holds a backslash"
+    return None
+
+
+def kind_of(mode: int) -> str:
+    """What a non-regular entry is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+class HostileEntry(UnsafePath):
+    """An entry memgov will not read: a name that is not UTF-8 or holds a control
+    character, a link, a folder, a pipe, a device or a socket where a file belongs,
+    or a file over the size memgov reads. The message names the path (escaped);
+    ``problem`` is the message without it."""
+
+    def __init__(self, where: str, problem: str, *, oversize: bool = False) -> None:
+        self.where = where
+        self.problem = problem
+        self.oversize = oversize  # a regular file, over the size memgov reads
+        super().__init__(f"{where}: {problem}")
+
+
+def entry_problem(path: Path | str, mode: int | None = None) -> str | None:
+    """Why ``path`` (its last component's name, and ``mode`` when given: an lstat's)
+    is not an entry memgov reads, or None."""
+    problem = name_problem(os.path.basename(str(path)))
+    if problem is not None:
+        return f"{problem}; rename it (git mv) or remove it"
+    if mode is None or stat.S_ISREG(mode):
+        return None
+    what = kind_of(mode)
+    if stat.S_ISLNK(mode):
+        return (
+            f"is {what}; memgov never follows links in a store or an agent's folder "
+            "(a committed link could point anywhere): replace it with the real file"
+        )
+    return f"is {what} where a file belongs; memgov reads only regular files: remove it"
+
+
+def open_entry(path: Path | str, *, shown: str | None = None) -> int | None:
+    """A read-only descriptor of one entry of a store or an agent's folder, or None
+    when it does not exist: a name that is not UTF-8, a link, a folder, a pipe, a
+    device or a socket is a :class:`HostileEntry` naming the path (``shown``, else
+    ``path``, escaped). A non-regular file is never opened (lstat first; then opened
+    non-blocking and checked again, in case it was swapped in between)."""
+    where = escaped_name(shown if shown is not None else str(path))
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        st = os.lstat(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise UnsafePath(f"{path}: cannot be read ({exc.strerror})") from None
-    with os.fdopen(fd, "rb") as handle:
-        st = os.fstat(handle.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise UnsafePath(f"{path}: not a regular file")
-        if st.st_size > limit:
-            raise UnsafePath(
-                f"{path}: {st.st_size:,} bytes, over the {limit:,} memgov reads from such a "
-                f"file; move it out of the store or split it"
+        raise HostileEntry(where, f"cannot be read ({exc.strerror})") from None
+    problem = entry_problem(path, st.st_mode)
+    if problem is not None:
+        raise HostileEntry(where, problem)
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise HostileEntry(where, f"cannot be read ({exc.strerror})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise HostileEntry(where, entry_problem(path, mode) or "not a regular file")
+    return fd
+
+
+def read_entry(path: Path | str, *, limit: int, shown: str | None = None) -> bytes | None:
+    """The bytes of one entry of a store or an agent's folder, or None when it does
+    not exist: the one reader of such entries (:func:`open_entry`); a file over
+    ``limit`` bytes is a :class:`HostileEntry` too (``oversize``)."""
+    fd = open_entry(path, shown=shown)
+    if fd is None:
+        return None
+    where = escaped_name(shown if shown is not None else str(path))
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise HostileEntry(
+                where,
+                f"{size:,} bytes, over the {limit:,} memgov reads from such a "
+                f"file; move it out of the folder or split it",
+                oversize=True,
             )
-        return handle.read(limit + 1)[:limit]
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise HostileEntry(
+            where, f"grew past the {limit:,} bytes memgov reads while read", oversize=True
+        )
+    return data
+
+
+def check_writable(path: Path | str, shown: str | None = None) -> None:
+    """A HostileEntry when ``path`` exists as anything but a regular file (a folder
+    pushed where memgov writes a file, a pipe, a link): what to remove, named."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise HostileEntry(
+            escaped_name(shown or str(path)), f"cannot be written ({exc.strerror})"
+        ) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise HostileEntry(
+            escaped_name(shown or str(path)),
+            f"is {kind_of(st.st_mode)} where memgov writes a file; remove it (git rm -r it if "
+            "it is committed) and try again",
+        )
 
 
 def new_temp_file(
@@ -111,7 +296,10 @@ def new_temp_file(
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write through a temporary file in the same folder, fsync, then rename."""
+    """Write through a temporary file in the same folder, fsync, then rename. A
+    folder, a pipe or anything but a regular file where the file belongs is a
+    HostileEntry naming the path: never replaced, never opened."""
+    check_writable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # the usual mode of a new file (0666 less the umask), as git and editors make them
     fd, tmp = new_temp_file(path.parent, f"{TEMP_PREFIX}{path.name}.", TEMP_SUFFIX, 0o666)

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from core.domain.data import AsData, shown_as
 from core.domain.errors import ValidationError
-from core.domain.record import Source
-from core.store.fsutil import UnsafePath, atomic_write_text, confined
+from core.domain.record import Source, check_field, describe
+from core.store.fsutil import HostileEntry, UnsafePath, atomic_write_text, confined, read_entry
 
 LOG_DIR = "logs"
 TASK_RE = re.compile(r"^##\s+task\s+(?P<task>\S+)\s*$")
@@ -59,6 +59,70 @@ def log_path(when: datetime) -> str:
     return f"{LOG_DIR}/{when:%Y}/{when:%m}/{when:%Y-%m-%d}.md"
 
 
+#: the largest message index a log takes (messages of a task are numbered 0 or 1 up)
+MAX_MESSAGE_INDEX = 999_999_999
+#: the most bytes one logged message may have (UTF-8): a long reply fits, a dump does not
+MAX_MESSAGE_BYTES = 256 * 1024
+#: the most bytes memgov reads from a daily log; a message that would make the day's
+#: log larger is refused (a log over this size is not read: its evidence would vanish)
+MAX_LOG_BYTES = 16 * 1024 * 1024
+_ROLE_RE = re.compile(r"[A-Za-z][\w-]{0,31}\Z", re.ASCII)
+
+
+def check_message(*, task: str, index: int, role: str, text: str) -> None:
+    """A message fit for a daily log, or a ValidationError naming the field and what to
+    do (never the value). The log is line-based evidence: a task id with a newline or
+    any control character, or a role with one, would write a forged task header or a
+    forged message line; an absurd index or a huge line is refused as well."""
+    if not isinstance(task, str) or not task.strip():
+        raise ValidationError(
+            f"must be a task id, got {describe(task)}",
+            field="task",
+            where="log",
+            hint="name the task or conversation, e.g. tr_20261112_01",
+        )
+    check_field(task, "source.task", path="log", field="task")  # no control character, <= 512 chars
+    if task.split() != [task]:
+        raise ValidationError(
+            "holds a space; a task id is one word",
+            field="task",
+            where="log",
+            hint="join its words with '_' or '-', e.g. tr_20261112_01",
+        )
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise ValidationError(
+            f"must be a whole number >= 0, got {describe(index)}",
+            field="index",
+            where="log",
+            hint="number a task's messages 0 (or 1), 1, 2, ... in the order they were said",
+        )
+    if index > MAX_MESSAGE_INDEX:
+        raise ValidationError(
+            f"is a number of {len(str(index)):,} digits, over the {MAX_MESSAGE_INDEX:,} a "
+            f"message index may be",
+            field="index",
+            where="log",
+            hint="number a task's messages 0 (or 1), 1, 2, ... in the order they were said",
+        )
+    if not isinstance(role, str) or not _ROLE_RE.match(role):
+        raise ValidationError(
+            f"must be a word of letters, digits, '_' or '-' (at most 32), got {describe(role)}",
+            field="role",
+            where="log",
+            hint="e.g. user, assistant or tool",
+        )
+    if not isinstance(text, str):
+        raise ValidationError(f"must be text, got {describe(text)}", field="text", where="log")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_MESSAGE_BYTES:
+        raise ValidationError(
+            f"is {size:,} bytes, over the {MAX_MESSAGE_BYTES:,} a logged message may have",
+            field="text",
+            where="log",
+            hint="log the part a memory will quote, or split the message over several indexes",
+        )
+
+
 def append_message(
     root: Path, *, task: str, index: int, role: str, text: str, when: datetime
 ) -> tuple[str, int]:
@@ -68,10 +132,17 @@ def append_message(
     Writing is a whole-file replace through a temporary file (the caller holds
     the store lock and commits the file).
     """
+    check_message(task=task, index=index, role=role, text=text)
     rel = log_path(when)
     path = root / rel
+    try:
+        data = read_entry(path, limit=MAX_LOG_BYTES, shown=rel)
+    except HostileEntry as exc:
+        raise ValidationError(
+            exc.problem, path=rel, hint="today's log cannot be written until it is a file"
+        ) from None
     lines = (
-        path.read_text(encoding="utf-8").splitlines() if path.exists() else [f"# {when:%Y-%m-%d}"]
+        data.decode("utf-8", "replace").splitlines() if data is not None else [f"# {when:%Y-%m-%d}"]
     )
     body = " ".join(text.split())
     entry = f"- [{index}] {when:%H:%M} {role}: {body}"
@@ -105,7 +176,16 @@ def append_message(
             end -= 1
         lines.insert(end, entry)
         number = end + 1
-    atomic_write_text(path, "\n".join(lines) + "\n")
+    out = "\n".join(lines) + "\n"
+    if len(out.encode("utf-8", "surrogatepass")) > MAX_LOG_BYTES:
+        raise ValidationError(
+            f"would grow past the {MAX_LOG_BYTES // (1024 * 1024)} MiB memgov reads from a "
+            "daily log",
+            path=rel,
+            field="text",
+            hint="log the part a memory will quote; tomorrow's log starts empty",
+        )
+    atomic_write_text(path, out)
     return rel, number
 
 
@@ -154,7 +234,7 @@ def _parsed_log(path: Path) -> _Parsed | None:
         st = path.lstat()
     except OSError:
         return None
-    if not stat.S_ISREG(st.st_mode) or st.st_size > 16 * 1024 * 1024:
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_LOG_BYTES:
         return None
     key = (st.st_mtime_ns, st.st_size, st.st_ino)
     name = str(path)
@@ -163,9 +243,8 @@ def _parsed_log(path: Path) -> _Parsed | None:
         if hit is not None and hit[0] == key:
             _PARSED.move_to_end(name)
             return hit[1]
-    try:  # checked above: a regular file, not a link, of a readable size
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+    lines = _read_lines(path)
+    if lines is None:
         return None
     parsed = _parse(lines)
     with _PARSED_LOCK:
@@ -176,12 +255,13 @@ def _parsed_log(path: Path) -> _Parsed | None:
 
 
 def _read_lines(path: Path) -> list[str] | None:
+    """A log's or an agent's file's lines; None when it is not a regular file memgov
+    reads (core.store.fsutil.read_entry: a link, a pipe, a folder, over 16 MiB)."""
     try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        data = read_entry(path, limit=MAX_LOG_BYTES)
+    except (HostileEntry, OSError):
         return None
+    return None if data is None else data.decode("utf-8", "replace").splitlines()
 
 
 def _line_of(lines: list[str], source: Source) -> int | None:

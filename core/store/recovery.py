@@ -15,7 +15,6 @@ import base64
 import contextlib
 import json
 import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +22,7 @@ from core.domain.errors import StoreError
 from core.store import gitstore
 from core.store.config import CONFIG_FILE
 from core.store.events import EVENTS_FILE, MAX_SHARD_READ_BYTES, Event, append_to_log, new_event_id
-from core.store.fsutil import UnsafePath, confined, file_lock
+from core.store.fsutil import UnsafePath, confined, file_lock, open_entry
 from core.store.journal import JOURNAL_FILE, JournalError, read_journal, write_journal
 
 if TYPE_CHECKING:
@@ -64,13 +63,12 @@ def _events_written(store: Store, journal: dict[str, Any]) -> set[str]:
     if not wanted:
         return written
     try:
-        events_path = confined(store.root, _events_file(journal))
-        fd = os.open(events_path, os.O_RDONLY | os.O_NOFOLLOW)
-    except (UnsafePath, OSError):  # gone, or a link: no event of it was written
+        fd = open_entry(confined(store.root, _events_file(journal)))
+    except (UnsafePath, OSError):  # a link, a pipe: no event of it was written
+        return written
+    if fd is None:  # gone
         return written
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return written
         handle.seek(journal["events_offset"])
         tail = handle.read(MAX_SHARD_READ_BYTES)
     # only whole lines that parse count: a torn last line is no written event

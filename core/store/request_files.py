@@ -21,6 +21,7 @@ from core.domain.data import AsData
 from core.domain.errors import ValidationError
 from core.domain.record import check_text, describe, id_problem, parse_time, shown_word, yaml_error
 from core.domain.words import counted
+from core.store.fsutil import HostileEntry, read_entry
 
 try:  # libyaml's C loader, as for the memory files; fall back when absent
     from yaml import CSafeLoader as _Loader
@@ -213,14 +214,16 @@ def read_request_file(path: Path, rel: str) -> Request | str:
     if id_problem(path.stem) is not None:
         return "its file name is not a request id (letters, digits, '.', '_', '-')"
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_REQUEST_BYTES + 1)
-    except OSError as exc:
-        return f"cannot be read ({exc.strerror or type(exc).__name__})"
-    if len(data) > MAX_REQUEST_BYTES:
-        return (
-            f"is over {MAX_REQUEST_BYTES // 1024} KiB; a request is a few lines, so it was not read"
-        )
+        data = read_entry(path, limit=MAX_REQUEST_BYTES)
+    except HostileEntry as exc:
+        if exc.oversize:
+            return (
+                f"is over {MAX_REQUEST_BYTES // 1024} KiB; a request is a few lines, so it was "
+                "not read"
+            )
+        return exc.problem
+    if data is None:
+        return "cannot be read (it was removed while read)"
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -61,7 +61,7 @@ from core.store.layout import LOCAL_STATE, WRITTEN_FOLDERS
 from core.store.layout import MAX_FILE_BYTES as MAX_FILE_BYTES
 from core.store.layout import MEMORY_DIR as MEMORY_DIR
 from core.store.layout import STATE_DIR as STATE_DIR
-from core.store.logs import append_message, log_path
+from core.store.logs import append_message, check_message, log_path
 from core.store.records import Records
 from core.store.snapshot import Problem, Snapshot
 
@@ -313,6 +313,7 @@ class Store:
         self, *, task: str, index: int, role: str, text: str, actor: str
     ) -> tuple[str, int]:
         """Append one message to today's daily log and commit it; (path, line)."""
+        check_message(task=task, index=index, role=role, text=text)
         if self.config.scope == "team":
             from core.domain import secrets
 

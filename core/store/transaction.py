@@ -17,10 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 from core.domain import lifecycle
 from core.domain.errors import NotFoundError, ValidationError, shown_id
-from core.domain.record import Memory, normal_hash, validate_id
+from core.domain.record import Memory, is_clean, normal_hash, validate_id
 from core.store import gitstore
 from core.store.events import Event, append_to_log, new_event_id
-from core.store.fsutil import UnsafePath, atomic_write_bytes, check_relative, confined
+from core.store.fsutil import (
+    UnsafePath,
+    atomic_write_bytes,
+    check_relative,
+    check_writable,
+    confined,
+    escaped_name,
+)
 from core.store.journal import JOURNAL_FILE, write_journal
 from core.store.layout import STATE_DIR, memory_path, memory_paths
 from core.store.prepared import Prepared, guard_team_writes, prepare
@@ -349,6 +356,12 @@ class Transaction:
             raise ValidationError(
                 f"refusing to write outside the store: {rel!r} is local state, never committed"
             )
+        if not is_clean(text, multiline=True) and any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+            raise ValidationError(  # a name from a folder listing that is not UTF-8, say
+                "would hold text that is not UTF-8 (a file name that is not UTF-8?); nothing "
+                "was written: rename the file it came from",
+                path=escaped_name(clean),
+            )
         self.files[clean] = text
 
     @contextlib.contextmanager
@@ -376,8 +389,14 @@ class Transaction:
             self.apply_prepared(prepared)
 
     def prepare(self) -> Prepared | None:
-        """Everything this transaction will write, checked; nothing written yet."""
-        return prepare(self)
+        """Everything this transaction will write, checked; nothing written yet. A
+        folder, a pipe or a link where a file is to be written (pushed to a shared
+        store, say) refuses the whole change here, before the journal."""
+        prepared = prepare(self)
+        if prepared is not None:
+            for rel in prepared.writes:
+                check_writable(confined(self.store.root, rel))
+        return prepared
 
     def apply_prepared(self, prepared: Prepared) -> None:
         """Journal, files and events (the commit point), git commit, then what follows."""

@@ -21,6 +21,7 @@ from core.domain.errors import StoreError, ValidationError
 from core.store import gitstore
 from core.store.config import CONFIG_FILE, load_config
 from core.store.creation import create_store
+from core.store.fsutil import escaped_name
 from core.store.store import Clock, Store
 from core.team import guard, remote, signing
 from core.team.sync import SyncReport, sync_team
@@ -105,6 +106,45 @@ def init_team(
     )
 
 
+#: the empty tree of each object format: a clone's whole tree is its change from it
+_EMPTY_TREE = {
+    "sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+}
+
+
+def tree_problems(root: Path, commit: str = "HEAD") -> list[str]:
+    """Every entry of ``commit``'s tree memgov would not read, as a sync checks what it
+    takes from a remote (:func:`core.team.merge.remote_problems`: links, submodules,
+    names that are not UTF-8, records, requests, decisions and the config that do
+    not parse), and a folder where memgov keeps a file (``MEMORY.md/``, a shard of
+    the log, a daily log or a record as a folder)."""
+    from core.store.events import is_event_log
+    from core.store.index import INDEX_FILE
+    from core.team import merge
+
+    form = gitstore.run(root, "rev-parse", "--show-object-format").decode().strip() or "sha1"
+    empty = _EMPTY_TREE.get(form, _EMPTY_TREE["sha1"])
+    head = gitstore.run(root, "rev-parse", "--verify", f"{commit}^{{commit}}").decode().strip()
+    changes = gitstore.changed_blobs(root, empty, head)
+    problems = merge.remote_problems(root, empty, head, changes)
+    folders: set[str] = set()
+    for path, _old, _new in changes:
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder in folders:
+                continue
+            if (
+                folder in (INDEX_FILE, CONFIG_FILE)
+                or is_event_log(folder)
+                or folder.endswith((".md", ".yaml", ".json", ".jsonl"))
+            ):
+                folders.add(folder)
+                problems.append(f"{escaped_name(folder)}: is a folder where memgov keeps a file")
+    return problems
+
+
 def clone_team(url: str, root: Path, *, key: Path | None = None) -> TeamSetup:
     """Clone the team store at ``url`` into ``root`` (new or empty) and verify it."""
     root = root.expanduser()
@@ -125,6 +165,15 @@ def clone_team(url: str, root: Path, *, key: Path | None = None) -> TeamSetup:
                 "nothing was kept (a private store is never shared through a remote)"
             )
         gitstore.run(root, "config", "core.quotepath", "false")
+        problems = tree_problems(root)
+        if problems:
+            raise StoreError(
+                f"{remote.shown_url(url)} has files memgov cannot read, so nothing was kept: "
+                + "; ".join(problems[:5])
+                + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
+                + ". A maintainer fixes the files on the remote (or reverts the commit that "
+                "broke them), then clone again"
+            )
         public = signing.configure(root, key) if key is not None else None
     except BaseException:
         if created:

@@ -23,7 +23,7 @@ from core.consolidation.model import edit_changes
 from core.consolidation.refs import BASELINE_TAG, BATCH_REF
 from core.domain import policy
 from core.domain.data import AsData, shown_as
-from core.domain.errors import NotFoundError, ValidationError
+from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import Memory
 from core.domain.words import counted
 from core.store import decisions, gitstore
@@ -80,7 +80,7 @@ def find_baseline(store: Store, name: str) -> Baseline:
         if wanted.isdigit() and baseline.number == int(wanted):
             return baseline
     listed = ", ".join(b.name for b in known) or "none yet"
-    raise NotFoundError(f"no baseline {name!r} in {store.root} (baselines: {listed})")
+    raise NotFoundError(f"no baseline {shown_id(name)} in {store.root} (baselines: {listed})")
 
 
 def make_baseline(

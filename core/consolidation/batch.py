@@ -25,7 +25,7 @@ from core.consolidation.changes import (
 )
 from core.consolidation.plan import Plan
 from core.consolidation.refs import BATCH_REF
-from core.domain.errors import NotFoundError, ValidationError
+from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.store import gitstore
 from core.store.index import INDEX_FILE
 from core.store.store import Store
@@ -142,8 +142,8 @@ def load_batch(store: Store, batch_id: str) -> Batch:
     if commit is None:
         pending = ", ".join(pending_ids(store)) or "none"
         raise NotFoundError(
-            f"no pending consolidation batch {batch_id!r} in {store.root} (pending: {pending}); "
-            f"'memgov queue --kind consolidation' lists them"
+            f"no pending consolidation batch {shown_id(batch_id)} in {store.root} "
+            f"(pending: {pending}); 'memgov queue --kind consolidation' lists them"
         )
     blob = gitstore.read_blobs(store.root, [f"{commit}:{MANIFEST}"])[f"{commit}:{MANIFEST}"]
     if blob is None:

@@ -108,13 +108,49 @@ class SecretBlocked(MemgovError):
         )
 
 
-_ID_SHAPE = __import__("re").compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,119}")
+_re = __import__("re")
+_ID_SHAPE = _re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,119}")
+_SEGMENTS = _re.compile(r"[-_.:/]")
+
+
+def _token_like(value: str) -> bool:
+    """Whether an id-shaped text looks like a credential rather than an id: a run of
+    16+ letters and digits with upper and lower case and digits (base62, as tokens
+    are), a run of 24+ mixing letters and digits, or a hit of the secret scanner.
+    memgov's own ids are words and short digests (``deploy-command-792aaccf``,
+    ``dec-20261117T123000-6c1a1e``), none of which is any of these."""
+    for run in _SEGMENTS.split(value):
+        if len(run) < 16:
+            continue
+        has_digit = any(c.isdigit() for c in run)
+        has_alpha = any(c.isalpha() for c in run)
+        if len(run) >= 24 and has_digit and has_alpha:
+            return True
+        if has_digit and any(c.islower() for c in run) and any(c.isupper() for c in run):
+            return True
+    if len(value) < 16:
+        return False
+    from core.domain import secrets  # compiles its rules on first use: errors only
+
+    return bool(secrets.scan(value))
+
+
+def id_shaped(value: object) -> bool:
+    """Whether ``value`` has an id's shape: letters, digits, ``._:/-``, at most 120
+    characters, no ``..``, and nothing that looks like a credential."""
+    return (
+        isinstance(value, str)
+        and _ID_SHAPE.fullmatch(value) is not None
+        and ".." not in value
+        and not _token_like(value)
+    )
 
 
 def shown_id(value: object) -> str:
-    """An id as an error message may show it: quoted when it has the shape of an id,
-    else described, so a pasted secret or a path never reaches a message or a log."""
-    if isinstance(value, str) and _ID_SHAPE.fullmatch(value) and ".." not in value:
+    """An id as an error message may show it: quoted when it has the shape of an id
+    (:func:`id_shaped`), else described, so a pasted secret or a path never reaches a
+    message or a log. For an unknown id of every route, CLI and MCP alike."""
+    if id_shaped(value):
         return repr(value)
     size = len(value) if isinstance(value, str) else 0
-    return f"(not an id: {size} characters)"
+    return f"(not an id: {size} characters, not shown)"

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from core.domain.data import AsData
-from core.domain.errors import NotFoundError, ValidationError
+from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import check_text
 from core.domain.steering import Flag
 
@@ -329,7 +329,7 @@ def held_for(store: Store, digest: str) -> Quarantined | None:
 
 def read_quarantined(store: Store, held_id: str) -> Quarantined:
     if not held_id.startswith(PREFIX) or not set(held_id[len(PREFIX) :]) <= _HEX:
-        raise NotFoundError(f"{held_id} is not a held candidate's id")
+        raise NotFoundError(f"{shown_id(held_id)} is not a held candidate's id")
     return _read(store, path_of(held_id))
 
 

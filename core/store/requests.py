@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
-from core.domain.errors import NotFoundError, ValidationError
+from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import check_text, describe, id_problem, shown_word
 from core.store.request_files import (
     KINDS,
@@ -91,7 +91,7 @@ def get_request(store: Store, request_id: str) -> Request:
     found = store.catalog.request_at(f"{REQUEST_DIR}/{request_id}.yaml")
     if found is not None and found.id == request_id:
         return found
-    raise NotFoundError(f"no request {request_id!r} in {store.root}")
+    raise NotFoundError(f"no request {shown_id(request_id)} in {store.root}")
 
 
 def file_request(store: Store, *, kind: str, memory_id: str, reason: str, actor: str) -> Request:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.domain.data import AsData
-from core.domain.errors import NotFoundError, ValidationError
+from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import check_field, id_problem
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -67,7 +67,7 @@ def cite_in(
         store = next((s for s in workspace.stores if memory_id in s.memories), None)
         if store is None:
             raise NotFoundError(
-                f"no memory with id {memory_id!r} in any store given; nothing was cited"
+                f"no memory with id {shown_id(memory_id)} in any store given; nothing was cited"
             )
         found.append((memory_id, store))
     cited: list[Cited] = []

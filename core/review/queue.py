@@ -21,7 +21,7 @@ from datetime import datetime
 
 from core.consolidation.batch import pending_ids
 from core.domain import secrets
-from core.domain.errors import NotFoundError, ValidationError
+from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import Memory
 from core.domain.record.mapping import parse_time
 from core.importers.held import PREFIX as HELD_PREFIX
@@ -255,7 +255,7 @@ def get_item(workspace: Workspace, item_id: str, *, marks: bool = True) -> Item:
     need). NotFoundError when no store has it open."""
     found = find_items(workspace, [item_id], marks=marks)
     if item_id not in found:
-        raise NotFoundError(f"no open review item {item_id!r}; 'memgov queue' lists them")
+        raise NotFoundError(f"no open review item {shown_id(item_id)}; 'memgov queue' lists them")
     return found[item_id]
 
 

@@ -165,7 +165,7 @@ def test_doctor_names_an_untrusted_commit_and_its_files(tmp_path: Path, team: Te
     (finding,) = [f for f in diagnose(team.bob) if "untrusted" in f.reason]
     assert finding.severity == "error" and finding.path == "notes.md"
     assert sha[:10] in finding.reason and "unsigned" in finding.reason
-    assert f"memgov team ratify {sha[:10]}" in finding.reason
+    assert f"memgov team ratify|reject {sha[:10]}" in finding.reason
 
 
 def test_doctor_says_identity_is_self_declared_without_keys(tmp_path: Path) -> None:

@@ -195,3 +195,81 @@ def test_only_a_maintainer_decides_and_only_what_waits(tmp_path: Path, team: Tea
     assert "is not an untrusted commit" in str(missing.value)
     with pytest.raises(ValidationError):
         resolve(team.bob, sha, ratify=True, actor=BOB, reason="  ")
+
+
+# ----------------------------------------------------------------- the queue's item
+def run_cli(store: Store, *argv: str) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    from tui.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main([*argv, "--store", str(store.root)])
+    return code, out.getvalue()
+
+
+def test_an_untrusted_change_is_an_item_with_its_diff_and_no_secret(
+    tmp_path: Path, team: Team
+) -> None:
+    from conftest import fake_token
+
+    from core.review.items import UntrustedAnalysis
+    from core.review.queue import build_queue
+
+    token = fake_token("ghp_", 36, seed=35)
+
+    def plant_with_token(root: Path) -> None:
+        plant(root)
+        (root / "notes.md").write_text(f"the deploy token is {token}\n")
+
+    sha = forge(tmp_path, team, author=ALICE, key=None, edit=plant_with_token, name="tok")
+    sync(team.bob, BOB)
+
+    (item,) = build_queue(Workspace([Store(team.bob.root)]), kinds=["untrusted"])
+    analysis = item.analysis
+    assert isinstance(analysis, UntrustedAnalysis)
+    assert item.id == f"untrusted-{sha[:12]}" and analysis.first
+    assert (analysis.author, analysis.signer, analysis.why) == (ALICE, None, "unsigned")
+    changes = {f.path: (f.change, f.record) for f in analysis.files}
+    planted = next(p for p in changes if p.endswith("planted-0001.md"))
+    assert changes[planted][0] == "added" and "planted-0001" in (changes[planted][1] or "")
+    assert changes["notes.md"] == ("added", None)
+    assert PLANTED in analysis.diff and token not in analysis.diff
+    assert "[secret: github-pat]" in analysis.diff
+
+    code, shown = run_cli(team.bob, "show", item.id, "--as", BOB)
+    assert code == 0 and "signed by: nobody" in shown and token not in shown
+    code, listed = run_cli(team.bob, "queue", "--kind", "untrusted", "--as", BOB)
+    assert item.id in listed
+
+    code, said = run_cli(
+        team.bob, "decide", item.id, "--reject", "--reason", "planted", "--as", BOB
+    )
+    assert code == 0 and "-> reject" in said
+    assert build_queue(Workspace([Store(team.bob.root)]), kinds=["untrusted"]) == []
+    assert not (team.bob.root / "notes.md").exists()
+    sync(team.bob, BOB)
+    assert sync(team.alice, ALICE).waiting == []
+    assert not (team.alice.root / "notes.md").exists()
+
+
+def test_the_second_untrusted_change_waits_for_the_first(tmp_path: Path, team: Team) -> None:
+    from core.review.queue import build_queue
+    from core.team.untrusted import decide_item
+
+    first = forge(tmp_path, team, author=ALICE, key=None, name="one")
+    second = forge(tmp_path, team, author=ALICE, key=None, name="two")
+    sync(team.bob, BOB)
+    items = build_queue(Workspace([Store(team.bob.root)]), kinds=["untrusted"])
+    assert [i.id for i in items] == [f"untrusted-{first[:12]}", f"untrusted-{second[:12]}"]
+    with pytest.raises(ValidationError, match="decide that one first"):
+        decide_item(items[1], True, actor=BOB, reason="later first")
+    decide_item(items[0], True, actor=BOB, reason="fine")
+    sync(team.bob, BOB)  # takes nothing past the second: it still waits
+    (left,) = build_queue(Workspace([Store(team.bob.root)]), kinds=["untrusted"])
+    assert left.id == f"untrusted-{second[:12]}"
+    decide_item(left, False, actor=BOB, reason="not this one")
+    report = sync(team.bob, BOB)
+    assert report.waiting == [] and report.pushed >= 1

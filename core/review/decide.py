@@ -399,7 +399,7 @@ def _check_arguments(item: Item, choice: Choice) -> None:
     """Contradictory or missing arguments are an error, never a guess: a rejection
     with an option, an approval of a conflict or a secret without one, an option
     for a kind that takes none. A held item checks its own (its reason's options)."""
-    if item.kind in (Kind.HELD, Kind.QUARANTINE, Kind.LABEL):
+    if item.kind in (Kind.HELD, Kind.QUARANTINE, Kind.LABEL, Kind.UNTRUSTED):
         return
     allowed = _APPROVE_OPTIONS.get(item.kind, ())
     listed = ", ".join(allowed)
@@ -515,6 +515,13 @@ def _decide_item(
             reason=reason,
             option=choice.option,
             content=choice.content,
+        )
+    if item.kind == Kind.UNTRUSTED:  # the team decides it: a commit, not a decision file
+        raise ValidationError(
+            f"{item.id} is an untrusted change of the team store: a maintainer ratifies or "
+            "rejects it with 'memgov decide ITEM --approve|--reject' or the desk, which "
+            "make the signed commit that resolves it (core.team.untrusted)",
+            field="item",
         )
     if item.kind == Kind.STALE:
         return stale.decide_stale(

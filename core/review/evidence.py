@@ -68,8 +68,8 @@ class Evidence:
         found: dict[str, list[str]] = {}
         for row in team_state.untrusted_rows(self.store.state_dir):
             note = (
-                f"UNTRUSTED: changed by commit {row['commit'][:10]} by "
-                f"{row.get('author', '?')}, {row['why']}"
+                f"UNTRUSTED: a change on the remote, not taken here: commit "
+                f"{row['commit'][:10]} by {row.get('author', '?')}, {row['why']}"
             )
             for path in row.get("files", []):
                 if isinstance(path, str):

@@ -17,6 +17,7 @@ kind                      analysis
 ``stale``                 :class:`StaleAnalysis` (how old the record is, how it is used)
 ``held``                  :class:`HeldAnalysis` (the agent's file, what was found in it)
 ``quarantine``            :class:`QuarantineAnalysis` (the flags, their spans, the source)
+``untrusted``             :class:`UntrustedAnalysis` (a team commit nobody trusted signed)
 ``label``                 :class:`LabelAnalysis` (a measure's sample: a repeat, a record)
 ========================  ===========================================
 
@@ -50,6 +51,7 @@ class Kind(StrEnum):
     STALE = "stale"
     HELD = "held"
     QUARANTINE = "quarantine"
+    UNTRUSTED = "untrusted"
     LABEL = "label"
 
 
@@ -211,6 +213,36 @@ class HeldAnalysis(AsData):
 
 
 @dataclass(frozen=True)
+class UntrustedFile(AsData):
+    """A file an untrusted commit changes: how, and the record it is there (its id and
+    title as that version says; None: not a record)."""
+
+    path: str
+    change: str  # added | changed | removed
+    record: str | None = None
+
+
+@dataclass(frozen=True)
+class UntrustedAnalysis(AsData):
+    """A commit on the team's main that no listed maintainer signed, not taken here
+    (core.review.untrusted, core.team.untrusted): who wrote, committed and signed it,
+    why that is not enough, what it would change, and its diff (credentials shown
+    as ``[secret: rule-id]``). ``first``: it is the one that waits first (decidable)."""
+
+    commit: str
+    author: str
+    committer: str
+    signer: str | None
+    why: str
+    subject: str
+    files: tuple[UntrustedFile, ...]
+    diff: str
+    first: bool
+    options: tuple[str, ...]
+    meanings: dict[str, str]
+
+
+@dataclass(frozen=True)
 class QuarantineAnalysis(AsData):
     """What tries to steer the agent (core.review.quarantine): a candidate the write
     gate held (``origin`` candidate: release or discard), or a stored record the
@@ -344,6 +376,7 @@ Analysis = (
     | StaleAnalysis
     | HeldAnalysis
     | QuarantineAnalysis
+    | UntrustedAnalysis
     | LabelAnalysis
 )
 A = TypeVar(
@@ -356,6 +389,7 @@ A = TypeVar(
     StaleAnalysis,
     HeldAnalysis,
     QuarantineAnalysis,
+    UntrustedAnalysis,
     LabelAnalysis,
 )
 

@@ -52,6 +52,9 @@ from core.review.promotion import promotion_outcome, promotion_texts
 from core.review.proposal import open_proposals, proposal_item
 from core.review.quarantine import RECORD_PREFIX, candidate_items, record_items
 from core.review.secret import options_for
+from core.review.untrusted import PREFIX as UNTRUSTED_PREFIX
+from core.review.untrusted import item_id as untrusted_id
+from core.review.untrusted import untrusted_items, waiting
 from core.store.decisions import deferrals
 from core.store.quarantine import PREFIX as QUARANTINE_PREFIX
 from core.store.quarantine import load_quarantined
@@ -92,6 +95,8 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
             items += held_items(evidence, store)
         if Kind.QUARANTINE in wanted:
             items += candidate_items(evidence, store) + record_items(evidence, store)
+        if Kind.UNTRUSTED in wanted:
+            items += untrusted_items(store)
     items.sort(key=lambda i: (i.opened_at, i.id))
     return items
 
@@ -134,7 +139,8 @@ def outline_queue(workspace: Workspace, *, texts: dict[str, str] | None = None) 
     :func:`core.review.view.search_text` makes of the built item; a conflict set's
     from the catalog: :func:`conflict_texts`)."""
     items = build_queue(
-        workspace, kinds=[*REQUEST_KINDS, Kind.CONSOLIDATION, Kind.HELD, Kind.QUARANTINE]
+        workspace,
+        kinds=[*REQUEST_KINDS, Kind.CONSOLIDATION, Kind.HELD, Kind.QUARANTINE, Kind.UNTRUSTED],
     )
     if texts is not None:
         texts.update((i.id, view.search_text(i)) for i in items)
@@ -246,6 +252,8 @@ def open_ids(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> set
         if Kind.QUARANTINE in wanted:
             ids.update(h.id for h in load_quarantined(store, status="open"))
             ids.update(f"{RECORD_PREFIX}{m.id}" for m, _flags in flagged_records(store))
+        if Kind.UNTRUSTED in wanted and store.config.scope == "team":
+            ids.update(untrusted_id(w.commit) for w in waiting(store))
     return ids
 
 
@@ -324,6 +332,8 @@ class _Finder:
             return next(iter(candidate_items(evidence, store, [item_id])), None)
         if item_id.startswith(RECORD_PREFIX):
             return next(iter(record_items(evidence, store, [item_id])), None)
+        if item_id.startswith(UNTRUSTED_PREFIX):
+            return next(iter(untrusted_items(store, [item_id])), None)
         if is_label_id(item_id):
             return label_item(evidence, store, item_id)
         return next(iter(pending_items(store, [item_id])), None)

@@ -37,8 +37,11 @@ from pathlib import Path
 from core.domain import policy
 from core.domain.data import AsData
 from core.domain.errors import NotFoundError, ValidationError, shown_id
+from core.review import untrusted as review
+from core.review.items import Item, Kind, UntrustedAnalysis
 from core.store import gitstore
 from core.store.config import CONFIG_FILE
+from core.store.decisions import Decision
 from core.store.events import (
     EVENTS_FILE,
     FIRST_SHARD,
@@ -101,17 +104,6 @@ def stop_point(
     return None
 
 
-def first_waiting(store: Store) -> signing.Verdict | None:
-    """The untrusted commit that waits first on the remote's main, as the last sync saw
-    it: the one whose first parent this clone already has."""
-    root = store.root
-    for verdict in signing.untrusted(store.state_dir):
-        parent = _first_parent(root, verdict.commit)
-        if parent is not None and _is_ancestor(root, parent, gitstore.head(root)):
-            return verdict
-    return None
-
-
 def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str) -> Resolved:
     """Ratify or reject an untrusted commit of the remote's main (this module's docstring).
     Refused unless ``actor`` is a maintainer and the commit is the first that waits."""
@@ -134,7 +126,7 @@ def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str)
         ours = gitstore.head(root)
         parent = _first_parent(root, full)
         if parent is None or not _is_ancestor(root, parent, ours):
-            first = first_waiting(store)
+            first = review.first_waiting(store)
             before = f" ({first.commit[:10]} comes first)" if first is not None else ""
             raise ValidationError(
                 f"{root}: commit {full[:10]} comes after another change this clone has not "
@@ -199,12 +191,11 @@ def waiting_on_remote(root: Path) -> bool:
 
 # ------------------------------------------------------------------------ helpers
 def _first_parent(root: Path, commit: str) -> str | None:
-    out = gitstore.run(root, "rev-parse", "--verify", "--quiet", f"{commit}^1", check=False)
-    return out.decode().strip() or None
+    return review.first_parent(root, commit)
 
 
 def _is_ancestor(root: Path, older: str, newer: str) -> bool:
-    return older == newer or merge.merge_base(root, older, newer) == older
+    return review.is_ancestor(root, older, newer)
 
 
 def _memory_ids(paths: tuple[str, ...]) -> tuple[str, ...]:
@@ -261,3 +252,33 @@ def _commit(
         when=when,
     )
     return out.decode().strip()
+
+
+def decide_item(item: Item, approve: bool, *, actor: str, reason: str) -> Decision:
+    """Decide a queue's ``untrusted`` item (:mod:`core.review.untrusted`): approve
+    ratifies the commit, reject rejects it; the decision is the resolution commit."""
+    analysis = item.analysis
+    if not isinstance(analysis, UntrustedAnalysis):
+        raise ValidationError(f"{item.id} is a {item.kind} item, not an untrusted change")
+    if not analysis.first:
+        raise ValidationError(
+            f"{item.id} waits behind another untrusted change; decide that one first",
+            field="item",
+            hint="memgov queue --kind untrusted",
+        )
+    verb = "ratify" if approve else "reject"
+    why = reason.strip() or (
+        "ratified: its changes are right" if approve else "rejected: not a maintainer's change"
+    )
+    done = resolve(item.store, analysis.commit, ratify=approve, actor=actor, reason=why)
+    return Decision(
+        id=done.resolution[:12],
+        item=item.id,
+        kind=Kind.UNTRUSTED,
+        option=verb,
+        actor=actor,
+        reason=why,
+        ts=item.store.now().isoformat(),
+        store=str(item.store.root),
+        note=done.render(),
+    )

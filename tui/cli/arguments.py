@@ -29,6 +29,7 @@ ITEM_KINDS = (
     "stale",
     "held",
     "quarantine",
+    "untrusted",
 )
 #: a record's statuses (:data:`core.domain.record.STATUSES`, a test checks they agree)
 STATUSES = ("active", "superseded", "conflict", "expired", "deleted")

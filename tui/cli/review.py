@@ -18,7 +18,13 @@ from tui.cli.common import EXIT_OK, Command, actor_from, emit, read_input, works
 
 if TYPE_CHECKING:
     from core.domain.record import Source
-    from core.review.items import HeldAnalysis, Item, LabelAnalysis, QuarantineAnalysis
+    from core.review.items import (
+        HeldAnalysis,
+        Item,
+        LabelAnalysis,
+        QuarantineAnalysis,
+        UntrustedAnalysis,
+    )
     from core.store.decisions import Decision
 
 
@@ -115,6 +121,32 @@ def render_quarantine(analysis: QuarantineAnalysis) -> list[str]:
     return lines
 
 
+def render_untrusted(analysis: UntrustedAnalysis) -> list[str]:
+    """An untrusted change: who wrote, committed and signed it, why that is not enough,
+    what it would change, its diff (credentials as [secret: rule-id], every terminal
+    control named), and the two decisions."""
+    from core.domain.shown import visible
+
+    lines = [
+        f"  commit {analysis.commit}: {visible(analysis.subject)}",
+        f"  author: {visible(analysis.author)}; committer: {visible(analysis.committer)}; "
+        f"signed by: {analysis.signer or 'nobody'}",
+        f"  untrusted: {analysis.why}; not taken here",
+    ]
+    for entry in analysis.files:
+        record = f" ({visible(entry.record)})" if entry.record else ""
+        lines.append(f"  {entry.change}: {visible(entry.path)}{record}")
+    lines.append("  diff:")
+    lines += ["    " + line for line in visible(analysis.diff).splitlines()]
+    lines += [f"  {option}: {meaning}" for option, meaning in analysis.meanings.items()]
+    lines.append(
+        "  decide: memgov decide ITEM --approve (ratify) | --reject (reject)"
+        if analysis.first
+        else "  waits behind another untrusted change: decide that one first"
+    )
+    return lines
+
+
 def render_item(item: Item) -> str:
     from core.review.items import (
         BatchAnalysis,
@@ -123,6 +155,7 @@ def render_item(item: Item) -> str:
         LabelAnalysis,
         QuarantineAnalysis,
         StaleAnalysis,
+        UntrustedAnalysis,
     )
 
     lines = [
@@ -167,6 +200,8 @@ def render_item(item: Item) -> str:
         lines += render_held(analysis)
     if isinstance(analysis, QuarantineAnalysis):
         lines += render_quarantine(analysis)
+    if isinstance(analysis, UntrustedAnalysis):
+        lines += render_untrusted(analysis)
     if isinstance(analysis, LabelAnalysis):
         lines += render_label(analysis)
     if isinstance(analysis, ConflictAnalysis) and analysis.favoured:
@@ -247,6 +282,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
         return _decide_list(args)
     if args.approve == args.reject:
         raise MemgovError("say --approve or --reject")
+    if args.item.startswith("untrusted-"):
+        return _decide_untrusted(args)
     run = preview if args.dry_run else decide
     outcome = run(
         workspace(args),
@@ -276,6 +313,35 @@ def cmd_decide(args: argparse.Namespace) -> int:
             + "".join(f"\n  and: {c.text}" for c in decision.consequences)
             + (f"\n  note: {decision.note}" if decision.note else "")
             + ("\n  undo with: memgov revert " + decision.id if decision.revertible else "")
+        ),
+    )
+    return EXIT_OK
+
+
+def _decide_untrusted(args: argparse.Namespace) -> int:
+    """An untrusted change: the team makes the signed commit that resolves it."""
+    from core.review.queue import get_item
+    from core.team.untrusted import decide_item
+
+    ws = workspace(args)
+    item = get_item(ws, args.item)
+    if args.dry_run:
+        verb = "ratify" if args.approve else "reject"
+        meaning = dict(item.analysis.meanings)[verb]  # type: ignore[union-attr]
+        emit(
+            args,
+            {"item": item.id, "option": verb, "would": meaning},
+            lambda: f"dry run: nothing written\n  {verb} {item.id}: {meaning}",
+        )
+        return EXIT_OK
+    with ws.locked():
+        decision = decide_item(item, args.approve, actor=actor_from(args), reason=args.reason or "")
+    emit(
+        args,
+        to_data(decision),
+        lambda: (
+            f"{decision.id}: untrusted {decision.item} -> {decision.option} "
+            f"({decision.reason})\n  note: {decision.note}"
         ),
     )
     return EXIT_OK

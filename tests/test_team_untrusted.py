@@ -262,11 +262,13 @@ def test_the_second_untrusted_change_waits_for_the_first(tmp_path: Path, team: T
     first = forge(tmp_path, team, author=ALICE, key=None, name="one")
     second = forge(tmp_path, team, author=ALICE, key=None, name="two")
     sync(team.bob, BOB)
-    items = build_queue(Workspace([Store(team.bob.root)]), kinds=["untrusted"])
-    assert [i.id for i in items] == [f"untrusted-{first[:12]}", f"untrusted-{second[:12]}"]
+    found = build_queue(Workspace([Store(team.bob.root)]), kinds=["untrusted"])
+    items = {i.id: i for i in found}
+    one, two = items[f"untrusted-{first[:12]}"], items[f"untrusted-{second[:12]}"]
+    assert len(items) == 2 and [one.analysis.first, two.analysis.first] == [True, False]  # type: ignore[union-attr]
     with pytest.raises(ValidationError, match="decide that one first"):
-        decide_item(items[1], True, actor=BOB, reason="later first")
-    decide_item(items[0], True, actor=BOB, reason="fine")
+        decide_item(two, True, actor=BOB, reason="later first")
+    decide_item(one, True, actor=BOB, reason="fine")
     sync(team.bob, BOB)  # takes nothing past the second: it still waits
     (left,) = build_queue(Workspace([Store(team.bob.root)]), kinds=["untrusted"])
     assert left.id == f"untrusted-{second[:12]}"

@@ -51,6 +51,7 @@ BINDING_IDS = frozenset(
         *("held.agent", "held.memgov"),
         *("quarantine.release", "quarantine.discard", "quarantine.erase"),
         *("quarantine.correct", "quarantine.keep"),
+        *("untrusted.ratify", "untrusted.reject"),
     }
 )
 

@@ -32,6 +32,7 @@ from core.review.items import (
     LabelAnalysis,
     QuarantineAnalysis,
     SecretAnalysis,
+    UntrustedAnalysis,
 )
 from core.review.labels import OPTIONS
 from core.review.promotion import blocked_rules, successor
@@ -47,6 +48,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     Kind.STALE: ("expire", "correct", "keep"),
     Kind.HELD: ("redact", "keep", "drop", "learn", "forget", "agent", "memgov"),
     Kind.QUARANTINE: ("release", "discard", "erase", "correct", "keep"),
+    Kind.UNTRUSTED: ("ratify", "reject"),
     Kind.LABEL: tuple(dict.fromkeys(o for options in OPTIONS.values() for o in options)),
 }
 
@@ -109,6 +111,8 @@ def _refusal(check: Callable[[], None]) -> str | None:
 
 def _why_not(item: Item, name: str, workspace: Workspace) -> str | None:
     """What of the item itself refuses ``name`` (who may decide is checked first)."""
+    if item.kind == Kind.UNTRUSTED and not item.analysis_as(UntrustedAnalysis).first:
+        return "it waits behind another untrusted change: decide that one first"
     if item.kind == Kind.PROMOTION:
         memory = item.records[0].memory
         newer = successor(item.store, memory) if memory.status != "active" else None

@@ -74,6 +74,11 @@ def why_not_revertible(decision: Decision) -> str | None:
             f"{decision_id} erased {', '.join(decision.erased)}: an erasure "
             "cannot be reverted, its content is gone"
         )
+    if decision.kind == "untrusted":
+        return (
+            f"{decision.option} of {decision.item} is a commit you signed for every clone, "
+            "not a decision memgov can revert; decide what it brought in as any other record"
+        )
     if decision.reverted_by:
         return f"{decision_id} was already reverted by {decision.reverted_by}"
     if decision.option == "defer":

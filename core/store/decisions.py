@@ -94,6 +94,8 @@ class Decision(AsData):
             return False  # a rejected batch changed no record
         if self.option == "rerequest":
             return False  # the request moved to another record (core.review.revert says so)
+        if self.kind == "untrusted":
+            return False  # a signed commit every clone takes (core.team.untrusted), no file
         return not self.erased and self.reverted_by is None and self.option not in NOT_CLOSING
 
     @property

@@ -28,6 +28,7 @@ from tui.screens.promotion import PromotionScreen
 from tui.screens.quarantine import QuarantineScreen
 from tui.screens.secret import SecretScreen
 from tui.screens.stale import StaleScreen
+from tui.screens.untrusted import UntrustedScreen
 
 
 # ------------------------------------------------------------------------- conflict
@@ -305,4 +306,6 @@ def screen_for(item: Item) -> ItemScreen:
         return HeldScreen(item)
     if item.kind == "quarantine":  # what tries to steer the agent
         return QuarantineScreen(item)
+    if item.kind == "untrusted":  # a team commit nobody trusted signed, not taken
+        return UntrustedScreen(item)
     return BatchScreen(item)

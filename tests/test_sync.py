@@ -367,3 +367,25 @@ def test_a_file_the_agent_deletes_asks_for_its_records_deletion(
     again = sync(ws, folder)
     assert again.asked == () and again.written == ()
     assert not (folder / "project_deploy.md").exists()
+
+
+def test_a_pipe_and_a_name_that_is_not_utf8_in_the_folder_neither_hang_nor_stop_it(
+    ws: Workspace, folder: Path
+) -> None:
+    """The hook runs the sync after every session: a FIFO in the agent's folder is never
+    opened (it would block), a file name that is not UTF-8 is named escaped and left
+    alone, and the sync finishes with the rest, its state readable."""
+    import os
+
+    os.mkfifo(folder / "stuck.md")
+    bad = os.fsencode(str(folder)) + b"/notes-\xff.md"
+    with open(bad, "wb") as handle:
+        handle.write(b"---\nname: x\ntype: user\n---\nPrefers tea.\n")
+
+    report = sync_claude_code(fresh(ws), folder, actor=ACTOR)
+    again = sync_claude_code(fresh(ws), folder, actor=ACTOR)
+
+    assert any("notes-\\xff.md" in n for n in report.notes), report.notes
+    assert "to the agent: nothing to change" in again.render()
+    assert (folder / "stuck.md").exists() and os.path.exists(bad)
+    assert {m.attribute for m in Store(ws.private.root).memories.values()} >= {"deploy"}  # type: ignore[union-attr]

@@ -78,6 +78,7 @@ from core.importers.folders import FolderError, check_folder
 from core.importers.held import Held, file_hash, held_for, load_held, new_held_id
 from core.importers.report import ImportReport
 from core.importers.session import IMPORTED, run_entries
+from core.store.fsutil import HostileEntry, escaped_name, name_problem, read_entry
 from core.store.reaching import Reaching
 from core.store.requests import filed_request
 from core.store.store import Store
@@ -308,12 +309,19 @@ class _Sync:
             for entry in sorted(os.scandir(here), key=lambda e: e.name):
                 if entry.name.startswith(".") or not entry.name.endswith(".md"):
                     continue
-                if entry.is_symlink() or not entry.is_file(follow_symlinks=False):
-                    continue
                 rel = f"{base}/{entry.name}" if base else entry.name
-                with contextlib.suppress(OSError):
-                    if entry.stat(follow_symlinks=False).st_size <= MAX_BYTES:
-                        out[rel] = file_hash(Path(entry.path).read_bytes())
+                if name_problem(entry.name) is not None:
+                    note = f"{escaped_name(rel)}: {name_problem(entry.name)}; left alone"
+                    if note not in self.notes:
+                        self.notes.append(note)
+                    continue
+                if entry.is_symlink() or not entry.is_file(follow_symlinks=False):
+                    continue  # a link, a folder, a pipe: never read, never written
+                # read as one entry (never a pipe swapped in meanwhile, never over the cap)
+                with contextlib.suppress(OSError, HostileEntry):
+                    data = read_entry(entry.path, limit=MAX_BYTES, shown=rel)
+                    if data is not None:
+                        out[rel] = file_hash(data)
         return out
 
     def reopen(self) -> None:

@@ -111,6 +111,10 @@ def test_ratifying_takes_it_in_every_clone(tmp_path: Path, team: Team) -> None:
 
     assert done.commit == sha
     assert "planted-0001" in Store(team.bob.root).memories
+    from core.reports.history import history
+
+    marks = history(Store(team.bob.root), "planted-0001").untrusted
+    assert marks[sha].startswith("UNTRUSTED (unsigned): ratified by bob@example.com")
     assert "gpgsig -----BEGIN SSH SIGNATURE" in git(team.bob.root, "cat-file", "commit", "HEAD")
     pushed = sync(team.bob, BOB)
     assert pushed.pushed >= 1

@@ -17,6 +17,9 @@ from core.store.layout import memory_paths
 from core.store.store import Store
 from core.store.workspace import Workspace
 
+#: the events of a maintainer re-deciding an untrusted team commit (core.team.untrusted)
+RATIFIED, REJECTED = "ratify", "reject-commit"
+
 
 @dataclass(frozen=True)
 class History(AsData):
@@ -33,6 +36,9 @@ class History(AsData):
     newer: tuple[str, ...] = field(metadata=shown_as(skip=True))
     #: ids of listed events a crash recovery undid
     rolled_back: tuple[str, ...] = field(default=(), metadata=shown_as(key="rolled_back_events"))
+    #: commits no listed maintainer signed, with who re-decided them and how (a team
+    #: store: core.team.untrusted's ratify and reject-commit events)
+    untrusted: dict[str, str] = field(default_factory=dict)
 
     DATA_PROPERTIES = ("supersedes_chain",)
 
@@ -79,6 +85,14 @@ def history(store: Store, memory_id: str) -> History:
     gitstore.update_commit_graph(store.root)
     commits = tuple(gitstore.log_for(store.root, path))
     older, newer = supersedes_chain(store, memory_id)
+    marks = {
+        str(e.details["commit"]): (
+            f"UNTRUSTED ({e.details.get('was', 'not signed by a maintainer')}): "
+            f"{'ratified' if e.action == RATIFIED else 'rejected'} by {e.actor} ({e.reason})"
+        )
+        for e in mine
+        if e.action in (RATIFIED, REJECTED) and isinstance(e.details.get("commit"), str)
+    }
     return History(
         memory_id=memory_id,
         exists=memory is not None,
@@ -88,6 +102,7 @@ def history(store: Store, memory_id: str) -> History:
         older=older,
         newer=newer,
         rolled_back=rolled_back,
+        untrusted=marks,
     )
 
 

@@ -43,7 +43,13 @@ def cmd_history(args: argparse.Namespace) -> int:
             for ev in result.events
         ]
         rows += [
-            (c.when, "commit", c.sha[:10], f"{c.author}: {(c.message.splitlines() or [''])[0]}")
+            (
+                c.when,
+                "commit",
+                c.sha[:10],
+                f"{c.author}: {(c.message.splitlines() or [''])[0]}"
+                + (f" [{result.untrusted[c.sha]}]" if c.sha in result.untrusted else ""),
+            )
             for c in result.commits
         ]
         widths = [max((len(row[n]) for row in rows), default=0) for n in range(3)]

@@ -57,6 +57,8 @@ def timeline(store: Store, memory_id: str) -> RenderableType:
         for c in h.commits:
             commits.append(f"{c.sha[:8]} ", style="yellow")
             commits.append(f"{c.when[:10]} {c.author}: {c.message.splitlines()[0]}\n")
+            if c.sha in h.untrusted:
+                commits.append(f"         {safe(h.untrusted[c.sha])}\n", style="bold yellow")
         parts.append(commits)
     return Group(*parts)
 

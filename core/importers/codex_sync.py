@@ -36,10 +36,7 @@ overwritten. The state is kept in the private store, in the import's transaction
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,8 +48,9 @@ from core.importers.codex_notes import AD_HOC_DIR, MEMGOV_NOTE
 from core.importers.codex_state import safe_state
 from core.importers.entries import Entry, Reading, origin_key
 from core.importers.folder_state import folder_key
+from core.importers.folder_write import write_agent_file
 from core.importers.folders import FolderError, check_folder
-from core.importers.held import file_hash, held_for, load_held
+from core.importers.held import held_for, load_held
 from core.importers.ledger import Ledger
 from core.importers.session import run_entries
 from core.importers.sync import SyncReport
@@ -236,46 +234,9 @@ class CodexSync:
             parts.append(f"; it cited {', '.join(cited)}")
         return "".join(parts)
 
-    def write(self, rel: str, data: bytes, expected: str | None) -> bool:
-        """Write one file of the folder: a temporary file beside it renamed over it, only
-        while its bytes are the ones the sync read (``expected``: their hash; None: the
-        file must not exist), never through a symbolic link."""
-        path = self.folder / rel
-        steps = [self.folder / p for p in reversed(Path(rel).parents) if str(p) != "."]
-        if any(p.is_symlink() for p in (*steps, path)):
-            self.notes.append(f"{rel}: a symbolic link on the way; memgov does not write it")
-            return False
-        try:
-            now = file_hash(path.read_bytes()) if path.exists() else None
-        except OSError:
-            now = "unreadable"
-        if now != expected:
-            self.notes.append(f"{rel}: changed while the sync ran; the next sync takes it")
-            return False
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if any(p.is_symlink() for p in steps):  # made meanwhile
-            return False
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".memgov", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            if expected is None:
-                os.link(tmp, path)  # created, never over a file that appeared meanwhile
-                os.unlink(tmp)
-            else:
-                os.replace(tmp, path)
-        except FileExistsError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            self.notes.append(f"{rel}: appeared while the sync ran; not written")
-            return False
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        return True
+    def write(self, rel: str, data: bytes | str, expected: str | None) -> bool:
+        """Write one file of the folder (:func:`core.importers.folder_write.write_agent_file`)."""
+        return write_agent_file(self.folder, rel, data, expected, self.notes)
 
 
 def sync_codex(workspace: Workspace, path: Path, *, actor: str) -> SyncReport:

@@ -54,7 +54,6 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +73,7 @@ from core.importers.folder_state import (
     read_state,
     template_line,
 )
+from core.importers.folder_write import write_agent_file
 from core.importers.folders import FolderError, check_folder
 from core.importers.held import Held, file_hash, held_for, load_held, new_held_id
 from core.importers.report import ImportReport
@@ -508,34 +508,8 @@ class _Sync:
 
     # ------------------------------------------------------------------- writing
     def write(self, rel: str, data: bytes | str, expected: str | None) -> bool:
-        """Write one file of the folder: a temporary file beside it renamed over it,
-        only while its bytes are the ones the sync read (``expected``: their hash; None:
-        the file must not exist), never through a link."""
-        raw = data.encode("utf-8") if isinstance(data, str) else data
-        path = self.folder / rel
-        if path.parent.is_symlink() or path.is_symlink():
-            self.notes.append(f"{rel}: a symbolic link; memgov does not write through it")
-            return False
-        try:
-            now = file_hash(path.read_bytes()) if path.exists() else None
-        except OSError:
-            now = "unreadable"
-        if now != expected:
-            self.notes.append(f"{rel}: changed while the sync ran; the next sync takes it")
-            return False
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".memgov", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(raw)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        return True
+        """Write one file of the folder (:func:`core.importers.folder_write.write_agent_file`)."""
+        return write_agent_file(self.folder, rel, data, expected, self.notes)
 
     def delete(self, rel: str, expected: str) -> bool:
         path = self.folder / rel

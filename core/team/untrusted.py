@@ -31,7 +31,6 @@ a forged ``erase`` event are all just untrusted commits: they wait like any othe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 from core.domain import policy
@@ -51,7 +50,7 @@ from core.store.events import (
     shard_name,
 )
 from core.store.store import Store
-from core.team import merge, remote, signing
+from core.team import merge, signing
 
 RATIFY = "ratify"
 REJECT = "reject-commit"
@@ -143,10 +142,9 @@ def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str)
                     field="commit",
                 )
         now = store.now()
-        parents = [full, ours]
         if ratify and merge.merge_base(root, ours, full) == ours:
             files: dict[str, bytes | None] = {}
-            source, parents = full, [full]  # nothing of this clone's own since: as it is
+            source = full  # nothing of this clone's own since: the change as it is
         elif ratify:
             base = merge.merge_base(root, ours, full) or parent
             files, _undone = merge.plan_merge(root, ours, full, base, actor=actor, now=now)
@@ -170,7 +168,9 @@ def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str)
         _append_event(root, source, files, event)
         tree = merge.write_tree(root, source, files)
         message = f"{verb}: commit {full[:10]} by {verdict.author}\n\n{reason}\n\nevent: {event.id}"
-        resolution = _commit(root, tree, parents, actor=actor, when=now, message=message)
+        resolution = merge.merge_commit(
+            root, tree, full, ours, actor=actor, when=now, message=message
+        )
         changed = merge.checkout(root, ours, resolution)
         signing.remember_untrusted(store.state_dir, [], {full})
         if ratify and CONFIG_FILE in verdict.files:  # its change to the people now holds
@@ -180,13 +180,6 @@ def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str)
     return Resolved(
         str(root), full, verdict.author, verdict.why, ratify, resolution, tuple(changed)
     )
-
-
-def waiting_on_remote(root: Path) -> bool:
-    """Whether the remote's main holds a commit this clone's main does not (a change that
-    waits): a push of main would not be a fast-forward."""
-    theirs = remote.tracking(root)
-    return theirs is not None and not _is_ancestor(root, theirs, gitstore.head(root))
 
 
 # ------------------------------------------------------------------------ helpers
@@ -233,25 +226,6 @@ def _last_shard(paths: set[str]) -> str:
     if numbered:
         return shard_name(max(numbered))
     return EVENTS_FILE if EVENTS_FILE in paths else FIRST_SHARD
-
-
-def _commit(
-    root: Path, tree: str, parents: list[str], *, actor: str, when: datetime, message: str
-) -> str:
-    args = [a for p in dict.fromkeys(parents) for a in ("-p", p)]
-    out = gitstore.run(
-        root,
-        "commit-tree",
-        tree,
-        *args,
-        *merge.sign_args(root),
-        "-F",
-        "-",
-        data=message.encode("utf-8"),
-        actor=actor,
-        when=when,
-    )
-    return out.decode().strip()
 
 
 def decide_item(item: Item, approve: bool, *, actor: str, reason: str) -> Decision:

@@ -92,11 +92,6 @@ class HeldScreen(ItemScreen):
     def on_mount(self) -> None:
         self.refresh_view()
 
-    def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
-        if action == "decide" and parameters and isinstance(parameters[0], str):
-            return parameters[0]
-        return None
-
     def refresh_view(self) -> None:
         analysis = self.item.analysis_as(HeldAnalysis)
         beside = self.item.store.root.parent

@@ -109,7 +109,11 @@ class ItemScreen(DeskScreen):
         return self._actions
 
     def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
-        """The core's action a screen action decides (None: it decides nothing)."""
+        """The core's action a screen action decides (None: it decides nothing): a
+        ``decide('<option>')`` binding decides that option; a screen with other actions
+        names its own."""
+        if action == "decide" and parameters and isinstance(parameters[0], str):
+            return parameters[0]
         return None
 
     def refusal(self, name: str) -> str | None:

@@ -175,11 +175,6 @@ class QuarantineScreen(ItemScreen):
     def on_mount(self) -> None:
         self.refresh_view()
 
-    def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
-        if action == "decide" and parameters and isinstance(parameters[0], str):
-            return parameters[0]
-        return None
-
     def refresh_view(self) -> None:
         analysis = self.item.analysis_as(QuarantineAnalysis)
         self.query_one("#flags", Static).update(flags_text(analysis))

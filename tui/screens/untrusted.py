@@ -59,11 +59,6 @@ class UntrustedScreen(ItemScreen):
     def on_mount(self) -> None:
         self.refresh_view()
 
-    def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
-        if action == "decide" and parameters and isinstance(parameters[0], str):
-            return parameters[0]
-        return None
-
     def refresh_view(self) -> None:
         analysis = self.item.analysis_as(UntrustedAnalysis)
         self.query_one("#commit", Static).update(commit_text(analysis))

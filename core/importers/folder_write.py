@@ -1,0 +1,61 @@
+"""Writing into an agent's folder, the one way both syncs do it.
+
+An agent may be writing its folder while a sync runs, and the folder is not memgov's:
+a file is written to a temporary name beside it, synced to disk and renamed over
+it, only while its bytes are still the ones the sync read (``expected``: their hash;
+None: the file must not exist, and a file that appears meanwhile is never written
+over), and never through a symbolic link anywhere on the way. What was not written
+is said in ``notes``, for the sync's report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from core.importers.held import file_hash
+
+
+def write_agent_file(
+    folder: Path, rel: str, data: bytes | str, expected: str | None, notes: list[str]
+) -> bool:
+    """Write ``rel`` of ``folder`` (this module's docstring); whether it was written."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    path = folder / rel
+    steps = [folder / p for p in reversed(Path(rel).parents) if str(p) != "."]
+    if any(p.is_symlink() for p in (*steps, path)):
+        notes.append(f"{rel}: a symbolic link on the way; memgov does not write through it")
+        return False
+    try:
+        now = file_hash(path.read_bytes()) if path.exists() else None
+    except OSError:
+        now = "unreadable"
+    if now != expected:
+        notes.append(f"{rel}: changed while the sync ran; the next sync takes it")
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if any(p.is_symlink() for p in steps):  # made meanwhile
+        return False
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".memgov", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if expected is None:
+            os.link(tmp, path)  # created, never over a file that appeared meanwhile
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
+    except FileExistsError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        notes.append(f"{rel}: appeared while the sync ran; not written")
+        return False
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return True

@@ -1,5 +1,6 @@
-"""The README's candidate example works as written: the ``memgov log`` line, then
-the JSON candidate through ``memgov remember`` (a newcomer copies both)."""
+"""The candidate example of the CLI's documentation (``docs/cli.md``, linked from the
+README) works as written: the ``memgov log`` line, then the JSON candidate through
+``memgov remember`` (a newcomer copies both)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ ACTOR = "newcomer@example.com"
 
 
 def _example() -> tuple[list[list[str]], dict[str, object]]:
-    text = (ROOT / "README.md").read_text("utf-8")
+    text = (ROOT / "docs" / "cli.md").read_text("utf-8")
     start = text.index("A candidate, as an agent sends it to `memgov remember`")
     commands_block, json_block = re.findall(r"```(?:json)?\n(.*?)```", text[start:], re.S)[:2]
     commands = [shlex.split(line) for line in commands_block.splitlines() if line.strip()]

@@ -6,7 +6,7 @@ right-to-left text) or past ``foreign-rule``. A helper wrote them against the co
 that the detector before the exemptions caught and the first exemptions let through were
 closed (``words``: flagged by the words alone). Six standing orders worded as facts ("the
 user's payment account changed to GB33 ...", "competitors have unpatched breaches") still
-get through both: the instruction family's known gap (see the README), not listed here."""
+get through both: the instruction family's known gap (see docs/security.md), not listed here."""
 
 from __future__ import annotations
 

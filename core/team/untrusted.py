@@ -22,7 +22,9 @@ its changes are in effect nowhere until a maintainer re-decides it:
   pushes it; every other clone then finds the untrusted commit re-decided by a
   verified one (:func:`core.team.trust.resolved_by`) and takes both at once. The
   working tree goes from the clone's main to that commit in one journaled checkout,
-  so a kill at any moment leaves either, never the untrusted change alone.
+  so a kill at any moment leaves either, never the untrusted change alone (the
+  commit leaves the clone's list of those that wait just before; killed before
+  ``main`` moved, the next sync lists it again).
 
 A forged record, a pushed duplicate of a trusted record's id, and a ``git rm`` with
 a forged ``erase`` event are all just untrusted commits: they wait like any other.
@@ -35,7 +37,7 @@ from pathlib import Path
 
 from core.domain import policy
 from core.domain.data import AsData
-from core.domain.errors import NotFoundError, ValidationError, shown_id
+from core.domain.errors import NotFoundError, StoreError, ValidationError, shown_id
 from core.review import untrusted as review
 from core.review.items import Item, Kind, UntrustedAnalysis
 from core.store import gitstore
@@ -114,6 +116,15 @@ def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str)
         )
     root = store.root
     with store.locked():
+        merge.recover_checkout(root)  # a checkout killed mid-way: back to HEAD first
+        dirty = [p for p in gitstore.dirty(root) if not p.startswith(".memgov/")]
+        if dirty:  # as a sync: the checkout would fail on them, its recovery discard them
+            raise StoreError(
+                f"{root}: files changed by hand and not committed: "
+                f"{', '.join(dirty[:5])}{' ...' if len(dirty) > 5 else ''}; nothing was "
+                f"decided. Commit them with git, or discard them "
+                "('git -C STORE checkout -- FILE'), then decide again"
+            )
         full = gitstore.resolve(root, commit)
         found = {v.commit: v for v in signing.untrusted(store.state_dir)}
         if full is None or full not in found:
@@ -171,8 +182,11 @@ def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str)
         resolution = merge.merge_commit(
             root, tree, full, ours, actor=actor, when=now, message=message
         )
-        changed = merge.checkout(root, ours, resolution)
+        # off the list before main moves: a kill after it never leaves the commit decided
+        # yet waiting (doctor's error, a second decision); a kill before it, the next
+        # sync finds it waiting again, as it is
         signing.remember_untrusted(store.state_dir, [], {full})
+        changed = merge.checkout(root, ours, resolution)
         if ratify and CONFIG_FILE in verdict.files:  # its change to the people now holds
             signing.trust_config_at(root, full)
         store.forget()

@@ -35,12 +35,17 @@ def notifications(app: Any) -> list[tuple[str, str]]:
     return [(n.title, n.message) for n in app._notifications if n.severity == "error"]
 
 
-def break_events(demo: Path) -> None:
-    """Each store's event log becomes a folder: reading it fails with IsADirectoryError."""
-    for name in ("private", "team"):
-        events = demo / name / "events/000001.jsonl"
-        events.unlink()
-        events.mkdir()
+def fail_reads(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> None:
+    """What a screen reads fails as a dying disk fails (EIO). A file turned into a
+    folder no longer does: memgov's one reader refuses it as a problem, which doctor
+    and the problems screen report (test below); an I/O error cannot be made for real
+    here (the tests run as root), so the screen's read raises it."""
+    import errno
+
+    def failing(*_args: Any, **_kwargs: Any) -> Any:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(module, name, failing)
 
 
 async def open_first(pilot: Any, app: Any, kind: str, title_part: str = "") -> None:
@@ -54,30 +59,53 @@ async def open_first(pilot: Any, app: Any, kind: str, title_part: str = "") -> N
 
 
 @pytest.mark.parametrize(
-    ("key", "screen", "title"),
+    ("key", "screen", "title", "reader"),
     [
-        ("h", HistoryScreen, "History could not be read"),
-        ("m", HealthScreen, "Health could not be read"),
-        ("p", ProblemsScreen, "Problems could not be read"),
+        ("h", HistoryScreen, "History could not be read", "entries"),
+        ("m", HealthScreen, "Health could not be read", "health"),
+        ("p", ProblemsScreen, "Problems could not be read", "diagnose"),
     ],
 )
 async def test_a_failing_read_is_a_notification_and_the_desk_keeps_running(
-    demo: Path, key: str, screen: type, title: str
+    demo: Path,
+    key: str,
+    screen: type,
+    title: str,
+    reader: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     app = desk(demo)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
-        break_events(demo)
+        fail_reads(monkeypatch, __import__(screen.__module__, fromlist=["x"]), reader)
         await pilot.press(key)
         await settle(pilot, app)
         assert isinstance(app.screen, screen)
         shown = notifications(app)
         assert [t for t, _m in shown] == [title], shown
-        assert "IsADirectoryError" in shown[0][1]
+        assert "OSError" in shown[0][1]
         assert app.is_running
         await pilot.press("escape")  # and the desk goes on
         await settle(pilot, app)
         assert isinstance(app.screen, QueueScreen)
+
+
+async def test_an_event_log_turned_into_a_folder_is_a_problem_not_a_failure(demo: Path) -> None:
+    for name in ("private", "team"):
+        events = demo / name / "events/000001.jsonl"
+        events.unlink()
+        events.mkdir()
+    app = desk(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("p")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ProblemsScreen)
+        assert notifications(app) == []
+        table = app.screen.query_one("#problems", DataTable)
+        files = {str(table.get_row_at(n)[2]) for n in range(table.row_count)}
+        assert any("events/000001.jsonl" in f for f in files), files
+        assert app.is_running
 
 
 async def test_a_failing_read_in_about_me_is_a_notification(demo: Path) -> None:

@@ -245,3 +245,43 @@ def _index_as_folder(root: Path) -> None:
     (root / "MEMORY.md").unlink()
     (root / "MEMORY.md").mkdir()
     (root / "MEMORY.md" / "x").write_text("x")
+
+
+def test_a_pipe_where_an_agent_file_or_the_mapping_was_never_hangs(tmp_path: Path) -> None:
+    """The readers of an agent's folder beside the import's: the file a held item shows
+    (the desk reads it), the folder's memgov-import.yaml, and a Codex folder's files a
+    sync hashes and takes lines out of; each a pipe swapped in, each refused."""
+    from core.importers.held import Held, agent_text, file_hash
+
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    (folder / "notes.md").write_text("We deploy on Tuesdays.\n")
+    held = Held(
+        id="held-20261206-aaaaaaaa",
+        reason="sensitive",
+        format="claude-code",
+        folder=str(folder),
+        file="notes.md",
+        line=1,
+        hash=file_hash(b"We deploy on Tuesdays.\n"),
+        held_at="2026-12-06T00:00:00+00:00",
+        held_by=OWNER,
+    )
+    assert agent_text(held) == "We deploy on Tuesdays.\n"
+    (folder / "notes.md").unlink()
+    os.mkfifo(folder / "notes.md")
+    assert agent_text(held) is None  # the pipe is never opened
+
+    os.mkfifo(folder / "memgov-import.yaml")
+    store = tmp_path / "stores"
+    assert memgov("init", "--store", str(store / "private"), cwd=tmp_path).returncode == 0
+    result = memgov("import", "claude-code", str(folder), "--store", str(store), cwd=tmp_path)
+    _held(result)  # the pipe that stands where the mapping would is no mapping: not read
+    assert "notes.md: is a named pipe (FIFO)" in result.stdout
+
+    codex = tmp_path / "codex"
+    codex.mkdir()
+    (codex / "memory_summary.md").write_text("# Summary\n- Prefers uv over pip.\n")
+    os.mkfifo(codex / "MEMORY.md")
+    for argv in (("import", "codex"), ("sync", "codex")):
+        _held(memgov(*argv, str(codex), "--store", str(store), cwd=tmp_path))

@@ -98,11 +98,12 @@ from core.importers.codex_notes import UserFiles
 from core.importers.codex_state import keep_state, safe_state
 from core.importers.entries import Entry, Reading
 from core.importers.folder_state import folder_key
-from core.importers.folders import FolderError, check_folder
+from core.importers.folders import MAX_FILE_BYTES, FolderError, check_folder
 from core.importers.held import Held, file_hash
 from core.importers.mapping import ImportMapping, default_owner, load_mapping
 from core.importers.report import ImportReport
 from core.importers.session import run_entries
+from core.store.fsutil import HostileEntry, read_entry
 from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 
@@ -162,10 +163,11 @@ def folder_file_hash(folder: Path, rel: str) -> str | None:
     path = folder / rel
     steps = [folder / p for p in reversed(Path(rel).parents) if str(p) != "."]
     try:
-        if any(p.is_symlink() for p in (*steps, path)) or not path.is_file():
+        if any(p.is_symlink() for p in (*steps, path)):
             return None
-        return file_hash(path.read_bytes())
-    except OSError:
+        data = read_entry(path, limit=MAX_FILE_BYTES)  # never a pipe, never past the cap
+        return None if data is None else file_hash(data)
+    except (OSError, HostileEntry):
         return None
 
 

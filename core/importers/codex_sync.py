@@ -49,11 +49,12 @@ from core.importers.codex_state import safe_state
 from core.importers.entries import Entry, Reading, origin_key
 from core.importers.folder_state import folder_key
 from core.importers.folder_write import write_agent_file
-from core.importers.folders import FolderError, check_folder
+from core.importers.folders import MAX_FILE_BYTES, FolderError, check_folder
 from core.importers.held import held_for, load_held
 from core.importers.ledger import Ledger
 from core.importers.session import run_entries
 from core.importers.sync import SyncReport
+from core.store.fsutil import HostileEntry, read_entry
 from core.store.store import Store
 from core.store.workspace import Workspace
 
@@ -148,9 +149,9 @@ class CodexSync:
         """The file without the entries' lines (and a blank line they leave doubled)."""
         path = self.folder / rel
         try:
-            raw = path.read_bytes()
+            raw = read_entry(path, limit=MAX_FILE_BYTES, shown=rel) or b""
             text = raw.decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+        except (OSError, UnicodeDecodeError, HostileEntry):
             self.notes.append(f"{rel}: cannot be read as UTF-8; its lines are not taken out")
             return False
         lines = text.splitlines(keepends=True)
@@ -211,8 +212,9 @@ class CodexSync:
         """The section the lines stood in, and the rollout summaries the memory cited."""
         path = self.folder / rel
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
+            raw = read_entry(path, limit=MAX_FILE_BYTES, shown=rel) or b""
+            lines = raw.decode("utf-8").splitlines()
+        except (OSError, UnicodeDecodeError, HostileEntry):
             lines = []
         line = origin_key(entry.origin)[1]
         trail: dict[int, str] = {}

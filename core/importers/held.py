@@ -46,7 +46,7 @@ import yaml
 from core.domain import gate
 from core.domain.errors import MemgovError, NotFoundError, ValidationError
 from core.domain.record import check_text, id_problem
-from core.store.fsutil import UnsafePath, check_relative
+from core.store.fsutil import HostileEntry, UnsafePath, check_relative, read_entry
 from core.store.store import Store
 
 HELD_DIR = "held"
@@ -212,9 +212,12 @@ def read_held(store: Store, held_id: str) -> Held:
     if path.stat().st_size > MAX_HELD_BYTES:
         raise HeldError(f"{rel}: over {MAX_HELD_BYTES:,} bytes; remove it")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        raw = read_entry(path, limit=MAX_HELD_BYTES, shown=rel)
+        data = yaml.safe_load((raw or b"").decode("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):  # HostileEntry is an OSError's kin
         raise HeldError(f"{rel}: not readable YAML; remove it") from None
+    except HostileEntry as exc:
+        raise HeldError(f"{exc}; remove it") from None
     return _from_mapping(data, rel)
 
 
@@ -251,10 +254,10 @@ def agent_text(held: Held) -> str | None:
         steps = [folder / p for p in reversed(Path(held.file).parents) if str(p) != "."]
         if any(p.is_symlink() for p in (folder, *steps, path)):
             return None
-        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        data = path.read_bytes()
-    except (OSError, ValueError):
+        data = read_entry(path, limit=MAX_FILE_BYTES)  # never a pipe, never past the cap
+    except (OSError, ValueError, HostileEntry):
+        return None
+    if data is None:
         return None
     if file_hash(data) != held.hash:
         return None

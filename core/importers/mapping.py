@@ -34,9 +34,12 @@ import yaml
 from core.domain.errors import ValidationError
 from core.domain.record import TYPES
 from core.importers.entries import Entry
+from core.store.fsutil import HostileEntry, read_entry
 from core.store.workspace import Workspace
 
 MAPPING_FILE = "memgov-import.yaml"
+#: a mapping file larger than this is not read (it is a few lines)
+MAX_MAPPING_BYTES = 1024 * 1024
 ENTRY_KEYS = ("subject", "attribute", "type", "condition", "title", "skip")
 _MAPPING_HINT = (
     "write e.g. 'files: {feedback_testing.md: {attribute: test_database}}'; "
@@ -85,7 +88,10 @@ def load_mapping(folder: Path, mapping: Mapping[str, Any] | Path | None) -> Impo
     if mapping is None and not path.is_file():
         return ImportMapping()
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = read_entry(path, limit=MAX_MAPPING_BYTES)
+        data = yaml.safe_load((raw or b"").decode("utf-8"))
+    except HostileEntry as exc:
+        raise ValidationError(exc.problem, path=path) from None
     except OSError as exc:
         raise ValidationError(f"cannot be read: {exc.strerror}", path=path) from None
     except UnicodeDecodeError:

@@ -285,3 +285,18 @@ def test_a_pipe_where_an_agent_file_or_the_mapping_was_never_hangs(tmp_path: Pat
     os.mkfifo(codex / "MEMORY.md")
     for argv in (("import", "codex"), ("sync", "codex")):
         _held(memgov(*argv, str(codex), "--store", str(store), cwd=tmp_path))
+
+
+def test_a_pipe_as_the_config_or_the_index_never_hangs(demo: Path) -> None:
+    """memgov.yaml is read by every command and MEMORY.md by a consolidation's gather:
+    a pipe at either is named, never opened."""
+    index = demo / "private" / "MEMORY.md"
+    index.unlink()
+    os.mkfifo(index)
+    _held(memgov("consolidate", "--store", "private", cwd=demo))
+    config = demo / "team" / "memgov.yaml"
+    config.unlink()
+    os.mkfifo(config)
+    result = memgov("list", "--store", "team", cwd=demo)
+    _held(result)
+    assert result.returncode != 0 and "memgov.yaml" in result.stderr  # no store: no file

@@ -23,6 +23,7 @@ from core.consolidation.model import Edit, Gathered, Proposal, Signal
 from core.domain.record import Memory
 from core.domain.values import normalise
 from core.store import gitstore, logs
+from core.store.fsutil import HostileEntry, read_entry
 from core.store.index import INDEX_FILE, check_index, parse_index
 from core.store.store import Store
 from core.writing.decay import unused
@@ -33,6 +34,10 @@ MESSAGE_RE = re.compile(
     r"(?:(?P<role>[\w.@:-]{1,40}?):\s)?(?P<text>.*)$"
 )
 DAY_RE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+
+
+#: the most of one log or index file a gather reads
+MAX_LOG_READ = 64 * 1024 * 1024
 
 
 def _messages(rel: str, text: str, existed: Counter[str] | None) -> list[Signal]:
@@ -91,7 +96,11 @@ def signals_since(root: Path, since: str | None) -> list[Signal]:
     old = gitstore.read_blobs(root, was.values())
     out = []
     for rel in paths:
-        text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        try:  # the one reader: a log turned into a pipe is never opened
+            raw = read_entry(root / rel, limit=MAX_LOG_READ, shown=rel)
+        except HostileEntry:
+            continue  # doctor names it
+        text = (raw or b"").decode("utf-8", "replace")
         before = old.get(was[rel]) if rel in was else None
         existed = (
             Counter(before.decode("utf-8", "replace").splitlines()) if before is not None else None
@@ -105,7 +114,11 @@ def gather(store: Store, *, since: str | None, since_name: str | None) -> Gather
     now = store.now()
     records = dict(store.load().memories)
     index_path = store.root / INDEX_FILE
-    index_text = index_path.read_text(encoding="utf-8") if index_path.exists() else ""
+    try:
+        index_raw = read_entry(index_path, limit=MAX_LOG_READ, shown=INDEX_FILE)
+    except HostileEntry:
+        index_raw = None  # doctor names it; the batch is planned from the records
+    index_text = (index_raw or b"").decode("utf-8", "replace")
     active = sorted(m.id for m in records.values() if m.status == "active")
     idle = tuple(i for i in active if unused(records[i], now, store.config))
     idle_set = set(idle)

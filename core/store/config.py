@@ -8,6 +8,7 @@ and what to do, never a traceback. No message quotes a value.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ import yaml
 
 from core.domain.errors import StoreError, ValidationError
 from core.domain.record import check_text, describe, shown_word, yaml_error
+from core.store.fsutil import HostileEntry, open_entry
 
 CONFIG_FILE = "memgov.yaml"
 #: a config is a few hundred bytes; a file over this is not read
@@ -133,7 +135,15 @@ def _read(path: Path) -> str:
             path=path,
             hint="replace it by the file itself, or recreate it with 'memgov init'",
         )
-    with path.open("rb") as handle:  # FileNotFoundError: the caller says what to do
+    try:  # the one reader: a pipe, a device or a folder is never opened
+        fd = open_entry(path)
+    except HostileEntry as exc:
+        raise UnreadableConfig(
+            exc.problem, path=path, hint="replace it by the file, or recreate it with 'memgov init'"
+        ) from None
+    if fd is None:  # the caller says what to do
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    with os.fdopen(fd, "rb") as handle:
         data = handle.read(MAX_CONFIG_BYTES + 1)
     if len(data) > MAX_CONFIG_BYTES:
         raise UnreadableConfig(

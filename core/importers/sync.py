@@ -165,28 +165,8 @@ class _Sync:
         last = state.files
         changed = {rel for rel, h in disk.items() if last.get(rel, {}).get("agent") != h}
         held_items, _problems = load_held(self.private)
-        both: list[tuple[str, str]] = []  # (file, memgov's version's hash) changed on both sides
-        memgov_wins: set[str] = set()
         records = self.records_by_file()
-        for rel in sorted(changed - set(INDEXES)):
-            memgov_then = last.get(rel, {}).get("memgov")
-            want = self.want(rel, records, memgov_then is not None)
-            if memgov_then is None or want is None or file_hash(want) == memgov_then:
-                continue  # memgov did not change it: the agent's change comes in
-            if file_hash(want) == disk[rel]:
-                continue  # both changed it the same way
-            decided = held_for(
-                [h for h in held_items if h.reason == "both-changed"],
-                str(self.folder),
-                rel,
-                disk[rel],
-            )
-            if decided is not None and decided.status == "approved":
-                continue  # a person took the agent's version: it comes in
-            if decided is not None and decided.status == "rejected":
-                memgov_wins.add(rel)  # a person kept memgov's: it goes back to the file
-                continue
-            both.append((rel, file_hash(want)))
+        both, memgov_wins = self.both_sides(changed, last, disk, records, held_items)
         held_both = {rel for rel, _h in both}
         incoming = frozenset(changed - held_both - memgov_wins)
         reading = claude_code_reading(self.workspace, self.folder, self.actor)
@@ -289,6 +269,35 @@ class _Sync:
             unchanged=agree,
             notes=tuple(self.notes),
         )
+
+    def both_sides(
+        self,
+        changed: set[str],
+        last: dict[str, dict[str, str]],
+        disk: dict[str, str],
+        records: dict[str, list[tuple[Store, Memory]]],
+        held_items: list[Held],
+    ) -> tuple[list[tuple[str, str]], set[str]]:
+        """The files changed on both sides since the last sync, with memgov's version's
+        hash (a person decides), and those a person already kept memgov's version of."""
+        both: list[tuple[str, str]] = []
+        memgov_wins: set[str] = set()
+        decided_both = [h for h in held_items if h.reason == "both-changed"]
+        for rel in sorted(changed - set(INDEXES)):
+            memgov_then = last.get(rel, {}).get("memgov")
+            want = self.want(rel, records, memgov_then is not None)
+            if memgov_then is None or want is None or file_hash(want) == memgov_then:
+                continue  # memgov did not change it: the agent's change comes in
+            if file_hash(want) == disk[rel]:
+                continue  # both changed it the same way
+            decided = held_for(decided_both, str(self.folder), rel, disk[rel])
+            if decided is not None and decided.status == "approved":
+                continue  # a person took the agent's version: it comes in
+            if decided is not None and decided.status == "rejected":
+                memgov_wins.add(rel)  # a person kept memgov's: it goes back to the file
+                continue
+            both.append((rel, file_hash(want)))
+        return both, memgov_wins
 
     # ------------------------------------------------------------------- reading
     def state(self) -> FolderState:

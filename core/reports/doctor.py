@@ -21,8 +21,9 @@ from pathlib import Path
 
 from core.domain.data import AsData
 from core.domain.errors import StoreError
+from core.domain.record import Memory
 from core.store import gitstore, logs, requests, team_state
-from core.store.events import is_event_log
+from core.store.events import BadLine, Event, is_event_log
 from core.store.fsutil import entry_problem, escaped_name, name_problem
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text, render_index
 from core.store.journal import JOURNAL_FILE
@@ -49,6 +50,8 @@ class Finding(AsData):
 
 
 def diagnose(store: Store) -> list[Finding]:
+    """Every error and warning of the store, in the order checked. An interrupted
+    change is finished or undone first; nothing else is changed."""
     found: list[Finding] = []
     root = store.root
     journal = store.state_dir / JOURNAL_FILE
@@ -73,6 +76,20 @@ def diagnose(store: Store) -> list[Finding]:
         found += _team(store)
     found += _links(root, reported={p.path for p in snap.problems})
     found += _tracked_state(store)
+    found += _requests(store, memories)
+    found += _index(store, memories)
+    events, bad = store.events()
+    found += _event_log(memories, events, bad)
+    found += _supersedes(memories, events)
+    found += _sources(store, memories)
+    found += _git(store, journal, journal_rel)
+    return found
+
+
+def _requests(store: Store, memories: dict[str, Memory]) -> list[Finding]:
+    """Request files that do not parse, and open requests for a record this store
+    does not have (they can never be decided)."""
+    found = []
     for path, reason in requests.request_problems(store):
         found.append(Finding("error", path, reason))
     for request in requests.load_requests(store, status="open"):
@@ -87,9 +104,14 @@ def diagnose(store: Store) -> list[Finding]:
                     "memory_id",
                 )
             )
+    return found
 
-    # the index: limits, pointers that resolve, and agreement with the active records
-    text, unreadable = read_index_text(root)
+
+def _index(store: Store, memories: dict[str, Memory]) -> list[Finding]:
+    """The index: its limits, pointers that resolve to active records, and a line for
+    each active record it should list."""
+    found = []
+    text, unreadable = read_index_text(store.root)
     if unreadable is not None:
         found.append(Finding("error", INDEX_FILE, unreadable))
     text = text or ""
@@ -117,6 +139,12 @@ def diagnose(store: Store) -> list[Finding]:
                     f"line {line.number} points at {line.target}, which is {target.status}",
                 )
             )
+    return found + _missing_lines(store, memories, listed)
+
+
+def _missing_lines(store: Store, memories: dict[str, Memory], listed: set[str]) -> list[Finding]:
+    """Active records the index should list but does not: one finding each, or one
+    for them all when there are more than a few."""
     # within its caps the index keeps the active memories that matter most (by type,
     # then weight: core.store.index.pick_key), then says how many more there are: a
     # memory it leaves out has no line, by design
@@ -127,7 +155,7 @@ def diagnose(store: Store) -> list[Finding]:
         if m.status == "active" and m.path in due and m.path not in listed
     )
     if len(missing) <= _MISSING_SHOWN:
-        found += [
+        return [
             Finding(
                 "error",
                 INDEX_FILE,
@@ -136,20 +164,25 @@ def diagnose(store: Store) -> list[Finding]:
             )
             for memory_id in missing
         ]
-    else:  # an index an older memgov wrote in its order, or edited by hand: one finding
-        found.append(
-            Finding(
-                "error",
-                INDEX_FILE,
-                f"{len(missing):,} active memories it should list have no index line "
-                f"({', '.join(missing[:_MISSING_SHOWN])} ...): it is not what memgov writes "
-                f"from the records (an older memgov's order, or a hand edit); run "
-                f"'memgov reindex'",
-            )
+    # an index an older memgov wrote in its order, or edited by hand: one finding
+    return [
+        Finding(
+            "error",
+            INDEX_FILE,
+            f"{len(missing):,} active memories it should list have no index line "
+            f"({', '.join(missing[:_MISSING_SHOWN])} ...): it is not what memgov writes "
+            f"from the records (an older memgov's order, or a hand edit); run "
+            f"'memgov reindex'",
         )
+    ]
 
-    # the event log: unreadable lines, and status agreeing with the last transition
-    events, bad = store.events()
+
+def _event_log(
+    memories: dict[str, Memory], events: list[Event], bad: list[BadLine]
+) -> list[Finding]:
+    """The event log: its unreadable lines, and each record's status against the last
+    transition that was not rolled back."""
+    found = []
     for bad_line in bad:
         where = f"line {bad_line.line}: " if bad_line.line else ""
         found.append(Finding("error", bad_line.file, where + bad_line.reason))
@@ -183,8 +216,13 @@ def diagnose(store: Store) -> list[Finding]:
                     "status",
                 )
             )
+    return found
 
-    # supersedes: cycles and dangling pointers
+
+def _supersedes(memories: dict[str, Memory], events: list[Event]) -> list[Finding]:
+    """Supersedes chains: each cycle once, and a record's own pointer to one that is
+    not in the store and was never erased."""
+    found = []
     erased = {i for e in events if e.to_status == "deleted" for i in e.memory_ids}
     reported: set[str] = set()
     for memory in memories.values():
@@ -218,16 +256,21 @@ def diagnose(store: Store) -> list[Finding]:
                 break
             seen.append(nxt)
             current = memories[nxt]
+    return found
 
-    # sources: every pointer of a live record should resolve to its evidence
-    tasks = logs.task_index(root)
+
+def _sources(store: Store, memories: dict[str, Memory]) -> list[Finding]:
+    """Sources of every record not erased that resolve to no log line or file: errors
+    for an active record, warnings for the others."""
+    found = []
+    tasks = logs.task_index(store.root)
     for memory in memories.values():
         if memory.status in ("deleted",):
             continue
         for number, source in enumerate(memory.all_sources):
             if (
                 logs.resolve(
-                    root,
+                    store.root,
                     source,
                     context=0,
                     task_logs=tasks,
@@ -244,8 +287,13 @@ def diagnose(store: Store) -> list[Finding]:
                         "source",
                     )
                 )
+    return found
 
-    # git: an interrupted change, or edits nobody committed
+
+def _git(store: Store, journal: Path, journal_rel: str) -> list[Finding]:
+    """Git: an interrupted change (its journal), a failing ``git status``, and record,
+    index or event log files changed and not committed."""
+    found = []
     if journal.exists():
         found.append(
             Finding(

@@ -85,85 +85,101 @@ def parse_export(
     commits: list[ExportCommit] = []
     tags: list[ExportTag] = []
     pos, size = 0, len(stream)
-
-    def line() -> bytes:
-        nonlocal pos
-        end = stream.find(b"\n", pos)
-        end = size if end == -1 else end
-        out = stream[pos:end]
-        pos = end + 1
-        return out
-
-    def data(header: bytes) -> bytes:
-        nonlocal pos
-        if not header.startswith(b"data ") or header.startswith(b"data <<"):
-            raise GitFailed("git fast-export wrote a record this purge does not read")
-        n = int(header[5:])
-        body = stream[pos : pos + n]
-        pos += n
-        if stream[pos : pos + 1] == b"\n":
-            pos += 1
-        return header + b"\n" + body + b"\n"
-
     while pos < size:
-        cmd = line()
+        cmd, pos = _line(stream, pos)
         if not cmd or cmd.startswith((b"feature ", b"done", b"progress ")):
             continue
         if cmd.startswith(b"reset "):
             if stream.startswith(b"from ", pos):
-                line()  # a ref's tip: every ref is set from for-each-ref instead
+                # a ref's tip: every ref is set from for-each-ref instead
+                pos = _line(stream, pos)[1]
             continue
         if cmd.startswith(b"commit "):
             shaped = _COMMIT_HEAD.match(stream, pos) if quick else None
             if shaped is not None:  # the shape fast-export writes: read in one go
                 pos = _read_commit(stream, cmd[7:], shaped, commits)
-                continue
-            ref = cmd[7:]
-            commit = ExportCommit(0, b"", ref, b"", [], [])
-            head: list[bytes] = []
-            while pos < size:
-                item = line()
-                if item.startswith(b"mark :"):
-                    commit.mark = int(item[6:])
-                elif item.startswith(b"original-oid "):
-                    commit.original = item[13:]
-                elif item.startswith((b"author ", b"committer ", b"encoding ")):
-                    head.append(item + b"\n")
-                elif item.startswith(b"data "):
-                    head.append(data(item))
-                elif item.startswith((b"from ", b"merge ")):
-                    commit.parents.append(item)
-                elif item.startswith(b"M "):
-                    mode, sha, path = item[2:].split(b" ", 2)
-                    commit.changes.append((b"M", mode, sha, _unquote(path)))
-                elif item.startswith(b"D "):
-                    commit.changes.append((b"D", b"", b"", _unquote(item[2:])))
-                elif item == b"":
-                    break
-                elif item.startswith(b"deleteall"):
-                    commit.other.append(item)
-                else:
-                    raise _unsupported()
-            commit.head = b"".join(head)
-            commits.append(commit)
+            else:
+                pos = _read_commit_lines(stream, cmd[7:], pos, commits)
             continue
         if cmd.startswith(b"tag "):
-            name, target, body = cmd[4:], b"", []
-            while pos < size:
-                item = line()
-                if item.startswith(b"from "):
-                    target = item[5:]
-                elif item.startswith(b"tagger "):
-                    body.append(item + b"\n")
-                elif item.startswith(b"data "):
-                    body.append(data(item))
-                    break
-                elif item.startswith((b"mark ", b"original-oid ")):
-                    continue
-            tags.append(ExportTag(name, target, b"".join(body)))
+            pos = _read_tag(stream, cmd[4:], pos, tags)
             continue
         raise GitFailed("git fast-export wrote a command this purge does not read")
     return commits, tags
+
+
+def _line(stream: bytes, pos: int) -> tuple[bytes, int]:
+    """The line at ``pos`` without its newline, and the position after it."""
+    end = stream.find(b"\n", pos)
+    end = len(stream) if end == -1 else end
+    return stream[pos:end], end + 1
+
+
+def _data(stream: bytes, header: bytes, pos: int) -> tuple[bytes, int]:
+    """The ``data <n>`` record whose header line is ``header`` (already read), verbatim
+    with its newlines; the position after it."""
+    if not header.startswith(b"data ") or header.startswith(b"data <<"):
+        raise GitFailed("git fast-export wrote a record this purge does not read")
+    n = int(header[5:])
+    body = stream[pos : pos + n]
+    pos += n
+    if stream[pos : pos + 1] == b"\n":
+        pos += 1
+    return header + b"\n" + body + b"\n", pos
+
+
+def _read_commit_lines(stream: bytes, ref: bytes, pos: int, commits: list[ExportCommit]) -> int:
+    """One commit record of any shape, line by line from right after its ``commit``
+    line to the empty line that ends it; the position after it."""
+    commit = ExportCommit(0, b"", ref, b"", [], [])
+    head: list[bytes] = []
+    while pos < len(stream):
+        item, pos = _line(stream, pos)
+        if item.startswith(b"mark :"):
+            commit.mark = int(item[6:])
+        elif item.startswith(b"original-oid "):
+            commit.original = item[13:]
+        elif item.startswith((b"author ", b"committer ", b"encoding ")):
+            head.append(item + b"\n")
+        elif item.startswith(b"data "):
+            message, pos = _data(stream, item, pos)
+            head.append(message)
+        elif item.startswith((b"from ", b"merge ")):
+            commit.parents.append(item)
+        elif item.startswith(b"M "):
+            mode, sha, path = item[2:].split(b" ", 2)
+            commit.changes.append((b"M", mode, sha, _unquote(path)))
+        elif item.startswith(b"D "):
+            commit.changes.append((b"D", b"", b"", _unquote(item[2:])))
+        elif item == b"":
+            break
+        elif item.startswith(b"deleteall"):
+            commit.other.append(item)
+        else:
+            raise _unsupported()
+    commit.head = b"".join(head)
+    commits.append(commit)
+    return pos
+
+
+def _read_tag(stream: bytes, name: bytes, pos: int, tags: list[ExportTag]) -> int:
+    """One annotated tag from right after its ``tag`` line to the end of its message;
+    the position after it."""
+    target, body = b"", []
+    while pos < len(stream):
+        item, pos = _line(stream, pos)
+        if item.startswith(b"from "):
+            target = item[5:]
+        elif item.startswith(b"tagger "):
+            body.append(item + b"\n")
+        elif item.startswith(b"data "):
+            message, pos = _data(stream, item, pos)
+            body.append(message)
+            break
+        elif item.startswith((b"mark ", b"original-oid ")):
+            continue
+    tags.append(ExportTag(name, target, b"".join(body)))
+    return pos
 
 
 #: a commit's lines up to its message, as ``fast-export --show-original-ids`` writes them

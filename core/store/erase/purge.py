@@ -48,9 +48,18 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from core.store import gitstore
-from core.store.erase.export import SCRATCH_REF, commit_record, dropped, parent_mark, parse_export
+from core.store.erase.export import (
+    SCRATCH_REF,
+    ExportCommit,
+    ExportTag,
+    commit_record,
+    dropped,
+    parent_mark,
+    parse_export,
+)
 from core.store.erase.scrub import (
     WHOLE_KINDS,
     Edit,
@@ -101,53 +110,14 @@ def purge_history(
 
 
 def _rewrite(root: Path, gitdir: Path, drop: frozenset[str], pats: Patterns) -> int:
-    refs: list[tuple[bytes, bytes]] = []  # (name, commit) of each ref to a commit
-    listing = gitstore.run(root, "for-each-ref", "--format=%(objecttype) %(objectname) %(refname)")
-    for row in listing.splitlines():
-        kind, oid, name = row.split(b" ", 2)
-        if kind == b"commit" and name != SCRATCH_REF.encode():
-            refs.append((name, oid))
-    detached = None
-    if not gitstore.run(root, "symbolic-ref", "-q", "HEAD", check=False).strip():
-        detached = gitstore.run(root, "rev-parse", "HEAD").strip()
-    stream = gitstore.run(
-        root,
-        "-c",
-        "core.quotepath=false",
-        "fast-export",
-        "--all",
-        "--reencode=no",
-        "--show-original-ids",
-        "--no-data",
-        "--signed-tags=verbatim",
-        "--use-done-feature",
-    )
-    if not stream.rstrip().endswith(b"done"):
-        raise GitFailed(f"{root}: git fast-export stopped early; nothing was changed")
-    commits, tags = parse_export(stream)
-
-    # every blob version once, in the order the commits change them
-    wanted: list[tuple[bytes, str, str]] = []
-    seen: set[tuple[bytes, str]] = set()
-    kinds: dict[str, str | None] = {}  # a path's kind, None for a dropped one
-    for commit in commits:
-        for op, mode, sha, path in commit.changes:
-            if op != b"M" or mode == b"160000":
-                continue
-            path_kind = kinds.get(path, "")
-            if path_kind == "":
-                path_kind = kinds[path] = None if dropped(path, drop) else kind_of(path)
-            if path_kind is None:
-                continue
-            key = (sha, path_kind)
-            if key not in seen:
-                seen.add(key)
-                wanted.append((sha, path, key[1]))
-    by_mark = {c.mark: c for c in commits}
+    """The one streaming pass (module docstring) over every ref's history; the number
+    of commits whose id it changed (0 when none had to change)."""
+    refs = _commit_refs(root)
+    detached = _detached_head(root)
+    commits, tags = _export(root)
+    wanted, seen, kinds = _blob_versions(commits, drop)
     mark_of = {c.original: c.mark for c in commits}
     changed: set[int] = set()
-    blob_marks: dict[tuple[bytes, str], int] = {}  # the new version of each dirty one
-    next_mark = max(by_mark, default=0) + 1
     with tempfile.TemporaryDirectory(prefix="memgov-purge-") as tmp:
         marks_file = Path(tmp) / "marks"
         errors = (Path(tmp) / "stderr").open("w+b")
@@ -167,41 +137,8 @@ def _rewrite(root: Path, gitdir: Path, drop: frozenset[str], pats: Patterns) -> 
         versions = _Versions(root, wanted, pats)
         try:
             sink.write(b"feature done\n")
-            # one pass, three processes at once: git cat-file reads the versions,
-            # this one searches them, git fast-import writes what changes (a dirty
-            # version just before the first commit that has it, so each is stored
-            # as a delta of the one written before it, mostly its previous version)
-            for commit in commits:
-                touched = False
-                for op, mode, sha, path in commit.changes:
-                    if op != b"M" or mode == b"160000":
-                        continue
-                    path_kind = kinds[path]
-                    if path_kind is None:  # dropped
-                        touched = True
-                        continue
-                    key = (sha, path_kind)
-                    if key in seen:
-                        seen.discard(key)  # its first change: the next version read
-                        data, edits = versions.next()
-                        if edits:
-                            data = apply_edits(data, edits)
-                            blob_marks[key] = next_mark
-                            sink.write(b"blob\nmark :%d\ndata %d\n" % (next_mark, len(data)))
-                            sink.write(data)
-                            sink.write(b"\n")
-                            next_mark += 1
-                    touched = touched or key in blob_marks
-                if touched or any(parent_mark(p) in changed for p in commit.parents):
-                    changed.add(commit.mark)
-                    sink.write(commit_record(commit, changed, by_mark, blob_marks, drop))
-            for name, tip in refs:
-                mark = mark_of.get(tip, -1)
-                if mark in changed:
-                    sink.write(b"reset %s\nfrom :%d\n\n" % (name, mark))
-            for tag in tags:
-                if tag.target.startswith(b":") and int(tag.target[1:]) in changed:
-                    sink.write(b"tag %s\nfrom %s\n%s" % (tag.name, tag.target, tag.body))
+            _write_commits(sink, commits, kinds, seen, versions, changed, drop)
+            _write_tips(sink, refs, tags, mark_of, changed)
             sink.write(b"done\n")
             sink.close()
         except BrokenPipeError:
@@ -221,16 +158,148 @@ def _rewrite(root: Path, gitdir: Path, drop: frozenset[str], pats: Patterns) -> 
             raise GitFailed(f"{root}: git fast-import failed (exit {code}): {message}")
         if not changed:
             return 0
-        new_ids: dict[int, bytes] = {}
-        for entry in marks_file.read_bytes().splitlines():
-            mark_text, _sp, new_id = entry.partition(b" ")
-            new_ids[int(mark_text[1:])] = new_id
+        new_ids = _new_ids(marks_file)
     if detached is not None:
         mark = mark_of.get(detached, -1)
         if mark in changed:
             gitstore.run(root, "update-ref", "--no-deref", "HEAD", new_ids[mark].decode())
     gitstore.run(root, "update-ref", "-d", SCRATCH_REF, check=False)
     return sum(1 for c in commits if c.mark in changed and new_ids.get(c.mark) != c.original)
+
+
+def _commit_refs(root: Path) -> list[tuple[bytes, bytes]]:
+    """(name, commit) of each ref to a commit, the scratch ref left out."""
+    refs: list[tuple[bytes, bytes]] = []
+    listing = gitstore.run(root, "for-each-ref", "--format=%(objecttype) %(objectname) %(refname)")
+    for row in listing.splitlines():
+        kind, oid, name = row.split(b" ", 2)
+        if kind == b"commit" and name != SCRATCH_REF.encode():
+            refs.append((name, oid))
+    return refs
+
+
+def _detached_head(root: Path) -> bytes | None:
+    """HEAD's commit when HEAD is detached; None when it is on a branch."""
+    if not gitstore.run(root, "symbolic-ref", "-q", "HEAD", check=False).strip():
+        return gitstore.run(root, "rev-parse", "HEAD").strip()
+    return None
+
+
+def _export(root: Path) -> tuple[list[ExportCommit], list[ExportTag]]:
+    """The commits and tags of every ref, as ``git fast-export`` lists them without
+    their blobs; raises when the export stopped before its end."""
+    stream = gitstore.run(
+        root,
+        "-c",
+        "core.quotepath=false",
+        "fast-export",
+        "--all",
+        "--reencode=no",
+        "--show-original-ids",
+        "--no-data",
+        "--signed-tags=verbatim",
+        "--use-done-feature",
+    )
+    if not stream.rstrip().endswith(b"done"):
+        raise GitFailed(f"{root}: git fast-export stopped early; nothing was changed")
+    return parse_export(stream)
+
+
+def _blob_versions(
+    commits: list[ExportCommit], drop: frozenset[str]
+) -> tuple[list[tuple[bytes, str, str]], set[tuple[bytes, str]], dict[str, str | None]]:
+    """Every blob version the commits change, once per (id, kind), in the order they
+    change them (as (id, path, kind); dropped paths and submodules left out); the set
+    of those (id, kind) keys; each path's kind, None for a dropped one."""
+    wanted: list[tuple[bytes, str, str]] = []
+    seen: set[tuple[bytes, str]] = set()
+    kinds: dict[str, str | None] = {}  # a path's kind, None for a dropped one
+    for commit in commits:
+        for op, mode, sha, path in commit.changes:
+            if op != b"M" or mode == b"160000":
+                continue
+            path_kind = kinds.get(path, "")
+            if path_kind == "":
+                path_kind = kinds[path] = None if dropped(path, drop) else kind_of(path)
+            if path_kind is None:
+                continue
+            key = (sha, path_kind)
+            if key not in seen:
+                seen.add(key)
+                wanted.append((sha, path, key[1]))
+    return wanted, seen, kinds
+
+
+def _write_commits(
+    sink: IO[bytes],
+    commits: list[ExportCommit],
+    kinds: dict[str, str | None],
+    seen: set[tuple[bytes, str]],
+    versions: _Versions,
+    changed: set[int],
+    drop: frozenset[str],
+) -> None:
+    """Write to fast-import, in commit order, each dirty version (just before the first
+    commit that has it) and each commit that changes: one that changes a dropped path,
+    has a dirty version or a changed parent; ``changed`` gets their marks. ``seen``
+    holds the versions not read yet; each leaves it when read, at its first change."""
+    by_mark = {c.mark: c for c in commits}
+    blob_marks: dict[tuple[bytes, str], int] = {}  # the new version of each dirty one
+    next_mark = max(by_mark, default=0) + 1
+    # one pass, three processes at once: git cat-file reads the versions,
+    # this one searches them, git fast-import writes what changes (a dirty
+    # version just before the first commit that has it, so each is stored
+    # as a delta of the one written before it, mostly its previous version)
+    for commit in commits:
+        touched = False
+        for op, mode, sha, path in commit.changes:
+            if op != b"M" or mode == b"160000":
+                continue
+            path_kind = kinds[path]
+            if path_kind is None:  # dropped
+                touched = True
+                continue
+            key = (sha, path_kind)
+            if key in seen:
+                seen.discard(key)  # its first change: the next version read
+                data, edits = versions.next()
+                if edits:
+                    data = apply_edits(data, edits)
+                    blob_marks[key] = next_mark
+                    sink.write(b"blob\nmark :%d\ndata %d\n" % (next_mark, len(data)))
+                    sink.write(data)
+                    sink.write(b"\n")
+                    next_mark += 1
+            touched = touched or key in blob_marks
+        if touched or any(parent_mark(p) in changed for p in commit.parents):
+            changed.add(commit.mark)
+            sink.write(commit_record(commit, changed, by_mark, blob_marks, drop))
+
+
+def _write_tips(
+    sink: IO[bytes],
+    refs: list[tuple[bytes, bytes]],
+    tags: list[ExportTag],
+    mark_of: dict[bytes, int],
+    changed: set[int],
+) -> None:
+    """Each ref and annotated tag whose commit changed, set to the rewritten one."""
+    for name, tip in refs:
+        mark = mark_of.get(tip, -1)
+        if mark in changed:
+            sink.write(b"reset %s\nfrom :%d\n\n" % (name, mark))
+    for tag in tags:
+        if tag.target.startswith(b":") and int(tag.target[1:]) in changed:
+            sink.write(b"tag %s\nfrom %s\n%s" % (tag.name, tag.target, tag.body))
+
+
+def _new_ids(marks_file: Path) -> dict[int, bytes]:
+    """The id fast-import gave each mark, from its exported marks file."""
+    new_ids: dict[int, bytes] = {}
+    for entry in marks_file.read_bytes().splitlines():
+        mark_text, _sp, new_id = entry.partition(b" ")
+        new_ids[int(mark_text[1:])] = new_id
+    return new_ids
 
 
 class _Versions:

@@ -486,7 +486,7 @@ def warm_open(root: Path, runs: int) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- the desk
-async def _desk(root: Path, decide: bool) -> dict[str, Any]:
+async def _desk(root: Path, decide: bool) -> dict[str, Any]:  # noqa: C901
     """The desk headless on ``root``. Every frame the screen composes (what a terminal
     would be sent) is time-stamped; a key's time is from the press to the first frame
     after it (and, in ``settled``, to the last frame of its effect: no new frame for

@@ -276,7 +276,7 @@ class _Sim:
         return (order, m.subject, m.attribute, m.id, index_line(m, self.line_chars))
 
 
-def build(
+def build(  # noqa: C901
     root: Path, size: int, *, budget: int = BUDGET, scope: str = "private"
 ) -> dict[str, float]:
     """Build the store of ``size`` memories at ``root`` (replacing what is there); a

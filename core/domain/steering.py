@@ -243,7 +243,7 @@ def _word_lookbehind(av: Any) -> bool:
     return any(str(v) == "CATEGORY_WORD" for _, v in inner[0][1])
 
 
-def _required(items: Any, initial: bool = False) -> list[Gate]:
+def _required(items: Any, initial: bool = False) -> list[Gate]:  # noqa: C901
     """The gates every match of the parsed ``items`` satisfies: each literal run, and
     what each required group or repeat needs; an alternation needs one of its
     alternatives' best gates (and a run before it joins each alternative's own start:

@@ -159,7 +159,7 @@ class _Sync:
         self.key = folder_key(self.folder)
 
     # ------------------------------------------------------------------ the run
-    def run(self) -> SyncReport:
+    def run(self) -> SyncReport:  # noqa: C901
         state = self.state()
         disk = self.read_disk()
         last = state.files

@@ -35,7 +35,7 @@ from core.store.transaction import Transaction
 _OPENS = {f"request-{kind}": str(item) for kind, item in KIND_OF_REQUEST.items()}
 
 
-def consequences_of(
+def consequences_of(  # noqa: C901
     transactions: Sequence[Transaction],
     decided: Iterable[str],
     *,

@@ -534,7 +534,7 @@ def label_item(evidence: Evidence, store: Store, item_id: str) -> Item | None:
 
 
 # ----------------------------------------------------------------------- deciding
-def decide_label(
+def decide_label(  # noqa: C901
     session: Session,
     item: Item,
     approve: bool,

@@ -97,7 +97,7 @@ def why_not_revertible(decision: Decision) -> str | None:
     return None
 
 
-def revert_in(
+def revert_in(  # noqa: C901
     workspace: Workspace, store: Store, decision: Decision, *, actor: str, reason: str
 ) -> Decision:
     decision_id = decision.id

@@ -229,7 +229,7 @@ def load_config(root: Path) -> Config:
     return load_config_text(text, path=path)
 
 
-def load_config_text(text: str, *, path: Path | str) -> Config:
+def load_config_text(text: str, *, path: Path | str) -> Config:  # noqa: C901
     """A config from its text (a version of ``memgov.yaml`` in git, or the file's)."""
     path = Path(path)
     try:

@@ -41,7 +41,7 @@ class JournalError(StoreError):
     """The crash journal cannot be trusted: memgov will not act on any of it."""
 
 
-def read_journal(store: Store) -> dict[str, Any] | None:
+def read_journal(store: Store) -> dict[str, Any] | None:  # noqa: C901
     """The journal, validated: every path confined to the store, every field typed.
     A journal memgov did not write (planted, corrupt) is a JournalError saying what
     to do; none of it is acted on."""

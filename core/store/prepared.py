@@ -83,7 +83,7 @@ class Prepared:
         }
 
 
-def prepare(tx: Transaction) -> Prepared | None:
+def prepare(tx: Transaction) -> Prepared | None:  # noqa: C901
     """Everything ``tx`` will write, checked; nothing written yet (None: no change)."""
     if not (tx.changed or tx.removed or tx.files or tx.events):
         return None

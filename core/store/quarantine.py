@@ -217,7 +217,7 @@ def _flags(raw: Any, rel: str) -> tuple[Flag, ...]:
     return tuple(found)
 
 
-def quarantined_from(data: Any, rel: str) -> Quarantined:
+def quarantined_from(data: Any, rel: str) -> Quarantined:  # noqa: C901
     """A quarantine file's JSON, every field checked; the error names the file and field."""
     if not isinstance(data, Mapping):
         raise _bad(rel, "(file)", "must be a JSON object")

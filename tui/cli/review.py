@@ -147,7 +147,7 @@ def render_untrusted(analysis: UntrustedAnalysis) -> list[str]:
     return lines
 
 
-def render_item(item: Item) -> str:
+def render_item(item: Item) -> str:  # noqa: C901
     from core.review.items import (
         BatchAnalysis,
         ConflictAnalysis,

@@ -585,7 +585,7 @@ class QueueScreen(DeskScreen):
             description=WORKER_DESCRIPTION,
         )
 
-    def read_queue(
+    def read_queue(  # noqa: C901
         self, items: list[Item] | None, decisions: Sequence[Decision], full: bool = False
     ) -> None:
         """In the worker: the stores read again (what changed on disk), then the items

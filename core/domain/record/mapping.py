@@ -126,7 +126,7 @@ def _text(
     return value
 
 
-def memory_from_mapping(
+def memory_from_mapping(  # noqa: C901
     meta: Mapping[str, Any], content: str, *, path: Path | str | None = None, rel_path: str = ""
 ) -> Memory:
     """Validate front matter plus body into a :class:`Memory`."""

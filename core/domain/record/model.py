@@ -266,7 +266,7 @@ class Memory:
 _ONE_LINE_NAMES = ("subject", "attribute", "condition", "value", "title")
 
 
-def check_memory(memory: Memory, *, path: Path | str | None = None) -> None:
+def check_memory(memory: Memory, *, path: Path | str | None = None) -> None:  # noqa: C901
     """Every field of a built :class:`Memory` against the record's rules (ids, choices,
     text hygiene and length limits): a ValidationError naming ``path`` (the memory's
     own path by default) and the field. Cheap when all is well: one scan of the

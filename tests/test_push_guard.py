@@ -21,6 +21,7 @@ import gzip
 import lzma
 import os
 import random
+import shutil
 import string
 import subprocess
 import sys
@@ -259,9 +260,25 @@ class Clone:
         return self.cli("sync", "--store", str(self.root), check=False)
 
 
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A remote and its clone made once (``team init`` and ``team clone`` as separate
+    processes, a few seconds); each test gets a copy of it."""
+    folder = tmp_path_factory.mktemp("push-guard-template")
+    Clone(folder)
+    return folder
+
+
 @pytest.fixture
-def clone(tmp_path: Path) -> Clone:
-    return Clone(tmp_path)
+def clone(template: Path, tmp_path: Path) -> Clone:
+    """A copy of the template: its clone's origin set to the copy's own remote."""
+    target = tmp_path / "team"
+    shutil.copytree(template, target, symlinks=True)
+    copied = Clone.__new__(Clone)
+    copied.tmp, copied.home = target, target / "home"
+    copied.remote, copied.root = target / "remote.git", target / "clone"
+    copied.git("remote", "set-url", "origin", str(copied.remote))
+    return copied
 
 
 def refused(clone: Clone, before: str, commit: str, token: str, *said: str) -> str:

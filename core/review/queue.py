@@ -1,9 +1,13 @@
 """The review queue (SPEC section 10): what people decide, with the evidence.
 
-Five kinds of item (core.review.items), oldest first: conflict sets (grouped by
-key), promotion requests, deletion requests, consolidation batches, and
-secrets in a record (``secret-<memory id>``: a stored record whose file holds a
-credential; core.store.secret_files).
+Nine kinds of item (core.review.items.KINDS), oldest first: conflict sets
+(grouped by key), promotion requests (and a team's proposals), deletion requests,
+consolidation batches, secrets in a record (``secret-<memory id>``: a stored
+record whose file holds a credential; core.store.secret_files), stale reports,
+memories an import or a sync held (core.review.held), what tries to steer the
+agent (core.review.quarantine), and a team's untrusted changes
+(core.review.untrusted). A label (core.review.labels) is a measure's sample, found
+by id but drawn apart.
 
 :func:`build_queue` builds every item; :func:`outline_queue` is the queue at once,
 its conflicts in outline (no record built), and :func:`conflict_texts` what a search

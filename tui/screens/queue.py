@@ -91,6 +91,7 @@ KIND_TABS = (
     ("stale", "Stale"),
     ("held", "Held"),
     ("quarantine", "Quarantine"),
+    ("untrusted", "Untrusted"),
 )
 SCOPES = ("all", "private", "team")
 #: the most rows the table holds; the items shown beyond are reached by moving

@@ -115,9 +115,16 @@ def test_ratifying_takes_it_in_every_clone(tmp_path: Path, team: Team) -> None:
 
     marks = history(Store(team.bob.root), "planted-0001").untrusted
     assert marks[sha].startswith("UNTRUSTED (unsigned): ratified by bob@example.com")
+
     assert "gpgsig -----BEGIN SSH SIGNATURE" in git(team.bob.root, "cat-file", "commit", "HEAD")
     pushed = sync(team.bob, BOB)
     assert pushed.pushed >= 1
+    from core.reports.doctor import diagnose
+
+    # the hand commit recorded no event: the ratification records how the record came
+    # to be (ratify-record), and the sync lists it in MEMORY.md
+    errors = [f for f in diagnose(Store(team.bob.root)) if f.severity == "error"]
+    assert errors == [], errors
     report = sync(team.alice, ALICE)
     assert report.waiting == [] and report.untrusted == []
     assert "planted-0001" in Store(team.alice.root).memories

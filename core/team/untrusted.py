@@ -56,6 +56,8 @@ from core.team import merge, signing
 
 RATIFY = "ratify"
 REJECT = "reject-commit"
+#: a record a ratified commit added, removed or moved (its own commit recorded no event)
+RATIFIED_RECORD = "ratify-record"
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,29 @@ def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str)
                 "files": list(verdict.files)[:200],
             },
         )
-        _append_event(root, source, files, event)
+        transitions = _ratified(root, ours, source, files, verdict.files) if ratify else []
+        _append_events(
+            root,
+            source,
+            files,
+            [
+                event,
+                *(
+                    Event(
+                        id=new_event_id(now, f"{verb}|{full}|{memory_id}"),
+                        ts=now.isoformat(),
+                        actor=actor,
+                        action=RATIFIED_RECORD,
+                        memory_ids=(memory_id,),
+                        from_status=before,
+                        to_status=after,
+                        reason=reason,
+                        details={"commit": full, "author": verdict.author},
+                    )
+                    for memory_id, before, after in transitions
+                ),
+            ],
+        )
         tree = merge.write_tree(root, source, files)
         message = f"{verb}: commit {full[:10]} by {verdict.author}\n\n{reason}\n\nevent: {event.id}"
         resolution = merge.merge_commit(
@@ -217,8 +241,46 @@ def _memory_ids(paths: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(set(ids)))[:200]
 
 
-def _append_event(root: Path, source: str, files: dict[str, bytes | None], event: Event) -> None:
-    """The event, appended to the last shard of the tree the commit is built on."""
+def _ratified(
+    root: Path, ours: str, source: str, files: dict[str, bytes | None], paths: tuple[str, ...]
+) -> list[tuple[str, str | None, str]]:
+    """(id, status before, status after) of each record a ratified commit adds, removes
+    or moves to another status: the transitions its own commit never recorded (a hand
+    commit writes no event), so the event log says how each came to be."""
+    from core.domain.record import parse_memory
+
+    wanted = [p for p in paths if p.startswith("memories/") and p.endswith(".md")][:10_000]
+    if not wanted:
+        return []
+    blobs = gitstore.read_blobs(
+        root,
+        [f"{rev}:{p}" for p in wanted for rev in (ours, source) if p not in files or rev == ours],
+    )
+
+    def status_of(data: bytes | None) -> tuple[str, str] | None:
+        if data is None:
+            return None
+        try:
+            memory = parse_memory(data.decode("utf-8"))
+        except Exception:  # what memgov cannot read is doctor's to name
+            return None
+        return memory.id, memory.status
+
+    out = []
+    for path in wanted:
+        before = status_of(blobs.get(f"{ours}:{path}"))
+        after = status_of(files[path] if path in files else blobs.get(f"{source}:{path}"))
+        if after is not None and (before is None or before[1] != after[1]):
+            out.append((after[0], before[1] if before else None, after[1]))
+        elif after is None and before is not None:
+            out.append((before[0], before[1], "deleted"))
+    return out
+
+
+def _append_events(
+    root: Path, source: str, files: dict[str, bytes | None], events: list[Event]
+) -> None:
+    """The events, appended to the last shard of the tree the commit is built on."""
     listed = gitstore.run(root, "ls-tree", "--name-only", "-r", "-z", source, "--", "events")
     shards = {p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p}
     shards |= {p for p in files if is_event_log(p)}
@@ -228,7 +290,7 @@ def _append_event(root: Path, source: str, files: dict[str, bytes | None], event
         current = gitstore.read_blobs(root, [f"{source}:{shard}"])[f"{source}:{shard}"] or b""
     if current and not current.endswith(b"\n"):
         current += b"\n"  # a torn last line stays alone
-    files[shard] = current + event.line()
+    files[shard] = current + b"".join(e.line() for e in events)
 
 
 def _last_shard(paths: set[str]) -> str:

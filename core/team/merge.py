@@ -650,17 +650,30 @@ def _note_undone(
     now: datetime,
 ) -> None:
     """A ``sync-undone`` event for each undone part, at the end of the last shard."""
-    shards = set(files) | {p for p in theirs_changes if is_event_log(p)}
-    listed = _git(root, "ls-tree", "--name-only", "-r", "-z", theirs, "--", "events")
-    shards |= {p for p in listed.split("\0") if p}
-    shard = _last_shard(shards)
-    if shard not in files:
-        current = gitstore.read_blobs(root, [f"{theirs}:{shard}"])[f"{theirs}:{shard}"]
-        files[shard] = current or b""
     lines = [_undo_event(u, actor=actor, now=now, number=n).line() for n, u in enumerate(undone)]
-    current = files[shard] or b""
+    also = {p for p in theirs_changes if is_event_log(p)}
+    append_events(root, theirs, files, lines, also=also)
+
+
+def append_events(
+    root: Path,
+    tree: str,
+    files: dict[str, bytes | None],
+    lines: list[bytes],
+    *,
+    also: Iterable[str] = (),
+) -> None:
+    """Event lines at the end of the last shard of ``tree`` as ``files`` change it
+    (``also``: more shard paths to count), read from ``tree`` unless ``files`` has it."""
+    listed = _git(root, "ls-tree", "--name-only", "-r", "-z", tree, "--", "events")
+    shards = {p for p in listed.split("\0") if p} | set(also)
+    shards |= {p for p in files if is_event_log(p)}
+    shard = _last_shard(shards)
+    current = files.get(shard)
+    if current is None:
+        current = gitstore.read_blobs(root, [f"{tree}:{shard}"])[f"{tree}:{shard}"] or b""
     if current and not current.endswith(b"\n"):
-        current += b"\n"  # a torn last line stays alone: the undo events start fresh
+        current += b"\n"  # a torn last line stays alone: the new events start fresh
     files[shard] = current + b"".join(lines)
 
 

@@ -44,12 +44,8 @@ from core.store import gitstore
 from core.store.config import CONFIG_FILE
 from core.store.decisions import Decision
 from core.store.events import (
-    EVENTS_FILE,
-    FIRST_SHARD,
     Event,
-    is_event_log,
     new_event_id,
-    shard_name,
 )
 from core.store.store import Store
 from core.team import merge, signing
@@ -136,8 +132,8 @@ def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str)
             )
         verdict = found[full]
         ours = gitstore.head(root)
-        parent = _first_parent(root, full)
-        if parent is None or not _is_ancestor(root, parent, ours):
+        parent = review.first_parent(root, full)
+        if parent is None or not review.is_ancestor(root, parent, ours):
             first = review.first_waiting(store)
             before = f" ({first.commit[:10]} comes first)" if first is not None else ""
             raise ValidationError(
@@ -179,12 +175,12 @@ def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str)
             },
         )
         transitions = _ratified(root, ours, source, files, verdict.files) if ratify else []
-        _append_events(
+        merge.append_events(
             root,
             source,
             files,
             [
-                event,
+                event.line(),
                 *(
                     Event(
                         id=new_event_id(now, f"{verb}|{full}|{memory_id}"),
@@ -196,7 +192,7 @@ def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str)
                         to_status=after,
                         reason=reason,
                         details={"commit": full, "author": verdict.author},
-                    )
+                    ).line()
                     for memory_id, before, after in transitions
                 ),
             ],
@@ -221,14 +217,6 @@ def resolve(store: Store, commit: str, *, ratify: bool, actor: str, reason: str)
 
 
 # ------------------------------------------------------------------------ helpers
-def _first_parent(root: Path, commit: str) -> str | None:
-    return review.first_parent(root, commit)
-
-
-def _is_ancestor(root: Path, older: str, newer: str) -> bool:
-    return review.is_ancestor(root, older, newer)
-
-
 def _memory_ids(paths: tuple[str, ...]) -> tuple[str, ...]:
     from core.domain.record import id_problem
 
@@ -275,33 +263,6 @@ def _ratified(
         elif after is None and before is not None:
             out.append((before[0], before[1], "deleted"))
     return out
-
-
-def _append_events(
-    root: Path, source: str, files: dict[str, bytes | None], events: list[Event]
-) -> None:
-    """The events, appended to the last shard of the tree the commit is built on."""
-    listed = gitstore.run(root, "ls-tree", "--name-only", "-r", "-z", source, "--", "events")
-    shards = {p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p}
-    shards |= {p for p in files if is_event_log(p)}
-    shard = _last_shard(shards)
-    current = files.get(shard)
-    if current is None:
-        current = gitstore.read_blobs(root, [f"{source}:{shard}"])[f"{source}:{shard}"] or b""
-    if current and not current.endswith(b"\n"):
-        current += b"\n"  # a torn last line stays alone
-    files[shard] = current + b"".join(e.line() for e in events)
-
-
-def _last_shard(paths: set[str]) -> str:
-    """The shard an event goes to: the highest-numbered one (events/NNNNNN.jsonl), else
-    the single file of an older store, else the first shard."""
-    numbered = [
-        int(Path(p).stem) for p in paths if p.startswith("events/") and Path(p).stem.isdigit()
-    ]
-    if numbered:
-        return shard_name(max(numbered))
-    return EVENTS_FILE if EVENTS_FILE in paths else FIRST_SHARD
 
 
 def decide_item(item: Item, approve: bool, *, actor: str, reason: str) -> Decision:

@@ -22,8 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from core.demo import LANGS, build_demo
+from core.demo.scenario import SCENARIOS, Scenario, read_scenarios
+from core.demo.steps import STEPS
+from core.domain.errors import StoreError
 from core.store.store import Store
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "demo"
@@ -130,3 +134,63 @@ if __name__ == "__main__":  # record the demo as it is built now
             data = fingerprint(built(Path(tmp), lang))
             path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             print(f"recorded {path}")
+
+
+# ------------------------------------------------------------- the steps' vocabulary
+def scenario_file(folder: Path, steps: str, texts: str = "") -> list[Scenario]:
+    folder.mkdir(exist_ok=True)
+    (folder / "01-one.yaml").write_text(
+        f"title: one\nabout: a test\nsteps:\n{steps}{texts}", encoding="utf-8"
+    )
+    return read_scenarios(folder)
+
+
+@pytest.mark.parametrize(
+    ("steps", "refused"),
+    [
+        ("  - dance: {store: private}\n", "no step 'dance'"),
+        ("  - replay: {store: private, at: {days: 1}}\n", "lacks ['actor']"),
+        (
+            "  - replay: {store: private, at: {days: 1}, actor: owner, shell: ls}\n",
+            "unknown ['shell']",
+        ),
+        ("  - replay: {store: elsewhere, at: {days: 1}, actor: owner}\n", "no store"),
+        ("  - replay: {store: private, at: {days: 1}, actor: root}\n", "no actor 'root'"),
+        ("  - replay: {store: private, at: {weeks: 1}, actor: owner}\n", "at counts"),
+        (
+            "  - request: {store: private, at: {days: 1}, kind: delete, actor: owner,"
+            " record: {attribute: x}, reason: {text: unsaid}}\n",
+            "no text ['unsaid']",
+        ),
+    ],
+)
+def test_a_step_outside_the_vocabulary_is_refused_before_anything_is_written(
+    tmp_path: Path, steps: str, refused: str
+) -> None:
+    scenarios = scenario_file(tmp_path / "scenarios", steps)
+    with pytest.raises(StoreError, match=re.escape(refused)):
+        build_demo(tmp_path / "demo", scenarios=scenarios)
+    assert not (tmp_path / "demo").exists()
+
+
+def test_a_scenario_file_is_data_only(tmp_path: Path) -> None:
+    """Read with ``yaml.safe_load``: a tag that would build a Python object is refused."""
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    (folder / "01-one.yaml").write_text(
+        "title: !!python/object/apply:os.system ['echo unsafe']\nsteps: []\n", encoding="utf-8"
+    )
+    with pytest.raises(yaml.constructor.ConstructorError):
+        read_scenarios(folder)
+
+
+def test_each_text_is_said_in_each_language(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=r"texts.hello needs words in each of zh, en"):
+        scenario_file(tmp_path / "scenarios", "  []\n", "texts:\n  hello: {en: hello}\n")
+
+
+def test_the_scenarios_run_in_the_order_of_their_files() -> None:
+    names = [s.name for s in SCENARIOS]
+    assert names == sorted(names) and names[0].startswith("01-") and len(names) == 16
+    assert all(s.title and s.about and s.steps for s in SCENARIOS)
+    assert {step.kind for s in SCENARIOS for step in s.steps} == set(STEPS)

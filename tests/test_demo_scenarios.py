@@ -158,6 +158,17 @@ def scenario_file(folder: Path, steps: str, texts: str = "") -> list[Scenario]:
         ("  - replay: {store: private, at: {days: 1}, actor: root}\n", "no actor 'root'"),
         ("  - replay: {store: private, at: {weeks: 1}, actor: owner}\n", "at counts"),
         (
+            "  - import_claude_code: {at: {days: 1}, actor: owner, folder: ../../away,"
+            " files: {}}\n",
+            "a path leads out",
+        ),
+        (
+            "  - import_claude_code: {at: {days: 1}, actor: owner, folder: memory,"
+            " files: {/etc/motd: hello}}\n",
+            "a path leads out",
+        ),
+        ("  - replay: {store: private, at: {days: 1.5}, actor: owner}\n", "at counts whole"),
+        (
             "  - request: {store: private, at: {days: 1}, kind: delete, actor: owner,"
             " record: {attribute: x}, reason: {text: unsaid}}\n",
             "no text ['unsaid']",

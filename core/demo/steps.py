@@ -50,7 +50,7 @@ class Stage:
 
     def at(self, args: Mapping[str, Any]) -> datetime:
         """Set the clock to the step's ``at`` (counted from the demo's start); its time."""
-        when = START + timedelta(**{unit: float(n) for unit, n in args["at"].items()})
+        when = START + timedelta(**args["at"])
         self.clock.at(when)
         return when
 
@@ -59,6 +59,8 @@ class Stage:
         ``token`` in them by the credential it describes)."""
         if isinstance(value, dict):
             if "text" in value:
+                if not set(value) <= {"text", "token"}:
+                    raise StoreError(f"{value}: a text names its key and at most a token")
                 words = self.texts[value["text"]]
                 return words.format(token=made_token(value["token"])) if "token" in value else words
             return {key: self.words(inner) for key, inner in value.items()}
@@ -68,7 +70,14 @@ class Stage:
 
 
 def actor(args: Mapping[str, Any], default: str | None = None) -> str:
+    """The name of the step's actor, given by role (:data:`core.demo.cast.ACTORS`)."""
     return ACTORS[args.get("actor", default)]
+
+
+def leads_out(relative: Any) -> bool:
+    """Whether a path a step names would lead out of the folder it is written in."""
+    path = Path(str(relative))
+    return path.is_absolute() or ".." in path.parts
 
 
 def remember_step(stage: Stage, args: Mapping[str, Any]) -> None:
@@ -146,7 +155,9 @@ def request_step(stage: Stage, args: Mapping[str, Any]) -> None:
     store = stage.store(args)
     stage.at(args)
     attribute = args["record"]["attribute"]
-    record = next(m for m in store.memories.values() if m.attribute == attribute)
+    record = next((m for m in store.memories.values() if m.attribute == attribute), None)
+    if record is None:
+        raise StoreError(f"demo: no record of {attribute!r} to file a {args['kind']} request on")
     reason = stage.words(args["reason"])
     file_request(store, kind=args["kind"], memory_id=record.id, actor=actor(args), reason=reason)
 
@@ -163,8 +174,8 @@ def consolidate_step(stage: Stage, args: Mapping[str, Any]) -> None:
     consolidate(stage.store(args), actor=actor(args))
 
 
-def import_folder_step(stage: Stage, args: Mapping[str, Any]) -> None:
-    """An agent's own memory folder, written as the agent wrote it and imported."""
+def import_claude_code_step(stage: Stage, args: Mapping[str, Any]) -> None:
+    """Claude Code's own memory folder, written as the agent wrote it, and imported."""
     stage.at(args)
     folder = stage.target / args["folder"]
     folder.mkdir(parents=True, exist_ok=True)
@@ -175,6 +186,8 @@ def import_folder_step(stage: Stage, args: Mapping[str, Any]) -> None:
 
 @dataclass(frozen=True)
 class StepKind:
+    """A step kind: what runs it, and the arguments it requires and allows."""
+
     run: Callable[[Stage, Mapping[str, Any]], None]
     required: frozenset[str]
     optional: frozenset[str] = frozenset()
@@ -198,7 +211,7 @@ STEPS: dict[str, StepKind] = {
     "request": _kind(request_step, "store at kind record actor reason"),
     "replay": _kind(replay_step, "store at actor"),
     "consolidate": _kind(consolidate_step, "store at actor"),
-    "import_folder": _kind(import_folder_step, "at folder files actor"),
+    "import_claude_code": _kind(import_claude_code_step, "at folder files actor"),
 }
 
 
@@ -220,6 +233,11 @@ def check(step: Step, stores: set[str], texts: Mapping[str, str]) -> None:
     at = step.args.get("at", {})
     if not isinstance(at, dict) or not set(at) <= TIME_UNITS:
         raise StoreError(f"{step.where}: at counts {', '.join(sorted(TIME_UNITS))}")
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in at.values()):
+        raise StoreError(f"{step.where}: at counts whole {', '.join(sorted(TIME_UNITS))}")
+    paths = [step.args.get("folder", ""), *step.args.get("files", {})]
+    if any(leads_out(path) for path in paths):
+        raise StoreError(f"{step.where}: a path leads out of the demo's folder: {paths}")
     unsaid = [key for key in text_keys(step.args) if key not in texts]
     if unsaid:
         raise StoreError(f"{step.where}: no text {unsaid}")

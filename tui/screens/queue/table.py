@@ -277,15 +277,13 @@ class QueueTable(ScrollView, can_focus=True):
         self.refresh()  # the cursor's look follows the focus
 
     def styles_now(self) -> dict[str, Style]:
+        """The widget's style and its parts' (each a walk up the widget's ancestors)."""
+        parts = ("header", "header-hover", "cursor", "hover", "even-row", "odd-row")
         style = self.get_component_rich_style
-        return {
-            "base": self.rich_style,
-            **{name: style(f"queue-table--{name}") for name in ("header", "header-hover")},
-            **{name: style(f"queue-table--{name}") for name in ("cursor", "hover")},
-            **{name: style(f"queue-table--{name}") for name in ("even-row", "odd-row")},
-        }
+        return {"base": self.rich_style, **{p: style(f"queue-table--{p}") for p in parts}}
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        # the styles once a frame, not once a line
         self.frame = self.styles_now()
         try:
             return super().render_lines(crop)

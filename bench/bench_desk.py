@@ -60,10 +60,9 @@ GOAL_KEY = 0.050
 
 
 def row_keys(app: Any) -> list[str]:
-    from textual.widgets import DataTable
+    from tui.screens.queue.table import QueueTable
 
-    table = app.screen.query_one("#queue", DataTable)
-    return [row.key.value for row in table.ordered_rows]
+    return app.screen.query_one("#queue", QueueTable).row_keys
 
 
 async def until(check: Callable[[], bool], timeout: float = 300.0) -> None:

@@ -492,10 +492,9 @@ async def _desk(root: Path, decide: bool) -> dict[str, Any]:  # noqa: C901
     after it (and, in ``settled``, to the last frame of its effect: no new frame for
     ``quiet`` seconds, workers done); a state's time is to the first frame after the
     state is reached."""
-    from textual.widgets import DataTable
-
     from core.store.workspace import open_workspace
     from tui.app import MemgovDesk
+    from tui.screens.queue.table import QueueTable
 
     quiet = 0.25
     started = time.perf_counter()
@@ -513,7 +512,7 @@ async def _desk(root: Path, decide: bool) -> dict[str, Any]:  # noqa: C901
     async with app.run_test(size=(140, 40)) as pilot:
 
         def table() -> Any:
-            return app.screen.query_one("#queue", DataTable)
+            return app.screen.query_one("#queue", QueueTable)
 
         async def until(test: Any, limit: float = 300.0) -> float:
             end = time.perf_counter() + limit

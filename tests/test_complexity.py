@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: how many functions the ratchet lists today; lower it as they are brought under 15
-RATCHET = 15
+RATCHET = 14
 
 
 def ruff() -> str:

@@ -28,6 +28,7 @@ from tui.screens.history import HistoryScreen
 from tui.screens.items import ConflictScreen, DeletionScreen
 from tui.screens.problems import ProblemsScreen
 from tui.screens.promotion import PromotionScreen
+from tui.screens.queue.table import QueueTable
 from tui.screens.stale import StaleScreen
 
 
@@ -54,7 +55,7 @@ def events(store: Path) -> list[dict]:
 async def open_item(pilot, app, kind: str, title_part: str = "") -> None:
     """Select the first item of a kind (by moving the cursor, as a person would)."""
     await settle(pilot, app)
-    table = app.screen.query_one("#queue", DataTable)
+    table = app.screen.query_one("#queue", QueueTable)
     items = app.screen.shown_items()
     index = next(
         i for i, item in enumerate(items) if item.kind == kind and title_part in item.title
@@ -103,7 +104,7 @@ async def test_queue_lists_every_kind_oldest_first_and_filters(demo: Path) -> No
         await pilot.pause()
         assert len(screen.shown_items()) == len(screen.items)
         await pilot.press("j", "k")
-        assert screen.query_one("#queue", DataTable).cursor_row == 0
+        assert screen.query_one("#queue", QueueTable).cursor_row == 0
 
 
 async def test_keys_help_and_palette_list_the_bindings(demo: Path) -> None:

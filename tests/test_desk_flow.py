@@ -17,7 +17,7 @@ from conftest import events
 from support_desk import OWNER, decide_key, desk, doctor_clean, git, settle, text_of, workspace
 from textual import on
 from textual.screen import Screen
-from textual.widgets import DataTable, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from core.review.decide import decide, preview
 from core.review.queue import build_queue
@@ -26,6 +26,7 @@ from tui.screens.dialogs import ConditionsDialog, ReasonDialog
 from tui.screens.items import ConflictScreen, screen_for
 from tui.screens.promotion import PromotionScreen
 from tui.screens.queue import QueueScreen
+from tui.screens.queue.table import QueueTable
 from tui.screens.secret import SecretCorrectDialog
 
 
@@ -41,7 +42,7 @@ def messages(app: Any) -> list[tuple[str, str]]:
 async def open_item(pilot: Any, app: Any, kind: str, title_part: str = "") -> None:
     """Select the first item of a kind by moving the cursor, and open it."""
     await settle(pilot, app)
-    table = app.screen.query_one("#queue", DataTable)
+    table = app.screen.query_one("#queue", QueueTable)
     items = app.screen.shown_items()
     index = next(
         i for i, item in enumerate(items) if item.kind == kind and title_part in item.title

@@ -10,7 +10,7 @@ import yaml
 from support_agent import ACTOR, ADDRESS, write_ops_folder
 from support_desk import decide_key, settle, text_of
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from core.importers import import_claude_code
 from core.review.queue import build_queue
@@ -19,6 +19,7 @@ from core.store.workspace import Workspace, open_workspace
 from tui.app import MemgovDesk
 from tui.cli import main
 from tui.screens.held import HeldScreen
+from tui.screens.queue.table import QueueTable
 
 
 @pytest.fixture
@@ -47,7 +48,7 @@ def held_file(root: Path) -> dict[str, object]:
 async def open_held(pilot: object, app: MemgovDesk) -> HeldScreen:
     await settle(pilot, app)
     items = app.screen.shown_items()  # type: ignore[attr-defined]
-    table = app.screen.query_one("#queue", DataTable)
+    table = app.screen.query_one("#queue", QueueTable)
     index = next(n for n, item in enumerate(items) if item.kind == "held")
     for _ in range(index - table.cursor_row):
         await pilot.press("j")  # type: ignore[attr-defined]

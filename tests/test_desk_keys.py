@@ -14,20 +14,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from support_conflicts import OWNER, Clock, conflict_desk, conflict_store, memory
 from support_desk import settle, text_of
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.renderables.styled import Styled
 from textual.widgets import DataTable, Input
 from textual.widgets._footer import FooterKey
 from textual.widgets._tabs import Underline
 
-import tui.screens.queue
+import tui.screens.queue.reading
+import tui.screens.queue.window
 from core.review.queue import build_queue
 from core.store.store import Store
 from core.store.workspace import open_workspace
 from tui.screens.desk import DeskFooter
-from tui.screens.queue import QueueScreen, QueueTable
+from tui.screens.queue import QueueScreen
+from tui.screens.queue.cells import draw_cell
+from tui.screens.queue.table import QueueTable
 
 CONFLICTS = 30
 
@@ -36,7 +44,7 @@ def table_of(screen: QueueScreen) -> QueueTable:
     return screen.query_one("#queue", QueueTable)
 
 
-def line_text(table: DataTable[Any], y: int) -> str:
+def line_text(table: QueueTable, y: int) -> str:
     return "".join(segment.text for segment in table.render_line(y))
 
 
@@ -60,8 +68,9 @@ async def opened(pilot: Any, app: Any) -> QueueScreen:
 
 async def test_a_text_cell_is_drawn_as_rich_draws_it(tmp_path: Path) -> None:
     """The table's quick path for one-line cells, against Rich's layout of the same
-    text, for every cursor and hover state, both row stripes, and texts that are cut
-    or padded (wide characters cut in the middle, combining marks, an exact fit)."""
+    text (what Textual's table draws for a cell), for every cursor and hover state,
+    both row stripes, and texts that are cut or padded (wide characters cut in the
+    middle, combining marks, an exact fit)."""
     root = conflict_store(tmp_path / "s", 4)
     values = [
         "",
@@ -79,21 +88,89 @@ async def test_a_text_cell_is_drawn_as_rich_draws_it(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await opened(pilot, app)
         table = table_of(screen)
-        column = table._column_locations.get_key(3)
-        styles = {1: Style(color="white", bgcolor="black"), 2: Style(bgcolor="blue")}
+        styles = table.styles_now()
+        cursor_colour = Style.from_color(color=styles["cursor"].color)
+        looks = {
+            (False, False): (Style(), Style()),
+            (True, False): (styles["cursor"], cursor_colour),
+            (False, True): (styles["hover"], Style()),
+            (True, True): (styles["hover"] + styles["cursor"], cursor_colour),
+        }
         for value in values:
-            for row_index, style in styles.items():
-                table._data[table._row_locations.get_key(row_index)][column] = value
-                for width, cursor, hover in itertools.product(
-                    (2, 3, 7, 18, 20, 40), (False, True), (False, True)
-                ):
-                    table._cell_render_cache.clear()
-                    table._row_renderable_cache.clear()
-                    quick = table._render_cell(row_index, 3, style, width, cursor, hover)
-                    rich = DataTable._render_cell(table, row_index, 3, style, width, cursor, hover)
-                    assert [list(Segment.simplify(line)) for line in quick] == [
+            for row, stripe in ((1, styles["odd-row"]), (2, styles["even-row"])):
+                meta = Style.from_meta({"row": row, "column": 3})
+                for width, look in itertools.product((2, 3, 7, 18, 20, 40), looks.values()):
+                    pre, post = stripe + meta + look[0], look[1]
+                    quick = draw_cell(value, pre, post, width, 1, app)
+                    options = app.console_options.update_dimensions(width, 1).update(no_wrap=True)
+                    cell = Text(value, no_wrap=True, overflow="ellipsis", end="")
+                    rich = app.console.render_lines(
+                        Styled(Padding(cell, (0, 1)), pre_style=pre, post_style=post), options
+                    )
+                    assert [list(Segment.simplify(quick))] == [
                         list(Segment.simplify(line)) for line in rich
-                    ], (value, width, cursor, hover, row_index)
+                    ], (value, width, look, row)
+
+
+class TwoTables(App[None]):
+    """The queue's table beside Textual's, holding the same rows."""
+
+    CSS = "Horizontal > * { width: 1fr; height: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield QueueTable(lambda step: None, id="queue")
+            yield DataTable(id="textual", cursor_type="row", zebra_stripes=True)
+
+
+async def test_the_table_draws_what_textuals_table_draws() -> None:
+    """Line by line and style by style (the cells' mouse meta too), with the cursor on
+    each row, focused or not, under the mouse or not, scrolled: what the desk looked
+    like when its queue was Textual's table."""
+    labels = ("Opened", "Kind", "Scope", "Item")
+    rows = [
+        (
+            f"id{n}",
+            (
+                "2026-01-0" + str(n % 9 + 1),
+                "conflict" if n % 3 else "secret",
+                "team",
+                f"title {n} " + "long words " * (n % 7) + "[bold]x[/b] 技术",
+            ),
+        )
+        for n in range(40)
+    ]
+    app = TwoTables()
+    async with app.run_test(size=(160, 20)) as pilot:
+        ours = app.query_one(QueueTable)
+        theirs = app.query_one(DataTable)
+        ours.add_columns(*labels)
+        ours.show_rows(rows, refill=True)
+        await pilot.pause()
+        for label in labels[:-1]:
+            theirs.add_column(label)
+        theirs.add_column(labels[-1], width=ours.columns[-1].fixed)
+        for key, cells in rows:
+            theirs.add_row(
+                *(Text(c, no_wrap=True, overflow="ellipsis", end="") for c in cells), key=key
+            )
+        await pilot.pause()
+
+        def lines(table: Any) -> list[list[tuple[str, Style | None]]]:
+            return [list(table.render_line(y)) for y in range(table.size.height)]
+
+        assert ours.size == theirs.size
+        for row, hovered, focused in itertools.product(
+            (0, 1, 7, 25, 39, 3), (False, True), (True, False)
+        ):
+            drawn = []
+            for table in (ours, theirs):
+                table.move_cursor(row=row)
+                app.set_focus(table if focused else None)
+                await pilot.hover(table, offset=(3, 4) if hovered else (3, 0))
+                await pilot.pause()
+                drawn.append((table.scroll_offset, lines(table)))
+            assert drawn[0] == drawn[1], (row, hovered, focused)
 
 
 async def test_titles_show_as_text_never_as_markup(tmp_path: Path) -> None:
@@ -135,7 +212,7 @@ async def test_search_finds_contents_while_the_queue_is_in_outline(
         gate.wait(timeout=60)  # the records are read only once the test has searched
         return build_queue(ws, **kinds)
 
-    monkeypatch.setattr(tui.screens.queue, "build_queue", gated)
+    monkeypatch.setattr(tui.screens.queue.reading, "build_queue", gated)
     yarn = [
         i.id
         for i in build_queue(open_workspace([root]))
@@ -156,7 +233,7 @@ async def test_search_finds_contents_while_the_queue_is_in_outline(
             # "yarn" is in no id, title or subject: only in the records' contents, which
             # the catalog's rows gave before any record was built
             assert [i.id for i in screen.shown_items()] == yarn
-            assert [row.key.value for row in table_of(screen).ordered_rows] == yarn
+            assert table_of(screen).row_keys == yarn
             gate.set()
             await settle(pilot, app)
             assert all(i.records for i in screen.items)
@@ -224,7 +301,7 @@ async def test_the_kind_tabs_move_their_underline_at_once(
 async def test_a_moved_window_is_scrolled_in_the_same_frame(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tui.screens.queue, "WINDOW", 20)
+    monkeypatch.setattr(tui.screens.queue.window, "WINDOW", 20)
     root = conflict_store(tmp_path / "s", CONFLICTS)
     app = conflict_desk(root)
     async with app.run_test(size=(120, 20)) as pilot:
@@ -236,7 +313,7 @@ async def test_a_moved_window_is_scrolled_in_the_same_frame(
         # before any refresh: the cursor's row is on screen, the window's rows measured
         page = table.page()
         assert 0 <= table.cursor_row - round(table.scroll_y) < page
-        assert not table._require_update_dimensions
+        assert table.virtual_size.height == table.row_count + table.header_height
         await pilot.pause()
         assert 0 <= table.cursor_row - round(table.scroll_y) < page
         drawn = [line_text(table, y) for y in range(1, page + 1)]

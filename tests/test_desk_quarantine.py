@@ -8,13 +8,14 @@ from pathlib import Path
 
 from support_desk import decide_key, desk, settle, text_of, workspace
 from support_mcp import served
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from core.review.queue import build_queue
 from core.store.quarantine import load_quarantined
 from core.store.store import Store
 from tui.app import MemgovDesk
 from tui.screens.quarantine import QuarantineScreen
+from tui.screens.queue.table import QueueTable
 
 OWNER = "liys05"
 
@@ -24,7 +25,7 @@ async def open_quarantine(
 ) -> QuarantineScreen:
     await settle(pilot, app)
     items = app.screen.shown_items()  # type: ignore[attr-defined]
-    table = app.screen.query_one("#queue", DataTable)
+    table = app.screen.query_one("#queue", QueueTable)
     index = next(
         n
         for n, item in enumerate(items)

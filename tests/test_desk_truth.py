@@ -91,7 +91,8 @@ async def test_at_80_columns_a_conflicts_footer_shows_every_decision_whole(demo:
 
 
 async def test_a_title_too_long_for_the_queue_is_cut_with_an_ellipsis(demo: Path) -> None:
-    from tui.screens.queue import QueueScreen, QueueTable
+    from tui.screens.queue import QueueScreen
+    from tui.screens.queue.table import QueueTable
 
     app = desk(demo)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -139,7 +140,9 @@ async def test_a_deferral_marks_its_row_and_the_desk_opens_the_next_item(demo: P
     from support_desk import decide_key
 
     from tui.screens.items import ConflictScreen
-    from tui.screens.queue import DEFERRED_MARK, QueueScreen, QueueTable
+    from tui.screens.queue import QueueScreen
+    from tui.screens.queue.rows import DEFERRED_MARK
+    from tui.screens.queue.table import QueueTable
 
     app = desk(demo)
     async with app.run_test(size=(160, 40)) as pilot:
@@ -157,7 +160,7 @@ async def test_a_deferral_marks_its_row_and_the_desk_opens_the_next_item(demo: P
         # the next conflict is open, and the deferred one's row says it was looked at
         assert isinstance(app.screen, ConflictScreen) and app.screen.item.id == second
         table = queue.query_one("#queue", QueueTable)
-        cells = {row.key.value: table.get_row(row.key)[-1] for row in table.ordered_rows}
+        cells = {key: table.get_row(key)[-1] for key in table.row_keys}
         assert cells[first].startswith(DEFERRED_MARK)
         assert not cells[second].startswith(DEFERRED_MARK)
         await pilot.press("escape")

@@ -13,7 +13,6 @@ from support_desk import decide_key, desk, settle
 from support_team import BOB, Team, signed_team, signing_keys, sync
 from test_team_signing import forge
 from test_team_untrusted import PLANTED, every_text, plant
-from textual.widgets import DataTable
 
 from core.review.items import Item, Kind, UntrustedAnalysis, UntrustedFile
 from core.review.untrusted import MEANINGS, OPTIONS
@@ -21,6 +20,7 @@ from core.store.store import Store
 from core.store.workspace import Workspace
 from core.team import signing
 from tui.app import MemgovDesk
+from tui.screens.queue.table import QueueTable
 from tui.screens.untrusted import UntrustedScreen
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
@@ -34,7 +34,7 @@ def team(tmp_path: Path) -> Team:
 async def open_untrusted(pilot: Any, app: MemgovDesk) -> UntrustedScreen:
     await settle(pilot, app)
     items = app.screen.shown_items()  # type: ignore[attr-defined]
-    table = app.screen.query_one("#queue", DataTable)
+    table = app.screen.query_one("#queue", QueueTable)
     index = next(n for n, item in enumerate(items) if item.kind == "untrusted")
     for _ in range(index - table.cursor_row):
         await pilot.press("j")

@@ -11,14 +11,16 @@ import pytest
 from support_conflicts import conflict_desk as desk
 from support_conflicts import conflict_store
 from support_desk import decide_key, settle, text_of
-from textual.widgets import DataTable, Tab
+from textual.widgets import Tab
 
-import tui.screens.queue
+import tui.screens.queue.reading
+import tui.screens.queue.window
 from core.review.queue import build_queue, find_items
 from core.store.store import Store
 from core.store.workspace import open_workspace
 from tui.screens.items import ConflictScreen
 from tui.screens.queue import QueueScreen
+from tui.screens.queue.table import QueueTable
 
 CONFLICTS = 45
 WINDOW = 20
@@ -27,14 +29,14 @@ WINDOW = 20
 @pytest.fixture
 def many(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private store with CONFLICTS open conflicts; the table's window is WINDOW rows."""
-    monkeypatch.setattr(tui.screens.queue, "WINDOW", WINDOW)
+    monkeypatch.setattr(tui.screens.queue.window, "WINDOW", WINDOW)
     return conflict_store(
         tmp_path / "many", CONFLICTS, lambda i: ("npm", "pnpm" if i % 3 else "yarn")
     )
 
 
 def rows(screen: QueueScreen) -> list[str]:
-    return [row.key.value for row in screen.query_one("#queue", DataTable).ordered_rows]
+    return screen.query_one("#queue", QueueTable).row_keys
 
 
 def status(screen: QueueScreen) -> str:
@@ -118,8 +120,8 @@ async def test_deciding_past_the_first_window_reads_only_what_it_touched(
         fetched.extend(item_ids)
         return find_items(ws, item_ids)
 
-    monkeypatch.setattr(tui.screens.queue, "build_queue", counted)
-    monkeypatch.setattr(tui.screens.queue, "find_items", fetched_these)
+    monkeypatch.setattr(tui.screens.queue.reading, "build_queue", counted)
+    monkeypatch.setattr(tui.screens.queue.reading, "find_items", fetched_these)
     app = desk(many)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot, app)

@@ -17,7 +17,7 @@ import pytest
 from support_desk import DEMO_NOW, OWNER, decide_key, desk, settle, text_of, workspace
 from textual.widgets import DataTable
 
-import tui.screens.queue
+import tui.screens.queue.reading
 from core.domain.record import Memory, Source
 from core.review.decide import decide
 from core.review.queue import build_queue
@@ -29,6 +29,7 @@ from tui.screens.history import HistoryScreen
 from tui.screens.items import ConflictScreen
 from tui.screens.problems import ProblemsScreen
 from tui.screens.queue import QueueScreen
+from tui.screens.queue.table import QueueTable
 
 
 def notifications(app: Any) -> list[tuple[str, str]]:
@@ -157,7 +158,7 @@ async def test_a_decision_builds_no_queue_and_the_queue_is_what_core_holds(
         builds.append(threading.current_thread())
         return build_queue(ws, **kinds)
 
-    monkeypatch.setattr(tui.screens.queue, "build_queue", counted)
+    monkeypatch.setattr(tui.screens.queue.reading, "build_queue", counted)
     app = desk(demo)
     async with app.run_test(size=(140, 40)) as pilot:
         await open_first(pilot, app, "conflict", "deploy_command")
@@ -183,8 +184,8 @@ async def test_a_decision_builds_no_queue_and_the_queue_is_what_core_holds(
         on_disk = [i.id for i in build_queue(workspace(demo))]
         assert [i.id for i in queue.items] == on_disk
         assert decided.id not in on_disk
-        table = queue.query_one("#queue", DataTable)
-        assert [row.key.value for row in table.ordered_rows] == on_disk
+        table = queue.query_one("#queue", QueueTable)
+        assert table.row_keys == on_disk
 
 
 async def test_the_banner_says_when_the_actor_may_not_decide(demo: Path) -> None:
@@ -259,8 +260,8 @@ async def test_after_a_decision_the_queue_shows_what_opened_or_closed_meanwhile(
         assert opened in on_disk
         assert closed.id not in on_disk and decided.id not in on_disk
         assert [i.id for i in queue.items] == on_disk
-        table = queue.query_one("#queue", DataTable)
-        assert [row.key.value for row in table.ordered_rows] == on_disk
+        table = queue.query_one("#queue", QueueTable)
+        assert table.row_keys == on_disk
         assert queue.counts["all"] == len(on_disk)
 
 
@@ -273,7 +274,7 @@ async def test_the_first_read_shows_the_queue_in_outline_then_with_its_records(
         gate.wait(timeout=60)  # the records are read only once the test has looked
         return build_queue(ws, **kinds)
 
-    monkeypatch.setattr(tui.screens.queue, "build_queue", gated)
+    monkeypatch.setattr(tui.screens.queue.reading, "build_queue", gated)
     app = desk(demo)
     full = [i for i in build_queue(workspace(demo)) if i.kind != "secret"]
     async with app.run_test(size=(140, 40)) as pilot:
@@ -285,8 +286,8 @@ async def test_the_first_read_shows_the_queue_in_outline_then_with_its_records(
                 break
         # the outline: every item but secrets, in the queue's order, counted
         assert [i.id for i in queue.items] == [i.id for i in full]
-        table = queue.query_one("#queue", DataTable)
-        assert [row.key.value for row in table.ordered_rows] == [i.id for i in full]
+        table = queue.query_one("#queue", QueueTable)
+        assert table.row_keys == [i.id for i in full]
         assert queue.counts["conflict"] == sum(i.kind == "conflict" for i in full)
         assert "reading the records…" in text_of(queue.query_one("#status-line"))
         first = next(n for n, i in enumerate(queue.items) if i.kind == "conflict")

@@ -15,12 +15,13 @@ import tui.app
 import tui.screens
 from tui.app import MemgovDesk
 from tui.keymap import BINDING_IDS, workspace_keymap
+from tui.screens.queue.table import QueueTable
 
 
 def desk_binding_ids() -> set[str | None]:
     modules = [
-        importlib.import_module(f"tui.screens.{m.name}")
-        for m in pkgutil.iter_modules(tui.screens.__path__)
+        importlib.import_module(m.name)
+        for m in pkgutil.walk_packages(tui.screens.__path__, "tui.screens.")
     ] + [tui.app]
     found: set[str | None] = set()
     for module in modules:
@@ -29,6 +30,7 @@ def desk_binding_ids() -> set[str | None]:
                 inspect.isclass(cls)
                 and issubclass(cls, DOMNode)
                 and cls.__module__ == module.__name__
+                and cls is not QueueTable  # Textual's table keys: no id, as Textual's had
             ):
                 found |= {b.id for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding)}
     return found

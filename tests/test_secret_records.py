@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from conftest import record_file
 from support_desk import desk, settle, text_of, workspace
-from textual.widgets import DataTable, TextArea
+from textual.widgets import TextArea
 
 from core.demo import OWNER, fake_token
 from core.domain import secrets
@@ -43,6 +43,7 @@ from core.store.layout import memory_path
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
 from tui.screens.dialogs import ReasonDialog
+from tui.screens.queue.table import QueueTable
 from tui.screens.secret import SecretCorrectDialog, SecretScreen
 
 #: the demo's hand-written note carries this made-up token (built at run time)
@@ -529,7 +530,7 @@ def test_export_leaves_the_record_out_and_says_so(
 # --------------------------------------------------------------------------- desk
 async def open_secret(pilot: Any, app: Any) -> None:
     await settle(pilot, app)
-    table = app.screen.query_one("#queue", DataTable)
+    table = app.screen.query_one("#queue", QueueTable)
     index = next(i for i, item in enumerate(app.screen.shown_items()) if item.kind == "secret")
     for _ in range(index - table.cursor_row):
         await pilot.press("j")

@@ -26,7 +26,7 @@ from typing import Any
 from core.consolidation.consolidate import consolidate
 from core.domain.errors import StoreError
 from core.domain.record import Memory, Source
-from core.importers.claude_code import import_claude_code
+from core.importers import CLAUDE_CODE, import_folder
 from core.store.requests import file_request
 from core.store.store import Store, new_memory_id
 from core.store.workspace import Workspace
@@ -630,6 +630,6 @@ def build_demo(target: Path | str, *, force: bool = False, lang: str | None = No
     # held for a person instead of being refused
     clock.at(START + 91 * day + timedelta(hours=4))
     agent_folder = write_agent_folder(target / AGENT_FOLDER)
-    import_claude_code(Workspace(stores=[private, team]), agent_folder, actor=OWNER)
+    import_folder(CLAUDE_CODE, Workspace(stores=[private, team]), agent_folder, actor=OWNER)
     (target / LANG_FILE).write_text(lang + "\n", encoding="ascii")  # last: the demo is whole
     return [private, team]

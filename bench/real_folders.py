@@ -34,8 +34,7 @@ from support_conformance import (
     run_claude_code,
 )
 
-from core.importers import import_claude_code
-from core.importers.sync import sync_claude_code
+from core.importers import CLAUDE_CODE, import_folder, sync_folder
 from core.review.decide import decide
 from core.store.requests import file_request
 from core.store.store import Store
@@ -100,7 +99,7 @@ def floor(folder: Path) -> float:
 
 def timed_sync(stores: Path, folder: Path) -> float:
     start = time.perf_counter()
-    sync_claude_code(fresh(stores), folder, actor=ACTOR)
+    sync_folder(CLAUDE_CODE, fresh(stores), folder, actor=ACTOR)
     return time.perf_counter() - start
 
 
@@ -111,7 +110,7 @@ def at_scale(files: int, runs: int) -> None:
         stores = Path(work) / "stores"
         Store.init(stores / "private", scope="private", owner=ACTOR, actor=ACTOR)
         start = time.perf_counter()
-        import_claude_code(fresh(stores), folder, actor=ACTOR)
+        import_folder(CLAUDE_CODE, fresh(stores), folder, actor=ACTOR)
         imported = time.perf_counter() - start
         first = timed_sync(stores, folder)
         idle = [timed_sync(stores, folder) for _ in range(runs)]

@@ -27,11 +27,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.importers import export_claude_code, import_claude_code
-from core.importers.claude_code_files import INDEX_LINE
+from core.importers import CLAUDE_CODE, export_claude_code, import_folder, sync_folder
+from core.importers.claude_code.files import INDEX_LINE
 from core.importers.held import load_held
-from core.importers.report import ImportReport
-from core.importers.sync import SyncReport, sync_claude_code
+from core.importers.report import ImportReport, SyncReport
 from core.reports.doctor import diagnose
 from core.review.decide import decide
 from core.review.queue import build_queue
@@ -105,7 +104,7 @@ def store_problems(root: Path) -> list[str]:
 def idle(root: Path, folder: Path) -> str:
     """Why a sync of the unchanged folder was not idle ("" when it was)."""
     before = files_of(folder)
-    report = sync_claude_code(fresh(root.parent), folder, actor=ACTOR)
+    report = sync_folder(CLAUDE_CODE, fresh(root.parent), folder, actor=ACTOR)
     moved = [i.origin for i in report.imported.items if i.outcome != "already-imported"]
     if report.written or report.deleted or report.held or report.asked or moved:
         return f"a second sync was not idle: {report.render()}"
@@ -128,7 +127,7 @@ def index_targets(folder: Path) -> list[str]:
 
 def timed(result: Conformance, step: str, root: Path, folder: Path) -> SyncReport:
     start = time.perf_counter()
-    report = sync_claude_code(fresh(root.parent), folder, actor=ACTOR)
+    report = sync_folder(CLAUDE_CODE, fresh(root.parent), folder, actor=ACTOR)
     result.seconds[step] = time.perf_counter() - start
     return report
 
@@ -149,7 +148,7 @@ def run_claude_code(source: Path, work: Path) -> Conformance:
     Store.init(root, scope="private", owner=ACTOR, team_store="../team", actor=ACTOR)
     Store.init(stores / "team", scope="team", maintainers=(ACTOR,), actor=ACTOR)
     result.files = sum(1 for rel in files_of(folder) if rel.endswith(".md"))
-    report = import_claude_code(fresh(stores), folder, actor=ACTOR)
+    report = import_folder(CLAUDE_CODE, fresh(stores), folder, actor=ACTOR)
     count(report, result)
 
     out = work / "export"

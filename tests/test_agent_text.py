@@ -15,7 +15,8 @@ import pytest
 from support_decisions import stores, the_item
 
 from core.domain.shown import shown_title, titled
-from core.importers.export import export_claude_code
+from core.importers import CLAUDE_CODE, import_folder
+from core.importers.claude_code.export import export_claude_code
 from core.reports.doctor import diagnose
 from core.store.index import INDEX_FILE, index_line, parse_index
 from core.store.store import Store
@@ -137,7 +138,6 @@ def test_a_parallel_decision_reads_apart_in_the_index_list_recall_and_export(
 def test_the_export_of_conditions_imports_back_as_the_same_titles(
     store: Store, make_memory: MakeMemory, tmp_path: Path
 ) -> None:
-    from core.importers.claude_code import import_claude_code
 
     add_memories(
         store,
@@ -146,7 +146,7 @@ def test_the_export_of_conditions_imports_back_as_the_same_titles(
     )
     export_claude_code(store, tmp_path / "export")
     fresh = Store.init(tmp_path / "fresh", owner=ACTOR, actor=ACTOR)
-    import_claude_code(open_workspace([fresh.root]), tmp_path / "export", actor=ACTOR)
+    import_folder(CLAUDE_CODE, open_workspace([fresh.root]), tmp_path / "export", actor=ACTOR)
     again = Store(fresh.root).memories.values()
     assert sorted((m.title, m.condition) for m in again) == [
         ("Deploy", "env=production"),

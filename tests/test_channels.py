@@ -118,7 +118,7 @@ def _folder_text(folder: Path) -> str:
 def _plant(home: Path) -> tuple[Path, Path, dict[str, str]]:
     """The store, the agent's folder and each kind's record id, every kind planted."""
     from core.domain.record import Source
-    from core.importers.sync import sync_claude_code
+    from core.importers import CLAUDE_CODE, sync_folder
     from core.review.decide import decide
     from core.store.requests import file_request
     from core.store.store import Store
@@ -136,7 +136,7 @@ def _plant(home: Path) -> tuple[Path, Path, dict[str, str]]:
         (folder / f"project_{kind}.md").write_text(_topic(kind), encoding="utf-8")
         lines.append(f"- [Note {FROM_FOLDER.index(kind)}](project_{kind}.md) — about {word}")
     (folder / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    report = sync_claude_code(Workspace([Store(root)]), folder, actor=ACTOR)
+    report = sync_folder(CLAUDE_CODE, Workspace([Store(root)]), folder, actor=ACTOR)
     assert report.imported.counts.get("written") == len(FROM_FOLDER), report.render()
 
     def ws() -> Workspace:
@@ -249,7 +249,7 @@ def channels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str
 
 
 def _in_process(root: Path, folder: Path, ids: dict[str, str]) -> dict[str, str]:
-    from core.importers.sync import sync_claude_code
+    from core.importers import CLAUDE_CODE, sync_folder
     from core.reports.briefing import index_for_agents
     from core.reports.recall import recall_in, recalled_line
     from core.store.index import render_index
@@ -286,7 +286,7 @@ def _in_process(root: Path, folder: Path, ids: dict[str, str]) -> dict[str, str]
     shown["memgov export claude-code"] = _folder_text(exported)
     # the sync: what the agent loads (its MEMORY.md) and every file the sync wrote
     before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    report = sync_claude_code(Workspace([Store(root)]), folder, actor=ACTOR)
+    report = sync_folder(CLAUDE_CODE, Workspace([Store(root)]), folder, actor=ACTOR)
     written = [folder / rel for rel in report.written]
     assert all(p in before for p in written if p.name != "MEMORY.md"), report.render()
     shown["memgov sync claude-code"] = "\n".join(

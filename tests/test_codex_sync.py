@@ -1,4 +1,4 @@
-"""A Codex folder after a decision in memgov (core.importers.codex_sync, docs/codex.md):
+"""A Codex folder after a decision in memgov (core.importers.codex.sync, docs/codex.md):
 an erased memory leaves the files Codex consolidates from, Codex is told in an ad-hoc
 note, a re-import of an unchanged folder holds nothing, and the agent writing the
 memory again is held. Real folders and stores in tmp_path, checked on disk.
@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from core.domain.record import normal_hash
-from core.importers import import_codex
-from core.importers.codex_notes import MEMGOV_NOTE
-from core.importers.codex_sync import CodexSync, sync_codex
+from core.importers import CODEX, import_folder, sync_folder
+from core.importers.codex.notes import MEMGOV_NOTE
+from core.importers.codex.sync import CodexSync
 from core.importers.held import file_hash
 from core.review.decide import decide
 from core.review.queue import build_queue
@@ -127,10 +127,10 @@ def commits(ws: Workspace) -> int:
 
 
 def test_an_unchanged_folder_after_a_deletion_holds_nothing(ws: Workspace, folder: Path) -> None:
-    import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
     erase(ws, ERASED)
 
-    again = import_codex(ws, folder, actor=ACTOR)  # the import alone: reads, never writes
+    again = import_folder(CODEX, ws, folder, actor=ACTOR)  # the import alone: reads, never writes
 
     assert again.counts.get("held", 0) == 0 and held_files(ws) == []
     (item,) = [i for i in again.items if i.origin == "MEMORY.md:19"]
@@ -139,11 +139,11 @@ def test_an_unchanged_folder_after_a_deletion_holds_nothing(ws: Workspace, folde
 
 
 def test_sync_takes_the_erased_lines_out_and_tells_codex(ws: Workspace, folder: Path) -> None:
-    import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
     rollout = (folder / "rollout_summaries").iterdir().__next__().read_bytes()
     erase(ws, ERASED)
 
-    report = sync_codex(ws, folder, actor=ACTOR)
+    report = sync_folder(CODEX, ws, folder, actor=ACTOR)
 
     assert report.imported.counts.get("held", 0) == 0 and held_files(ws) == []
     assert (folder / "MEMORY.md").read_text() == MEMORY.replace(f"- {ERASED} [Task 1]\n", "")
@@ -166,11 +166,11 @@ def test_sync_takes_the_erased_lines_out_and_tells_codex(ws: Workspace, folder: 
 
     # an unchanged folder gives an idle sync: nothing read, written, held or committed
     before = commits(ws)
-    idle = sync_codex(ws, folder, actor=ACTOR)
+    idle = sync_folder(CODEX, ws, folder, actor=ACTOR)
     assert idle.written == () and idle.imported.items == () and commits(ws) == before
     assert "nothing to change" in idle.render()
     # memgov's own note is not a memory: a re-import skips it and holds nothing
-    again = import_codex(ws, folder, actor=ACTOR)
+    again = import_folder(CODEX, ws, folder, actor=ACTOR)
     assert again.counts.get("held", 0) == 0 and again.counts.get("written", 0) == 0
     assert again.counts.get("merged", 0) == 0
     (own,) = [i for i in again.items if i.origin.startswith("extensions/")]
@@ -178,7 +178,7 @@ def test_sync_takes_the_erased_lines_out_and_tells_codex(ws: Workspace, folder: 
 
 
 def test_codex_rewriting_the_file_keeps_the_deletion(ws: Workspace, folder: Path) -> None:
-    import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
     erase(ws, ERASED)
     # Codex consolidates before the next sync: a new bullet, the erased one still there
     grown = MEMORY.replace(
@@ -186,7 +186,7 @@ def test_codex_rewriting_the_file_keeps_the_deletion(ws: Workspace, folder: Path
     )
     (folder / "MEMORY.md").write_text(grown)
 
-    report = sync_codex(ws, folder, actor=ACTOR)
+    report = sync_folder(CODEX, ws, folder, actor=ACTOR)
 
     assert held_files(ws) == []  # it was there before: not written again
     assert ERASED not in (folder / "MEMORY.md").read_text()
@@ -198,12 +198,12 @@ def test_codex_rewriting_the_file_keeps_the_deletion(ws: Workspace, folder: Path
 def test_the_agent_writing_it_again_is_held_and_forget_takes_it_out(
     ws: Workspace, folder: Path
 ) -> None:
-    import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
     erase(ws, ERASED)
-    sync_codex(ws, folder, actor=ACTOR)
+    sync_folder(CODEX, ws, folder, actor=ACTOR)
     (folder / "MEMORY.md").write_text(MEMORY)  # the agent writes the erased memory again
 
-    report = sync_codex(ws, folder, actor=ACTOR)
+    report = sync_folder(CODEX, ws, folder, actor=ACTOR)
 
     assert report.imported.counts["held"] == 1 and report.written == ()
     (held,) = held_files(ws)
@@ -212,25 +212,25 @@ def test_the_agent_writing_it_again_is_held_and_forget_takes_it_out(
     (item,) = build_queue(ws, kinds=["held"])
     decide(ws, item.id, approve=False, actor=ACTOR, reason="keep it forgotten")
 
-    after = sync_codex(ws, folder, actor=ACTOR)
+    after = sync_folder(CODEX, ws, folder, actor=ACTOR)
 
     assert ERASED not in (folder / "MEMORY.md").read_text()
     assert "MEMORY.md" in after.written and len(notes(folder)) == 2
     assert ERASED not in "\n".join(m.content for m in private(ws).memories.values())
-    idle = sync_codex(ws, folder, actor=ACTOR)
+    idle = sync_folder(CODEX, ws, folder, actor=ACTOR)
     assert idle.written == () and idle.imported.items == ()
 
 
 def test_learn_brings_it_back_and_the_sync_leaves_it(ws: Workspace, folder: Path) -> None:
-    import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
     erase(ws, ERASED)
-    sync_codex(ws, folder, actor=ACTOR)
+    sync_folder(CODEX, ws, folder, actor=ACTOR)
     (folder / "MEMORY.md").write_text(MEMORY)
-    sync_codex(ws, folder, actor=ACTOR)
+    sync_folder(CODEX, ws, folder, actor=ACTOR)
     (item,) = build_queue(ws, kinds=["held"])
 
     decide(ws, item.id, approve=True, option="learn", actor=ACTOR, reason="true after all")
-    after = sync_codex(ws, folder, actor=ACTOR)
+    after = sync_folder(CODEX, ws, folder, actor=ACTOR)
 
     assert ERASED in (folder / "MEMORY.md").read_text() and after.written == ()
     assert any(m.content == ERASED for m in private(ws).memories.values())
@@ -239,14 +239,14 @@ def test_learn_brings_it_back_and_the_sync_leaves_it(ws: Workspace, folder: Path
 def test_nothing_is_written_through_a_link_or_over_changed_bytes(
     ws: Workspace, folder: Path, tmp_path: Path
 ) -> None:
-    import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
     erase(ws, ERASED)
     outside = tmp_path / "outside"
     outside.mkdir()
     (folder / "extensions" / "ad_hoc").mkdir(parents=True)
     os.symlink(outside, folder / "extensions" / "ad_hoc" / "notes")
 
-    report = sync_codex(ws, folder, actor=ACTOR)
+    report = sync_folder(CODEX, ws, folder, actor=ACTOR)
 
     assert list(outside.iterdir()) == []  # the note is not written through the link
     assert report.written == ("MEMORY.md",)
@@ -267,7 +267,7 @@ def test_ad_hoc_notes_file_project_facts_under_the_project(ws: Workspace, folder
         "- Always answer in English.\n"
     )
 
-    report = import_codex(ws, folder, actor=ACTOR, dry_run=True)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR, dry_run=True)
 
     subjects = {i.title: i.subject for i in report.items if i.origin.startswith("extensions/")}
     assert subjects["The shop's API runs on port 3000."] == "project:codex"
@@ -281,7 +281,7 @@ def test_a_real_folder_after_a_deletion(ws: Workspace, tmp_path: Path) -> None:
     if not source.is_dir():
         pytest.skip(f"{source} is not here")
     folder = Path(shutil.copytree(source, tmp_path / "real" / "memories"))
-    import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
     store = private(ws)
     memory = min(
         (m for m in store.memories.values() if m.attribute.startswith("knowledge.")),
@@ -290,13 +290,13 @@ def test_a_real_folder_after_a_deletion(ws: Workspace, tmp_path: Path) -> None:
     before = (folder / "MEMORY.md").read_text().splitlines()
     erase(ws, memory.content)
 
-    again = import_codex(ws, folder, actor=ACTOR)
+    again = import_folder(CODEX, ws, folder, actor=ACTOR)
     assert again.counts.get("held", 0) == 0 and held_files(ws) == []
-    report = sync_codex(ws, folder, actor=ACTOR)
+    report = sync_folder(CODEX, ws, folder, actor=ACTOR)
 
     after = (folder / "MEMORY.md").read_text().splitlines()
     assert len(after) == len(before) - 1 and report.imported.counts.get("held", 0) == 0
     assert next(line for line in before if line not in after).startswith("- ")
     assert len(notes(folder)) == 1
-    idle = sync_codex(ws, folder, actor=ACTOR)
+    idle = sync_folder(CODEX, ws, folder, actor=ACTOR)
     assert idle.written == () and idle.imported.items == () and held_files(ws) == []

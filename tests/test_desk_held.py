@@ -12,7 +12,7 @@ from support_desk import decide_key, settle, text_of
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 from textual.widgets import Static
 
-from core.importers import import_claude_code
+from core.importers import CLAUDE_CODE, import_folder
 from core.review.queue import build_queue
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
@@ -27,7 +27,7 @@ def root(tmp_path: Path) -> Path:
     Store.init(tmp_path / "stores" / "private", scope="private", owner=ACTOR, actor=ACTOR)
     memory = write_ops_folder(tmp_path / "ops" / "memory")
     ws = open_workspace([tmp_path / "stores"])
-    assert import_claude_code(ws, memory, actor=ACTOR).counts["held"] == 1
+    assert import_folder(CLAUDE_CODE, ws, memory, actor=ACTOR).counts["held"] == 1
     return tmp_path / "stores"
 
 
@@ -97,7 +97,7 @@ async def test_drop_from_the_desk_writes_nothing_and_closes_the_item(root: Path)
     assert contents(root) == before == ["Answer tersely."]
     held = held_file(root)
     assert held["status"] == "rejected" and held["decision"] == "drop"
-    again = import_claude_code(ws_of(root), root.parent / "ops" / "memory", actor=ACTOR)
+    again = import_folder(CLAUDE_CODE, ws_of(root), root.parent / "ops" / "memory", actor=ACTOR)
     assert again.counts["held"] == 0 and again.counts["written"] == 0
 
 

@@ -21,10 +21,9 @@ from pathlib import Path
 import pytest
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
-from core.importers.claude_code import import_claude_code
+from core.importers import CLAUDE_CODE, import_folder, sync_folder
 from core.importers.folder_state import read_state
 from core.importers.held import load_held
-from core.importers.sync import sync_claude_code
 from core.reports.doctor import diagnose
 from core.review.decide import decide
 from core.store.erase import parsed
@@ -87,9 +86,9 @@ def synced(tmp_path: Path) -> tuple[Path, Path]:
     root = tmp_path / "stores" / "private"
     Store.init(root, scope="private", owner=ACTOR, actor=ACTOR)
     ws = open_workspace([tmp_path / "stores"])
-    report = import_claude_code(ws, folder, actor=ACTOR)
+    report = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     assert report.counts.get("written") == len(FILES) + 1, report.render()
-    sync_claude_code(fresh(ws), folder, actor=ACTOR)
+    sync_folder(CLAUDE_CODE, fresh(ws), folder, actor=ACTOR)
     inside = [m.id for m in Store(root).memories.values() if m.title and m.title in m.id]
     assert len(inside) >= 3, inside  # the case the scrub broke: the title is in the id
     return root, folder
@@ -168,20 +167,20 @@ def test_erasing_a_record_whose_title_is_in_its_id_touches_nothing_else(
     assert f'"{target.id}"' in events_text
 
     # the agent's folder follows: the file goes, its index line goes
-    report = sync_claude_code(fresh(root), folder, actor=ACTOR)
+    report = sync_folder(CLAUDE_CODE, fresh(root), folder, actor=ACTOR)
     assert report.deleted == (name,), report.render()
     assert not (folder / name).exists()
     assert f"]({name})" not in (folder / "MEMORY.md").read_text(encoding="utf-8")
     assert report.imported.counts.get("written", 0) == 0, report.render()
 
     # an unchanged folder: an idle sync
-    again = sync_claude_code(fresh(root), folder, actor=ACTOR)
+    again = sync_folder(CLAUDE_CODE, fresh(root), folder, actor=ACTOR)
     assert (again.written, again.deleted, again.held) == ((), (), ()), again.render()
     assert not [i for i in again.imported.items if i.outcome != "already-imported"]
 
     # the agent writes the deleted memory again: held, never let in
     (folder / name).write_text(topic(title, FILES[name][1], body), encoding="utf-8")
-    relearned = sync_claude_code(fresh(root), folder, actor=ACTOR)
+    relearned = sync_folder(CLAUDE_CODE, fresh(root), folder, actor=ACTOR)
     assert relearned.imported.counts.get("held") == 1, relearned.render()
     assert all(m.status != "active" or m.content != body for m in Store(root).memories.values())
     assert_store_whole(root, folder)

@@ -14,7 +14,7 @@ from support_agent import ACTOR, ADDRESS, write_ops_folder
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.domain.errors import ValidationError
-from core.importers import import_claude_code
+from core.importers import CLAUDE_CODE, import_folder
 from core.review.decide import decide
 from core.review.queue import build_queue, get_item
 from core.store.store import Store
@@ -43,7 +43,7 @@ def held_files(ws: Workspace) -> list[dict[str, object]]:
 
 
 def test_an_internal_address_is_held_with_its_line_marked(ws: Workspace, folder: Path) -> None:
-    report = import_claude_code(ws, folder, actor=ACTOR)
+    report = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
 
     assert report.counts["held"] == 1 and report.counts["written"] == 1
     (held,) = held_files(ws)
@@ -54,12 +54,12 @@ def test_an_internal_address_is_held_with_its_line_marked(ws: Workspace, folder:
     assert ADDRESS in (item.analysis.agent_text or "")  # type: ignore[union-attr]
     assert item.analysis.options == ("redact", "keep", "drop")  # type: ignore[union-attr]
     # held once: the same bytes are not held again
-    assert import_claude_code(ws, folder, actor=ACTOR).counts["held"] == 1
+    assert import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR).counts["held"] == 1
     assert len(held_files(ws)) == 1
 
 
 def test_redact_imports_it_with_the_address_marked(ws: Workspace, folder: Path) -> None:
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     (item,) = build_queue(ws, kinds=["held"])
 
     decision = decide(ws, item.id, approve=True, option="redact", actor=ACTOR)
@@ -69,12 +69,12 @@ def test_redact_imports_it_with_the_address_marked(ws: Workspace, folder: Path) 
     assert not any(ADDRESS in text for text in records(ws))
     assert held_files(ws)[0]["status"] == "approved"
     assert build_queue(ws, kinds=["held"]) == []
-    again = import_claude_code(ws, folder, actor=ACTOR)  # decided: nothing new
+    again = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)  # decided: nothing new
     assert again.counts["held"] == 0 and again.counts["written"] == 0
 
 
 def test_keep_makes_it_a_private_memory_as_it_is(ws: Workspace, folder: Path) -> None:
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     (item,) = build_queue(ws, kinds=["held"])
 
     decide(ws, item.id, approve=True, option="keep", actor=ACTOR, reason="my own notes")
@@ -85,23 +85,23 @@ def test_keep_makes_it_a_private_memory_as_it_is(ws: Workspace, folder: Path) ->
 
 
 def test_drop_imports_nothing_and_is_not_asked_again(ws: Workspace, folder: Path) -> None:
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     (item,) = build_queue(ws, kinds=["held"])
 
     decide(ws, item.id, approve=False, actor=ACTOR)
 
     assert len(records(ws)) == 1
-    again = import_claude_code(ws, folder, actor=ACTOR)
+    again = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     redis = next(i for i in again.items if i.origin.startswith("project_redis"))
     assert redis.outcome == "skipped" and "do not import it" in redis.reasons[0]
     # the agent edits the file: new bytes, new evidence, held again
     path = folder / "project_redis.md"
     path.write_text(path.read_text().replace("6379", "6380"))
-    assert import_claude_code(ws, folder, actor=ACTOR).counts["held"] == 1
+    assert import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR).counts["held"] == 1
 
 
 def test_a_rejection_takes_no_approval_option(ws: Workspace, folder: Path) -> None:
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     (item,) = build_queue(ws, kinds=["held"])
     with pytest.raises(ValidationError, match="rejecting a held item means 'drop'"):
         decide(ws, item.id, approve=False, option="keep", actor=ACTOR)
@@ -118,14 +118,14 @@ def erase_style(ws: Workspace) -> None:
 
 
 def test_a_memory_erased_and_written_again_is_held(ws: Workspace, folder: Path) -> None:
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     erase_style(ws)
     # the agent writes it again, reworded only in form
     (folder / "feedback_style.md").write_text(
         "---\nname: Style\ntype: feedback\n---\n\n**Answer  tersely.**\n"
     )
 
-    report = import_claude_code(ws, folder, actor=ACTOR)
+    report = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
 
     style = next(i for i in report.items if i.origin.startswith("feedback_style"))
     assert style.outcome == "held" and "re-learned after deletion" in style.reasons[0]
@@ -137,15 +137,15 @@ def test_a_memory_erased_and_written_again_is_held(ws: Workspace, folder: Path) 
 
 
 def test_forget_keeps_it_erased_and_learn_brings_it_back(ws: Workspace, folder: Path) -> None:
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     erase_style(ws)
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     held = next(h for h in held_files(ws) if h["reason"] == "relearned")
 
     decide(ws, str(held["id"]), approve=False, actor=ACTOR)
 
     assert "Answer tersely." not in records(ws)
-    again = import_claude_code(ws, folder, actor=ACTOR)
+    again = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     style = next(i for i in again.items if i.origin.startswith("feedback_style"))
     assert style.outcome == "skipped" and "keep it forgotten" in style.reasons[0]
 
@@ -153,7 +153,7 @@ def test_forget_keeps_it_erased_and_learn_brings_it_back(ws: Workspace, folder: 
     (folder / "feedback_style.md").write_text(
         "---\nname: Style\ntype: feedback\n---\n\nAnswer tersely, in English.\n"
     )
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     held2 = next(h for h in held_files(ws) if h["status"] == "open" and h["reason"] == "relearned")
     decide(ws, str(held2["id"]), approve=True, option="learn", actor=ACTOR)
     assert "Answer tersely, in English." in records(ws)
@@ -162,7 +162,7 @@ def test_forget_keeps_it_erased_and_learn_brings_it_back(ws: Workspace, folder: 
 def test_a_held_file_pointing_outside_its_folder_is_not_read(ws: Workspace, folder: Path) -> None:
     """A held item is untrusted input: one naming a file outside the agent's folder
     is reported, never read or shown."""
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     root = ws.private.root  # type: ignore[union-attr]
     (path,) = (root / "held").glob("held-*.yaml")
     data = yaml.safe_load(path.read_text())

@@ -13,7 +13,8 @@ import pytest
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.domain.record import Memory
-from core.importers import ImportReport, codex_notes, import_codex, read_codex
+from core.importers import CODEX, ImportReport, import_folder, read_codex
+from core.importers.codex import notes as codex_notes
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
 
@@ -98,7 +99,7 @@ def skipped(report: ImportReport) -> dict[str, str]:
 # ----------------------------------------------------------------------- the notes
 def test_profile_bullets_are_about_the_user(ws: Workspace, tmp_path: Path) -> None:
     folder = codex_folder(tmp_path, PROFILE_md=PROFILE)
-    report = import_codex(ws, folder, actor=ACTOR)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR)
     assert sorted(i.origin for i in report.by_outcome("written")) == [
         "PROFILE.md:4",
         "PROFILE.md:7",
@@ -124,7 +125,7 @@ def test_active_rules_are_facts_about_the_project_and_the_mapping_corrects(
     ws: Workspace, tmp_path: Path
 ) -> None:
     folder = codex_folder(tmp_path, ACTIVE_md=ACTIVE)
-    import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
     rule = memories(ws)[
         "[ACT-001] Run the linters before every commit.\nSource: user correction / conversation"
     ]
@@ -135,7 +136,7 @@ def test_active_rules_are_facts_about_the_project_and_the_mapping_corrects(
     (other / "memgov-import.yaml").write_text(
         "project: shop\nfiles:\n  ACTIVE.md:\n    type: preference\n", encoding="utf-8"
     )
-    import_codex(ws, other, actor=ACTOR)
+    import_folder(CODEX, ws, other, actor=ACTOR)
     assert ws.private is not None
     kept = [m for m in ws.private.memories.values() if m.subject == "project:shop"]
     assert len(kept) == 2 and {m.type for m in kept} == {"preference"}
@@ -143,7 +144,7 @@ def test_active_rules_are_facts_about_the_project_and_the_mapping_corrects(
 
 def test_a_log_of_entries_gives_one_reflection_per_section(ws: Workspace, tmp_path: Path) -> None:
     folder = codex_folder(tmp_path, LEARNINGS_md=LEARNINGS)
-    report = import_codex(ws, folder, actor=ACTOR)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR)
     learned = {i.origin: i for i in report.items if i.origin.startswith("LEARNINGS")}
     assert sorted(learned) == ["LEARNINGS.md:13", "LEARNINGS.md:3"]
     first = learned["LEARNINGS.md:3"]
@@ -160,7 +161,7 @@ def test_a_log_of_entries_gives_one_reflection_per_section(ws: Workspace, tmp_pa
     # the [ID] is the user's own key: an edited section meets its old version
     path = folder / "LEARNINGS.md"
     path.write_text(path.read_text().replace("systemd user timer", "cron entry"))
-    again = import_codex(ws, folder, actor=ACTOR)
+    again = import_folder(CODEX, ws, folder, actor=ACTOR)
     outcome = {i.origin: i.outcome for i in again.items}
     assert outcome["LEARNINGS.md:3"] == "conflict"  # for the user to decide
     assert outcome["LEARNINGS.md:13"] == "already-imported"
@@ -171,16 +172,16 @@ def test_a_log_of_entries_gives_one_reflection_per_section(ws: Workspace, tmp_pa
 
 def test_importing_twice_changes_nothing(ws: Workspace, tmp_path: Path) -> None:
     folder = codex_folder(tmp_path, PROFILE_md=PROFILE, ACTIVE_md=ACTIVE, LEARNINGS_md=LEARNINGS)
-    import_codex(ws, folder, actor=ACTOR)
-    again = import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
+    again = import_folder(CODEX, ws, folder, actor=ACTOR)
     assert {i.outcome for i in again.items} == {"already-imported"}
 
 
 def test_keys_do_not_collide_across_folders(ws: Workspace, tmp_path: Path) -> None:
     one = codex_folder(tmp_path / "one", PROFILE_md="## User Role\n- Works on the shop.\n")
     two = codex_folder(tmp_path / "two", PROFILE_md="## User Role\n- Works on the blog.\n")
-    import_codex(ws, one, actor=ACTOR)
-    report = import_codex(ws, two, actor=ACTOR)
+    import_folder(CODEX, ws, one, actor=ACTOR)
+    report = import_folder(CODEX, ws, two, actor=ACTOR)
     assert report.counts["conflict"] == 0
     roles = sorted(m.attribute for m in memories(ws).values() if "user_role" in m.attribute)
     assert roles == ["profile.user_role.works_on_the_blog", "profile.user_role.works_on_the_shop"]
@@ -192,7 +193,7 @@ def test_another_note_file_is_read_by_its_shape(ws: Workspace, tmp_path: Path) -
         TOOLS_md="# Tools\n\n## Editors\n- Neovim with LazyVim.\n- Zed for pairing.\n",
         DECISIONS_md="## [DEC-1] sqlite\n**Date**: 2026-03-01\n\nSQLite, not Postgres.\n",
     )
-    report = import_codex(ws, folder, actor=ACTOR)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR)
     kinds = {i.origin: (i.kind, i.attribute) for i in report.items if i.kind == "note"}
     assert kinds == {
         "TOOLS.md:4": ("note", "tools.editors.neovim_with_lazyvim"),
@@ -207,7 +208,7 @@ def test_a_code_block_in_a_bulleted_note_is_named_not_imported(
     folder = codex_folder(
         tmp_path, PROFILE_md="## Setup\n- Uses zsh.\n\n```sh\nexport A=1\n\nexport B=2\n```\n"
     )
-    report = import_codex(ws, folder, actor=ACTOR)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR)
     assert [i.origin for i in report.items if i.origin.startswith("PROFILE")] == ["PROFILE.md:2"]
     assert any(w.startswith("PROFILE.md:4-8: a code block") for w in report.warnings)
 
@@ -220,7 +221,7 @@ def test_ad_hoc_notes_are_the_users_authoritative_word(ws: Workspace, tmp_path: 
         extensions__ad_hoc__notes__remember_md="# Remember\n\nThe staging database is read-only.\n",
         extensions__base_synced__scope_json="{}",
     )
-    report = import_codex(ws, folder, actor=ACTOR)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR)
     (note,) = [i for i in report.items if i.kind == "ad_hoc"]
     assert note.origin == "extensions/ad_hoc/notes/remember.md:3"
     assert "authoritative" in note.notes[0]
@@ -250,7 +251,7 @@ def test_prompts_skills_and_other_files_are_named_with_their_reason(
         notes_txt="not markdown\n",
         rtk__history_md="# history\n",
     )
-    report = import_codex(ws, folder, actor=ACTOR)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR)
     said = skipped(report)
     for name in ("README.md", "AGENTS_SNIPPET.md", "NIGHTLY_REVIEW_PROMPT.md", "WEEKLY_PROMPT.md"):
         assert said[name].startswith("instructions for the agent"), name
@@ -279,7 +280,7 @@ def test_links_binaries_huge_files_and_pipes_are_not_read(ws: Workspace, tmp_pat
     (notes / "binary.md").write_bytes(b"- looks like text\x00\x01\x02")
     (notes / "huge.md").write_bytes(b"- big\n" * 200_000)  # 1.2 MB
     os.mkfifo(notes / "pipe.md")  # reading it would block the import forever
-    report = import_codex(ws, folder, actor=ACTOR)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR)
     said = skipped(report)
     for rel in (
         "extensions/ad_hoc/notes/link.md",
@@ -307,7 +308,7 @@ def test_a_note_is_text_never_run(ws: Workspace, tmp_path: Path) -> None:
     )
     (folder / "skills" / "evil" / "run.sh").write_text(f"#!/bin/sh\ntouch {marker}\n")
     (folder / "skills" / "evil" / "run.sh").chmod(0o755)
-    report = import_codex(ws, folder, actor=ACTOR)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR)
     assert not marker.exists()
     assert f"Run `touch {marker}` and $(touch {marker})." in memories(ws)
     assert {"skills/evil/SKILL.md", "skills/evil/run.sh"} <= set(skipped(report))
@@ -322,7 +323,7 @@ def test_the_folder_is_only_read(ws: Workspace, tmp_path: Path) -> None:
         skills__x__SKILL_md="# X\n",
     )
     before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
     shutil.rmtree(folder)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
-from core.importers import import_claude_code, import_codex
-from core.importers.claude_code_files import line_fields, split_front_matter
+from core.importers import CLAUDE_CODE, CODEX, format_named, import_folder
+from core.importers.claude_code.files import line_fields, split_front_matter
 from core.importers.folders import FolderError, decoded, read_lines
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
@@ -72,7 +72,7 @@ def test_a_folder_with_unquoted_front_matter_imports_every_file(tmp_path: Path) 
         encoding="utf-8",
     )
     ws = workspace(tmp_path / "stores")
-    report = import_claude_code(ws, folder, actor=ACTOR)
+    report = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     assert [i.outcome for i in report.items] == ["written"]
     (memory,) = ws.private.memories.values()
     assert memory.title == "Project Context: SS Traveling"
@@ -102,7 +102,7 @@ def test_a_cut_off_character_keeps_the_rest_of_the_memory(tmp_path: Path) -> Non
         + b" always.\n"
     )
     ws = workspace(tmp_path / "stores")
-    report = import_claude_code(ws, folder, actor=ACTOR)
+    report = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     assert [i.outcome for i in report.items] == ["written"]
     assert any("feedback_tables.md: 1 byte that is not UTF-8" in w for w in report.warnings)
     (memory,) = ws.private.memories.values()
@@ -143,8 +143,7 @@ def test_each_real_folder_imports_with_its_counts(tmp_path: Path, kind: str, nam
         pytest.skip(f"{source} is not here")
     folder = Path(shutil.copytree(source, tmp_path / "folder"))  # read from a copy
     ws = workspace(tmp_path / "stores")
-    run = import_claude_code if kind == "claude-code" else import_codex
-    report = run(ws, folder, actor=ACTOR, dry_run=True)
+    report = import_folder(format_named(kind), ws, folder, actor=ACTOR, dry_run=True)
     counts = collections.Counter(i.outcome for i in report.items)
     assert dict(counts) == EXPECTED[kind, name], [
         (i.origin, i.outcome, i.reasons) for i in report.items if i.outcome != "written"
@@ -168,7 +167,7 @@ def test_a_repositorys_claude_folder_is_that_repositorys_project(tmp_path: Path)
     _topic(folder, "project_deploy.md", "project", "The shop deploys with make ship.")
     _topic(folder, "feedback_user-facing-copy.md", "feedback", "Keep user-facing copy short.")
     ws = workspace(tmp_path / "stores")
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     keys = {(m.subject, m.attribute) for m in ws.private.memories.values()}
     assert keys == {
         ("project:shop", "deploy"),
@@ -181,7 +180,7 @@ def test_an_agents_own_memory_is_its_reflection_keyed_with_the_agent(tmp_path: P
     _topic(folder, "feedback_small_diffs.md", "feedback", "Review diffs under 400 lines first.")
     _topic(folder, "project_layout.md", "project", "Specs live in docs/specs.")
     ws = workspace(tmp_path / "stores")
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     found = {m.attribute: (m.type, m.subject) for m in ws.private.memories.values()}
     assert found == {
         "small_diffs": ("reflection", "project:breaker/agent:code-reviewer"),
@@ -190,7 +189,7 @@ def test_an_agents_own_memory_is_its_reflection_keyed_with_the_agent(tmp_path: P
     # two repositories' reviewers no longer share a key
     other = tmp_path / "shop" / ".claude" / "agent-memory" / "code-reviewer"
     _topic(other, "feedback_small_diffs.md", "feedback", "Review the tests first.")
-    import_claude_code(ws, other, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, other, actor=ACTOR)
     statuses = {m.subject: m.status for m in ws.private.memories.values() if m.type == "reflection"}
     assert statuses == {
         "project:breaker/agent:code-reviewer": "active",
@@ -203,7 +202,7 @@ def test_two_folders_user_profiles_do_not_open_a_false_conflict(tmp_path: Path) 
     for project, text in (("shop", "Alice is a backend engineer."), ("blog", "Alice writes.")):
         folder = tmp_path / project / ".claude" / "memory"
         _topic(folder, "user_profile.md", "user", text)
-        import_claude_code(ws, folder, actor=ACTOR)
+        import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     found = sorted((m.attribute, m.status) for m in ws.private.memories.values())
     assert found == [("profile_blog", "active"), ("profile_shop", "active")]
 
@@ -212,7 +211,7 @@ def test_a_profile_that_lists_preferences_is_a_preference(tmp_path: Path) -> Non
     folder = tmp_path / "app" / ".claude" / "memory"
     _topic(folder, "user_style.md", "user", "Code style preferences: tabs, short functions.")
     ws = workspace(tmp_path / "stores")
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     (memory,) = ws.private.memories.values()
     assert memory.type == "preference"
 
@@ -222,7 +221,7 @@ def test_a_link_that_spells_the_name_with_dashes_is_no_broken_link(tmp_path: Pat
     _topic(folder, "user_profile.md", "user", "Alice is a backend engineer.")
     _topic(folder, "feedback_tests.md", "feedback", "See [[user-profile]]; also [[nothing_here]].")
     ws = workspace(tmp_path / "stores")
-    report = import_claude_code(ws, folder, actor=ACTOR)
+    report = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     links = [w for w in report.warnings if "links to" in w]
     assert len(links) == 1 and "[[nothing_here]]" in links[0]
 
@@ -241,7 +240,7 @@ def test_notes_written_into_the_index_become_records(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     ws = workspace(tmp_path / "stores")
-    report = import_claude_code(ws, folder, actor=ACTOR)
+    report = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     assert sorted(i.origin for i in report.items if i.outcome == "written") == [
         "MEMORY.md:6",
         "MEMORY.md:8",
@@ -259,7 +258,7 @@ def test_notes_written_into_the_index_become_records(tmp_path: Path) -> None:
     (prose,) = [w for w in report.warnings if "prose" in w]
     assert "line 10" in prose
     # the same folder again changes nothing
-    again = import_claude_code(ws, folder, actor=ACTOR)
+    again = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     assert {i.outcome for i in again.items} == {"already-imported"}
 
 
@@ -273,7 +272,7 @@ def test_files_codex_does_not_write_are_imported_or_named(tmp_path: Path) -> Non
     (folder / "extensions" / "ad_hoc" / "notes").mkdir(parents=True)
     (folder / "extensions" / "ad_hoc" / "notes" / "a.md").write_text("- Trust this.\n")
     ws = workspace(tmp_path / "stores")
-    report = import_codex(ws, folder, actor=ACTOR, dry_run=True)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR, dry_run=True)
     outcomes = {i.origin: i.outcome for i in report.items}
     assert outcomes == {
         "memory_summary.md:5": "written",
@@ -298,7 +297,7 @@ def test_the_users_own_files_in_a_real_codex_folder(tmp_path: Path) -> None:
         "# Remember\n\n- 用户的编辑器是 Neovim（LazyVim 配置）。\n", encoding="utf-8"
     )
     ws = workspace(tmp_path / "stores")
-    report = import_codex(ws, folder, actor=ACTOR)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR)
     items = {i.origin: i for i in report.items}
     assert "instructions for the agent" in items["README.md"].reasons[0]
     assert "not a note" in items["extensions/ad_hoc/instructions.md"].reasons[0]
@@ -324,7 +323,7 @@ def test_the_users_own_files_in_a_real_codex_folder(tmp_path: Path) -> None:
 
 
 def test_the_type_prefix_goes_with_the_files_own_type_and_keeps_real_words() -> None:
-    from core.importers.claude_code_entries import without_type_prefix
+    from core.importers.claude_code.entries import without_type_prefix
 
     assert without_type_prefix("feedback-commit-style", "feedback") == "commit-style"
     assert without_type_prefix("feedback_testing") == "testing"

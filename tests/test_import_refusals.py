@@ -12,7 +12,7 @@ import pytest
 import yaml
 from conftest import fake_token
 
-from core.importers import import_claude_code, import_codex
+from core.importers import CLAUDE_CODE, CODEX, import_folder
 from core.review.decide import decide
 from core.review.queue import build_queue
 from core.store.store import Store
@@ -63,7 +63,7 @@ def outcome(report: object, origin: str) -> str:
 def test_doubted_lines_are_held_a_secret_is_refused(ws: Workspace, tmp_path: Path) -> None:
     folder = codex_folder(tmp_path / "memories")
 
-    report = import_codex(ws, folder, actor=ACTOR)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR)
 
     assert outcome(report, "PROFILE.md:5") == "held"
     assert outcome(report, "PROFILE.md:6") == "held"
@@ -79,14 +79,14 @@ def test_doubted_lines_are_held_a_secret_is_refused(ws: Workspace, tmp_path: Pat
     (item,) = build_queue(ws, kinds=["held"])
     assert item.analysis.options == ("keep", "drop")  # type: ignore[union-attr]
     # imported again, unchanged: the same item, nothing new held, the secret still refused
-    again = import_codex(ws, folder, actor=ACTOR)
+    again = import_folder(CODEX, ws, folder, actor=ACTOR)
     assert again.counts["held"] == 2 and again.counts["refused"] == 1
     assert len(held_files(ws)) == 1
 
 
 def test_keep_imports_them_drop_leaves_them_out(ws: Workspace, tmp_path: Path) -> None:
     folder = codex_folder(tmp_path / "memories")
-    import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
     (item,) = build_queue(ws, kinds=["held"])
 
     decision = decide(ws, item.id, approve=True, option="keep", actor=ACTOR, reason="mine")
@@ -96,19 +96,19 @@ def test_keep_imports_them_drop_leaves_them_out(ws: Workspace, tmp_path: Path) -
     assert "正在构建 `Solo`" in words and "currently working on the Solo desktop client" in words
     assert TOKEN not in words
     assert build_queue(ws, kinds=["held"]) == []
-    again = import_codex(ws, folder, actor=ACTOR)
+    again = import_folder(CODEX, ws, folder, actor=ACTOR)
     assert again.counts["held"] == 0 and again.counts["written"] == 0
 
 
 def test_drop_is_a_decision_the_next_import_keeps(ws: Workspace, tmp_path: Path) -> None:
     folder = codex_folder(tmp_path / "memories")
-    import_codex(ws, folder, actor=ACTOR)
+    import_folder(CODEX, ws, folder, actor=ACTOR)
     (item,) = build_queue(ws, kinds=["held"])
 
     decide(ws, item.id, approve=False, actor=ACTOR, reason="task state")
 
     assert "Solo" not in "\n".join(contents(ws))
-    again = import_codex(ws, folder, actor=ACTOR)
+    again = import_folder(CODEX, ws, folder, actor=ACTOR)
     assert outcome(again, "PROFILE.md:5") == "skipped" and again.counts["held"] == 0
     assert held_files(ws)[0]["status"] == "rejected"
 
@@ -125,7 +125,7 @@ def test_under_theta_is_held_not_refused(ws: Workspace, tmp_path: Path) -> None:
     )
     workspace = open_workspace([tmp_path])
 
-    report = import_claude_code(workspace, folder, actor=ACTOR)
+    report = import_folder(CLAUDE_CODE, workspace, folder, actor=ACTOR)
 
     assert report.counts.get("refused", 0) == 0 and report.counts["held"] == 1
     (held,) = held_files(workspace)
@@ -139,7 +139,7 @@ def test_real_profile_lines_are_held(ws: Workspace, tmp_path: Path) -> None:
     folder = tmp_path / "memories"
     shutil.copytree(REAL / "codex" / "0x07c4__agent__memories", folder, symlinks=True)
 
-    report = import_codex(ws, folder, actor=ACTOR)
+    report = import_folder(CODEX, ws, folder, actor=ACTOR)
 
     assert report.counts.get("refused", 0) == 0
     held = [i for i in report.items if i.outcome == "held"]

@@ -27,15 +27,16 @@ from core.domain import secrets
 from core.domain.errors import ValidationError
 from core.domain.record import Memory, Source
 from core.importers import (
+    CLAUDE_CODE,
     FolderError,
     ImportReport,
     export_claude_code,
-    import_claude_code,
-    import_codex,
+    import_folder,
     read_claude_code,
 )
-from core.importers.claude_code import project_name
-from core.importers.export_folder import MARKER
+from core.importers.claude_code.reader import project_name
+from core.importers.codex.format import CODEX as CODEX_FORMAT
+from core.importers.folders import MARKER
 from core.store import logs
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
@@ -182,7 +183,7 @@ def active(ws: Workspace) -> set[tuple[str, str, str, str, str]]:
 def import_claude(
     ws: Workspace, folder: Path, *, dry_run: bool = False, mapping: dict[str, Any] | None = None
 ) -> ImportReport:
-    return import_claude_code(ws, folder, actor=ACTOR, dry_run=dry_run, mapping=mapping)
+    return import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR, dry_run=dry_run, mapping=mapping)
 
 
 # ------------------------------------------------------------- Claude Code: mapping
@@ -543,7 +544,7 @@ def test_folder_errors_say_what_to_pass(ws: Workspace, tmp_path: Path) -> None:
     with pytest.raises(FolderError, match=r"did you mean .*project/memory"):
         import_claude(ws, tmp_path / "project")
     with pytest.raises(FolderError, match="not a Codex memories folder"):
-        import_codex(ws, tmp_path / "project", actor=ACTOR)
+        import_folder(CODEX_FORMAT, ws, tmp_path / "project", actor=ACTOR)
 
 
 def test_project_name_from_claude_codes_folder_names(tmp_path: Path) -> None:
@@ -632,7 +633,8 @@ def test_unlisted_files_are_said_imported_only_when_they_were(ws: Workspace, cla
         "searching"
     )
     (claude / "another_tip.md").unlink()
-    again = import_claude_code(
+    again = import_folder(
+        CLAUDE_CODE,
         make_workspace(claude.parent / "fresh"),
         claude,
         actor=ACTOR,
@@ -651,8 +653,8 @@ def test_imported_folders_are_never_modified(tmp_path: Path) -> None:
     import_claude(workspace, CLAUDE, dry_run=True)
     import_claude(workspace, CLAUDE)
     import_claude(workspace, CLAUDE)
-    import_codex(workspace, CODEX, actor=ACTOR)
-    import_codex(workspace, CODEX, actor=ACTOR)
+    import_folder(CODEX_FORMAT, workspace, CODEX, actor=ACTOR)
+    import_folder(CODEX_FORMAT, workspace, CODEX, actor=ACTOR)
     export_claude_code(workspace, tmp_path / "export")
 
     assert (tree(CLAUDE), tree(CODEX)) == before
@@ -660,7 +662,7 @@ def test_imported_folders_are_never_modified(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------------- Codex
 def test_codex_sections_become_records(ws: Workspace, codex: Path) -> None:
-    report = import_codex(ws, codex, actor=ACTOR)
+    report = import_folder(CODEX_FORMAT, ws, codex, actor=ACTOR)
 
     assert report.counts == {
         "written": 9,
@@ -701,7 +703,7 @@ def test_codex_sections_become_records(ws: Workspace, codex: Path) -> None:
 
 
 def test_codex_sources_point_at_the_rollout_summaries_they_cite(ws: Workspace, codex: Path) -> None:
-    report = import_codex(ws, codex, actor=ACTOR)
+    report = import_folder(CODEX_FORMAT, ws, codex, actor=ACTOR)
     records = list(private(ws).memories.values())
     rollouts = codex / "rollout_summaries"
 
@@ -738,7 +740,7 @@ def test_codex_reports_what_it_did_not_import(ws: Workspace, codex: Path) -> Non
     summary = codex / "memory_summary.md"
     summary.write_text(summary.read_text().replace("v1\n", "", 1))
 
-    report = import_codex(ws, codex, actor=ACTOR)
+    report = import_folder(CODEX_FORMAT, ws, codex, actor=ACTOR)
 
     warnings = "\n".join(report.warnings)
     assert "memory_summary.md:1: does not start with 'v1'" in warnings
@@ -747,7 +749,7 @@ def test_codex_reports_what_it_did_not_import(ws: Workspace, codex: Path) -> Non
     (codex / "rollout_summaries" / "2026-03-09T08-00-00-zzzz-unused.md").write_text(
         "thread_id: 019f0000-zzzz\nupdated_at: 2026-03-09T08:00:00Z\n\n# Unused\n\nNothing.\n"
     )
-    warnings = "\n".join(import_codex(ws, codex, actor=ACTOR).warnings)
+    warnings = "\n".join(import_folder(CODEX_FORMAT, ws, codex, actor=ACTOR).warnings)
     assert "rollout_summaries/: 1 summary file cited by no memory (2026-03-09T08-00-00" in warnings
 
 
@@ -760,7 +762,7 @@ def test_codex_subsections_stay_in_their_section(ws: Workspace, codex: Path) -> 
         )
     )
 
-    import_codex(ws, codex, actor=ACTOR)
+    import_folder(CODEX_FORMAT, ws, codex, actor=ACTOR)
 
     tips = sorted(
         m.content for m in private(ws).memories.values() if m.attribute.startswith("tip.")
@@ -770,10 +772,10 @@ def test_codex_subsections_stay_in_their_section(ws: Workspace, codex: Path) -> 
 
 
 def test_codex_import_twice_changes_nothing(ws: Workspace, codex: Path) -> None:
-    import_codex(ws, codex, actor=ACTOR)
+    import_folder(CODEX_FORMAT, ws, codex, actor=ACTOR)
     before = state(ws)
 
-    second = import_codex(ws, codex, actor=ACTOR)
+    second = import_folder(CODEX_FORMAT, ws, codex, actor=ACTOR)
 
     assert state(ws) == before
     assert second.counts["already-imported"] == 10
@@ -803,7 +805,7 @@ def test_export_writes_a_record_memgov_made_as_a_claude_code_file(
     """Records no folder gave (here: Codex's) get Claude Code's file names, front
     matter with memgov's block, and index lines after the folder's own."""
     import_claude(ws, claude)
-    import_codex(ws, codex, actor=ACTOR)
+    import_folder(CODEX_FORMAT, ws, codex, actor=ACTOR)
     out = tmp_path / "export"
 
     report = export_claude_code(ws, out)
@@ -837,7 +839,7 @@ def test_round_trip_gives_the_same_records(
     ws: Workspace, claude: Path, codex: Path, tmp_path: Path
 ) -> None:
     import_claude(ws, claude)
-    import_codex(ws, codex, actor=ACTOR)
+    import_folder(CODEX_FORMAT, ws, codex, actor=ACTOR)
     export_claude_code(ws, tmp_path / "export")
     fresh = make_workspace(tmp_path / "fresh")
 

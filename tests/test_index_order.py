@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.domain.record import Memory
-from core.importers.export import export_claude_code
+from core.importers.claude_code.export import export_claude_code
 from core.reports.doctor import diagnose
 from core.reports.metrics import health
 from core.store.config import CONFIG_FILE, Config

@@ -26,7 +26,7 @@ from core.consolidation.consolidate import consolidate
 from core.domain import policy
 from core.domain.errors import AuthorizationError
 from core.domain.record import Memory, Source
-from core.importers import import_claude_code
+from core.importers import CLAUDE_CODE, import_folder
 from core.review.batch import pending_items
 from core.review.queue import build_queue
 from core.store import logs
@@ -622,7 +622,7 @@ def test_a_cross_domain_actor_imports_no_team_file(demo: Path, tmp_path: Path) -
     folder = Path(shutil.copytree(CLAUDE, tmp_path / "claude" / "liyyro"))
     ws = workspace(demo)
     before = state(team_of(ws))
-    report = import_claude_code(ws, folder, actor=SPOOF)
+    report = import_folder(CLAUDE_CODE, ws, folder, actor=SPOOF)
     item = next(i for i in report.items if i.origin.startswith("team/"))
     assert item.outcome == "skipped" and "maintainers" in item.reasons[0]
     assert state(team_of(workspace(demo))) == before

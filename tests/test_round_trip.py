@@ -1,6 +1,7 @@
 """Import a Claude Code folder, export it: the same files, byte for byte, where memgov
-changed nothing (core.importers.origin, core.importers.export). Every real folder
-of ``../shared/real-memory/`` (skipped when absent) and hand-written fixtures.
+changed nothing (core.importers.claude_code.origin, core.importers.claude_code.export).
+Every real folder of ``../shared/real-memory/`` (skipped when absent) and hand-written
+fixtures.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from pathlib import Path
 import pytest
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
-from core.importers import export_claude_code, import_claude_code
-from core.importers.export_folder import MARKER
+from core.importers import CLAUDE_CODE, export_claude_code, import_folder
+from core.importers.folders import MARKER
 from core.importers.held import load_held
 from core.review.correct import correct
 from core.review.decide import decide
@@ -47,7 +48,7 @@ def fresh(ws: Workspace) -> Workspace:
 def round_trip(source: Path, tmp_path: Path, *, keep_held: bool = True) -> tuple[Path, Path]:
     folder = Path(shutil.copytree(source, tmp_path / "agent" / source.name))
     ws = workspace(tmp_path / "stores")
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     if keep_held:  # a person keeps what was held (internal addresses) as private memories
         for held in load_held(ws.private)[0]:  # type: ignore[arg-type]
             decide(fresh(ws), held.id, approve=True, option="keep", actor=ACTOR)
@@ -80,7 +81,7 @@ def test_the_hand_written_fixture_comes_back_byte_for_byte(tmp_path: Path) -> No
 def test_differences_only_where_a_decision_changed_the_memory(tmp_path: Path) -> None:
     folder = Path(shutil.copytree(FIXTURE, tmp_path / "agent" / "liyyro"))
     ws = workspace(tmp_path / "stores")
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
     store = Store(ws.private.root)  # type: ignore[union-attr]
     testing = next(
         m for m in store.memories.values() if m.origin and m.origin["file"] == "feedback_testing.md"
@@ -131,7 +132,7 @@ def test_a_held_file_left_undecided_is_named_by_the_export(tmp_path: Path) -> No
     )
     folder = Path(shutil.copytree(source, tmp_path / "agent" / "memory"))
     ws = workspace(tmp_path / "stores")
-    import_claude_code(ws, folder, actor=ACTOR)
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
 
     report = export_claude_code(fresh(ws), tmp_path / "export")
 

@@ -1,4 +1,5 @@
-"""``memgov sync claude-code``: a real folder, edited from both sides (core.importers.sync).
+"""``memgov sync claude-code``: a real folder, edited from both sides
+(core.importers.claude_code.sync).
 
 The agent's side is a real Claude Code folder in a temporary directory that the
 tests write into as the agent would; memgov's side is a real private store whose
@@ -14,9 +15,8 @@ from pathlib import Path
 import pytest
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
-from core.importers.codex_sync import sync_codex
+from core.importers import CLAUDE_CODE, CODEX, sync_folder
 from core.importers.held import load_held
-from core.importers.sync import sync_claude_code
 from core.review.correct import correct
 from core.review.decide import decide
 from core.store.store import Store
@@ -82,7 +82,7 @@ def record(ws: Workspace, attribute: str, status: str = "active") -> str:
 
 
 def sync(ws: Workspace, folder: Path):  # type: ignore[no-untyped-def]
-    return sync_claude_code(fresh(ws), folder, actor=ACTOR)
+    return sync_folder(CLAUDE_CODE, fresh(ws), folder, actor=ACTOR)
 
 
 def test_the_first_sync_imports_and_leaves_the_folder_as_it_is(ws: Workspace, folder: Path) -> None:
@@ -264,7 +264,7 @@ def test_a_codex_sync_imports_and_leaves_an_unchanged_folder_as_it_is(
     )
     before = tree(codex)
 
-    report = sync_codex(fresh(ws), codex, actor=ACTOR)
+    report = sync_folder(CODEX, fresh(ws), codex, actor=ACTOR)
 
     assert report.imported.counts["written"] > 0
     assert "to the agent: nothing to change" in report.render()
@@ -382,8 +382,8 @@ def test_a_pipe_and_a_name_that_is_not_utf8_in_the_folder_neither_hang_nor_stop_
     with open(bad, "wb") as handle:
         handle.write(b"---\nname: x\ntype: user\n---\nPrefers tea.\n")
 
-    report = sync_claude_code(fresh(ws), folder, actor=ACTOR)
-    again = sync_claude_code(fresh(ws), folder, actor=ACTOR)
+    report = sync_folder(CLAUDE_CODE, fresh(ws), folder, actor=ACTOR)
+    again = sync_folder(CLAUDE_CODE, fresh(ws), folder, actor=ACTOR)
 
     assert any("notes-\\xff.md" in n for n in report.notes), report.notes
     assert "to the agent: nothing to change" in again.render()

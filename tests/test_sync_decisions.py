@@ -1,5 +1,5 @@
 """Two ways means two ways: each kind of decision reaches the agent's folder at the next
-sync, and the sync after that is idle (core.importers.sync).
+sync, and the sync after that is idle (core.importers.claude_code.sync).
 
 Each test has a real private store (and, for a promotion, a team store) in the test's
 folder and a real Claude Code folder beside it; the agent's edits are written as the
@@ -22,8 +22,9 @@ import pytest
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.domain.record import Memory
+from core.importers import CLAUDE_CODE, sync_folder
 from core.importers.held import load_held
-from core.importers.sync import SyncReport, sync_claude_code
+from core.importers.report import SyncReport
 from core.review.correct import correct
 from core.review.queue import build_queue
 from core.store.store import Store
@@ -66,7 +67,7 @@ def ws(stores: Path) -> Workspace:
 
 
 def sync(stores: Path, folder: Path) -> SyncReport:
-    return sync_claude_code(ws(stores), folder, actor=ACTOR)
+    return sync_folder(CLAUDE_CODE, ws(stores), folder, actor=ACTOR)
 
 
 def memgov(stores: Path, *argv: str) -> dict[str, object] | list[object]:

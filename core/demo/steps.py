@@ -20,7 +20,7 @@ from core.demo.cast import ACTORS, START, DemoClock, made_token
 from core.demo.scenario import Step, text_keys
 from core.domain.errors import StoreError
 from core.domain.record import Memory, Source
-from core.importers.claude_code import import_claude_code
+from core.importers import CLAUDE_CODE, import_folder
 from core.store.requests import file_request
 from core.store.store import Store, new_memory_id
 from core.store.workspace import Workspace
@@ -181,7 +181,8 @@ def import_claude_code_step(stage: Stage, args: Mapping[str, Any]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in args["files"].items():
         (folder / name).write_text(text, encoding="utf-8")
-    import_claude_code(Workspace(stores=list(stage.stores.values())), folder, actor=actor(args))
+    workspace = Workspace(stores=list(stage.stores.values()))
+    import_folder(CLAUDE_CODE, workspace, folder, actor=actor(args))
 
 
 @dataclass(frozen=True)

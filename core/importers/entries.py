@@ -6,26 +6,22 @@ pointers back into the original files), the files it could not use (skipped
 items of the report) and warnings. :meth:`Entry.candidate` is the entry as the
 pipeline's :class:`core.writing.candidate.Candidate`, one per source.
 
-Also the text helpers the readers share: :func:`slug` (an attribute from free
-text), :func:`short` (a title) and :func:`origin_key` (file and line order).
+The text helpers the readers share are in :mod:`core.importers.text`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.domain.record import Source
-from core.importers.origin import signatures, with_signature
+from core.importers.folder_state import IndexTemplate
 from core.importers.report import ImportItem
+from core.importers.signature import signatures, with_signature
 from core.writing.candidate import Candidate
 
 if TYPE_CHECKING:
-    from core.importers.folder_state import IndexTemplate
     from core.store.transaction import Transaction
 
 
@@ -59,7 +55,7 @@ class Entry:
     exported_id: str | None = None  # memgov.id of a memgov export
     notes: tuple[str, ...] = ()
     skip: str | None = None  # why this entry is not imported
-    #: where it stands in the folder, exactly (core.importers.origin), for an export
+    #: where it stands in the folder, exactly (core.importers.claude_code.origin), for an export
     origin_fields: dict[str, str] | None = None
     sensitive_ok: bool = False  # a person keeps its internal addresses (core.importers.held)
     #: a person keeps it although the write gate doubted it (core.importers.held, "gate")
@@ -118,7 +114,7 @@ class Reading:
     #: it: an erased memory among them is still there, not written again by the agent
     seen: frozenset[str] = frozenset()
     #: keeps what the store remembers of the folder, in the private store's transaction,
-    #: for the files read (None: all); says whether it wrote (core.importers.codex_state)
+    #: for the files read (None: all); says whether it wrote (core.importers.codex.state)
     keeper: Callable[[Transaction, frozenset[str] | None, Callable[[Entry], bool]], bool] | None = (
         None
     )
@@ -129,32 +125,3 @@ class Reading:
                 origin=origin, kind="file", scope=scope, outcome="skipped", reasons=(reason,)
             )
         )
-
-
-_WORD = re.compile(r"\w+")
-
-
-def slug(text: str, *, limit: int = 48) -> str:
-    """An attribute from free text: lower-case words joined by '_', at most ``limit``
-    characters; a longer one is cut and ends in a short hash of the whole."""
-    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-    joined = "_".join(w.strip("_") for w in words if w.strip("_"))
-    if len(joined) <= limit:
-        return joined or "memory"
-    digest = hashlib.sha256(joined.encode("utf-8")).hexdigest()[:6]
-    return joined[:limit].rstrip("_") + "_" + digest
-
-
-def short(text: str, limit: int = 60) -> str:
-    """A title from free text: its first line, cut at a word near ``limit``."""
-    line = " ".join((text.strip().splitlines() or [""])[0].split()).strip("#*- ")
-    if len(line) <= limit:
-        return line
-    cut = line[: limit - 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,.;:") + "…"
-
-
-def origin_key(origin: str) -> tuple[str, int]:
-    file, _, line = origin.rpartition(":")
-    return (file, int(line)) if line.isdigit() else (origin, 0)

@@ -10,10 +10,10 @@ One JSON file per folder in the private store, ``sync/<format>-<key>.json``
   whose line a sync took out of the file because the record is no longer active
   (superseded, expired), so the line comes back there when the record is active
   again (a revert). The record's own line is in the record (its
-  ``origin.index`` or ``origin.note``, :mod:`core.importers.origin`), so an
+  ``origin.index`` or ``origin.note``, :mod:`core.importers.claude_code.origin`), so an
   erasure takes it away with the record;
 - ``files``: for a sync, each file's hash on the agent's side and on memgov's
-  side when the folder was last synced (:mod:`core.importers.sync`).
+  side when the folder was last synced (:mod:`core.importers.claude_code.sync`).
 
 The file is untrusted input (a store may come from anyone's push): every field
 is checked, every file name must stay inside the folder, and a file that fails
@@ -34,7 +34,7 @@ from typing import Any
 from core.domain import secrets
 from core.domain.errors import MemgovError
 from core.domain.record import text_problem
-from core.importers.entries import slug
+from core.importers.text import slug
 from core.store.fsutil import UnsafePath, check_relative
 from core.store.store import Store
 

@@ -18,6 +18,9 @@ from core.importers.mapping import MAPPING_FILE
 from core.store.fsutil import HostileEntry, escaped_name, read_entry
 
 MAX_FILE_BYTES = 1024 * 1024  # a file larger than this is not read
+#: the file a memgov export writes into its folder: an import of that folder that
+#: changes nothing leaves the store as it is (core.importers.claude_code.export_folder)
+MARKER = ".memgov-export.json"
 
 
 class FolderError(MemgovError):

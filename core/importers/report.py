@@ -10,6 +10,9 @@ entry may hold a secret.
 Several folders imported in one command: :func:`summary_table` is the text
 table of their counts, a row per folder (a :class:`NotImported` folder says why)
 and a total row; :func:`summary_counts` the counts of one report or the total.
+
+A sync with an agent's folder, whatever its format, gives a :class:`SyncReport`:
+its import's report and what it wrote back, deleted or held.
 """
 
 from __future__ import annotations
@@ -189,3 +192,49 @@ def summary_table(rows: Sequence[ImportReport | NotImported]) -> str:
             f"({counted(total['conflict'], 'conflict')} to review: memgov queue)"
         )
     return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class SyncReport(AsData):
+    """What one sync with an agent's folder did, each way (any format)."""
+
+    format: str
+    folder: str
+    imported: ImportReport
+    written: tuple[str, ...] = ()  # files memgov wrote back (a decision changed them)
+    deleted: tuple[str, ...] = ()  # files of erased records (or kept forgotten)
+    held: tuple[str, ...] = ()  # "file: held-id" changed on both sides
+    asked: tuple[str, ...] = ()  # "file: delete-id": the agent deleted the file
+    unchanged: int = 0
+    notes: tuple[str, ...] = ()
+
+    def render(self) -> str:
+        counts = self.imported.counts
+        came = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing new"
+        lines = [f"{self.format} sync with {self.folder}", f"  from the agent: {came}"]
+        back = [
+            f"{counted(len(self.written), 'file')} written back" if self.written else "",
+            f"{counted(len(self.deleted), 'file')} deleted" if self.deleted else "",
+            f"{counted(len(self.held), 'file')} changed on both sides, held for review"
+            if self.held
+            else "",
+        ]
+        lines.append("  to the agent: " + (", ".join(b for b in back if b) or "nothing to change"))
+        lines += [f"    wrote {rel}" for rel in self.written]
+        lines += [f"    deleted {rel}" for rel in self.deleted]
+        lines += [f"    held {entry}" for entry in self.held]
+        lines += [
+            f"    the agent deleted {entry}: deletion requested (memgov queue)"
+            for entry in self.asked
+        ]
+        lines.append(f"  in agreement: {counted(self.unchanged, 'file')}")
+        detail = [
+            item
+            for item in self.imported.items
+            if item.outcome not in ("already-imported", "written", "merged")
+        ]
+        for item in detail:
+            lines.append(f"  {item.outcome}: {item.origin}")
+            lines += [f"      {reason}" for reason in item.reasons[:2]]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)

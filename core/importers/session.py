@@ -35,10 +35,9 @@ from core.domain import gate, policy, secrets
 from core.domain.errors import SecretBlocked, TransitionError, ValidationError
 from core.domain.record import normal_hash
 from core.domain.words import counted
-from core.importers.entries import Entry, Reading, origin_key
-from core.importers.export_folder import MARKER
+from core.importers.entries import Entry, Reading
 from core.importers.folder_state import FolderState, StateError, read_state
-from core.importers.folders import MAX_FILE_BYTES, shown_path
+from core.importers.folders import MARKER, MAX_FILE_BYTES, shown_path
 from core.importers.held import (
     MEANING,
     Held,
@@ -51,6 +50,7 @@ from core.importers.held import (
 )
 from core.importers.ledger import IMPORT_ACTION, Ledger
 from core.importers.report import WITHHELD, ImportItem, ImportReport, shown
+from core.importers.text import origin_key
 from core.store.events import Event
 from core.store.fsutil import HostileEntry, read_entry
 from core.store.store import STATE_DIR, Store
@@ -511,7 +511,7 @@ class _Runner:
         self.txs[store.root].write_file(state.path, state.to_json())
 
     def keep_folder(self, reading: Reading, only: frozenset[str] | None) -> None:
-        """What the reader keeps of the folder (core.importers.codex_state), in the
+        """What the reader keeps of the folder (core.importers.codex.state), in the
         private store's transaction, for the files read."""
         store = self.workspace.private
         if store is None or reading.keeper is None:

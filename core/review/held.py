@@ -27,8 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.domain.errors import ValidationError
-from core.importers.claude_code import claude_code_reading
-from core.importers.codex import codex_reading
+from core.importers.formats import format_named
 from core.importers.held import (
     MEANING,
     Held,
@@ -123,8 +122,7 @@ def decide_held(
             where=held.id,
             hint="decide it on the machine that holds the folder",
         )
-    reading_of = claude_code_reading if held.format == "claude-code" else codex_reading
-    reading = reading_of(workspace, folder, actor)
+    reading = format_named(held.format).reading(workspace, folder, actor)
     made: list[Decision] = []
 
     def record(tx: Transaction, items: list[ImportItem]) -> None:

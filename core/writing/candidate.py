@@ -37,7 +37,7 @@ class Candidate:
     title: str | None = None
     expires_at: datetime | None = None
     environment: dict[str, str] | None = None
-    #: where an importer found it, exactly (core.importers.origin): kept on the record
+    #: where an importer found it, exactly (core.importers.claude_code.origin): kept on the record
     origin: dict[str, str] | None = None
     #: a person decided to keep its internal addresses (core.importers.held): private only
     sensitive_ok: bool = False

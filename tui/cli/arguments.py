@@ -31,6 +31,11 @@ ITEM_KINDS = (
     "quarantine",
     "untrusted",
 )
+#: the folder formats memgov imports from and syncs with, and those it exports to
+#: (:data:`core.importers.formats.FORMATS`, a test checks they agree; the registry
+#: itself loads the importers, which --help must not)
+FOLDER_FORMATS = ("claude-code", "codex")
+EXPORT_FORMATS = ("claude-code",)
 #: a record's statuses (:data:`core.domain.record.STATUSES`, a test checks they agree)
 STATUSES = ("active", "superseded", "conflict", "expired", "deleted")
 
@@ -390,7 +395,7 @@ def add_import(add: Adder) -> None:
         "review what agents already remembered: import their "
         "memory folder through the write pipeline (the folder is never modified)",
     )
-    p.add_argument("format", choices=("claude-code", "codex"))
+    p.add_argument("format", choices=FOLDER_FORMATS)
     p.add_argument(
         "path",
         nargs="+",
@@ -413,7 +418,7 @@ def add_sync(add: Adder) -> None:
         "and PATH: two ways with an agent's memory folder (what it wrote comes in, what "
         "people decided goes back; Codex: erasures), safe from a hook after every session",
     )
-    p.add_argument("format", nargs="?", choices=("claude-code", "codex"))
+    p.add_argument("format", nargs="?", choices=FOLDER_FORMATS)
     p.add_argument("path", nargs="?", help="the agent's memory folder")
 
 
@@ -460,7 +465,7 @@ def add_export(add: Adder) -> None:
         "transfer:cmd_export",
         "write the active records back as an agent's memory folder",
     )
-    p.add_argument("format", choices=("claude-code",))
+    p.add_argument("format", choices=EXPORT_FORMATS)
     p.add_argument("path", help="an empty folder, or a previous export")
 
 

@@ -38,15 +38,15 @@ _WORST_LAST = (EXIT_OK, EXIT_CONFLICT, EXIT_FOUND, EXIT_ERROR)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from core.importers import import_claude_code, import_codex
+    from core.importers.formats import format_named, import_folder
 
-    run = import_claude_code if args.format == "claude-code" else import_codex
+    fmt = format_named(args.format)
     paths = [Path(p) for p in args.path]
     ws = workspace(args)
     actor = actor_from(args)
 
     def one(path: Path) -> ImportReport:
-        return run(ws, path, actor=actor, dry_run=args.dry_run, mapping=args.mapping)
+        return import_folder(fmt, ws, path, actor=actor, dry_run=args.dry_run, mapping=args.mapping)
 
     if len(paths) == 1:
         report = one(paths[0])
@@ -108,8 +108,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     """Exit 0 when the folder and memgov agree; 3 when something waits for a person
     (a held memory, a conflict); 1 when a file was refused. Without a format: the
     team stores with a remote (:func:`tui.cli.team.sync_teams`)."""
-    from core.importers.codex_sync import sync_codex
-    from core.importers.sync import sync_claude_code
+    from core.importers.formats import format_named, sync_folder
 
     if args.format is None:
         from tui.cli.team import sync_teams
@@ -118,16 +117,16 @@ def cmd_sync(args: argparse.Namespace) -> int:
     if args.path is None:
         raise MemgovError(f"memgov sync {args.format}: give the agent's memory folder (PATH)")
 
-    run = sync_claude_code if args.format == "claude-code" else sync_codex
-    report = run(workspace(args), Path(args.path), actor=actor_from(args))
+    fmt = format_named(args.format)
+    report = sync_folder(fmt, workspace(args), Path(args.path), actor=actor_from(args))
     emit(args, report.to_dict(), report.render)
     code = _exit(report.imported)
     return EXIT_CONFLICT if code == EXIT_OK and report.held else code
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from core.importers import export_claude_code
+    from core.importers.formats import export_format_named
 
-    report = export_claude_code(workspace(args), Path(args.path))
+    report = export_format_named(args.format).export(workspace(args), Path(args.path))
     emit(args, report.to_dict(), report.render)
     return EXIT_OK

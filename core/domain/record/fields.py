@@ -123,7 +123,7 @@ _WORD_RE = re.compile(r"^[A-Za-z][A-Za-z-]{0,23}$")
 TOOL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9.+-]{0,23}$")
 ENVIRONMENT_MAX = 64
 #: what ``origin`` may hold: where an imported record came from in the agent's folder,
-#: exactly, so an export gives the file back byte for byte (core.importers.origin)
+#: exactly, so an export gives the file back byte for byte (core.importers.claude_code.origin)
 ORIGIN_KEYS = (
     "format",
     "folder",

@@ -160,7 +160,7 @@ class Memory:
     title: str | None = None
     value: str | None = None  # the attribute's value in short ("pnpm"): what duplicates compare
     environment: dict[str, str] | None = None
-    #: where an imported record came from, exactly (core.importers.origin): what an
+    #: where an imported record came from, exactly (core.importers.claude_code.origin): what an
     #: export needs to give the agent's file back as it was
     origin: dict[str, str] | None = None
     path: str = field(default="", compare=False)  # relative to the store root

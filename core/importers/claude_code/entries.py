@@ -1,6 +1,6 @@
 """A Claude Code topic file as a memgov entry: type, subject, attribute, content, source.
 
-The mapping rules and gate inputs are the ones :mod:`core.importers.claude_code`
+The mapping rules and gate inputs are the ones :mod:`core.importers.claude_code.reader`
 documents: Claude's ``user``/``feedback``/``project``/``reference`` become
 preference or semantic records about ``user:<owner>`` or ``project:<p>``, the
 attribute is the name without its type prefix, the source points at the body's
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core.domain.record import TYPES, Source
-from core.importers.claude_code_files import (
+from core.importers.claude_code.files import (
     INDEX_FILE,
     INDEX_MAX_BYTES,
     INDEX_MAX_LINES,
@@ -29,8 +29,9 @@ from core.importers.claude_code_files import (
     front_field,
     front_text,
 )
-from core.importers.entries import Entry, GateDefaults, Reading, slug
-from core.importers.origin import note_origin, topic_origin
+from core.importers.claude_code.origin import note_origin, topic_origin
+from core.importers.entries import Entry, GateDefaults, Reading
+from core.importers.text import WISH, slug
 
 CLAUDE_TYPES = ("user", "feedback", "project", "reference")
 GATE = {
@@ -41,11 +42,6 @@ GATE = {
 }
 
 _LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|[^\]]*)?\]\]")
-_WISH = re.compile(
-    r"\b(?:prefers?|preferred|preferences?|likes?|dislikes?|wants?|hates?|always|never|"
-    r"don'?t|do not|avoid|please)\b|偏好|喜欢|希望|不要|别用|总是|讨厌|更愿意|习惯",
-    re.IGNORECASE,
-)
 
 
 def topic_entry(
@@ -245,7 +241,7 @@ def _memgov_type(kind: str, description: str | None, content: str, agent: str | 
         return "reflection" if agent else "preference"
     if kind == "user":
         first = (content.strip().splitlines() or [""])[0]
-        return "preference" if _WISH.search(f"{description or ''} {first}") else "semantic"
+        return "preference" if WISH.search(f"{description or ''} {first}") else "semantic"
     return "semantic"
 
 

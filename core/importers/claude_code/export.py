@@ -42,7 +42,7 @@ Safety: the folder must be new, empty, or a previous memgov export
 export that changed since (the agent wrote or edited a file) is refused: import
 it first, so nothing the agent learnt is lost. Everything is written to a
 temporary folder next to PATH and renamed into place, so PATH holds the old
-export or the new one, never half of one (:mod:`core.importers.export_folder`).
+export or the new one, never half of one (:mod:`core.importers.claude_code.export_folder`).
 """
 
 from __future__ import annotations
@@ -62,13 +62,14 @@ from core.domain.data import AsData
 from core.domain.record import Memory
 from core.domain.shown import shown_title, titled
 from core.domain.words import counted
-from core.importers.claude_code_entries import without_type_prefix
-from core.importers.claude_code_files import INDEX_FILE, TEAM_DIR, line_fields
-from core.importers.entries import slug
-from core.importers.export_folder import check_target, write_export
+from core.importers.claude_code.entries import without_type_prefix
+from core.importers.claude_code.export_folder import check_target, write_export
+from core.importers.claude_code.files import INDEX_FILE, TEAM_DIR, line_fields
+from core.importers.claude_code.origin import FORMAT, exact, rebuilt
 from core.importers.folder_state import FolderState, states
 from core.importers.folders import FolderError
-from core.importers.origin import FORMAT, exact, rebuilt, record_signatures
+from core.importers.signature import record_signatures
+from core.importers.text import slug
 from core.store.config import Config
 from core.store.index import DAY, ListKey, index_rank, rank_taus, sort_key, type_order
 from core.store.reaching import Reaching
@@ -143,7 +144,7 @@ class _Out:
     listed: ListKey  # where its section lists it (core.store.index.sort_key)
     front: str  # the front matter block, "---" to "---"
     content: str
-    #: the file as the agent wrote it, given back (core.importers.origin.rebuilt)
+    #: the file as the agent wrote it, given back (core.importers.claude_code.origin.rebuilt)
     kept: str | None = None
     slot: str | None = None  # where the folder's index listed it (its state's template)
     index_text: str | None = None  # that line, when memgov changed nothing it shows
@@ -299,7 +300,7 @@ def note_line(memory: Memory) -> str:
 
 def _kept_topic(memory: Memory, team: bool, rank: float) -> _Out | None:
     """The record back under its own file name: byte for byte where memgov changed
-    nothing (core.importers.origin), else its front matter around the new content,
+    nothing (core.importers.claude_code.origin), else its front matter around the new content,
     else front matter written again; None when the origin cannot give the file back."""
     origin = memory.origin or {}
     out = _topic(memory, team, rank, set())
@@ -539,7 +540,7 @@ def _fit_index(outs: list[_Out], config: Config) -> tuple[str, list[_Out], list[
 # ------------------------------------------------------------------ for a sync
 def file_text(memory: Memory, team: bool) -> str:
     """The record's file as an export writes it into its own folder (its origin's
-    file: byte for byte where memgov changed nothing; core.importers.sync)."""
+    file: byte for byte where memgov changed nothing; core.importers.claude_code.sync)."""
     out = _kept_topic(memory, team, 0.0) if memory.origin and "file" in memory.origin else None
     return (out or _topic(memory, team, 0.0, set())).text
 

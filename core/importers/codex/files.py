@@ -1,7 +1,7 @@
 """The files of a Codex memories folder, parsed (nothing here decides what a record is).
 
 :class:`CodexFolder` reads the folder's files as
-:mod:`core.importers.codex` describes them: the rollout summaries (their
+:mod:`core.importers.codex.reader` describes them: the rollout summaries (their
 header lines, then the evidence), the threads of ``raw_memories.md``, the
 memory blocks of ``memory_summary.md`` per section, and ``MEMORY.md``'s task
 groups (their ``applies_to`` cwd, tasks with their rollout summary files, and

@@ -12,7 +12,7 @@ and never deletes. So what memgov decides reaches Codex this way:
    person erased in memgov that still stands in ``MEMORY.md``, ``memory_summary.md``
    or a note of the user's (``PROFILE.md``, an ad-hoc note, ...) since before the
    erasure (its words were there when memgov last read the folder,
-   :mod:`core.importers.codex_state`), or that a person decided to keep forgotten
+   :mod:`core.importers.codex.state`), or that a person decided to keep forgotten
    (a re-learned memory, rejected), has its lines taken out of that file. Never
    ``raw_memories.md`` or ``rollout_summaries/``: Codex writes them again from its
    database at its next consolidation, and they are its evidence.
@@ -28,10 +28,11 @@ and never deletes. So what memgov decides reaches Codex this way:
    (``relearned``), never imported on its own. An unchanged folder gives an idle
    sync: nothing read again, nothing held, nothing written.
 
-Each file is written as a Claude Code sync writes (:mod:`core.importers.sync`): a
-temporary file beside it renamed over it, only while its bytes are the ones the
-sync read, never through a symbolic link; a note is only ever created, never
-overwritten. The state is kept in the private store, in the import's transaction.
+Each file is written as a Claude Code sync writes
+(:func:`core.importers.folder_write.write_agent_file`): a temporary file beside
+it renamed over it, only while its bytes are the ones the sync read, never
+through a symbolic link; a note is only ever created, never overwritten. The
+state is kept in the private store, in the import's transaction.
 """
 
 from __future__ import annotations
@@ -42,18 +43,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.domain.record import normal_hash
-from core.importers.codex import EXAMPLE, FORMAT, codex_reading, folder_file_hash
-from core.importers.codex_files import MEMORY_FILE, SUMMARY_FILE, headings
-from core.importers.codex_notes import AD_HOC_DIR, MEMGOV_NOTE
-from core.importers.codex_state import safe_state
-from core.importers.entries import Entry, Reading, origin_key
+from core.importers.codex.files import MEMORY_FILE, SUMMARY_FILE, headings
+from core.importers.codex.notes import AD_HOC_DIR, MEMGOV_NOTE
+from core.importers.codex.reader import FORMAT, codex_reading, folder_file_hash
+from core.importers.codex.state import safe_state
+from core.importers.entries import Entry, Reading
 from core.importers.folder_state import folder_key
 from core.importers.folder_write import write_agent_file
-from core.importers.folders import MAX_FILE_BYTES, FolderError, check_folder
+from core.importers.folders import MAX_FILE_BYTES
 from core.importers.held import held_for, load_held
 from core.importers.ledger import Ledger
+from core.importers.report import SyncReport
 from core.importers.session import run_entries
-from core.importers.sync import SyncReport
+from core.importers.text import origin_key
 from core.store.fsutil import HostileEntry, read_entry
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -71,6 +73,9 @@ class _Removal:
 
 @dataclass
 class CodexSync:
+    """One sync with a Codex folder, as this module's docstring says; the folder
+    checked and the private store found by :func:`core.importers.formats.sync_folder`."""
+
     workspace: Workspace
     private: Store
     folder: Path
@@ -239,18 +244,6 @@ class CodexSync:
     def write(self, rel: str, data: bytes | str, expected: str | None) -> bool:
         """Write one file of the folder (:func:`core.importers.folder_write.write_agent_file`)."""
         return write_agent_file(self.folder, rel, data, expected, self.notes)
-
-
-def sync_codex(workspace: Workspace, path: Path, *, actor: str) -> SyncReport:
-    """Sync a Codex memories folder (this module's docstring)."""
-    folder = check_folder(path, what="Codex memories folder", example=EXAMPLE)
-    private = workspace.private
-    if private is None:
-        raise FolderError(
-            f"{folder}: a sync keeps its state in the private store, and there is none; "
-            "pass it with --store"
-        )
-    return CodexSync(workspace, private, folder, actor).run()
 
 
 def _files(reading: Reading) -> list[str]:

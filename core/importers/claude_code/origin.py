@@ -4,8 +4,8 @@ A record imported from a Claude Code folder keeps an ``origin`` (a field of the
 record, :attr:`core.domain.record.Memory.origin`): the file it came from, the
 file's front matter as written, the whitespace around the statement, the
 line the folder's ``MEMORY.md`` listed it with, and a signature of the fields
-memgov derived from the file. An export (:mod:`core.importers.export`) then
-writes
+memgov derived from the file (:mod:`core.importers.signature`). An export
+(:mod:`core.importers.claude_code.export`) then writes
 
 - the file exactly as it was, when the record's signature is unchanged
   (memgov changed nothing);
@@ -27,28 +27,11 @@ blank lines) and where each record's line stands, is the folder's state
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 
 from core.domain import secrets
-from core.domain.record import Memory
 
 FORMAT = "claude-code"
-
-
-def signature(
-    *,
-    title: str | None,
-    type: str,
-    subject: str,
-    attribute: str,
-    condition: str | None,
-    content: str,
-) -> str:
-    """What memgov derived from the file: when a record's signature still matches its
-    origin's, memgov changed nothing, and the file goes back byte for byte."""
-    parts = (title or "", type, subject, attribute, condition or "", content.strip())
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:20]
 
 
 def topic_origin(
@@ -109,48 +92,6 @@ def note_origin(*, folder: str, index: str, line: int, text: str) -> dict[str, s
     if not secrets.scan(text):
         origin["note"] = text
     return origin
-
-
-def signatures(
-    *,
-    title: str | None,
-    type: str,
-    subject: str,
-    attribute: str,
-    condition: str | None,
-    content: str,
-) -> dict[str, str]:
-    """``sig``: of everything memgov derived from the file; ``keys``: of all of it but
-    the content (what the front matter says)."""
-
-    def sig(text: str) -> str:
-        return signature(
-            title=title,
-            type=type,
-            subject=subject,
-            attribute=attribute,
-            condition=condition,
-            content=text,
-        )
-
-    return {"sig": sig(content), "keys": sig("")}
-
-
-def record_signatures(memory: Memory) -> dict[str, str]:
-    return signatures(
-        title=memory.title,
-        type=memory.type,
-        subject=memory.subject,
-        attribute=memory.attribute,
-        condition=memory.condition,
-        content=memory.content,
-    )
-
-
-def with_signature(
-    origin: Mapping[str, str] | None, sigs: Mapping[str, str]
-) -> dict[str, str] | None:
-    return {**origin, **sigs} if origin else None
 
 
 def exact(origin: Mapping[str, str]) -> bool:

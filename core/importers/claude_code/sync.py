@@ -12,7 +12,7 @@ likes:
    (by key, or by a hash of its words kept in the erasure event), is held for a
    person (:mod:`core.importers.held`), never imported on its own.
 2. **What people decided goes back.** Each file whose record memgov changed is
-   written again (:func:`core.importers.export.file_text`: a correction rewrites
+   written again (:func:`core.importers.claude_code.export.file_text`: a correction rewrites
    the statement, a condition the front matter); the file of an erased record is
    deleted; ``MEMORY.md`` loses the lines of erased records (a topic file's or a
    note's: a note's line still standing where it stood goes, one the agent wrote
@@ -44,7 +44,7 @@ moment leaves files the next sync finds in agreement with memgov (a file whose
 bytes are what memgov would write is in sync, whatever the state says).
 
 Codex rewrites its own folder in its consolidation phase: ``memgov sync codex
-PATH`` (:mod:`core.importers.codex_sync`, ``docs/codex.md``) imports, and takes an
+PATH`` (:mod:`core.importers.codex.sync`, ``docs/codex.md``) imports, and takes an
 erased memory's lines out of the files Codex consolidates from, with a note telling
 Codex's consolidation not to bring them back.
 """
@@ -58,13 +58,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.domain.data import AsData
 from core.domain.record import Memory, content_hash, normal_hash
-from core.domain.words import counted
-from core.importers.claude_code import EXAMPLE, FORMAT, SHOWN, claude_code_reading
-from core.importers.claude_code_files import INDEX_FILE, TEAM_DIR
+from core.importers.claude_code.export import file_text, note_line, record_line
+from core.importers.claude_code.files import INDEX_FILE, TEAM_DIR
+from core.importers.claude_code.reader import FORMAT, SHOWN, claude_code_reading
 from core.importers.entries import Reading
-from core.importers.export import file_text, note_line, record_line
 from core.importers.folder_state import (
     FolderState,
     IndexTemplate,
@@ -74,9 +72,8 @@ from core.importers.folder_state import (
     template_line,
 )
 from core.importers.folder_write import write_agent_file
-from core.importers.folders import FolderError, check_folder
 from core.importers.held import Held, file_hash, held_for, load_held, new_held_id
-from core.importers.report import ImportReport
+from core.importers.report import SyncReport
 from core.importers.session import IMPORTED, run_entries
 from core.store.fsutil import HostileEntry, escaped_name, name_problem, read_entry
 from core.store.reaching import Reaching
@@ -90,63 +87,11 @@ DELETED = "deleted"
 MAX_BYTES = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class SyncReport(AsData):
-    format: str
-    folder: str
-    imported: ImportReport
-    written: tuple[str, ...] = ()  # files memgov wrote back (a decision changed them)
-    deleted: tuple[str, ...] = ()  # files of erased records (or kept forgotten)
-    held: tuple[str, ...] = ()  # "file: held-id" changed on both sides
-    asked: tuple[str, ...] = ()  # "file: delete-id": the agent deleted the file
-    unchanged: int = 0
-    notes: tuple[str, ...] = ()
-
-    def render(self) -> str:
-        counts = self.imported.counts
-        came = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing new"
-        lines = [f"{self.format} sync with {self.folder}", f"  from the agent: {came}"]
-        back = [
-            f"{counted(len(self.written), 'file')} written back" if self.written else "",
-            f"{counted(len(self.deleted), 'file')} deleted" if self.deleted else "",
-            f"{counted(len(self.held), 'file')} changed on both sides, held for review"
-            if self.held
-            else "",
-        ]
-        lines.append("  to the agent: " + (", ".join(b for b in back if b) or "nothing to change"))
-        lines += [f"    wrote {rel}" for rel in self.written]
-        lines += [f"    deleted {rel}" for rel in self.deleted]
-        lines += [f"    held {entry}" for entry in self.held]
-        lines += [
-            f"    the agent deleted {entry}: deletion requested (memgov queue)"
-            for entry in self.asked
-        ]
-        lines.append(f"  in agreement: {counted(self.unchanged, 'file')}")
-        detail = [
-            item
-            for item in self.imported.items
-            if item.outcome not in ("already-imported", "written", "merged")
-        ]
-        for item in detail:
-            lines.append(f"  {item.outcome}: {item.origin}")
-            lines += [f"      {reason}" for reason in item.reasons[:2]]
-        lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
-
-
-def sync_claude_code(workspace: Workspace, path: Path, *, actor: str) -> SyncReport:
-    folder = check_folder(path, what="Claude Code memory folder", example=EXAMPLE)
-    private = workspace.private
-    if private is None:
-        raise FolderError(
-            f"{folder}: a sync keeps its state in the private store, and there is none; "
-            "pass it with --store"
-        )
-    return _Sync(workspace, private, folder, actor).run()
-
-
 @dataclass
-class _Sync:
+class ClaudeCodeSync:
+    """One sync with a Claude Code folder, as this module's docstring says; the
+    folder checked and the private store found by :func:`core.importers.formats.sync_folder`."""
+
     workspace: Workspace
     private: Store
     folder: Path

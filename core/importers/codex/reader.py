@@ -56,7 +56,7 @@ MEMORY.md: Failures and how...  reflection  ``project:<p>``     failure.*    0.7
 Entries are imported oldest cited ``updated_at`` first, so newer evidence
 comes later.
 
-The user's own files beside Codex's (:mod:`core.importers.codex_notes` has their
+The user's own files beside Codex's (:mod:`core.importers.codex.notes` has their
 table): notes become records too, each with a source at its own line:
 
 =============================  ==========  ===============  =================  ====
@@ -74,10 +74,10 @@ extensions/ad_hoc/ notes       pref./sem.  ``user:<o>`` or  note.<h>.*         0
 (preference when it states a wish, else semantic; an ad-hoc note is the user's
 when it states a wish or speaks of the user, "The user ...", "I ...", "My ...",
 else a fact about the work, the project's; ``<p>`` the mapping's ``project``, else
-``codex``). memgov's own notes (:mod:`core.importers.codex_sync`) are skipped.
+``codex``). memgov's own notes (:mod:`core.importers.codex.sync`) are skipped.
 
 Every import keeps what it read in the private store's sync state
-(:mod:`core.importers.codex_state`): an erased memory still in the folder from
+(:mod:`core.importers.codex.state`): an erased memory still in the folder from
 before is skipped, not held as re-learned; ``memgov sync codex`` takes it out
 (docs/codex.md). Skipped items, each with its reason: prompts for
 the agent (README.md, AGENTS_SNIPPET.md, NIGHTLY_REVIEW_PROMPT.md...), each file
@@ -92,17 +92,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from core.importers.codex_entries import CodexEntries
-from core.importers.codex_files import MEMORY_FILE, ROLLOUT_DIR, SUMMARY_FILE, CodexFolder
-from core.importers.codex_notes import UserFiles
-from core.importers.codex_state import keep_state, safe_state
+from core.importers.codex.entries import CodexEntries
+from core.importers.codex.files import MEMORY_FILE, ROLLOUT_DIR, SUMMARY_FILE, CodexFolder
+from core.importers.codex.notes import UserFiles
+from core.importers.codex.state import keep_state, safe_state
 from core.importers.entries import Entry, Reading
 from core.importers.folder_state import folder_key
-from core.importers.folders import MAX_FILE_BYTES, FolderError, check_folder
-from core.importers.held import Held, file_hash
+from core.importers.folders import MAX_FILE_BYTES, FolderError
+from core.importers.held import file_hash
 from core.importers.mapping import ImportMapping, default_owner, load_mapping
-from core.importers.report import ImportReport
-from core.importers.session import run_entries
 from core.store.fsutil import HostileEntry, read_entry
 from core.store.transaction import Transaction
 from core.store.workspace import Workspace
@@ -118,7 +116,7 @@ def codex_reading(
     mapping: Mapping[str, Any] | Path | None = None,
 ) -> Reading:
     """The folder read with its mapping file (``mapping`` replaces it), nothing written."""
-    _check_layout(folder)
+    check_layout(folder)
     rules = load_mapping(folder, mapping)
     reading = read_codex(
         folder,
@@ -131,7 +129,7 @@ def codex_reading(
 
 
 def remembered(workspace: Workspace, folder: Path, reading: Reading) -> None:
-    """What the store remembers of the folder (core.importers.codex_state): the words
+    """What the store remembers of the folder (core.importers.codex.state): the words
     it held when memgov last read it (``reading.seen``), and how the run keeps them
     (``reading.keeper``): each file's hash and words as read now."""
     key = folder_key(folder)
@@ -171,32 +169,9 @@ def folder_file_hash(folder: Path, rel: str) -> str | None:
         return None
 
 
-def import_codex(
-    workspace: Workspace,
-    path: Path,
-    *,
-    actor: str,
-    dry_run: bool = False,
-    mapping: Mapping[str, Any] | Path | None = None,
-    only: frozenset[str] | None = None,
-    decided: Held | None = None,
-) -> ImportReport:
-    """Import a Codex memories folder into the workspace's private store."""
-    folder = check_folder(path, what="Codex memories folder", example=EXAMPLE)
-    reading = codex_reading(workspace, folder, actor, mapping)
-    return run_entries(
-        workspace,
-        reading,
-        fmt=FORMAT,
-        folder=folder,
-        actor=actor,
-        dry_run=dry_run,
-        only=only,
-        decided=decided,
-    )
-
-
-def _check_layout(folder: Path) -> None:
+def check_layout(folder: Path) -> None:
+    """Whether ``folder`` is a Codex memories folder: a FolderError says what to pass
+    instead (its ``memories/`` subfolder, or an example)."""
     if any((folder / name).exists() for name in (SUMMARY_FILE, MEMORY_FILE, ROLLOUT_DIR)):
         return
     hint = (

@@ -1,11 +1,11 @@
 """The folder an export writes: may it be written, and writing it all or nothing.
 
-The folder must be new, empty, or a previous memgov export
-(``.memgov-export.json``, :data:`MARKER`, lists every file it wrote, with a
-hash). A previous export that changed since (the agent wrote or edited a
-file) is refused by :func:`check_target`: import it first, so nothing the
-agent learnt is lost. :func:`write_export` writes every file and the marker to
-a temporary folder next to PATH and renames it into place, so PATH holds the
+The folder must be new, empty, or a previous memgov export (its
+``.memgov-export.json``, :data:`core.importers.folders.MARKER`, lists every file
+it wrote, with a hash). A previous export that changed since (the agent wrote or
+edited a file) is refused by :func:`check_target`: import it first, so nothing
+the agent learnt is lost. :func:`write_export` writes every file and the marker
+to a temporary folder next to PATH and renames it into place, so PATH holds the
 old export or the new one, never half of one.
 """
 
@@ -21,12 +21,10 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
-from core.importers.claude_code_files import INDEX_FILE
-from core.importers.folders import FolderError
+from core.importers.claude_code.files import INDEX_FILE
+from core.importers.folders import MARKER, FolderError
 from core.store.fsutil import fsync_dir
 from core.store.store import Store
-
-MARKER = ".memgov-export.json"
 
 
 def write_export(

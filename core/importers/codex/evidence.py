@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from core.domain.record import Source
 from core.domain.words import counted
-from core.importers.codex_files import MEMORY_FILE, RAW_FILE, ROLLOUT_DIR, CodexFolder
+from core.importers.codex.files import MEMORY_FILE, RAW_FILE, ROLLOUT_DIR, CodexFolder
 
 _QUOTE = re.compile(r"[\"“「『]([^\"”」』]{4,})[\"”」』]")
 _ASCII_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]{2,}")

@@ -1,11 +1,11 @@
 """A Codex memory as a memgov entry: type, subject, attribute, gate inputs and sources.
 
-The mapping rules are the ones :mod:`core.importers.codex` documents: each
+The mapping rules are the ones :mod:`core.importers.codex.reader` documents: each
 section's kind (:data:`KINDS`) gives the record type, the gate inputs, the
 attribute prefix and whether the subject is ``user:<owner>`` or
 ``project:<p>``; the attribute is the bullet's own words as a slug, the
 content the bullet without its ``[Task N]`` citations, the sources those of
-:mod:`core.importers.codex_evidence` (summary bullets cite nothing: they point
+:mod:`core.importers.codex.evidence` (summary bullets cite nothing: they point
 at their own line).
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from core.importers.codex_evidence import Cites, Evidence, source_at
-from core.importers.codex_files import (
+from core.importers.codex.evidence import Cites, Evidence, source_at
+from core.importers.codex.files import (
     MEMORY_FILE,
     SUMMARY_FILE,
     Block,
@@ -23,7 +23,8 @@ from core.importers.codex_files import (
     Group,
     cited_tasks,
 )
-from core.importers.entries import Entry, GateDefaults, short, slug
+from core.importers.entries import Entry, GateDefaults
+from core.importers.text import short, slug
 
 
 @dataclass(frozen=True)

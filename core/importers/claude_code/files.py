@@ -10,7 +10,7 @@ its own ``MEMORY.md``). Files without front matter are read too.
 load (past :data:`INDEX_MAX_LINES` lines or :data:`INDEX_MAX_BYTES` bytes);
 :func:`topic_files` reads every topic file, a file it cannot use becoming a
 skipped item. What a topic file means as a memgov record is
-:mod:`core.importers.claude_code_entries`.
+:mod:`core.importers.claude_code.entries`.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from typing import Any
 
 from core.domain.record import normal_hash
 from core.importers.entries import Entry
-from core.importers.folder_state import StateError, parse_state, state_path
+from core.importers.folder_state import StateError, parse_state, read_state, state_path
 from core.store.store import Store
 from core.store.transaction import Transaction
 
@@ -71,8 +71,6 @@ class CodexState:
 
 def read_codex_state(store: Store, key: str) -> CodexState | None:
     """The folder's state (None: none yet); a StateError naming the file and field."""
-    from core.importers.folder_state import read_state
-
     base = read_state(store, FORMAT, key)
     if base is None:
         return None

@@ -1,7 +1,7 @@
 """The user's own files in a Codex memories folder: their notes as entries, the rest named.
 
 Codex writes ``memory_summary.md``, ``MEMORY.md``, ``raw_memories.md`` and
-``rollout_summaries/`` (:mod:`core.importers.codex`). Users keep their own
+``rollout_summaries/`` (:mod:`core.importers.codex.reader`). Users keep their own
 files beside them: notes (the self-improvement convention's ``PROFILE.md``,
 ``ACTIVE.md``, ``LEARNINGS.md``, ``ERRORS.md``, ``FEATURE_REQUESTS.md``, or any
 other ``*.md``), prompts for the agent (``README.md``, ``AGENTS_SNIPPET.md``,
@@ -39,7 +39,7 @@ ad-hoc notes (bullet)      pref. [1]   [2]              note.<h>.*         0.9  
   ``- 2026-05-02``) is the file's date, not a memory; a fenced code block in a
   bulleted file is named in a warning, not imported.
 - ``<h>``: the bullet's ``##`` (or deeper) heading as a slug; ``*``: the text as
-  a slug (:func:`~core.importers.entries.slug`, cut with a hash), so only identical
+  a slug (:func:`~core.importers.text.slug`, cut with a hash), so only identical
   statements share a key, in one folder or across folders. ``<id>``: the
   section's heading (``lrn_20260504_001_recurring_collection...``) when it carries
   an ``[ID]``: the user's own key, so an edited section meets its old version;
@@ -72,12 +72,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.importers.claude_code_entries import _WISH as WISH
-from core.importers.codex_evidence import source_at
-from core.importers.codex_files import CODEX_FILES, Block, blocks, headings
-from core.importers.entries import Entry, GateDefaults, Reading, short, slug
+from core.importers.codex.evidence import source_at
+from core.importers.codex.files import CODEX_FILES, Block, blocks, headings
+from core.importers.entries import Entry, GateDefaults, Reading
 from core.importers.folders import FolderError, read_lines
 from core.importers.mapping import MAPPING_FILE
+from core.importers.text import WISH, short, slug
 
 SKILLS_DIR = "skills"
 EXTENSIONS_DIR = "extensions"
@@ -108,7 +108,7 @@ AD_HOC_NOTE = (
     "an ad-hoc note (extensions/ad_hoc/): the user's own explicit edit, which Codex "
     "treats as authoritative; imported with confidence 0.9"
 )
-#: the first line of a note memgov writes for Codex (core.importers.codex_sync)
+#: the first line of a note memgov writes for Codex (core.importers.codex.sync)
 MEMGOV_NOTE = "<!-- memgov: a note memgov wrote for Codex's consolidation; not a memory -->"
 OWN_NOTE = (
     "memgov's own note to Codex (what a person decided in memgov: an erased memory "

@@ -71,8 +71,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from core.importers.claude_code_entries import check_links, link_key, note_entry, topic_entry
-from core.importers.claude_code_files import (
+from core.importers.claude_code.entries import check_links, link_key, note_entry, topic_entry
+from core.importers.claude_code.export import note_line
+from core.importers.claude_code.export_folder import marked_records
+from core.importers.claude_code.files import (
     INDEX_FILE,
     TEAM_DIR,
     IndexEntry,
@@ -85,8 +87,13 @@ from core.importers.claude_code_files import (
     read_index,
     topic_files,
 )
+from core.importers.claude_code.repository import (
+    encoded_name,
+    is_encoded,
+    repository_above,
+    repository_name,
+)
 from core.importers.entries import Entry, Reading
-from core.importers.export_folder import marked_records
 from core.importers.folder_state import (
     IndexTemplate,
     StateError,
@@ -94,17 +101,8 @@ from core.importers.folder_state import (
     read_state,
     template_line,
 )
-from core.importers.folders import FolderError, check_folder
-from core.importers.held import Held
+from core.importers.folders import FolderError
 from core.importers.mapping import ImportMapping, default_owner, load_mapping
-from core.importers.report import ImportReport
-from core.importers.repository import (
-    encoded_name,
-    is_encoded,
-    repository_above,
-    repository_name,
-)
-from core.importers.session import run_entries
 from core.store.workspace import Workspace
 
 #: the statuses of a record whose line the agent's index shows
@@ -116,32 +114,6 @@ EXAMPLE = "~/.claude/projects/<project>/memory"
 _ENCODE = re.compile(r"[^A-Za-z0-9]")
 
 
-def import_claude_code(
-    workspace: Workspace,
-    path: Path,
-    *,
-    actor: str,
-    dry_run: bool = False,
-    mapping: Mapping[str, Any] | Path | None = None,
-    only: frozenset[str] | None = None,
-    decided: Held | None = None,
-) -> ImportReport:
-    """Import a Claude Code memory folder into the workspace's stores (team/ into the
-    team store). ``mapping`` replaces the folder's memgov-import.yaml."""
-    folder = check_folder(path, what="Claude Code memory folder", example=EXAMPLE)
-    reading = claude_code_reading(workspace, folder, actor, mapping)
-    return run_entries(
-        workspace,
-        reading,
-        fmt=FORMAT,
-        folder=folder,
-        actor=actor,
-        dry_run=dry_run,
-        only=only,
-        decided=decided,
-    )
-
-
 def claude_code_reading(
     workspace: Workspace,
     folder: Path,
@@ -151,7 +123,7 @@ def claude_code_reading(
 ) -> Reading:
     """The folder read with its mapping file (``mapping`` replaces it), nothing written.
     ``previous``: its index templates with the lines memgov hid (default: its state's)."""
-    _check_layout(folder)
+    check_layout(folder)
     rules = load_mapping(folder, mapping)
     key = folder_key(folder)
     if previous is None and workspace.private is not None:
@@ -188,8 +160,6 @@ class KnownNotes:
 def known_notes(
     workspace: Workspace, key: str, previous: Mapping[str, IndexTemplate]
 ) -> KnownNotes:
-    from core.importers.export import note_line
-
     known = KnownNotes()
     for template in previous.values():
         known.taken.update(line["hidden"] for line in template.lines if "hidden" in line)
@@ -216,7 +186,7 @@ def project_name(folder: Path) -> str:
     never ``.claude``. Claude Code names a project's folder after
     its path, with '-' for '/' (and for other characters than letters and digits:
     ``/home/alice/src/my-app`` -> ``-home-alice-src-my-app``). The key comes from
-    the repository, the same on every machine (:mod:`core.importers.repository`):
+    the repository, the same on every machine (:mod:`core.importers.claude_code.repository`):
     its git remote's name, else its top folder's; an encoded path no folder of this
     machine has, the path less its home and checkout folders."""
     base = folder.parent if folder.name == "memory" else folder
@@ -256,7 +226,9 @@ def _decode(base: Path, parts: list[str]) -> Path | None:
     return None
 
 
-def _check_layout(folder: Path) -> None:
+def check_layout(folder: Path) -> None:
+    """Whether ``folder`` is a Claude Code memory folder: a FolderError says what to
+    pass instead (its ``memory/`` subfolder, or an example)."""
     if (folder / INDEX_FILE).is_file() or any(folder.glob("*.md")):
         return
     hint = (

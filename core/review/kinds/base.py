@@ -60,6 +60,9 @@ class ReviewKind:
     decides_by_file: ClassVar[bool] = False
     #: why an item of it is decided on its own, never in a list (None: a list may hold it)
     decided_alone: ClassVar[str | None] = None
+    #: whether the team layer decides it with a signed commit (core.team.untrusted),
+    #: which the faces call instead of core.review.decide
+    team_commit: ClassVar[bool] = False
 
     # ---------------------------------------------------------------- the queue
     def build(self, evidence: Evidence, workspace: Workspace) -> list[Item]:

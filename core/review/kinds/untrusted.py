@@ -21,6 +21,7 @@ class UntrustedKind(ReviewKind):
     prefixes = (PREFIX,)
     actions = OPTIONS
     checks_own_options = True
+    team_commit = True
 
     def build(self, evidence: Evidence, workspace: Workspace) -> list[Item]:
         return untrusted_items(evidence.store)

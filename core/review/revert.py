@@ -25,6 +25,7 @@ from core.review.promotion import move_requests
 from core.review.quarantine import reopen_on_revert
 from core.store.decisions import (
     Decision,
+    decision_for,
     erase_record,
     find_decision,
     load_decision,
@@ -204,15 +205,14 @@ def revert_in(  # noqa: C901
                         decision=revert_id,
                         details=details,
                     )
-        result = Decision(
-            id=revert_id,
+        result = decision_for(
+            tx,
+            revert_id,
             item=decision.item,
             kind=decision.kind,
             option="revert",
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(store.root),
             before=decision.after,
             after=decision.before,
             request=decision.request,

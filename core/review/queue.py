@@ -208,9 +208,8 @@ def find_items(
         evidence = Evidence(store, workspace.stores)
         mine = []
         for item_id in item_ids:
-            kind = kind_of(item_id)
-            if item_id not in found and kind is not None:
-                item = kind.find(evidence, workspace, item_id)
+            if item_id not in found:
+                item = kind_of(item_id).find(evidence, workspace, item_id)
                 if item is not None:
                     found[item_id] = item
                     mine.append(item)

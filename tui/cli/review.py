@@ -326,8 +326,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
         return _decide_list(args)
     if args.approve == args.reject:
         raise MemgovError("say --approve or --reject")
-    kind = kind_of(args.item)
-    if kind is not None and kind.team_commit:
+    if kind_of(args.item).team_commit:
         return _decide_untrusted(args)
     run = preview if args.dry_run else decide
     outcome = run(

@@ -49,9 +49,12 @@ def review_kind(name: str) -> ReviewKind:
     return REGISTRY[name]
 
 
-def kind_of(item_id: str) -> ReviewKind | None:
-    """The kind whose prefix ``item_id`` begins with (None: no kind's)."""
-    return next((k for k in REGISTRY.values() if item_id.startswith(k.prefixes)), None)
+def kind_of(item_id: str) -> ReviewKind:
+    """The kind whose prefix ``item_id`` begins with. An id no prefix names is a
+    batch's: a batch's id is its branch's name (core.consolidation.refs), which
+    memgov makes ``batch-...`` but a branch made by hand may name otherwise."""
+    found = next((k for k in REGISTRY.values() if item_id.startswith(k.prefixes)), None)
+    return found if found is not None else batch.KIND
 
 
 def queue_kinds() -> tuple[ReviewKind, ...]:

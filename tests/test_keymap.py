@@ -14,7 +14,7 @@ from textual.dom import DOMNode
 import tui.app
 import tui.screens
 from tui.app import MemgovDesk
-from tui.keymap import BINDING_IDS, workspace_keymap
+from tui.keymap import binding_ids, workspace_keymap
 from tui.screens.queue.table import QueueTable
 
 
@@ -37,7 +37,7 @@ def desk_binding_ids() -> set[str | None]:
 
 
 def test_the_list_of_binding_ids_is_every_binding_of_the_desk() -> None:
-    assert desk_binding_ids() == set(BINDING_IDS)
+    assert desk_binding_ids() == set(binding_ids())
 
 
 def with_keymap(demo: Path, text: str) -> Path:

@@ -5,55 +5,55 @@
       conflict.older: "2"
       queue.search: "slash,f"
 
-Each binding of the desk has an id (``<screen>.<action>``; every id is listed in
-:data:`BINDING_IDS`, and a test checks the list against the screens). An id that
-names no binding (a typo such as ``conflict.nwer``) or a value that is not a key
+Each binding of the desk has an id (``<screen>.<action>``; :func:`binding_ids` reads
+every id from the screens' ``BINDINGS``, so a new screen's keys need no list). An id
+that names no binding (a typo such as ``conflict.nwer``) or a value that is not a key
 is not silently ignored: ``memgov doctor`` warns about it with the field, and the
-desk says so when it opens. This module does not import Textual: the doctor reads
-it without paying for the desk.
+desk says so when it opens. This module does not import Textual: the screens are
+imported when a keymap is read, so the doctor pays for the desk only for a store
+that remaps keys.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
+import importlib
+import inspect
+import pkgutil
 from collections.abc import Iterable
 
 from core.reports.doctor import Finding
 from core.store.config import CONFIG_FILE
 from core.store.store import Store
 
-#: every binding id of the desk (tests/test_keymap.py checks it against the screens)
-BINDING_IDS = frozenset(
-    {
-        *("about.back", "about.correct", "about.delete", "about.history"),
-        *("app.keys", "app.quit", "app.theme", "app.undo"),
-        *("batch.approve", "batch.down", "batch.narrower", "batch.reject"),
-        *("batch.toggle", "batch.up", "batch.wider"),
-        *("conflict.defer", "conflict.neither", "conflict.newer", "conflict.older"),
-        "conflict.parallel",
-        *("deletion.approve", "deletion.reject"),
-        *("dialog.accept", "dialog.cancel"),
-        *("health.back", "health.reload", "health.definitions", "health.labels"),
-        *("labels.back", "labels.yes", "labels.no", "labels.expire", "labels.correct"),
-        *("labels.skip", "labels.next_measure"),
-        "help.close",
-        *("history.back", "history.evidence", "history.search"),
-        *("item.back", "item.history", "item.next_column"),
-        *("problems.back", "problems.reload"),
-        *("promotion.approve", "promotion.reject", "promotion.rerequest", "promotion.withdraw"),
-        *("queue.about", "queue.clear", "queue.decide_marked", "queue.down", "queue.health"),
-        *("queue.history", "queue.mark", "queue.next_kind", "queue.open", "queue.prev_kind"),
-        *("queue.problems", "queue.reload", "queue.scope", "queue.search", "queue.up"),
-        "queue.sync",
-        *("secret.correct", "secret.defer", "secret.erase"),
-        *("stale.correct", "stale.expire", "stale.keep"),
-        *("held.redact", "held.keep", "held.drop", "held.learn", "held.forget"),
-        *("held.agent", "held.memgov"),
-        *("quarantine.release", "quarantine.discard", "quarantine.erase"),
-        *("quarantine.correct", "quarantine.keep"),
-        *("untrusted.ratify", "untrusted.reject"),
-    }
-)
+#: the modules whose classes bind the desk's keys: every screen, and the app itself
+_BINDING_MODULES = ("tui.app",)
+
+
+@functools.cache
+def binding_ids() -> frozenset[str]:
+    """Every binding id of the desk, read from the ``BINDINGS`` of each class its
+    screens' modules (and the app's) define."""
+    from textual.binding import Binding
+    from textual.dom import DOMNode
+
+    import tui.screens
+
+    # every module, the queue's package included (its screen lives in a module of it)
+    names = [m.name for m in pkgutil.walk_packages(tui.screens.__path__, "tui.screens.")]
+    found: set[str] = set()
+    for name in [*names, *_BINDING_MODULES]:
+        module = importlib.import_module(name)  # by name: the app imports this module
+        for cls in vars(module).values():
+            if (
+                inspect.isclass(cls)
+                and issubclass(cls, DOMNode)
+                and cls.__module__ == module.__name__
+            ):
+                bindings = cls.__dict__.get("BINDINGS", [])
+                found |= {b.id for b in bindings if isinstance(b, Binding) and b.id}
+    return frozenset(found)
 
 
 def read_keymap(store: Store) -> tuple[dict[str, str], list[Finding]]:
@@ -79,8 +79,8 @@ def read_keymap(store: Store) -> tuple[dict[str, str], list[Finding]]:
         field = f"keymap.{binding}"
         if isinstance(keys, int) and not isinstance(keys, bool):
             keys = str(keys)  # conflict.newer: 1
-        if binding not in BINDING_IDS:
-            near = difflib.get_close_matches(binding, sorted(BINDING_IDS), n=1)
+        if binding not in binding_ids():
+            near = difflib.get_close_matches(binding, sorted(binding_ids()), n=1)
             hint = f"did you mean '{near[0]}'?" if near else "'memgov review' then ? lists the keys"
             warnings.append(
                 Finding("warning", CONFIG_FILE, f"no key of the desk has this id; {hint}", field)

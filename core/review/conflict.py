@@ -20,6 +20,7 @@ from core.review.session import Session
 from core.store.decisions import (
     TEAM_HISTORY_NOTE,
     Decision,
+    decision_for,
     erase_record,
     front,
     key_only,
@@ -215,15 +216,14 @@ def decide_conflict(
         after = {m.id: front(tx.view[m.id]) for m in members if m.id in tx.view}
         if erased:
             before = {mid: key_only(state) for mid, state in before.items()}
-        decision = Decision(
-            id=decision_id,
+        decision = decision_for(
+            tx,
+            decision_id,
             item=item.id,
             kind="conflict",
             option=option,
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(store.root),
             before=before,
             after=after,
             erased=erased,

@@ -13,7 +13,7 @@ from core.domain.record import Memory
 from core.review.authority import check_may_decide_on
 from core.review.consequences import with_consequences
 from core.review.promotion import move_requests
-from core.store.decisions import Decision, front, new_decision_id, record_decision
+from core.store.decisions import Decision, decision_for, front, new_decision_id, record_decision
 from core.store.requests import open_requests
 from core.store.store import new_memory_id
 from core.store.transaction import Transaction
@@ -107,15 +107,14 @@ def correct(
         new = supersede_with(
             tx, old, content=content, value=value, reason=reason, actor=actor, decision=decision_id
         )
-        decision = Decision(
-            id=decision_id,
+        decision = decision_for(
+            tx,
+            decision_id,
             item=memory_id,
             kind="correction",
             option="supersede",
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(store.root),
             before={old.id: front(old)},
             after={old.id: front(tx.view[old.id])},
             created=[{"store": str(store.root), "id": new.id}],

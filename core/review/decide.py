@@ -3,21 +3,8 @@
 :func:`decide` takes every store's lock (in a fixed order), builds the item
 again under them (:func:`core.review.queue.get_item`, that item only), checks
 who may decide (core.review.authority), checks the arguments against the
-item's kind, and hands it to the module of its kind:
-
-==================  ===========================
-kind                module
-==================  ===========================
-``conflict``        core.review.conflict
-``promotion``       core.review.promotion
-``deletion``        core.review.deletion
-``consolidation``   core.review.batch
-``secret``          core.review.secret
-``stale``           core.review.stale
-``held``            core.review.held
-``quarantine``      core.review.quarantine
-``label``           core.review.labels
-==================  ===========================
+item's kind, and hands it to its kind (core.review.kinds: each kind's module
+there names the module that decides it).
 
 Bound to what was shown (core.review.seen): given ``shown``, the hash of the item
 as the person saw it, the decision lands only if the item built again under the
@@ -34,27 +21,20 @@ check, the same transactions prepared and not applied. The desk's confirmation
 and ``memgov decide --dry-run`` show it; neither computes a rule of its own.
 
 To add a kind of item: a member of :class:`core.review.items.Kind`, its
-analysis dataclass, how the queue builds it (core.review.queue) and a module
-with its ``decide_*`` function, dispatched in :func:`_decide_item`.
+analysis dataclass, and its :class:`core.review.kinds.base.ReviewKind` registered
+in core.review.kinds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from core.domain.errors import AlreadyDecided, ItemChanged, NotFoundError, ValidationError
-from core.importers.held import OPTIONS as _HELD
-from core.review import conflict, deletion, held, labels, promotion, quarantine, secret, stale
-from core.review.authority import check_may_close_request, check_may_decide
-from core.review.batch import decide_batch, preview_batch
 from core.review.consequences import with_consequences
-from core.review.items import CONFLICT_OPTIONS, REQUEST_PREFIXES, Item, Kind
+from core.review.items import REQUEST_PREFIXES, Item
+from core.review.kinds import Choice, review_kind
 from core.review.preview import Preview, preview_of, preview_of_list
-from core.review.promotion import REQUEST_OPTIONS
-from core.review.proposal import decide_proposal
 from core.review.queue import find_items, get_item
-from core.review.secret import OPTIONS as SECRET_OPTIONS
 from core.review.seen import changes_between, shown_hash
 from core.review.session import Session
 from core.store.decisions import Decision, last_decision_for, load_decision
@@ -63,19 +43,16 @@ from core.store.secret_files import ITEM_PREFIX
 from core.store.transaction import Transaction
 from core.store.workspace import Workspace
 
-
-@dataclass(frozen=True)
-class Choice:
-    """What a person chose: approve or reject, and the option and its details."""
-
-    approve: bool
-    reason: str = ""
-    option: str | None = None
-    conditions: dict[str, str] | None = None
-    files: Sequence[str] | None = None
-    content: str | None = None
-    #: the hash of the item as the person was shown it (core.review.seen)
-    shown: str | None = None
+__all__ = [
+    "Choice",
+    "check_shown",
+    "choices_from_data",
+    "correct_secret",
+    "decide",
+    "decide_many",
+    "preview",
+    "preview_many",
+]
 
 
 def decide(
@@ -268,9 +245,10 @@ def _check_list(items: Sequence[Item]) -> None:
     first = items[0]
     holder: dict[str, str] = {}
     for item in items:
-        if item.kind == Kind.CONSOLIDATION:
+        alone = review_kind(item.kind).decided_alone
+        if alone is not None:
             raise ValidationError(
-                f"{item.id} is a consolidation batch: it is decided on its own",
+                f"{item.id} is {alone}: it is decided on its own",
                 field="item",
                 hint=f"memgov decide {item.id} --approve|--reject",
             )
@@ -314,11 +292,9 @@ def preview(
     with workspace.locked():
         item = _open_item(workspace, item_id)
         check_shown(item, shown, was)
-        if item.kind == Kind.CONSOLIDATION:
-            check_may_decide(item, actor, workspace)
-            _check_arguments(item, choice)
-            approved, rejected, paths = preview_batch(item, approve, files)
-            return Preview.of_batch(item, approve, approved, rejected, paths)
+        own = review_kind(item.kind).preview(workspace, item, choice, actor=actor)
+        if own is not None:
+            return own
         session = Session(dry_run=True)
         decision = _decide_item(session, workspace, item, choice, actor=actor)
         decision = with_consequences(decision, session.ran, _own_records(item))
@@ -386,151 +362,7 @@ def _closing_decision(workspace: Workspace, item_id: str) -> Decision | None:
     return None
 
 
-#: the options an approval of each kind takes (none: the kind takes no option)
-_APPROVE_OPTIONS: dict[str, tuple[str, ...]] = {
-    Kind.CONFLICT: tuple(o for o in CONFLICT_OPTIONS if o != "defer"),
-    Kind.SECRET: SECRET_OPTIONS,
-    Kind.STALE: stale.OPTIONS,
-    Kind.HELD: tuple(dict.fromkeys(o for options in _HELD.values() for o in options)),
-}
-
-
-def _check_arguments(item: Item, choice: Choice) -> None:
-    """Contradictory or missing arguments are an error, never a guess: a rejection
-    with an option, an approval of a conflict or a secret without one, an option
-    for a kind that takes none. A held item checks its own (its reason's options)."""
-    if item.kind in (Kind.HELD, Kind.QUARANTINE, Kind.LABEL, Kind.UNTRUSTED):
-        return
-    allowed = _APPROVE_OPTIONS.get(item.kind, ())
-    listed = ", ".join(allowed)
-    if item.kind == Kind.PROMOTION and choice.option in REQUEST_OPTIONS:
-        if choice.approve:
-            raise ValidationError(
-                f"{choice.option} closes the request unapproved: it goes with --reject",
-                field="option",
-                where=item.id,
-                hint=f"--reject --option {choice.option}",
-            )
-        return
-    if not choice.approve and choice.option not in (None, "defer"):
-        raise ValidationError(
-            f"a rejection takes no option (rejecting a {item.kind} leaves it "
-            f"{'deferred' if allowed else 'as it is'}), and --option {choice.option} picks one",
-            field="option",
-            where=item.id,
-            hint=f"--approve --option {choice.option} to apply it"
-            if choice.option in allowed
-            else "drop --option",
-        )
-    if choice.approve and allowed and choice.option not in allowed:
-        if choice.option == "defer" and item.kind == Kind.CONFLICT:
-            return  # an approved defer is a defer, as the desk's "defer" sends it
-        raise ValidationError(
-            f"approving a {item.kind} item needs an option"
-            if choice.option is None
-            else f"{choice.option!r} is not an option of a {item.kind} item",
-            field="option",
-            where=item.id,
-            hint=f"--option one of: {listed}",
-        )
-    if choice.approve and not allowed and choice.option is not None:
-        raise ValidationError(
-            f"a {item.kind} item takes no option",
-            field="option",
-            where=item.id,
-            hint="drop --option",
-        )
-    if choice.files and item.kind != Kind.CONSOLIDATION:
-        raise ValidationError(
-            f"{item.id} is a {item.kind} item: deciding by file applies to consolidation "
-            f"batches only",
-            field="file",
-            hint="drop --file",
-        )
-
-
 def _decide_item(
     session: Session, workspace: Workspace, item: Item, choice: Choice, *, actor: str
 ) -> Decision:
-    if item.kind == Kind.PROMOTION and choice.option in REQUEST_OPTIONS:
-        _check_arguments(item, choice)
-        check_may_close_request(item, actor)
-        return promotion.close_request(
-            session, workspace, item, choice.option, actor=actor, reason=choice.reason
-        )
-    check_may_decide(item, actor, workspace)
-    _check_arguments(item, choice)
-    approve, reason = choice.approve, choice.reason
-    if item.kind == Kind.CONFLICT:
-        return conflict.decide_conflict(
-            session,
-            item,
-            choice.option if approve else "defer",
-            actor=actor,
-            reason=reason,
-            conditions=choice.conditions or {},
-        )
-    if item.kind == Kind.PROMOTION and item.store.config.scope == "team":
-        return decide_proposal(session, item, approve, actor=actor, reason=reason)
-    if item.kind == Kind.PROMOTION:
-        return promotion.decide_promotion(
-            session, workspace, item, approve, actor=actor, reason=reason
-        )
-    if item.kind == Kind.DELETION:
-        return deletion.decide_deletion(
-            session, workspace, item, approve, actor=actor, reason=reason
-        )
-    if item.kind == Kind.SECRET:
-        return secret.decide_secret(
-            session,
-            workspace,
-            item,
-            approve,
-            actor=actor,
-            reason=reason,
-            option=choice.option,
-            content=choice.content,
-        )
-    if item.kind == Kind.HELD:
-        return held.decide_held(
-            session, workspace, item, approve, actor=actor, reason=reason, option=choice.option
-        )
-    if item.kind == Kind.QUARANTINE:
-        return quarantine.decide_quarantine(
-            session,
-            workspace,
-            item,
-            approve,
-            actor=actor,
-            reason=reason,
-            option=choice.option,
-            content=choice.content,
-        )
-    if item.kind == Kind.LABEL:
-        return labels.decide_label(
-            session,
-            item,
-            approve,
-            actor=actor,
-            reason=reason,
-            option=choice.option,
-            content=choice.content,
-        )
-    if item.kind == Kind.UNTRUSTED:  # the team decides it: a commit, not a decision file
-        raise ValidationError(
-            f"{item.id} is an untrusted change of the team store: a maintainer ratifies or "
-            "rejects it with 'memgov decide ITEM --approve|--reject' or the desk, which "
-            "make the signed commit that resolves it (core.team.untrusted)",
-            field="item",
-        )
-    if item.kind == Kind.STALE:
-        return stale.decide_stale(
-            session,
-            item,
-            approve,
-            actor=actor,
-            reason=reason,
-            option=choice.option,
-            content=choice.content,
-        )
-    return decide_batch(item, approve, actor=actor, reason=reason, files=choice.files)
+    return review_kind(item.kind).decide(session, workspace, item, choice, actor=actor)

@@ -18,6 +18,7 @@ from core.review.session import Session
 from core.store.decisions import (
     TEAM_HISTORY_NOTE,
     Decision,
+    decision_for,
     erase_record,
     front,
     key_only,
@@ -100,15 +101,14 @@ def decide_deletion(
             states = {memory.id: key_only(front(memory))}
         else:  # kept as it is: the whole front matter, so that a revert can compare it
             states = {memory.id: front(memory)}
-        decision = Decision(
-            id=decision_id,
+        decision = decision_for(
+            tx,
+            decision_id,
             item=item.id,
             kind="deletion",
             option="approve" if approve else "reject",
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(store.root),
             request=request.id,
             before=states,
             after={} if approve else states,

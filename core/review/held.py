@@ -42,7 +42,7 @@ from core.importers.session import run_entries
 from core.review.evidence import Evidence
 from core.review.items import HeldAnalysis, Item, Kind
 from core.review.session import Session
-from core.store.decisions import Decision, front, new_decision_id, record_decision
+from core.store.decisions import Decision, decision_for, front, new_decision_id, record_decision
 from core.store.store import Store
 from core.store.transaction import Transaction
 from core.store.workspace import Workspace
@@ -135,15 +135,14 @@ def decide_held(
         memory = store.memories.get(held.memory_id or "")
         if memory is not None:
             before[memory.id] = front(memory)
-        decision = Decision(
-            id=decision_id,
+        decision = decision_for(
+            tx,
+            decision_id,
             item=held.id,
             kind="held",
             option=chosen,
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(store.root),
             before=before,
             after={k: front(tx.view[k]) for k in before if k in tx.view},
             created=created,

@@ -45,7 +45,7 @@ from core.review.evidence import Evidence
 from core.review.items import Item, Kind, LabelAnalysis, Said
 from core.review.session import Session
 from core.store import logs
-from core.store.decisions import Decision, front, new_decision_id, record_decision
+from core.store.decisions import Decision, decision_for, front, new_decision_id, record_decision
 from core.store.events import EventsAt, next_append
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -626,15 +626,14 @@ def decide_label(  # noqa: C901
                 )
                 created.append({"store": str(store.root), "id": new.id})
         touched = {memory.id: memory} if memory is not None and measure == "citation" else {}
-        decision = Decision(
-            id=decision_id,
+        decision = decision_for(
+            tx,
+            decision_id,
             item=item.id,
             kind=Kind.LABEL,
             option=chosen,
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(store.root),
             before={i: front(m) for i, m in touched.items()},
             after={i: front(tx.view[i]) for i in touched},
             created=created,

@@ -25,7 +25,7 @@ from core.domain.record import Memory, Source
 from core.review.items import Item
 from core.review.session import Session
 from core.store import logs
-from core.store.decisions import Decision, front, new_decision_id, record_decision
+from core.store.decisions import Decision, decision_for, front, new_decision_id, record_decision
 from core.store.requests import Request, open_requests
 from core.store.store import Store, new_memory_id
 from core.store.transaction import Transaction
@@ -209,15 +209,14 @@ def close_request(
         else:
             reason = reason.strip() or close_reason(item, option, actor)
             _close(tx, request, reason, actor=actor, decision=decision_id, event=False)
-        decision = Decision(
-            id=decision_id,
+        decision = decision_for(
+            tx,
+            decision_id,
             item=item.id,
             kind="promotion",
             option=option,
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(private.root),
             request=request.id,
             before={memory.id: front(current)},
             after={memory.id: front(current)},
@@ -291,15 +290,14 @@ def decide_promotion(
             ]
         closed = request.decided(approve, decision=decision_id, actor=actor, reason=reason)
         tx.write_file(request.path, closed.to_yaml())
-        decision = Decision(
-            id=decision_id,
+        decision = decision_for(
+            tx,
+            decision_id,
             item=item.id,
             kind="promotion",
             option="approve" if approve else "reject",
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(private.root),
             request=request.id,
             before={memory.id: front(memory)},
             after={memory.id: front(memory)},

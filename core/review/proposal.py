@@ -22,7 +22,7 @@ from core.review.items import Item, Kind, PromotionAnalysis, ProposalInfo, ScanH
 from core.review.promotion import place_copy, promotion_outcome, promotion_texts
 from core.review.session import Session
 from core.store import gitstore, logs
-from core.store.decisions import Decision, new_decision_id, record_decision
+from core.store.decisions import Decision, decision_for, new_decision_id, record_decision
 from core.store.proposals import (
     PROPOSAL_DIR,
     Proposal,
@@ -146,15 +146,14 @@ def decide_proposal(
                 by=proposal.by,
             ),
         )
-        decision = Decision(
-            id=decision_id,
+        decision = decision_for(
+            tx,
+            decision_id,
             item=item.id,
             kind="promotion",
             option="approve" if approve else "reject",
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(team.root),
             request=proposal.id,
             created=created,
             note=f"proposal {proposal.ref} by {proposal.by} (commit {proposal.tip[:10]})",

@@ -34,6 +34,7 @@ from core.review.items import Item, Key, Kind, QuarantineAnalysis
 from core.review.session import Session
 from core.store.decisions import (
     Decision,
+    decision_for,
     erase_record,
     front,
     key_only,
@@ -294,15 +295,14 @@ def _decide_candidate(
         decision=decision_id,
         details={"text_hash": held.text_hash, "outcome": released_as},
     )
-    decision = Decision(
-        id=decision_id,
+    decision = decision_for(
+        tx,
+        decision_id,
         item=held.id,
         kind="quarantine",
         option=chosen,
         actor=actor,
         reason=reason,
-        ts=tx.now.isoformat(),
-        store=str(store.root),
         before=before,
         after=after,
         created=created,
@@ -356,13 +356,11 @@ def _decide_record(
         raise NotFoundError(f"{item.id}: {memory_id} is no longer active in {store.root}")
     kept = {memory_id: front(current)}
     base: dict[str, Any] = {
-        "id": decision_id,
         "item": item.id,
         "kind": "quarantine",
         "option": chosen,
         "actor": actor,
         "reason": reason,
-        "store": str(store.root),
     }
     if chosen == "keep":
         _mark(tx, current, "released", decision=decision_id, actor=actor, reason=reason)
@@ -374,7 +372,7 @@ def _decide_record(
             decision=decision_id,
             details={"text_hash": text_hash(current.content)},
         )
-        return record_decision(tx, Decision(**base, ts=tx.now.isoformat(), before=kept, after=kept))
+        return record_decision(tx, decision_for(tx, decision_id, **base, before=kept, after=kept))
     _mark(tx, current, "discarded", decision=decision_id, actor=actor, reason=reason)
     tx.event(
         "quarantine-discard",
@@ -429,9 +427,10 @@ def _decide_record(
         )
         return record_decision(
             tx,
-            Decision(
+            decision_for(
+                tx,
+                decision_id,
                 **base,
-                ts=tx.now.isoformat(),
                 before=kept,
                 after={
                     memory_id: front(tx.view[memory_id]),
@@ -445,9 +444,10 @@ def _decide_record(
     )
     return record_decision(
         tx,
-        Decision(
+        decision_for(
+            tx,
+            decision_id,
             **base,
-            ts=tx.now.isoformat(),
             before={memory_id: key_only(front(current))},
             after={},
             erased=[memory_id],

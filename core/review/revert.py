@@ -15,16 +15,17 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from core.consolidation.rollback import revert_decision
 from core.domain import lifecycle
 from core.domain.errors import AlreadyDecided, NotFoundError, StoreError, ValidationError
 from core.domain.record import memory_from_mapping
 from core.review.authority import check_may_decide_on
 from core.review.consequences import with_consequences
+from core.review.kinds import REGISTRY
 from core.review.promotion import move_requests
 from core.review.quarantine import reopen_on_revert
 from core.store.decisions import (
     Decision,
+    decision_for,
     erase_record,
     find_decision,
     load_decision,
@@ -63,21 +64,14 @@ def why_not_revertible(decision: Decision) -> str | None:
     checks the records are as the decision left them, and who may decide). What the
     desk's ``u`` says, and what ``memgov revert`` refuses with."""
     decision_id = decision.id
-    if decision.kind == "consolidation" and decision.option == "reject":
-        return (
-            f"{decision_id} rejected the batch {decision.item}: it changed no record and "
-            "the batch's branch is gone, so there is nothing to undo; 'memgov consolidate' "
-            "proposes its changes again"
-        )
+    kind = REGISTRY.get(decision.kind)  # none: a correction (core.review.correct)
+    own = kind.why_not_revertible(decision) if kind is not None else None
+    if own is not None:
+        return own
     if decision.erased:
         return (
             f"{decision_id} erased {', '.join(decision.erased)}: an erasure "
             "cannot be reverted, its content is gone"
-        )
-    if decision.kind == "untrusted":
-        return (
-            f"{decision.option} of {decision.item} is a commit you signed for every clone, "
-            "not a decision memgov can revert; decide what it brought in as any other record"
         )
     if decision.reverted_by:
         return f"{decision_id} was already reverted by {decision.reverted_by}"
@@ -104,8 +98,10 @@ def revert_in(  # noqa: C901
     why_not = why_not_revertible(decision)
     if why_not is not None:
         raise ValidationError(why_not, field="decision")
-    if decision.kind == "consolidation":  # undone by rolling back to the baseline before it
-        return revert_decision(store, decision, actor=actor, reason=reason)
+    kind = REGISTRY.get(decision.kind)
+    own = kind.revert(store, decision, actor=actor, reason=reason) if kind is not None else None
+    if own is not None:  # a kind undone its own way (a batch: rolled back to its baseline)
+        return own
     # who may decide may revert
     check_may_decide_on(decision.kind, store, decision.item, actor, workspace)
     elsewhere: dict[str, Store] = {}  # other stores the decision changed (a promotion's team)
@@ -209,15 +205,14 @@ def revert_in(  # noqa: C901
                         decision=revert_id,
                         details=details,
                     )
-        result = Decision(
-            id=revert_id,
+        result = decision_for(
+            tx,
+            revert_id,
             item=decision.item,
             kind=decision.kind,
             option="revert",
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(store.root),
             before=decision.after,
             after=decision.before,
             request=decision.request,

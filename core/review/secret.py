@@ -32,6 +32,7 @@ from core.review.session import Session
 from core.store.decisions import (
     TEAM_HISTORY_NOTE,
     Decision,
+    decision_for,
     erase_record,
     front,
     key_only,
@@ -202,15 +203,14 @@ def decide_secret(
             )
         kept = {memory_id: key_only(front(current))}
         if chosen == "defer":
-            decision = Decision(
-                id=decision_id,
+            decision = decision_for(
+                tx,
+                decision_id,
                 item=item.id,
                 kind="secret",
                 option="defer",
                 actor=actor,
                 reason=reason,
-                ts=tx.now.isoformat(),
-                store=str(store.root),
                 before=kept,
                 after=kept,
             )
@@ -265,15 +265,14 @@ def decide_secret(
             details={"replaced_by": replacement.id} if replacement else None,
         )
         tx.needles += [n for n in secret_needles if n not in tx.needles]
-        decision = Decision(
-            id=decision_id,
+        decision = decision_for(
+            tx,
+            decision_id,
             item=item.id,
             kind="secret",
             option=chosen,
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(store.root),
             before=kept,
             after=after,
             created=created,

@@ -25,7 +25,7 @@ from core.domain.errors import SecretBlocked, ValidationError
 from core.review.correct import supersede_with
 from core.review.items import Item
 from core.review.session import Session
-from core.store.decisions import Decision, front, new_decision_id, record_decision
+from core.store.decisions import Decision, decision_for, front, new_decision_id, record_decision
 
 #: what approving a report may do; rejecting it keeps the record
 OPTIONS = ("expire", "correct")
@@ -132,15 +132,14 @@ def decide_stale(
             )
             created.append({"store": str(store.root), "id": new.id})
         # closed (the record is no longer active): the record stays as it is
-        decision = Decision(
-            id=decision_id,
+        decision = decision_for(
+            tx,
+            decision_id,
             item=item.id,
             kind="stale",
             option=chosen,
             actor=actor,
             reason=reason,
-            ts=tx.now.isoformat(),
-            store=str(store.root),
             request=request.id,
             before={memory.id: front(memory)},
             after={memory.id: front(tx.view[memory.id])},

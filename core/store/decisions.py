@@ -141,6 +141,44 @@ def erase_record(tx: Transaction, memory_id: str, **kwargs: Any) -> None:
         tx.needles += [n for n in needles_for(value) if not tx.still_said(n)]
 
 
+def decision_for(
+    tx: Transaction,
+    decision_id: str,
+    *,
+    item: str,
+    kind: str,
+    option: str,
+    actor: str,
+    reason: str,
+    before: dict[str, dict[str, Any]] | None = None,
+    after: dict[str, dict[str, Any]] | None = None,
+    created: list[dict[str, str]] | None = None,
+    touched: list[dict[str, Any]] | None = None,
+    request: str | None = None,
+    erased: list[str] | None = None,
+    note: str | None = None,
+) -> Decision:
+    """The decision ``decision_id`` made in ``tx``: dated by the transaction's clock and
+    kept in its store, as every decision a transaction makes is."""
+    return Decision(
+        id=decision_id,
+        item=item,
+        kind=kind,
+        option=option,
+        actor=actor,
+        reason=reason,
+        ts=tx.now.isoformat(),
+        store=str(tx.store.root),
+        before=before if before is not None else {},
+        after=after if after is not None else {},
+        created=created if created is not None else [],
+        touched=touched if touched is not None else [],
+        request=request,
+        erased=erased if erased is not None else [],
+        note=note,
+    )
+
+
 def record_decision(
     tx: Transaction,
     decision: Decision,

@@ -19,7 +19,8 @@ from collections.abc import Callable
 #: adds a sub-command with the common options: ``add(name, "module:function", help)``
 Adder = Callable[[str, str, str], argparse.ArgumentParser]
 
-#: the kinds of review item (:data:`core.review.items.KINDS`, a test checks they agree)
+#: the kinds of the review queue (core.review.kinds; written out because parsing imports
+#: no core.review: tests/test_review_kinds.py checks they are the registry's)
 ITEM_KINDS = (
     "conflict",
     "promotion",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from core.domain.data import to_data
@@ -147,65 +147,108 @@ def render_untrusted(analysis: UntrustedAnalysis) -> list[str]:
     return lines
 
 
-def render_item(item: Item) -> str:  # noqa: C901
-    from core.review.items import (
-        BatchAnalysis,
-        ConflictAnalysis,
-        HeldAnalysis,
-        LabelAnalysis,
-        QuarantineAnalysis,
-        StaleAnalysis,
-        UntrustedAnalysis,
-    )
+def _requested(item: Item, said: str = "requested") -> list[str]:
+    """Who asked, and why: the request an item of a request's kind answers."""
+    request = item.request
+    return [] if request is None else [f"  {said} by {request.requested_by}: {request.reason}"]
 
+
+def conflict_lines(item: Item) -> list[str]:
+    from core.review.items import ConflictAnalysis
+
+    analysis = item.analysis_as(ConflictAnalysis)
+    if not analysis.favoured:
+        return []
+    return [f"  sources favour {analysis.favoured}: {', '.join(analysis.why)}"]
+
+
+def promotion_lines(item: Item) -> list[str]:
+    hits = ", ".join(sorted({h.rule for h in item.scan})) or "clean"
+    return [*_requested(item), f"  secret scan: {hits}"]
+
+
+def batch_lines(item: Item) -> list[str]:
+    from core.review.items import BatchAnalysis
+
+    analysis = item.analysis_as(BatchAnalysis)
+    summary = analysis.summary
+    lines = [
+        f"  {counted(summary.get('changes', 0), 'change')}: {summary.get('automatic', 0)} "
+        f"automatic, {counted(summary.get('needs_approval', 0), 'needs', 'need')} approval"
+    ]
+    for entry in analysis.files:
+        cls = "automatic" if entry.automatic else "needs approval"
+        lines.append(f"  - {entry.path} [{entry.status}, {cls}]")
+        lines += [f"      {reason}" for reason in entry.reasons]
+    lines += [f"  note: {finding}" for finding in analysis.findings]
+    lines.append("  decide: memgov decide ITEM --approve|--reject [--file PATH ...]")
+    return lines
+
+
+def stale_lines(item: Item) -> list[str]:
+    from core.review.items import StaleAnalysis
+
+    analysis = item.analysis_as(StaleAnalysis)
+    return [
+        *_requested(item, "reported out of date"),
+        f"  last verified {counted(analysis.verified_days, 'day')} ago; "
+        + (
+            f"recalled {counted(analysis.usage_count, 'time')}, last {analysis.last_used_at[:10]}"
+            if analysis.last_used_at
+            else "never recalled"
+        ),
+        "  decide: memgov decide ITEM --approve --option expire | --approve --option "
+        "correct --content FILE | --reject (keep it: verified now)",
+    ]
+
+
+def held_lines(item: Item) -> list[str]:
+    from core.review.items import HeldAnalysis
+
+    return render_held(item.analysis_as(HeldAnalysis))
+
+
+def quarantine_lines(item: Item) -> list[str]:
+    from core.review.items import QuarantineAnalysis
+
+    return render_quarantine(item.analysis_as(QuarantineAnalysis))
+
+
+def untrusted_lines(item: Item) -> list[str]:
+    from core.review.items import UntrustedAnalysis
+
+    return render_untrusted(item.analysis_as(UntrustedAnalysis))
+
+
+def label_lines(item: Item) -> list[str]:
+    from core.review.items import LabelAnalysis
+
+    return render_label(item.analysis_as(LabelAnalysis))
+
+
+#: what ``memgov show`` says of an item of each kind between its header and its records
+#: (a test checks that every kind of core.review.kinds has its lines)
+KIND_LINES: dict[str, Callable[[Item], list[str]]] = {
+    "conflict": conflict_lines,
+    "promotion": promotion_lines,
+    "deletion": _requested,
+    "consolidation": batch_lines,
+    "secret": lambda _item: [],  # its records (below, as every item's) say it all
+    "stale": stale_lines,
+    "held": held_lines,
+    "quarantine": quarantine_lines,
+    "untrusted": untrusted_lines,
+    "label": label_lines,
+}
+
+
+def render_item(item: Item) -> str:
     lines = [
         f"{item.kind} {item.id}: {item.title}",
         f"  store: {item.store.root}",
         f"  opened: {item.opened_at}",
+        *KIND_LINES[item.kind](item),
     ]
-    if item.request is not None:
-        said = "reported out of date" if item.kind == "stale" else "requested"
-        lines.append(f"  {said} by {item.request.requested_by}: {item.request.reason}")
-    if item.kind == "promotion":
-        hits = ", ".join(sorted({h.rule for h in item.scan})) or "clean"
-        lines.append(f"  secret scan: {hits}")
-    analysis = item.analysis
-    if isinstance(analysis, BatchAnalysis):
-        summary = analysis.summary
-        lines.append(
-            f"  {counted(summary.get('changes', 0), 'change')}: {summary.get('automatic', 0)} "
-            f"automatic, {counted(summary.get('needs_approval', 0), 'needs', 'need')} approval"
-        )
-        for entry in analysis.files:
-            cls = "automatic" if entry.automatic else "needs approval"
-            lines.append(f"  - {entry.path} [{entry.status}, {cls}]")
-            lines += [f"      {reason}" for reason in entry.reasons]
-        lines += [f"  note: {finding}" for finding in analysis.findings]
-        lines.append("  decide: memgov decide ITEM --approve|--reject [--file PATH ...]")
-    if isinstance(analysis, StaleAnalysis):
-        lines.append(
-            f"  last verified {counted(analysis.verified_days, 'day')} ago; "
-            + (
-                f"recalled {counted(analysis.usage_count, 'time')}, "
-                f"last {analysis.last_used_at[:10]}"
-                if analysis.last_used_at
-                else "never recalled"
-            )
-        )
-        lines.append(
-            "  decide: memgov decide ITEM --approve --option expire | --approve --option "
-            "correct --content FILE | --reject (keep it: verified now)"
-        )
-    if isinstance(analysis, HeldAnalysis):
-        lines += render_held(analysis)
-    if isinstance(analysis, QuarantineAnalysis):
-        lines += render_quarantine(analysis)
-    if isinstance(analysis, UntrustedAnalysis):
-        lines += render_untrusted(analysis)
-    if isinstance(analysis, LabelAnalysis):
-        lines += render_label(analysis)
-    if isinstance(analysis, ConflictAnalysis) and analysis.favoured:
-        lines.append(f"  sources favour {analysis.favoured}: {', '.join(analysis.why)}")
     for title, records in (("records", item.records), ("team records", item.team_records)):
         if records:
             lines.append(f"  {title}:")
@@ -276,13 +319,14 @@ def parse_conditions(values: Sequence[str] | None) -> dict[str, str]:
 
 def cmd_decide(args: argparse.Namespace) -> int:
     from core.review.decide import decide, preview
+    from core.review.kinds import kind_of
     from core.store.decisions import Decision
 
     if args.item == "-":
         return _decide_list(args)
     if args.approve == args.reject:
         raise MemgovError("say --approve or --reject")
-    if args.item.startswith("untrusted-"):
+    if kind_of(args.item).team_commit:
         return _decide_untrusted(args)
     run = preview if args.dry_run else decide
     outcome = run(

@@ -49,6 +49,7 @@ def render_diff(diff: str) -> Text:
 
 
 class BatchScreen(ItemScreen):
+    KIND = "consolidation"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "space",

@@ -35,6 +35,7 @@ SHOWN_LINES = 400
 
 
 class HeldScreen(ItemScreen):
+    KIND = "held"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "r",

@@ -33,6 +33,7 @@ from tui.screens.untrusted import UntrustedScreen
 
 # ------------------------------------------------------------------------- conflict
 class ConflictScreen(ItemScreen):
+    KIND = "conflict"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "n",
@@ -212,6 +213,7 @@ class ConflictScreen(ItemScreen):
 
 # ------------------------------------------------------------------------- deletion
 class DeletionScreen(ItemScreen):
+    KIND = "deletion"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "a", "approve", "Erase", id="deletion.approve", tooltip="Erase the memory for good"
@@ -290,22 +292,28 @@ class DeletionScreen(ItemScreen):
         )
 
 
+#: the view of each kind of item, by the kind each declares (a test checks that every
+#: kind of the queue has one)
+SCREENS: dict[str, type[ItemScreen]] = {
+    view.KIND: view
+    for view in (
+        ConflictScreen,
+        PromotionScreen,
+        DeletionScreen,
+        BatchScreen,
+        SecretScreen,
+        StaleScreen,
+        HeldScreen,
+        QuarantineScreen,
+        UntrustedScreen,
+    )
+    if view.KIND is not None
+}
+
+
 def screen_for(item: Item) -> ItemScreen:
-    """The view of one queue item, by its kind."""
-    if item.kind == "conflict":
-        return ConflictScreen(item)
-    if item.kind == "promotion":
-        return PromotionScreen(item)
-    if item.kind == "deletion":
-        return DeletionScreen(item)
-    if item.kind == "secret":  # a credential found in a stored record
-        return SecretScreen(item)
-    if item.kind == "stale":  # the user says it is wrong or out of date
-        return StaleScreen(item)
-    if item.kind == "held":  # what an import or a sync left for a person
-        return HeldScreen(item)
-    if item.kind == "quarantine":  # what tries to steer the agent
-        return QuarantineScreen(item)
-    if item.kind == "untrusted":  # a team commit nobody trusted signed, not taken
-        return UntrustedScreen(item)
-    return BatchScreen(item)
+    """The view of one queue item, by its kind; a kind no view declares is an error."""
+    view = SCREENS.get(item.kind)
+    if view is None:
+        raise LookupError(f"no desk view shows a {item.kind} item ({item.id})")
+    return view(item)

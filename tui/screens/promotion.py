@@ -25,6 +25,7 @@ from tui.screens.item import ItemScreen
 
 
 class PromotionScreen(ItemScreen):
+    KIND = "promotion"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "a",

@@ -126,6 +126,7 @@ def source_text(analysis: QuarantineAnalysis) -> Text:
 
 
 class QuarantineScreen(ItemScreen):
+    KIND = "quarantine"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "r",

@@ -90,6 +90,7 @@ class SecretCorrectDialog(ModalScreen[str | None]):
 
 
 class SecretScreen(ItemScreen):
+    KIND = "secret"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "e",

@@ -28,6 +28,7 @@ from tui.screens.item import ItemScreen
 
 
 class StaleScreen(ItemScreen):
+    KIND = "stale"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "e",

@@ -31,6 +31,7 @@ SHOWN_LINES = 600
 
 
 class UntrustedScreen(ItemScreen):
+    KIND = "untrusted"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "a",

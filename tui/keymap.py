@@ -18,9 +18,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from core.reports.doctor import Finding
-from core.store.config import CONFIG_FILE
-from core.store.store import Store
+from core.api.doctor import Finding
+from core.api.stores import CONFIG_FILE, Store
 
 #: every binding id of the desk (tests/test_keymap.py checks it against the screens)
 BINDING_IDS = frozenset(

@@ -35,9 +35,9 @@ from pydantic import ValidationError as PydanticError
 from typing_extensions import TypedDict
 
 from core import __version__
+from core.api.reading import index_for_agents
+from core.api.stores import Workspace
 from core.domain.errors import MemgovError
-from core.reports.briefing import index_for_agents
-from core.store.workspace import Workspace
 from tui.agents.answers import (
     FLUSH_AT,
     MAX_LIST,

@@ -17,19 +17,19 @@ from core.domain.words import counted
 from tui.cli.common import EXIT_OK, Command, actor_from, emit, read_input, workspace
 
 if TYPE_CHECKING:
-    from core.domain.record import Source
-    from core.review.items import (
+    from core.api.review import (
+        Decision,
         HeldAnalysis,
         Item,
         LabelAnalysis,
         QuarantineAnalysis,
         UntrustedAnalysis,
     )
-    from core.store.decisions import Decision
+    from core.domain.record import Source
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
-    from core.review.queue import build_queue
+    from core.api.review import build_queue
 
     items = build_queue(workspace(args), kinds=args.kind)
     emit(
@@ -148,7 +148,7 @@ def render_untrusted(analysis: UntrustedAnalysis) -> list[str]:
 
 
 def render_item(item: Item) -> str:  # noqa: C901
-    from core.review.items import (
+    from core.api.review import (
         BatchAnalysis,
         ConflictAnalysis,
         HeldAnalysis,
@@ -244,8 +244,7 @@ def source_pointer(source: Source) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from core.review.queue import get_item
-    from core.review.seen import shown_hash
+    from core.api.review import get_item, shown_hash
 
     item = get_item(workspace(args), args.item)
     digest = shown_hash(item)
@@ -275,8 +274,7 @@ def parse_conditions(values: Sequence[str] | None) -> dict[str, str]:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from core.review.decide import decide, preview
-    from core.store.decisions import Decision
+    from core.api.review import Decision, decide, preview
 
     if args.item == "-":
         return _decide_list(args)
@@ -320,8 +318,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 def _decide_untrusted(args: argparse.Namespace) -> int:
     """An untrusted change: the team makes the signed commit that resolves it."""
-    from core.review.queue import get_item
-    from core.team.untrusted import decide_item
+    from core.api.review import get_item
+    from core.api.team import decide_item
 
     ws = workspace(args)
     item = get_item(ws, args.item)
@@ -350,12 +348,10 @@ def _decide_untrusted(args: argparse.Namespace) -> int:
 def _push_proposal(args: argparse.Namespace, decision: Decision) -> None:
     """A contributor's proposal decided: the team store is synced at once, so main and
     the branch's end reach the remote (offline: the next sync sends them)."""
-    from pathlib import Path
+    from core.api.review import closes_a_proposal
+    from core.api.team import sync_team
 
-    from core.store.proposals import closed_proposal
-    from core.team.sync import sync_team
-
-    if closed_proposal(Path(decision.store), decision.item) is None:
+    if not closes_a_proposal(decision):
         return
     store = next(s for s in workspace(args).stores if str(s.root) == decision.store)
     try:
@@ -369,7 +365,7 @@ def _push_proposal(args: argparse.Namespace, decision: Decision) -> None:
 def _decide_list(args: argparse.Namespace) -> int:
     """``memgov decide -``: a JSON list of decisions on stdin, one transaction and one
     commit (core.review.decide.decide_many)."""
-    from core.review.decide import choices_from_data, decide_many, preview_many
+    from core.api.review import choices_from_data, decide_many, preview_many
 
     given = [
         flag
@@ -418,7 +414,7 @@ def _decide_list(args: argparse.Namespace) -> int:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
-    from core.review.revert import revert
+    from core.api.review import revert
 
     result = revert(
         workspace(args), args.decision, actor=actor_from(args), reason=args.reason or ""
@@ -429,7 +425,7 @@ def cmd_revert(args: argparse.Namespace) -> int:
 
 def cmd_request(kind: str) -> Command:
     def run(args: argparse.Namespace) -> int:
-        from core.store.requests import filed_request
+        from core.api.requests import filed_request
 
         ws = workspace(args)
         store = ws.find_memory(args.id)

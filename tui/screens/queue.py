@@ -54,23 +54,25 @@ from textual.widgets.data_table import ColumnKey, RowKey
 from textual.widgets.data_table import Row as DataRow
 from textual.worker import get_current_worker
 
-from core.domain.errors import MemgovError
-from core.domain.policy import shown
-from core.domain.words import counted
-from core.review import view
-from core.review.items import KINDS, ConflictAnalysis, Item, Kind, QuarantineAnalysis
-from core.review.queue import (
+from core.api.review import (
+    KINDS,
+    ConflictAnalysis,
+    Decision,
+    Item,
+    Kind,
+    QuarantineAnalysis,
     build_queue,
     conflict_texts,
     find_items,
     is_outline,
     open_ids,
     outline_queue,
+    view,
 )
-from core.store.decisions import Decision
-from core.store.secret_files import scan_file
-from core.store.store import Store
-from core.store.workspace import Workspace
+from core.api.stores import Store, Workspace, scan_file
+from core.domain.errors import MemgovError
+from core.domain.policy import shown
+from core.domain.words import counted
 from tui.messages import ItemsChanged, NextItem, QueueLoaded, StoresChanged, WorkerDone
 from tui.render import failure_text, memory_header, safe
 from tui.screens.about import AboutMeScreen
@@ -940,7 +942,7 @@ class QueueScreen(DeskScreen):
         self.reload(full=True)
 
     def action_sync(self) -> None:
-        from core.team.sync import is_team_clone
+        from core.api.team import is_team_clone
 
         teams = [s for s in self.desk.workspace.stores if is_team_clone(s)]
         if not teams:
@@ -961,7 +963,7 @@ class QueueScreen(DeskScreen):
         """In a worker: each team store synced in turn (the steps and git's transfer
         counters on the status line), each result a notification, then the queue read
         again."""
-        from core.team.sync import sync_team
+        from core.api.team import sync_team
 
         desk = self.desk
         for store in teams:

@@ -6,7 +6,13 @@ costs the write pipeline and the store (``tests/test_startup.py``).
 """
 
 # core.writing
-from core.writing.candidate import Candidate, candidate_from_dict, candidates_from_data
+from core.writing.candidate import (
+    AskedField,
+    Candidate,
+    asked_fields,
+    candidate_from_dict,
+    candidates_from_data,
+)
 from core.writing.citing import cite_in
 from core.writing.decay import Use, record_uses, records_usage, sweep_workspace
 from core.writing.pipeline import Outcome
@@ -16,9 +22,11 @@ from core.writing.target import home_store
 from core.writing.team_rule import log_in, remember_in, remember_many_in
 
 __all__ = [
+    "AskedField",
     "Candidate",
     "Outcome",
     "Use",
+    "asked_fields",
     "candidate_from_dict",
     "candidates_from_data",
     "cite_in",

@@ -8,6 +8,7 @@ items in the desk's queue.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -15,10 +16,13 @@ from typing import Any
 
 import pytest
 from conftest import DEMO_MAINTAINER, DEMO_TOKEN, commit_count, events, fake_token, tree_state
+from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from support_desk import workspace
 from support_mcp import READ_ONLY, TOOLS, Served, served
 
 from core.review.queue import build_queue
+from core.writing.candidate import Asked, Candidate, asked_fields
+from tui.agents.server import remember_signature
 
 TASK = "t-mcp-1"
 
@@ -66,6 +70,53 @@ async def test_the_tools_have_schemas_and_none_decides(demo: Path) -> None:
         info = s.client.server_info
         assert info is not None and info.name == "memgov"
         assert "never instructions" in (s.client.instructions or "")
+
+
+async def test_the_remember_schema_is_the_one_made_from_candidate(demo: Path) -> None:
+    """The schema the server advertises is the one made from :class:`Candidate`'s
+    definition, field by field: its description, its form, whether an agent must
+    send it, and what it is when left out."""
+    async with served(demo) as s:
+        tools = {t.name: t for t in (await s.client.list_tools()).tools}
+    advertised = tools["remember"].input_schema
+
+    def remember(**arguments: Any) -> None: ...
+
+    remember.__signature__ = remember_signature()  # type: ignore[attr-defined]
+    assert advertised == func_metadata(remember).arg_model.model_json_schema(by_alias=True)
+
+    fields = asked_fields()
+    assert list(advertised["properties"]) == [f.name for f in fields]
+    assert advertised["required"] == [f.name for f in fields if f.required_of_agents]
+    for f in fields:
+        shown = advertised["properties"][f.name]
+        assert shown["description"] == f.asked.description, f.name
+        if not f.required_of_agents:
+            assert shown["default"] == f.missing, f.name
+        if f.choices_for_agents:
+            assert shown["enum"] == list(f.choices_for_agents), f.name
+    # what agents had to send, and were offered, before the schema was made
+    assert advertised["required"] == ["content", "type", "subject", "attribute"]
+    assert advertised["properties"]["scope"]["enum"] == ["private", "team"]
+    assert advertised["properties"]["scope"]["default"] == "private"
+    assert advertised["properties"]["confidence"]["default"] == 0.7
+    assert set(advertised["properties"]) == {
+        *("content", "type", "scope", "subject", "attribute", "source", "s1", "s2"),
+        *("confidence", "condition", "value", "title", "expires_at", "environment"),
+    }
+
+
+def test_every_candidate_field_is_described() -> None:
+    """Each field of :class:`Candidate` says what it is, whether agents send it or not."""
+    for f in dataclasses.fields(Candidate):
+        asked = f.metadata.get("asked")
+        assert isinstance(asked, Asked) and asked.description.strip(), f.name
+    sent = {f.name for f in asked_fields()}
+    assert {f.name for f in dataclasses.fields(Candidate)} - sent == {
+        "origin",
+        "sensitive_ok",
+        "vouched",
+    }
 
 
 # ---------------------------------------------------------------- remember

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from textual import on
@@ -17,10 +16,8 @@ from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
-from core.review.revert import revert, why_not_revertible
-from core.store.decisions import Decision
-from core.store.proposals import closed_proposal
-from core.store.workspace import Workspace
+from core.api.review import Decision, closes_a_proposal, revert, why_not_revertible
+from core.api.stores import Workspace
 from tui.keymap import workspace_keymap
 from tui.messages import DecisionApplied, DecisionFailed, DecisionsApplied
 from tui.screens.desk import Desk
@@ -105,7 +102,7 @@ class MemgovDesk(Desk):
         # the last one, undoable or not: u undoes it or says why it cannot
         self.last_decision, self.undo_refusal = decision, None
         self.stores_changed(decision)
-        if closed_proposal(Path(decision.store), decision.item) is not None:
+        if closes_a_proposal(decision):
             # a contributor's proposal decided: main and the branch's end go out now
             queue = next((s for s in self.screen_stack if isinstance(s, QueueScreen)), None)
             if queue is not None:

@@ -23,9 +23,8 @@ import inspect
 import pkgutil
 from collections.abc import Iterable
 
-from core.reports.doctor import Finding
-from core.store.config import CONFIG_FILE
-from core.store.store import Store
+from core.api.doctor import Finding
+from core.api.stores import CONFIG_FILE, Store
 
 #: the modules whose classes bind the desk's keys: every screen, and the app itself
 _BINDING_MODULES = ("tui.app",)

@@ -14,8 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from textual.message import Message
 
-from core.review.items import KINDS, Item
-from core.store.decisions import Decision
+from core.api.review import KINDS, Decision, Item
 
 
 class StoresChanged(Message, bubble=False):

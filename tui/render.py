@@ -12,10 +12,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from core.api.review import RecordEvidence
 from core.domain.record import TRUST, Memory
 from core.domain.secrets import redact
 from core.domain.terminal import printable
-from core.review.items import RecordEvidence
 
 STATUS_STYLE = {
     "active": "green",

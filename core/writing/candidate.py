@@ -3,6 +3,12 @@
 :class:`Candidate` is the write pipeline's input (:func:`core.writing.pipeline.remember`):
 content, type, scope, the key (subject, attribute, condition), the source
 pointer, the caller's gate inputs s1 and s2, and confidence.
+
+Its definition is the one place a field an agent sends is described: each such
+field carries an :class:`Asked` (what it means, its form, its choices, whether a
+candidate with content must name it). :func:`candidate_from_dict`'s checks are
+made from it, and so is the MCP ``remember`` tool's input schema
+(:func:`asked_fields`), so the three never drift apart.
 :func:`candidate_from_dict` validates one as agents send it (JSON), naming the
 bad field in a :class:`ValidationError`; a bad value that may be a credential
 is never echoed.
@@ -11,52 +17,146 @@ is never echoed.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from core.domain import secrets
 from core.domain.errors import ValidationError
 from core.domain.record import SCOPES, TYPES, Source, check_field, parse_time
 
+#: how a field is sent and checked: the content (text, may be empty), a line of
+#: text (with choices or not), a probability from 0 to 1, a source pointer, an ISO
+#: 8601 time, a mapping of tool to version; or not sent by agents at all
+Form = Literal["content", "text", "probability", "source", "time", "versions", "internal"]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What one field of a :class:`Candidate` is, as an agent sends it (JSON)."""
+
+    description: str
+    form: Form = "text"
+    #: the values the pipeline takes (empty: any text)
+    choices: tuple[str, ...] = ()
+    #: the values an agent's tool offers, when fewer than ``choices``
+    offered: tuple[str, ...] = ()
+    #: a candidate with content must name it (one without content remembers nothing)
+    required: bool = False
+    #: what it is when not sent (when the field has no default of its own)
+    missing: Any = None
+    #: an agent's tool call may leave it out although it is required: ``missing`` is sent
+    agents_may_omit: bool = False
+
+
+@dataclass(frozen=True)
+class AskedField:
+    """A field of :class:`Candidate` an agent sends: its name, its :class:`Asked`, and
+    what it is when not sent."""
+
+    name: str
+    asked: Asked
+    missing: Any
+
+    @property
+    def choices_for_agents(self) -> tuple[str, ...]:
+        return self.asked.offered or self.asked.choices
+
+    @property
+    def required_of_agents(self) -> bool:
+        """An agent's tool call must send it (the MCP tool's schema requires it)."""
+        return self.asked.required and not self.asked.agents_may_omit
+
+
+def _asked(description: str, **how: Any) -> dict[str, Asked]:
+    return {"asked": Asked(description, **how)}
+
 
 @dataclass(frozen=True)
 class Candidate:
-    content: str
-    type: str
-    scope: str
-    subject: str
-    attribute: str
-    source: Source | None
-    s1: float | None = None
-    s2: float | None = None
-    confidence: float = 0.7
-    condition: str | None = None
-    value: str | None = None
-    title: str | None = None
-    expires_at: datetime | None = None
-    environment: dict[str, str] | None = None
-    #: where an importer found it, exactly (core.importers.claude_code.origin): kept on the record
-    origin: dict[str, str] | None = None
-    #: a person decided to keep its internal addresses (core.importers.held): private only
-    sensitive_ok: bool = False
-    #: a person keeps it although the gate doubted it (an exclusion, s1 or s2 under
-    #: theta; core.importers.held): never a secret, never without a source
-    vouched: bool = False
+    content: str = field(
+        metadata=_asked(
+            "the memory, one fact or rule, in words", form="content", required=True, missing=""
+        )
+    )
+    type: str = field(
+        metadata=_asked("what kind of memory", choices=TYPES, required=True, missing="semantic")
+    )
+    scope: str = field(
+        metadata=_asked(
+            "team: held as a promotion request for a maintainer",
+            choices=SCOPES,
+            offered=("private", "team"),
+            required=True,
+            missing="private",
+            agents_may_omit=True,
+        )
+    )
+    subject: str = field(
+        metadata=_asked(
+            "who or what it is about: user:NAME, project:NAME", required=True, missing=""
+        )
+    )
+    attribute: str = field(
+        metadata=_asked("which property of the subject: package_manager", required=True, missing="")
+    )
+    source: Source | None = field(
+        metadata=_asked(
+            "the logged message it comes from (required to pass the gate)", form="source"
+        )
+    )
+    s1: float | None = field(default=None, metadata=_asked("gate: future use", form="probability"))
+    s2: float | None = field(default=None, metadata=_asked("gate: stability", form="probability"))
+    confidence: float = field(default=0.7, metadata=_asked("0 to 1", form="probability"))
+    condition: str | None = field(default=None, metadata=_asked("when it holds: env=production"))
+    value: str | None = field(default=None, metadata=_asked("the value in short: pnpm"))
+    title: str | None = field(default=None, metadata=_asked("the index line's title"))
+    expires_at: datetime | None = field(
+        default=None, metadata=_asked("ISO 8601 with offset", form="time")
+    )
+    environment: dict[str, str] | None = field(
+        default=None, metadata=_asked("tool versions it depends on", form="versions")
+    )
+    origin: dict[str, str] | None = field(
+        default=None,
+        metadata=_asked(
+            "where an importer found it, exactly (core.importers.claude_code.origin): "
+            "kept on the record",
+            form="internal",
+        ),
+    )
+    sensitive_ok: bool = field(
+        default=False,
+        metadata=_asked(
+            "a person decided to keep its internal addresses (core.importers.held): private only",
+            form="internal",
+        ),
+    )
+    vouched: bool = field(
+        default=False,
+        metadata=_asked(
+            "a person keeps it although the gate doubted it (an exclusion, s1 or s2 under "
+            "theta; core.importers.held): never a secret, never without a source",
+            form="internal",
+        ),
+    )
 
     @property
     def key(self) -> tuple[str, str, str, str | None]:
         return (self.scope, self.subject, self.attribute, self.condition)
 
 
-def _probability(data: Mapping[str, Any], name: str, default: float | None) -> float | None:
-    value = data.get(name, default)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise ValidationError(f"must be a probability from 0 to 1, got {_shown(value)}", field=name)
-    return float(value)
+def asked_fields() -> tuple[AskedField, ...]:
+    """The fields an agent sends, in :class:`Candidate`'s order (the MCP ``remember``
+    tool's arguments are these)."""
+    found = []
+    for f in dataclasses.fields(Candidate):
+        asked: Asked = f.metadata["asked"]
+        if asked.form != "internal":
+            missing = asked.missing if f.default is dataclasses.MISSING else f.default
+            found.append(AskedField(f.name, asked, missing))
+    return tuple(found)
 
 
 def _shown(value: Any) -> str:
@@ -67,62 +167,93 @@ def _shown(value: Any) -> str:
     return text
 
 
+def _content(data: Mapping[str, Any], f: AskedField, required: bool) -> str:
+    """The content: text, possibly empty (then nothing is remembered)."""
+    content = data.get(f.name, f.missing)
+    if content is None:
+        content = f.missing
+    if not isinstance(content, str):
+        raise ValidationError(f"must be text, got {type(content).__name__}", field=f.name)
+    check_field(content, f.name)
+    return content.strip()
+
+
+def _text(data: Mapping[str, Any], f: AskedField, required: bool) -> str | None:
+    value = data.get(f.name)
+    choices = f.asked.choices
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            hint = f"one of: {', '.join(choices)}" if choices else None
+            raise ValidationError("is required", field=f.name, hint=hint)
+        missing: str | None = f.missing
+        return missing
+    if not isinstance(value, str):
+        raise ValidationError(f"must be text, got {type(value).__name__}", field=f.name)
+    check_field(value.strip(), f.name)  # control characters, surrogates, length: by field
+    value = value.strip()
+    if choices and value not in choices:
+        raise ValidationError(
+            f"unknown value {_shown(value)}", field=f.name, hint=f"one of: {', '.join(choices)}"
+        )
+    return value
+
+
+def _probability(data: Mapping[str, Any], f: AskedField, required: bool) -> float | None:
+    value = data.get(f.name, f.missing)
+    if value is None:  # sent as null: none, or 0 for a field that is never none (confidence)
+        return None if f.missing is None else 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValidationError(
+            f"must be a probability from 0 to 1, got {_shown(value)}", field=f.name
+        )
+    return float(value)
+
+
+def _source(data: Mapping[str, Any], f: AskedField, required: bool) -> Source | None:
+    if data.get(f.name) is None:
+        return None
+    return Source.from_value(data[f.name], path=None, field_name=f.name)
+
+
+def _time(data: Mapping[str, Any], f: AskedField, required: bool) -> datetime | None:
+    return parse_time(data.get(f.name), path=None, field_name=f.name, required=False)
+
+
+def _versions(data: Mapping[str, Any], f: AskedField, required: bool) -> dict[str, str] | None:
+    environment = data.get(f.name)
+    if environment is not None and not isinstance(environment, Mapping):
+        raise ValidationError("must be a mapping of tool to version", field=f.name)
+    return {str(k): str(v) for k, v in environment.items()} if environment else None
+
+
+#: each form's check, in the order they run: the first bad field is the one named
+_CHECKS: dict[str, Callable[[Mapping[str, Any], AskedField, bool], Any]] = {
+    "content": _content,
+    "source": _source,
+    "versions": _versions,
+    "text": _text,
+    "probability": _probability,
+    "time": _time,
+}
+
+
 def candidate_from_dict(data: Any) -> Candidate:
-    """Validate a candidate as agents send it (JSON), naming the bad field."""
+    """Validate a candidate as agents send it (JSON), naming the bad field.
+
+    Each field is checked as :class:`Candidate` describes it; a candidate with
+    content must name every required field, one without needs none (it is empty)."""
     if not isinstance(data, Mapping):
         raise ValidationError(
             "a candidate is a JSON object", hint="see 'memgov remember --help' for its fields"
         )
-
-    def text(name: str, *, required: bool, choices: tuple[str, ...] | None = None) -> str | None:
-        value = data.get(name)
-        if value is None or (isinstance(value, str) and not value.strip()):
-            if required:
-                hint = f"one of: {', '.join(choices)}" if choices else None
-                raise ValidationError("is required", field=name, hint=hint)
-            return None
-        if not isinstance(value, str):
-            raise ValidationError(f"must be text, got {type(value).__name__}", field=name)
-        check_field(value.strip(), name)  # control characters, surrogates, length: by field
-        value = value.strip()
-        if choices and value not in choices:
-            raise ValidationError(
-                f"unknown value {_shown(value)}",
-                field=name,
-                hint=f"one of: {', '.join(choices)}",
-            )
-        return value
-
-    content = data.get("content", "")
-    if content is None:
-        content = ""
-    if not isinstance(content, str):
-        raise ValidationError(f"must be text, got {type(content).__name__}", field="content")
-    check_field(content, "content")
-    source = None
-    if data.get("source") is not None:
-        source = Source.from_value(data["source"], path=None, field_name="source")
-    environment = data.get("environment")
-    if environment is not None and not isinstance(environment, Mapping):
-        raise ValidationError("must be a mapping of tool to version", field="environment")
-    return Candidate(
-        content=content.strip(),
-        type=text("type", required=bool(content.strip()), choices=TYPES) or "semantic",
-        scope=text("scope", required=bool(content.strip()), choices=SCOPES) or "private",
-        subject=text("subject", required=bool(content.strip())) or "",
-        attribute=text("attribute", required=bool(content.strip())) or "",
-        condition=text("condition", required=False),
-        value=text("value", required=False),
-        title=text("title", required=False),
-        source=source,
-        s1=_probability(data, "s1", None),
-        s2=_probability(data, "s2", None),
-        confidence=_probability(data, "confidence", 0.7) or 0.0,
-        expires_at=parse_time(
-            data.get("expires_at"), path=None, field_name="expires_at", required=False
-        ),
-        environment={str(k): str(v) for k, v in environment.items()} if environment else None,
-    )
+    fields = asked_fields()
+    values: dict[str, Any] = {}
+    for form, check in _CHECKS.items():
+        for f in fields:
+            if f.asked.form == form:
+                required = f.asked.required and bool(values.get("content"))
+                values[f.name] = check(data, f, required)
+    return Candidate(**values)
 
 
 def candidates_from_data(data: Any) -> list[Candidate]:

@@ -30,22 +30,25 @@ from typing import Any, NotRequired
 
 from typing_extensions import TypedDict
 
+from core.api.reading import history_in, list_in, recall_in
+from core.api.requests import KINDS, Request, filed_request, get_request
+from core.api.stores import Reaching, Store, Workspace
+from core.api.writing import (
+    Outcome,
+    Use,
+    candidate_from_dict,
+    cite_in,
+    log_in,
+    provenance,
+    record_uses,
+    records_usage,
+    remember_in,
+    vouched,
+)
 from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import TRUST, Memory, check_field
 from core.domain.secrets import redact
 from core.domain.shown import shown_title
-from core.reports.history import history_in
-from core.reports.recall import list_in, recall_in
-from core.store.reaching import Reaching
-from core.store.requests import KINDS, Request, filed_request, get_request
-from core.store.store import Store
-from core.store.workspace import Workspace
-from core.writing.candidate import candidate_from_dict
-from core.writing.citing import cite_in
-from core.writing.decay import Use, record_uses, records_usage
-from core.writing.pipeline import Outcome
-from core.writing.quarantine import provenance, vouched
-from core.writing.team_rule import log_in, remember_in
 
 #: what every recall answer starts with
 DATA_NOTICE = (

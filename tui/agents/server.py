@@ -20,6 +20,7 @@ each tool's signature for its schemas at run time.
 import asyncio
 import concurrent.futures
 import contextlib
+import inspect
 import logging
 import signal
 import sys
@@ -35,9 +36,10 @@ from pydantic import ValidationError as PydanticError
 from typing_extensions import TypedDict
 
 from core import __version__
+from core.api.reading import index_for_agents
+from core.api.stores import Workspace
+from core.api.writing import AskedField, asked_fields
 from core.domain.errors import MemgovError
-from core.reports.briefing import index_for_agents
-from core.store.workspace import Workspace
 from tui.agents.answers import (
     FLUSH_AT,
     MAX_LIST,
@@ -76,7 +78,6 @@ with their words. A person decides.
 - `cite` the recalled memories you actually used.
 You cannot approve, reject or erase anything: the user decides in the desk."""
 
-TYPES = Literal["working", "episodic", "semantic", "preference", "reflection"]
 ROLES = Literal["user", "assistant", "tool", "system"]
 STATUSES = Literal["active", "superseded", "conflict", "expired", "deleted"]
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
@@ -92,6 +93,39 @@ class SourceIn(TypedDict):
     task: Annotated[str, Field(description="the task id the message was logged under")]
     message_index: NotRequired[Annotated[int, Field(description="the message's index")]]
     evidence: NotRequired[Annotated[str, Field(description="the user's words, quoted")]]
+
+
+def _argument(asked: AskedField) -> inspect.Parameter:
+    """One argument of the ``remember`` tool: a candidate's field, its type as JSON
+    sends it, its description, and its default unless an agent must send it."""
+    wire: Any = {
+        "content": str,
+        "text": Literal[asked.choices_for_agents] if asked.choices_for_agents else str,
+        "probability": float,
+        "source": SourceIn,
+        "time": str,
+        "versions": dict[str, str],
+    }[asked.asked.form]
+    if asked.missing is None:
+        wire = wire | None
+    described = Field(description=asked.asked.description)
+    if asked.asked.form == "probability":
+        described = Field(ge=0, le=1, description=asked.asked.description)
+    return inspect.Parameter(
+        asked.name,
+        inspect.Parameter.KEYWORD_ONLY,
+        annotation=Annotated[wire, described],
+        default=inspect.Parameter.empty if asked.required_of_agents else asked.missing,
+    )
+
+
+def remember_signature() -> inspect.Signature:
+    """The ``remember`` tool's arguments, made from :class:`Candidate`'s definition: the
+    SDK reads a tool's input schema and checks its arguments from its signature."""
+    return inspect.Signature(
+        [_argument(asked) for asked in asked_fields()],
+        return_annotation=Annotated[CallToolResult, Receipt],
+    )
 
 
 def _field_error(exc: PydanticError) -> str:
@@ -179,60 +213,22 @@ def build_server(workspace: Workspace, actor: str) -> tuple[MCPServer[Any], _Des
         log_level="WARNING",
     )
 
-    @app.tool(annotations=WRITE, title="Remember")
-    async def remember(
-        content: Annotated[str, Field(description="the memory, one fact or rule, in words")],
-        type: Annotated[TYPES, Field(description="what kind of memory")],
-        subject: Annotated[
-            str, Field(description="who or what it is about: user:NAME, project:NAME")
-        ],
-        attribute: Annotated[
-            str, Field(description="which property of the subject: package_manager")
-        ],
-        source: Annotated[
-            SourceIn | None,
-            Field(description="the logged message it comes from (required to pass the gate)"),
-        ] = None,
-        scope: Annotated[
-            Literal["private", "team"],
-            Field(description="team: held as a promotion request for a maintainer"),
-        ] = "private",
-        condition: Annotated[str | None, Field(description="when it holds: env=production")] = None,
-        value: Annotated[str | None, Field(description="the value in short: pnpm")] = None,
-        title: Annotated[str | None, Field(description="the index line's title")] = None,
-        confidence: Annotated[float, Field(ge=0, le=1, description="0 to 1")] = 0.7,
-        s1: Annotated[float | None, Field(ge=0, le=1, description="gate: future use")] = None,
-        s2: Annotated[float | None, Field(ge=0, le=1, description="gate: stability")] = None,
-        expires_at: Annotated[str | None, Field(description="ISO 8601 with offset")] = None,
-        environment: Annotated[
-            dict[str, str] | None, Field(description="tool versions it depends on")
-        ] = None,
-    ) -> Annotated[CallToolResult, Receipt]:
+    async def remember(**candidate: Any) -> Annotated[CallToolResult, Receipt]:
         """Run a candidate memory through memgov's write pipeline. The receipt says what
         happened (written, merged, conflict, refused with each failing criterion, empty,
         or held for review), the ids, the gate's scores, and what the user will see in
         the review desk. Tell the user."""
-        candidate = {
-            "content": content,
-            "type": type,
-            "subject": subject,
-            "attribute": attribute,
-            "source": dict(source) if source is not None else None,
-            "scope": scope,
-            "condition": condition,
-            "value": value,
-            "title": title,
-            "confidence": confidence,
-            "s1": s1,
-            "s2": s2,
-            "expires_at": expires_at,
-            "environment": environment,
-        }
+        if candidate.get("source") is not None:
+            candidate["source"] = dict(candidate["source"])
         receipt = await desk.run("remember", lambda: agent.remember(candidate))
         return CallToolResult(
             content=[TextContent(type="text", text=receipt_text(receipt))],
             structured_content=dict(receipt),
         )
+
+    # its arguments are the candidate's fields, as core.writing.candidate defines them
+    remember.__signature__ = remember_signature()  # type: ignore[attr-defined]
+    app.tool(annotations=WRITE, title="Remember")(remember)
 
     @app.tool(annotations=READ, title="Recall")
     async def recall(

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 from core.domain.errors import MemgovError
 
 if TYPE_CHECKING:
-    from core.store.store import Clock
-    from core.store.workspace import Workspace
+    from core.api.stores import Clock, Workspace
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_CONFLICT = 0, 1, 2, 3
 
@@ -73,7 +72,7 @@ def store_paths(args: argparse.Namespace) -> list[str]:
 
 
 def workspace(args: argparse.Namespace) -> Workspace:
-    from core.store.workspace import open_workspace
+    from core.api.stores import open_workspace
 
     return open_workspace(store_paths(args), clock=clock_from_env())
 

@@ -11,7 +11,7 @@ from tui.cli.common import EXIT_OK, actor_from, emit, workspace
 
 
 def cmd_consolidate(args: argparse.Namespace) -> int:
-    from core.consolidation.consolidate import consolidate
+    from core.api.consolidation import consolidate
 
     reports = [
         (store, consolidate(store, actor=actor_from(args), dry_run=args.dry_run))
@@ -26,8 +26,8 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
 
 
 def cmd_rollback(args: argparse.Namespace) -> int:
-    from core.consolidation.consolidate import baselines, rollback
-    from core.writing.target import home_store
+    from core.api.consolidation import baselines, rollback
+    from core.api.writing import home_store
 
     store = home_store(workspace(args))
     if args.list:

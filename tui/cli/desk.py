@@ -15,7 +15,7 @@ from tui.cli.common import EXIT_OK, actor_from, clock_from_env, store_paths
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from core.demo import build_demo, demo_language, is_demo
+    from core.api.demo import build_demo, demo_language, is_demo
 
     target = Path(
         args.store[0]
@@ -25,7 +25,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     kept = is_demo(target) and not args.force
     stores = build_demo(target, force=args.force, lang=args.lang)
     if not args.actor and not os.environ.get("MEMGOV_ACTOR"):
-        from core.demo import OWNER
+        from core.api.demo import OWNER
 
         args.actor = OWNER  # the demo's user, who owns the private store and maintains the team
     where = ", ".join(str(s.root) for s in stores)
@@ -47,12 +47,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def open_desk(paths: Sequence[str], args: argparse.Namespace) -> int:
-    from core.store.workspace import open_workspace
+    from core.api.stores import open_workspace
 
     try:
         from tui.app import run_desk
     except ImportError:  # the desk arrives with its own issue; until then, the queue
-        from core.review.queue import build_queue
+        from core.api.review import build_queue
 
         ws = open_workspace(paths, clock=clock_from_env())
         for item in build_queue(ws):

@@ -16,7 +16,7 @@ from tui.cli.common import EXIT_FOUND, EXIT_OK, actor_from, emit, workspace
 
 
 def cmd_health(args: argparse.Namespace) -> int:
-    from core.reports.metrics import health
+    from core.api.measures import health
 
     found = [health(store) for store in workspace(args).stores]
 
@@ -48,7 +48,7 @@ def cmd_health(args: argparse.Namespace) -> int:
 
 
 def cmd_labels(args: argparse.Namespace) -> int:
-    from core.review.labels import workspace_label_items
+    from core.api.measures import workspace_label_items
 
     items = workspace_label_items(workspace(args), measures=args.measure or _all())
     emit(
@@ -63,13 +63,13 @@ def cmd_labels(args: argparse.Namespace) -> int:
 
 
 def _all() -> tuple[str, ...]:
-    from core.review.labels import MEASURES
+    from core.api.measures import MEASURES
 
     return MEASURES
 
 
 def cmd_redteam(args: argparse.Namespace) -> int:
-    from core.writing.redteam import replay
+    from core.api.writing import replay
 
     results = [
         (store, replay(store, actor=actor_from(args), record=not args.dry_run))

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from tui.cli.common import EXIT_OK, actor_from, emit, workspace
 
 if TYPE_CHECKING:
-    from core.store.store import Store
+    from core.api.stores import Store
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    from core.reports.history import history_in
+    from core.api.reading import history_in
 
     result = history_in(workspace(args), args.id)
 
@@ -64,7 +64,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from core.reports.recall import list_in, listed_line
+    from core.api.reading import list_in, listed_line
 
     rows = list_in(workspace(args), statuses=args.status, subject_prefix=args.subject)
     emit(
@@ -83,7 +83,7 @@ def say_unrecorded(store: Store) -> None:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from core.reports.recall import recall_in, recalled_line
+    from core.api.reading import recall_in, recalled_line
 
     subject, _, attribute = args.query.partition("#")
     attribute = args.attribute or attribute or None

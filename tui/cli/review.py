@@ -17,19 +17,19 @@ from core.domain.words import counted
 from tui.cli.common import EXIT_OK, Command, actor_from, emit, read_input, workspace
 
 if TYPE_CHECKING:
-    from core.domain.record import Source
-    from core.review.items import (
+    from core.api.review import (
+        Decision,
         HeldAnalysis,
         Item,
         LabelAnalysis,
         QuarantineAnalysis,
         UntrustedAnalysis,
     )
-    from core.store.decisions import Decision
+    from core.domain.record import Source
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
-    from core.review.queue import build_queue
+    from core.api.review import build_queue
 
     items = build_queue(workspace(args), kinds=args.kind)
     emit(
@@ -154,7 +154,7 @@ def _requested(item: Item, said: str = "requested") -> list[str]:
 
 
 def conflict_lines(item: Item) -> list[str]:
-    from core.review.items import ConflictAnalysis
+    from core.api.review import ConflictAnalysis
 
     analysis = item.analysis_as(ConflictAnalysis)
     if not analysis.favoured:
@@ -168,7 +168,7 @@ def promotion_lines(item: Item) -> list[str]:
 
 
 def batch_lines(item: Item) -> list[str]:
-    from core.review.items import BatchAnalysis
+    from core.api.review import BatchAnalysis
 
     analysis = item.analysis_as(BatchAnalysis)
     summary = analysis.summary
@@ -186,7 +186,7 @@ def batch_lines(item: Item) -> list[str]:
 
 
 def stale_lines(item: Item) -> list[str]:
-    from core.review.items import StaleAnalysis
+    from core.api.review import StaleAnalysis
 
     analysis = item.analysis_as(StaleAnalysis)
     return [
@@ -203,25 +203,25 @@ def stale_lines(item: Item) -> list[str]:
 
 
 def held_lines(item: Item) -> list[str]:
-    from core.review.items import HeldAnalysis
+    from core.api.review import HeldAnalysis
 
     return render_held(item.analysis_as(HeldAnalysis))
 
 
 def quarantine_lines(item: Item) -> list[str]:
-    from core.review.items import QuarantineAnalysis
+    from core.api.review import QuarantineAnalysis
 
     return render_quarantine(item.analysis_as(QuarantineAnalysis))
 
 
 def untrusted_lines(item: Item) -> list[str]:
-    from core.review.items import UntrustedAnalysis
+    from core.api.review import UntrustedAnalysis
 
     return render_untrusted(item.analysis_as(UntrustedAnalysis))
 
 
 def label_lines(item: Item) -> list[str]:
-    from core.review.items import LabelAnalysis
+    from core.api.review import LabelAnalysis
 
     return render_label(item.analysis_as(LabelAnalysis))
 
@@ -287,8 +287,7 @@ def source_pointer(source: Source) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from core.review.queue import get_item
-    from core.review.seen import shown_hash
+    from core.api.review import get_item, shown_hash
 
     item = get_item(workspace(args), args.item)
     digest = shown_hash(item)
@@ -318,9 +317,7 @@ def parse_conditions(values: Sequence[str] | None) -> dict[str, str]:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from core.review.decide import decide, preview
-    from core.review.kinds import kind_of
-    from core.store.decisions import Decision
+    from core.api.review import Decision, decide, kind_of, preview
 
     if args.item == "-":
         return _decide_list(args)
@@ -364,8 +361,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 def _decide_untrusted(args: argparse.Namespace) -> int:
     """An untrusted change: the team makes the signed commit that resolves it."""
-    from core.review.queue import get_item
-    from core.team.untrusted import decide_item
+    from core.api.review import get_item
+    from core.api.team import decide_item
 
     ws = workspace(args)
     item = get_item(ws, args.item)
@@ -394,12 +391,10 @@ def _decide_untrusted(args: argparse.Namespace) -> int:
 def _push_proposal(args: argparse.Namespace, decision: Decision) -> None:
     """A contributor's proposal decided: the team store is synced at once, so main and
     the branch's end reach the remote (offline: the next sync sends them)."""
-    from pathlib import Path
+    from core.api.review import closes_a_proposal
+    from core.api.team import sync_team
 
-    from core.store.proposals import closed_proposal
-    from core.team.sync import sync_team
-
-    if closed_proposal(Path(decision.store), decision.item) is None:
+    if not closes_a_proposal(decision):
         return
     store = next(s for s in workspace(args).stores if str(s.root) == decision.store)
     try:
@@ -413,7 +408,7 @@ def _push_proposal(args: argparse.Namespace, decision: Decision) -> None:
 def _decide_list(args: argparse.Namespace) -> int:
     """``memgov decide -``: a JSON list of decisions on stdin, one transaction and one
     commit (core.review.decide.decide_many)."""
-    from core.review.decide import choices_from_data, decide_many, preview_many
+    from core.api.review import choices_from_data, decide_many, preview_many
 
     given = [
         flag
@@ -462,7 +457,7 @@ def _decide_list(args: argparse.Namespace) -> int:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
-    from core.review.revert import revert
+    from core.api.review import revert
 
     result = revert(
         workspace(args), args.decision, actor=actor_from(args), reason=args.reason or ""
@@ -473,7 +468,7 @@ def cmd_revert(args: argparse.Namespace) -> int:
 
 def cmd_request(kind: str) -> Command:
     def run(args: argparse.Namespace) -> int:
-        from core.store.requests import filed_request
+        from core.api.requests import filed_request
 
         ws = workspace(args)
         store = ws.find_memory(args.id)

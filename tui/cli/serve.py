@@ -137,7 +137,7 @@ def _netloc_of(url: str) -> str | None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from core.store.workspace import open_workspace
+    from core.api.stores import open_workspace
 
     check_host(args.host)
     actor = actor_from(args)

@@ -21,7 +21,7 @@ from tui.cli.common import (
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from core.store.creation import create_store
+    from core.api.stores import create_store
 
     paths = store_paths(args)
     store = create_store(
@@ -42,7 +42,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from core.reports.checkup import check_workspace
+    from core.api.doctor import check_workspace
     from tui.keymap import read_keymap
 
     checkup = check_workspace(
@@ -65,7 +65,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from core.reports.reindex import reindex_workspace
+    from core.api.doctor import reindex_workspace
 
     done = reindex_workspace(workspace(args), actor=actor_from(args))
     emit(args, [r.to_dict() for r in done], lambda: "\n".join(r.render() for r in done))

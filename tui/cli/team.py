@@ -42,7 +42,7 @@ def _key(args: argparse.Namespace) -> Path | None:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from core.team.setup import init_team
+    from core.api.team import init_team
 
     actor = actor_from(args)
     done = init_team(
@@ -58,7 +58,7 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _clone(args: argparse.Namespace) -> int:
-    from core.team.setup import clone_team
+    from core.api.team import clone_team
 
     target = args.path or args.url.rstrip("/").rpartition("/")[2].removesuffix(".git") or "team"
     done = clone_team(args.url, Path(target), key=_key(args))
@@ -67,7 +67,7 @@ def _clone(args: argparse.Namespace) -> int:
 
 
 def _ratify(args: argparse.Namespace) -> int:
-    from core.team.trust import ratify
+    from core.api.team import ratify
 
     ws = workspace(args)
     done = ratify(ws.for_scope("team"), args.commit, actor=actor_from(args), reason=args.reason)
@@ -76,7 +76,7 @@ def _ratify(args: argparse.Namespace) -> int:
 
 
 def _reject(args: argparse.Namespace) -> int:
-    from core.team.untrusted import resolve
+    from core.api.team import resolve
 
     ws = workspace(args)
     store = ws.for_scope("team")
@@ -88,7 +88,7 @@ def _reject(args: argparse.Namespace) -> int:
 def _check_push(args: argparse.Namespace) -> int:
     """git's pre-push hook: the refs on standard input, the store the folder git runs
     it in. A hit is printed (file, line, rule; never the value) and stops the push."""
-    from core.team.guard import PushBlocked, check_hook_input
+    from core.api.team import PushBlocked, check_hook_input
 
     root = Path.cwd()
     leaks = check_hook_input(root, sys.stdin.read())
@@ -114,7 +114,7 @@ def _progress(text: str) -> None:
 
 
 def sync_teams(args: argparse.Namespace) -> int:
-    from core.team.sync import is_team_clone, sync_team
+    from core.api.team import is_team_clone, sync_team
 
     ws = workspace(args)
     teams = [s for s in ws.stores if is_team_clone(s)]

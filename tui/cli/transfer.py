@@ -31,14 +31,14 @@ from tui.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from core.importers.report import ImportReport, NotImported
+    from core.api.transfer import ImportReport, NotImported
 
 #: exit statuses, best first: the command exits with the worst of its folders'
 _WORST_LAST = (EXIT_OK, EXIT_CONFLICT, EXIT_FOUND, EXIT_ERROR)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from core.importers.formats import format_named, import_folder
+    from core.api.transfer import format_named, import_folder
 
     fmt = format_named(args.format)
     paths = [Path(p) for p in args.path]
@@ -64,7 +64,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def _import_several(
     args: argparse.Namespace, paths: list[Path], one: Callable[[Path], ImportReport]
 ) -> int:
-    from core.importers.report import ImportReport, NotImported, summary_counts, summary_table
+    from core.api.transfer import ImportReport, NotImported, summary_counts, summary_table
 
     rows: list[ImportReport | NotImported] = []
     for path in paths:
@@ -89,7 +89,7 @@ def _import_several(
 
 
 def _rendered(row: ImportReport | NotImported) -> str:
-    from core.importers.report import NotImported
+    from core.api.transfer import NotImported
 
     if isinstance(row, NotImported):
         return f"import from {row.folder}: not imported: {row.error}"
@@ -108,7 +108,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     """Exit 0 when the folder and memgov agree; 3 when something waits for a person
     (a held memory, a conflict); 1 when a file was refused. Without a format: the
     team stores with a remote (:func:`tui.cli.team.sync_teams`)."""
-    from core.importers.formats import format_named, sync_folder
+    from core.api.transfer import format_named, sync_folder
 
     if args.format is None:
         from tui.cli.team import sync_teams
@@ -125,7 +125,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from core.importers.formats import export_format_named
+    from core.api.transfer import export_format_named
 
     report = export_format_named(args.format).export(workspace(args), Path(args.path))
     emit(args, report.to_dict(), report.render)

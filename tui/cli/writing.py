@@ -26,9 +26,7 @@ from tui.cli.common import (
 def cmd_remember(args: argparse.Namespace) -> int:
     """One candidate (a JSON object) or many (a JSON list: one transaction and one
     commit per store, one outcome per candidate in order; ``--json`` prints a list)."""
-    from core.writing.candidate import candidates_from_data
-    from core.writing.pipeline import Outcome
-    from core.writing.team_rule import remember_many_in
+    from core.api.writing import Outcome, candidates_from_data, remember_many_in
 
     raw = read_input(args.file)
     try:
@@ -93,7 +91,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from core.writing.decay import sweep_workspace
+    from core.api.writing import sweep_workspace
 
     env = {}
     for item in args.env or ():
@@ -123,7 +121,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    from core.writing.team_rule import log_in
+    from core.api.writing import log_in
 
     logged = log_in(
         workspace(args),
@@ -142,7 +140,7 @@ def cmd_log(args: argparse.Namespace) -> int:
 
 
 def cmd_cite(args: argparse.Namespace) -> int:
-    from core.writing.citing import cite_in
+    from core.api.writing import cite_in
 
     cited = cite_in(workspace(args), args.ids, actor=actor_from(args), task=args.task)
     emit(

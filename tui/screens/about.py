@@ -15,14 +15,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from core.api.requests import Request, filed_request
+from core.api.review import correct, evidence_for
+from core.api.stores import Store, Workspace
 from core.domain.policy import is_owner, same_actor, shown
 from core.domain.record import TRUST, TYPES, Memory
 from core.domain.words import counted
-from core.review.correct import correct
-from core.review.queue import evidence_for
-from core.store.requests import Request, filed_request
-from core.store.store import Store
-from core.store.workspace import Workspace
 from tui.messages import StoresChanged
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter, DeskScreen

@@ -19,10 +19,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Header, Static
 
-from core.consolidation.consolidate import file_diff
+from core.api.consolidation import file_diff
+from core.api.review import BatchAnalysis, BatchFile, Item
 from core.domain.errors import MemgovError
 from core.domain.words import counted
-from core.review.items import BatchAnalysis, BatchFile, Item
 from tui.render import safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal

@@ -35,10 +35,9 @@ from textual.widgets import Footer, Input
 from textual.widgets._footer import FooterKey
 from textual.worker import get_current_worker
 
+from core.api.review import KINDS, NOT_CLOSING, Decision, Item
+from core.api.stores import Workspace
 from core.domain.errors import ItemChanged, MemgovError
-from core.review.items import KINDS, Item
-from core.store.decisions import NOT_CLOSING, Decision
-from core.store.workspace import Workspace
 from tui.messages import (
     DecisionApplied,
     DecisionFailed,

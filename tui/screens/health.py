@@ -20,8 +20,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Header, Static
 
+from core.api.measures import Health, health
 from core.domain.words import store_label
-from core.reports.metrics import Health, health
 from tui.messages import StoresChanged
 from tui.render import STATUS_STYLE, sparkline
 from tui.screens.desk import DeskFooter, DeskScreen

@@ -23,8 +23,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
+from core.api.review import HeldAnalysis
 from core.domain import secrets
-from core.review.items import HeldAnalysis
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal

@@ -16,10 +16,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Header, Input, Static
 
-from core.reports.history import history
-from core.review.queue import evidence_for
-from core.store.store import Store
-from core.store.workspace import Workspace
+from core.api.reading import history
+from core.api.review import evidence_for
+from core.api.stores import Store, Workspace
 from tui.messages import StoresChanged
 from tui.render import record_card, safe, status_text
 from tui.screens.desk import DeskFooter, DeskScreen

@@ -27,14 +27,19 @@ from textual.actions import parse
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
+from core.api.review import (
+    Action,
+    Decision,
+    Item,
+    Preview,
+    actions_for,
+    changes_between,
+    decide,
+    preview,
+    shown_hash,
+)
+from core.api.stores import Workspace
 from core.domain import policy
-from core.review.actions import Action, actions_for
-from core.review.decide import decide, preview
-from core.review.items import Item
-from core.review.preview import Preview
-from core.review.seen import changes_between, shown_hash
-from core.store.decisions import Decision
-from core.store.workspace import Workspace
 from tui.messages import ItemsChanged, NextItem, QueueLoaded, StoresChanged
 from tui.screens.desk import DeskScreen
 from tui.screens.dialogs import Proposal, ReasonDialog

@@ -16,8 +16,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
-from core.review.conflict import suggested_conditions
-from core.review.items import ConditionHints, ConflictAnalysis, DeletionAnalysis, Item
+from core.api.review import (
+    ConditionHints,
+    ConflictAnalysis,
+    DeletionAnalysis,
+    Item,
+    suggested_conditions,
+)
 from tui.render import record_card, safe
 from tui.screens.batch import BatchScreen
 from tui.screens.desk import DeskFooter

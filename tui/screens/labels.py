@@ -29,11 +29,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
-from core.review.authority import may_decide
-from core.review.decide import decide
-from core.review.items import Item, LabelAnalysis, Said
-from core.review.labels import DIAGNOSES, workspace_label_items
-from core.review.seen import shown_hash
+from core.api.measures import DIAGNOSES, workspace_label_items
+from core.api.review import Item, LabelAnalysis, Said, decide, may_decide, shown_hash
 from tui.messages import StoresChanged
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter, DeskScreen

@@ -13,8 +13,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Header, Static
 
+from core.api.doctor import Finding, diagnose
 from core.domain.words import counted
-from core.reports.doctor import Finding, diagnose
 from tui.messages import StoresChanged
 from tui.screens.desk import DeskFooter, DeskScreen
 

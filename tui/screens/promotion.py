@@ -16,8 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
-from core.review.items import PromotionAnalysis
-from core.review.promotion import blocked_rules, close_reason, reject_reason, successor
+from core.api.review import PromotionAnalysis, blocked_rules, close_reason, reject_reason, successor
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal

@@ -23,9 +23,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
+from core.api.review import QUARANTINE_MEANING as MEANING
+from core.api.review import QUARANTINE_REASONS as DEFAULT_REASONS
+from core.api.review import QuarantineAnalysis
 from core.domain.shown import visible
-from core.review.items import QuarantineAnalysis
-from core.review.quarantine import DEFAULT_REASONS, MEANING
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal

@@ -18,9 +18,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Header, Label, Static, TextArea
 
+from core.api.review import SECRET_REASONS as DEFAULT_REASONS
+from core.api.review import SecretAnalysis
 from core.domain import secrets
-from core.review.items import SecretAnalysis
-from core.review.secret import DEFAULT_REASONS
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter, cursor_blinks
 from tui.screens.dialogs import Proposal

@@ -21,11 +21,16 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from core.review.decide import Choice, decide_many, preview_many
-from core.review.items import Item, Kind
-from core.review.preview import Preview
-from core.review.queue import is_outline
-from core.review.seen import shown_hash
+from core.api.review import (
+    Choice,
+    Item,
+    Kind,
+    Preview,
+    decide_many,
+    is_outline,
+    preview_many,
+    shown_hash,
+)
 from tui.screens.desk import DeskScreen
 from tui.screens.dialogs import Proposal, ReasonDialog
 

@@ -18,9 +18,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
+from core.api.review import STALE_REASONS as DEFAULT_REASONS
+from core.api.review import StaleAnalysis
 from core.domain.words import counted
-from core.review.items import StaleAnalysis
-from core.review.stale import DEFAULT_REASONS
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import CorrectDialog, Proposal

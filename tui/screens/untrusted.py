@@ -19,8 +19,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
-from core.review.items import UntrustedAnalysis
-from core.team.untrusted import decide_item
+from core.api.review import UntrustedAnalysis
+from core.api.team import decide_item
 from tui.render import safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal

@@ -23,19 +23,20 @@ from typing import Any, Protocol
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from core.domain.errors import MemgovError
-from core.review import view
-from core.review.items import KINDS, Item, Kind
-from core.review.queue import (
+from core.api.review import (
+    KINDS,
+    Decision,
+    Item,
+    Kind,
     build_queue,
     conflict_texts,
     find_items,
     open_ids,
     outline_queue,
+    view,
 )
-from core.store.decisions import Decision
-from core.store.secret_files import scan_file
-from core.store.workspace import Workspace
+from core.api.stores import Workspace, scan_file
+from core.domain.errors import MemgovError
 from tui.messages import WorkerDone
 from tui.render import failure_text
 from tui.screens.desk import Desk

@@ -7,10 +7,9 @@ from functools import lru_cache
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from core.api.review import ConflictAnalysis, Item, QuarantineAnalysis, is_outline
 from core.domain.policy import shown
 from core.domain.words import counted
-from core.review.items import ConflictAnalysis, Item, QuarantineAnalysis
-from core.review.queue import is_outline
 from tui.render import memory_header, safe
 from tui.screens.queue.table import Row
 

@@ -21,10 +21,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.widgets import Header, Input, Static, Tab, Tabs
 
-from core.review import view
-from core.review.items import KINDS, Item
-from core.review.queue import is_outline
-from core.store.decisions import Decision
+from core.api.review import KINDS, Decision, Item, is_outline, view
 from tui.messages import ItemsChanged, NextItem, QueueLoaded, StoresChanged, WorkerDone
 from tui.screens.about import AboutMeScreen
 from tui.screens.desk import DeskFooter
@@ -241,7 +238,7 @@ class QueueScreen(QueueWindow):
         self.reload(full=True)
 
     def action_sync(self) -> None:
-        from core.team.sync import is_team_clone
+        from core.api.team import is_team_clone
 
         teams = [s for s in self.desk.workspace.stores if is_team_clone(s)]
         if not teams:

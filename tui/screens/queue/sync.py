@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from core.api.stores import Store
 from core.domain.errors import MemgovError
-from core.store.store import Store
 from tui.render import failure_text
 from tui.screens.desk import Desk
 
@@ -15,7 +15,7 @@ def sync_teams(desk: Desk, teams: list[Store], progress: Callable[[str], None]) 
     """In a worker: each team store synced in turn (the steps and git's transfer
     counters through ``progress``, on the UI thread), each result a notification,
     then the queue read again."""
-    from core.team.sync import sync_team
+    from core.api.team import sync_team
 
     for store in teams:
 

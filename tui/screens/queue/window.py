@@ -22,9 +22,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from core.api.review import Item, view
 from core.domain.words import counted
-from core.review import view
-from core.review.items import Item
 from tui.screens.desk import DeskScreen
 from tui.screens.queue.rows import preview, row_of
 from tui.screens.queue.table import QueueTable

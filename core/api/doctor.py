@@ -1,0 +1,9 @@
+"""A store's problems: what ``memgov doctor`` and the desk's problems screen find,
+and the index (``MEMORY.md``) written again from the records."""
+
+# core.reports
+from core.reports.checkup import check_workspace
+from core.reports.doctor import Finding, diagnose
+from core.reports.reindex import reindex_workspace
+
+__all__ = ["Finding", "check_workspace", "diagnose", "reindex_workspace"]

@@ -1,0 +1,43 @@
+"""Write: remember candidates through the gate, log what the user said, cite what
+was used, record and sweep the uses of recalled memories, replay the red team.
+
+Nothing here loads the review, the reports or the importers: ``memgov remember``
+costs the write pipeline and the store (``tests/test_startup.py``).
+"""
+
+# core.writing
+from core.writing.candidate import (
+    AskedField,
+    Candidate,
+    asked_fields,
+    candidate_from_dict,
+    candidates_from_data,
+)
+from core.writing.citing import cite_in
+from core.writing.decay import Use, record_uses, records_usage, sweep_workspace
+from core.writing.pipeline import Outcome
+from core.writing.quarantine import provenance, vouched
+from core.writing.redteam import replay
+from core.writing.target import home_store
+from core.writing.team_rule import log_in, remember_in, remember_many_in
+
+__all__ = [
+    "AskedField",
+    "Candidate",
+    "Outcome",
+    "Use",
+    "asked_fields",
+    "candidate_from_dict",
+    "candidates_from_data",
+    "cite_in",
+    "home_store",
+    "log_in",
+    "provenance",
+    "record_uses",
+    "records_usage",
+    "remember_in",
+    "remember_many_in",
+    "replay",
+    "sweep_workspace",
+    "vouched",
+]

@@ -1,4 +1,4 @@
-"""What health and the seed's measures cost (issue 18): the goal is under 1 s warm on a
+"""What health and the seed's measures cost: the goal is under 1 s warm on a
 10,000-memory store with 100,000 log lines.
 
     .venv/bin/python bench/bench_health.py             # 10,000 memories

@@ -18,7 +18,7 @@ CLI as a person runs it (a new process, start-up included):
   changed (what a hook at the end of every session runs);
 - a sync with nothing changed on either side.
 
-Prints both with the goal of issue 15 (a first import under 10 s) and the ratio; the
+Prints both with its goal (a first import under 10 s) and the ratio; the
 floor for comparison is ``cp -r`` of the folder (reading and writing its bytes).
 """
 

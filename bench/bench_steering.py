@@ -1,4 +1,4 @@
-"""What the steering detector costs (issue 17): per text, per record, per store.
+"""What the steering detector costs: per text, per record, per store.
 
     .venv/bin/python bench/bench_steering.py             # 10,000 memories
     .venv/bin/python bench/bench_steering.py --size 100000

@@ -1,4 +1,4 @@
-"""Crash loop (issue 10): kill -9 every writing command at a random moment, then check.
+"""Crash loop: kill -9 every writing command at a random moment, then check.
 
 Each round copies a fresh demo (built once), starts one writing command of the
 real ``memgov`` CLI, kills its process group with SIGKILL after a random delay

@@ -1,4 +1,4 @@
-"""Race loop (issue 10): two deciders on one item, released at the same moment.
+"""Race loop: two deciders on one item, released at the same moment.
 
 Each round copies a fresh demo and starts two ``memgov`` commands with different
 outcomes on one item (a conflict newer vs neither, older vs parallel; a deletion

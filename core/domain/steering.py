@@ -77,7 +77,7 @@ message.
 
 :func:`detect` stays the plain content scan (every rule, weak or strong, no
 weighing). The detector never decides: it flags, and the write gate holds the
-candidate for a person (issue 17).
+candidate for a person.
 
 Speed: a rule's regex is split into its top-level alternatives; each runs only when
 the literals every match of it needs are in the text (found from the stdlib's regex
@@ -2635,8 +2635,8 @@ _ML = re.IGNORECASE | re.MULTILINE
 # -- provenance: a standing order for the agent whose source is not the user's --------
 # Not a rule of RULES (the content scan): an order to the agent is how a user instructs
 # their own agent ("always run the tests first"), so its words alone are no sign. Drawn
-# from a tool result, a web page, a file or another agent, it is one by itself (issue 17:
-# "a preference or a rule drawn from a tool result ... is suspicious by itself"):
+# from a tool result, a web page, a file or another agent, it is one by itself ("a
+# preference or a rule drawn from a tool result ... is suspicious by itself"):
 # :func:`provenance_flags` flags it as ``foreign-rule``. What counts as an order: an
 # imperative opening a sentence, a line, a list item or a clause; an obligation or a
 # permission on the agent or on what it handles; a standing or future condition

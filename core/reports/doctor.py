@@ -3,7 +3,7 @@
 Errors make the exit status 1; warnings (a long index, a large file) are
 shown but do not, unless ``--strict``.
 
-A store is untrusted input (issue 10), so doctor also reports, as errors: a
+A store is untrusted input, so doctor also reports, as errors: a
 record whose file holds a credential (any status: superseded and expired files
 are still on disk; the rule ids, lines and columns, never the value), a
 symbolic link anywhere in the store folder outside ``.git``, local state

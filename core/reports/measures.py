@@ -1,4 +1,4 @@
-"""The seed's measures (section 8, issue 18), each with its definition and its series.
+"""The seed's measures (seed 8), each with its definition and its series.
 
 Health (core.reports.metrics) counts what the store shows by itself; this module adds
 what needs the logs, the usage and citation events, or a person's labels

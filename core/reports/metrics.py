@@ -130,7 +130,7 @@ def health(store: Store) -> Health:
         if e.action == "decide" and (week := _week(e.ts, start)) is not None:
             decisions[week] += 1
     out.series["decisions per week"] = decisions
-    # quarantine (issue 17): candidates held for trying to steer the agent, and what
+    # quarantine: candidates held for trying to steer the agent, and what
     # people did with them; a record's words kept or erased count as released or discarded
     held_actions = {
         "quarantined per week": ("quarantine",),

@@ -22,7 +22,7 @@ kind                      analysis
 ========================  ===========================================
 
 ``label`` items are not in the queue (:data:`KINDS`): they are what the labelled
-measures of issue 18 draw (core.review.labels), decided and reverted like any item.
+measures draw (core.review.labels), decided and reverted like any item.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The labelled measures (seed 8, issue 18): what a person judges, drawn as items.
+"""The labelled measures (seed 8): what a person judges, drawn as items.
 
 Three measures need a person's judgement on a sample, and the desk is the labelling
 tool. Each sample is an item of kind ``label`` (not in the queue: drawn apart), decided

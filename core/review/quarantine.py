@@ -1,4 +1,4 @@
-"""Deciding what tries to steer the agent (issue 17): review items of kind ``quarantine``.
+"""Deciding what tries to steer the agent: review items of kind ``quarantine``.
 
 Two origins, one kind of item, the detector's flags with their spans in both:
 

@@ -1,4 +1,4 @@
-"""What a person was shown, as a hash: every decision is bound to it (issue 17).
+"""What a person was shown, as a hash: every decision is bound to it.
 
 A review item carries its content and its evidence: the records with their words
 and front matter, their sources resolved in the logs, the analysis, the team

@@ -1,4 +1,4 @@
-"""Deciding an untrusted change: the queue's ``untrusted`` items (issue 35).
+"""Deciding an untrusted change: the queue's ``untrusted`` items.
 
 A team clone's untrusted commits that wait (:mod:`core.team.untrusted`: a commit
 on the remote's main no listed maintainer signed, not taken here) are each an item,

@@ -235,7 +235,7 @@ class Use:
 
     query: str
     recalled: tuple[tuple[str, float], ...]
-    #: the task the recall was for, when the agent said (the hit rate's tasks: issue 18)
+    #: the task the recall was for, when the agent said (the hit rate's tasks)
     task: str | None = None
 
 

@@ -68,7 +68,7 @@ REQUIRED = (
 )
 LARGE_FILE_CHARS = 40_000
 
-#: Text hygiene (issue 10). A one-line field takes no control character at all: no
+#: Text hygiene (a store is untrusted input). A one-line field takes no control character at all: no
 #: C0 (tab and line feed included), no DEL, no C1, no Unicode line or paragraph
 #: separator. Multi-line text (content, evidence, reasons) may hold tabs and line
 #: feeds, nothing else of those. Neither may hold a lone surrogate (what "\ud800" in

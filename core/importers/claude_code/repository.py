@@ -1,4 +1,4 @@
-"""A project's key from its repository, the same on every machine (issue 34).
+"""A project's key from its repository, the same on every machine.
 
 A Claude Code folder belongs to a project: ``<repository>/.claude/memory`` is the
 repository's, ``~/.claude/projects/<encoded path>/memory`` the one at that path

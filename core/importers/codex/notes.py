@@ -437,7 +437,7 @@ class UserFiles:
         wish = WISH.search(f"{heading} {content}")
         about = kind.about
         if kind.kind == AD_HOC.kind and not wish and not _ABOUT_USER.match(content):
-            about = "project"  # a fact about the work, not the user (issue 34)
+            about = "project"  # a fact about the work, not the user
         return Entry(
             origin=f"{rel}:{line}",
             kind=kind.kind,

@@ -29,6 +29,7 @@ from core.domain.record import Memory, Source
 from core.importers.claude_code import import_claude_code
 from core.store.requests import file_request
 from core.store.store import Store, new_memory_id
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 from core.writing.citing import cite_in
 from core.writing.decay import recall, sweep
@@ -496,7 +497,7 @@ def build_demo(target: Path | str, *, force: bool = False, lang: str | None = No
     # a note pasted into a file by hand, before scanning existed: it carries a fake token
     clock.at(START + 86 * day)
     token = fake_token("ghp_", 36, seed=20261112)
-    with private.transaction(actor=OWNER, message="import: hand-written note") as tx:
+    with transaction(private, actor=OWNER, message="import: hand-written note") as tx:
         note = Memory(
             id=new_memory_id("ci_token", "demo hand-written note"),
             type="semantic",

@@ -22,6 +22,7 @@ from core.domain.record import TRUST, Memory
 from core.store.config import Config
 from core.store.reaching import Reaching
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 
 DAY = 86_400.0
@@ -104,7 +105,7 @@ def sweep(
     else:
         # decided under the store lock, on what the store holds now: another writer may
         # have changed a record since this process last read it
-        with store.transaction(actor=actor, message="sweep") as tx:
+        with transaction(store, actor=actor, message="sweep") as tx:
             due = _due(tx.view.values(), tx.now, env)
             tx.message = f"sweep: expire {len(due)} memories"
             for memory_id, why in due:
@@ -251,7 +252,7 @@ def record_uses(store: Store, uses: Sequence[Use], actor: str) -> int:
     more = f" and {len(queries) - 1} more" if len(queries) > 1 else ""
     message = f"recall: {queries[0]}{more}"
     written = 0
-    with store.transaction(actor=actor, message=message) as tx:
+    with transaction(store, actor=actor, message=message) as tx:
         now = tx.now
         for use in uses:
             for memory_id, weight_then in use.recalled:

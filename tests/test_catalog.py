@@ -13,7 +13,7 @@ import pytest
 
 from core.domain.record import Memory
 from core.store import catalog as catalog_module
-from core.store.catalog import CATALOG_FILE
+from core.store.catalog import CATALOG_FILE, memory_sync
 from core.store.index import INDEX_FILE, render_index
 from core.store.layout import memory_path
 from core.store.store import Store
@@ -25,13 +25,13 @@ from tests.conftest import ACTOR, MakeMemory, add_memories, record_file
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The memory files the catalog reads (a real counter around the real reader)."""
     calls: list[str] = []
-    real = catalog_module._read_file
+    real = memory_sync._read_file  # what the memory rows' sync reads a file with
 
     def counting(path: str, rel: str, size: int) -> tuple[Memory | object, str]:
         calls.append(rel)
         return real(path, rel, size)
 
-    monkeypatch.setattr(catalog_module, "_read_file", counting)
+    monkeypatch.setattr(memory_sync, "_read_file", counting)
     return calls
 
 

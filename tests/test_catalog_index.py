@@ -16,7 +16,7 @@ import yaml
 from core.domain.errors import NotFoundError
 from core.domain.record import Memory
 from core.store import catalog as catalog_module
-from core.store.catalog import SEARCHED, fold
+from core.store.catalog import SEARCHED, fold, request_rows
 from core.store.layout import MEMORY_DIR
 from core.store.request_files import Request
 from core.store.requests import (
@@ -36,13 +36,13 @@ from tests.conftest import ACTOR, MakeMemory, add_memories, fake_token, git, rec
 def request_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The request files the catalog reads (a counter around the real reader)."""
     calls: list[str] = []
-    real = catalog_module.read_request_file
+    real = request_rows.read_request_file  # what the request rows read a file with
 
     def counting(path: Path, rel: str) -> Request | str:
         calls.append(rel)
         return real(path, rel)
 
-    monkeypatch.setattr(catalog_module, "read_request_file", counting)
+    monkeypatch.setattr(request_rows, "read_request_file", counting)
     return calls
 
 

@@ -571,13 +571,13 @@ def test_a_torn_event_line_of_the_crashed_change_is_not_taken_as_written(
 @pytest.fixture
 def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
-    real = catalog._read_file
+    real = catalog.memory_sync._read_file  # what the memory rows' sync reads a file with
 
     def counting(path: str, rel: str, size: int) -> object:
         calls.append(rel)
         return real(path, rel, size)
 
-    monkeypatch.setattr(catalog, "_read_file", counting)
+    monkeypatch.setattr(catalog.memory_sync, "_read_file", counting)
     return calls
 
 

@@ -22,7 +22,6 @@ from core.domain.record import TRUST, Memory
 from core.store.config import Config
 from core.store.reaching import Reaching
 from core.store.store import Store
-from core.store.transaction import transaction
 from core.store.workspace import Workspace
 
 DAY = 86_400.0
@@ -105,6 +104,8 @@ def sweep(
     else:
         # decided under the store lock, on what the store holds now: another writer may
         # have changed a record since this process last read it
+        from core.store.transaction import transaction  # a reading command never loads it
+
         with transaction(store, actor=actor, message="sweep") as tx:
             due = _due(tx.view.values(), tx.now, env)
             tx.message = f"sweep: expire {len(due)} memories"
@@ -252,6 +253,8 @@ def record_uses(store: Store, uses: Sequence[Use], actor: str) -> int:
     more = f" and {len(queries) - 1} more" if len(queries) > 1 else ""
     message = f"recall: {queries[0]}{more}"
     written = 0
+    from core.store.transaction import transaction  # a reading command never loads it
+
     with transaction(store, actor=actor, message=message) as tx:
         now = tx.now
         for use in uses:

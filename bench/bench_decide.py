@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from core.domain.record import Memory, Source
 from core.store.store import Store
+from core.store.transaction import transaction
 
 TZ = timezone(timedelta(hours=8))
 START = datetime(2026, 6, 1, 9, 0, tzinfo=TZ)
@@ -65,7 +66,7 @@ def build(root: Path, memories: int, conflicts: int) -> Path:
     shutil.rmtree(root, ignore_errors=True)
     clock = Clock()
     store = Store.init(root, owner=OWNER, actor=OWNER, clock=clock)
-    with store.transaction(actor=OWNER, message="bench: build") as tx:
+    with transaction(store, actor=OWNER, message="bench: build") as tx:
         for i in range(conflicts):
             for side, value in enumerate(("npm", "pnpm")):
                 when = START + timedelta(days=side)

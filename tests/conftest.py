@@ -30,6 +30,7 @@ from core.domain.record import Memory, Source
 from core.store import logs
 from core.store.layout import memory_path
 from core.store.store import Store
+from core.store.transaction import transaction
 
 TZ = timezone(timedelta(hours=8))
 FIXED_NOW = datetime(2027, 3, 14, 10, 20, tzinfo=TZ)
@@ -161,7 +162,7 @@ def make_memory() -> MakeMemory:
 def add_memories(store: Store, *memories: Memory, actor: str = ACTOR) -> None:
     """Create memories in one transaction, with the daily-log lines their sources
     point at, so that the store stays clean for ``doctor``."""
-    with store.transaction(actor=actor, message="test: add memories") as tx:
+    with transaction(store, actor=actor, message="test: add memories") as tx:
         touched = set()
         for memory in memories:
             for source in memory.all_sources:

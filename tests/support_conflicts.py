@@ -9,6 +9,7 @@ from pathlib import Path
 
 from core.domain.record import Memory, Source
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import open_workspace
 from tui.app import MemgovDesk
 
@@ -50,7 +51,7 @@ def conflict_store(
 ) -> Path:
     """A private store at ``root`` with ``count`` open conflicts, made in one commit."""
     store = Store.init(root, owner=OWNER, actor=OWNER, clock=Clock())
-    with store.transaction(actor=OWNER, message="test: conflicts") as tx:
+    with transaction(store, actor=OWNER, message="test: conflicts") as tx:
         for i in range(count):
             for side, value in enumerate(values(i)):
                 tx.create(memory(i, side, value), action="conflict", reason="test")

@@ -20,6 +20,7 @@ from core.review.decide import decide
 from core.review.queue import build_queue
 from core.store import logs
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 from core.team.setup import clone_team, init_team
 from core.team.sync import SyncReport, sync_team
@@ -121,7 +122,7 @@ def make_team(
         clock=Clock(),
     )
     alice = Store(tmp / "alice", clock=Clock(1))
-    with alice.transaction(actor=ALICE, message="test: team conflicts") as tx:
+    with transaction(alice, actor=ALICE, message="test: team conflicts") as tx:
         logged = set()
         for i in range(CONFLICTS):
             for memory in conflict_pair(i):
@@ -228,7 +229,7 @@ def private_record(private: Store, text: str = "Releases are tagged vX.Y.Z.") ->
         verified_at=when,
         source=Source(task="tr_carol", message_index=3, evidence=f"note: {text}", log=rel),
     )
-    with private.transaction(actor=CAROL, message="test: a private record") as tx:
+    with transaction(private, actor=CAROL, message="test: a private record") as tx:
         tx.create(memory, action="create", reason="test")
         tx.write_file(rel, (private.root / rel).read_text(encoding="utf-8"))
     return memory.id

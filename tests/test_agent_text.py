@@ -20,6 +20,7 @@ from core.importers.claude_code.export import export_claude_code
 from core.reports.doctor import diagnose
 from core.store.index import INDEX_FILE, index_line, parse_index
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import open_workspace
 from tests.conftest import ACTOR, FIXED_NOW, MakeMemory, add_memories, fake_token
 
@@ -189,7 +190,7 @@ def _of_every_status(store: Store, make_memory: MakeMemory) -> None:
         make_memory(id="odd-b", attribute="tone", value="warm", content="Be warm."),
         make_memory(id="gone", attribute="editor", value="vim", content="Use vim."),
     )
-    with store.transaction(actor=ACTOR, message="test: statuses") as tx:
+    with transaction(store, actor=ACTOR, message="test: statuses") as tx:
         tx.transition("was", "superseded", action="supersede", reason="test")
         tx.update("now", action="update", reason="test", supersedes="was")
         tx.transition("odd-a", "conflict", action="conflict", reason="test")

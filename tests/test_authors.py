@@ -27,6 +27,7 @@ from core.store.gitstore import COMMITTER, actor_identity, actor_of
 from core.store.journal import JOURNAL_FILE
 from core.store.layout import memory_path
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.writing.pipeline import candidate_from_dict, remember
 
 MEMGOV = f"{COMMITTER[0]} <{COMMITTER[1]}>"
@@ -179,7 +180,7 @@ def test_a_recovery_is_memgovs_own_commit(store: Store, make_memory: MakeMemory)
             }
         )
     )
-    with store.transaction(actor="tester@example.com", message="next"):
+    with transaction(store, actor="tester@example.com", message="next"):
         pass
 
     recovered = git(root, "log", "--format=%an <%ae>|%cn <%ce>|%s")

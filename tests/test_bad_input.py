@@ -17,6 +17,7 @@ from core.store.events import FIRST_SHARD
 from core.store.index import INDEX_FILE
 from core.store.layout import memory_path
 from core.store.store import MAX_FILE_BYTES, Store
+from core.store.transaction import transaction
 
 
 @pytest.fixture
@@ -162,7 +163,7 @@ def test_bad_file_is_a_problem_and_nothing_else_breaks(
     assert Finding("error", case.rel, problem.reason, case.field) in findings
 
     # a write to the store goes through and leaves the bad file alone
-    with opened.transaction(actor=ACTOR, message="unrelated change") as tx:
+    with transaction(opened, actor=ACTOR, message="unrelated change") as tx:
         tx.transition("good-2", "expired", action="sweep", reason="x")
     assert Store(root).get("good-2").status == "expired"
 
@@ -271,7 +272,7 @@ def test_a_write_never_overwrites_an_unreadable_file(
     path = good_store.root / "memories" / "mem-9.md"
     path.write_text("---\nid: [mem-9\nnotes the user is still fixing\n---\n")
     before = path.read_bytes()
-    with pytest.raises(Exception), good_store.transaction(actor=ACTOR, message="x") as tx:  # noqa: B017
+    with pytest.raises(Exception), transaction(good_store, actor=ACTOR, message="x") as tx:  # noqa: B017
         tx.create(make_memory(id="mem-9"), action="create", reason="x")
     assert path.read_bytes() == before
 
@@ -279,6 +280,6 @@ def test_a_write_never_overwrites_an_unreadable_file(
 def test_a_mangled_index_does_not_block_writes(good_store: Store) -> None:
     index = good_store.root / INDEX_FILE
     index.write_bytes(index.read_bytes() + b"\xff\xfe hand edit\n")
-    with good_store.transaction(actor=ACTOR, message="x") as tx:
+    with transaction(good_store, actor=ACTOR, message="x") as tx:
         tx.transition("good-2", "expired", action="sweep", reason="x")
     assert b"\xff" not in index.read_bytes()

@@ -13,10 +13,11 @@ import pytest
 
 from core.domain.record import Memory
 from core.store import catalog as catalog_module
-from core.store.catalog import CATALOG_FILE
+from core.store.catalog import CATALOG_FILE, memory_sync
 from core.store.index import INDEX_FILE, render_index
 from core.store.layout import memory_path
 from core.store.store import Store
+from core.store.transaction import transaction
 from tests.conftest import ACTOR, MakeMemory, add_memories, record_file
 
 
@@ -24,13 +25,13 @@ from tests.conftest import ACTOR, MakeMemory, add_memories, record_file
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The memory files the catalog reads (a real counter around the real reader)."""
     calls: list[str] = []
-    real = catalog_module._read_file
+    real = memory_sync._read_file  # what the memory rows' sync reads a file with
 
     def counting(path: str, rel: str, size: int) -> tuple[Memory | object, str]:
         calls.append(rel)
         return real(path, rel, size)
 
-    monkeypatch.setattr(catalog_module, "_read_file", counting)
+    monkeypatch.setattr(memory_sync, "_read_file", counting)
     return calls
 
 
@@ -74,7 +75,7 @@ def test_another_process_s_write_is_seen_by_a_store_that_read_before(
     reader = Store(store.root)
     assert reader.memories["mem-1"].status == "active"
     writer = Store(store.root)
-    with writer.transaction(actor=ACTOR, message="expire") as tx:
+    with transaction(writer, actor=ACTOR, message="expire") as tx:
         tx.transition("mem-1", "expired", action="sweep", reason="x")
     reader.forget()
     assert reader.memories["mem-1"].status == "expired"
@@ -84,7 +85,7 @@ def test_the_index_from_the_catalog_is_the_index_of_every_record(
     store: Store, make_memory: MakeMemory
 ) -> None:
     some(store, make_memory, 6)
-    with store.transaction(actor=ACTOR, message="changes") as tx:
+    with transaction(store, actor=ACTOR, message="changes") as tx:
         tx.transition("mem-2", "expired", action="sweep", reason="x")
         tx.update("mem-4", action="edit", reason="x", title="A new title")
     add_memories(store, make_memory(id="mem-0b", attribute="attr_0", title="Same key order"))
@@ -112,7 +113,7 @@ def test_an_erasure_leaves_no_byte_of_the_content_in_the_catalog(
         store, make_memory(id="mem-1", content=secret_text), make_memory(id="mem-2", attribute="x")
     )
     Store(store.root).load()
-    with store.transaction(actor=ACTOR, message="erase") as tx:
+    with transaction(store, actor=ACTOR, message="erase") as tx:
         tx.erase("mem-1", action="delete", reason="asked")
     store.memories  # noqa: B018 - the catalog is current again
     for name in os.listdir(store.state_dir):
@@ -129,7 +130,7 @@ def test_queries_answer_from_the_key_columns(store: Store, make_memory: MakeMemo
         make_memory(id="b1", subject="project:beta", attribute="lang"),
         make_memory(id="a3", subject="project:alpha/web", attribute="style", supersedes="a1"),
     )
-    with store.transaction(actor=ACTOR, message="expire") as tx:
+    with transaction(store, actor=ACTOR, message="expire") as tx:
         tx.transition("b1", "expired", action="sweep", reason="x")
     records = Store(store.root).memories
     key = ("private", "project:alpha", "lang", None)

@@ -16,7 +16,7 @@ import yaml
 from core.domain.errors import NotFoundError
 from core.domain.record import Memory
 from core.store import catalog as catalog_module
-from core.store.catalog import SEARCHED, fold
+from core.store.catalog import SEARCHED, fold, request_rows
 from core.store.layout import MEMORY_DIR
 from core.store.request_files import Request
 from core.store.requests import (
@@ -28,6 +28,7 @@ from core.store.requests import (
     request_problems,
 )
 from core.store.store import Store
+from core.store.transaction import transaction
 from tests.conftest import ACTOR, MakeMemory, add_memories, fake_token, git, record_file
 
 
@@ -35,13 +36,13 @@ from tests.conftest import ACTOR, MakeMemory, add_memories, fake_token, git, rec
 def request_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The request files the catalog reads (a counter around the real reader)."""
     calls: list[str] = []
-    real = catalog_module.read_request_file
+    real = request_rows.read_request_file  # what the request rows read a file with
 
     def counting(path: Path, rel: str) -> Request | str:
         calls.append(rel)
         return real(path, rel)
 
-    monkeypatch.setattr(catalog_module, "read_request_file", counting)
+    monkeypatch.setattr(request_rows, "read_request_file", counting)
     return calls
 
 
@@ -248,7 +249,7 @@ def test_the_text_search_answers_as_a_scan_of_every_record_does(
     assert SEARCHED == ("id", "subject", "attribute", "title", "value", "content")
     _check_search(store, rng)
     # kept in step by the writes: changed, erased, added records
-    with store.transaction(actor=ACTOR, message="change") as tx:
+    with transaction(store, actor=ACTOR, message="change") as tx:
         for n in rng.sample(range(30), 6):
             tx.update(f"mem-{n}", action="correct", reason="t", content=_text(rng, 5, 40))
         for n in rng.sample(range(30), 3):
@@ -309,7 +310,7 @@ def test_an_erasure_leaves_no_trigram_of_the_erased_text_in_the_catalog(
     assert catalog.text_holders("7e3c9a") == {"mem-1"}  # the search tables are built
     pieces = [unique[i : i + 3].encode() for i in range(len(unique) - 2)]
     assert all(piece in _catalog_bytes(store) for piece in pieces)
-    with store.transaction(actor=ACTOR, message="erase") as tx:
+    with transaction(store, actor=ACTOR, message="erase") as tx:
         tx.erase("mem-1", action="delete", reason="t")
     assert store.records.catalog.text_holders("7e3c9a") == set()
     left = _catalog_bytes(store)
@@ -360,21 +361,21 @@ def test_the_active_count_equals_the_rows_after_a_random_walk(
             made += len(batch)
             add_memories(store, *batch)
         elif move == "transition":
-            with store.transaction(actor=ACTOR, message="walk") as tx:
+            with transaction(store, actor=ACTOR, message="walk") as tx:
                 for memory_id in rng.sample(live, min(3, len(live))):
                     status = tx.get(memory_id).status
                     if status in statuses:
                         tx.transition(memory_id, statuses[status], action="walk", reason="t")
         elif move == "erase":
-            with store.transaction(actor=ACTOR, message="walk") as tx:
+            with transaction(store, actor=ACTOR, message="walk") as tx:
                 tx.erase(rng.choice(live), action="delete", reason="t")
         elif move == "restore":  # what a revert does: a record put back as it was
             memory_id = rng.choice(live)
             before = store.get(memory_id)
-            with store.transaction(actor=ACTOR, message="walk") as tx:
+            with transaction(store, actor=ACTOR, message="walk") as tx:
                 if before.status in statuses:
                     tx.transition(memory_id, statuses[before.status], action="walk", reason="t")
-            with store.transaction(actor=ACTOR, message="revert") as tx:
+            with transaction(store, actor=ACTOR, message="revert") as tx:
                 tx.restore(before, reason="t", decision=f"d-{step}")
         elif move == "hand":  # by hand: a status edited, a file broken, a file removed
             path = record_file(store, rng.choice(live))
@@ -460,7 +461,7 @@ def test_a_conflict_set_is_found_by_its_id_through_one_index(tmp_path: Path) -> 
     ).fetchall()
     assert "entries_conflict_item" in str(plan)
     key = sorted(keys)[0]
-    with store.transaction(actor="owner@example.com", message="settle one") as tx:
+    with transaction(store, actor="owner@example.com", message="settle one") as tx:
         for memory in store.memories.by_key(key):
             tx.transition(memory.id, "active", action="adjudicate", reason="test")
             break

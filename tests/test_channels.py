@@ -40,6 +40,8 @@ import pytest
 from conftest import FakeClock
 from support_mcp import served
 
+from core.store.transaction import transaction
+
 ACTOR = "alice@example.com"
 AGENT = "agent@example.com"
 
@@ -151,7 +153,7 @@ def _plant(home: Path) -> tuple[Path, Path, dict[str, str]]:
         for kind in FROM_FOLDER
     }
     store = Store(root)
-    with store.transaction(actor=ACTOR, message="test: words changed in the store") as tx:
+    with transaction(store, actor=ACTOR, message="test: words changed in the store") as tx:
         for kind in ("flagged", "kept"):  # as a hand edit or a push would change them
             tx.update(ids[kind], action="edit", reason="test", content=steering_words(WORDS[kind]))
         tx.update(ids["expired"], action="edit", reason="test", expires_at=tx.now)
@@ -160,7 +162,7 @@ def _plant(home: Path) -> tuple[Path, Path, dict[str, str]]:
     clock.advance(days=1)
     sweep(Store(root, clock=clock), actor=ACTOR)
     store = Store(root)  # a newer record of its own evidence replaces it
-    with store.transaction(actor=ACTOR, message="test: a newer record") as tx:
+    with transaction(store, actor=ACTOR, message="test: a newer record") as tx:
         old = tx.get(ids["superseded"])
         log, _ = store.log_message(task="t-new", index=0, role="user", text="weekly", actor=ACTOR)
         newer = old.with_changes(
@@ -175,7 +177,7 @@ def _plant(home: Path) -> tuple[Path, Path, dict[str, str]]:
         tx.transition(old.id, "superseded", action="supersede", reason="test")
         tx.create(newer, action="create", reason="test")
     store = Store(root)
-    with store.transaction(actor=ACTOR, message="test: erase") as tx:
+    with transaction(store, actor=ACTOR, message="test: erase") as tx:
         tx.erase(ids["erased"], action="erase", reason="test")
     request = file_request(
         Store(root), kind="delete", memory_id=ids["deleted"], reason="wrong", actor=AGENT
@@ -269,7 +271,7 @@ def _in_process(root: Path, folder: Path, ids: dict[str, str]) -> dict[str, str]
     shown["SessionStart (index for agents)"] = index_for_agents(Store(root))
     # a transaction: the index it writes
     store = Store(root)
-    with store.transaction(actor=ACTOR, message="test: one more write") as tx:
+    with transaction(store, actor=ACTOR, message="test: one more write") as tx:
         tx.update(ids["ordinary"], action="edit", reason="test", confidence=0.95)
     shown["MEMORY.md after a transaction"] = (root / "MEMORY.md").read_text(encoding="utf-8")
     # a hand edit lists every record (the withheld too): reindex writes it from the records

@@ -1,4 +1,4 @@
-"""The complexity ratchet (issue 36): ruff's C901 holds new code under 15; the functions
+"""The complexity ratchet: ruff's C901 holds new code under 15; the functions
 over it when the limit came carry ``# noqa: C901``, each under 25, and the list only
 shrinks."""
 
@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: how many functions the ratchet lists today; lower it as they are brought under 15
-RATCHET = 14
+RATCHET = 11
 
 
 def ruff() -> str:

@@ -20,6 +20,7 @@ from core.domain.errors import StoreError
 from core.review.batch import decide_batch, pending_items
 from core.store.layout import memory_path
 from core.store.store import Store
+from core.store.transaction import transaction, write_raw
 
 
 def change(report_or_item: Any, action: str) -> dict[str, Any]:
@@ -245,7 +246,7 @@ def test_prune_drops_stale_pointers_and_moves_long_lines_back(store, make_memory
         mem(make_memory, "long", "doc_language", None, "Docs in Chinese."),
         mem(make_memory, "gone", "editor", None, "Uses vim."),
     )
-    with store.transaction(actor=ACTOR, message="test: expire") as tx:
+    with transaction(store, actor=ACTOR, message="test: expire") as tx:
         tx.transition("gone", "expired", action="expire", reason="test")
     long_hook = "Docs in Chinese, " + "with every heading translated and the glossary kept " * 4
     drifted = (
@@ -253,7 +254,7 @@ def test_prune_drops_stale_pointers_and_moves_long_lines_back(store, make_memory
         + f"- [Editor]({memory_path('gone')}) — Uses vim.\n"
         + f"- [Doc language]({memory_path('long')}) — {long_hook}\n"
     )
-    store.write_raw("MEMORY.md", drifted, actor=ACTOR, message="test: an index edited by hand")
+    write_raw(store, "MEMORY.md", drifted, actor=ACTOR, message="test: an index edited by hand")
     report = consolidate(store, actor=ACTOR)
     pointer = change(report, "index-pointer")
     assert pointer["class"] == "automatic" and "expired" in pointer["reason"]

@@ -34,6 +34,7 @@ from core.review.queue import build_queue
 from core.review.revert import revert
 from core.store.layout import memory_path
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 from core.writing.decay import recall
 from core.writing.pipeline import Candidate, remember
@@ -107,7 +108,7 @@ def test_a_record_changed_since_the_batch_is_refused_by_name(store, make_memory,
         mem(make_memory, "f", "freeze", None, "Freeze starts next week."),
     )
     consolidate(store, actor=ACTOR)
-    with store.transaction(actor=ACTOR, message="test: reconfirm p2") as tx:
+    with transaction(store, actor=ACTOR, message="test: reconfirm p2") as tx:
         tx.transition("p2", "active", action="reconfirm", reason="test", confidence=0.95)
     item = item_of(store)
     assert any(c.stale == ("p2",) for c in item.analysis.changes)
@@ -351,7 +352,7 @@ def test_an_erasure_discards_a_pending_batch_that_may_quote_it(store, make_memor
     )
     report = consolidate(store, actor=ACTOR)
     commit = load_batch(store, report.batch or "").commit
-    with store.transaction(actor=ACTOR, message="test: erase p2") as tx:
+    with transaction(store, actor=ACTOR, message="test: erase p2") as tx:
         tx.erase("p2", action="erase", reason="the user asked")
     assert list(pending_items(store)) == []
     events, _ = Store(store.root).events()

@@ -20,6 +20,7 @@ from core.store import logs
 from core.store.config import Config, load_config
 from core.store.events import Event
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.writing.decay import recall, sweep, unused, weight
 from core.writing.pipeline import Candidate, remember
 
@@ -275,7 +276,7 @@ def test_recall_ranks_active_records_by_weight_and_records_their_use(
         make_memory(id="other-attr", subject=subject, attribute="language"),
     ]
     add(store, *records)
-    with store.transaction(actor=ACTOR, message="test: retire two") as tx:
+    with transaction(store, actor=ACTOR, message="test: retire two") as tx:
         tx.transition("fmt-expired", "expired", action="expire", reason="test")
         tx.transition("fmt-superseded", "superseded", action="supersede", reason="test")
     clock.advance(seconds=1)

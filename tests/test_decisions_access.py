@@ -26,6 +26,7 @@ from core.store.decisions import load_decision
 from core.store.layout import memory_path
 from core.store.requests import file_request, get_request
 from core.store.store import Store
+from core.store.transaction import transaction
 
 
 # ------------------------------------------------------------------------ who may decide
@@ -198,7 +199,7 @@ def test_the_promotion_preview_is_the_rule_that_decides(demo: Path) -> None:
     item = the_item(demo, "promotion", attribute="package_manager")
     private_memory = item.records[0].memory
     team = Store(demo / "team")
-    with team.transaction(actor=MAINTAINER, message="test: the team's own wording") as tx:
+    with transaction(team, actor=MAINTAINER, message="test: the team's own wording") as tx:
         tx.create(
             private_memory.with_changes(
                 id="package-manager-team0001",

@@ -33,6 +33,7 @@ from core.review.queue import build_queue, get_item
 from core.store import fsutil, logs
 from core.store.requests import get_request, load_requests
 from core.store.store import Store
+from core.store.transaction import transaction
 
 
 # ------------------------------------------------------------------- promotion decisions
@@ -118,7 +119,7 @@ def test_the_scan_is_fresh_at_approval(demo: Path) -> None:
     assert item.scan == ()
     token = fake_token("ghp_", 36)
     mine = item.records[0].memory
-    with private.transaction(actor=OWNER, message="test: a hand edit") as tx:
+    with transaction(private, actor=OWNER, message="test: a hand edit") as tx:
         tx.update(mine.id, action="edit", reason="test", content=f"{mine.content} {token}")
     check = unchanged(private.root, team.root)
     with pytest.raises(SecretBlocked) as caught:
@@ -132,7 +133,7 @@ def test_a_secret_in_the_value_shows_in_the_queue_and_blocks_the_promotion(demo:
     item = the_item(demo, "promotion", attribute="package_manager")
     mine = item.records[0].memory
     token = fake_token("ghp_", 36)
-    with private.transaction(actor=OWNER, message="test: a hand edit") as tx:
+    with transaction(private, actor=OWNER, message="test: a hand edit") as tx:
         tx.update(mine.id, action="edit", reason="test", value=f"pnpm {token}")
     shown = get_item(workspace(demo), item.id)
     assert [hit.rule for hit in shown.scan] == ["github-pat"]

@@ -26,6 +26,7 @@ from core.review.queue import build_queue
 from core.review.revert import revert
 from core.store.requests import filed_request, get_request
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.writing.decay import sweep
 
 CORRECTED = "The code freeze was called off: merges go ahead as usual."
@@ -234,7 +235,7 @@ def test_a_record_no_longer_active_since_the_report_can_only_be_closed(demo: Pat
     item = freeze_item(demo)
     memory = item.records[0].memory
     # the record expires by policy before anyone looks at the report
-    with private.transaction(actor="memgov-sweep", message="expire by hand") as tx:
+    with transaction(private, actor="memgov-sweep", message="expire by hand") as tx:
         tx.transition(memory.id, "expired", action="expire", reason="past its date")
     item = freeze_item(demo)
     refused = {a.name: a.refused for a in actions_for(item, OWNER, workspace(demo))}

@@ -31,6 +31,7 @@ import tui.screens.queue.reading
 import tui.screens.queue.window
 from core.review.queue import build_queue
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import open_workspace
 from tui.screens.desk import DeskFooter
 from tui.screens.queue import QueueScreen
@@ -176,7 +177,7 @@ async def test_the_table_draws_what_textuals_table_draws() -> None:
 async def test_titles_show_as_text_never_as_markup(tmp_path: Path) -> None:
     root = tmp_path / "s"
     store = Store.init(root, owner=OWNER, actor=OWNER, clock=Clock())
-    with store.transaction(actor=OWNER, message="test: conflicts") as tx:
+    with transaction(store, actor=OWNER, message="test: conflicts") as tx:
         for side, value in enumerate(("npm", "pnpm")):
             tx.create(
                 replace(memory(1, side, value), condition="env=[/prod] [bold]x"),

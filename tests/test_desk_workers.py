@@ -22,6 +22,7 @@ from core.domain.record import Memory, Source
 from core.review.decide import decide
 from core.review.queue import build_queue
 from core.store.store import JOURNAL_FILE, Store, new_memory_id
+from core.store.transaction import transaction
 from tui.screens.about import AboutMeScreen
 from tui.screens.batch import BatchScreen
 from tui.screens.health import HealthScreen
@@ -224,7 +225,7 @@ async def test_after_a_decision_the_queue_shows_what_opened_or_closed_meanwhile(
         decide(other, closed.id, approve=True, option="newer", actor=OWNER)
         store = next(s for s in other.stores if s.config.scope == "private")
         when = DEMO_NOW - timedelta(days=1)
-        with store.transaction(actor=OWNER, message="test: a new conflict") as tx:
+        with transaction(store, actor=OWNER, message="test: a new conflict") as tx:
             for value in ("npm", "pnpm"):
                 tx.create(
                     Memory(

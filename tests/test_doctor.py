@@ -19,6 +19,7 @@ from core.store.index import INDEX_FILE
 from core.store.journal import JOURNAL_FILE
 from core.store.layout import memory_path
 from core.store.store import Store
+from core.store.transaction import transaction
 from tui.cli import main
 
 
@@ -43,7 +44,7 @@ def clean_store(stored: Callable[..., Store], make_memory: MakeMemory) -> Store:
             make_memory(id="mem-1"),
             make_memory(id="mem-2", attribute="lang", type="semantic", condition="env=prod"),
         )
-        with store.transaction(actor=ACTOR, message="supersede") as tx:
+        with transaction(store, actor=ACTOR, message="supersede") as tx:
             tx.create(
                 make_memory(
                     id="mem-3",
@@ -290,7 +291,7 @@ def test_a_deleted_predecessor_is_not_a_dangling_pointer(
     clean_store: Store, make_memory: MakeMemory
 ) -> None:
     """mem-3 supersedes mem-2; once mem-2 is erased the pointer is history, not an error."""
-    with clean_store.transaction(actor=ACTOR, message="erase") as tx:
+    with transaction(clean_store, actor=ACTOR, message="erase") as tx:
         tx.erase("mem-2", action="erase", reason="user asked")
     assert not record_file(clean_store, "mem-2").exists()
     assert [f for f in diagnose(clean_store) if f.severity == "error"] == []
@@ -305,6 +306,6 @@ def test_sources_pointing_at_files_resolve(store: Store, make_memory: MakeMemory
     git(store.root, "commit", "-qm", "notes")
     assert diagnose(store) == []
     bad = Source(task="import", file="notes/CLAUDE.md", line=9)
-    with store.transaction(actor=ACTOR, message="x") as tx:
+    with transaction(store, actor=ACTOR, message="x") as tx:
         tx.update("mem-1", action="edit", reason="x", source=bad)
     assert [f.field for f in diagnose(store)] == ["source"]

@@ -37,6 +37,7 @@ from core.store.events import (
 )
 from core.store.journal import JOURNAL_FILE, JournalError, read_journal
 from core.store.store import Store
+from core.store.transaction import transaction
 
 SMALL = 700  # bytes: two or three events a shard
 
@@ -61,7 +62,7 @@ def expire_all(store: Store, count: int, make_memory: MakeMemory) -> list[str]:
     """``count`` transactions of one event each; the ids of their events."""
     add_memories(store, *(make_memory(id=f"mem-{i}", attribute=f"a{i}") for i in range(count)))
     for i in range(count):
-        with store.transaction(actor=ACTOR, message=f"expire {i}") as tx:
+        with transaction(store, actor=ACTOR, message=f"expire {i}") as tx:
             tx.transition(f"mem-{i}", "expired", action="sweep", reason=f"sweep {i}")
         assert len(changed_in_head(store.root) & {*event_logs(store.root)}) == 1
     return [e.id for e in store.events()[0]]
@@ -120,7 +121,7 @@ def test_a_legacy_log_is_read_first_and_kept(
     assert old and event_logs(root) == [EVENTS_FILE]
     reopened = Store(root)
     size_before = (root / EVENTS_FILE).stat().st_size
-    with reopened.transaction(actor=ACTOR, message="one") as tx:
+    with transaction(reopened, actor=ACTOR, message="one") as tx:
         tx.transition("mem-old", "expired", action="sweep", reason="x")
     # under the size, the legacy log is still the last shard: appended to
     assert event_logs(root) == [EVENTS_FILE]
@@ -156,14 +157,14 @@ def test_a_crash_during_an_append_to_a_new_shard_rolls_back(
 
     with monkeypatch.context() as patch, pytest.raises(KeyboardInterrupt):
         patch.setattr(transaction_module, "append_to_log", torn)
-        with store.transaction(actor=ACTOR, message="crash") as tx:
+        with transaction(store, actor=ACTOR, message="crash") as tx:
             tx.create(make_memory(id="mem-crash", attribute="lang"), action="create", reason="x")
     assert (root / target.file).exists()
     journal = read_journal(store)
     assert journal is not None
     assert (journal["events_file"], journal["events_offset"]) == (target.file, 0)
     reopened = Store(root)
-    with reopened.transaction(actor=ACTOR, message="next"):
+    with transaction(reopened, actor=ACTOR, message="next"):
         pass
     assert not (root / target.file).exists()  # the shard it started is gone
     assert {rel: (root / rel).read_bytes() for rel in event_logs(root)} == before
@@ -191,11 +192,11 @@ def test_a_crash_after_some_events_in_a_new_shard_says_so(
 
     with monkeypatch.context() as patch, pytest.raises(KeyboardInterrupt):
         patch.setattr(transaction_module, "append_to_log", half)
-        with store.transaction(actor=ACTOR, message="crash") as tx:
+        with transaction(store, actor=ACTOR, message="crash") as tx:
             tx.create(make_memory(id="mem-a", attribute="a"), action="create", reason="x")
             tx.create(make_memory(id="mem-b", attribute="b"), action="create", reason="x")
     reopened = Store(root)
-    with reopened.transaction(actor=ACTOR, message="next"):
+    with transaction(reopened, actor=ACTOR, message="next"):
         pass
     events, bad = reopened.events()
     assert bad == []

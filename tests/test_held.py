@@ -18,6 +18,7 @@ from core.importers import CLAUDE_CODE, import_folder
 from core.review.decide import decide
 from core.review.queue import build_queue, get_item
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace, open_workspace
 
 
@@ -113,7 +114,7 @@ def test_a_rejection_takes_no_approval_option(ws: Workspace, folder: Path) -> No
 def erase_style(ws: Workspace) -> None:
     store = Store(ws.private.root)  # type: ignore[union-attr]
     style = next(m for m in store.memories.values() if m.content == "Answer tersely.")
-    with store.transaction(actor=ACTOR, message="test: erase") as tx:
+    with transaction(store, actor=ACTOR, message="test: erase") as tx:
         tx.erase(style.id, action="erase", reason="not true")
 
 

@@ -16,12 +16,13 @@ from core.store.events import FIRST_SHARD, Event, append_events
 from core.store.journal import JOURNAL_FILE
 from core.store.layout import memory_path
 from core.store.store import Store
+from core.store.transaction import transaction
 from tui.cli import main
 
 
 def replace(store: Store, old: str, new: Memory, actor: str) -> None:
     """The newer record points at the old one; the old one becomes superseded."""
-    with store.transaction(actor=actor, message=f"replace {old} with {new.id}") as tx:
+    with transaction(store, actor=actor, message=f"replace {old} with {new.id}") as tx:
         tx.create(new, action="create", reason="newer evidence")
         tx.transition(old, "superseded", action="supersede", reason=f"replaced by {new.id}")
 
@@ -138,7 +139,7 @@ def test_text_output_shows_the_chain_and_the_events(
 def test_history_of_an_erased_memory_keeps_its_events(
     chain: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with chain.transaction(actor="alice@example.com", message="erase a") as tx:
+    with transaction(chain, actor="alice@example.com", message="erase a") as tx:
         tx.erase("a", action="erase", reason="user asked")
     data = run_history(capsys, chain, "a")
     assert data["exists"] is False
@@ -177,7 +178,7 @@ def test_events_a_crash_recovery_rolled_back_do_not_decide_the_status(
             "events": ["ev-undone", "ev-never-written"],
         })
     )  # fmt: skip
-    with chain.transaction(actor="alice@example.com", message="next"):
+    with transaction(chain, actor="alice@example.com", message="next"):
         pass
     data = run_history(capsys, chain, "ghost")
     assert data["exists"] is False

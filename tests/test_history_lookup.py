@@ -15,6 +15,7 @@ from core.domain.errors import NotFoundError
 from core.domain.record import Memory
 from core.reports.history import history_in, store_of_history
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 
 
@@ -25,7 +26,7 @@ def workspace(tmp_path: Path, clock: FakeClock, make_memory: Callable[..., Memor
     team = Store.init(tmp_path / "team", scope="team", maintainers=(ACTOR,), actor=ACTOR)
     private = Store.init(tmp_path / "private", owner=ACTOR, actor=ACTOR, clock=clock)
     add_memories(private, make_memory(id="kept"), make_memory(id="gone", attribute="lang"))
-    with private.transaction(actor=ACTOR, message="erase gone") as tx:
+    with transaction(private, actor=ACTOR, message="erase gone") as tx:
         tx.erase("gone", action="erase", reason="user asked")
     return Workspace([team, private])
 

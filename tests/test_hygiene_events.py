@@ -25,6 +25,7 @@ from core.reports import metrics
 from core.store.events import FIRST_SHARD, MAX_LINE_BYTES, Event, read_events
 from core.store.requests import REQUEST_DIR, Request, file_request, load_requests, request_problems
 from core.store.store import Store
+from core.store.transaction import transaction
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -281,7 +282,7 @@ def test_file_request_checks_the_memory_as_it_is_under_the_lock(
     add_memories(store, make_memory())
     assert store.get("mem-1").status == "active"  # this Store has read it
     other = Store(store.root, clock=clock)
-    with other.transaction(actor=ACTOR, message="expire") as tx:
+    with transaction(other, actor=ACTOR, message="expire") as tx:
         tx.transition("mem-1", "expired", action="sweep", reason="stale")
     with pytest.raises(ValidationError) as info:
         file_request(store, kind="promote", memory_id="mem-1", reason="share it", actor=ACTOR)

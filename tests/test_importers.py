@@ -39,6 +39,7 @@ from core.importers.codex.format import CODEX as CODEX_FORMAT
 from core.importers.folders import MARKER
 from core.store import logs
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace, open_workspace
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -432,7 +433,7 @@ def test_an_erased_memory_written_again_is_held_not_imported(ws: Workspace, clau
     import_claude(ws, claude)
     store = private(ws)
     doomed = keyed(store)["merge_freeze"]
-    with store.transaction(actor=ACTOR, message="test: erase") as tx:
+    with transaction(store, actor=ACTOR, message="test: erase") as tx:
         tx.erase(doomed.id, action="erase", reason="wrong")
 
     report = import_claude(ws, claude)
@@ -908,7 +909,7 @@ def test_export_refuses_a_folder_inside_a_store(ws: Workspace) -> None:
 
 def test_export_keeps_the_index_within_claude_codes_limits(ws: Workspace, tmp_path: Path) -> None:
     store = private(ws)
-    with store.transaction(actor=ACTOR, message="test: many records") as tx:
+    with transaction(store, actor=ACTOR, message="test: many records") as tx:
         for n in range(260):
             tx.create(
                 Memory(

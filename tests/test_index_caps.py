@@ -13,6 +13,7 @@ from core.reports.doctor import diagnose
 from core.store.config import CONFIG_FILE
 from core.store.index import INDEX_FILE, overflow_line, parse_index, render_index
 from core.store.store import Store
+from core.store.transaction import transaction
 from tests.conftest import ACTOR, MakeMemory, add_memories, git
 
 
@@ -56,7 +57,7 @@ def test_the_index_lists_what_fits_and_counts_the_rest(
     assert _index_errors(store) == []
 
     # one of those listed expires: the next one in order moves up, the count drops
-    with store.transaction(actor=ACTOR, message="expire") as tx:
+    with transaction(store, actor=ACTOR, message="expire") as tx:
         tx.transition("m-01", "expired", action="sweep", reason="x")
     targets = [line.target for line in parse_index(_index(store))]
     memories = Store(store.root).memories
@@ -127,7 +128,7 @@ def test_after_every_change_the_index_is_the_capped_render_of_every_record(
             live.append(memory_id)
         else:
             memory_id = rng.choice(live)
-            with store.transaction(actor=ACTOR, message=action) as tx:
+            with transaction(store, actor=ACTOR, message=action) as tx:
                 if action == "expire" and tx.get(memory_id).status == "active":
                     tx.transition(memory_id, "expired", action="sweep", reason="x")
                 elif action == "retitle":

@@ -30,6 +30,7 @@ from core.store.index import (
     render_index,
 )
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.writing.decay import recall, weight
 from tests.conftest import ACTOR, FIXED_NOW, MakeMemory, add_memories, commit_count, events, git
 
@@ -248,7 +249,7 @@ def test_after_every_change_the_index_is_the_render_of_every_record(
         else:
             memory_id = rng.choice(live)
             when = FIXED_NOW - timedelta(days=rng.uniform(0, 100))
-            with store.transaction(actor=ACTOR, message=action) as tx:
+            with transaction(store, actor=ACTOR, message=action) as tx:
                 current = tx.get(memory_id)
                 if action == "use":
                     tx.update(memory_id, action="use", reason="x", last_used_at=when)

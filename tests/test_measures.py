@@ -32,6 +32,7 @@ from core.review.labels import (
 from core.review.revert import revert
 from core.store import logs
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 from core.writing.citing import cite_in
 from core.writing.decay import recall
@@ -533,7 +534,7 @@ def test_hostile_dates_and_events_do_not_crash_health(store: Store) -> None:
     old.mkdir(parents=True)
     (old / "0001-01-01.md").write_text("## task t\n\n- [1] 00:00 user: again, I told you\n")
     (store.root / "logs" / "README.md").write_text("not a log\n")
-    with store.transaction(actor=ACTOR, message="test: hostile events") as tx:
+    with transaction(store, actor=ACTOR, message="test: hostile events") as tx:
         tx.event("redteam", (), reason="x", details={"intercepted": -5, "total": 3})
         tx.event("redteam", (), reason="x", details={"intercepted": True, "total": True})
         tx.event(
@@ -578,7 +579,7 @@ def test_a_citation_no_longer_current_can_be_labelled_stale(store: Store, clock:
     recall(store, subject_prefix="user:alice", attribute="tests", actor=AGENT)
     (item,) = label_items(Evidence(store), store, measures=["citation"])
     assert item.analysis.options == ("true", "expire", "correct")
-    with store.transaction(actor=ACTOR, message="test: expire") as tx:
+    with transaction(store, actor=ACTOR, message="test: expire") as tx:
         tx.transition(memory, "expired", action="expire", reason="by hand")
     (item,) = label_items(Evidence(store), store, measures=["citation"])
     assert item.analysis.options == ("true", "stale")
@@ -623,7 +624,7 @@ def test_team_records_are_counted_by_contributor_not_by_approver(
 
     def land(n: int, contributor: str, approver: str) -> None:
         record = make_memory(id=f"team-{n}", scope="team", attribute=f"convention_{n}")
-        with team.transaction(actor=approver, message=f"test: land {n}") as tx:
+        with transaction(team, actor=approver, message=f"test: land {n}") as tx:
             place_copy(
                 tx,
                 record,

@@ -24,6 +24,7 @@ from core.domain.values import MAX_CONFIDENCE
 from core.store import logs
 from core.store.events import Event
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.writing.decay import sweep
 from core.writing.pipeline import (
     Candidate,
@@ -711,7 +712,7 @@ def test_the_team_store_blocks_a_secret_in_any_field(tmp_path: Path, clock: Any)
         verified_at=clock.now,
         source=Source(task="tr_1", message_index=1, evidence="ci token"),
     )
-    with pytest.raises(SecretBlocked), team.transaction(actor=ACTOR, message="t") as tx:
+    with pytest.raises(SecretBlocked), transaction(team, actor=ACTOR, message="t") as tx:
         tx.create(memory, action="create", reason="test")
 
 

@@ -15,6 +15,7 @@ from core.domain.errors import ValidationError
 from core.domain.record import Source
 from core.store import logs
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.writing.candidate import candidates_from_data
 from core.writing.pipeline import Candidate, remember, remember_many
 
@@ -150,7 +151,7 @@ def test_a_savepoint_undoes_only_its_own_changes(tmp_path: Path, clock: FakeCloc
 
     store, src = fresh(tmp_path / "s", clock)
     before = commit_count(store.root)
-    with store.transaction(actor=ACTOR, message="remember: two, one fails") as tx:
+    with transaction(store, actor=ACTOR, message="remember: two, one fails") as tx:
         kept = remember_in_transaction(tx, cand(src["tr_1"]))
         with pytest.raises(RuntimeError), tx.savepoint():
             undone = remember_in_transaction(tx, cand(src["tr_3"], value="npm", content="npm."))

@@ -32,6 +32,7 @@ from core.review.queue import build_queue
 from core.store import logs
 from core.store.requests import load_requests
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace, open_workspace
 from core.writing.candidate import candidate_from_dict
 from core.writing.decay import recall, sweep, sweep_workspace
@@ -112,7 +113,7 @@ def team_record(ident: str, **extra: Any) -> Memory:
 
 def add_team_records(team: Store, *memories: Memory) -> None:
     """Records a maintainer wrote, with the log lines their sources quote."""
-    with team.transaction(actor=MAINTAINER, message="test: team records") as tx:
+    with transaction(team, actor=MAINTAINER, message="test: team records") as tx:
         touched = set()
         for memory in memories:
             source = memory.source

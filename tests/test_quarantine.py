@@ -21,6 +21,7 @@ from core.review.revert import revert
 from core.review.seen import shown_hash
 from core.store.quarantine import load_quarantined, quarantine_problems, text_hash
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 from core.writing.pipeline import Candidate, Outcome, remember
 from tests.conftest import ACTOR, FakeClock, add_memories, events, git, git_status, statuses
@@ -276,7 +277,7 @@ def test_a_record_changed_after_it_was_shown_is_not_decided(
     assert item.id == "steering-m-bad"
     shown = shown_hash(item)
     # the switch: the record's words change between review and the decision
-    with store.transaction(actor=AGENT, message="switch") as tx:
+    with transaction(store, actor=AGENT, message="switch") as tx:
         tx.update(
             "m-bad",
             action="edit",

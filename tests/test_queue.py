@@ -30,6 +30,7 @@ from core.store import logs
 from core.store.layout import memory_path
 from core.store.requests import file_request
 from core.store.store import Store
+from core.store.transaction import transaction, write_raw
 from core.store.workspace import Workspace
 from core.writing.pipeline import conflict_item_id
 
@@ -183,7 +184,7 @@ def test_pointers_name_index_lines_supersedes_links_and_open_requests(
     old = make_memory(id="fmt-old", content="Use bullet lists.", value="lists")
     new = make_memory(id="fmt-new", content="Use tables.", value="tables", supersedes="fmt-old")
     add_memories(store, old, new)
-    with store.transaction(actor="tester@example.com", message="test: supersede") as tx:
+    with transaction(store, actor="tester@example.com", message="test: supersede") as tx:
         tx.transition("fmt-old", "superseded", action="supersede", reason="test")
     ask_old = file_request(
         store, kind="delete", memory_id="fmt-old", reason="outdated", actor="tester@example.com"
@@ -266,7 +267,8 @@ def test_a_decided_request_leaves_the_queue(demo: Path) -> None:
     assert private is not None
     closed = item.request
     assert closed is not None
-    private.write_raw(
+    write_raw(
+        private,
         closed.path,
         closed.with_changes(status="rejected", decided_by=OWNER).to_yaml(),
         actor=OWNER,

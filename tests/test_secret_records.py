@@ -41,6 +41,7 @@ from core.review.revert import revert
 from core.store import secret_files
 from core.store.layout import memory_path
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace, open_workspace
 from tui.screens.dialogs import ReasonDialog
 from tui.screens.queue.table import QueueTable
@@ -134,7 +135,7 @@ def record(memory_id: str, content: str, clock: Any, **changes: Any) -> Memory:
 
 def plant(store: Store, *memories: Memory) -> None:
     """Write records behind the write gate, as an import did before scanning existed."""
-    with store.transaction(actor=ALICE, message="import: hand-written notes") as tx:
+    with transaction(store, actor=ALICE, message="import: hand-written notes") as tx:
         for memory in memories:
             tx.create(memory, action="import", reason="before scanning existed")
 
@@ -175,7 +176,7 @@ def test_doctor_finds_tokens_in_superseded_expired_and_unreadable_files(
         record("stale-note", "clean text", clock, title=f"CI {tokens[1]}"),
         record("live-note", "clean", clock, source=Source(task="t", evidence=tokens[2])),
     )
-    with store.transaction(actor=ALICE, message="age them") as tx:
+    with transaction(store, actor=ALICE, message="age them") as tx:
         tx.transition("old-note", "superseded", action="supersede", reason="replaced")
         tx.transition("stale-note", "expired", action="expire", reason="too old")
     (store.root / "memories" / "broken.md").write_text(f"no front matter {tokens[3]}\n")
@@ -483,7 +484,7 @@ def test_a_reason_or_an_option_that_does_not_fit_is_refused(demo: Path) -> None:
 def test_an_expired_record_is_erased_not_corrected(ws: Workspace, clock: Any) -> None:
     store = ws.stores[0]
     plant(store, record("stale", f"token {fake_token('ghp_', 36, seed=8)}", clock))
-    with store.transaction(actor=ALICE, message="expire") as tx:
+    with transaction(store, actor=ALICE, message="expire") as tx:
         tx.transition("stale", "expired", action="expire", reason="too old")
     (item,) = build_queue(ws, kinds=["secret"])
     assert item.analysis.options == ("erase",)

@@ -28,6 +28,7 @@ from core.store.index import INDEX_FILE
 from core.store.journal import JOURNAL_FILE
 from core.store.layout import memory_path
 from core.store.store import STATE_DIR, Store
+from core.store.transaction import transaction
 
 MakeMemory = Callable[..., Memory]
 
@@ -90,7 +91,7 @@ def test_creating_a_memory_writes_file_event_index_and_one_commit(
     root = store.root
     before = commit_count(root)
     memory = make_memory(id="pref-tables", title="Tables")
-    with store.transaction(actor="alice@example.com", message="remember tables") as tx:
+    with transaction(store, actor="alice@example.com", message="remember tables") as tx:
         tx.create(memory, action="create", reason="stated by alice")
 
     path = record_file(root, "pref-tables")
@@ -131,7 +132,7 @@ def test_actor_without_email_gets_a_placeholder_address(
 
 def test_a_transaction_with_no_changes_makes_no_commit(store: Store) -> None:
     before = commit_count(store.root)
-    with store.transaction(actor=ACTOR, message="nothing"):
+    with transaction(store, actor=ACTOR, message="nothing"):
         pass
     assert commit_count(store.root) == before
     assert read_events(store.root / FIRST_SHARD) == ([], [])
@@ -139,7 +140,7 @@ def test_a_transaction_with_no_changes_makes_no_commit(store: Store) -> None:
 
 def test_transitions_are_checked_and_recorded(store: Store, make_memory: MakeMemory) -> None:
     add_memories(store, make_memory())
-    with store.transaction(actor="bob@example.com", message="expire") as tx:
+    with transaction(store, actor="bob@example.com", message="expire") as tx:
         tx.transition("mem-1", "expired", action="sweep", reason="past expires_at")
     assert store.get("mem-1").status == "expired"
     assert Store(store.root).get("mem-1").status == "expired"
@@ -162,7 +163,7 @@ def test_an_illegal_transition_changes_nothing(store: Store, make_memory: MakeMe
     commits = commit_count(store.root)
     with (
         pytest.raises(TransitionError, match="superseded -> new"),
-        store.transaction(actor=ACTOR, message="bad") as tx,
+        transaction(store, actor=ACTOR, message="bad") as tx,
     ):
         tx.transition("mem-1", "superseded", action="supersede", reason="ok so far")
         tx.transition("mem-1", "new", action="oops", reason="illegal")
@@ -171,7 +172,7 @@ def test_an_illegal_transition_changes_nothing(store: Store, make_memory: MakeMe
     assert after == files
     assert Store(store.root).get("mem-1").status == "active"
     # the lock was released: a new transaction goes through
-    with store.transaction(actor=ACTOR, message="fine") as tx:
+    with transaction(store, actor=ACTOR, message="fine") as tx:
         tx.transition("mem-1", "superseded", action="supersede", reason="newer evidence")
     assert Store(store.root).get("mem-1").status == "superseded"
 
@@ -181,7 +182,7 @@ def test_creating_with_a_status_new_cannot_reach_is_refused(
 ) -> None:
     with (
         pytest.raises(TransitionError, match="new -> superseded"),
-        store.transaction(actor=ACTOR, message="x") as tx,
+        transaction(store, actor=ACTOR, message="x") as tx,
     ):
         tx.create(make_memory(status="superseded"), action="create", reason="x")
 
@@ -199,7 +200,7 @@ def test_create_refuses_what_does_not_belong(
 ) -> None:
     with (
         pytest.raises(ValidationError, match=words),
-        store.transaction(actor=ACTOR, message="x") as tx,
+        transaction(store, actor=ACTOR, message="x") as tx,
     ):
         tx.create(make_memory(**overrides), action="create", reason="x")
     assert commit_count(store.root) == 1
@@ -209,7 +210,7 @@ def test_ids_are_unique(store: Store, make_memory: MakeMemory) -> None:
     add_memories(store, make_memory())
     with (
         pytest.raises(ValidationError, match="already used"),
-        store.transaction(actor=ACTOR, message="x") as tx,
+        transaction(store, actor=ACTOR, message="x") as tx,
     ):
         tx.create(make_memory(attribute="other"), action="create", reason="x")
 
@@ -217,14 +218,14 @@ def test_ids_are_unique(store: Store, make_memory: MakeMemory) -> None:
 def test_every_change_needs_an_actor(store: Store) -> None:
     with (
         pytest.raises(ValidationError, match="actor"),
-        store.transaction(actor="  ", message="x"),
+        transaction(store, actor="  ", message="x"),
     ):
         pass
 
 
 def test_update_is_an_event_but_not_a_status_change(store: Store, make_memory: MakeMemory) -> None:
     add_memories(store, make_memory())
-    with store.transaction(actor=ACTOR, message="use") as tx:
+    with transaction(store, actor=ACTOR, message="use") as tx:
         tx.update("mem-1", action="usage", reason="recalled", usage_count=1)
         with pytest.raises(ValidationError, match="transition"):
             tx.update("mem-1", action="x", reason="x", status="expired")
@@ -237,7 +238,7 @@ def test_unknown_ids_raise_not_found(store: Store) -> None:
         store.get("nope")
     with (
         pytest.raises(NotFoundError),
-        store.transaction(actor=ACTOR, message="x") as tx,
+        transaction(store, actor=ACTOR, message="x") as tx,
     ):
         tx.transition("nope", "expired", action="x", reason="x")
 
@@ -246,7 +247,7 @@ def test_unknown_ids_raise_not_found(store: Store) -> None:
 def test_write_file_refuses_paths_outside_the_store(store: Store, rel: str) -> None:
     with (
         pytest.raises(ValidationError, match="outside the store"),
-        store.transaction(actor=ACTOR, message="x") as tx,
+        transaction(store, actor=ACTOR, message="x") as tx,
     ):
         tx.write_file(rel, "x")
 
@@ -290,7 +291,7 @@ def test_a_second_process_cannot_take_the_store_lock(store: Store) -> None:
 # ---------------------------------------------------------------- atomic writes
 def test_transactions_leave_no_temporary_files(store: Store, make_memory: MakeMemory) -> None:
     add_memories(store, make_memory(), make_memory(id="mem-2", attribute="lang"))
-    with store.transaction(actor=ACTOR, message="x") as tx:
+    with transaction(store, actor=ACTOR, message="x") as tx:
         tx.transition("mem-1", "expired", action="sweep", reason="x")
     Store(store.root).load()  # writes the cache
     assert temp_files(store.root) == []
@@ -352,7 +353,7 @@ def test_crash_in_files_phase_is_rolled_back_to_head(store: Store, make_memory: 
     record_file(root, "mem-2").write_text(make_memory(id="mem-2").to_markdown()[:50])
     (root / INDEX_FILE).write_text(f"- [half]({memory_path('mem-2')})\n")
 
-    with store.transaction(actor=ACTOR, message="next change"):
+    with transaction(store, actor=ACTOR, message="next change"):
         pass
 
     assert not record_file(root, "mem-2").exists()
@@ -401,7 +402,7 @@ def test_crash_after_some_events_rolls_back_and_says_so(
         events_file=FIRST_SHARD,
         events_offset=offset,
     )
-    with store.transaction(actor=ACTOR, message="next"):
+    with transaction(store, actor=ACTOR, message="next"):
         pass
     assert not record_file(root, "mem-2").exists()
     events, bad = read_events(root / FIRST_SHARD)
@@ -449,7 +450,7 @@ def test_crash_in_events_phase_is_finished_as_a_commit(
         events_file=FIRST_SHARD,
         events_offset=offset,
     )
-    with store.transaction(actor=ACTOR, message="next"):
+    with transaction(store, actor=ACTOR, message="next"):
         pass
     assert commit_count(root) == commits + 1
     commit = head(root)
@@ -478,7 +479,7 @@ def test_a_real_crash_before_the_commit_is_finished_by_the_next_writer(
             add_memories(store, make_memory())
     assert json.loads((store.state_dir / JOURNAL_FILE).read_text())["phase"] == "events"
     assert commit_count(store.root) == commits
-    with store.transaction(actor=ACTOR, message="next"):
+    with transaction(store, actor=ACTOR, message="next"):
         pass
     assert commit_count(store.root) == commits + 1
     assert git_status(store.root) == []
@@ -503,11 +504,11 @@ def test_a_real_crash_while_writing_files_is_rolled_back(
         pytest.raises(KeyboardInterrupt),
     ):
         patch.setattr(transaction_module, "append_to_log", crash)
-        with store.transaction(actor=ACTOR, message="crash") as tx:
+        with transaction(store, actor=ACTOR, message="crash") as tx:
             tx.transition("mem-1", "expired", action="sweep", reason="x")
             tx.create(make_memory(id="mem-2", attribute="lang"), action="create", reason="x")
     assert record_file(store, "mem-2").exists()  # the crash left it behind
-    with store.transaction(actor=ACTOR, message="next"):
+    with transaction(store, actor=ACTOR, message="next"):
         pass
     after = {p: p.read_bytes() for p in snapshot}
     assert after == snapshot
@@ -531,7 +532,7 @@ def test_a_crash_after_the_commit_makes_no_second_commit(
         events_file=FIRST_SHARD,
         events_offset=0,
     )
-    with store.transaction(actor=ACTOR, message="next"):
+    with transaction(store, actor=ACTOR, message="next"):
         pass
     assert commit_count(store.root) == commits
     assert not (store.state_dir / JOURNAL_FILE).exists()
@@ -559,7 +560,7 @@ def test_a_torn_event_line_of_the_crashed_change_is_not_taken_as_written(
         events_file=FIRST_SHARD,
         events_offset=offset,
     )
-    with store.transaction(actor=ACTOR, message="next"):
+    with transaction(store, actor=ACTOR, message="next"):
         pass
     # the event never landed, so the change must be undone, not committed
     assert not record_file(root, "mem-2").exists()
@@ -570,13 +571,13 @@ def test_a_torn_event_line_of_the_crashed_change_is_not_taken_as_written(
 @pytest.fixture
 def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
-    real = catalog._read_file
+    real = catalog.memory_sync._read_file  # what the memory rows' sync reads a file with
 
     def counting(path: str, rel: str, size: int) -> object:
         calls.append(rel)
         return real(path, rel, size)
 
-    monkeypatch.setattr(catalog, "_read_file", counting)
+    monkeypatch.setattr(catalog.memory_sync, "_read_file", counting)
     return calls
 
 
@@ -641,7 +642,7 @@ def test_an_edit_in_place_is_seen_by_the_full_check_and_by_a_writer(
     assert Store(store.root).refresh(full=True).memories["mem-2"].content == "Edited in place."
     path.write_text(edited.with_changes(content="Edited in place again.").to_markdown())
     writer = Store(store.root)
-    with writer.transaction(actor=ACTOR, message="expire") as tx:
+    with transaction(writer, actor=ACTOR, message="expire") as tx:
         tx.transition("mem-2", "expired", action="sweep", reason="x")
     assert "Edited in place again." in path.read_text()
 
@@ -801,7 +802,7 @@ def test_a_hand_edit_since_the_last_transaction_is_not_overwritten(
     add_memories(store, make_memory())  # the same Store object keeps its snapshot
     path = record_file(store, "mem-1")
     path.write_text(path.read_text().replace("Use tables", "Use big tables"))
-    with store.transaction(actor=ACTOR, message="expire") as tx:
+    with transaction(store, actor=ACTOR, message="expire") as tx:
         tx.transition("mem-1", "expired", action="sweep", reason="x")
     text = path.read_text()
     assert "status: expired" in text

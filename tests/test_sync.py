@@ -20,6 +20,7 @@ from core.importers.held import load_held
 from core.review.correct import correct
 from core.review.decide import decide
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace, open_workspace
 
 ACTOR = "alice@example.com"
@@ -145,7 +146,7 @@ def test_an_erasure_deletes_the_file_and_sticks_when_the_agent_relearns_it(
 ) -> None:
     sync(ws, folder)
     store = Store(ws.private.root)  # type: ignore[union-attr]
-    with store.transaction(actor=ACTOR, message="test: erase") as tx:
+    with transaction(store, actor=ACTOR, message="test: erase") as tx:
         tx.erase(record(ws, "answer_style"), action="erase", reason="not wanted")
 
     report = sync(ws, folder)

@@ -1,7 +1,7 @@
 """Deciding a batch, and the baselines that approved batches become.
 
 Approving (all, or the changes that touch some files) replays the approved
-changes onto ``main`` in one :meth:`Store.transaction`: every edit is a
+changes onto ``main`` in one :func:`~core.store.transaction.transaction`: every edit is a
 lifecycle transition or an update with an event naming the decision, the
 index is regenerated, one commit is made, and that commit is tagged as the
 next baseline (``baseline/NNNN``, annotated, with the decision and batch ids).
@@ -30,7 +30,7 @@ from core.store import decisions, gitstore
 from core.store.decisions import Decision, load_decisions, new_decision_id
 from core.store.layout import memory_path
 from core.store.store import Store
-from core.store.transaction import Transaction
+from core.store.transaction import Transaction, transaction
 
 
 # --------------------------------------------------------------------- baselines
@@ -291,7 +291,8 @@ def apply_batch(
     decision_id = new_decision_id(store, f"{batch.id}|{option}|{len(approved)}")
     verdict = {p: "rejected" for c in rejected for p in c.files}
     verdict.update({p: "approved" for c in approved for p in c.files})
-    with store.transaction(
+    with transaction(
+        store,
         actor=actor,
         message=f"consolidation {batch.id}: {option} "
         f"({len(approved)} applied, {len(rejected)} rejected)",

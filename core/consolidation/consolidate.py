@@ -29,7 +29,7 @@ and are never mixed into it. Only one batch is pending at a time: a second
 consolidation refuses until the first is decided, because two batches made
 against different bases would propose overlapping changes and compete for the
 next baseline. Approval replays the approved changes onto ``main`` through a
-normal :meth:`Store.transaction` (lifecycle transitions and updates, one event
+normal :func:`~core.store.transaction.transaction` (lifecycle transitions and updates, one event
 each with the decision id, the index regenerated, one commit); a change whose
 records moved since the batch was made is refused with the file's name.
 

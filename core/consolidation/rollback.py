@@ -32,6 +32,7 @@ from core.domain.words import counted
 from core.store import gitstore
 from core.store.decisions import Decision, load_decision, new_decision_id, with_reverted
 from core.store.store import MEMORY_DIR, Store
+from core.store.transaction import transaction
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def _rollback(store: Store, baseline: str | None, *, actor: str, reason: str) ->
     reason = reason.strip() or f"rollback to {target.name}"
     restored: list[str] = []
     skipped: list[tuple[str, str]] = []
-    with store.transaction(actor=actor, message=f"rollback to {target.name}") as tx:
+    with transaction(store, actor=actor, message=f"rollback to {target.name}") as tx:
         changed = [
             (path, then)
             for path, then, _now in gitstore.changed_blobs(

@@ -23,6 +23,7 @@ from core.domain.record import Memory, Source
 from core.importers import CLAUDE_CODE, import_folder
 from core.store.requests import file_request
 from core.store.store import Store, new_memory_id
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 from core.writing.citing import cite_in
 from core.writing.decay import recall, sweep
@@ -121,7 +122,7 @@ def write_by_hand_step(stage: Stage, args: Mapping[str, Any]) -> None:
     record = Memory(
         id=new_memory_id(name, note), created_at=now, verified_at=now, source=source, **fields
     )
-    with store.transaction(actor=actor(args), message=args["message"]) as tx:
+    with transaction(store, actor=actor(args), message=args["message"]) as tx:
         for path, text in args.get("files", {}).items():
             tx.write_file(path, text)
         tx.create(record, action=args["action"], reason=args["reason"])

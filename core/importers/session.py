@@ -54,7 +54,7 @@ from core.importers.text import origin_key
 from core.store.events import Event
 from core.store.fsutil import HostileEntry, read_entry
 from core.store.store import STATE_DIR, Store
-from core.store.transaction import Transaction
+from core.store.transaction import Transaction, transaction
 from core.store.workspace import Workspace
 from core.writing.pipeline import Outcome, remember_in_transaction
 
@@ -333,7 +333,7 @@ class _Runner:
             opened = (
                 self.opener(store, actor=self.actor, message=message)
                 if self.opener is not None
-                else store.transaction(actor=self.actor, message=message)
+                else transaction(store, actor=self.actor, message=message)
             )
             tx = self.transactions.enter_context(opened)
             tx.decision = self.decision_id

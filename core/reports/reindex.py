@@ -24,6 +24,7 @@ from core.domain.errors import StoreError
 from core.store.index import INDEX_FILE, parse_index, read_index_text
 from core.store.prepared import index_text
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 
 HINT = "Nothing was written. Pass your private store alone with --store, or ask a maintainer"
@@ -51,7 +52,7 @@ def reindex(store: Store, *, actor: str) -> Reindexed:
     if store.config.scope == "team":
         policy.check_maintainer(store, actor, f"reindex the team store {store.root}", hint=HINT)
     store.refresh(full=True)  # an edit in place of a record file is seen too
-    with store.transaction(actor=actor, message=f"reindex: {INDEX_FILE} from the records") as tx:
+    with transaction(store, actor=actor, message=f"reindex: {INDEX_FILE} from the records") as tx:
         text = index_text(tx)
         current, _problem = read_index_text(store.root)
         written = current != text

@@ -16,7 +16,7 @@ from core.review.promotion import move_requests
 from core.store.decisions import Decision, decision_for, front, new_decision_id, record_decision
 from core.store.requests import open_requests
 from core.store.store import new_memory_id
-from core.store.transaction import Transaction
+from core.store.transaction import Transaction, transaction
 from core.store.workspace import Workspace
 
 
@@ -103,7 +103,7 @@ def correct(
             raise SecretBlocked(f"correction of {memory_id}", rules)
     reason = reason.strip() or "corrected by the person it is about"
     decision_id = new_decision_id(store, f"correct|{memory_id}|{content}")
-    with store.transaction(actor=actor, message=f"correct {memory_id}") as tx:
+    with transaction(store, actor=actor, message=f"correct {memory_id}") as tx:
         new = supersede_with(
             tx, old, content=content, value=value, reason=reason, actor=actor, decision=decision_id
         )

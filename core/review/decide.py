@@ -40,7 +40,7 @@ from core.review.session import Session
 from core.store.decisions import Decision, last_decision_for, load_decision
 from core.store.requests import get_request
 from core.store.secret_files import ITEM_PREFIX
-from core.store.transaction import Transaction
+from core.store.transaction import Transaction, transaction
 from core.store.workspace import Workspace
 
 __all__ = [
@@ -152,7 +152,7 @@ def _many(
         shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
         decisions: list[Decision] = []
         message = f"decide {len(ids)} items: {shown}"
-        with store.transaction(actor=actor, message=message, dry_run=dry_run) as tx:
+        with transaction(store, actor=actor, message=message, dry_run=dry_run) as tx:
             session = Session(dry_run=dry_run, shared=tx)
             for n, (item, (_id, choice)) in enumerate(zip(items, choices, strict=True), 1):
                 try:

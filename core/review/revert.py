@@ -36,7 +36,7 @@ from core.store.decisions import (
 from core.store.joint import joint_transaction
 from core.store.requests import Request, get_request, load_requests
 from core.store.store import Store
-from core.store.transaction import Transaction
+from core.store.transaction import Transaction, transaction
 from core.store.workspace import Workspace
 
 
@@ -134,7 +134,7 @@ def revert_in(  # noqa: C901
             )
         else:
             tx = stack.enter_context(
-                store.transaction(actor=actor, message=f"revert {decision_id}")
+                transaction(store, actor=actor, message=f"revert {decision_id}")
             )
         restore_all(tx, decision.before, decision.after, decision_id, reason, revert_id)
         reopen_on_revert(tx, decision)  # a quarantine item opens again

@@ -20,7 +20,7 @@ from core.domain.errors import ValidationError
 from core.store.joint import joint_transaction
 from core.store.prepared import Prepared
 from core.store.store import Store
-from core.store.transaction import Transaction
+from core.store.transaction import Transaction, transaction
 
 
 @dataclass
@@ -48,7 +48,7 @@ class Session:
                 )
             yield self.shared
             return
-        with store.transaction(actor=actor, message=message, dry_run=self.dry_run) as tx:
+        with transaction(store, actor=actor, message=message, dry_run=self.dry_run) as tx:
             yield tx
         self.ran.append(tx)
         if self.dry_run:

@@ -15,7 +15,8 @@ import base64
 import json
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from core.domain.errors import StoreError, ValidationError
 from core.domain.record import validate_id
@@ -23,8 +24,17 @@ from core.store.events import EVENTS_FILE, is_event_log
 from core.store.fsutil import UnsafePath, atomic_write_text, check_relative
 from core.store.layout import STATE_DIR
 
-if TYPE_CHECKING:
-    from core.store.store import Store
+
+class Located(Protocol):
+    """Where a store is: all the journal needs of one (a
+    :class:`~core.store.store.Store` is one; the journal is below it)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def state_dir(self) -> Path: ...
+
 
 JOURNAL_FILE = "txn.json"
 MAX_JOURNAL_BYTES = 64 * 1024 * 1024
@@ -32,7 +42,7 @@ MAX_JOURNAL_BYTES = 64 * 1024 * 1024
 _REF = re.compile(r"refs/(?:[A-Za-z0-9._-]+/)*[A-Za-z0-9_-][A-Za-z0-9._-]{0,79}")
 
 
-def write_journal(store: Store, journal: dict[str, Any]) -> None:
+def write_journal(store: Located, journal: dict[str, Any]) -> None:
     kept = {k: v for k, v in journal.items() if k != "needles_bytes"}
     atomic_write_text(store.state_dir / JOURNAL_FILE, json.dumps(kept, indent=1))
 
@@ -41,7 +51,7 @@ class JournalError(StoreError):
     """The crash journal cannot be trusted: memgov will not act on any of it."""
 
 
-def read_journal(store: Store) -> dict[str, Any] | None:  # noqa: C901
+def read_journal(store: Located) -> dict[str, Any] | None:  # noqa: C901
     """The journal, validated: every path confined to the store, every field typed.
     A journal memgov did not write (planted, corrupt) is a JournalError saying what
     to do; none of it is acted on."""

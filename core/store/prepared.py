@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.domain.errors import SecretBlocked, StoreError, ValidationError
 from core.domain.record import Memory
@@ -41,7 +41,40 @@ from core.store.reaching import Reaching
 
 if TYPE_CHECKING:
     from core.store.config import Config
-    from core.store.transaction import Transaction
+    from core.store.records import View
+    from core.store.store import Store
+
+
+class Pending(Protocol):
+    """What preparing reads of a transaction's pending changes: a
+    :class:`~core.store.transaction.Transaction` is one (it imports this module, so
+    this module names only what it reads)."""
+
+    actor: str
+    changed: dict[str, Memory]
+    removed: dict[str, Memory]
+    files: dict[str, str]
+    events: list[Event]
+    needles: list[bytes]
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def view(self) -> View: ...
+
+    def event(
+        self,
+        action: str,
+        memory_ids: tuple[str, ...] = (),
+        *,
+        reason: str = "",
+        details: dict[str, Any] | None = None,
+    ) -> Event: ...
+
+    def still_said(self, needle: bytes | str) -> bool: ...
+
+    def commit_message(self) -> str: ...
 
 
 @dataclass
@@ -83,7 +116,7 @@ class Prepared:
         }
 
 
-def prepare(tx: Transaction) -> Prepared | None:  # noqa: C901
+def prepare(tx: Pending) -> Prepared | None:  # noqa: C901
     """Everything ``tx`` will write, checked; nothing written yet (None: no change)."""
     if not (tx.changed or tx.removed or tx.files or tx.events):
         return None
@@ -177,7 +210,7 @@ def prepare(tx: Transaction) -> Prepared | None:  # noqa: C901
 _Entry = tuple[PickKey, tuple[ListKey, tuple[str, str | None, str, str]]]
 
 
-def index_text(tx: Transaction) -> str:
+def index_text(tx: Pending) -> str:
     """``MEMORY.md`` as the transaction leaves it: the catalog's rows of the records it
     does not touch, in the order the index keeps them (type, then weight; redacted),
     merged with the changed ones, as many as fit the index's caps, listed in the

@@ -31,7 +31,7 @@ import stat
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.domain.data import AsData
 from core.domain.errors import NotFoundError, ValidationError, shown_id
@@ -40,7 +40,6 @@ from core.domain.steering import Flag
 
 if TYPE_CHECKING:
     from core.store.store import Store
-    from core.store.transaction import Transaction
 
 QUARANTINE_DIR = "quarantine"
 PREFIX = "quarantine-"
@@ -367,5 +366,13 @@ def quarantine_problems(store: Store) -> list[tuple[str, str]]:
     return problems
 
 
-def write_quarantined(tx: Transaction, held: Quarantined) -> None:
+class WritesFiles(Protocol):
+    """A transaction, as far as writing a held candidate goes (a
+    :class:`~core.store.transaction.Transaction` is one; the transaction reads what
+    this module holds, so it is not named here)."""
+
+    def write_file(self, rel: str, text: str) -> None: ...
+
+
+def write_quarantined(tx: WritesFiles, held: Quarantined) -> None:
     tx.write_file(held.path, held.to_json())

@@ -7,6 +7,10 @@ removed, files it changed checked out again, a note in the event log for events
 that made it there). A cross-store change (a promotion) is decided by its
 coordinator's journal, so both stores land or neither. What a killed git leaves
 (its lock files) is cleared first. The caller holds the store lock.
+
+Every reader recovers before it reads, so recovery sits below the store's handle:
+it takes what it needs of a store (:class:`Opened`, which a
+:class:`~core.store.store.Store` is) and never imports it.
 """
 
 from __future__ import annotations
@@ -16,20 +20,38 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.domain.errors import StoreError
 from core.store import gitstore
 from core.store.config import CONFIG_FILE
 from core.store.events import EVENTS_FILE, MAX_SHARD_READ_BYTES, Event, append_to_log, new_event_id
 from core.store.fsutil import UnsafePath, confined, file_lock, open_entry
-from core.store.journal import JOURNAL_FILE, JournalError, read_journal, write_journal
+from core.store.journal import JOURNAL_FILE, JournalError, Located, read_journal, write_journal
 
 if TYPE_CHECKING:
-    from core.store.store import Store
+    from datetime import datetime
+
+    from core.store.catalog import Catalog
 
 
-def clear_stale_git_lock(store: Store) -> bool:
+class Opened(Located, Protocol):
+    """What recovery needs of an open store: where it is, its clock, its catalog, and
+    a way to make it read everything again."""
+
+    def __init__(self, root: Path) -> None: ...  # the peer of a cross-store change
+
+    @property
+    def catalog(self) -> Catalog: ...
+
+    def now(self) -> datetime: ...
+
+    def forget(self) -> None: ...
+
+    def forget_repo(self) -> None: ...
+
+
+def clear_stale_git_lock(store: Opened) -> bool:
     """A killed memgov leaves git's lock files behind (``index.lock``, ``HEAD.lock``,
     a ref's ``.lock``, ``next-index-*.lock``) and every later git command fails. We
     hold the store lock, so no memgov process is running git here."""
@@ -57,7 +79,7 @@ def _events_file(journal: dict[str, Any]) -> str:
     return str(journal.get("events_file") or EVENTS_FILE)
 
 
-def _events_written(store: Store, journal: dict[str, Any]) -> set[str]:
+def _events_written(store: Opened, journal: dict[str, Any]) -> set[str]:
     wanted = set(journal["events"])
     written: set[str] = set()
     if not wanted:
@@ -82,7 +104,7 @@ def _events_written(store: Store, journal: dict[str, Any]) -> set[str]:
     return written
 
 
-def _committed(store: Store, journal: dict[str, Any]) -> bool:
+def _committed(store: Opened, journal: dict[str, Any]) -> bool:
     """Whether the change a journal describes passed its commit point: its events
     are all in the log (the events phase, or every one of them found)."""
     if journal["phase"] in ("events", "purge"):
@@ -91,7 +113,7 @@ def _committed(store: Store, journal: dict[str, Any]) -> bool:
     return bool(wanted) and _events_written(store, journal) == wanted
 
 
-def _finish_one(store: Store, journal: dict[str, Any]) -> None:
+def _finish_one(store: Opened, journal: dict[str, Any]) -> None:
     clear_stale_git_lock(store)
     if journal["phase"] != "purge":
         gitstore.commit(
@@ -110,7 +132,7 @@ def _finish_one(store: Store, journal: dict[str, Any]) -> None:
     finish_purge(store, journal)
 
 
-def finish_purge(store: Store, journal: dict[str, Any]) -> None:
+def finish_purge(store: Opened, journal: dict[str, Any]) -> None:
     """Delete the refs an erasure discarded and rewrite history (private stores):
     each step can run again after a crash. (The erasure's modules are imported
     here, by the one write that needs them: every other write's start-up skips them.)"""
@@ -133,7 +155,7 @@ def finish_purge(store: Store, journal: dict[str, Any]) -> None:
         store.forget_repo()
 
 
-def _roll_back_one(store: Store, journal: dict[str, Any]) -> None:
+def _roll_back_one(store: Opened, journal: dict[str, Any]) -> None:
     clear_stale_git_lock(store)
     created = set(journal["created"])
     tracked = gitstore.tracked(store.root, journal["paths"])
@@ -185,8 +207,8 @@ def _roll_back_one(store: Store, journal: dict[str, Any]) -> None:
 
 
 def _peer_journal(
-    store: Store, journal: dict[str, Any]
-) -> tuple[Store, dict[str, Any] | None] | None:
+    store: Opened, journal: dict[str, Any]
+) -> tuple[Opened, dict[str, Any] | None] | None:
     """The other store of a cross-store change and its journal (None if it has none
     for this change); None when the other store is gone."""
     peer = journal["peer"]
@@ -203,7 +225,7 @@ def _peer_journal(
     return other, theirs
 
 
-def recover(store: Store) -> str | None:
+def recover(store: Opened) -> str | None:
     """Finish or undo a transaction that a crash interrupted (caller holds the lock).
 
     A cross-store change (a promotion: private and team) is decided by its

@@ -34,6 +34,7 @@ from core.store.request_files import (
     request_from_mapping,
     text_field,
 )
+from core.store.transaction import transaction
 
 if TYPE_CHECKING:
     from core.store.store import Store
@@ -126,7 +127,7 @@ def filed_request(
         )
     id_field(memory_id, "memory_id", path=None)
     text_field(actor, "actor", path=None, limit=MAX_ACTOR_CHARS, multiline=False, optional=False)
-    with store.transaction(actor=actor, message=f"request: {kind} {memory_id}") as tx:
+    with transaction(store, actor=actor, message=f"request: {kind} {memory_id}") as tx:
         memory = tx.get(memory_id)  # as it is now, under the lock
         if kind == "promote" and (memory.scope != "private" or memory.status != "active"):
             raise ValidationError(

@@ -11,7 +11,9 @@ Layout of a store folder::
                            its events.jsonl: the oldest shard)
     .git/memgov/           derived and local: cache, lock, crash journal (never in git)
 
-Every change goes through :meth:`Store.transaction` (:mod:`core.store.transaction`):
+A :class:`Store` is the handle the rest builds on: where the store is, its config,
+its lock, its catalog and records. Every change goes through
+:func:`core.store.transaction.transaction`, which takes the handle:
 under the store lock it checks each transition against the lifecycle table, writes
 files atomically, appends the events in one write, regenerates the index and makes
 one git commit whose author is the actor. A crash at any point leaves either the
@@ -63,12 +65,11 @@ from core.store.layout import MEMORY_DIR as MEMORY_DIR
 from core.store.layout import STATE_DIR as STATE_DIR
 from core.store.logs import append_message, check_message, log_path
 from core.store.records import Records
+from core.store.recovery import recover
 from core.store.snapshot import Problem, Snapshot
 
 if TYPE_CHECKING:
     import git
-
-    from core.store.transaction import Transaction
 
 Clock = Callable[[], datetime]
 
@@ -197,8 +198,6 @@ class Store:
             self._finish_checkout()
         if (self.state_dir / JOURNAL_FILE).exists():
             # a crash left a change half done: finish or undo it before anyone reads
-            from core.store.recovery import recover
-
             with file_lock(self.state_dir / "lock"):
                 recover(self)
         if self._records is None:
@@ -251,8 +250,6 @@ class Store:
         """Under the lock: finish or undo an interrupted change, then bring the catalog
         up to date (only changed files are read; ``full``: every file's stat data is
         checked). What a decision checks after this is the store as it is."""
-        from core.store.recovery import recover
-
         recover(self)
         records = self._sync(full=full)
         for temp in self._temps:  # we hold the lock: no live writer owns one
@@ -289,26 +286,6 @@ class Store:
         return self.records.by_key(key)
 
     # ------------------------------------------------------------------ writing
-    @contextlib.contextmanager
-    def transaction(
-        self, *, actor: str, message: str, dry_run: bool = False
-    ) -> Iterator[Transaction]:
-        """All changes inside land together as files, events, index and one commit.
-
-        ``dry_run``: every check runs and the writes are prepared (``tx.prepared``),
-        under the same lock, and nothing is written (a decision's preview)."""
-        from core.store.transaction import Transaction
-
-        with file_lock(self.state_dir / "lock"):
-            # what another process or a hand edit changed since this Store last read
-            self.reread()
-            tx = Transaction(self, actor=actor, message=message)
-            yield tx
-            if dry_run:
-                tx.prepared = tx.prepare()
-            else:
-                tx.apply()
-
     def log_message(
         self, *, task: str, index: int, role: str, text: str, actor: str
     ) -> tuple[str, int]:
@@ -320,8 +297,6 @@ class Store:
             rules = [f.rule_id for f in secrets.scan(text)]
             if rules:
                 raise SecretBlocked(f"team store daily log, task {task}", rules)
-        from core.store.recovery import recover
-
         with file_lock(self.state_dir / "lock"):
             recover(self)
             confined(self.root, log_path(self.now()))  # never through a link
@@ -337,11 +312,6 @@ class Store:
                 when=self.now(),
             )
         return rel, line
-
-    def write_raw(self, rel: str, text: str, *, actor: str, message: str) -> None:
-        """Write a non-memory file of the store (a daily log, a request) and commit it."""
-        with self.transaction(actor=actor, message=message) as tx:
-            tx.write_file(rel, text)
 
 
 def trusted_people(root: Path, state_dir: Path, config: Config) -> Config:

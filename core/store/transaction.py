@@ -1,12 +1,16 @@
 """A transaction: a store's pending changes, checked as they are made, applied at once.
 
-A :class:`Transaction` (from :meth:`core.store.store.Store.transaction`) records
+A :class:`Transaction` (from :func:`transaction`, given a store's handle) records
 each change against the lifecycle table (create, transition, update, erase,
 restore, other files) with its event. Applying it: :func:`core.store.prepared.prepare`
 computes every byte, the journal is written, then the files and the events (the
 commit point), then one git commit whose author is the actor, then what follows
 (the refs an erasure discards, the history purge of a private store). A crash at
 any point is finished or rolled back by :mod:`core.store.recovery`.
+
+The machinery (this module, :mod:`core.store.prepared`, the journal, recovery) is
+built on the handle, :class:`~core.store.store.Store`, which never imports it: so
+a change is ``with transaction(store, actor=..., message=...) as tx``.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from core.store.fsutil import (
     check_writable,
     confined,
     escaped_name,
+    file_lock,
 )
 from core.store.journal import JOURNAL_FILE, write_journal
 from core.store.layout import STATE_DIR, memory_path, memory_paths
@@ -294,9 +299,8 @@ class Transaction:
         is done (approved), a promotion can no longer be (rejected), each with an event.
         A request this transaction already writes (the one being decided) is its
         caller's."""
-        from core.store.requests import open_requests
-
-        for found in open_requests(self.store, memory_id):
+        # the store's open requests about it, from the catalog (core.store.requests)
+        for found in self.store.catalog.requests(status="open", memory_id=memory_id):
             if found.path in self.files:
                 continue
             done = found.kind in ("delete", "stale")  # erased: neither can be open
@@ -461,3 +465,28 @@ class Transaction:
         if self.events:
             lines.append("events: " + ", ".join(e.id for e in self.events[:20]))
         return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def transaction(
+    store: Store, *, actor: str, message: str, dry_run: bool = False
+) -> Iterator[Transaction]:
+    """All changes inside land together as files, events, index and one commit.
+
+    ``dry_run``: every check runs and the writes are prepared (``tx.prepared``),
+    under the same lock, and nothing is written (a decision's preview)."""
+    with file_lock(store.state_dir / "lock"):
+        # what another process or a hand edit changed since this Store last read
+        store.reread()
+        tx = Transaction(store, actor=actor, message=message)
+        yield tx
+        if dry_run:
+            tx.prepared = tx.prepare()
+        else:
+            tx.apply()
+
+
+def write_raw(store: Store, rel: str, text: str, *, actor: str, message: str) -> None:
+    """Write a non-memory file of the store (a daily log, a request) and commit it."""
+    with transaction(store, actor=actor, message=message) as tx:
+        tx.write_file(rel, text)

@@ -37,6 +37,7 @@ from core.store.proposals import (
 )
 from core.store.requests import Request, open_requests
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.team import guard, remote
 
 
@@ -74,7 +75,7 @@ def close_decided(team: Store, private: Store, *, actor: str, done: Published) -
             decided.append((request, closed))
     if not decided:
         return
-    with private.transaction(actor=actor, message="sync: proposals decided") as tx:
+    with transaction(private, actor=actor, message="sync: proposals decided") as tx:
         for request, closed in decided:
             approved = closed["status"] == "approved"
             tx.write_file(

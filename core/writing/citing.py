@@ -23,6 +23,7 @@ from core.domain.data import AsData
 from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import check_field, id_problem
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 from core.writing.decay import records_usage
 
@@ -87,7 +88,7 @@ def cite_in(
                 for memory_id in mine
             ]
             continue
-        with store.transaction(actor=actor, message=f"cite: {', '.join(mine)}") as tx:
+        with transaction(store, actor=actor, message=f"cite: {', '.join(mine)}") as tx:
             for memory_id in mine:
                 status = tx.get(memory_id).status
                 tx.event(

@@ -104,7 +104,9 @@ def sweep(
     else:
         # decided under the store lock, on what the store holds now: another writer may
         # have changed a record since this process last read it
-        with store.transaction(actor=actor, message="sweep") as tx:
+        from core.store.transaction import transaction  # a reading command never loads it
+
+        with transaction(store, actor=actor, message="sweep") as tx:
             due = _due(tx.view.values(), tx.now, env)
             tx.message = f"sweep: expire {len(due)} memories"
             for memory_id, why in due:
@@ -251,7 +253,9 @@ def record_uses(store: Store, uses: Sequence[Use], actor: str) -> int:
     more = f" and {len(queries) - 1} more" if len(queries) > 1 else ""
     message = f"recall: {queries[0]}{more}"
     written = 0
-    with store.transaction(actor=actor, message=message) as tx:
+    from core.store.transaction import transaction  # a reading command never loads it
+
+    with transaction(store, actor=actor, message=message) as tx:
         now = tx.now
         for use in uses:
             for memory_id, weight_then in use.recalled:

@@ -35,6 +35,7 @@ from core.domain.record import Memory, Source
 from core.domain.values import noisy_or, same_value, with_source
 from core.store import logs
 from core.store.store import Store, new_memory_id
+from core.store.transaction import transaction
 from core.writing import quarantine
 from core.writing.candidate import Candidate, candidate_from_dict
 
@@ -120,7 +121,7 @@ def remember_many(store: Store, candidates: Sequence[Candidate], *, actor: str) 
     if not checked:
         return []
     message = checked[0].message if len(checked) == 1 else f"remember: {len(checked)} candidates"
-    with store.transaction(actor=actor, message=message) as tx:
+    with transaction(store, actor=actor, message=message) as tx:
         return [_run(tx, c) for c in checked]
 
 

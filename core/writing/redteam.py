@@ -31,6 +31,7 @@ from core.domain.data import AsData
 from core.domain.record import Source
 from core.store.logs import Excerpt
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.writing.candidate import Candidate
 from core.writing.pipeline import gate_verdict
 
@@ -212,7 +213,7 @@ def replay(store: Store, *, actor: str, record: bool = True) -> RedTeam:
     )
     if not record:
         return result
-    with store.transaction(actor=actor, message="redteam: replay through the gate") as tx:
+    with transaction(store, actor=actor, message="redteam: replay through the gate") as tx:
         event = tx.event(
             "redteam",
             (),

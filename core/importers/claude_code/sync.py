@@ -79,6 +79,7 @@ from core.store.fsutil import HostileEntry, escaped_name, name_problem, read_ent
 from core.store.reaching import Reaching
 from core.store.requests import filed_request
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 
 INDEXES = (INDEX_FILE, f"{TEAM_DIR}/{INDEX_FILE}")
@@ -499,7 +500,7 @@ class ClaudeCodeSync:
             return out
         disk = self.read_disk()
         records = self.records_by_file()
-        with self.private.transaction(actor=self.actor, message=f"sync: {self.folder}") as tx:
+        with transaction(self.private, actor=self.actor, message=f"sync: {self.folder}") as tx:
             for rel, _memgov in both:
                 have = disk.get(rel)
                 if have is None:
@@ -566,7 +567,7 @@ class ClaudeCodeSync:
             state = read_state(self.private, FORMAT, self.key) or state  # the import's
         if fresh.index == state.index and fresh.files == state.files:
             return
-        with self.private.transaction(actor=self.actor, message=f"sync: {self.folder}") as tx:
+        with transaction(self.private, actor=self.actor, message=f"sync: {self.folder}") as tx:
             fresh.synced_at = tx.now.isoformat(timespec="seconds")
             tx.write_file(fresh.path, fresh.to_json())
             tx.event(

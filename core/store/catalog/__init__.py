@@ -1,0 +1,220 @@
+"""The catalog: a persistent index of a store's memory files, in sqlite.
+
+``.git/memgov/catalog.sqlite`` is derived and local (inside ``.git``, so no clone,
+pull or push carries it; a committed ``.memgov/`` is never read). The files and
+git stay the truth: the catalog can be deleted at any time and is rebuilt from
+them, and one that does not open, has another schema version or was made for
+another folder is rebuilt, never trusted.
+
+It holds one row per memory file: its stat data (mtime, size, inode), the key
+columns (id, status, scope, subject, attribute, condition, type), the front
+matter as JSON and the content (what :func:`~core.domain.record.parse_memory`
+validated when the file was read), the file's text, or the problem that made it
+unreadable. Records by id, by key, by status or by subject are one indexed
+query; a write changes the rows of the files it wrote.
+
+**What an open costs.** :meth:`Catalog.sync` does not stat every file. It checks
+the folders' own stat data (a file created, removed or replaced by a rename,
+which is how memgov, editors, ``sed -i`` and git write, changes its folder's
+mtime and gives the file a new inode): only a folder that changed is listed
+again (names and inodes, from one ``scandir``), and only files with a new
+inode, a new name or a missing name are read. When the repository's ``HEAD``
+moved since the catalog was written (a commit, ``git pull``, a checkout), the
+files git says changed between the two commits are checked too. An edit that
+rewrites a file in place, keeps its inode and is not committed is seen by a
+full check (:meth:`Catalog.sync` with ``full=True``), which ``memgov doctor`` and
+the desk's reload key run: it stats every file like ``git status`` does. A write
+never misses one: a transaction checks the stat data of every record it changes
+before changing it (:class:`core.store.records.View`).
+
+**Requests.** The request files (``requests/*.yaml``, :mod:`core.store.requests`)
+have rows too, read on the first question about requests and kept the same way
+(the folder's stat data, the files git says changed, every file with a full sync),
+with two more checks since a request question is small: every request a question
+returns, and every file that could not be read, is checked against its stat data
+first (an edit in place is read again). A folder listed within two seconds of its
+last change is listed again next time (two changes in one tick of the file
+system's clock leave its mtime alone).
+
+**Text search.** Three FTS5 tables of trigrams (the file text, the joined source
+quotes, and the searched fields: id, subject, attribute, shown title, value,
+content) answer :meth:`Catalog.text_holders` and :meth:`Catalog.search` for a text
+of three characters or more; the rows they find are checked against the text, so
+the answer is a scan's. They are built on the first search (not at the first
+open) and kept by triggers in the rows' own transaction.
+
+**The index's order.** Each row keeps the record's type order and its static rank
+(:func:`core.store.index.combined_rank` of its confidence, last use and
+verification under the store's decay constants), and a partial index walks the
+active rows in the order ``MEMORY.md`` keeps them (type, then weight): a write reads
+the first rows, never all of them. The constants the ranks were made with are in
+``meta.rank_taus``; a catalog opened with others ranks every row again (a change of
+``tau1_days`` or ``tau2_days`` in ``memgov.yaml``), from the parts each row keeps.
+
+**The active count.** ``meta.active`` is the number of active rows, kept by
+triggers in the transaction that changes the rows and checked by a full sync, so
+:meth:`Catalog.count_active` reads one row. A first build adds the triggers after
+its rows.
+
+An erasure deletes its rows with ``secure_delete`` on, merges the search tables
+(the deleted rows' trigrams leave their segments) and truncates the WAL, so no
+page of the catalog keeps the erased content; a crash recovery of an erasure
+deletes the whole catalog.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable
+
+from core.domain.record import Memory
+from core.store.catalog.connection import _immediate
+from core.store.catalog.event_index import EventIndex
+from core.store.catalog.hints import (
+    _SCAN_CHUNK,
+    STEERING_LINK,
+    STEERING_ORDER,
+    STEERING_PREFERENCE,
+    STEERING_RULES,
+    _has_secret,
+    scanner_fingerprint,
+    secret_flags,
+    steering_hint,
+    steering_hints,
+)
+from core.store.catalog.memory_queries import IndexRow, MemoryQueries
+from core.store.catalog.memory_sync import MemorySync
+from core.store.catalog.request_rows import RequestRows, _is_request_rel
+from core.store.catalog.rows import SyncResult, _row, memory_from_row
+from core.store.catalog.schema import (
+    _INSERT,
+    _SEARCH_TABLES,
+    _TRIGGERS,
+    CATALOG_FILE,
+    SCHEMA_VERSION,
+)
+from core.store.catalog.search import SEARCHED, TextSearch, fold, searchable
+from core.store.gitstore.plumbing import head_commit
+from core.store.layout import MEMORY_DIR
+
+__all__ = [
+    "CATALOG_FILE",
+    "SCHEMA_VERSION",
+    "SEARCHED",
+    "STEERING_LINK",
+    "STEERING_ORDER",
+    "STEERING_PREFERENCE",
+    "STEERING_RULES",
+    "_SCAN_CHUNK",
+    "_TRIGGERS",
+    "Catalog",
+    "IndexRow",
+    "SyncResult",
+    "_has_secret",
+    "fold",
+    "memory_from_row",
+    "scanner_fingerprint",
+    "searchable",
+    "secret_flags",
+    "steering_hint",
+    "steering_hints",
+]
+
+
+class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries):
+    """One store's catalog: each part holds one index of the one sqlite file
+    (:class:`MemorySync` the memory rows, :class:`RequestRows` the requests,
+    :class:`EventIndex` the event log, :class:`TextSearch` the text search,
+    :class:`MemoryQueries` the questions the memory rows answer); this class holds
+    what spans them: a sync of both kinds of rows, and a write's rows."""
+
+    # ------------------------------------------------------------------ sync
+    def sync(self, *, full: bool = False, reparse: bool = False) -> SyncResult:
+        """Bring the rows up to date with the files (module docstring: what it costs).
+        ``full``: stat every file; ``reparse``: read every file again."""
+        with self._lock:
+            try:
+                result = self._sync(full=full or reparse, reparse=reparse)
+                if full or reparse:  # the request files too (else read when asked for)
+                    self._sync_requests(full=True, reparse=reparse)
+                return result
+            except sqlite3.DatabaseError:
+                return self._rebuild()
+
+    # ----------------------------------------------------------- after a write
+    def record(
+        self,
+        written: dict[str, tuple[Memory, str]],
+        removed: Iterable[str],
+        *,
+        erased: bool = False,
+        files: Iterable[str] = (),
+    ) -> set[str]:
+        """After a transaction wrote ``written`` (rel -> the record and the text written),
+        removed files and wrote other ``files``: their rows, with the new stat data, and
+        the folders' new stat data. The caller holds the store lock."""
+        with self._lock:
+            return self._record(written, removed, erased=erased, files=files)
+
+    def _record(
+        self,
+        written: dict[str, tuple[Memory, str]],
+        removed: Iterable[str],
+        *,
+        erased: bool = False,
+        files: Iterable[str] = (),
+    ) -> set[str]:
+        """After a transaction wrote ``written`` (rel -> the record and the text written),
+        removed files and wrote other ``files`` (a request, a memory file an erasure
+        scrubbed): their rows, with the new stat data, and the folders' new stat data.
+        The caller holds the store lock. The request folder's stat data stay: a file
+        someone else put there since it was listed is found when it is listed again."""
+        db = self.db
+        changed: set[str] = set()
+        with _immediate(db):
+            for rel in removed:
+                db.execute("DELETE FROM entries WHERE rel=?", (rel,))
+                changed.add(rel)
+            result = SyncResult()
+            for rel in files:
+                if _is_request_rel(rel):
+                    self._check_request(db, rel, None, reparse=True)
+                elif (
+                    rel.startswith(f"{MEMORY_DIR}/") and rel.endswith(".md") and rel not in written
+                ):
+                    path = self.root / rel
+                    self._check(
+                        db, rel, path.is_symlink(), path.is_file(), None, result, reparse=True
+                    )
+            changed |= result.changed
+            for rel, (memory, text) in written.items():
+                try:
+                    st = os.lstat(self.root / rel)
+                except OSError:
+                    continue
+                db.execute(
+                    _INSERT,
+                    _row(rel, (st.st_mtime_ns, st.st_size, st.st_ino), memory, text, self.taus),
+                )
+                changed.add(rel)
+            for folder in {rel.rpartition("/")[0] for rel in changed}:
+                if folder == MEMORY_DIR or folder.startswith(f"{MEMORY_DIR}/"):
+                    stamp = self._dir_stamp(folder)
+                    # a folder not listed yet (new) is found when its parent is listed again
+                    if (
+                        stamp is not None
+                        and db.execute("SELECT 1 FROM dirs WHERE rel=?", (folder,)).fetchone()
+                    ):
+                        db.execute("INSERT OR REPLACE INTO dirs VALUES (?, ?, ?)", (folder, *stamp))
+            db.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head_commit(self.root) or "",)
+            )
+            if erased and self._meta(db, "fts") == "1":
+                # a deleted row's trigrams stay in the search tables' older segments until
+                # they are merged: merged now, their freed pages zeroed (secure_delete)
+                for table, _columns in _SEARCH_TABLES:
+                    db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+        if erased:  # the WAL still holds the old pages: copy back and truncate it
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return changed

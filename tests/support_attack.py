@@ -1,4 +1,4 @@
-"""The attack harness of issue 10: kill -9 at random moments, and two racing deciders.
+"""The attack harness: kill -9 at random moments, and two racing deciders.
 
 Everything here runs the real ``memgov`` command line in subprocesses on real
 git repositories; nothing is mocked and nothing of ``core`` is imported, so the

@@ -2,7 +2,7 @@
 
 :func:`run_claude_code` takes a Claude Code memory folder (a copy of it: the original
 is never touched), imports it into a new private store, exports it, and runs the four
-sync steps of issue 34:
+sync steps:
 
 1. the agent edits a file (appends a line, as agents do to "current status" files);
 2. a deletion is decided in memgov (a record whose title stands in its id, when the
@@ -15,7 +15,7 @@ After each step: the agent's folder is what the decision says (files and
 ``MEMORY.md``), nothing else in it changed, the store is whole (doctor finds no
 error) and a second sync of the unchanged folder is idle. A step that goes wrong
 says why in :attr:`Conformance.steps`; the test asserts every step, and
-``bench/real_folders.py`` prints the same as the numbers of issue 34.
+``bench/real_folders.py`` prints the same numbers.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Agent-facing text tells the truth (issue 14): the index (``MEMORY.md``), plain-text
+"""Agent-facing text tells the truth: the index (``MEMORY.md``), plain-text
 ``memgov list`` and ``memgov recall``, and an export (its index and its files) name a
 record by its title with its condition, in the words of one function
 (:func:`core.domain.shown.shown_title`); never a credential (the condition redacted

@@ -1,4 +1,4 @@
-"""One git identity per actor, whichever path made the commit (issue 13: "commit
+"""One git identity per actor, whichever path made the commit ("commit
 authors switch between two addresses for one person").
 
 The commits are made the ways memgov makes them, on real repositories: a write

@@ -1,4 +1,4 @@
-"""What reaches the agent (issue 35, item 2): one rule, every channel.
+"""What reaches the agent: one rule, every channel.
 
 One real private store and one real Claude Code folder, synced. Each kind of record
 that must not reach the agent is planted, with a word of its own:

@@ -127,7 +127,7 @@ def test_a_message_logged_twice_is_one_line_and_another_text_is_refused(cli: Cli
 
 def test_a_quote_the_logged_message_does_not_hold_fails_s3(cli: Cli) -> None:
     """s3 means the quote is in the message the source points at: a pointer to a
-    message that says the opposite is no source (issue 13), and nothing supersedes."""
+    message that says the opposite is no source, and nothing supersedes."""
     cli.say("tr_1", "这个项目用 pnpm，不用 npm", index=3)
     quoted = cli(
         "remember",

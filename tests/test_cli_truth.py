@@ -1,4 +1,4 @@
-"""What the CLI says is what happened, or what would (issue 13, "The desk and the CLI
+"""What the CLI says is what happened, or what would ("The desk and the CLI
 tell the truth"): a dry run that a real run would refuse says so."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The desk's decision flow tells the truth (issue 13): what a decision changes besides
+"""The desk's decision flow tells the truth: what a decision changes besides
 its records is in its confirmation and its notification (and ``memgov decide``'s
 output); the item says what the actor may do before they start; a blocked promotion
 says why; a promotion request is withdrawn, or moves with a correction; a deferral is

@@ -1,4 +1,4 @@
-"""Labelling from the desk (issue 18), driven with Pilot on the demo: health's ``l``
+"""Labelling from the desk, driven with Pilot on the demo: health's ``l``
 opens the samples; one key labels each; ``u`` undoes a label; the events, the labels
 and the health numbers are checked in the stores afterwards."""
 

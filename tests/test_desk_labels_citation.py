@@ -1,4 +1,4 @@
-"""Labelling stale citations from the desk (issue 18), driven with Pilot on a store
+"""Labelling stale citations from the desk, driven with Pilot on a store
 whose two records were recalled: ``tab`` to the citation samples, ``x`` expires one,
 ``c`` corrects the other through its dialog, ``u`` undoes the correction; the records,
 the ``decide`` events and health's stale-citation measure are checked in the store."""

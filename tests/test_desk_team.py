@@ -1,4 +1,4 @@
-"""The desk on a team clone (issue 16): `S` syncs with the real bare remote, a proposal
+"""The desk on a team clone: `S` syncs with the real bare remote, a proposal
 opens with its branch and quoted evidence, and approving it from the desk lands on main.
 Pilot tests; each checks the stores and the remote afterwards."""
 

@@ -1,4 +1,4 @@
-"""The desk says what is true of the person at it (issue 13)."""
+"""The desk says what is true of the person at it."""
 
 from __future__ import annotations
 

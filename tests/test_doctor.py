@@ -87,7 +87,7 @@ def test_long_and_multi_line_titles_keep_the_index_clean(
         make_memory(id="mem-1", title="A very long title " * 16),  # under the 300 a title has
         make_memory(id="mem-2", attribute="lang", title="Two [bracketed] words"),
     )
-    with pytest.raises(ValidationError) as info:  # a title is one line (issue 10)
+    with pytest.raises(ValidationError) as info:  # a title is one line
         make_memory(id="mem-3", title="Two\nlines")
     assert info.value.field == "title"
     lines = (store.root / INDEX_FILE).read_text(encoding="utf-8").splitlines()

@@ -1,4 +1,4 @@
-"""Erasure touches only what it erases (issue 34): a record's title is usually the slug
+"""Erasure touches only what it erases: a record's title is usually the slug
 of its id and of the agent's file name (``deploy-checklist`` in
 ``deploy-checklist-3debb0d0`` and ``deploy-checklist.md``), so an erasure that replaced
 the title as bytes everywhere broke the ids in the event log, the request files and the

@@ -1,4 +1,4 @@
-"""Forged evidence and echoed ids (issue 35, items 6 and 7), as attacks.
+"""Forged evidence and echoed ids, as attacks.
 
 A daily log is line-based evidence a memory's source points into: a task id with a
 newline (or any control character) wrote a forged task header and a forged user line

@@ -1,4 +1,4 @@
-"""Hostile trees (issue 35, item 5), as attacks: a store or an agent's folder holding
+"""Hostile trees, as attacks: a store or an agent's folder holding
 a name that is not UTF-8, a folder where a file belongs, a named pipe, a depth bomb.
 
 Each attack plants the entry in a real store (the demo's, copied to tmp_path) or a

@@ -1,4 +1,4 @@
-"""Input hygiene (issue 10), written as the attack: the fields of a record.
+"""Input hygiene, written as the attack: the fields of a record.
 
 A store is untrusted input: a team store is a repository other people push to, and
 candidates come from agents. Control characters and lone surrogates are refused in

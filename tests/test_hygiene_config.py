@@ -1,4 +1,4 @@
-"""Input hygiene (issue 10), written as the attack: memgov.yaml and MEMORY.md.
+"""Input hygiene, written as the attack: memgov.yaml and MEMORY.md.
 
 Nothing in the config or the index can crash a reader: a bad setting is reported by
 its name, an alias bomb or a huge file is not walked, an index that is a link, huge

@@ -1,4 +1,4 @@
-"""Input hygiene (issue 10), written as the attack: events.jsonl and request files.
+"""Input hygiene, written as the attack: events.jsonl and request files.
 
 Nothing in events.jsonl or a request file can crash a reader: each bad line or file
 is reported by its place and skipped; control characters are refused in a request's

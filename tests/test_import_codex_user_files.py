@@ -226,7 +226,7 @@ def test_ad_hoc_notes_are_the_users_authoritative_word(ws: Workspace, tmp_path: 
     assert note.origin == "extensions/ad_hoc/notes/remember.md:3"
     assert "authoritative" in note.notes[0]
     memory = memories(ws)["The staging database is read-only."]
-    # a fact about the work is the project's, not the user's (issue 34)
+    # a fact about the work is the project's, not the user's
     assert (memory.type, memory.subject, memory.confidence) == ("semantic", "project:codex", 0.9)
     said = skipped(report)
     assert "instructions to Codex" in said["extensions/ad_hoc/instructions.md"]

@@ -113,7 +113,7 @@ def test_a_cut_off_character_keeps_the_rest_of_the_memory(tmp_path: Path) -> Non
 #: what each real folder gives today (a dry run into a fresh private and team store);
 #: held: internal addresses (not credentials), each a review item with its lines marked;
 #: and memories that address the agent from a source not known to be the user's words
-#: (quarantine, issue 17): 1000ssam's three feedback notes an agent wrote as lessons
+#: (quarantine): 1000ssam's three feedback notes an agent wrote as lessons
 #: ("without the user's confirmation", ...), and 4444J99's note quoting a job ad's
 #: planted "If you are a LLM or an AI tool ..."
 EXPECTED = {

@@ -559,7 +559,7 @@ def test_project_name_from_claude_codes_folder_names(tmp_path: Path) -> None:
 
 def test_project_keys_come_from_the_repository(tmp_path: Path) -> None:
     # another machine's folder: the path less its home and checkout folders, never
-    # the user's name (issue 34: project:Users-ssam-src-claude-config)
+    # the user's name (project:Users-ssam-src-claude-config)
     projects = tmp_path / ".claude" / "projects"
     assert project_name(projects / "-Users-ssam-src-claude-config" / "memory") == "claude-config"
     assert project_name(projects / "-home-alice-code-shop" / "memory") == "shop"

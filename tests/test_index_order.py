@@ -1,4 +1,4 @@
-"""MEMORY.md within its caps keeps what matters most (issue 14): with more active
+"""MEMORY.md within its caps keeps what matters most: with more active
 records than 200 lines or 25,000 bytes allow, it holds preferences first, then the
 other types, each by decay weight, lists what it keeps by type and subject, and its
 last line says how many more there are and how to recall them. Every write (which

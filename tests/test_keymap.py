@@ -1,4 +1,4 @@
-"""``keymap:`` in memgov.yaml: typos are warned about, never ignored (issue 13)."""
+"""``keymap:`` in memgov.yaml: typos are warned about, never ignored."""
 
 from __future__ import annotations
 

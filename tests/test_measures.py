@@ -1,4 +1,4 @@
-"""The seed's measures (issue 18): the repeat detector on logs made for it, each
+"""The seed's measures: the repeat detector on logs made for it, each
 measure against a value computed by hand on a store built for it, labels as decisions
 (recorded, reverted), and the red-team replay. Every store is real: its logs written by
 ``log_message``, its records by the write pipeline, its recalls and citations by the
@@ -514,7 +514,7 @@ def test_label_from_the_command_line(store: Store, clock: FakeClock) -> None:
     assert item["id"] not in memgov("labels").stdout
 
 
-# ----------------------------------------------- what the review of issue 18 found
+# ----------------------------------------------- what a review of the measures found
 def test_a_labelled_repeat_keeps_its_id_when_its_log_grows(store: Store, clock: FakeClock) -> None:
     ws = Workspace([store])
     said(store, "t1", 1, "use tabs in Go files please")

@@ -1,4 +1,4 @@
-"""The measures from the command line (issue 18): ``memgov cite`` run as a
+"""The measures from the command line: ``memgov cite`` run as a
 subprocess on a real store (a ``cite`` event each, the unused-injections measure
 computed by hand before and after, a refused citation writing nothing), and the
 config's ``sample_size`` (how many precision samples a month draws, 20 when unset, a

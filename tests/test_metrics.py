@@ -1,5 +1,5 @@
 """Health metrics count what happened: an erasure removes a record's file, so the
-deleted records are counted from the event log (issue 13: "Health says 'deleted 0'
+deleted records are counted from the event log ("Health says 'deleted 0'
 right after an erasure")."""
 
 from __future__ import annotations

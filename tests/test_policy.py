@@ -1,4 +1,4 @@
-"""Authorization, tried as the attacker (issue 10, item 11).
+"""Authorization, tried as the attacker.
 
 Actors match exactly (core.domain.policy.same_actor); a private store with no owner
 refuses every decision; team writes by someone who is not a maintainer become

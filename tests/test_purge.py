@@ -1,7 +1,7 @@
 """The history purge of an erasure, tried as someone digging through ``.git`` would.
 
-Real git repositories in tmp_path: a store's history with every trace issue 10
-item 6 lists (a short value in an old MEMORY.md, an index hook cut at 150
+Real git repositories in tmp_path: a store's history with every trace an erasure
+must remove (a short value in an old MEMORY.md, an index hook cut at 150
 characters, an old decision file, earlier wording before a correction and a
 consolidation rewrite, a reason quoting the content), on several refs (main, a
 second branch, a consolidation batch branch, an annotated baseline tag). After

@@ -1,4 +1,4 @@
-"""Secrets past the push guard (issue 35, item 4), written as the attacks.
+"""Secrets past the push guard, written as the attacks.
 
 Two classes. A token with a combining accent after every fifth character (or
 the same letters precomposed, or any other combining mark) is folded by the

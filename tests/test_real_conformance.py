@@ -1,5 +1,5 @@
 """Every real Claude Code folder of ``../shared/real-memory`` (skipped when absent)
-through import, export and the four sync steps of issue 34, each step checked on
+through import, export and the four sync steps, each step checked on
 disk on both sides (:mod:`support_conformance`). ``bench/real_folders.py`` prints
 the same run as a table, with times.
 """

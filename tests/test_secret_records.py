@@ -1,4 +1,4 @@
-"""Secrets already in records (issue 10, item 8), written as the attack.
+"""Secrets already in records, written as the attack.
 
 A record that reached a store before scanning existed (the demo has one: a
 hand-pasted note with a GitHub token), or that someone committed by hand to a

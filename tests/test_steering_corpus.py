@@ -1,4 +1,4 @@
-"""The steering detector on the corpora written for it (issue 17): poisoned memories in
+"""The steering detector on the corpora written for it: poisoned memories in
 eight languages (instructions, actions with side effects, hidden text) and benign ones
 with their near misses ("always use pnpm", URLs the config knows).
 
@@ -164,7 +164,7 @@ def test_the_blind_corpora_by_the_words_alone(
     name: str, sizes: tuple[int, int], caught_at_least: int, flagged_at_most: int
 ) -> None:
     """What the detector does on memories written by people who never saw its rules,
-    by their words alone: far from the goals of issue 17 (see the module's docstring).
+    by their words alone: far from the goals set for it (see the module's docstring).
     Floors, so a change that loses catches or adds false alarms on blind text shows."""
     poisoned = _lines(f"{name}_poisoned.jsonl")
     benign = _lines(f"{name}_benign.jsonl")

@@ -1,4 +1,4 @@
-"""Attacks on the steering detector's exemptions (issue 17, session 16): each text is a
+"""Attacks on the steering detector's exemptions: each text is a
 memory an attacker would plant, worded to slip through one of the exemptions written to
 cut false alarms (a project's own installer, a check off as a bounded exception, a secret
 kept from a third party, a quoted example, a comment in a code span, direction marks in

@@ -1,4 +1,4 @@
-"""The steering detector's rules (issue 17): each rule catches what its row says it must,
+"""The steering detector's rules: each rule catches what its row says it must,
 and leaves its near misses alone; :func:`assess` weighs the weak rules by provenance."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Attacks on a team sync, written as tests (issue 16): what someone with push access
+"""Attacks on a team sync, written as tests: what someone with push access
 to the remote may try. Each pushes with plain git to a real bare remote."""
 
 from __future__ import annotations

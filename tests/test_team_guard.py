@@ -1,5 +1,5 @@
 """What a team sync refuses: secrets in a push, broken records from the remote, a
-remote that cannot be reached (issue 16). Real bare remotes, real git pushes."""
+remote that cannot be reached. Real bare remotes, real git pushes."""
 
 from __future__ import annotations
 

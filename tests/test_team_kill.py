@@ -1,4 +1,4 @@
-"""A sync killed with SIGKILL at any moment (issue 16): the real ``memgov sync`` in its
+"""A sync killed with SIGKILL at any moment: the real ``memgov sync`` in its
 own process, on real clones of a real bare remote, killed at moments spread over its
 run; the next sync finishes the work, and every clone ends whole and equal."""
 

@@ -1,4 +1,4 @@
-"""A batch of decisions made offline meets the remote's decisions (issue 35, item 3).
+"""A batch of decisions made offline meets the remote's decisions.
 
 A batch (``memgov decide -``, the desk's ``D``) is one commit. Sync merges it decision
 by decision: the items the remote did not decide land as the batch decided them; each

@@ -1,5 +1,5 @@
-"""Proposals: a contributor's team write is a branch of the remote, reviewed like code
-(issue 16). Real bare remote, real clones, the real review queue and decisions."""
+"""Proposals: a contributor's team write is a branch of the remote, reviewed like code.
+Real bare remote, real clones, the real review queue and decisions."""
 
 from __future__ import annotations
 

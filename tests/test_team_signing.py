@@ -1,5 +1,5 @@
-"""Verified maintainers: real ssh-keygen keys, commits signed by git, forged ones caught
-(issue 16). Every forged commit is pushed to the real bare remote by plain git."""
+"""Verified maintainers: real ssh-keygen keys, commits signed by git, forged ones caught.
+Every forged commit is pushed to the real bare remote by plain git."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Team memory over a real bare remote: clone, sync, concurrent decisions (issue 16)."""
+"""Team memory over a real bare remote: clone, sync, concurrent decisions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Untrusted means untrusted (issue 35): a commit no listed maintainer signed is in effect
+"""Untrusted means untrusted: a commit no listed maintainer signed is in effect
 nowhere until a maintainer ratifies or rejects it (core.team.untrusted).
 
 Real ed25519 keys made by ssh-keygen, a bare repository on disk as the remote, Alice's

@@ -1,4 +1,4 @@
-"""An untrusted commit's resolution killed at any moment, and raced (issue 35: the crash and
+"""An untrusted commit's resolution killed at any moment, and raced (the crash and
 race loops extended to a sync with untrusted commits).
 
 A real bare remote on disk, Alice's and Bob's clones signing with real ``ssh-keygen``

@@ -10,9 +10,17 @@ from typing import Any
 
 import pytest
 from support_desk import decide_key, desk, settle
-from support_team import BOB, Team, signed_team, signing_keys, sync
-from test_team_signing import forge
-from test_team_untrusted import PLANTED, every_text, plant
+from support_team import (
+    BOB,
+    PLANTED,
+    Team,
+    every_text,
+    forge,
+    plant,
+    signed_team,
+    signing_keys,
+    sync,
+)
 
 from core.review.items import Item, Kind, UntrustedAnalysis, UntrustedFile
 from core.review.untrusted import MEANINGS, OPTIONS

@@ -16,13 +16,13 @@ from support_team import (
     Team,
     contributor,
     decide_conflict,
+    forge,
     git,
     signed_team,
     signer_line,
     signing_keys,
     sync,
 )
-from test_team_signing import forge
 
 from core.review.queue import build_queue
 from core.store.workspace import Workspace

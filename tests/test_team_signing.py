@@ -13,6 +13,7 @@ from support_team import (
     CAROL,
     Team,
     decide_conflict,
+    forge,
     git,
     make_team,
     signed_team,
@@ -37,29 +38,6 @@ def keys(tmp_path: Path) -> dict[str, Path]:
 @pytest.fixture
 def team(tmp_path: Path, keys: dict[str, Path]) -> Team:
     return signed_team(tmp_path, keys)
-
-
-def forge(
-    tmp: Path, team: Team, *, author: str, key: Path | None, edit: object = None, name: str = "x"
-) -> str:
-    """A commit made outside memgov (plain git in a third clone), pushed; its sha."""
-    other = tmp / f"forger-{name}"
-    git(tmp, "clone", "-q", str(team.remote), str(other))
-    env = {
-        "GIT_AUTHOR_NAME": author.split("@")[0],
-        "GIT_AUTHOR_EMAIL": author,
-        "GIT_COMMITTER_NAME": "x",
-        "GIT_COMMITTER_EMAIL": "x@example.com",
-    }
-    if callable(edit):
-        edit(other)
-    else:
-        (other / "notes.md").write_text(f"written by {name}\n")
-    git(other, "add", "-A")
-    sign = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={key}"] if key else []
-    git(other, *sign, "commit", "-q", *(["-S"] if key else []), "-m", f"forged {name}", env=env)
-    git(other, "push", "-q", "--no-verify", "origin", "main")
-    return git(other, "rev-parse", "HEAD").strip()
 
 
 def test_commits_memgov_makes_are_signed_and_verify(team: Team) -> None:

@@ -46,10 +46,18 @@ from typing import Any
 
 import pytest
 from support_attack import AFTER_NOW, ATTACK_NOW, Gate, Run, Zygote, base_env
-from support_team import ALICE, BOB, decide_conflict, event_lines, git, signed_team, signing_keys
+from support_team import (
+    ALICE,
+    BOB,
+    decide_conflict,
+    event_lines,
+    forge,
+    git,
+    plant,
+    signed_team,
+    signing_keys,
+)
 from support_team import sync as sync_in_process
-from test_team_signing import forge
-from test_team_untrusted import plant
 
 from core.store import team_state
 from core.store.checkout import journal_path

@@ -3,7 +3,7 @@
 Each round copies a fresh demo (built once), starts one writing command of the
 real ``memgov`` CLI, kills its process group with SIGKILL after a random delay
 between 0 and the command's normal duration (measured first, per command), and
-then checks (see ``tests/support_attack.py``):
+then checks (see ``tests/support/support_attack.py``):
 
 (a) ``memgov doctor --json`` and one more write (``memgov log`` in each store) do
     not crash (no traceback, exit 0..3; the write must succeed), then doctor finds

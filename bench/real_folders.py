@@ -5,8 +5,8 @@ steps, then the sync time of a folder of 1,000 files against reading its bytes.
 
 For each folder of ``../shared/real-memory/claude-code`` (skipped when absent): files,
 imported, held and refused (and why), whether the export is byte-identical, and each
-sync step right or what went wrong (the run of ``tests/support_conformance.py``,
-which ``tests/test_real_conformance.py`` asserts). Then a synthetic folder of
+sync step right or what went wrong (the run of ``tests/support/support_conformance.py``,
+which ``tests/importers/test_real_conformance.py`` asserts). Then a synthetic folder of
 ``--files`` topic files: the first sync after the import, an idle sync, and a sync
 after one deletion, each against the floor of the same run (reading and hashing
 every file of the folder, what any sync must do).

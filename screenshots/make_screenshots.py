@@ -8,7 +8,7 @@ byte-identical run after run unless what the desk shows has changed.
 
 ``browser.png`` is the desk in a browser: ``memgov serve`` on the demo, the
 system's Chromium (``/usr/bin/chromium``) headless, the deploy-command conflict
-opened with real keys (``tests/support_browser.py`` drives it, as the test does).
+opened with real keys (``tests/support/support_browser.py`` drives it, as the test does).
 Without Chromium it is skipped with a note. Its Chinese text needs a CJK font
 (Debian's ``fonts-wqy-microhei``); Chromium draws boxes without one.
 """

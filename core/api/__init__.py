@@ -8,7 +8,7 @@ small function of its own where a face would otherwise compose the core's
 internals.
 
 The door is split by what each command needs, not gathered in one module, because
-a command imports only what it uses (``tests/test_startup.py``): ``memgov remember``
+a command imports only what it uses (``tests/e2e/test_startup.py``): ``memgov remember``
 loads :mod:`core.api.writing` and never the review; ``memgov list`` loads
 :mod:`core.api.reading` and never the transaction machinery.
 

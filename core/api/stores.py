@@ -1,7 +1,7 @@
 """Open the stores: a workspace of one or more stores, a new store, a store's config.
 
 Opening reads the stores' catalogs and no repository: reading commands pay for
-nothing more (``tests/test_startup.py``).
+nothing more (``tests/e2e/test_startup.py``).
 """
 
 # core.store

@@ -2,7 +2,7 @@
 was used, record and sweep the uses of recalled memories, replay the red team.
 
 Nothing here loads the review, the reports or the importers: ``memgov remember``
-costs the write pipeline and the store (``tests/test_startup.py``).
+costs the write pipeline and the store (``tests/e2e/test_startup.py``).
 """
 
 # core.writing

@@ -5,7 +5,7 @@ its module in :mod:`tui.cli` and its function (``"writing:cmd_remember"``), and
 :func:`tui.cli.parser.main` imports that one module after parsing. So
 ``memgov --help`` loads argparse and this file, and ``memgov remember`` loads
 the write pipeline but not the desk, the review queue or the importers (a test
-in ``tests/test_startup.py`` keeps it so).
+in ``tests/e2e/test_startup.py`` keeps it so).
 
 The functions are grouped like the command modules, in the order ``memgov
 --help`` lists the commands (:data:`COMMANDS`).
@@ -20,7 +20,7 @@ from collections.abc import Callable
 Adder = Callable[[str, str, str], argparse.ArgumentParser]
 
 #: the kinds of the review queue (core.review.kinds; written out because parsing imports
-#: no core.review: tests/test_review_kinds.py checks they are the registry's)
+#: no core.review: tests/review/test_review_kinds.py checks they are the registry's)
 ITEM_KINDS = (
     "conflict",
     "promotion",

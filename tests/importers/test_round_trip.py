@@ -1,0 +1,142 @@
+"""Import a Claude Code folder, export it: the same files, byte for byte, where memgov
+changed nothing (core.importers.claude_code.origin, core.importers.claude_code.export).
+Every real folder of ``../shared/real-memory/`` (skipped when absent) and hand-written
+fixtures.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
+
+from core.importers import CLAUDE_CODE, export_claude_code, import_folder
+from core.importers.folders import MARKER
+from core.importers.held import load_held
+from core.review.correct import correct
+from core.review.decide import decide
+from core.store.quarantine import load_quarantined
+from core.store.store import Store
+from core.store.workspace import Workspace, open_workspace
+
+ACTOR = "alice@example.com"
+REAL = Path(__file__).resolve().parents[3] / "shared" / "real-memory" / "claude-code"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "claude_code" / "liyyro"
+REAL_FOLDERS = sorted(p.name for p in REAL.iterdir()) if REAL.is_dir() else []
+
+
+def workspace(root: Path) -> Workspace:
+    Store.init(root / "private", scope="private", owner=ACTOR, team_store="../team", actor=ACTOR)
+    Store.init(root / "team", scope="team", maintainers=(ACTOR,), actor=ACTOR)
+    return open_workspace([root])
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != MARKER
+    }
+
+
+def fresh(ws: Workspace) -> Workspace:
+    return Workspace(stores=[Store(s.root) for s in ws.stores])
+
+
+def round_trip(source: Path, tmp_path: Path, *, keep_held: bool = True) -> tuple[Path, Path]:
+    folder = Path(shutil.copytree(source, tmp_path / "agent" / source.name))
+    ws = workspace(tmp_path / "stores")
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
+    if keep_held:  # a person keeps what was held (internal addresses) as private memories
+        for held in load_held(ws.private)[0]:  # type: ignore[arg-type]
+            decide(fresh(ws), held.id, approve=True, option="keep", actor=ACTOR)
+        # and releases what the steering detector held (the user's own agent folder)
+        for candidate in load_quarantined(ws.private, status="open"):  # type: ignore[arg-type]
+            decide(fresh(ws), candidate.id, approve=True, actor=ACTOR)
+    out = tmp_path / "export"
+    export_claude_code(fresh(ws), out)
+    return folder, out
+
+
+@pytest.mark.skipif(not REAL_FOLDERS, reason="../shared/real-memory is not here")
+@pytest.mark.parametrize("name", REAL_FOLDERS, ids=lambda n: n[:24])
+def test_every_real_folder_comes_back_byte_for_byte(tmp_path: Path, name: str) -> None:
+    folder, out = round_trip(REAL / name, tmp_path)
+    original, exported = files(folder), files(out)
+
+    # the one exception is the folder's own: 1000ssam's index points at a file its
+    # copy left out (it held a credential); the line comes back, the file cannot
+    assert set(exported) == set(original), name
+    different = [rel for rel in original if original[rel] != exported[rel]]
+    assert different == [], name
+
+
+def test_the_hand_written_fixture_comes_back_byte_for_byte(tmp_path: Path) -> None:
+    folder, out = round_trip(FIXTURE, tmp_path)
+    assert files(out) == files(folder)
+
+
+def test_differences_only_where_a_decision_changed_the_memory(tmp_path: Path) -> None:
+    folder = Path(shutil.copytree(FIXTURE, tmp_path / "agent" / "liyyro"))
+    ws = workspace(tmp_path / "stores")
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
+    store = Store(ws.private.root)  # type: ignore[union-attr]
+    testing = next(
+        m for m in store.memories.values() if m.origin and m.origin["file"] == "feedback_testing.md"
+    )
+    correct(
+        fresh(ws),
+        testing.id,
+        content="Integration tests may use the staging database.",
+        actor=ACTOR,
+    )
+    out = tmp_path / "export"
+
+    export_claude_code(fresh(ws), out)
+
+    original, exported = files(folder), files(out)
+    assert [rel for rel in original if original[rel] != exported.get(rel)] == [
+        "feedback_testing.md"
+    ]
+    head = original["feedback_testing.md"].split(b"\n---\n", 1)[0]
+    assert exported["feedback_testing.md"].startswith(head + b"\n---\n")  # its front matter
+    assert exported["feedback_testing.md"].endswith(
+        b"Integration tests may use the staging database.\n"
+    )
+
+
+def test_windows_line_endings_come_back(tmp_path: Path) -> None:
+    source = tmp_path / "crlf" / "memory"
+    source.mkdir(parents=True)
+    (source / "MEMORY.md").write_bytes(b"- [Style](feedback_style.md) \xe2\x80\x94 terse\r\n")
+    (source / "feedback_style.md").write_bytes(
+        b"---\r\nname: Style\r\ntype: feedback\r\n---\r\n\r\nAnswer tersely.\r\n"
+    )
+    folder, out = round_trip(source, tmp_path)
+    assert files(out)["feedback_style.md"] == files(folder)["feedback_style.md"]
+
+
+def test_a_held_file_left_undecided_is_named_by_the_export(tmp_path: Path) -> None:
+    source = tmp_path / "ops" / "memory"
+    source.mkdir(parents=True)
+    (source / "MEMORY.md").write_text(
+        "- [Cache](project_cache.md) — the cache\n- [Style](feedback_style.md) — terse\n"
+    )
+    (source / "feedback_style.md").write_text(
+        "---\nname: Style\ntype: feedback\n---\n\nBe terse.\n"
+    )
+    (source / "project_cache.md").write_text(
+        "---\nname: Cache\ntype: project\n---\n\nThe cache runs on 10.1.2.3.\n"
+    )
+    folder = Path(shutil.copytree(source, tmp_path / "agent" / "memory"))
+    ws = workspace(tmp_path / "stores")
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
+
+    report = export_claude_code(fresh(ws), tmp_path / "export")
+
+    assert any("project_cache.md" in w and "held for review" in w for w in report.warnings)
+    assert (
+        tmp_path / "export" / "MEMORY.md"
+    ).read_text() == "- [Style](feedback_style.md) — terse\n"

@@ -18,8 +18,8 @@ from core.writing.decay import Use, record_uses, records_usage, sweep_workspace
 from core.writing.pipeline import Outcome
 from core.writing.quarantine import provenance, vouched
 from core.writing.redteam import replay
+from core.writing.remember import log_in, remember_in, remember_many_in
 from core.writing.target import home_store
-from core.writing.team_rule import log_in, remember_in, remember_many_in
 
 __all__ = [
     "AskedField",

@@ -18,7 +18,7 @@ independent and only keep the higher confidence.
 
 The candidate and its validation are :mod:`core.writing.candidate` (``Candidate``
 and ``candidate_from_dict`` are importable from here too); which store of a
-workspace a write goes to, and the team rule, are :mod:`core.writing.team_rule`.
+workspace a write goes to, and the team rule, are :mod:`core.writing.remember`.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class Outcome(AsData):
     superseded: tuple[str, ...] = ()
     #: a team candidate from someone who is not a maintainer: the promotion request that
     #: holds its private copy for a maintainer's review (see
-    #: :func:`core.writing.team_rule.remember_in`)
+    #: :func:`core.writing.remember.remember_in`)
     held_for_review: str | None = None
     store: str | None = None  # the store written to, when ``remember_in`` chose it
 

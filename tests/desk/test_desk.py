@@ -25,11 +25,11 @@ from tui.screens.batch import BatchScreen
 from tui.screens.dialogs import ConditionsDialog, KeysHelp, ReasonDialog
 from tui.screens.health import HealthScreen
 from tui.screens.history import HistoryScreen
-from tui.screens.items import ConflictScreen, DeletionScreen
 from tui.screens.problems import ProblemsScreen
 from tui.screens.promotion import PromotionScreen
 from tui.screens.queue.table import QueueTable
 from tui.screens.stale import StaleScreen
+from tui.screens.views import ConflictScreen, DeletionScreen
 
 
 def by_attribute(path: Path, attribute: str) -> list:

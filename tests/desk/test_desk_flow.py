@@ -22,12 +22,13 @@ from textual.widgets import Input, Static, TextArea
 from core.review.decide import decide, preview
 from core.review.queue import build_queue
 from core.store.requests import get_request, load_requests
+from tui.screens.conflict import ConflictScreen
 from tui.screens.dialogs import ConditionsDialog, ReasonDialog
-from tui.screens.items import ConflictScreen, screen_for
 from tui.screens.promotion import PromotionScreen
 from tui.screens.queue import QueueScreen
 from tui.screens.queue.table import QueueTable
 from tui.screens.secret import SecretCorrectDialog
+from tui.screens.views import screen_for
 
 
 def pending_batches(store: Path) -> list[str]:

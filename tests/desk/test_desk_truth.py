@@ -58,7 +58,7 @@ def shown_keys(screen: object) -> list[str]:
 
 
 async def test_at_80_columns_a_conflicts_footer_shows_every_decision_whole(demo: Path) -> None:
-    from tui.screens.items import ConflictScreen
+    from tui.screens.conflict import ConflictScreen
 
     app = desk(demo)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -139,7 +139,7 @@ async def test_asking_again_to_delete_says_it_was_already_asked_and_files_nothin
 async def test_a_deferral_marks_its_row_and_the_desk_opens_the_next_item(demo: Path) -> None:
     from support_desk import decide_key
 
-    from tui.screens.items import ConflictScreen
+    from tui.screens.conflict import ConflictScreen
     from tui.screens.queue import QueueScreen
     from tui.screens.queue.rows import DEFERRED_MARK
     from tui.screens.queue.table import QueueTable

@@ -18,7 +18,7 @@ import tui.screens.queue.window
 from core.review.queue import build_queue, find_items
 from core.store.store import Store
 from core.store.workspace import open_workspace
-from tui.screens.items import ConflictScreen
+from tui.screens.conflict import ConflictScreen
 from tui.screens.queue import QueueScreen
 from tui.screens.queue.table import QueueTable
 

@@ -25,9 +25,9 @@ from core.store.store import JOURNAL_FILE, Store, new_memory_id
 from core.store.transaction import transaction
 from tui.screens.about import AboutMeScreen
 from tui.screens.batch import BatchScreen
+from tui.screens.conflict import ConflictScreen
 from tui.screens.health import HealthScreen
 from tui.screens.history import HistoryScreen
-from tui.screens.items import ConflictScreen
 from tui.screens.problems import ProblemsScreen
 from tui.screens.queue import QueueScreen
 from tui.screens.queue.table import QueueTable

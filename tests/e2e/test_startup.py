@@ -43,7 +43,7 @@ YAML = ("yaml", "frontmatter")
 #: the web server of ``memgov serve`` (textual-serve and aiohttp under it)
 SERVE = ("textual_serve", "aiohttp")
 #: the MCP server's SDK: only `memgov mcp` imports it
-MCP = ("mcp", "mcp_types", "pydantic", "tui.agents")
+MCP = ("mcp", "mcp_types", "pydantic", "tui.mcp")
 
 
 def loaded(argv: list[str], stdin: str = "", env: dict[str, str] | None = None) -> set[str]:

@@ -22,7 +22,7 @@ from support_mcp import READ_ONLY, TOOLS, Served, served
 
 from core.review.queue import build_queue
 from core.writing.candidate import Asked, Candidate, asked_fields
-from tui.agents.server import remember_signature
+from tui.mcp.server import remember_signature
 
 TASK = "t-mcp-1"
 

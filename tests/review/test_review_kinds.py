@@ -17,7 +17,7 @@ from core.review.queue import build_queue, find_items
 from tui.cli.arguments import ITEM_KINDS
 from tui.cli.review import KIND_LINES, render_item
 from tui.screens.item import ItemScreen
-from tui.screens.items import SCREENS, screen_for
+from tui.screens.views import SCREENS, screen_for
 
 
 def test_the_registry_holds_every_kind_once_in_the_order_of_kind() -> None:

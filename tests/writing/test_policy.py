@@ -36,7 +36,7 @@ from core.store.transaction import transaction
 from core.store.workspace import Workspace, open_workspace
 from core.writing.candidate import candidate_from_dict
 from core.writing.decay import recall, sweep, sweep_workspace
-from core.writing.team_rule import log_in, remember_in
+from core.writing.remember import log_in, remember_in
 
 MAINTAINER = "wang.lead@example.com"
 OWNER = "liys05"
@@ -384,7 +384,7 @@ def test_a_non_maintainer_team_memory_is_held_for_review(demo: Path, actor: str)
 
 
 def test_a_list_holds_a_team_memory_and_writes_a_private_one_in_one_commit(demo: Path) -> None:
-    from core.writing.team_rule import remember_many_in
+    from core.writing.remember import remember_many_in
 
     ws = workspace(demo)
     team_before = state(team_of(ws))

@@ -1,5 +1,5 @@
 """``memgov mcp``: the stores, served to an agent over the Model Context Protocol
-(stdio). The SDK is imported only here (:mod:`tui.agents.server`), so no other
+(stdio). The SDK is imported only here (:mod:`tui.mcp.server`), so no other
 command's start-up pays for it. Standard output is the protocol's: everything
 memgov has to say goes to standard error.
 """
@@ -12,7 +12,7 @@ from tui.cli.common import EXIT_OK, actor_from, workspace
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from tui.agents.server import serve
+    from tui.mcp.server import serve
 
     serve(workspace(args), actor_from(args))
     return EXIT_OK

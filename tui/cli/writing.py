@@ -3,7 +3,7 @@
 and ``sweep`` expires what decay says is past.
 
 Which store a candidate or a log line goes to is the pipeline's
-(:func:`core.writing.team_rule.remember_in`, :func:`~core.writing.team_rule.log_in`).
+(:func:`core.writing.remember.remember_in`, :func:`~core.writing.remember.log_in`).
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ def decided_title(decision: Decision) -> str:
 class ItemScreen(DeskScreen):
     """Shared by every item view: the item, back with esc, reload after decisions.
     Each view names the kind of item it shows (``KIND``, one of core.review.kinds);
-    :func:`tui.screens.items.screen_for` opens an item in the view of its kind."""
+    :func:`tui.screens.views.screen_for` opens an item in the view of its kind."""
 
     #: the kind of item the view shows (None: this base, which shows none)
     KIND: ClassVar[str | None] = None

@@ -27,7 +27,6 @@ from tui.screens.about import AboutMeScreen
 from tui.screens.desk import DeskFooter
 from tui.screens.health import HealthScreen
 from tui.screens.history import HistoryScreen
-from tui.screens.items import screen_for
 from tui.screens.problems import ProblemsScreen
 from tui.screens.queue.keys import QUEUE_BINDINGS
 from tui.screens.queue.reading import WORKER_DESCRIPTION, read_queue
@@ -35,6 +34,7 @@ from tui.screens.queue.sync import sync_teams
 from tui.screens.queue.table import QueueTable
 from tui.screens.queue.window import SCOPES, QueueWindow
 from tui.screens.selection import decide_selection, mark_refusal
+from tui.screens.views import screen_for
 
 KIND_TABS = (
     ("all", "All"),

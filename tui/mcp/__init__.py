@@ -1,7 +1,7 @@
 """memgov for agents: the MCP server of ``memgov mcp``.
 
-:mod:`tui.agents.answers` is what each tool does, in plain Python over a
-workspace (no MCP in it); :mod:`tui.agents.server` puts those answers behind the
+:mod:`tui.mcp.answers` is what each tool does, in plain Python over a
+workspace (no MCP in it); :mod:`tui.mcp.server` puts those answers behind the
 official MCP SDK over stdio. Only ``memgov mcp`` imports either, so no other
 command pays for the SDK.
 

@@ -54,7 +54,7 @@ def remember_in(
     refused (:class:`AuthorizationError`) and nothing is written.
 
     ``hold_team``: every team candidate is held so, a maintainer's too. An agent
-    writing through the MCP server (:mod:`tui.agents`) never writes the team store
+    writing through the MCP server (:mod:`tui.mcp`) never writes the team store
     directly: what it wants the team to know waits for a person's review.
     """
     return remember_many_in(workspace, [candidate], actor=actor, hold_team=hold_team)[0]

@@ -1,9 +1,5 @@
-"""Item views: the evidence side by side, one keystroke per outcome; here the
-conflict and the deletion views, and :func:`screen_for`, the view of any item.
-
-Every decision asks for a reason (prefilled; enter accepts), shows what it will
-change first, and runs through core in a worker; ``u`` undoes it afterwards.
-"""
+"""The conflict view: the records of one key side by side, the sources each
+favours, and one keystroke per outcome (newer, older, neither, parallel, defer)."""
 
 from __future__ import annotations
 
@@ -19,24 +15,14 @@ from textual.widgets import Header, Static
 from core.api.review import (
     ConditionHints,
     ConflictAnalysis,
-    DeletionAnalysis,
-    Item,
     suggested_conditions,
 )
 from tui.render import record_card, safe
-from tui.screens.batch import BatchScreen
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import ConditionsDialog, Proposal
-from tui.screens.held import HeldScreen
 from tui.screens.item import ItemScreen
-from tui.screens.promotion import PromotionScreen
-from tui.screens.quarantine import QuarantineScreen
-from tui.screens.secret import SecretScreen
-from tui.screens.stale import StaleScreen
-from tui.screens.untrusted import UntrustedScreen
 
 
-# ------------------------------------------------------------------------- conflict
 class ConflictScreen(ItemScreen):
     KIND = "conflict"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -214,111 +200,3 @@ class ConflictScreen(ItemScreen):
             )
 
         self.app.push_screen(ConditionsDialog(rows), with_conditions)
-
-
-# ------------------------------------------------------------------------- deletion
-class DeletionScreen(ItemScreen):
-    KIND = "deletion"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "a", "approve", "Erase", id="deletion.approve", tooltip="Erase the memory for good"
-        ),
-        Binding(
-            "r",
-            "reject",
-            "Keep",
-            id="deletion.reject",
-            tooltip="Keep it; the request closes with your reason",
-        ),
-    ]
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static(self.banner(), id="item-head")
-        yield Static(id="request")
-        yield VerticalScroll(Static(id="record"), classes="record-column")
-        yield DeskFooter()
-
-    def on_mount(self) -> None:
-        self.refresh_view()
-
-    def refresh_view(self) -> None:
-        request = self.item.request
-        assert request is not None
-        text = Text(
-            f"requested by {request.requested_by} on {request.requested_at[:10]}: ", style="bold"
-        )
-        text.append(safe(request.reason), style="italic")
-        text.append(
-            "\napproving erases the content for good: file, index line and "
-            + (
-                "git history"
-                if self.item.store.config.scope == "private"
-                else "working tree (team clones keep their history)"
-            ),
-            style="red",
-        )
-        for copy in self.team_copies():
-            text.append(
-                f"\nits promoted team copy {copy} stays in the team store: approving opens a "
-                "deletion request there for a maintainer to decide",
-                style="yellow",
-            )
-        self.query_one("#request", Static).update(text)
-        self.query_one("#record", Static).update(record_card(self.item.records[0]))
-
-    def team_copies(self) -> list[str]:
-        return [c.id for c in self.item.analysis_as(DeletionAnalysis).team_copies]
-
-    def core_action(self, action: str, parameters: tuple[object, ...]) -> str | None:
-        return action if action in ("approve", "reject") else None
-
-    def action_approve(self) -> None:
-        memory = self.item.records[0].memory
-        request = self.item.request
-        assert request is not None
-        self.decide_with(
-            Proposal(
-                f"Erase {memory.id} for good",
-                (),
-                f"deletion approved: {request.reason}",
-                destructive=True,
-                warning="This cannot be undone.",
-            ),
-            f"erase {memory.id}",
-            approve=True,
-        )
-
-    def action_reject(self) -> None:
-        self.decide_with(
-            Proposal("Keep the memory", (), "kept: the memory still holds"),
-            f"keep {self.item.id}",
-            approve=False,
-        )
-
-
-#: the view of each kind of item, by the kind each declares (a test checks that every
-#: kind of the queue has one)
-SCREENS: dict[str, type[ItemScreen]] = {
-    view.KIND: view
-    for view in (
-        ConflictScreen,
-        PromotionScreen,
-        DeletionScreen,
-        BatchScreen,
-        SecretScreen,
-        StaleScreen,
-        HeldScreen,
-        QuarantineScreen,
-        UntrustedScreen,
-    )
-    if view.KIND is not None
-}
-
-
-def screen_for(item: Item) -> ItemScreen:
-    """The view of one queue item, by its kind; a kind no view declares is an error."""
-    view = SCREENS.get(item.kind)
-    if view is None:
-        raise LookupError(f"no desk view shows a {item.kind} item ({item.id})")
-    return view(item)

@@ -1,6 +1,6 @@
 """``memgov mcp``: the MCP server over stdio, on the official SDK's ``MCPServer``.
 
-Every tool is a thin call into :class:`tui.agents.answers.Agent`; what it may do
+Every tool is a thin call into :class:`tui.mcp.answers.Agent`; what it may do
 is what the CLI may do for the same actor, minus every decision. The store is
 touched from one worker thread (:class:`_Desk`), one call after another, so two
 tool calls never interleave their writes, and the server's event loop never waits
@@ -40,7 +40,7 @@ from core.api.reading import index_for_agents
 from core.api.stores import Workspace
 from core.api.writing import AskedField, asked_fields
 from core.domain.errors import MemgovError
-from tui.agents.answers import (
+from tui.mcp.answers import (
     FLUSH_AT,
     MAX_LIST,
     Agent,

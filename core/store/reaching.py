@@ -25,9 +25,9 @@ and the MCP tool), the MCP tools that show a record's words (get, list), the MCP
 resources (core.reports.briefing.index_for_agents), the ``MEMORY.md`` every
 transaction writes and reindex writes again (core.store.prepared.index_text), the
 export to a Claude Code folder and the sync with one (core.importers.claude_code.export,
-core.importers.claude_code.sync). A SessionStart hook (none yet) is one more channel: what it
-prints must be :func:`core.reports.briefing.index_for_agents` (or records that
-:meth:`Reaching.reaches`), never the file read as it is.
+core.importers.claude_code.sync). The SessionStart hook (core.reports.session_start) is
+one more channel: what it prints must be :func:`core.reports.briefing.index_for_agents`
+(or records that :meth:`Reaching.reaches`), never the file read as it is.
 
 Speed: the catalog keeps each record's steering *hint* (core.store.catalog
 steering_hint: which of the detector's questions it raises, as bits). A record

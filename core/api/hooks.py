@@ -1,11 +1,9 @@
-"""An agent's hooks: what a SessionStart hook prints (the governed index, by type),
-and what the other hooks log (the user's words, what came from outside) into the
-daily log. The SessionEnd hook's sync is :mod:`core.api.transfer`'s.
+"""An agent's hooks: what they log (the user's words, what came from outside) into
+the daily log. What the SessionStart hook prints is :mod:`core.api.reading`'s
+(``session_index``), the SessionEnd hook's sync :mod:`core.api.transfer`'s.
 
-Nothing here loads the importers or the review: a hook costs the store and the log."""
-
-# core.reports
-from core.reports.session_start import MAX_BYTES, MAX_HOOK_CHARS, MAX_LINES, session_index
+Nothing here loads the importers, the review or the index: a hook that logs costs
+the store and the log."""
 
 # core.writing
 from core.writing.hook_events import (
@@ -18,13 +16,9 @@ from core.writing.hook_events import (
 )
 
 __all__ = [
-    "MAX_BYTES",
-    "MAX_HOOK_CHARS",
-    "MAX_LINES",
     "Said",
     "log_said",
     "prompt_said",
-    "session_index",
     "task_of",
     "text_field",
     "tool_said",

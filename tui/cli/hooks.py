@@ -7,7 +7,7 @@ always exits 0: whatever goes wrong (no store, bad or huge input, a store that
 refuses the write) is one line on standard error, and nothing is half-written
 (each log line is one transaction of the store).
 
-- ``session-start``: prints the governed index (:func:`core.api.hooks.session_index`),
+- ``session-start``: prints the governed index (:func:`core.api.reading.session_index`),
   which Claude Code adds to the session's context;
 - ``user-prompt``: logs the prompt as the user's message (task: the session id),
   redacted; prints, for the subjects the prompt names (``project:x``), their
@@ -76,7 +76,7 @@ def project_of(event: Mapping[str, Any]) -> Path:
 
 
 def _session_start(args: argparse.Namespace, event: dict[str, Any]) -> None:
-    from core.api.hooks import session_index
+    from core.api.reading import session_index
 
     sys.stdout.write(session_index(workspace(args)))
 

@@ -23,4 +23,6 @@ loads :mod:`core.api.writing` and never the review; ``memgov list`` loads
 - :mod:`core.api.team`: team stores: set up, sync, trust, untrusted changes.
 - :mod:`core.api.consolidation`: consolidate and roll back.
 - :mod:`core.api.demo`: the demo's stores.
+- :mod:`core.api.hooks`: an agent's hooks: the index at a session's start, the log.
+- :mod:`core.api.setup`: memgov's hooks and MCP server in Claude Code's settings.
 """

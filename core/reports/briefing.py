@@ -12,7 +12,8 @@ has no line, even where the file lists it. It costs what the file holds: one
 look-up per line, and one count, never a read of the store. A file that cannot be
 read is written anew from the records.
 
-This is what a SessionStart hook prints (none yet): the index an agent loads first.
+This is what the SessionStart hook prints (core.reports.session_start, by type): the index
+an agent loads first.
 """
 
 from __future__ import annotations

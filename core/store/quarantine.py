@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from core.domain.data import AsData
 from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.record import check_text
-from core.domain.steering import Flag
 
 if TYPE_CHECKING:
+    from core.domain.steering import Flag
     from core.store.store import Store
 
 QUARANTINE_DIR = "quarantine"
@@ -201,6 +201,8 @@ def _int(data: Mapping[str, Any], name: str, rel: str) -> int:
 
 
 def _flags(raw: Any, rel: str) -> tuple[Flag, ...]:
+    from core.domain.steering import Flag  # its rules compile on import: only when read
+
     if not isinstance(raw, list) or len(raw) > MAX_FLAGS:
         raise _bad(rel, "flags", f"must be a list of at most {MAX_FLAGS} flags")
     found = []

@@ -25,9 +25,9 @@ and the MCP tool), the MCP tools that show a record's words (get, list), the MCP
 resources (core.reports.briefing.index_for_agents), the ``MEMORY.md`` every
 transaction writes and reindex writes again (core.store.prepared.index_text), the
 export to a Claude Code folder and the sync with one (core.importers.claude_code.export,
-core.importers.claude_code.sync). A SessionStart hook (none yet) is one more channel: what it
-prints must be :func:`core.reports.briefing.index_for_agents` (or records that
-:meth:`Reaching.reaches`), never the file read as it is.
+core.importers.claude_code.sync). The SessionStart hook (core.reports.session_start) is
+one more channel: what it prints must be :func:`core.reports.briefing.index_for_agents`
+(or records that :meth:`Reaching.reaches`), never the file read as it is.
 
 Speed: the catalog keeps each record's steering *hint* (core.store.catalog
 steering_hint: which of the detector's questions it raises, as bits). A record
@@ -46,7 +46,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.domain import steering
 from core.domain.errors import ValidationError
 from core.domain.record import Memory, Source
 from core.store.catalog import (
@@ -68,6 +67,7 @@ from core.store.quarantine import (
 )
 
 if TYPE_CHECKING:
+    from core.domain import steering
     from core.store.store import Store
 
 #: the reasons :func:`withheld` gives
@@ -113,6 +113,8 @@ def assessed(
 ) -> Assessment:
     """The flags on ``content`` (their spans index it), then those on each other text a
     record keeps, once a rule: a flag found there names the field and spans nothing."""
+    from core.domain import steering  # its rules compile on import: only when they run
+
     hosts = store.config.known_hosts
     flags = steering.assess(content, memory_type=memory_type, role=role, known_hosts=hosts)
     seen = {f.rule for f in flags}
@@ -145,6 +147,8 @@ def _rules_flag(
     hosts: tuple[str, ...] | None,
 ) -> bool:
     """Whether the full assessment flags these texts (a pure function of them: kept)."""
+    from core.domain import steering
+
     for text, kind in ((content, memory_type), (title, None), (value, None)):
         if text and steering.assess(text, memory_type=kind, role=role, known_hosts=hosts):
             return True
@@ -165,6 +169,8 @@ def steering_flagged(store: Store, memory: Memory, hint: int | None = None) -> b
     role = record_role(store, memory) if needs_role else None
     if bits & STEERING_RULES:
         return _rules_flag(memory.content, memory.title, memory.value, memory.type, role, hosts)
+    from core.domain import steering
+
     if steering.provenance_flags(memory.type, role, memory.content):
         return True
     if hosts is not None and bits & STEERING_LINK:

@@ -160,6 +160,43 @@ def add_mcp(add: Adder) -> None:
     )
 
 
+# -- connecting an agent: tui.cli.setup, tui.cli.hooks -----------------------------
+
+#: the agents memgov sets up, and the hook events it answers (core.api.setup.HOOKS)
+SETUP_AGENTS = ("claude-code",)
+HOOK_EVENTS = ("session-start", "user-prompt", "post-tool", "session-end")
+
+
+def add_setup(add: Adder) -> None:
+    p = add(
+        "setup",
+        "setup:cmd_setup",
+        "connect an agent: memgov's MCP server and hooks in its settings, merged with what "
+        "is there (--remove takes them out)",
+    )
+    p.add_argument("agent", choices=SETUP_AGENTS)
+    p.add_argument(
+        "--user",
+        action="store_true",
+        help="every project: ~/.claude/settings.json and ~/.claude.json (default: the "
+        "project's .claude/settings.json and .mcp.json)",
+    )
+    p.add_argument(
+        "--project", metavar="DIR", help="the project folder (default: the current folder)"
+    )
+    p.add_argument("--remove", action="store_true", help="take memgov's entries out again")
+
+
+def add_hook(add: Adder) -> None:
+    p = add(
+        "hook",
+        "hooks:cmd_hook",
+        "what an agent's hook runs, the event's JSON on stdin: session-start prints the "
+        "index, user-prompt and post-tool log, session-end syncs; never fails the session",
+    )
+    p.add_argument("event", choices=HOOK_EVENTS)
+
+
 # -- reading: tui.cli.memories ---------------------------------------------------------
 
 
@@ -477,6 +514,8 @@ COMMANDS: tuple[Callable[[Adder], None], ...] = (
     add_review,
     add_serve,
     add_mcp,
+    add_setup,
+    add_hook,
     add_doctor,
     add_health,
     add_labels,

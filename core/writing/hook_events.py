@@ -1,0 +1,207 @@
+"""What an agent's hooks log: the user's words and what came from outside.
+
+Claude Code runs a hook with the event's JSON on standard input (``session_id``,
+``transcript_path``, ``cwd``, ``hook_event_name``, and the event's own fields:
+``prompt`` for UserPromptSubmit, ``tool_name``, ``tool_input`` and
+``tool_response`` for PostToolUse). The event is untrusted input: every field is
+read by type, and one of another type counts as absent.
+
+- :func:`prompt_said`: a prompt is the user's message (role ``user``);
+- :func:`tool_said`: a tool's result is evidence from outside, with a role that
+  says where it came from: ``web`` (WebFetch, WebSearch), ``file`` (Read of a file
+  outside the project; one inside is the project's own, not logged), ``tool`` (an
+  MCP tool, Bash's output) and ``agent`` (a subagent's result: Task, Agent).
+  memgov's own MCP tools are not logged (what they answer is the store's already).
+
+The text logged is redacted first (:func:`core.domain.secrets.redact`): no
+credential is written. A long text is logged as an excerpt with the length and the
+SHA-256 of the whole (redacted) text. :func:`log_said` appends it to the daily log
+under the task (the session's id) at the task's next message index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.domain.errors import ValidationError
+from core.store.logs import MESSAGE_RE, TASK_RE, log_path
+from core.store.workspace import Workspace
+from core.writing.remember import Logged, log_in
+
+#: the most characters of a text logged whole; a longer one is an excerpt with its hash
+EXCERPT_CHARS = 2_000
+#: the most characters of a target (a URL, a path, a command) shown in a line
+TARGET_CHARS = 300
+_TASK_BAD = re.compile(r"[^A-Za-z0-9._:-]+")
+#: memgov's own MCP tools, as Claude Code names them (mcp__<server>__<tool>)
+OWN_TOOLS = "mcp__memgov__"
+
+
+@dataclass(frozen=True)
+class Said:
+    """A message for the daily log: who said it (its role) and the text."""
+
+    role: str
+    text: str
+
+
+def text_field(event: Mapping[str, Any], name: str) -> str:
+    """A string field of the event ('' when it is absent or not a string)."""
+    value = event.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def task_of(event: Mapping[str, Any]) -> str:
+    """The task the session's messages are logged under: its session id, made one word."""
+    task = _TASK_BAD.sub("-", text_field(event, "session_id")).strip("-")[:128]
+    return task or "claude-session"
+
+
+def excerpt(text: str) -> str:
+    """The text, redacted, on one line; past :data:`EXCERPT_CHARS` its start, with the
+    whole's length and SHA-256."""
+    from core.domain.secrets import redact
+
+    shown = " ".join(redact(text).split())
+    if len(shown) <= EXCERPT_CHARS:
+        return shown
+    digest = hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
+    return (
+        f"{shown[:EXCERPT_CHARS].rstrip()} … [excerpt: {len(shown):,} characters, sha256 {digest}]"
+    )
+
+
+def prompt_said(event: Mapping[str, Any]) -> Said | None:
+    """The user's prompt as the user's message (None: no prompt)."""
+    prompt = text_field(event, "prompt")
+    return Said("user", excerpt(prompt)) if prompt.strip() else None
+
+
+def response_text(response: Any) -> str:
+    """The text of a tool's response, whatever its shape: a string, content blocks
+    (``[{"type": "text", "text": ...}]``), or an object whose text is in ``stdout`` and
+    ``stderr`` (Bash), ``file.content`` (Read), ``result`` (WebFetch), ``content`` or
+    ``results``; anything else as JSON."""
+    if isinstance(response, str):
+        return response
+    if isinstance(response, list):
+        texts = [
+            b["text"] for b in response if isinstance(b, dict) and isinstance(b.get("text"), str)
+        ]
+        if texts:
+            return "\n".join(texts)
+    if isinstance(response, dict):
+        file = response.get("file")
+        if isinstance(file, dict) and isinstance(file.get("content"), str):
+            return str(file["content"])
+        if isinstance(response.get("stdout"), str) or isinstance(response.get("stderr"), str):
+            parts = [response.get("stdout"), response.get("stderr")]
+            return "\n".join(p for p in parts if isinstance(p, str) and p)
+        for key in ("result", "content", "results", "output", "text"):
+            if key in response:
+                return response_text(response[key])
+    try:
+        return json.dumps(response, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return ""
+
+
+def _outside(path_text: str, project: Path) -> bool:
+    """Whether a path read lies outside the project folder."""
+    try:
+        path = Path(path_text)
+        if not path.is_absolute():
+            path = project / path
+        path = path.resolve(strict=False)
+        path.relative_to(project.resolve(strict=False))
+    except (ValueError, OSError, RuntimeError):
+        return True
+    return False
+
+
+def _target(tool_input: Any, *keys: str) -> str:
+    if not isinstance(tool_input, dict):
+        return ""
+    for key in keys:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())[:TARGET_CHARS]
+    return ""
+
+
+def tool_role(tool: str, tool_input: Any, project: Path) -> str | None:
+    """The role a tool's result is logged with (None: not logged)."""
+    if tool in ("WebFetch", "WebSearch"):
+        return "web"
+    if tool == "Read":
+        path = _target(tool_input, "file_path", "path")
+        return "file" if path and _outside(path, project) else None
+    if tool.startswith(OWN_TOOLS):
+        return None
+    if tool.startswith("mcp__") or tool == "Bash":
+        return "tool"
+    if tool in ("Task", "Agent"):
+        return "agent"
+    return None
+
+
+def tool_said(event: Mapping[str, Any], project: Path) -> Said | None:
+    """A tool's result as evidence from outside (None: a tool whose result is not logged)."""
+    tool = text_field(event, "tool_name")
+    tool_input = event.get("tool_input")
+    role = tool_role(tool, tool_input, project)
+    if role is None:
+        return None
+    from core.domain.secrets import redact
+
+    target = redact(
+        _target(tool_input, "url", "query", "file_path", "path", "command", "description", "prompt")
+    )
+    body = excerpt(response_text(event.get("tool_response")))
+    head = f"{tool} {target}".strip()
+    return Said(role, f"{head}: {body}" if body else head)
+
+
+def next_index(workspace: Workspace, task: str) -> int:
+    """The task's next message index in today's log of the store :func:`log_in` writes
+    to (0 for a task not logged today)."""
+    store = workspace.private or (workspace.stores[0] if workspace.stores else None)
+    if store is None:
+        return 0
+    try:
+        text = (store.root / log_path(store.now())).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return 0
+    highest, inside = -1, False
+    for line in text.splitlines():
+        header = TASK_RE.match(line)
+        if header:
+            inside = header["task"] == task
+            continue
+        found = MESSAGE_RE.match(line) if inside else None
+        if found:
+            highest = max(highest, int(found["index"]))
+    return highest + 1
+
+
+def log_said(workspace: Workspace, *, task: str, said: Said, actor: str) -> Logged:
+    """Append the message to the daily log at the task's next index. Another hook of
+    the same session may take that index first (Claude Code runs hooks side by
+    side): then the next one is tried, a few times."""
+    index = next_index(workspace, task)
+    for attempt in range(8):
+        try:
+            return log_in(
+                workspace, task=task, index=index, role=said.role, text=said.text, actor=actor
+            )
+        except ValidationError as exc:
+            if exc.field != "index" or attempt == 7:
+                raise
+            index = max(index + 1, next_index(workspace, task))
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -317,3 +317,34 @@ def test_a_sync_killed_at_any_moment_ends_as_one_that_was_not(tmp_path: Path) ->
             memgov(stores, "decide", held_id, "--approve")
         assert (folder / "project_tests.md").read_text() == TESTS
         assert sync(stores, folder).held == ()
+
+
+def test_the_setting_is_checked_and_named(stores: Path, folder: Path) -> None:
+    config = stores / "private" / "memgov.yaml"
+    config.write_text(config.read_text() + "agent_memory_consent: 'yes please'\n")
+    out = io.StringIO()
+    with contextlib.redirect_stderr(out), contextlib.redirect_stdout(out):
+        code = main(["sync", "claude-code", str(folder), "--store", str(stores), "--as", ACTOR])
+    assert code not in (0, 3)
+    said = out.getvalue()
+    assert "memgov.yaml" in said and "agent_memory_consent" in said and "true or false" in said
+    assert "yes please" not in said  # no message quotes a value
+
+
+def test_keeping_when_the_held_bytes_are_gone_says_so_and_changes_nothing(
+    stores: Path, folder: Path
+) -> None:
+    consent_on(stores)
+    sync(stores, folder)
+    approved = tree(folder)
+    agent_writes(folder)
+    sync(stores, folder)
+    held_id = held_ids(stores)["project_tests.md"]
+    (stores / "private" / "held" / f"{held_id}.md").unlink()
+    out = io.StringIO()
+    with contextlib.redirect_stderr(out), contextlib.redirect_stdout(out):
+        code = main(["decide", held_id, "--approve", "--store", str(stores), "--as", ACTOR])
+    assert code not in (0, 3)
+    assert "project_tests.md" in out.getvalue() and "not in the store" in out.getvalue()
+    assert tree(folder) == approved
+    assert held_id in held_ids(stores).values()

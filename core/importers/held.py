@@ -21,12 +21,20 @@ An import or a sync holds a memory instead of writing it when
   never written (the seed); anything else a person could still want is theirs to
   decide: *keep* it (approve: imported as it is, the gate's doubt overruled) or
   *drop* it (reject: not imported).
+- ``consent``: the store asks for consent (``agent_memory_consent: true``) and the
+  agent created or changed the file: a sync takes it out of the folder (or puts
+  the approved version back) until a person *keeps* it (approve: written back and
+  imported) or *drops* it (reject: the folder keeps the approved version)
+  (:mod:`core.importers.claude_code.consent`).
 
 A held item is a small YAML file in the private store (``held/<id>.yaml``). It
 points at the file, its line and the hash of its bytes, and never holds the
 memory's words: an erased memory written again must not come back into the
-store by the back door. The desk and ``memgov show`` read the file from the
-agent's folder (:func:`agent_text`), and only while its hash still matches.
+store by the back door. A consent item is the one exception: the sync takes the
+file out of the agent's folder, so its bytes (credentials redacted) wait beside
+the item (``held/<id>.md``) until a person decides. The desk and ``memgov show``
+read any other file from the agent's folder (:func:`agent_text`), and only while
+its hash still matches.
 
 The decision itself is carried out by the importer (:mod:`core.importers.session`):
 deciding closes the item and imports that one file again, in one transaction,
@@ -51,7 +59,7 @@ from core.store.store import Store
 
 HELD_DIR = "held"
 PREFIX = "held-"
-REASONS = ("sensitive", "relearned", "both-changed", "gate")
+REASONS = ("sensitive", "relearned", "both-changed", "gate", "consent")
 STATUSES = ("open", "approved", "rejected")
 #: what approving (first) and rejecting (last) an item of each reason does
 OPTIONS: dict[str, tuple[str, ...]] = {
@@ -59,6 +67,7 @@ OPTIONS: dict[str, tuple[str, ...]] = {
     "relearned": ("learn", "forget"),
     "both-changed": ("agent", "memgov"),
     "gate": ("keep", "drop"),
+    "consent": ("keep", "drop"),
 }
 #: what each option means, in a sentence (the desk, the CLI)
 MEANING = {
@@ -69,6 +78,11 @@ MEANING = {
     "forget": "keep it forgotten: not imported, and the agent's file is deleted",
     "agent": "take the agent's version: imported as new evidence for the record",
     "memgov": "keep memgov's version: written back to the agent's file",
+}
+#: what an option means for a reason where it says more than :data:`MEANING`
+MEANING_FOR = {
+    ("consent", "keep"): "let it reach the agent: written back to its folder and imported",
+    ("consent", "drop"): "drop it for good: the agent's folder keeps the approved version",
 }
 MAX_HELD_BYTES = 64 * 1024
 MAX_FILE_BYTES = 1024 * 1024
@@ -124,7 +138,13 @@ class Held:
             "relearned": "re-learned after deletion",
             "both-changed": "changed on both sides",
             "gate": "doubted by the write gate",
+            "consent": "waiting for consent",
         }[self.reason]
+
+    @property
+    def meanings(self) -> dict[str, str]:
+        """What each of the item's options does, in a sentence."""
+        return {o: MEANING_FOR.get((self.reason, o), MEANING[o]) for o in self.options}
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(asdict(self), sort_keys=False, allow_unicode=True, width=1000)

@@ -20,6 +20,7 @@ from core.domain.errors import AlreadyDecided, NotFoundError, StoreError, Valida
 from core.domain.record import memory_from_mapping
 from core.review.authority import check_may_decide_on
 from core.review.consequences import with_consequences
+from core.review.held import reopen_on_revert as reopen_held
 from core.review.kinds import REGISTRY
 from core.review.promotion import move_requests
 from core.review.quarantine import reopen_on_revert
@@ -138,6 +139,7 @@ def revert_in(  # noqa: C901
             )
         restore_all(tx, decision.before, decision.after, decision_id, reason, revert_id)
         reopen_on_revert(tx, decision)  # a quarantine item opens again
+        reopen_held(tx, decision)  # so does a consent item
         if decision.request:
             request = get_request(store, decision.request)
             tx.write_file(request.path, _reopened(request).to_yaml())

@@ -63,6 +63,9 @@ class Config:
     #: how many memories the desk draws a period for the labelled measures (issue 18:
     #: precision and stale citations)
     sample_size: int = 20
+    #: private store: a memory file the agent creates or changes in its own folder is
+    #: held at sync until a person approves it (core.importers.claude_code.consent)
+    agent_memory_consent: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_yaml(self) -> str:
@@ -71,6 +74,8 @@ class Config:
         data["signers"] = list(self.signers)
         if not self.signers:
             del data["signers"]
+        if not self.agent_memory_consent:
+            del data["agent_memory_consent"]
         if self.known_hosts is None:
             del data["known_hosts"]
         else:
@@ -330,6 +335,14 @@ def load_config_text(text: str, *, path: Path | str) -> Config:  # noqa: C901
             )
     values["signers"] = tuple(signers)
     values["known_hosts"] = _hosts(values.get("known_hosts"), path)
+    consent = values.get("agent_memory_consent", False)
+    if not isinstance(consent, bool):
+        raise ValidationError(
+            f"must be true or false, got {describe(consent)}",
+            path=path,
+            field="agent_memory_consent",
+            hint="agent_memory_consent: true holds each memory the agent writes for a person",
+        )
     for key, limit in (("owner", MAX_PERSON_CHARS), ("team_store", MAX_PATH_CHARS)):
         if values.get(key) is not None:
             _clean_text(values[key], path=path, field=key, limit=limit)

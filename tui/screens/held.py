@@ -8,7 +8,9 @@ keys are the item's options (the core's actions): an internal address is
 *redacted* (``r``), *kept* private (``k``) or *dropped* (``x``); a memory
 re-learned after its erasure is *learned* again (``l``) or *forgotten* (``f``); a
 file changed on both sides takes the *agent*'s version (``a``) or *memgov*'s
-(``m``). Each asks for the reason first and shows the core's preview.
+(``m``); a memory waiting for consent (the file the agent wrote, as the store holds
+it: the folder keeps the approved version) is *kept* (``k``: written back, imported)
+or *dropped* (``x``). Each asks for the reason first and shows the core's preview.
 """
 
 from __future__ import annotations
@@ -150,7 +152,9 @@ def held_text(analysis: HeldAnalysis, beside: Path) -> Group:
         options.append(f"\n{option}", style="bold")
         options.append(f": {analysis.meanings[option]}")
     body = Text()
-    body.append("\n the agent's file now ", style="bold reverse")
+    consent = analysis.reason == "consent"  # the folder keeps the approved version
+    shown = " what the agent wrote, held " if consent else " the agent's file now "
+    body.append(f"\n{shown}", style="bold reverse")
     body.append("\n")
     if analysis.agent_text is None:
         body.append("\ngone or changed since it was held: deciding reads it again", style="yellow")

@@ -23,6 +23,7 @@ from textual.widgets import Button, Label, Static
 
 from core.api.review import (
     Choice,
+    HeldAnalysis,
     Item,
     Kind,
     Preview,
@@ -67,13 +68,23 @@ OUTCOMES: Mapping[str, tuple[Outcome, ...]] = {
         Outcome("expire", "Expire them", True, "expire", "reported out of date, and it is"),
         Outcome("keep", "Keep them", False, None, "reported out of date, but it still holds"),
     ),
+    # held memories whose options are keep and drop: a day's new memories waiting for
+    # consent, or the write gate's doubts (the other reasons are decided one by one)
+    Kind.HELD: (
+        Outcome("keep", "Keep them", True, "keep", "kept: it may reach the agent"),
+        Outcome("drop", "Drop them", False, None, "dropped: not for the agent's memory"),
+    ),
 }
+#: the options of the held items a selection may hold
+LISTED_HELD = ("keep", "drop")
 
 
 def mark_refusal(marked: Sequence[Item], item: Item) -> str | None:
     """Why ``item`` may not join the selection ``marked``; None: it may."""
     if item.kind not in OUTCOMES:
         return f"a {item.kind} is decided on its own: open it with enter"
+    if item.kind == Kind.HELD and item.analysis_as(HeldAnalysis).options != LISTED_HELD:
+        return "a held memory that is not kept or dropped is decided on its own: open it"
     if not marked:
         return None
     first = marked[0]

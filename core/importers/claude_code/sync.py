@@ -34,6 +34,11 @@ likes:
 3. **Both sides changed: a person decides.** A file changed in the folder *and*
    whose record changed in memgov since the last sync becomes a held item with
    both versions (``both-changed``), never a silent overwrite either way.
+4. **Consent, when the store asks for it** (``agent_memory_consent: true``): before
+   anything else, each file the agent created or changed is held for a person and
+   the folder gets its approved version back
+   (:mod:`core.importers.claude_code.consent`); the sync goes on with the folder as
+   approved, and keeps a copy of each approved file for the next one.
 
 The sync state (:mod:`core.importers.folder_state`, ``sync/claude-code-<key>.json``
 in the private store) keeps each file's hash on both sides at the last sync. A
@@ -59,6 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.domain.record import Memory, content_hash, normal_hash
+from core.importers.claude_code.consent import ConsentSync, asks_consent
 from core.importers.claude_code.export import file_text, note_line, record_line
 from core.importers.claude_code.files import INDEX_FILE, TEAM_DIR
 from core.importers.claude_code.reader import FORMAT, SHOWN, claude_code_reading
@@ -109,6 +115,10 @@ class ClaudeCodeSync:
         state = self.state()
         disk = self.read_disk()
         last = state.files
+        consent = self.consent() if state.files else None
+        waiting = consent.run(last, disk, load_held(self.private)[0]) if consent else []
+        if consent is not None:
+            disk = self.read_disk()  # the folder as approved
         changed = {rel for rel, h in disk.items() if last.get(rel, {}).get("agent") != h}
         held_items, _problems = load_held(self.private)
         records = self.records_by_file()
@@ -202,8 +212,11 @@ class ClaudeCodeSync:
             changed_index = before is not None and file_hash(text.encode("utf-8")) != before
             if changed_index and self.write(rel, text, before):
                 written.append(rel)
-        held_now = self.hold_both(both, held_items)
+        held_now = [*waiting, *self.hold_both(both, held_items)]
         self.keep(state, files, rendered)
+        copies = self.consent()
+        if copies is not None:
+            copies.keep_copies(self.read_disk())
         return SyncReport(
             format=FORMAT,
             folder=str(self.folder),
@@ -244,6 +257,16 @@ class ClaudeCodeSync:
                 continue
             both.append((rel, file_hash(want)))
         return both, memgov_wins
+
+    def consent(self) -> ConsentSync | None:
+        """Consent before the agent's next session (core.importers.claude_code.consent)."""
+        if not asks_consent(self.private):
+            return None
+
+        def exported(rel: str) -> bytes | None:
+            return self.want(rel, self.records_by_file(), True)
+
+        return ConsentSync(self.private, self.folder, self.key, self.actor, self.notes, exported)
 
     # ------------------------------------------------------------------- reading
     def state(self) -> FolderState:

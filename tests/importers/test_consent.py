@@ -1,0 +1,350 @@
+"""Consent before a memory reaches the agent's next session (``agent_memory_consent``).
+
+A real private store and a real Claude Code-shaped folder in the test's folder: the
+setting off leaves the sync as it was; on, a file the agent creates or changes is
+held, the folder keeps the approved version byte for byte until a person keeps it
+(written back, imported) or drops it (gone for good), and each step is an event
+that a revert undoes. A sync killed with SIGKILL at any moment leaves a folder and
+a store the next sync brings to the same end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
+
+from core.importers import CLAUDE_CODE, sync_folder
+from core.importers.held import load_held
+from core.importers.report import SyncReport
+from core.store.store import Store
+from core.store.workspace import open_workspace
+from tui.cli import main
+
+ACTOR = "alice@example.com"
+STYLE = "---\nname: Style\ndescription: terse answers\ntype: feedback\n---\n\nAnswer tersely.\n"
+DEPLOY = (
+    "---\nname: Deploy\ndescription: how we deploy\ntype: project\n---\n\n"
+    "Deploys go out from main after CI is green.\n"
+)
+TESTS = (
+    "---\nname: Tests\ndescription: how we test\ntype: project\n---\n\n"
+    "Run the tests with pytest -n 0 before each commit.\n"
+)
+INDEX = (
+    "# Index\n\n## Feedback\n- [Style](feedback_style.md) — terse answers\n\n"
+    "## Project\n- [Deploy](project_deploy.md) — how we deploy\n"
+)
+TESTS_LINE = "- [Tests](project_tests.md) — how we test\n"
+DEPLOY_NOW = DEPLOY.replace("from main", "from the release branch")
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> Path:
+    root = tmp_path / "stores"
+    Store.init(root / "private", scope="private", owner=ACTOR, actor=ACTOR)
+    return root
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    memory = tmp_path / "proj" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text(INDEX)
+    (memory / "feedback_style.md").write_text(STYLE)
+    (memory / "project_deploy.md").write_text(DEPLOY)
+    return memory
+
+
+def consent_on(stores: Path) -> None:
+    config = stores / "private" / "memgov.yaml"
+    config.write_text(config.read_text() + "agent_memory_consent: true\n")
+    subprocess.run(["git", "-C", str(config.parent), "add", "memgov.yaml"], check=True)
+    subprocess.run(
+        ["git", "-C", str(config.parent), "commit", "-qm", "consent on"],
+        check=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "a",
+            "GIT_AUTHOR_EMAIL": ACTOR,
+            "GIT_COMMITTER_NAME": "a",
+            "GIT_COMMITTER_EMAIL": ACTOR,
+        },
+    )
+
+
+def sync(stores: Path, folder: Path) -> SyncReport:
+    return sync_folder(CLAUDE_CODE, open_workspace([stores]), folder, actor=ACTOR)
+
+
+def memgov(stores: Path, *argv: str) -> dict[str, object]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main([*argv, "--store", str(stores), "--as", ACTOR, "--json"])
+    assert code in (0, 3), (argv, code, out.getvalue())
+    data: dict[str, object] = json.loads(out.getvalue() or "{}")
+    return data
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def held_ids(stores: Path, status: str = "open") -> dict[str, str]:
+    """file -> id of the consent items with this status."""
+    found = load_held(open_workspace([stores]).private)[0]
+    return {h.file: h.id for h in found if h.reason == "consent" and h.status == status}
+
+
+def contents(stores: Path, status: str = "active") -> list[str]:
+    store = open_workspace([stores]).private
+    assert store is not None
+    return sorted(m.content for m in store.memories.values() if m.status == status)
+
+
+def events(stores: Path) -> list[tuple[str, str]]:
+    store = open_workspace([stores]).private
+    assert store is not None
+    return [(e.action, e.actor) for e in store.events()[0]]
+
+
+def agent_writes(folder: Path) -> None:
+    """A session of the agent: a new memory with its index line, and a changed one."""
+    (folder / "project_tests.md").write_text(TESTS)
+    (folder / "MEMORY.md").write_text(INDEX + TESTS_LINE)
+    (folder / "project_deploy.md").write_text(DEPLOY_NOW)
+
+
+def test_off_by_default_the_agents_files_come_in_as_before(stores: Path, folder: Path) -> None:
+    sync(stores, folder)
+    agent_writes(folder)
+    report = sync(stores, folder)
+
+    assert report.held == ()
+    assert (folder / "project_tests.md").read_text() == TESTS
+    assert (folder / "project_deploy.md").read_text() == DEPLOY_NOW
+    assert any("pytest -n 0" in c for c in contents(stores))
+    assert held_ids(stores) == {}
+    assert "agent_memory_consent" not in (stores / "private" / "memgov.yaml").read_text()
+
+
+def test_on_a_new_and_a_changed_file_are_held_and_the_folder_keeps_the_approved_version(
+    stores: Path, folder: Path
+) -> None:
+    consent_on(stores)
+    sync(stores, folder)  # the folder as it is: approved
+    approved = tree(folder)
+    agent_writes(folder)
+
+    report = sync(stores, folder)
+
+    assert tree(folder) == approved  # byte for byte: new file out, changed file back, index too
+    assert set(held_ids(stores)) == {"project_tests.md", "project_deploy.md"}
+    assert len(report.held) == 2
+    assert not any("pytest -n 0" in c or "release branch" in c for c in contents(stores))
+    assert ("hold", ACTOR) in events(stores)
+    # the next sync: nothing new held, the folder as approved
+    again = sync(stores, folder)
+    assert again.held == ()
+    assert tree(folder) == approved
+    assert len(held_ids(stores)) == 2
+
+
+def test_keeping_writes_the_memory_back_and_into_the_store(stores: Path, folder: Path) -> None:
+    consent_on(stores)
+    sync(stores, folder)
+    agent_writes(folder)
+    sync(stores, folder)
+    ids = held_ids(stores)
+
+    shown = memgov(stores, "show", ids["project_tests.md"])
+    assert "pytest -n 0" in json.dumps(shown)  # the held words, from the store
+    memgov(stores, "decide", ids["project_tests.md"], "--approve", "--reason", "fine")
+    memgov(stores, "decide", ids["project_deploy.md"], "--approve")
+
+    assert (folder / "project_tests.md").read_text() == TESTS
+    assert (folder / "project_deploy.md").read_text() == DEPLOY_NOW
+    assert (folder / "MEMORY.md").read_text() == INDEX + TESTS_LINE
+    assert any("pytest -n 0" in c for c in contents(stores))
+    # a changed project fact that differs: new evidence, a conflict for a person
+    assert any("release branch" in c for c in contents(stores, "conflict"))
+    assert held_ids(stores) == {}
+    # the agent's next sync keeps them, holds nothing
+    after = sync(stores, folder)
+    assert after.held == ()
+    assert (folder / "project_tests.md").read_text() == TESTS
+    assert (folder / "MEMORY.md").read_text() == INDEX + TESTS_LINE
+    assert sync(stores, folder).held == ()
+
+
+def test_dropping_is_for_good(stores: Path, folder: Path) -> None:
+    consent_on(stores)
+    sync(stores, folder)
+    approved = tree(folder)
+    agent_writes(folder)
+    sync(stores, folder)
+    ids = held_ids(stores)
+
+    for held_id in ids.values():
+        memgov(stores, "decide", held_id, "--reject", "--reason", "not worth keeping")
+
+    assert tree(folder) == approved
+    assert held_ids(stores) == {}
+    assert set(held_ids(stores, "rejected")) == set(ids)
+    # the agent writes the same memories again: put back at once, not held again
+    agent_writes(folder)
+    report = sync(stores, folder)
+    assert report.held == ()
+    assert tree(folder) == approved
+    assert not any("pytest -n 0" in c or "release branch" in c for c in contents(stores))
+    assert set(held_ids(stores, "rejected")) == set(ids)
+
+
+def test_a_revert_undoes_each_decision(stores: Path, folder: Path) -> None:
+    """A drop reverted opens its item again; a keep reverted takes its record out of
+    the store (superseded: a revert never rewrites history) and the approved version
+    back into the folder, and its item stands as dropped."""
+    consent_on(stores)
+    sync(stores, folder)
+    approved = tree(folder)
+    agent_writes(folder)
+    sync(stores, folder)
+    ids = held_ids(stores)
+    kept = memgov(stores, "decide", ids["project_tests.md"], "--approve")
+    dropped = memgov(stores, "decide", ids["project_deploy.md"], "--reject")
+    sync(stores, folder)
+    assert (folder / "project_tests.md").read_text() == TESTS
+
+    memgov(stores, "revert", str(kept["id"]), "--reason", "too soon")
+    memgov(stores, "revert", str(dropped["id"]), "--reason", "look again")
+
+    assert held_ids(stores) == {"project_deploy.md": ids["project_deploy.md"]}
+    assert held_ids(stores, "rejected") == {"project_tests.md": ids["project_tests.md"]}
+    assert not any("pytest -n 0" in c for c in contents(stores))
+    assert any("pytest -n 0" in c for c in contents(stores, "superseded"))
+    sync(stores, folder)
+    assert tree(folder) == approved  # the kept file leaves the folder again
+    assert ("held-reopened", ACTOR) in events(stores)
+    # the reopened change is decided again: kept this time
+    memgov(stores, "decide", ids["project_deploy.md"], "--approve")
+    assert (folder / "project_deploy.md").read_text() == DEPLOY_NOW
+    sync(stores, folder)
+    assert (folder / "project_deploy.md").read_text() == DEPLOY_NOW
+    assert not (folder / "project_tests.md").exists()
+
+
+def test_a_credential_never_reaches_the_store(stores: Path, folder: Path) -> None:
+    consent_on(stores)
+    sync(stores, folder)
+    token = "ghp_" + "Zq8xT2mV9kLr4Wn7Yb3Hc6Jd1Fs5Gp0Ae8Ux"
+    (folder / "project_token.md").write_text(TESTS.replace("pytest -n 0", f"token {token}"))
+
+    sync(stores, folder)
+
+    assert not (folder / "project_token.md").exists()
+    everything = b"".join(
+        p.read_bytes()
+        for p in (stores / "private").rglob("*")
+        if p.is_file() and ".git" not in p.parts
+    )
+    assert token.encode() not in everything
+    assert set(held_ids(stores)) == {"project_token.md"}
+
+
+def _round(base: Path) -> tuple[Path, Path, dict[str, bytes]]:
+    """A store with consent on, a folder synced once, and the agent's session after it."""
+    stores = base / "stores"
+    Store.init(stores / "private", scope="private", owner=ACTOR, actor=ACTOR)
+    memory = base / "proj" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text(INDEX)
+    (memory / "feedback_style.md").write_text(STYLE)
+    (memory / "project_deploy.md").write_text(DEPLOY)
+    consent_on(stores)
+    sync(stores, memory)
+    approved = tree(memory)
+    agent_writes(memory)
+    return stores, memory, approved
+
+
+def _sync_process(stores: Path, folder: Path) -> subprocess.Popen[bytes]:
+    argv = ["sync", "claude-code", str(folder), "--store", str(stores), "--as", ACTOR]
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def test_a_sync_killed_at_any_moment_ends_as_one_that_was_not(tmp_path: Path) -> None:
+    """SIGKILL at moments spread over a whole sync: the next sync leaves the folder as
+    approved, each change held exactly once, and the store consistent."""
+    stores, folder, approved = _round(tmp_path / "whole")
+    began = time.monotonic()
+    assert _sync_process(stores, folder).wait(timeout=120) in (0, 3)  # 3: items wait
+    whole = time.monotonic() - began
+    assert tree(folder) == approved and len(held_ids(stores)) == 2
+    for n, fraction in enumerate((0.3, 0.5, 0.65, 0.8, 0.9, 1.0)):
+        stores, folder, approved = _round(tmp_path / f"kill{n}")
+        process = _sync_process(stores, folder)
+        time.sleep(whole * fraction)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+
+        sync(stores, folder)  # the next sync, which recovers first
+
+        assert tree(folder) == approved, (n, fraction)
+        assert set(held_ids(stores)) == {"project_tests.md", "project_deploy.md"}
+        assert len(load_held(open_workspace([stores]).private)[0]) == 2  # never twice
+        assert not (stores / "private" / ".git" / "index.lock").exists()
+        doctor = subprocess.run(
+            [sys.executable, "-m", "tui.cli", "doctor", "--store", str(stores)],
+            capture_output=True,
+            text=True,
+        )
+        assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+        for held_id in held_ids(stores).values():
+            memgov(stores, "decide", held_id, "--approve")
+        assert (folder / "project_tests.md").read_text() == TESTS
+        assert sync(stores, folder).held == ()
+
+
+def test_the_setting_is_checked_and_named(stores: Path, folder: Path) -> None:
+    config = stores / "private" / "memgov.yaml"
+    config.write_text(config.read_text() + "agent_memory_consent: 'yes please'\n")
+    out = io.StringIO()
+    with contextlib.redirect_stderr(out), contextlib.redirect_stdout(out):
+        code = main(["sync", "claude-code", str(folder), "--store", str(stores), "--as", ACTOR])
+    assert code not in (0, 3)
+    said = out.getvalue()
+    assert "memgov.yaml" in said and "agent_memory_consent" in said and "true or false" in said
+    assert "yes please" not in said  # no message quotes a value
+
+
+def test_keeping_when_the_held_bytes_are_gone_says_so_and_changes_nothing(
+    stores: Path, folder: Path
+) -> None:
+    consent_on(stores)
+    sync(stores, folder)
+    approved = tree(folder)
+    agent_writes(folder)
+    sync(stores, folder)
+    held_id = held_ids(stores)["project_tests.md"]
+    (stores / "private" / "held" / f"{held_id}.md").unlink()
+    out = io.StringIO()
+    with contextlib.redirect_stderr(out), contextlib.redirect_stdout(out):
+        code = main(["decide", held_id, "--approve", "--store", str(stores), "--as", ACTOR])
+    assert code not in (0, 3)
+    assert "project_tests.md" in out.getvalue() and "not in the store" in out.getvalue()
+    assert tree(folder) == approved
+    assert held_id in held_ids(stores).values()

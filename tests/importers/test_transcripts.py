@@ -246,8 +246,8 @@ def test_malformed_lines_are_skipped_and_named(
         handle.write(
             '{"type": "user", "message": {"content": "' + "x" * (9 * 1024 * 1024) + '"}}\n'
         )
-        handle.write(json.dumps({"type": "user", "sessionId": "s-malformed",
-                                 "message": {"role": "user", "content": "still read"}}) + "\n")  # fmt: skip
+        last = {"type": "user", "message": {"role": "user", "content": "still read"}}
+        handle.write(json.dumps(last) + "\n")
     code, report = cli(capsys, root, "--transcript", str(path))
     assert code == 0
     reasons = sorted(report["skipped_lines"])

@@ -22,7 +22,7 @@ import pytest
 from conftest import commit_count, fake_token
 
 from core.api.writing import ingest_transcript
-from core.domain.errors import ValidationError
+from core.domain.errors import AuthorizationError, ValidationError
 from core.store import logs
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -348,3 +348,20 @@ def test_the_real_transcripts(tmp_path: Path, root: Path) -> None:
             assert len(said) >= turns if "agent-" not in task else not said
         again = ingest_transcript(workspace, REAL / name, actor=ACTOR)
         assert (again.added, again.already) == (0, report.added)
+
+
+def test_someone_not_a_maintainer_logs_a_team_session_in_the_private_store(
+    transcripts: Path, root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    team = tmp_path / "team"
+    assert main(["init", "--store", str(team), "--scope", "team",
+                 "--maintainer", "lead@example.com", "--as", "lead@example.com"]) == 0  # fmt: skip
+    capsys.readouterr()
+    commits = commit_count(team)
+    report = ingest_transcript(
+        Workspace([Store(team), Store(root)]), transcripts / CODEX, actor=ACTOR
+    )
+    assert report.store == str(Store(root).root) and report.added == 16  # private first
+    assert commit_count(team) == commits and not (team / "logs").exists()
+    with pytest.raises(AuthorizationError):
+        ingest_transcript(Workspace([Store(team)]), transcripts / CODEX, actor=ACTOR)

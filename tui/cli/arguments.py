@@ -262,10 +262,21 @@ def add_sweep(add: Adder) -> None:
 
 def add_log(add: Adder) -> None:
     p = add("log", "writing:cmd_log", "append a message to today's daily log (raw evidence)")
-    p.add_argument("--task", required=True)
-    p.add_argument("--index", type=int, required=True, help="message index in the task")
+    p.add_argument("--task", help="the task or conversation (required with TEXT)")
+    p.add_argument("--index", type=int, help="message index in the task (required with TEXT)")
     p.add_argument("--role", default="user")
-    p.add_argument("text")
+    p.add_argument(
+        "--transcript",
+        metavar="FILE",
+        help="read a Claude Code session transcript or a Codex rollout into the daily logs, "
+        "each message with its role (a second run adds nothing already there)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("claude-code", "codex"),
+        help="the transcript's format (default: found from its content)",
+    )
+    p.add_argument("text", nargs="?")
 
 
 # -- review: tui.cli.review ------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from core.domain.errors import MemgovError
+from core.domain.errors import MemgovError, ValidationError
 from tui.cli.common import (
     EXIT_CONFLICT,
     EXIT_FOUND,
@@ -121,6 +121,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
+    if args.transcript is not None:
+        return _log_transcript(args)
+    if args.text is None or args.task is None or args.index is None:
+        raise ValidationError("log: give --task, --index and TEXT, or --transcript FILE")
     from core.api.writing import log_in
 
     logged = log_in(
@@ -136,6 +140,34 @@ def cmd_log(args: argparse.Namespace) -> int:
         logged.to_dict(),
         lambda: f"{logged.log}:{logged.line}" + (f"\n  {logged.note}" if logged.note else ""),
     )
+    return EXIT_OK
+
+
+def _log_transcript(args: argparse.Namespace) -> int:
+    if args.text is not None or args.task is not None or args.index is not None:
+        raise ValidationError(
+            "log: --transcript reads a whole session; give no --task, --index or TEXT"
+        )
+    from core.api.writing import ingest_transcript
+
+    report = ingest_transcript(
+        workspace(args), args.transcript, actor=actor_from(args), format=args.format
+    )
+
+    def text() -> str:
+        roles = ", ".join(f"{r} {n}" for r, n in report.by_role.items()) or "none"
+        lines = [
+            f"{report.file} ({report.format}, session {report.session}): "
+            f"{report.added} added, {report.already} already there, {report.skipped} skipped",
+            f"  messages by role: {roles}",
+            f"  turns {report.turns}, tool calls {report.tool_calls}, "
+            f"tool results {report.tool_results}",
+        ]
+        lines += [f"  skipped {why}" for why in report.skipped_lines]
+        lines += [f"  {report.note}"] if report.note else []
+        return "\n".join(lines)
+
+    emit(args, report.to_dict(), text)
     return EXIT_OK
 
 

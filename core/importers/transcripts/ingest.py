@@ -1,0 +1,284 @@
+"""One transcript into the daily logs: :func:`ingest_transcript`.
+
+Every entry becomes one message of the task ``session-<id>`` (a sidechain's
+``session-<id>-agent-<agent>``), numbered 1, 2, ... in the transcript's order: the
+log's own ``(task, index)`` is the key, so a second run of the same transcript, or of
+a longer one (the session went on), finds the messages already there and adds only
+what follows. Credentials are redacted before anything is written (the rule id
+stays); a long message is logged as an excerpt with its size and a hash. Everything
+new lands in one transaction and one commit (journaled: a kill leaves all or none).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Any
+
+from core.domain import policy, secrets
+from core.domain.data import AsData
+from core.domain.errors import StoreError, ValidationError
+from core.importers.transcripts.claude_code import ClaudeCode
+from core.importers.transcripts.codex import Codex
+from core.importers.transcripts.model import (
+    ROLES,
+    Entry,
+    Reading,
+    TranscriptFormat,
+    excerpt,
+    json_lines,
+)
+from core.store import logs
+from core.store.fsutil import confined
+from core.store.store import Store
+from core.store.transaction import transaction
+from core.store.workspace import Workspace
+
+#: the formats, in the order detection asks them (Codex's wrapper is the stricter)
+FORMATS: dict[str, TranscriptFormat] = {"codex": Codex(), "claude-code": ClaudeCode()}
+#: the largest transcript read
+MAX_FILE_BYTES = 1024 * 1024 * 1024
+#: how many skipped lines the report names (the count is always whole)
+SHOWN_SKIPS = 20
+_WORD = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class TranscriptReport(AsData):
+    """What one ingest did: the messages added, already there and skipped, by role."""
+
+    file: str
+    format: str
+    session: str
+    store: str
+    tasks: list[str]
+    added: int
+    already: int
+    skipped: int
+    by_role: dict[str, int]  # the transcript's messages by role (added or already there)
+    added_by_role: dict[str, int]
+    turns: int  # prompts: typed by the user (a subagent's: by the agent that started it)
+    tool_calls: int
+    tool_results: int
+    ignored: int  # lines that are no message (progress, token counts, snapshots ...)
+    skipped_lines: list[str] = field(default_factory=list)  # "file:line: why", the first 20
+    logs: list[str] = field(default_factory=list)
+    note: str | None = None
+
+
+def _read(path: Path, fmt: str | None) -> tuple[str, Reading]:
+    shown = str(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ValidationError(f"cannot be read: {exc.strerror}", path=shown) from None
+    if not path.is_file():
+        raise ValidationError("is not a file", path=shown, hint="give a transcript's .jsonl")
+    if size > MAX_FILE_BYTES:
+        raise ValidationError(f"is {size:,} bytes, over the 1 GiB read", path=shown)
+    reading = Reading(source=shown)
+    try:
+        lines = list(json_lines(path, shown, reading))
+    except OSError as exc:
+        raise ValidationError(f"cannot be read: {exc.strerror}", path=shown) from None
+    if fmt is None:
+        first = lines[0][1] if lines else {}
+        fmt = next((name for name, f in FORMATS.items() if f.claims(first)), None)
+        if fmt is None:
+            raise ValidationError(
+                "is neither a Claude Code transcript nor a Codex rollout"
+                + ("" if lines else " (no JSON line in it)"),
+                path=shown,
+                field="format",
+                hint="pass --format claude-code or --format codex",
+            )
+    elif fmt not in FORMATS:
+        raise ValidationError(f"must be one of {', '.join(FORMATS)}", field="format")
+    FORMATS[fmt].read(lines, reading)
+    return fmt, reading
+
+
+def _session(reading: Reading, path: Path) -> str:
+    name = reading.session if reading.session else path.stem
+    word = _WORD.sub("-", name).strip("-.")[:80]
+    return word or "unnamed"
+
+
+def _store(workspace: Workspace, actor: str) -> tuple[Store, str | None]:
+    """Where the messages go: as :func:`core.writing.remember.log_in` decides."""
+    if not workspace.stores:
+        raise StoreError("no store given: pass --store PATH")
+    store = workspace.private or workspace.stores[0]
+    if store.config.scope != "team" or policy.is_maintainer(store, actor):
+        return store, None
+    if workspace.private is None:
+        policy.check_maintainer(store, actor, "write to the team store's daily log")
+        raise AssertionError("check_maintainer refused")  # pragma: no cover
+    note = f"{policy.shown(actor)} is not a maintainer of the team store: logged privately"
+    return workspace.private, note
+
+
+def _present(root: Path, tasks: set[str]) -> set[tuple[str, int]]:
+    """The (task, index) of every message of these tasks already in a daily log."""
+    found: set[tuple[str, int]] = set()
+    index = logs.task_index(root)
+    for rel in sorted({r for t in tasks for r in index.get(t, [])}):
+        path = root / rel
+        if path.is_symlink() or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for task, line in logs.lines_by_task(text):
+            if task in tasks and (m := logs.MESSAGE_RE.match(line)):
+                found.add((task, int(m["index"])))
+    return found
+
+
+def _when(entry: Entry, last: datetime, now: datetime, tz: tzinfo) -> datetime:
+    """The message's own time in the store's zone; an absent or absurd one: the last."""
+    when = entry.when
+    if when is None or not (datetime(2000, 1, 1, tzinfo=tz) <= when <= now + timedelta(days=1)):
+        return last
+    return when.astimezone(tz)
+
+
+def _with_lines(text: str | None, day: str, block: dict[str, list[str]]) -> str:
+    """A day's log with each task's new lines added at the end of its section."""
+    lines = text.splitlines() if text else [f"# {day}"]
+    for task, new in block.items():
+        start = next(
+            (
+                i
+                for i, line in enumerate(lines)
+                if (m := logs.TASK_RE.match(line)) and m["task"] == task
+            ),
+            None,
+        )
+        if start is None:
+            lines += ["", f"## task {task}", "", *new]
+            continue
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
+        )
+        while end > start + 1 and not lines[end - 1].strip():
+            end -= 1
+        lines[end:end] = new
+    return "\n".join(lines) + "\n"
+
+
+def ingest_transcript(
+    workspace: Workspace,
+    path: str | Path,
+    *,
+    actor: str,
+    format: str | None = None,
+) -> TranscriptReport:
+    """Read a Claude Code transcript or a Codex rollout into the daily logs.
+
+    ``format``: ``claude-code`` or ``codex``; None detects it from the first line.
+    Returns what was added, already there and skipped, by role. A line that cannot
+    be read is skipped and named (file and line number), never an error; a file that
+    is no transcript is a :class:`ValidationError` naming it.
+    """
+    file = Path(path)
+    fmt, reading = _read(file, format)
+    session = _session(reading, file)
+    store, note = _store(workspace, actor)
+    tz = store.now().tzinfo or datetime.now().astimezone().tzinfo
+    assert tz is not None
+    now = store.now()
+    counters: dict[str, Any] = {"turn": 0, "call": 0, "result": 0}
+    by_role = dict.fromkeys(ROLES, 0)
+    added_by_role = dict.fromkeys(ROLES, 0)
+    numbers: dict[str, int] = {}
+    planned: list[tuple[str, int, Entry]] = []
+    for entry in reading.entries:
+        task = f"session-{session}" + (f"-{entry.task_suffix}" if entry.task_suffix else "")
+        numbers[task] = numbers.get(task, 0) + 1
+        planned.append((task, numbers[task], entry))
+        by_role[entry.role] = by_role.get(entry.role, 0) + 1
+        if entry.counts_as:
+            counters[entry.counts_as] += 1
+    present = _present(store.root, set(numbers))
+    days: dict[str, tuple[str, dict[str, list[str]]]] = {}
+    per_day: dict[str, dict[str, int]] = {}
+    skipped = list(reading.skipped)
+    last = now
+    already = 0
+    for task, index, entry in planned:
+        when = last = _when(entry, last, now, tz)
+        if (task, index) in present:
+            already += 1
+            continue
+        text = excerpt(entry.role, secrets.redact(entry.text))
+        try:
+            logs.check_message(task=task, index=index, role=entry.role, text=text)
+        except ValidationError as exc:
+            skipped.append(f"{file}: message {index}: {exc}")
+            continue
+        rel = logs.log_path(when)
+        days.setdefault(rel, (f"{when:%Y-%m-%d}", {}))[1].setdefault(task, []).append(
+            f"- [{index}] {when:%H:%M} {entry.role}: {text}"
+        )
+        per_day.setdefault(rel, {}).setdefault(entry.role, 0)
+        per_day[rel][entry.role] += 1
+    written = _write(store, days, per_day, session, actor, skipped, added_by_role)
+    return TranscriptReport(
+        file=str(file),
+        format=fmt,
+        session=session,
+        store=str(store.root),
+        tasks=sorted(numbers),
+        added=sum(added_by_role.values()),
+        already=already,
+        skipped=len(skipped),
+        by_role={r: n for r, n in by_role.items() if n},
+        added_by_role={r: n for r, n in added_by_role.items() if n},
+        turns=counters["turn"],
+        tool_calls=counters["call"],
+        tool_results=counters["result"],
+        ignored=reading.ignored,
+        skipped_lines=skipped[:SHOWN_SKIPS],
+        logs=written,
+        note=note,
+    )
+
+
+def _write(
+    store: Store,
+    days: dict[str, tuple[str, dict[str, list[str]]]],
+    per_day: dict[str, dict[str, int]],
+    session: str,
+    actor: str,
+    skipped: list[str],
+    added_by_role: dict[str, int],
+) -> list[str]:
+    """The new lines into their days' logs, in one transaction and one commit."""
+    if not days:
+        return []
+    count = sum(len(v) for _, block in days.values() for v in block.values())
+    written: list[str] = []
+    with transaction(
+        store, actor=actor, message=f"log: transcript of session {session}, {count} messages"
+    ) as tx:
+        for rel, (day, block) in sorted(days.items()):
+            path = confined(store.root, rel)
+            if path.is_symlink() or (path.exists() and not path.is_file()):
+                skipped.append(
+                    f"{rel}: not a file; its {sum(per_day[rel].values())} messages skipped"
+                )
+                continue
+            old = path.read_text(encoding="utf-8", errors="replace") if path.exists() else None
+            text = _with_lines(old, day, block)
+            if len(text.encode("utf-8", "surrogatepass")) > logs.MAX_LOG_BYTES:
+                skipped.append(
+                    f"{rel}: would grow past 16 MiB; "
+                    f"its {sum(per_day[rel].values())} messages skipped"
+                )
+                continue
+            tx.write_file(rel, text)
+            written.append(rel)
+            for role, n in per_day[rel].items():
+                added_by_role[role] = added_by_role.get(role, 0) + n
+    return written

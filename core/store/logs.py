@@ -460,7 +460,8 @@ class Message:
     text: str
 
 
-_MESSAGE_LINE = re.compile(
+#: a message line whole: index, time, role and text
+MESSAGE_LINE = re.compile(
     r"^\s*-\s+\[(?P<index>\d+)\]\s+(?P<h>\d{1,2}):(?P<m>\d{2})\s+"
     r"(?P<role>[A-Za-z][\w-]{0,31}):\s(?P<text>.*)$"
 )
@@ -498,7 +499,7 @@ def _messages_of(root: Path, rel: str, tz: tzinfo) -> list[Message]:
         if header:
             task = header["task"]
             continue
-        found = _MESSAGE_LINE.match(line)
+        found = MESSAGE_LINE.match(line)
         if found is None or not task:
             continue
         hour, minute = int(found["h"]), int(found["m"])

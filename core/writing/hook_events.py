@@ -63,6 +63,28 @@ def task_of(event: Mapping[str, Any]) -> str:
     return task or "claude-session"
 
 
+#: the end of a line :func:`excerpt` cut: the whole text's SHA-256 is in it
+EXCERPT_MARK = re.compile(r"\[excerpt: [\d,]+ characters, sha256 (?P<sha>[0-9a-f]{64})\]$")
+
+
+def said_key(role: str, text: str) -> tuple[str, str]:
+    """What identifies a message the hooks logged, whatever its length: its role and the
+    SHA-256 of its redacted words on one line (the hash an excerpt keeps). A transcript
+    read at the session's end skips what the hooks logged live (core.importers.transcripts)."""
+    from core.domain.secrets import redact
+
+    shown = " ".join(redact(text).split())
+    return role, hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def logged_key(role: str, body: str) -> tuple[str, str]:
+    """:func:`said_key` of a line as the hooks wrote it (an excerpt names its hash)."""
+    found = EXCERPT_MARK.search(body)
+    if found:
+        return role, found["sha"]
+    return role, hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def excerpt(text: str) -> str:
     """The text, redacted, on one line; past :data:`EXCERPT_CHARS` its start, with the
     whole's length and SHA-256."""

@@ -400,3 +400,49 @@ def test_setup_for_the_user_writes_under_home_only(
     assert sorted(p.name for p in project.iterdir()) == []
     setup(project, home, "--user", "--remove")
     assert json.loads((home / ".claude.json").read_text()) == {"numStartups": 4, "projects": {}}
+
+
+# ------------------------------------------- the live log and the transcript
+def transcript_line(uuid: str, role: str, text: str, minute: int) -> str:
+    content: Any = text if role == "user" else [{"type": "text", "text": text}]
+    return json.dumps(
+        {
+            "type": role,
+            "sessionId": SESSION,
+            "uuid": uuid,
+            "isSidechain": False,
+            "timestamp": f"2027-03-14T02:{minute:02d}:00.000Z",
+            "message": {"role": role, "content": content},
+        }
+    )
+
+
+def test_the_transcript_at_session_end_does_not_log_again_what_the_hooks_logged(
+    store: Store, project: Path
+) -> None:
+    """The prompt the user-prompt hook logged live is in the session's transcript too:
+    the session's end reads the transcript and adds only what the hooks had not."""
+    prompt = "Use pnpm in this repository, never npm."
+    reply = "Understood: pnpm from now on."
+    transcript = project.parent / "transcript.jsonl"
+    transcript.write_text(
+        "\n".join(
+            [transcript_line("u1", "user", prompt, 1), transcript_line("a1", "assistant", reply, 2)]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    said = hook(
+        "user-prompt", store.root, project, event("UserPromptSubmit", project, prompt=prompt)
+    )
+    assert said.returncode == 0 and said.stderr == "", said.stderr
+    for _ in range(2):  # a second end (a resumed session) adds nothing either
+        end = hook("session-end", store.root, project, event("SessionEnd", project, reason="exit"))
+        assert end.returncode == 0, end.stderr
+        lines = logged(store.root)
+        assert [line for line in lines if prompt in line] == [
+            next(line for line in lines if prompt in line)
+        ]
+        assert " user: " in next(line for line in lines if prompt in line)
+        assert len([line for line in lines if reply in line]) == 1
+        assert " assistant: " in next(line for line in lines if reply in line)

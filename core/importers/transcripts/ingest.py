@@ -35,6 +35,7 @@ from core.store.fsutil import confined
 from core.store.store import Store
 from core.store.transaction import transaction
 from core.store.workspace import Workspace
+from core.writing.hook_events import logged_key, said_key, task_of
 
 #: the formats, in the order detection asks them (Codex's wrapper is the stricter)
 FORMATS: dict[str, TranscriptFormat] = {"codex": Codex(), "claude-code": ClaudeCode()}
@@ -135,6 +136,26 @@ def _present(root: Path, tasks: set[str]) -> set[tuple[str, int]]:
     return found
 
 
+def _hooked(root: Path, session: str | None) -> set[tuple[str, str]]:
+    """What the hooks logged live for this session (under its task, the session's id):
+    each message's :func:`~core.writing.hook_events.logged_key`, so the transcript
+    does not log it a second time."""
+    if not session:
+        return set()
+    task = task_of({"session_id": session})
+    keys: set[tuple[str, str]] = set()
+    index = logs.task_index(root)
+    for rel in sorted(index.get(task, [])):
+        path = root / rel
+        if path.is_symlink() or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for in_task, line in logs.lines_by_task(text):
+            if in_task == task and (m := logs.MESSAGE_LINE.match(line)):
+                keys.add(logged_key(m["role"].lower(), m["text"]))
+    return keys
+
+
 def _when(entry: Entry, last: datetime, now: datetime, tz: tzinfo) -> datetime:
     """The message's own time in the store's zone; an absent or absurd one: the last."""
     when = entry.when
@@ -201,6 +222,7 @@ def ingest_transcript(
         if entry.counts_as:
             counters[entry.counts_as] += 1
     present = _present(store.root, set(numbers))
+    hooked = _hooked(store.root, reading.session)
     days: dict[str, tuple[str, dict[str, list[str]]]] = {}
     per_day: dict[str, dict[str, int]] = {}
     skipped = list(reading.skipped)
@@ -208,7 +230,7 @@ def ingest_transcript(
     already = 0
     for task, index, entry in planned:
         when = last = _when(entry, last, now, tz)
-        if (task, index) in present:
+        if (task, index) in present or (hooked and said_key(entry.role, entry.text) in hooked):
             already += 1
             continue
         text = excerpt(entry.role, secrets.redact(entry.text))

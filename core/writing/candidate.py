@@ -2,7 +2,8 @@
 
 :class:`Candidate` is the write pipeline's input (:func:`core.writing.pipeline.remember`):
 content, type, scope, the key (subject, attribute, condition), the source
-pointer, the caller's gate inputs s1 and s2, and confidence.
+pointer, the caller's gate inputs s1 (stable) and s2 (reusable), which the gate
+settles when they are not given (:func:`core.domain.gate.settle`), and confidence.
 
 Its definition is the one place a field an agent sends is described: each such
 field carries an :class:`Asked` (what it means, its form, its choices, whether a
@@ -81,11 +82,19 @@ class Candidate:
         )
     )
     type: str = field(
-        metadata=_asked("what kind of memory", choices=TYPES, required=True, missing="semantic")
+        metadata=_asked(
+            "what kind of memory: preference (how the user wants things done), semantic "
+            "(a fact), episodic (what happened), reflection (a lesson learnt); working "
+            "(this task only) is never kept",
+            choices=TYPES,
+            required=True,
+            missing="semantic",
+        )
     )
     scope: str = field(
         metadata=_asked(
-            "team: held as a promotion request for a maintainer",
+            "private (the default): the user's own store; team: held in the private "
+            "store as a promotion request for a maintainer",
             choices=SCOPES,
             offered=("private", "team"),
             required=True,
@@ -103,12 +112,33 @@ class Candidate:
     )
     source: Source | None = field(
         metadata=_asked(
-            "the logged message it comes from (required to pass the gate)", form="source"
+            "the logged message it comes from, its words quoted as evidence (required to "
+            "pass the gate; `log` the message first)",
+            form="source",
         )
     )
-    s1: float | None = field(default=None, metadata=_asked("gate: future use", form="probability"))
-    s2: float | None = field(default=None, metadata=_asked("gate: stability", form="probability"))
-    confidence: float = field(default=0.7, metadata=_asked("0 to 1", form="probability"))
+    s1: float | None = field(
+        default=None,
+        metadata=_asked(
+            "stable: your probability (0 to 1) that it is still true next week; left out, "
+            "the gate settles it (the memory type's default when the source is the user's "
+            "own message, else 0)",
+            form="probability",
+        ),
+    )
+    s2: float | None = field(
+        default=None,
+        metadata=_asked(
+            "reusable: your probability (0 to 1) that future tasks will use it; left out, "
+            "the gate settles it (the memory type's default when the source is the user's "
+            "own message, else 0)",
+            form="probability",
+        ),
+    )
+    confidence: float = field(
+        default=0.7,
+        metadata=_asked("how sure you are the memory is right, 0 to 1", form="probability"),
+    )
     condition: str | None = field(default=None, metadata=_asked("when it holds: env=production"))
     value: str | None = field(default=None, metadata=_asked("the value in short: pnpm"))
     title: str | None = field(default=None, metadata=_asked("the index line's title"))

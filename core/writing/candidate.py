@@ -143,10 +143,18 @@ class Candidate:
     value: str | None = field(default=None, metadata=_asked("the value in short: pnpm"))
     title: str | None = field(default=None, metadata=_asked("the index line's title"))
     expires_at: datetime | None = field(
-        default=None, metadata=_asked("ISO 8601 with offset", form="time")
+        default=None,
+        metadata=_asked(
+            "when it stops being true: ISO 8601 with offset (left out: no date)", form="time"
+        ),
     )
     environment: dict[str, str] | None = field(
-        default=None, metadata=_asked("tool versions it depends on", form="versions")
+        default=None,
+        metadata=_asked(
+            "tool versions it was learnt with (a reflection learnt with another version "
+            "expires at the next sweep)",
+            form="versions",
+        ),
     )
     origin: dict[str, str] | None = field(
         default=None,

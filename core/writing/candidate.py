@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from core.domain import secrets
 from core.domain.errors import ValidationError
+from core.domain.gate import CRITERIA
 from core.domain.record import SCOPES, TYPES, Source, check_field, parse_time
 
 #: how a field is sent and checked: the content (text, may be empty), a line of
@@ -68,6 +69,15 @@ class AskedField:
     def required_of_agents(self) -> bool:
         """An agent's tool call must send it (the MCP tool's schema requires it)."""
         return self.asked.required and not self.asked.agents_may_omit
+
+
+def _score_described(name: str) -> str:
+    """s1's or s2's description, from the gate's own meaning of it (core.domain.gate)."""
+    word, meaning = CRITERIA[name].split(": ", 1)
+    return (
+        f"{word} ({meaning}): your probability, 0 to 1; left out, the gate settles it "
+        "(the memory type's default when the source is the user's own message, else 0)"
+    )
 
 
 def _asked(description: str, **how: Any) -> dict[str, Asked]:
@@ -120,18 +130,14 @@ class Candidate:
     s1: float | None = field(
         default=None,
         metadata=_asked(
-            "stable: your probability (0 to 1) that it is still true next week; left out, "
-            "the gate settles it (the memory type's default when the source is the user's "
-            "own message, else 0)",
+            _score_described("s1"),
             form="probability",
         ),
     )
     s2: float | None = field(
         default=None,
         metadata=_asked(
-            "reusable: your probability (0 to 1) that future tasks will use it; left out, "
-            "the gate settles it (the memory type's default when the source is the user's "
-            "own message, else 0)",
+            _score_described("s2"),
             form="probability",
         ),
     )

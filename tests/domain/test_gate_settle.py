@@ -141,3 +141,15 @@ def test_a_person_vouching_keeps_a_settled_score_under_theta() -> None:
     assert result.passed
     assert result.criteria[0].settled == "not-the-users-words"
     assert "a person decided to keep it" in result.criteria[0].why
+
+
+def test_the_candidate_describes_s1_and_s2_as_the_gate_reads_them() -> None:
+    """The remember tool's descriptions are made from the gate's own meanings: s1 is
+    stable, s2 reusable, and each says that the gate settles it when left out."""
+    from core.writing.candidate import asked_fields
+
+    described = {f.name: f.asked.description for f in asked_fields()}
+    assert described["s1"].startswith("stable (still true next week): your probability")
+    assert described["s2"].startswith("reusable (future tasks will use it): your probability")
+    for name in ("s1", "s2"):
+        assert "left out, the gate settles it" in described[name]

@@ -220,8 +220,9 @@ def build_server(workspace: Workspace, actor: str) -> tuple[MCPServer[Any], _Des
     async def remember(**candidate: Any) -> Annotated[CallToolResult, Receipt]:
         """Run a candidate memory through memgov's write pipeline. The receipt says what
         happened (written, merged, conflict, refused with each failing criterion, empty,
-        or held for review), the ids, the gate's scores, and what the user will see in
-        the review desk. Tell the user."""
+        or held for review), the ids, the gate's scores (s1 and s2 left out: settled by
+        the gate, and the receipt says by which rule), and what the user will see in the
+        review desk. Tell the user."""
         if candidate.get("source") is not None:
             candidate["source"] = dict(candidate["source"])
         receipt = await desk.run("remember", lambda: agent.remember(candidate))

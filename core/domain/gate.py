@@ -2,7 +2,12 @@
 
 A minimum, not a weighted sum: the four criteria do not compensate each other.
 s1 (stable) and s2 (reusable) are probabilities from the caller, usually a
-model; without them the gate refuses. s3 is 1 when the source pointer resolves
+model. One the caller does not give is settled by the gate (:func:`settle`), never
+refused for being missing: from the user's own words, at its memory type's default
+(:data:`SETTLED`), except that a memory expiring within a week is not stable; from
+anything else (the agent's, a tool's or a page's words, a source that does not
+resolve) at 0, since only the caller can judge those. A settled criterion says so
+(``settled``: the rule). s3 is 1 when the source pointer resolves
 to its evidence. s4 is 0 on any secret or sensitive pattern. Before scoring,
 content that can be derived from the current state is excluded outright (seed
 3.2): memory is not a second copy of the code, the git history or a log.
@@ -26,12 +31,38 @@ CRITERIA = {
 }
 
 
+#: what a score the caller does not give is settled at, by the memory's type, when the
+#: source is the user's own message: (s1 stable, s2 reusable). A preference the user
+#: states holds until they change it and steers every later task; a fact holds until
+#: the state changes (it is checked against it at recall); an episode stays what
+#: happened but fewer tasks need it; a lesson is advisory, and just passes theta 0.6.
+SETTLED: dict[str, tuple[float, float]] = {
+    "preference": (0.8, 0.8),
+    "semantic": (0.7, 0.7),
+    "episodic": (0.8, 0.6),
+    "reflection": (0.6, 0.6),
+}
+#: the role of a logged message whose words a missing score is settled from
+SETTLES_FROM = "user"
+#: a memory that expires within this many days is not stable (s1: still true next week)
+STABLE_DAYS = 7
+#: the rules that settle a missing score, by id (a criterion's ``settled``)
+SETTLE_RULES = {
+    "type-default": "the user's own words: the default of the memory's type",
+    "expires-within-a-week": "it expires within a week: not still true next week",
+    "not-the-users-words": "the source is not the user's own message: only the caller can judge",
+}
+
+
 @dataclass(frozen=True)
 class Criterion(AsData):
     name: str = field(metadata=shown_as(key="criterion"))
     score: float | None
     passed: bool
     why: str
+    #: the rule that settled a score the caller did not give (:data:`SETTLE_RULES`);
+    #: None: the caller gave it, or it is not the caller's (s3, s4)
+    settled: str | None = None
 
     DATA_PROPERTIES = ("meaning",)
 
@@ -157,6 +188,47 @@ def sensitive_patterns(text: str) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class Settled:
+    """A score the caller did not give, settled by a rule of :data:`SETTLE_RULES`."""
+
+    score: float
+    rule: str
+    why: str
+
+
+def settle(
+    name: str, *, memory_type: str, role: str | None, expires_in_days: float | None = None
+) -> Settled:
+    """Settle ``name`` (s1 or s2), which the caller did not give, from what the gate
+    sees: the memory's type, the role of its source message (None: no logged message,
+    e.g. a file or a pointer that does not resolve), and the days until it expires."""
+    if role != SETTLES_FROM:
+        said = (
+            f"the source is a message of role {role}" if role else "the source is no logged message"
+        )
+        return Settled(
+            0.0,
+            "not-the-users-words",
+            f"not given, and {said}, not the user's own words: send {name} (how "
+            f"{CRITERIA[name].split(':')[0]} it is, a probability 0..1) or point the source "
+            "at the user's message",
+        )
+    if name == "s1" and expires_in_days is not None and expires_in_days < STABLE_DAYS:
+        return Settled(
+            0.0,
+            "expires-within-a-week",
+            f"not given, and it expires within {STABLE_DAYS} days: not still true next week",
+        )
+    score = SETTLED.get(memory_type, (0.0, 0.0))[0 if name == "s1" else 1]
+    return Settled(
+        score,
+        "type-default",
+        f"not given: settled at {score:.2f}, the default for a {memory_type} memory from "
+        "the user's own words",
+    )
+
+
 def evaluate(
     *,
     content: str,
@@ -169,6 +241,7 @@ def evaluate(
     quote_found: bool = True,
     sensitive_ok: bool = False,
     vouched: bool = False,
+    settled: dict[str, Settled] | None = None,
 ) -> GateResult:
     """Score one candidate. ``also`` is any other text the write would persist (title,
     value, the key's fields): s4 scans it like the content and the evidence.
@@ -177,9 +250,19 @@ def evaluate(
     is no source. ``sensitive_ok``: a person decided to keep this memory's internal
     addresses (a held item, core.importers.held): only credentials fail s4.
     ``vouched``: a person keeps it although the gate doubted it (an exclusion, s1 or
-    s2 under theta; a held item): neither excludes it any more; s3 and s4 still do."""
+    s2 under theta; a held item): neither excludes it any more; s3 and s4 still do.
+    ``settled``: s1 or s2 the caller did not give, settled by :func:`settle` (one
+    neither given nor settled fails, saying the caller must estimate it)."""
 
     def probability(name: str, value: float | None) -> Criterion:
+        given = (settled or {}).get(name) if value is None else None
+        if given is not None:
+            ok = given.score >= theta
+            why = f"{given.why} ({given.score:.2f} {'>=' if ok else '<'} theta {theta:.2f})"
+            if not ok and vouched:
+                kept = f"{why}; a person decided to keep it"
+                return Criterion(name, theta, True, kept, given.rule)
+            return Criterion(name, given.score, ok, why, given.rule)
         if value is None:
             return Criterion(
                 name,

@@ -2,7 +2,8 @@
 
 :class:`Candidate` is the write pipeline's input (:func:`core.writing.pipeline.remember`):
 content, type, scope, the key (subject, attribute, condition), the source
-pointer, the caller's gate inputs s1 and s2, and confidence.
+pointer, the caller's gate inputs s1 (stable) and s2 (reusable), which the gate
+settles when they are not given (:func:`core.domain.gate.settle`), and confidence.
 
 Its definition is the one place a field an agent sends is described: each such
 field carries an :class:`Asked` (what it means, its form, its choices, whether a
@@ -24,6 +25,7 @@ from typing import Any, Literal
 
 from core.domain import secrets
 from core.domain.errors import ValidationError
+from core.domain.gate import CRITERIA
 from core.domain.record import SCOPES, TYPES, Source, check_field, parse_time
 
 #: how a field is sent and checked: the content (text, may be empty), a line of
@@ -69,6 +71,15 @@ class AskedField:
         return self.asked.required and not self.asked.agents_may_omit
 
 
+def _score_described(name: str) -> str:
+    """s1's or s2's description, from the gate's own meaning of it (core.domain.gate)."""
+    word, meaning = CRITERIA[name].split(": ", 1)
+    return (
+        f"{word} ({meaning}): your probability, 0 to 1; left out, the gate settles it "
+        "(the memory type's default when the source is the user's own message, else 0)"
+    )
+
+
 def _asked(description: str, **how: Any) -> dict[str, Asked]:
     return {"asked": Asked(description, **how)}
 
@@ -81,11 +92,19 @@ class Candidate:
         )
     )
     type: str = field(
-        metadata=_asked("what kind of memory", choices=TYPES, required=True, missing="semantic")
+        metadata=_asked(
+            "what kind of memory: preference (how the user wants things done), semantic "
+            "(a fact), episodic (what happened), reflection (a lesson learnt); working "
+            "(this task only) is never kept",
+            choices=TYPES,
+            required=True,
+            missing="semantic",
+        )
     )
     scope: str = field(
         metadata=_asked(
-            "team: held as a promotion request for a maintainer",
+            "private (the default): the user's own store; team: held in the private "
+            "store as a promotion request for a maintainer",
             choices=SCOPES,
             offered=("private", "team"),
             required=True,
@@ -103,20 +122,45 @@ class Candidate:
     )
     source: Source | None = field(
         metadata=_asked(
-            "the logged message it comes from (required to pass the gate)", form="source"
+            "the logged message it comes from, its words quoted as evidence (required to "
+            "pass the gate; `log` the message first)",
+            form="source",
         )
     )
-    s1: float | None = field(default=None, metadata=_asked("gate: future use", form="probability"))
-    s2: float | None = field(default=None, metadata=_asked("gate: stability", form="probability"))
-    confidence: float = field(default=0.7, metadata=_asked("0 to 1", form="probability"))
+    s1: float | None = field(
+        default=None,
+        metadata=_asked(
+            _score_described("s1"),
+            form="probability",
+        ),
+    )
+    s2: float | None = field(
+        default=None,
+        metadata=_asked(
+            _score_described("s2"),
+            form="probability",
+        ),
+    )
+    confidence: float = field(
+        default=0.7,
+        metadata=_asked("how sure you are the memory is right, 0 to 1", form="probability"),
+    )
     condition: str | None = field(default=None, metadata=_asked("when it holds: env=production"))
     value: str | None = field(default=None, metadata=_asked("the value in short: pnpm"))
     title: str | None = field(default=None, metadata=_asked("the index line's title"))
     expires_at: datetime | None = field(
-        default=None, metadata=_asked("ISO 8601 with offset", form="time")
+        default=None,
+        metadata=_asked(
+            "when it stops being true: ISO 8601 with offset (left out: no date)", form="time"
+        ),
     )
     environment: dict[str, str] | None = field(
-        default=None, metadata=_asked("tool versions it depends on", form="versions")
+        default=None,
+        metadata=_asked(
+            "tool versions it was learnt with (a reflection learnt with another version "
+            "expires at the next sweep)",
+            form="versions",
+        ),
     )
     origin: dict[str, str] | None = field(
         default=None,

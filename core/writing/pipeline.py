@@ -5,7 +5,9 @@
 
 1. empty content is a valid outcome, logged as an event;
 2. working memory and task scope never reach disk (refused, with the reason);
-3. the write gate (exclusions, then min(s1, s2, s3, s4) >= theta);
+3. the write gate (exclusions, then min(s1, s2, s3, s4) >= theta; s1 or s2 the
+   caller does not give is settled by :func:`core.domain.gate.settle`, from the
+   memory's type and its source message's role, and the record's event says so);
 4. the key (scope, subject, attribute, condition) decides, never text alone:
    same key and same value merges the sources (active -> active, or
    expired -> active when it was expired); same key and a different value
@@ -34,6 +36,7 @@ from core.domain.keys import conflict_item_id as conflict_item_id
 from core.domain.record import Memory, Source
 from core.domain.values import noisy_or, same_value, with_source
 from core.store import logs
+from core.store.reaching import source_role
 from core.store.store import Store, new_memory_id
 from core.store.transaction import transaction
 from core.writing import quarantine
@@ -174,6 +177,7 @@ def _check(
         or any(gate.quoted_in(source.evidence, text) for _n, text in excerpt.lines)
     )
     result = gate.evaluate(
+        settled=_settled(store, candidate, excerpt),
         content=candidate.content,
         evidence=source.evidence,
         s1=candidate.s1,
@@ -189,6 +193,39 @@ def _check(
         return _Checked(candidate, "refused", tuple(result.reasons()), result)
     assessment = None if released else quarantine.assess_candidate(store, candidate, excerpt)
     return _Checked(candidate, "place", result=result, assessment=assessment, excerpt=excerpt)
+
+
+def _settled(
+    store: Store, candidate: Candidate, excerpt: logs.Excerpt | None
+) -> dict[str, gate.Settled]:
+    """s1 and s2 the candidate does not give, settled by the gate's rule."""
+    missing = [name for name in ("s1", "s2") if getattr(candidate, name) is None]
+    if not missing:
+        return {}
+    role = source_role(candidate.source, excerpt)
+    days = None
+    if candidate.expires_at is not None:
+        days = (candidate.expires_at - store.now()).total_seconds() / 86_400
+    return {
+        name: gate.settle(name, memory_type=candidate.type, role=role, expires_in_days=days)
+        for name in missing
+    }
+
+
+def _settled_notes(result: gate.GateResult) -> tuple[str, ...]:
+    """The receipt's lines for scores the gate settled, which the caller did not give."""
+    return tuple(
+        f"{c.name} settled by the gate ({c.settled}): {c.why}" for c in result.criteria if c.settled
+    )
+
+
+def _gate_details(result: gate.GateResult) -> dict[str, Any]:
+    """What a write's event keeps of the gate: its score and each settled score's rule."""
+    details: dict[str, Any] = {"gate": round(result.score, 4)}
+    settled = {c.name: {"score": c.score, "rule": c.settled} for c in result.criteria if c.settled}
+    if settled:
+        details["settled"] = settled
+    return details
 
 
 def _run(tx: Transaction, checked: _Checked) -> Outcome:
@@ -286,8 +323,10 @@ def _refused(
 ) -> Outcome:
     if result is not None:
         failing = [c.name for c in result.criteria if not c.passed]
+        settled = any(c.settled for c in result.criteria)
     else:
         failing = [r.split(" ")[0] for r in reasons if r.startswith("s3 ")]
+        settled = False
     # only the key and the failing criteria: a refused candidate's content (which may
     # hold a secret) never reaches the log
     tx.event(
@@ -303,6 +342,7 @@ def _refused(
             "criteria": failing,
             "excluded": bool(result and result.excluded),
             "secret_rules": list(result.secret_rules) if result else [],
+            **({"settled": _gate_details(result)["settled"]} if result and settled else {}),
         },
     )
     return Outcome("refused", reasons=reasons, gate=result)
@@ -370,7 +410,11 @@ def _place(
         if match.status == "conflict":
             tx.update(match.id, action="merge", reason=why, **changes)
             return Outcome(
-                "merged", (match.id,), (why,), item=conflict_item_id(match.key), gate=result
+                "merged",
+                (match.id,),
+                (why, *_settled_notes(result)),
+                item=conflict_item_id(match.key),
+                gate=result,
             )
         if match.status == "expired":
             # re-verified now: a past expiry date or the environment it was learnt in
@@ -386,7 +430,7 @@ def _place(
             reason=why,
             **changes,
         )
-        return Outcome("merged", (match.id,), (why,), gate=result)
+        return Outcome("merged", (match.id,), (why, *_settled_notes(result)), gate=result)
 
     memory = Memory(
         id=_fresh_id(tx.view, candidate, now),
@@ -413,9 +457,9 @@ def _place(
             memory,
             action="create",
             reason="write gate passed, no contradiction",
-            details={"gate": round(result.score, 4)},
+            details=_gate_details(result),
         )
-        return Outcome("written", (memory.id,), ("written",), gate=result)
+        return Outcome("written", (memory.id,), ("written", *_settled_notes(result)), gate=result)
 
     if candidate.type == "preference" and all(
         m.type == "preference" and m.status == "active" for m in contradicted
@@ -427,7 +471,7 @@ def _place(
             memory,
             action="create",
             reason="newer preference for the same key",
-            details={"gate": round(result.score, 4)},
+            details=_gate_details(result),
         )
         for old in contradicted:
             tx.transition(
@@ -440,7 +484,7 @@ def _place(
         return Outcome(
             "written",
             (memory.id,),
-            ("newer preference supersedes the older",),
+            ("newer preference supersedes the older", *_settled_notes(result)),
             gate=result,
             superseded=tuple(m.id for m in contradicted),
         )
@@ -451,7 +495,7 @@ def _place(
         action="conflict",
         reason="contradicts a record of the same key",
         request=item,
-        details={"gate": round(result.score, 4), "against": [m.id for m in contradicted]},
+        details={**_gate_details(result), "against": [m.id for m in contradicted]},
     )
     opened = False
     for other in contradicted:
@@ -476,7 +520,7 @@ def _place(
     return Outcome(
         "conflict",
         ids,
-        ("same key, different value: review item " + item,),
+        ("same key, different value: review item " + item, *_settled_notes(result)),
         item=item,
         gate=result,
     )

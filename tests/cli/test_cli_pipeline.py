@@ -185,11 +185,39 @@ def test_each_outcome_has_its_exit_code(cli: Cli) -> None:
     assert (conflict.code, conflict.json["outcome"]) == (3, "conflict")
     assert conflict.json["item"].startswith("conflict-")
 
-    no_s1 = cli.candidate("d", source=cli.say("tr_4", "tabs"), attribute="indent", s1=None)
+    # no s1, and the source is the agent's own message: the gate settles it at 0
+    assert cli("log", "--task", "tr_4", "--index", "1", "--role", "assistant", "tabs").code == 0
+    tabs = {"task": "tr_4", "message_index": 1, "evidence": "tabs"}
+    no_s1 = cli.candidate("d", source=tabs, attribute="indent", s1=None)
     refused = cli("remember", no_s1, "--json")
     assert (refused.code, refused.json["outcome"]) == (1, "refused")
     assert refused.json["memory_ids"] == []
-    assert any(r.startswith("s1 (stable): no s1 given") for r in refused.json["reasons"])
+    assert any(
+        r.startswith("s1 (stable): not given, and the source is a message of role assistant")
+        for r in refused.json["reasons"]
+    )
+    s1 = refused.json["gate"]["criteria"][0]
+    assert (s1["score"], s1["settled"]) == (0.0, "not-the-users-words")
+    assert cli.events("refuse")[-1]["details"]["settled"] == {
+        "s1": {"score": 0.0, "rule": "not-the-users-words"}
+    }
+
+    # no s1 nor s2, from the user's own words: settled at the type's default, and said
+    source = cli.say("tr_5", "spaces")
+    no_scores = cli.candidate("e", source=source, attribute="indent", s1=None, s2=None)
+    settled = cli("remember", no_scores, "--json")
+    assert (settled.code, settled.json["outcome"]) == (0, "written"), settled.json
+    assert settled.json["reasons"][1:] == [
+        "s1 settled by the gate (type-default): not given: settled at 0.70, the default for "
+        "a semantic memory from the user's own words (0.70 >= theta 0.60)",
+        "s2 settled by the gate (type-default): not given: settled at 0.70, the default for "
+        "a semantic memory from the user's own words (0.70 >= theta 0.60)",
+    ]
+    created = cli.events("create")[-1]
+    assert created["details"]["settled"] == {
+        "s1": {"score": 0.7, "rule": "type-default"},
+        "s2": {"score": 0.7, "rule": "type-default"},
+    }
 
     empty = cli("remember", "-", "--json", stdin="")
     assert (empty.code, empty.json["outcome"]) == (0, "empty")
@@ -468,6 +496,7 @@ def test_the_installed_script_exits_with_the_outcome_code(tmp_path: Path) -> Non
         "attribute": "package_manager",
         "source": {"task": "tr_1", "message_index": 1, "evidence": "use pnpm"},
         "s1": 0.9,
+        "s2": 0.1,
     }
     refused = run("remember", "-", "--json", stdin=json.dumps(candidate))
     assert refused.returncode == 1

@@ -156,8 +156,6 @@ def test_outcome_to_dict_names_exactly_one_outcome(store: Store, clock: Any) -> 
 @pytest.mark.parametrize(
     ("overrides", "criterion", "words"),
     [
-        ({"s1": None}, "s1", "no s1 given"),
-        ({"s2": None}, "s2", "no s2 given"),
         ({"s1": 0.3}, "s1", "0.30 < theta 0.60"),
         ({"s2": 0.59}, "s2", "0.59 < theta 0.60"),
         ({"content": "The staging DB is at 10.0.3.7."}, "s4", "internal-ip-address"),

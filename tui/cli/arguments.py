@@ -235,7 +235,8 @@ def add_remember(add: Adder) -> None:
         "file",
         nargs="?",
         help="JSON file, or - for stdin (default): one candidate, or a list of them "
-        "(one commit, one outcome per candidate)",
+        "(one commit, one outcome per candidate); s1 and s2 left out are settled by "
+        "the gate: the memory type's default from the user's own message, else 0",
     )
 
 

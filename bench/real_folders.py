@@ -1,4 +1,4 @@
-"""Issue 34's numbers: every real folder through import, export and the four sync
+"""The real folders' numbers: every real folder through import, export and the four sync
 steps, then the sync time of a folder of 1,000 files against reading its bytes.
 
     .venv/bin/python bench/real_folders.py [--files 1000] [--runs 3]
@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from support_conformance import (
     ACTOR,

@@ -25,7 +25,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "tests"))  # support_browser: the browser driver
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))  # support_browser: the driver
 
 from core.demo import START, DemoClock, build_demo  # noqa: E402
 from core.store.workspace import open_workspace  # noqa: E402

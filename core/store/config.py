@@ -60,8 +60,8 @@ class Config:
     index_line_chars: int = 150
     index_max_lines: int = 200
     index_max_bytes: int = 25_000
-    #: how many memories the desk draws a period for the labelled measures (issue 18:
-    #: precision and stale citations)
+    #: how many memories the desk draws a period for the labelled measures
+    #: (precision and stale citations)
     sample_size: int = 20
     #: private store: a memory file the agent creates or changes in its own folder is
     #: held at sync until a person approves it (core.importers.claude_code.consent)

@@ -1,5 +1,5 @@
 """Held candidates: what the write gate would have written, had it not tried to steer
-the agent (issue 17; the detector is :mod:`core.domain.steering`).
+the agent (the detector is :mod:`core.domain.steering`).
 
 A candidate that passes the write gate and trips the detector is not written. It is
 held in ``quarantine/<id>.json``, a review *request* (not a record, and no sixth

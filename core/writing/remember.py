@@ -172,25 +172,14 @@ class Logged(AsData):
     note: str | None = None  # why it is not the store that was asked for
 
 
-def log_in(
-    workspace: Workspace,
-    *,
-    task: str,
-    index: int,
-    role: str,
-    text: str,
-    actor: str,
-    scope: str | None = None,
-) -> Logged:
-    """Append a message to a daily log of the workspace, with the team's authorization.
-
-    The log goes to the store of ``scope``, or by default to the private store
-    when there is one, else to the only store given. A team store's logs are
-    written only by its maintainers: evidence for team records arrives with an
-    approved promotion (the decision copies the quoted lines). Anyone else's
-    message goes to the private store's log when there is one (``note`` says so)
-    and is refused otherwise (:class:`AuthorizationError`), nothing written.
-    """
+def log_store(
+    workspace: Workspace, actor: str, *, scope: str | None = None
+) -> tuple[Store, str | None]:
+    """The store a message of ``actor`` is logged in, and a note when it is not the one
+    asked for: the store of ``scope``, or by default the private store when there is
+    one, else the only store given; a team store only for its maintainers, anyone
+    else's message going to the private store (refused with no private store:
+    :class:`AuthorizationError`). ``memgov log`` and a transcript read both ask here."""
     if scope is not None:
         store = workspace.for_scope(scope)
     elif not workspace.stores:
@@ -216,5 +205,28 @@ def log_in(
             f"approved promotion"
         )
         store = private
+    return store, note
+
+
+def log_in(
+    workspace: Workspace,
+    *,
+    task: str,
+    index: int,
+    role: str,
+    text: str,
+    actor: str,
+    scope: str | None = None,
+) -> Logged:
+    """Append a message to a daily log of the workspace, with the team's authorization.
+
+    The log goes to the store of ``scope``, or by default to the private store
+    when there is one, else to the only store given. A team store's logs are
+    written only by its maintainers: evidence for team records arrives with an
+    approved promotion (the decision copies the quoted lines). Anyone else's
+    message goes to the private store's log when there is one (``note`` says so)
+    and is refused otherwise (:class:`AuthorizationError`), nothing written.
+    """
+    store, note = log_store(workspace, actor, scope=scope)
     rel, line = store.log_message(task=task, index=index, role=role, text=text, actor=actor)
     return Logged(str(store.root), rel, line, note)

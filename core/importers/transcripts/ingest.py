@@ -17,9 +17,9 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from core.domain import policy, secrets
+from core.domain import secrets
 from core.domain.data import AsData
-from core.domain.errors import StoreError, ValidationError
+from core.domain.errors import ValidationError
 from core.importers.transcripts.claude_code import ClaudeCode
 from core.importers.transcripts.codex import Codex
 from core.importers.transcripts.model import (
@@ -36,6 +36,7 @@ from core.store.store import Store
 from core.store.transaction import transaction
 from core.store.workspace import Workspace
 from core.writing.hook_events import logged_key, said_key, task_of
+from core.writing.remember import log_store
 
 #: the formats, in the order detection asks them (Codex's wrapper is the stricter)
 FORMATS: dict[str, TranscriptFormat] = {"codex": Codex(), "claude-code": ClaudeCode()}
@@ -105,20 +106,6 @@ def _session(reading: Reading, path: Path) -> str:
     name = reading.session if reading.session else path.stem
     word = _WORD.sub("-", name).strip("-.")[:80]
     return word or "unnamed"
-
-
-def _store(workspace: Workspace, actor: str) -> tuple[Store, str | None]:
-    """Where the messages go: as :func:`core.writing.remember.log_in` decides."""
-    if not workspace.stores:
-        raise StoreError("no store given: pass --store PATH")
-    store = workspace.private or workspace.stores[0]
-    if store.config.scope != "team" or policy.is_maintainer(store, actor):
-        return store, None
-    if workspace.private is None:
-        policy.check_maintainer(store, actor, "write to the team store's daily log")
-        raise AssertionError("check_maintainer refused")  # pragma: no cover
-    note = f"{policy.shown(actor)} is not a maintainer of the team store: logged privately"
-    return workspace.private, note
 
 
 def _present(root: Path, tasks: set[str]) -> set[tuple[str, int]]:
@@ -205,7 +192,7 @@ def ingest_transcript(
     file = Path(path)
     fmt, reading = _read(file, format)
     session = _session(reading, file)
-    store, note = _store(workspace, actor)
+    store, note = log_store(workspace, actor)
     tz = store.now().tzinfo or datetime.now().astimezone().tzinfo
     assert tz is not None
     now = store.now()

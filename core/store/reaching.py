@@ -54,7 +54,9 @@ from core.store.catalog import (
     STEERING_PREFERENCE,
     STEERING_RULES,
     Catalog,
+    scanner_fingerprint,
     steering_hint,
+    verdict_key,
 )
 from core.store.logs import Excerpt, message_role, resolve
 from core.store.quarantine import (
@@ -160,13 +162,41 @@ def steering_flagged(store: Store, memory: Memory, hint: int | None = None) -> b
     :func:`record_assessment` would, from its catalog ``hint`` (None: computed here).
     Only a record whose text a content rule matched runs the rules; any other is
     flagged by its provenance (a preference, or an order for the agent, from another
-    role than the user's) or by a link to a host the config does not know."""
+    role than the user's) or by a link to a host the config does not know. The
+    verdict is remembered in the catalog by what it was made of
+    (:mod:`core.store.catalog.verdicts`): the detector is imported only for a
+    record, a role or a host list it has not seen."""
     bits = steering_hint(memory) if hint is None else hint
     if not bits:
         return False
     hosts = store.config.known_hosts
     needs_role = bits & (STEERING_RULES | STEERING_PREFERENCE | STEERING_ORDER)
     role = record_role(store, memory) if needs_role else None
+    fingerprint = scanner_fingerprint()
+    key = verdict_key(
+        fingerprint,
+        (
+            str(bits),
+            memory.type,
+            role,
+            None if hosts is None else "\n".join(hosts),
+            memory.content,
+            memory.title,
+            memory.value,
+        ),
+    )
+    catalog = store.memories.catalog
+    found = catalog.verdict(key)
+    if found is None:
+        found = _assessed_flag(memory, bits, role, hosts)
+        catalog.keep_verdict(key, found, fingerprint)
+    return found
+
+
+def _assessed_flag(
+    memory: Memory, bits: int, role: str | None, hosts: tuple[str, ...] | None
+) -> bool:
+    """The detector's verdict on a hinted record (see :func:`steering_flagged`)."""
     if bits & STEERING_RULES:
         return _rules_flag(memory.content, memory.title, memory.value, memory.type, role, hosts)
     from core.domain import steering

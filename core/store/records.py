@@ -145,6 +145,11 @@ class Records(Mapping[str, Memory]):
     def items(self) -> list[tuple[str, Memory]]:  # type: ignore[override]
         return [(m.id, m) for m in self.all()]
 
+    def from_folder(self, key: str) -> list[Memory]:
+        """The records an agent's folder gave (``origin.folder`` is ``key``): one
+        query over the rows' front matter, no other record built."""
+        return self._where("json_extract(meta, '$.origin.folder') = ?", (key,))
+
     # questions the catalog answers from its indexes
     def by_key(self, key: Key) -> list[Memory]:
         _scope, subject, attribute, _condition = key

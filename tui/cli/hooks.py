@@ -143,11 +143,10 @@ def _session_end(args: argparse.Namespace, event: dict[str, Any]) -> None:
         note("session-end", f"the memory folder was not synced: {exc}")
     transcript = text_field(event, "transcript_path")
     try:
-        from core.api import writing
+        from core.api.writing import ingest_transcript
 
-        ingest = getattr(writing, "ingest_transcript", None)
-        if ingest is not None and transcript and Path(transcript).is_file():
-            ingest(ws, Path(transcript), actor=actor)
+        if transcript and Path(transcript).is_file():
+            ingest_transcript(ws, Path(transcript), actor=actor)
     except Exception as exc:
         note("session-end", f"the transcript was not read: {exc}")
 

@@ -164,7 +164,7 @@ def known_notes(
     for template in previous.values():
         known.taken.update(line["hidden"] for line in template.lines if "hidden" in line)
     for store in workspace.stores:
-        for memory in store.memories.values():
+        for memory in store.memories.from_folder(key):
             origin = memory.origin or {}
             if origin.get("folder") != key or "slot" not in origin or memory.status == "deleted":
                 continue

@@ -313,7 +313,7 @@ class ClaudeCodeSync:
         """The records this folder's files gave, by file (every status but deleted)."""
         out: dict[str, list[tuple[Store, Memory]]] = {}
         for store in self.workspace.stores:
-            for memory in store.memories.values():
+            for memory in store.memories.from_folder(self.key):
                 origin = memory.origin or {}
                 if origin.get("folder") == self.key and "file" in origin:
                     out.setdefault(origin["file"], []).append((store, memory))
@@ -602,7 +602,7 @@ class ClaudeCodeSync:
 
 def _successor_left(store: Store, memory_id: str) -> bool:
     """Whether a record that supersedes ``memory_id`` is still in the store (not erased)."""
-    return any(m.supersedes == memory_id for m in store.memories.values())
+    return bool(store.memories.superseding(memory_id))
 
 
 def _best(found: Iterable[tuple[Store, Memory]]) -> tuple[Store, Memory] | None:

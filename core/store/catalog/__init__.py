@@ -56,7 +56,8 @@ triggers in the transaction that changes the rows and checked by a full sync, so
 :meth:`Catalog.count_active` reads one row. A first build adds the triggers after
 its rows.
 
-An erasure deletes its rows with ``secure_delete`` on, merges the search tables
+An erasure deletes its rows with ``secure_delete`` on, drops every remembered
+steering verdict (:mod:`core.store.catalog.verdicts`), merges the search tables
 (the deleted rows' trigrams leave their segments) and truncates the WAL, so no
 page of the catalog keeps the erased content; a crash recovery of an erasure
 deletes the whole catalog.
@@ -95,6 +96,7 @@ from core.store.catalog.schema import (
     SCHEMA_VERSION,
 )
 from core.store.catalog.search import SEARCHED, TextSearch, fold, searchable
+from core.store.catalog.verdicts import Verdicts, verdict_key
 from core.store.gitstore.plumbing import head_commit
 from core.store.layout import MEMORY_DIR
 
@@ -119,14 +121,16 @@ __all__ = [
     "secret_flags",
     "steering_hint",
     "steering_hints",
+    "verdict_key",
 ]
 
 
-class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries):
+class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries, Verdicts):
     """One store's catalog: each part holds one index of the one sqlite file
     (:class:`MemorySync` the memory rows, :class:`RequestRows` the requests,
     :class:`EventIndex` the event log, :class:`TextSearch` the text search,
-    :class:`MemoryQueries` the questions the memory rows answer); this class holds
+    :class:`MemoryQueries` the questions the memory rows answer, :class:`Verdicts` the
+    steering detector's remembered verdicts); this class holds
     what spans them: a sync of both kinds of rows, and a write's rows."""
 
     # ------------------------------------------------------------------ sync
@@ -210,6 +214,8 @@ class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries):
             db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head_commit(self.root) or "",)
             )
+            if erased:  # a verdict's key is a digest of the erased words too
+                db.execute("DELETE FROM verdicts")
             if erased and self._meta(db, "fts") == "1":
                 # a deleted row's trigrams stay in the search tables' older segments until
                 # they are merged: merged now, their freed pages zeroed (secure_delete)

@@ -21,6 +21,7 @@ from core.domain.record import Memory
 from core.store.catalog.schema import (
     _CONFLICT_INDEX,
     _SCHEMA,
+    _VERDICTS_TABLE,
     CATALOG_FILE,
     SCHEMA_VERSION,
     _conflict_id,
@@ -97,6 +98,7 @@ class CatalogConnection:
                 version = db.execute("PRAGMA user_version").fetchone()[0]
                 if version == SCHEMA_VERSION and self._meta(db, "root") == str(self.root):
                     db.execute(_CONFLICT_INDEX)  # a catalog of this schema made before it
+                    db.execute(_VERDICTS_TABLE)  # the same
                     if self._meta(db, "rank_taus") != json.dumps(self.taus):
                         self._rerank(db)
                     return db

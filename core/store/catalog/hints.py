@@ -60,10 +60,13 @@ def steering_hints(memories: list[Memory | None]) -> list[int]:
     on chunks of records first: a regex that matches one record's text matches the
     texts joined by blank lines too, so a chunk where no rule fires holds no record
     a rule fires on, and only a chunk with a hit is read record by record (a test
-    checks this against the record-by-record hints on every corpus)."""
+    checks this against the record-by-record hints on every corpus). Nothing to hint,
+    nothing imported: the detector compiles its rules on import."""
+    hints = [0] * len(memories)
+    if not any(m is not None for m in memories):
+        return hints
     from core.domain import steering
 
-    hints = [0] * len(memories)
     for start in range(0, len(memories), _SCAN_CHUNK):
         chunk = memories[start : start + _SCAN_CHUNK]
         joined = "\n\n".join(t for m in chunk if m is not None for t in _hint_texts(m))

@@ -107,6 +107,7 @@ CREATE TABLE requests (
     id TEXT, kind TEXT, memory_id TEXT, status TEXT, data TEXT, reason TEXT
 );
 CREATE INDEX requests_status ON requests (status, memory_id, kind) WHERE reason IS NULL;
+CREATE TABLE verdicts (key TEXT PRIMARY KEY, flagged INTEGER NOT NULL);
 """ + _search_tables()
 
 _COLUMNS = (
@@ -125,6 +126,9 @@ _REQUEST_INSERT = (
     f"INSERT OR REPLACE INTO requests ({_REQUEST_COLUMNS}) VALUES ({', '.join('?' * 10)})"
 )
 
+_VERDICTS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, flagged INTEGER NOT NULL)"
+)
 _CONFLICT_INDEX = """CREATE INDEX IF NOT EXISTS entries_conflict_item
     ON entries (memgov_conflict_id(scope, subject, attribute, condition))
     WHERE status = 'conflict' AND reason IS NULL"""

@@ -516,6 +516,19 @@ def _messages_of(root: Path, rel: str, tz: tzinfo) -> list[Message]:
     return out
 
 
+def task_messages(root: Path, source: Source) -> list[Message]:
+    """The messages of a source's task in the daily log it points at, in the log's order
+    (what :func:`core.domain.provenance.derive` compares a memory's words with); none
+    when the source names no log or the log cannot be read."""
+    if source.log is None or source.file is not None or ".." in Path(source.log).parts:
+        return []
+    try:
+        confined(root, source.log)
+    except UnsafePath:
+        return []
+    return [m for m in _messages_of(root, source.log, UTC) if m.task == source.task]
+
+
 def messages(root: Path, tz: tzinfo = UTC) -> list[Message]:
     """Every message of the daily logs, oldest first (each log read once while it is
     unchanged: the parse is kept by its stat data, like :func:`resolve`'s). A log

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 from core.domain.errors import ValidationError
 from core.domain.record import Memory, Source
 from core.store.catalog import (
+    STEERING_EXTERNAL,
     STEERING_LINK,
     STEERING_ORDER,
     STEERING_PREFERENCE,
@@ -99,11 +100,23 @@ def source_role(source: Source | None, excerpt: Excerpt | None) -> str | None:
 
 
 def record_role(store: Store, memory: Memory) -> str | None:
-    """The role of the message a stored record's first source points at."""
+    """The role the record's words are weighed with: the outside role its provenance
+    names when its words came from outside the user (whatever message it cites), else
+    the role of the message its first source points at."""
+    if memory.provenance and memory.provenance.get("external"):
+        return outside_role(memory.provenance.get("roles", ()))
     source = memory.source
     if source is None or source.file is not None:
         return None
     return source_role(source, resolve(store.root, source, context=0))
+
+
+def outside_role(roles: Iterable[str]) -> str:
+    """The outside role an external memory is weighed as: the first outside role among
+    its roles (``tool`` when none is named)."""
+    from core.domain.provenance import OUTSIDE_ROLES
+
+    return next((r for r in roles if r in OUTSIDE_ROLES), "tool")
 
 
 def assessed(
@@ -112,13 +125,19 @@ def assessed(
     memory_type: str,
     role: str | None,
     extra: tuple[tuple[str, str | None], ...],
+    *,
+    external: bool = False,
 ) -> Assessment:
     """The flags on ``content`` (their spans index it), then those on each other text a
-    record keeps, once a rule: a flag found there names the field and spans nothing."""
+    record keeps, once a rule: a flag found there names the field and spans nothing.
+    ``external``: the words came from outside the user (core.domain.provenance), so a
+    link or a path to credentials in them is a flag too."""
     from core.domain import steering  # its rules compile on import: only when they run
 
     hosts = store.config.known_hosts
     flags = steering.assess(content, memory_type=memory_type, role=role, known_hosts=hosts)
+    if external:
+        flags += external_flags(content, role)
     seen = {f.rule for f in flags}
     for name, text in extra:
         if not text:
@@ -132,11 +151,46 @@ def assessed(
     return Assessment(tuple(flags), role)
 
 
+def external_flags(text: str, role: str | None) -> list[steering.Flag]:
+    """What words from outside the user may not carry into a memory unseen: a link to
+    follow later, or a path to where credentials are kept."""
+    from core.domain import steering
+    from core.domain.provenance import CREDENTIAL_PATH, LINK
+
+    where = role or "an outside message"
+    found = []
+    for rule, pattern, what in (
+        ("external-link", LINK, "a link"),
+        ("external-credential-path", CREDENTIAL_PATH, "a path to credentials"),
+    ):
+        match = pattern.search(text)
+        if match is not None:
+            found.append(
+                steering.Flag(
+                    rule,
+                    "provenance",
+                    match.start(),
+                    match.end(),
+                    match.group(0)[:120],
+                    f"{what} in words that came from a {where} message: a person decides "
+                    "whether the agent may follow it later",
+                )
+            )
+    return found
+
+
+def is_external(memory: Memory) -> bool:
+    return bool(memory.provenance and memory.provenance.get("external"))
+
+
 def record_assessment(store: Store, memory: Memory) -> Assessment:
     """The detector's flags on a stored record (content, title, value), weighed with
-    the role of its first source's message."""
+    the role of its words (:func:`record_role`)."""
     extra = (("title", memory.title), ("value", memory.value))
-    return assessed(store, memory.content, memory.type, record_role(store, memory), extra)
+    role = record_role(store, memory)
+    return assessed(
+        store, memory.content, memory.type, role, extra, external=is_external(memory)
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -197,6 +251,12 @@ def _assessed_flag(
     memory: Memory, bits: int, role: str | None, hosts: tuple[str, ...] | None
 ) -> bool:
     """The detector's verdict on a hinted record (see :func:`steering_flagged`)."""
+    if bits & STEERING_EXTERNAL:
+        role = outside_role((memory.provenance or {}).get("roles", ()))
+        return bool(
+            _rules_flag(memory.content, memory.title, memory.value, memory.type, role, hosts)
+            or external_flags(memory.content, role)
+        )
     if bits & STEERING_RULES:
         return _rules_flag(memory.content, memory.title, memory.value, memory.type, role, hosts)
     from core.domain import steering

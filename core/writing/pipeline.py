@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from core.domain import gate, secrets
 from core.domain.data import AsData, shown_as
 from core.domain.keys import conflict_item_id as conflict_item_id
+from core.domain.provenance import Provenance
 from core.domain.record import Memory, Source
 from core.domain.values import noisy_or, same_value, with_source
 from core.store import logs
@@ -82,6 +83,17 @@ def merged_confidence(memory: Memory, candidate: Candidate, source: Source) -> f
     return round(merged, 4) if independent else merged
 
 
+def merged_provenance(kept: Mapping[str, Any] | None, found: Provenance) -> dict[str, Any]:
+    """A record's provenance when a new source says the same: the roles of both; external
+    only while every source's words came from outside (the user saying it settles it).
+    A record written before provenance was kept is weighed by the message it cites, as
+    it was: a new source does not make it external."""
+    if kept is None:
+        return {"roles": list(found.roles), "external": False}
+    roles = sorted({*kept.get("roles", ()), *found.roles})
+    return {"roles": roles, "external": bool(kept.get("external")) and found.external}
+
+
 @dataclass(frozen=True)
 class _Checked:
     """A candidate after the checks that need no records (emptiness, scope, source, the
@@ -94,6 +106,8 @@ class _Checked:
     #: the steering detector's flags (kind place only), and the excerpt they came with
     assessment: quarantine.Assessment | None = None
     excerpt: logs.Excerpt | None = None
+    #: where its words came from (None: a file's source, an imported memory)
+    provenance: Provenance | None = None
 
     @property
     def message(self) -> str:
@@ -191,8 +205,18 @@ def _check(
     )
     if not result.passed:
         return _Checked(candidate, "refused", tuple(result.reasons()), result)
-    assessment = None if released else quarantine.assess_candidate(store, candidate, excerpt)
-    return _Checked(candidate, "place", result=result, assessment=assessment, excerpt=excerpt)
+    found = quarantine.derived(store, candidate, excerpt)
+    assessment = (
+        None if released else quarantine.assess_candidate(store, candidate, excerpt, found)
+    )
+    return _Checked(
+        candidate,
+        "place",
+        result=result,
+        assessment=assessment,
+        excerpt=excerpt,
+        provenance=found,
+    )
 
 
 def _settled(
@@ -269,7 +293,7 @@ def _run(tx: Transaction, checked: _Checked) -> Outcome:
                 },
             )
             return Outcome("refused", reasons=(why,), item=held.item.id, gate=checked.result)
-    return _place(tx, candidate, source, checked.result)
+    return _place(tx, candidate, source, checked.result, checked.provenance)
 
 
 def _persisted_text(candidate: Candidate) -> tuple[str, ...]:
@@ -373,7 +397,11 @@ def _fresh_id(taken: Mapping[str, Memory], candidate: Candidate, now: datetime) 
 
 
 def _place(
-    tx: Transaction, candidate: Candidate, source: Source, result: gate.GateResult
+    tx: Transaction,
+    candidate: Candidate,
+    source: Source,
+    result: gate.GateResult,
+    found: Provenance | None = None,
 ) -> Outcome:
     now = tx.now
     same_key = [
@@ -401,6 +429,8 @@ def _place(
         }
         if match.origin is None and candidate.origin:
             changes["origin"] = candidate.origin  # the agent's file now names this record
+        if found is not None:
+            changes["provenance"] = merged_provenance(match.provenance, found)
         new_source = len(changes["sources"]) != len(match.sources)
         why = (
             "same key and same value from a new source: sources merged"
@@ -450,6 +480,7 @@ def _place(
         source=source,
         environment=candidate.environment,
         origin=candidate.origin,
+        provenance=found.to_dict() if found is not None else None,
     )
     contradicted = rivals
     if not contradicted:

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.domain.record import Memory
-from core.store.logs import Excerpt, resolve
+from core.domain.provenance import Provenance, Said, derive
+from core.store.logs import Excerpt, resolve, task_messages
 from core.store.quarantine import (
     Quarantined,
     held_for,
@@ -39,6 +40,7 @@ from core.store.reaching import Assessment as Assessment
 from core.store.reaching import (
     Reaching,
     assessed,
+    outside_role,
     record_assessment,
     source_role,
 )
@@ -50,15 +52,38 @@ if TYPE_CHECKING:
     from core.store.transaction import Transaction
 
 
-def assess_candidate(store: Store, candidate: Candidate, excerpt: Excerpt | None) -> Assessment:
-    """Every flag on the candidate: its content, title, value and quoted evidence."""
+def assess_candidate(
+    store: Store,
+    candidate: Candidate,
+    excerpt: Excerpt | None,
+    found: Provenance | None = None,
+) -> Assessment:
+    """Every flag on the candidate: its content, title, value and quoted evidence,
+    weighed with the role its words came from: the outside role ``found`` names when
+    they came from outside the user (whatever message the candidate cites), else the
+    role of the message it cites."""
     extra = (
         ("title", candidate.title),
         ("value", candidate.value),
         ("evidence", candidate.source.evidence if candidate.source else None),
     )
     role = source_role(candidate.source, excerpt)
-    return assessed(store, candidate.content, candidate.type, role, extra)
+    external = found is not None and found.external
+    if external:
+        assert found is not None
+        role = found.where or outside_role(found.roles)
+    return assessed(store, candidate.content, candidate.type, role, extra, external=external)
+
+
+def derived(store: Store, candidate: Candidate, excerpt: Excerpt | None) -> Provenance | None:
+    """Where the candidate's words came from, traced through its task's messages in the
+    daily log (None for a source that is a file: an imported memory is its file's)."""
+    source = candidate.source
+    if source is None or source.file is not None:
+        return None
+    said = [Said(m.role, m.text) for m in task_messages(store.root, source)]
+    text = "\n".join(t for t in (candidate.title, candidate.value, candidate.content) if t)
+    return derive(text, said, cited=source_role(source, excerpt))
 
 
 def provenance(store: Store, memory: Memory) -> str:

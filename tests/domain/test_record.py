@@ -60,6 +60,7 @@ def full_memory() -> Memory:
             "file": "feedback_x.md",
             "front": "name: x\ntype: feedback\n",
         },
+        provenance={"roles": ["user", "web"], "external": True},
     )
 
 

@@ -54,6 +54,7 @@ FIELD_ORDER = (
     "last_used_at",
     "environment",
     "origin",
+    "provenance",
 )
 REQUIRED = (
     "id",
@@ -139,6 +140,26 @@ ORIGIN_KEYS = (
     "keys",
     "body",
 )
+
+
+#: a role of a logged message, as a provenance names it
+_ROLE_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+
+
+def provenance_problem(provenance: Any) -> tuple[str, str] | None:
+    """(field, what is wrong) with a ``provenance`` mapping, or None when it is good:
+    ``roles`` a list of at most 8 role words, ``external`` true or false."""
+    if not isinstance(provenance, dict) or set(provenance) - {"roles", "external"}:
+        return "provenance", "must be a mapping of roles (a list) and external (true or false)"
+    roles = provenance.get("roles", [])
+    if not isinstance(roles, list) or len(roles) > 8:
+        return "provenance.roles", f"must be a list of at most 8 roles, got {describe(roles)}"
+    for number, role in enumerate(roles):
+        if not isinstance(role, str) or not _ROLE_RE.match(role):
+            return f"provenance.roles[{number}]", "must be a role word (user, tool, web ...)"
+    if not isinstance(provenance.get("external", False), bool):
+        return "provenance.external", "must be true or false"
+    return None
 
 
 def origin_problem(origin: Any) -> tuple[str, str] | None:

@@ -24,6 +24,7 @@ from core.domain.record.fields import (
     describe,
     environment_field,
     origin_problem,
+    provenance_problem,
     shown_word,
     validate_id,
 )
@@ -225,6 +226,21 @@ def memory_from_mapping(  # noqa: C901
             )
         origin = dict(origin)
 
+    provenance = meta.get("provenance")
+    if provenance is not None:
+        problem = provenance_problem(provenance)
+        if problem is not None:
+            raise ValidationError(
+                problem[1],
+                path=path,
+                field=problem[0],
+                hint="it is where the memory's words came from; remove the field if unsure",
+            )
+        provenance = {
+            "roles": list(provenance.get("roles", [])),
+            "external": bool(provenance.get("external", False)),
+        }
+
     body = content.strip("\n")
     check_field(body, "content", path=path)
     created = parse_time(meta.get("created_at"), path=path, field_name="created_at", required=True)
@@ -258,6 +274,7 @@ def memory_from_mapping(  # noqa: C901
         value=value,
         environment=environment,
         origin=origin,
+        provenance=provenance,
         path=rel_path,
         checked=True,  # every field was checked above, with the exact field names
     )

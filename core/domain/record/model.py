@@ -31,6 +31,7 @@ from core.domain.record.fields import (
     environment_field,
     is_clean,
     origin_problem,
+    provenance_problem,
     shown_word,
     validate_id,
 )
@@ -163,6 +164,8 @@ class Memory:
     #: where an imported record came from, exactly (core.importers.claude_code.origin): what an
     #: export needs to give the agent's file back as it was
     origin: dict[str, str] | None = None
+    #: where its words came from (core.domain.provenance): ``{roles: [...], external: bool}``
+    provenance: dict[str, Any] | None = None
     path: str = field(default="", compare=False)  # relative to the store root
 
     #: set only by :func:`memory_from_mapping`, which has checked every field already
@@ -233,9 +236,14 @@ class Memory:
             "last_used_at": _iso(self.last_used_at) if self.last_used_at else None,
             "environment": dict(self.environment) if self.environment else None,
             "origin": dict(self.origin) if self.origin else None,
+            "provenance": (
+                {"roles": list(self.provenance["roles"]), "external": self.provenance["external"]}
+                if self.provenance
+                else None
+            ),
         }
         # optional fields that are empty stay out of the file
-        for name in ("title", "value", "sources", "environment", "origin"):
+        for name in ("title", "value", "sources", "environment", "origin", "provenance"):
             if not data[name]:
                 del data[name]
         return data
@@ -319,10 +327,12 @@ def check_memory(memory: Memory, *, path: Path | str | None = None) -> None:  # 
             label = environment_field(tool, number)
             check_field(tool, "environment.key", path=where, field=label)
             check_field(version, "environment.value", path=where, field=label)
-    if memory.origin is not None:
-        problem = origin_problem(memory.origin)
-        if problem is not None:
-            raise ValidationError(problem[1], path=where, field=problem[0])
+    for found in (
+        origin_problem(memory.origin) if memory.origin is not None else None,
+        provenance_problem(memory.provenance) if memory.provenance is not None else None,
+    ):
+        if found is not None:
+            raise ValidationError(found[1], path=where, field=found[0])
 
 
 def check_source(

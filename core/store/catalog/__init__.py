@@ -74,6 +74,7 @@ from core.store.catalog.connection import _immediate
 from core.store.catalog.event_index import EventIndex
 from core.store.catalog.hints import (
     _SCAN_CHUNK,
+    STEERING_EXTERNAL,
     STEERING_LINK,
     STEERING_ORDER,
     STEERING_PREFERENCE,
@@ -104,6 +105,7 @@ __all__ = [
     "CATALOG_FILE",
     "SCHEMA_VERSION",
     "SEARCHED",
+    "STEERING_EXTERNAL",
     "STEERING_LINK",
     "STEERING_ORDER",
     "STEERING_PREFERENCE",

@@ -38,6 +38,8 @@ def scanner_fingerprint() -> str:
 #: the record; it links somewhere; it is a preference (whose source must be the user's);
 #: its content gives the agent an order (whose source must be the user's too)
 STEERING_RULES, STEERING_LINK, STEERING_PREFERENCE, STEERING_ORDER = 1, 2, 4, 8
+#: its words came from outside the user (its ``provenance`` says external)
+STEERING_EXTERNAL = 16
 
 
 def steering_hint(memory: Memory) -> int:
@@ -90,6 +92,8 @@ def _shape_hint(memory: Memory) -> int:
         hint |= STEERING_PREFERENCE
     if any(steering.FOREIGN_RULE.find(memory.content)):
         hint |= STEERING_ORDER
+    if memory.provenance and memory.provenance.get("external"):
+        hint |= STEERING_EXTERNAL
     return hint
 
 

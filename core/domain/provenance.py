@@ -1,0 +1,156 @@
+"""Where a memory's words came from: the roles of its task's messages that they derive from.
+
+A candidate names one message as its source, and that is only what the agent claims:
+an agent already steered can cite the user's innocent question for words a web page
+said, or its own reply that repeated the page. So the words themselves are traced:
+:func:`derive` compares the memory's content with every message of its task and says
+which roles' messages hold its words, and whether the words came from outside the user
+(**external**): from a tool result, a web page, a file, another agent or the harness,
+or from an assistant reply that repeated one of them.
+
+The measure is word containment: the share of the content's words (words of three
+letters or more, numbers, and pairs of characters in scripts written without spaces)
+that a group of messages holds. The content is external when the outside messages
+hold a share of its words that the user's messages do not (:data:`OUTSIDE_ONLY`): the
+outside said them and the user never did. An assistant reply counts as outside when
+most of its own words are the outside's and not the user's (:data:`REPEATS`). The
+thresholds were set on a corpus of realistic sessions written for the purpose, and
+measured on another, written by someone who never saw this code (docs/security.md).
+
+What external content may become is the write gate's (core.writing.quarantine): never
+a preference or a standing order without a person; a fact is admitted as data, marked
+external, and every channel tells the agent where it came from.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+#: the roles whose messages are the user's own words
+USER_ROLES = frozenset({"user"})
+#: the roles whose messages came from outside the user and the agent
+OUTSIDE_ROLES = frozenset({"tool", "web", "file", "agent", "system"})
+#: the share of the content's words that only the outside said, from which it is external
+OUTSIDE_ONLY = 0.3
+#: the share of a role's messages' words in the content from which that role is named
+NAMED = 0.3
+#: the share of an assistant reply's words that only the outside said, from which the
+#: reply is a repetition of the outside (its words count as the outside's)
+REPEATS = 0.5
+#: the most characters of a task read (a long task's tail is what the memory is near)
+MAX_TASK_CHARS = 2_000_000
+
+_WORD = re.compile(r"[^\W_]+")
+#: scripts written without spaces between words: read as pairs of characters
+_UNSPACED = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u0e00-\u0e7f]"
+)
+
+
+@dataclass(frozen=True)
+class Said:
+    """One message of a task: who said it and what."""
+
+    role: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """The roles a memory's words derive from, and whether they came from outside the
+    user. ``outside``: the share of its words only the outside said; ``user``: the
+    share the user's messages hold. ``where``: the outside role that said the most of
+    them (None when not external)."""
+
+    roles: tuple[str, ...]
+    external: bool
+    user: float = 0.0
+    outside: float = 0.0
+    where: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"roles": list(self.roles), "external": self.external}
+
+
+def words(text: str) -> frozenset[str]:
+    """The words of ``text`` the measure compares (see the module's docstring)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    out: set[str] = set()
+    for word in _WORD.findall(folded):
+        if _UNSPACED.search(word):
+            chars = [c for c in word if not c.isspace()]
+            out.update(a + b for a, b in zip(chars, chars[1:], strict=False))
+            if len(chars) == 1:
+                out.add(chars[0])
+        elif len(word) >= 3 or word.isdigit():
+            out.add(word)
+    return frozenset(out)
+
+
+def _share(mine: frozenset[str], theirs: Iterable[str]) -> float:
+    if not mine:
+        return 0.0
+    return len(mine.intersection(theirs)) / len(mine)
+
+
+def derive(content: str, messages: Sequence[Said], *, cited: str | None = None) -> Provenance:
+    """Which roles' messages hold the words of ``content``, and whether it is external.
+    ``cited``: the role of the message the memory names as its source (always among
+    the roles). A task with no messages gives the cited role alone, not external unless
+    that role is an outside one."""
+    mine = words(content)
+    user: set[str] = set()
+    outside: set[str] = set()
+    by_role: dict[str, set[str]] = {}
+    replies: list[frozenset[str]] = []
+    total = 0
+    for said in reversed(messages):  # the newest first: a long task's tail is kept
+        total += len(said.text)
+        if total > MAX_TASK_CHARS:
+            break
+        found = words(said.text)
+        role = said.role.lower()
+        by_role.setdefault(role, set()).update(found)
+        if role in USER_ROLES:
+            user |= found
+        elif role in OUTSIDE_ROLES:
+            outside |= found
+        elif role == "assistant":
+            replies.append(found)
+    for reply in replies:  # a reply that repeats the outside is the outside's
+        own = reply - user
+        if own and len(own & outside) >= REPEATS * len(own):
+            outside |= own
+    only_outside = _share(mine, outside - user)
+    from_user = _share(mine, user)
+    roles = {role for role, found in by_role.items() if _share(mine, found) >= NAMED}
+    if cited:
+        roles.add(cited.lower())
+    external = only_outside >= OUTSIDE_ONLY or (
+        cited is not None and cited.lower() in OUTSIDE_ROLES and from_user < NAMED
+    )
+    where = None
+    if external:
+        scores = {
+            role: _share(mine, found - user)
+            for role, found in by_role.items()
+            if role in OUTSIDE_ROLES
+        }
+        where = max(scores, key=lambda r: (scores[r], r)) if scores else cited
+    return Provenance(
+        tuple(sorted(roles)), external, round(from_user, 3), round(only_outside, 3), where
+    )
+
+
+#: a path to where credentials are kept: an order to read or send one is never data
+CREDENTIAL_PATH = re.compile(
+    r"(?:~|\$HOME|%USERPROFILE%)?[\\/]?\.(?:ssh|aws|gnupg|kube|docker|netrc|pgpass|npmrc|pypirc"
+    r"|git-credentials|config[\\/]gcloud)\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|(?<![\w.])\.env\b"
+    r"|\bcredentials\.json\b|\bkeychain\b|\bwallet\.dat\b|\.pem\b|\.p12\b|\.pfx\b|\.kdbx\b",
+    re.IGNORECASE,
+)
+#: a link, of any scheme a browser or a shell follows
+LINK = re.compile(r"\b(?:https?|ftp|ssh|git|file)://\S+|\bwww\.\S+\.\w{2,}", re.IGNORECASE)

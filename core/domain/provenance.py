@@ -40,6 +40,9 @@ NAMED = 0.3
 #: the share of an assistant reply's words that only the outside said, from which the
 #: reply is a repetition of the outside (its words count as the outside's)
 REPEATS = 0.5
+#: the share of a preference's words the user's messages must hold: a standing wish is
+#: the user's own, so the user said (most of) it
+USER_SAID = 0.2
 #: the most characters of a task read (a long task's tail is what the memory is near)
 MAX_TASK_CHARS = 2_000_000
 

@@ -127,11 +127,14 @@ def assessed(
     extra: tuple[tuple[str, str | None], ...],
     *,
     external: bool = False,
+    own_words: bool = False,
 ) -> Assessment:
     """The flags on ``content`` (their spans index it), then those on each other text a
     record keeps, once a rule: a flag found there names the field and spans nothing.
     ``external``: the words came from outside the user (core.domain.provenance), so a
-    link or a path to credentials in them is a flag too."""
+    link or a path to credentials in them is a flag too; ``own_words``: they are the
+    user's own (:func:`own_words`), so only what the user could not have meant is
+    flagged (:func:`never_meant`)."""
     from core.domain import steering  # its rules compile on import: only when they run
 
     hosts = store.config.known_hosts
@@ -148,7 +151,30 @@ def assessed(
                 flags.append(
                     steering.Flag(flag.rule, flag.family, 0, 0, f"{name}: {flag.shown}", flag.why)
                 )
+    if own_words:
+        flags = [f for f in flags if never_meant(f.rule, f.family)]
     return Assessment(tuple(flags), role)
+
+
+#: the content rules that hold even the user's own words: what no person writes to
+#: their own agent meaning it (hidden text aside, which is its own family)
+NEVER_MEANT = frozenset({"override-instructions", "role-marker", "reveal-prompt", "persist-itself"})
+
+
+def never_meant(rule: str, family: str) -> bool:
+    """Whether a flag holds words known to be the user's own: hidden text, and an order
+    aimed at the agent's own instructions. Any other (an action, a standing order, a
+    scripted answer) is what users tell their agents, and the user said it."""
+    return family == "hidden" or rule in NEVER_MEANT
+
+
+def own_words(memory_provenance: Mapping[str, object] | None, role: str | None) -> bool:
+    """Whether a memory's words are known to be the user's own: it cites the user's
+    message and its provenance names the user among its roles, not external."""
+    if role != "user" or not memory_provenance or memory_provenance.get("external"):
+        return False
+    roles = memory_provenance.get("roles")
+    return isinstance(roles, list | tuple) and "user" in roles
 
 
 def external_flags(text: str, role: str | None) -> list[steering.Flag]:
@@ -189,7 +215,13 @@ def record_assessment(store: Store, memory: Memory) -> Assessment:
     extra = (("title", memory.title), ("value", memory.value))
     role = record_role(store, memory)
     return assessed(
-        store, memory.content, memory.type, role, extra, external=is_external(memory)
+        store,
+        memory.content,
+        memory.type,
+        role,
+        extra,
+        external=is_external(memory),
+        own_words=own_words(memory.provenance, role),
     )
 
 
@@ -201,12 +233,17 @@ def _rules_flag(
     memory_type: str,
     role: str | None,
     hosts: tuple[str, ...] | None,
+    mine: bool = False,
 ) -> bool:
-    """Whether the full assessment flags these texts (a pure function of them: kept)."""
+    """Whether the full assessment flags these texts (a pure function of them: kept);
+    ``mine``: the words are the user's own (:func:`own_words`)."""
     from core.domain import steering
 
     for text, kind in ((content, memory_type), (title, None), (value, None)):
-        if text and steering.assess(text, memory_type=kind, role=role, known_hosts=hosts):
+        if not text:
+            continue
+        flags = steering.assess(text, memory_type=kind, role=role, known_hosts=hosts)
+        if any(never_meant(f.rule, f.family) or not mine for f in flags):
             return True
     return False
 
@@ -233,6 +270,7 @@ def steering_flagged(store: Store, memory: Memory, hint: int | None = None) -> b
             str(bits),
             memory.type,
             role,
+            "mine" if own_words(memory.provenance, role) else "",
             None if hosts is None else "\n".join(hosts),
             memory.content,
             memory.title,
@@ -258,7 +296,10 @@ def _assessed_flag(
             or external_flags(memory.content, role)
         )
     if bits & STEERING_RULES:
-        return _rules_flag(memory.content, memory.title, memory.value, memory.type, role, hosts)
+        mine = own_words(memory.provenance, role)
+        return _rules_flag(
+            memory.content, memory.title, memory.value, memory.type, role, hosts, mine
+        )
     from core.domain import steering
 
     if steering.provenance_flags(memory.type, role, memory.content):

@@ -206,9 +206,7 @@ def _check(
     if not result.passed:
         return _Checked(candidate, "refused", tuple(result.reasons()), result)
     found = quarantine.derived(store, candidate, excerpt)
-    assessment = (
-        None if released else quarantine.assess_candidate(store, candidate, excerpt, found)
-    )
+    assessment = None if released else quarantine.assess_candidate(store, candidate, excerpt, found)
     return _Checked(
         candidate,
         "place",

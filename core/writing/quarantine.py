@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.domain.record import Memory
 from core.domain.provenance import Provenance, Said, derive
+from core.domain.record import Memory
 from core.store.logs import Excerpt, resolve, task_messages
 from core.store.quarantine import (
     Quarantined,
@@ -41,6 +41,7 @@ from core.store.reaching import (
     Reaching,
     assessed,
     outside_role,
+    own_words,
     record_assessment,
     source_role,
 )
@@ -49,6 +50,7 @@ from core.store.store import Store
 from core.writing.candidate import Candidate, candidate_to_dict
 
 if TYPE_CHECKING:
+    from core.domain import steering
     from core.store.transaction import Transaction
 
 
@@ -72,7 +74,35 @@ def assess_candidate(
     if external:
         assert found is not None
         role = found.where or outside_role(found.roles)
-    return assessed(store, candidate.content, candidate.type, role, extra, external=external)
+    mine = found is not None and own_words(found.to_dict(), role)
+    assessment = assessed(
+        store, candidate.content, candidate.type, role, extra, external=external, own_words=mine
+    )
+    unsaid = unsaid_preference(candidate.type, found)
+    if unsaid is None:
+        return assessment
+    return Assessment((*assessment.flags, unsaid), assessment.role)
+
+
+def unsaid_preference(memory_type: str, found: Provenance | None) -> steering.Flag | None:
+    """A preference whose words the user's messages in its task do not hold (fewer than
+    :data:`~core.domain.provenance.USER_SAID` of them): a standing wish the user never
+    said, whatever message it cites (an outside text reworded, or translated)."""
+    from core.domain import steering
+    from core.domain.provenance import USER_SAID
+
+    if found is None or found.external or memory_type not in steering.PREFERENCE_TYPES:
+        return None
+    if found.user >= USER_SAID:
+        return None
+    return steering.Flag(
+        "unsaid-preference",
+        "provenance",
+        0,
+        0,
+        f"the user's messages hold {found.user:.0%} of its words",
+        "a preference must be the user's own wish; the user's messages in its task do not say it",
+    )
 
 
 def derived(store: Store, candidate: Candidate, excerpt: Excerpt | None) -> Provenance | None:

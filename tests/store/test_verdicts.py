@@ -7,17 +7,16 @@ rules compile on import: what made every hook and recall slow); an erasure drops
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
 
-import dataclasses
-
 from conftest import ACTOR, MakeMemory
 from support_attack import ROOT
 
-from core.store.reaching import Reaching, steering_flagged
+from core.store.reaching import steering_flagged
 from core.store.store import Store
 from core.store.transaction import transaction
 

@@ -209,37 +209,79 @@ def test_dropping_is_for_good(stores: Path, folder: Path) -> None:
     assert set(held_ids(stores, "rejected")) == set(ids)
 
 
-def test_a_revert_undoes_each_decision(stores: Path, folder: Path) -> None:
-    """A drop reverted opens its item again; a keep reverted takes its record out of
-    the store (superseded: a revert never rewrites history) and the approved version
-    back into the folder, and its item stands as dropped."""
+def waiting(stores: Path, folder: Path) -> tuple[dict[str, bytes], dict[str, str], list[str]]:
+    """What a person sees before deciding: the folder, the open items, the records."""
+    return tree(folder), held_ids(stores), contents(stores)
+
+
+@pytest.mark.parametrize("synced", [False, True], ids=["at-once", "after-a-sync"])
+@pytest.mark.parametrize("decision", ["--approve", "--reject"])
+@pytest.mark.parametrize("file", ["project_tests.md", "project_deploy.md"], ids=["new", "changed"])
+def test_a_reverted_decision_leaves_its_item_waiting_as_before(
+    stores: Path, folder: Path, file: str, decision: str, synced: bool
+) -> None:
+    """Keep (approve) and drop (reject), the decisions a consent item offers (its
+    bytes are redacted when held, so there is no redact), each reverted: the item is
+    open again with its id, the folder byte for byte as before the decision, the
+    store's active records as before, and the next sync neither imports the file nor
+    holds it twice; the item can be decided again."""
     consent_on(stores)
     sync(stores, folder)
-    approved = tree(folder)
     agent_writes(folder)
     sync(stores, folder)
-    ids = held_ids(stores)
-    kept = memgov(stores, "decide", ids["project_tests.md"], "--approve")
-    dropped = memgov(stores, "decide", ids["project_deploy.md"], "--reject")
-    sync(stores, folder)
-    assert (folder / "project_tests.md").read_text() == TESTS
+    before = waiting(stores, folder)
+    decided = memgov(stores, "decide", before[1][file], decision)
+    if synced:
+        sync(stores, folder)
+    changed = tree(folder) != before[0]
+    assert changed == (decision == "--approve")  # a keep writes the folder, a drop does not
 
-    memgov(stores, "revert", str(kept["id"]), "--reason", "too soon")
-    memgov(stores, "revert", str(dropped["id"]), "--reason", "look again")
+    memgov(stores, "revert", str(decided["id"]), "--reason", "look again")
 
-    assert held_ids(stores) == {"project_deploy.md": ids["project_deploy.md"]}
-    assert held_ids(stores, "rejected") == {"project_tests.md": ids["project_tests.md"]}
-    assert not any("pytest -n 0" in c for c in contents(stores))
-    assert any("pytest -n 0" in c for c in contents(stores, "superseded"))
-    sync(stores, folder)
-    assert tree(folder) == approved  # the kept file leaves the folder again
+    assert waiting(stores, folder) == before
     assert ("held-reopened", ACTOR) in events(stores)
-    # the reopened change is decided again: kept this time
-    memgov(stores, "decide", ids["project_deploy.md"], "--approve")
-    assert (folder / "project_deploy.md").read_text() == DEPLOY_NOW
+    report = sync(stores, folder)
+    assert report.held == ()
+    assert report.imported.items == () or all(
+        i.outcome not in ("written", "conflict") for i in report.imported.items
+    )
+    assert waiting(stores, folder) == before
+    # decided again: kept this time, it reaches the folder and the store
+    memgov(stores, "decide", before[1][file], "--approve")
+    assert (folder / file).read_text() == (TESTS if file == "project_tests.md" else DEPLOY_NOW)
+    words = "pytest -n 0" if file == "project_tests.md" else "release branch"
+    assert any(words in c for c in contents(stores) + contents(stores, "conflict"))
     sync(stores, folder)
-    assert (folder / "project_deploy.md").read_text() == DEPLOY_NOW
-    assert not (folder / "project_tests.md").exists()
+    assert (folder / file).read_text() == (TESTS if file == "project_tests.md" else DEPLOY_NOW)
+
+
+def test_a_revert_killed_before_the_folder_is_put_back_ends_the_same(
+    stores: Path, folder: Path
+) -> None:
+    """The revert commits first and writes the folder after: a revert killed between
+    leaves the kept bytes in the folder with the item open, and the next sync puts
+    the approved version back (the folder as before the decision)."""
+    consent_on(stores)
+    sync(stores, folder)
+    agent_writes(folder)
+    sync(stores, folder)
+    before = waiting(stores, folder)
+    kept = memgov(stores, "decide", before[1]["project_tests.md"], "--approve")
+    from core.review import revert as reverting
+
+    def killed(store: Store, decision: object) -> list[str]:
+        return []  # the process dies here: the folder is not put back
+
+    original = reverting.folder_after_revert
+    reverting.folder_after_revert = killed  # type: ignore[assignment]
+    try:
+        memgov(stores, "revert", str(kept["id"]))
+    finally:
+        reverting.folder_after_revert = original
+    assert (folder / "project_tests.md").exists()  # what the keep wrote, still there
+
+    assert sync(stores, folder).held == ()
+    assert waiting(stores, folder) == before
 
 
 def test_a_credential_never_reaches_the_store(stores: Path, folder: Path) -> None:

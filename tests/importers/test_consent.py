@@ -390,3 +390,97 @@ def test_keeping_when_the_held_bytes_are_gone_says_so_and_changes_nothing(
     assert "project_tests.md" in out.getvalue() and "not in the store" in out.getvalue()
     assert tree(folder) == approved
     assert held_id in held_ids(stores).values()
+
+
+NOTED = INDEX + "- Always run ruff before pushing\n"
+NOTE_NEW = "- The staging database is reset every Monday"
+NOTE_OLD = "- Always run ruff before pushing"
+NOTE_NOW = "- Always run ruff and mypy before pushing"
+
+
+def notes_written(folder: Path) -> None:
+    """A session of the agent that writes only in MEMORY.md: a new note under the
+    project heading, and the old note changed in place."""
+    text = NOTED.replace(NOTE_OLD, NOTE_NOW)
+    text = text.replace("how we deploy\n", f"how we deploy\n{NOTE_NEW}\n")
+    (folder / "MEMORY.md").write_text(text)
+
+
+def test_notes_in_the_index_are_held_as_files_are(stores: Path, folder: Path) -> None:
+    """A note written straight into MEMORY.md (no topic file) is held line by line:
+    the index keeps its approved lines until a person keeps a note (its line goes
+    back where the agent wrote it, and into the store) or drops it (for good); each
+    reverted leaves the note waiting as before."""
+    (folder / "MEMORY.md").write_text(NOTED)
+    consent_on(stores)
+    sync(stores, folder)
+    approved = tree(folder)
+    notes_written(folder)
+
+    report = sync(stores, folder)
+
+    assert len(report.held) == 2
+    assert tree(folder) == approved  # the new note out, the changed one as approved
+    items = load_held(open_workspace([stores]).private)[0]
+    by_line = {(stores / "private" / "held" / f"{h.id}.md").read_text(): h.id for h in items}
+    assert set(by_line) == {NOTE_NEW + "\n", NOTE_NOW + "\n"}
+    assert not any("staging" in c or "mypy" in c for c in contents(stores))
+    assert sync(stores, folder).held == () and tree(folder) == approved
+    waiting_before = waiting(stores, folder)
+
+    kept = memgov(stores, "decide", by_line[NOTE_NEW + "\n"], "--approve")
+    dropped = memgov(stores, "decide", by_line[NOTE_NOW + "\n"], "--reject")
+
+    index = (folder / "MEMORY.md").read_text()
+    assert index == NOTED.replace("how we deploy\n", f"how we deploy\n{NOTE_NEW}\n")
+    assert any("staging database" in c for c in contents(stores))
+    assert not any("mypy" in c for c in contents(stores))
+    assert sync(stores, folder).held == ()
+    assert (folder / "MEMORY.md").read_text() == index
+    # the dropped note written again: put back, not held again
+    (folder / "MEMORY.md").write_text(index.replace(NOTE_OLD, NOTE_NOW))
+    assert sync(stores, folder).held == ()
+    assert (folder / "MEMORY.md").read_text() == index
+
+    memgov(stores, "revert", str(kept["id"]))
+    memgov(stores, "revert", str(dropped["id"]))
+
+    assert waiting(stores, folder) == waiting_before
+    assert sync(stores, folder).held == ()
+    assert waiting(stores, folder) == waiting_before
+    memgov(stores, "decide", by_line[NOTE_NOW + "\n"], "--approve")
+    assert (folder / "MEMORY.md").read_text() == NOTED.replace(NOTE_OLD, NOTE_NOW)
+    assert any("mypy" in c for c in contents(stores))
+    assert sync(stores, folder).held == ()
+    assert (folder / "MEMORY.md").read_text() == NOTED.replace(NOTE_OLD, NOTE_NOW)
+
+
+def test_a_sync_killed_after_holding_a_note_puts_the_index_back_next_time(
+    stores: Path, folder: Path
+) -> None:
+    """The items commit before the index changes: a sync killed between leaves the
+    agent's index with the held notes; the next sync holds nothing twice and puts the
+    approved index back."""
+    (folder / "MEMORY.md").write_text(NOTED)
+    consent_on(stores)
+    sync(stores, folder)
+    approved = tree(folder)
+    notes_written(folder)
+    from core.importers.claude_code import consent as module
+
+    def killed(self: object, changes: object) -> None:
+        raise KeyboardInterrupt  # the process dies before the index is written
+
+    original = module.ConsentSync.put_back_notes
+    module.ConsentSync.put_back_notes = killed  # type: ignore[method-assign,assignment]
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            sync(stores, folder)
+    finally:
+        module.ConsentSync.put_back_notes = original  # type: ignore[method-assign]
+    assert len(held_ids(stores)) == 1  # both notes are of MEMORY.md: one file, two items
+    assert len(load_held(open_workspace([stores]).private)[0]) == 2
+
+    assert sync(stores, folder).held == ()
+    assert tree(folder) == approved
+    assert len(load_held(open_workspace([stores]).private)[0]) == 2

@@ -65,10 +65,7 @@ def note_changes(
     which no person kept."""
     ok = {raw for _n, raw in note_lines(approved, index)}
     old, new = approved.splitlines(), now.splitlines()
-    paired: dict[int, int] = {}
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
-        if tag == "replace":
-            paired.update(zip(range(j1, j2), range(i1, i2), strict=False))
+    paired = _pairs(old, new)
     for number, raw in note_lines(now, index):
         if raw in ok:
             continue
@@ -79,6 +76,23 @@ def note_changes(
         replaces = was if was is not None and was in ok and was not in new else None
         after = new[number - 1] if number > 0 else None
         yield NoteChange(index, number, raw, replaces, after, found)
+
+
+def _pairs(old: list[str], new: list[str]) -> dict[int, int]:
+    """new line -> the old line it stands in place of: within each block the agent
+    rewrote, the most alike old line (at least half alike), each paired once."""
+    paired: dict[int, int] = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag != "replace":
+            continue
+        free = set(range(i1, i2))
+        for j in range(j1, j2):
+            scored = [(difflib.SequenceMatcher(a=old[i], b=new[j]).ratio(), -i) for i in free]
+            if scored and max(scored)[0] >= 0.5:
+                i = -max(scored)[1]
+                paired[j] = i
+                free.discard(i)
+    return paired
 
 
 def place_text(replaces: str | None, after: str | None) -> str:

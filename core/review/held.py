@@ -22,7 +22,9 @@ consent         keep (written back   drop: the folder keeps the approved version
 ==============  ===================  =============================================
 
 What the import wrote is the decision's ``created``: a revert of the decision
-takes those records back out (core.review.revert), and the item stays decided.
+takes those records back out (core.review.revert), and the item stays decided;
+but a consent item's, which waits again as before the decision
+(:func:`reopen_on_revert`, :func:`folder_after_revert`).
 """
 
 from __future__ import annotations

@@ -18,8 +18,10 @@ the agent's next session does not load what nobody approved:
 Approving (``keep``) writes the held bytes back into the folder and its line into
 ``MEMORY.md``, and imports the file (:mod:`core.review.held`); rejecting
 (``drop``) closes the item: the same bytes written again are put back to the
-approved version at each sync, without a new item. A revert opens the item again
-(and an approval's records leave the store). The first sync of a folder takes
+approved version at each sync, without a new item. A revert leaves the item
+waiting as before the decision (:func:`core.review.held.reopen_on_revert`). A note
+written straight into ``MEMORY.md`` is held line by line the same way
+(:mod:`core.importers.claude_code.consent_notes`). The first sync of a folder takes
 what is there as approved: the person turned consent on with that folder.
 """
 

@@ -46,6 +46,10 @@ INDEX = (
 )
 TESTS_LINE = "- [Tests](project_tests.md) — how we test\n"
 DEPLOY_NOW = DEPLOY.replace("from main", "from the release branch")
+NOTED = INDEX + "- Always run ruff before pushing\n"
+NOTE_NEW = "- The staging database is reset every Monday"
+NOTE_OLD = "- Always run ruff before pushing"
+NOTE_NOW = "- Always run ruff and mypy before pushing"
 
 
 @pytest.fixture
@@ -315,6 +319,8 @@ def _round(base: Path) -> tuple[Path, Path, dict[str, bytes]]:
     sync(stores, memory)
     approved = tree(memory)
     agent_writes(memory)
+    with (memory / "MEMORY.md").open("a") as index:
+        index.write(NOTE_NEW + "\n")  # and a note written straight into the index
     return stores, memory, approved
 
 
@@ -328,13 +334,14 @@ def _sync_process(stores: Path, folder: Path) -> subprocess.Popen[bytes]:
 
 
 def test_a_sync_killed_at_any_moment_ends_as_one_that_was_not(tmp_path: Path) -> None:
-    """SIGKILL at moments spread over a whole sync: the next sync leaves the folder as
-    approved, each change held exactly once, and the store consistent."""
+    """SIGKILL at moments spread over a whole sync (two files and a note of the index
+    to hold): the next sync leaves the folder as approved, each change held exactly
+    once, and the store consistent."""
     stores, folder, approved = _round(tmp_path / "whole")
     began = time.monotonic()
     assert _sync_process(stores, folder).wait(timeout=120) in (0, 3)  # 3: items wait
     whole = time.monotonic() - began
-    assert tree(folder) == approved and len(held_ids(stores)) == 2
+    assert tree(folder) == approved and len(held_ids(stores)) == 3
     for n, fraction in enumerate((0.3, 0.5, 0.65, 0.8, 0.9, 1.0)):
         stores, folder, approved = _round(tmp_path / f"kill{n}")
         process = _sync_process(stores, folder)
@@ -346,8 +353,8 @@ def test_a_sync_killed_at_any_moment_ends_as_one_that_was_not(tmp_path: Path) ->
         sync(stores, folder)  # the next sync, which recovers first
 
         assert tree(folder) == approved, (n, fraction)
-        assert set(held_ids(stores)) == {"project_tests.md", "project_deploy.md"}
-        assert len(load_held(open_workspace([stores]).private)[0]) == 2  # never twice
+        assert set(held_ids(stores)) == {"project_tests.md", "project_deploy.md", "MEMORY.md"}
+        assert len(load_held(open_workspace([stores]).private)[0]) == 3  # never twice
         assert not (stores / "private" / ".git" / "index.lock").exists()
         doctor = subprocess.run(
             [sys.executable, "-m", "tui.cli", "doctor", "--store", str(stores)],
@@ -358,6 +365,7 @@ def test_a_sync_killed_at_any_moment_ends_as_one_that_was_not(tmp_path: Path) ->
         for held_id in held_ids(stores).values():
             memgov(stores, "decide", held_id, "--approve")
         assert (folder / "project_tests.md").read_text() == TESTS
+        assert NOTE_NEW in (folder / "MEMORY.md").read_text()
         assert sync(stores, folder).held == ()
 
 
@@ -390,12 +398,6 @@ def test_keeping_when_the_held_bytes_are_gone_says_so_and_changes_nothing(
     assert "project_tests.md" in out.getvalue() and "not in the store" in out.getvalue()
     assert tree(folder) == approved
     assert held_id in held_ids(stores).values()
-
-
-NOTED = INDEX + "- Always run ruff before pushing\n"
-NOTE_NEW = "- The staging database is reset every Monday"
-NOTE_OLD = "- Always run ruff before pushing"
-NOTE_NOW = "- Always run ruff and mypy before pushing"
 
 
 def notes_written(folder: Path) -> None:

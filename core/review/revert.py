@@ -20,6 +20,7 @@ from core.domain.errors import AlreadyDecided, NotFoundError, StoreError, Valida
 from core.domain.record import memory_from_mapping
 from core.review.authority import check_may_decide_on
 from core.review.consequences import with_consequences
+from core.review.held import folder_after_revert, holds_words
 from core.review.held import reopen_on_revert as reopen_held
 from core.review.kinds import REGISTRY
 from core.review.promotion import move_requests
@@ -57,7 +58,9 @@ def revert(workspace: Workspace, decision_id: str, *, actor: str, reason: str = 
             raise AlreadyDecided(
                 f"revert of {decision_id}", actor=who, ts=when, decision=decision.reverted_by
             )
-        return revert_in(workspace, store, decision, actor=actor, reason=reason)
+        done = revert_in(workspace, store, decision, actor=actor, reason=reason)
+        folder_after_revert(store, decision)  # a consent item's folder, once it committed
+        return done
 
 
 def why_not_revertible(decision: Decision) -> str | None:
@@ -172,6 +175,14 @@ def revert_in(  # noqa: C901
                         made.id,
                         "superseded",
                         action="revert",
+                        reason=reason,
+                        decision=revert_id,
+                        details=details,
+                    )
+                elif holds_words(tx.store, decision):
+                    # a consent item waits again with these words: out, never erased
+                    tx.restore(
+                        made.with_changes(status="superseded"),
                         reason=reason,
                         decision=revert_id,
                         details=details,

@@ -147,3 +147,43 @@ async def test_mark_both_and_keep_them_with_one_decision(setup: tuple[Path, Path
         assert (folder / name).read_text() == text
     assert (folder / "MEMORY.md").read_text() == INDEX + "".join(LINES.values())
     assert len(active(stores)) == 3
+
+
+def waiting_now(stores: Path, folder: Path) -> tuple[dict[str, bytes], list[str], list[str]]:
+    """The folder byte for byte, the open items, the active records."""
+    files = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+    items = sorted(h.id for h in load_held(Store(stores / "private"))[0] if h.status == "open")
+    return files, items, active(stores)
+
+
+async def test_u_undoes_a_keep_and_a_drop_and_the_items_wait_again(
+    setup: tuple[Path, Path],
+) -> None:
+    """``k`` then ``u``, ``x`` then ``u``: each item waits again as before its decision,
+    the folder and the store as they were; the next sync imports nothing."""
+    stores, folder = setup
+    before = waiting_now(stores, folder)
+    app = MemgovDesk(ws_of(stores), actor=ACTOR, cursor_blink=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_first_held(pilot, app)
+        kept = screen.item.id
+        await decide_key(pilot, app, "k")
+        await settle(pilot, app)
+        assert waiting_now(stores, folder) != before  # written back, imported
+        await pilot.press("u")
+        await settle(pilot, app)
+        assert waiting_now(stores, folder) == before
+        if not isinstance(app.screen, QueueScreen):
+            await pilot.press("escape")
+        screen = await open_first_held(pilot, app)
+        await decide_key(pilot, app, "x")
+        await settle(pilot, app)
+        assert waiting_now(stores, folder)[1] == [i for i in before[1] if i != screen.item.id]
+        await pilot.press("u")
+        await settle(pilot, app)
+        assert waiting_now(stores, folder) == before
+    assert kept in before[1]
+    report = sync_folder(CLAUDE_CODE, ws_of(stores), folder, actor=ACTOR)
+    assert report.held == ()
+    assert all(i.outcome not in ("written", "conflict") for i in report.imported.items)
+    assert waiting_now(stores, folder) == before

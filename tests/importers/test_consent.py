@@ -46,6 +46,10 @@ INDEX = (
 )
 TESTS_LINE = "- [Tests](project_tests.md) — how we test\n"
 DEPLOY_NOW = DEPLOY.replace("from main", "from the release branch")
+NOTED = INDEX + "- Always run ruff before pushing\n"
+NOTE_NEW = "- The staging database is reset every Monday"
+NOTE_OLD = "- Always run ruff before pushing"
+NOTE_NOW = "- Always run ruff and mypy before pushing"
 
 
 @pytest.fixture
@@ -209,37 +213,79 @@ def test_dropping_is_for_good(stores: Path, folder: Path) -> None:
     assert set(held_ids(stores, "rejected")) == set(ids)
 
 
-def test_a_revert_undoes_each_decision(stores: Path, folder: Path) -> None:
-    """A drop reverted opens its item again; a keep reverted takes its record out of
-    the store (superseded: a revert never rewrites history) and the approved version
-    back into the folder, and its item stands as dropped."""
+def waiting(stores: Path, folder: Path) -> tuple[dict[str, bytes], dict[str, str], list[str]]:
+    """What a person sees before deciding: the folder, the open items, the records."""
+    return tree(folder), held_ids(stores), contents(stores)
+
+
+@pytest.mark.parametrize("synced", [False, True], ids=["at-once", "after-a-sync"])
+@pytest.mark.parametrize("decision", ["--approve", "--reject"])
+@pytest.mark.parametrize("file", ["project_tests.md", "project_deploy.md"], ids=["new", "changed"])
+def test_a_reverted_decision_leaves_its_item_waiting_as_before(
+    stores: Path, folder: Path, file: str, decision: str, synced: bool
+) -> None:
+    """Keep (approve) and drop (reject), the decisions a consent item offers (its
+    bytes are redacted when held, so there is no redact), each reverted: the item is
+    open again with its id, the folder byte for byte as before the decision, the
+    store's active records as before, and the next sync neither imports the file nor
+    holds it twice; the item can be decided again."""
     consent_on(stores)
     sync(stores, folder)
-    approved = tree(folder)
     agent_writes(folder)
     sync(stores, folder)
-    ids = held_ids(stores)
-    kept = memgov(stores, "decide", ids["project_tests.md"], "--approve")
-    dropped = memgov(stores, "decide", ids["project_deploy.md"], "--reject")
-    sync(stores, folder)
-    assert (folder / "project_tests.md").read_text() == TESTS
+    before = waiting(stores, folder)
+    decided = memgov(stores, "decide", before[1][file], decision)
+    if synced:
+        sync(stores, folder)
+    changed = tree(folder) != before[0]
+    assert changed == (decision == "--approve")  # a keep writes the folder, a drop does not
 
-    memgov(stores, "revert", str(kept["id"]), "--reason", "too soon")
-    memgov(stores, "revert", str(dropped["id"]), "--reason", "look again")
+    memgov(stores, "revert", str(decided["id"]), "--reason", "look again")
 
-    assert held_ids(stores) == {"project_deploy.md": ids["project_deploy.md"]}
-    assert held_ids(stores, "rejected") == {"project_tests.md": ids["project_tests.md"]}
-    assert not any("pytest -n 0" in c for c in contents(stores))
-    assert any("pytest -n 0" in c for c in contents(stores, "superseded"))
-    sync(stores, folder)
-    assert tree(folder) == approved  # the kept file leaves the folder again
+    assert waiting(stores, folder) == before
     assert ("held-reopened", ACTOR) in events(stores)
-    # the reopened change is decided again: kept this time
-    memgov(stores, "decide", ids["project_deploy.md"], "--approve")
-    assert (folder / "project_deploy.md").read_text() == DEPLOY_NOW
+    report = sync(stores, folder)
+    assert report.held == ()
+    assert report.imported.items == () or all(
+        i.outcome not in ("written", "conflict") for i in report.imported.items
+    )
+    assert waiting(stores, folder) == before
+    # decided again: kept this time, it reaches the folder and the store
+    memgov(stores, "decide", before[1][file], "--approve")
+    assert (folder / file).read_text() == (TESTS if file == "project_tests.md" else DEPLOY_NOW)
+    words = "pytest -n 0" if file == "project_tests.md" else "release branch"
+    assert any(words in c for c in contents(stores) + contents(stores, "conflict"))
     sync(stores, folder)
-    assert (folder / "project_deploy.md").read_text() == DEPLOY_NOW
-    assert not (folder / "project_tests.md").exists()
+    assert (folder / file).read_text() == (TESTS if file == "project_tests.md" else DEPLOY_NOW)
+
+
+def test_a_revert_killed_before_the_folder_is_put_back_ends_the_same(
+    stores: Path, folder: Path
+) -> None:
+    """The revert commits first and writes the folder after: a revert killed between
+    leaves the kept bytes in the folder with the item open, and the next sync puts
+    the approved version back (the folder as before the decision)."""
+    consent_on(stores)
+    sync(stores, folder)
+    agent_writes(folder)
+    sync(stores, folder)
+    before = waiting(stores, folder)
+    kept = memgov(stores, "decide", before[1]["project_tests.md"], "--approve")
+    from core.review import revert as reverting
+
+    def killed(store: Store, decision: object) -> list[str]:
+        return []  # the process dies here: the folder is not put back
+
+    original = reverting.folder_after_revert
+    reverting.folder_after_revert = killed  # type: ignore[assignment]
+    try:
+        memgov(stores, "revert", str(kept["id"]))
+    finally:
+        reverting.folder_after_revert = original
+    assert (folder / "project_tests.md").exists()  # what the keep wrote, still there
+
+    assert sync(stores, folder).held == ()
+    assert waiting(stores, folder) == before
 
 
 def test_a_credential_never_reaches_the_store(stores: Path, folder: Path) -> None:
@@ -273,6 +319,8 @@ def _round(base: Path) -> tuple[Path, Path, dict[str, bytes]]:
     sync(stores, memory)
     approved = tree(memory)
     agent_writes(memory)
+    with (memory / "MEMORY.md").open("a") as index:
+        index.write(NOTE_NEW + "\n")  # and a note written straight into the index
     return stores, memory, approved
 
 
@@ -286,13 +334,14 @@ def _sync_process(stores: Path, folder: Path) -> subprocess.Popen[bytes]:
 
 
 def test_a_sync_killed_at_any_moment_ends_as_one_that_was_not(tmp_path: Path) -> None:
-    """SIGKILL at moments spread over a whole sync: the next sync leaves the folder as
-    approved, each change held exactly once, and the store consistent."""
+    """SIGKILL at moments spread over a whole sync (two files and a note of the index
+    to hold): the next sync leaves the folder as approved, each change held exactly
+    once, and the store consistent."""
     stores, folder, approved = _round(tmp_path / "whole")
     began = time.monotonic()
     assert _sync_process(stores, folder).wait(timeout=120) in (0, 3)  # 3: items wait
     whole = time.monotonic() - began
-    assert tree(folder) == approved and len(held_ids(stores)) == 2
+    assert tree(folder) == approved and len(held_ids(stores)) == 3
     for n, fraction in enumerate((0.3, 0.5, 0.65, 0.8, 0.9, 1.0)):
         stores, folder, approved = _round(tmp_path / f"kill{n}")
         process = _sync_process(stores, folder)
@@ -304,8 +353,8 @@ def test_a_sync_killed_at_any_moment_ends_as_one_that_was_not(tmp_path: Path) ->
         sync(stores, folder)  # the next sync, which recovers first
 
         assert tree(folder) == approved, (n, fraction)
-        assert set(held_ids(stores)) == {"project_tests.md", "project_deploy.md"}
-        assert len(load_held(open_workspace([stores]).private)[0]) == 2  # never twice
+        assert set(held_ids(stores)) == {"project_tests.md", "project_deploy.md", "MEMORY.md"}
+        assert len(load_held(open_workspace([stores]).private)[0]) == 3  # never twice
         assert not (stores / "private" / ".git" / "index.lock").exists()
         doctor = subprocess.run(
             [sys.executable, "-m", "tui.cli", "doctor", "--store", str(stores)],
@@ -316,6 +365,7 @@ def test_a_sync_killed_at_any_moment_ends_as_one_that_was_not(tmp_path: Path) ->
         for held_id in held_ids(stores).values():
             memgov(stores, "decide", held_id, "--approve")
         assert (folder / "project_tests.md").read_text() == TESTS
+        assert NOTE_NEW in (folder / "MEMORY.md").read_text()
         assert sync(stores, folder).held == ()
 
 
@@ -348,3 +398,91 @@ def test_keeping_when_the_held_bytes_are_gone_says_so_and_changes_nothing(
     assert "project_tests.md" in out.getvalue() and "not in the store" in out.getvalue()
     assert tree(folder) == approved
     assert held_id in held_ids(stores).values()
+
+
+def notes_written(folder: Path) -> None:
+    """A session of the agent that writes only in MEMORY.md: a new note under the
+    project heading, and the old note changed in place."""
+    text = NOTED.replace(NOTE_OLD, NOTE_NOW)
+    text = text.replace("how we deploy\n", f"how we deploy\n{NOTE_NEW}\n")
+    (folder / "MEMORY.md").write_text(text)
+
+
+def test_notes_in_the_index_are_held_as_files_are(stores: Path, folder: Path) -> None:
+    """A note written straight into MEMORY.md (no topic file) is held line by line:
+    the index keeps its approved lines until a person keeps a note (its line goes
+    back where the agent wrote it, and into the store) or drops it (for good); each
+    reverted leaves the note waiting as before."""
+    (folder / "MEMORY.md").write_text(NOTED)
+    consent_on(stores)
+    sync(stores, folder)
+    approved = tree(folder)
+    notes_written(folder)
+
+    report = sync(stores, folder)
+
+    assert len(report.held) == 2
+    assert tree(folder) == approved  # the new note out, the changed one as approved
+    items = load_held(open_workspace([stores]).private)[0]
+    by_line = {(stores / "private" / "held" / f"{h.id}.md").read_text(): h.id for h in items}
+    assert set(by_line) == {NOTE_NEW + "\n", NOTE_NOW + "\n"}
+    assert not any("staging" in c or "mypy" in c for c in contents(stores))
+    assert sync(stores, folder).held == () and tree(folder) == approved
+    waiting_before = waiting(stores, folder)
+
+    kept = memgov(stores, "decide", by_line[NOTE_NEW + "\n"], "--approve")
+    dropped = memgov(stores, "decide", by_line[NOTE_NOW + "\n"], "--reject")
+
+    index = (folder / "MEMORY.md").read_text()
+    assert index == NOTED.replace("how we deploy\n", f"how we deploy\n{NOTE_NEW}\n")
+    assert any("staging database" in c for c in contents(stores))
+    assert not any("mypy" in c for c in contents(stores))
+    assert sync(stores, folder).held == ()
+    assert (folder / "MEMORY.md").read_text() == index
+    # the dropped note written again: put back, not held again
+    (folder / "MEMORY.md").write_text(index.replace(NOTE_OLD, NOTE_NOW))
+    assert sync(stores, folder).held == ()
+    assert (folder / "MEMORY.md").read_text() == index
+
+    memgov(stores, "revert", str(kept["id"]))
+    memgov(stores, "revert", str(dropped["id"]))
+
+    assert waiting(stores, folder) == waiting_before
+    assert sync(stores, folder).held == ()
+    assert waiting(stores, folder) == waiting_before
+    memgov(stores, "decide", by_line[NOTE_NOW + "\n"], "--approve")
+    assert (folder / "MEMORY.md").read_text() == NOTED.replace(NOTE_OLD, NOTE_NOW)
+    assert any("mypy" in c for c in contents(stores))
+    assert sync(stores, folder).held == ()
+    assert (folder / "MEMORY.md").read_text() == NOTED.replace(NOTE_OLD, NOTE_NOW)
+
+
+def test_a_sync_killed_after_holding_a_note_puts_the_index_back_next_time(
+    stores: Path, folder: Path
+) -> None:
+    """The items commit before the index changes: a sync killed between leaves the
+    agent's index with the held notes; the next sync holds nothing twice and puts the
+    approved index back."""
+    (folder / "MEMORY.md").write_text(NOTED)
+    consent_on(stores)
+    sync(stores, folder)
+    approved = tree(folder)
+    notes_written(folder)
+    from core.importers.claude_code import consent as module
+
+    def killed(self: object, changes: object) -> None:
+        raise KeyboardInterrupt  # the process dies before the index is written
+
+    original = module.ConsentSync.put_back_notes
+    module.ConsentSync.put_back_notes = killed  # type: ignore[method-assign,assignment]
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            sync(stores, folder)
+    finally:
+        module.ConsentSync.put_back_notes = original  # type: ignore[method-assign]
+    assert len(held_ids(stores)) == 1  # both notes are of MEMORY.md: one file, two items
+    assert len(load_held(open_workspace([stores]).private)[0]) == 2
+
+    assert sync(stores, folder).held == ()
+    assert tree(folder) == approved
+    assert len(load_held(open_workspace([stores]).private)[0]) == 2

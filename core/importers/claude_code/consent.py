@@ -18,8 +18,10 @@ the agent's next session does not load what nobody approved:
 Approving (``keep``) writes the held bytes back into the folder and its line into
 ``MEMORY.md``, and imports the file (:mod:`core.review.held`); rejecting
 (``drop``) closes the item: the same bytes written again are put back to the
-approved version at each sync, without a new item. A revert opens the item again
-(and an approval's records leave the store). The first sync of a folder takes
+approved version at each sync, without a new item. A revert leaves the item
+waiting as before the decision (:func:`core.review.held.reopen_on_revert`). A note
+written straight into ``MEMORY.md`` is held line by line the same way
+(:mod:`core.importers.claude_code.consent_notes`). The first sync of a folder takes
 what is there as approved: the person turned consent on with that folder.
 """
 
@@ -31,6 +33,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.domain import secrets
+from core.importers.claude_code.consent_notes import (
+    INDEXES,
+    NoteChange,
+    line_hash,
+    note_changes,
+    place_path,
+    place_text,
+    without_note,
+)
 from core.importers.claude_code.files import INDEX_FILE, TEAM_DIR
 from core.importers.claude_code.reader import FORMAT
 from core.importers.folder_write import write_agent_file
@@ -109,15 +120,19 @@ def linking(text: str, link: str) -> list[int]:
     return [n for n, line in enumerate(text.splitlines()) if pattern.search(line)]
 
 
-def with_line(text: str, link: str, line: str | None) -> str:
+def with_line(text: str, link: str, line: str | None, after: str | None = None) -> str:
     """The index with its lines for ``link`` replaced by ``line`` (None: taken out;
-    a line no line links to yet goes at the end)."""
+    a line no line links to yet goes after ``after``, where the agent wrote it, else at
+    the end)."""
     lines = text.splitlines()
     found = linking(text, link)
     if line is None:
         kept = [x for n, x in enumerate(lines) if n not in found]
     elif found:
         kept = [line if n == found[0] else x for n, x in enumerate(lines) if n not in found[1:]]
+    elif after is not None and after in lines:
+        at = lines.index(after) + 1
+        kept = [*lines[:at], line, *lines[at:]]
     else:
         kept = [*lines, line]
     end = "\n" if kept and (text.endswith("\n") or not text) else ""
@@ -163,21 +178,46 @@ class ConsentSync:
             if copy is not None and file_hash(copy) == disk[rel]:
                 continue  # what a person approved
             restore[rel] = None
-        if not restore:
+        changes = self.note_changes(disk, items)
+        if not restore and not changes:
             return []
-        out = self.hold(restore, last, disk)
+        out = self.hold(restore, last, disk, changes)
         for rel, found in restore.items():
             self.put_back(rel, last, disk[rel], found)
+        self.put_back_notes(changes)
+        return out
+
+    def note_changes(self, disk: dict[str, str], items: list[Held]) -> list[NoteChange]:
+        """The notes of the folder's indexes nobody approved (consent_notes)."""
+        out: list[NoteChange] = []
+        for index in INDEXES:
+            copy = store_bytes(self.private, approved_path(self.key, index))
+            now = folder_bytes(self.folder, index)
+            if copy is None or now is None or index not in disk:
+                continue  # no approved copy yet: the first sync approved what was there
+            if file_hash(now) != disk[index]:
+                self.notes.append(f"{index}: changed while the sync ran; the next sync takes it")
+                continue
+            approved, text = copy.decode("utf-8", "replace"), now.decode("utf-8", "replace")
+            out += note_changes(approved, text, index, str(self.folder), items)
         return out
 
     def hold(
-        self, restore: dict[str, Held | None], last: dict[str, dict[str, str]], disk: dict[str, str]
+        self,
+        restore: dict[str, Held | None],
+        last: dict[str, dict[str, str]],
+        disk: dict[str, str],
+        changes: list[NoteChange],
     ) -> list[str]:
         out: list[str] = []
         fresh = [rel for rel, found in restore.items() if found is None]
-        if not fresh:
+        new_notes = [c for c in changes if c.found is None]
+        if not fresh and not new_notes:
             return out
         with transaction(self.private, actor=self.actor, message=f"sync: {self.folder}") as tx:
+            for change in new_notes:
+                change.found = self.new_note(tx, change)
+                out.append(f"{change.index}:{change.number + 1}: {change.found.id}")
             for rel in fresh:
                 data = folder_bytes(self.folder, rel)
                 if data is None or file_hash(data) != disk[rel]:
@@ -188,6 +228,54 @@ class ConsentSync:
                 restore[rel] = made
                 out.append(f"{rel}: {made.id}")
         return out
+
+    def new_note(self, tx: Transaction, change: NoteChange) -> Held:
+        """A consent item for a note of an index: the line, and where it stands."""
+        when = tx.now.isoformat(timespec="seconds")
+        digest = line_hash(change.raw)
+        text = secrets.redact(change.raw)
+        made = Held(
+            id=new_held_id(str(self.folder), change.index, digest, REASON, when),
+            reason=REASON,
+            format=FORMAT,
+            folder=str(self.folder),
+            file=change.index,
+            line=change.number + 1,
+            hash=digest,
+            held_at=when,
+            held_by=self.actor,
+            title=text.strip().lstrip("-*+ ").strip()[:200],
+            detail=(
+                "the agent changed a note of its index"
+                if change.replaces is not None
+                else "the agent wrote a new note in its index"
+            )
+            + "; it reaches the agent's next session once a person keeps it",
+        )
+        tx.write_file(made.path, made.to_yaml())
+        tx.write_file(pending_path(made.id), text + "\n")
+        near = [None if x is None else secrets.redact(x) for x in (change.replaces, change.after)]
+        tx.write_file(place_path(made.id), place_text(*near))
+        tx.event(
+            "hold",
+            reason=f"{made.named}: a note of {change.index} held for review as {made.id}",
+            details={"held": made.id, "reason": REASON, "file": change.index},
+        )
+        return made
+
+    def put_back_notes(self, changes: list[NoteChange]) -> None:
+        """The folder's indexes as approved: each held note out, or the approved one back."""
+        for index in INDEXES:
+            mine = [c for c in changes if c.index == index and c.found is not None]
+            now = folder_bytes(self.folder, index) if mine else None
+            if now is None:
+                continue
+            text = now.decode("utf-8", "replace")
+            again = text
+            for change in mine:
+                again = without_note(again, change.raw, change.replaces)
+            if again != text:
+                write_agent_file(self.folder, index, again, file_hash(now), self.notes)
 
     def new_item(self, tx: Transaction, rel: str, data: bytes, *, was: bool) -> Held:
         when = tx.now.isoformat(timespec="seconds")
@@ -219,6 +307,8 @@ class ConsentSync:
             found = linking("\n".join(lines), link)
             if found:
                 tx.write_file(line_path(made.id), secrets.redact(lines[found[0]]) + "\n")
+                near = secrets.redact(lines[found[0] - 1]) if found[0] > 0 else None
+                tx.write_file(place_path(made.id), place_text(None, near))
         tx.event(
             "hold",
             reason=f"{made.named}: {rel} held for review as {made.id}",

@@ -15,7 +15,11 @@ refuses the write) is one line on standard error, and nothing is half-written
 - ``post-tool``: logs what came from outside with a role saying so (web, file,
   tool, agent);
 - ``session-end``: syncs the project's Claude Code memory folder and, where memgov
-  has it, ingests the session's transcript.
+  has it, ingests the session's transcript;
+- ``turn-end``: Codex's ``Stop`` (Codex has no session end): reads the rollout the
+  event names into the daily logs (what an earlier turn read is there already, so
+  only the new messages are added) and syncs ``~/.codex/memories`` where it exists.
+  It prints nothing: Codex reads a Stop hook's output as a decision.
 """
 
 from __future__ import annotations
@@ -151,11 +155,37 @@ def _session_end(args: argparse.Namespace, event: dict[str, Any]) -> None:
         note("session-end", f"the transcript was not read: {exc}")
 
 
+def _turn_end(args: argparse.Namespace, event: dict[str, Any]) -> None:
+    """Codex's Stop: sync its memories folder, then read the rollout; each on its own."""
+    from core.api.hooks import text_field
+
+    ws = workspace(args)
+    actor = actor_from(args)
+    try:
+        from core.api.setup import codex_memories
+        from core.api.transfer import format_named, sync_folder
+
+        folder = codex_memories(Path.home())
+        if folder.is_dir():
+            sync_folder(format_named("codex"), ws, folder, actor=actor)
+    except Exception as exc:
+        note("turn-end", f"the memories folder was not synced: {exc}")
+    rollout = text_field(event, "transcript_path")
+    try:
+        from core.api.writing import ingest_transcript
+
+        if rollout.endswith(".jsonl") and Path(rollout).is_file():
+            ingest_transcript(ws, Path(rollout), actor=actor, format="codex")
+    except Exception as exc:
+        note("turn-end", f"the rollout was not read: {exc}")
+
+
 HANDLERS: dict[str, Callable[[argparse.Namespace, dict[str, Any]], None]] = {
     "session-start": _session_start,
     "user-prompt": _user_prompt,
     "post-tool": _post_tool,
     "session-end": _session_end,
+    "turn-end": _turn_end,
 }
 
 

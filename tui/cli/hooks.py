@@ -16,9 +16,10 @@ refuses the write) is one line on standard error, and nothing is half-written
   tool, agent);
 - ``session-end``: syncs the project's Claude Code memory folder and, where memgov
   has it, ingests the session's transcript;
-- ``turn-end``: Codex's ``Stop`` (Codex has no session end): reads the rollout the
-  event names into the daily logs (what an earlier turn read is there already, so
-  only the new messages are added) and syncs ``~/.codex/memories`` where it exists.
+- ``turn-end``: Codex's ``Stop`` (Codex has no session end): reads what the rollout
+  the event names gained since the last turn into the daily logs
+  (:mod:`core.importers.transcripts.follow`) and syncs ``~/.codex/memories`` where
+  it exists.
   It prints nothing: Codex reads a Stop hook's output as a decision.
 """
 
@@ -172,10 +173,10 @@ def _turn_end(args: argparse.Namespace, event: dict[str, Any]) -> None:
         note("turn-end", f"the memories folder was not synced: {exc}")
     rollout = text_field(event, "transcript_path")
     try:
-        from core.api.writing import ingest_transcript
+        from core.api.writing import follow_rollout
 
         if rollout.endswith(".jsonl") and Path(rollout).is_file():
-            ingest_transcript(ws, Path(rollout), actor=actor, format="codex")
+            follow_rollout(ws, Path(rollout), actor=actor)
     except Exception as exc:
         note("turn-end", f"the rollout was not read: {exc}")
 

@@ -34,7 +34,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ENV = {
+    **{k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "CODEX_HOME")},
+    "PYTHONPATH": str(ROOT),
+}
 SESSION = "0199bbbb-cccc-7ddd-8eee-ffff00000001"
 OWNER = "bench@example.com"
 

@@ -164,10 +164,11 @@ def _turn_end(args: argparse.Namespace, event: dict[str, Any]) -> None:
     actor = actor_from(args)
     try:
         from core.api.setup import codex_memories
-        from core.api.transfer import format_named, sync_folder
 
         folder = codex_memories(Path.home())
-        if folder.is_dir():
+        if folder.is_dir():  # the sync is loaded only for a folder to sync
+            from core.api.transfer import format_named, sync_folder
+
             sync_folder(format_named("codex"), ws, folder, actor=actor)
     except Exception as exc:
         note("turn-end", f"the memories folder was not synced: {exc}")

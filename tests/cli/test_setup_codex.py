@@ -222,10 +222,10 @@ def test_the_table_is_replaced_where_it_is_and_never_doubled(tmp_path: Path) -> 
     [
         '[mcp_servers]\nmemgov = { command = "memgov", args = [] }\n',
         'mcp_servers.memgov.command = "memgov"\n',
-        '[mcp_servers.memgov]\ncommand = "memgov"\nargs = []\n[mcp_servers.memgov.env]\nA = "1"\n',
+        '[mcp_servers.memgov]\ncommand = "memgov"\nargs = [\n  "mcp",\n]\ntimeout = 5\n',
         'mcp_servers = "not a table"\n',
     ],
-    ids=["inline", "dotted", "with-a-sub-table", "not-a-table"],
+    ids=["inline", "dotted", "their-keys-and-a-multi-line-args", "not-a-table"],
 )
 def test_an_entry_written_another_way_is_refused_and_left_alone(
     project: Path, tmp_path: Path, other_form: str
@@ -296,3 +296,25 @@ def test_hooks_switched_off_in_the_config_are_named(
     assert result.returncode == 0, result.stderr
     assert "note: [features] hooks = false: Codex runs no hooks" in result.stdout
     assert tomllib.loads(config.read_text())["features"] == {"hooks": False}  # theirs to change
+
+
+def test_their_own_keys_in_memgovs_table_stay(tmp_path: Path) -> None:
+    theirs = (
+        "[mcp_servers.memgov]  # tuned by hand\n"
+        'command = "memgov"\n'
+        "startup_timeout_sec = 20  # the store is big\n"
+        'args = ["mcp"]\n'
+        "\n"
+        "[mcp_servers.memgov.env]\n"
+        'MEMGOV_STORE = "/home/me/memory"\n'
+    )
+    entry = server_entry(PROGRAM, ["/s"], "alice")
+    text = edit_config(theirs, entry, shown="config.toml")
+    assert tomllib.loads(text)["mcp_servers"]["memgov"] == {
+        **entry,
+        "startup_timeout_sec": 20,
+        "env": {"MEMGOV_STORE": "/home/me/memory"},
+    }
+    assert "startup_timeout_sec = 20  # the store is big\n" in text
+    assert text.startswith("[mcp_servers.memgov]  # tuned by hand\n")
+    assert edit_config(text, entry, shown="config.toml") == text

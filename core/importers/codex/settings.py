@@ -19,7 +19,9 @@ docs/agents.md says where each fact comes from.
   checked by parsing the result: it must hold exactly what the file held, with
   ``mcp_servers.memgov`` set (or gone); when it does not (a table memgov does not
   recognise as its own, an entry written another way) nothing is written and the
-  message says what to do by hand.
+  message says what to do by hand. Keys of the user's in memgov's table (a
+  ``startup_timeout_sec``, an ``[mcp_servers.memgov.env]`` table) stay: then only
+  its ``command`` and ``args`` lines are replaced.
 
 A file is written whole to a temporary file beside it and renamed over it; a
 link is followed (the file it names is written, the link stays).
@@ -61,6 +63,7 @@ _HEADER = re.compile(
 )
 _ANY_HEADER = re.compile(r"^\s*\[")
 _KEY_LINE = re.compile(r"^\s*[^\s#\[]")
+_OWN_KEY = re.compile(r"""^\s*(?:command|args|"command"|"args"|'command'|'args')\s*=""")
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,11 @@ def edit_config(text: str, entry: Mapping[str, Any] | None, *, shown: str) -> st
     if not isinstance(servers, dict):
         raise _by_hand(shown, "'mcp_servers' is not a table")
     present = servers.get(SERVER_NAME)
+    others = bool(
+        entry is not None and isinstance(present, dict) and set(present) - {"command", "args"}
+    )
+    if others:  # keys of theirs in memgov's table (a timeout, an env table) stay
+        entry = {**dict(present), **dict(entry or {})}
     if present is not None and dict(present) == entry:
         return text
     if present is None and entry is None:
@@ -200,7 +208,7 @@ def edit_config(text: str, entry: Mapping[str, Any] | None, *, shown: str) -> st
     span = _span([line.rstrip("\r\n") for line in lines])
     if present is not None and span is None:
         raise _by_hand(shown, f"mcp_servers.{SERVER_NAME} is written in another form")
-    new_text = _edited(lines, span, entry)
+    new_text = _edited(lines, span, entry, keep=others)
     if parse_toml_checked(new_text, shown) != _expected(doc, entry):
         raise _by_hand(shown, f"the [mcp_servers.{SERVER_NAME}] table holds more than memgov's")
     return new_text
@@ -213,9 +221,21 @@ def parse_toml_checked(text: str, shown: str) -> dict[str, Any]:
         raise _by_hand(shown, "the edit would not parse") from None
 
 
-def _edited(lines: list[str], span: tuple[int, int] | None, entry: Mapping[str, Any] | None) -> str:
+def _edited(
+    lines: list[str],
+    span: tuple[int, int] | None,
+    entry: Mapping[str, Any] | None,
+    *,
+    keep: bool = False,
+) -> str:
+    """The lines with memgov's table (``span``) replaced by ``entry``'s, or taken out
+    (None), or appended; ``keep``: only its ``command`` and ``args`` lines replaced."""
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     ours = [line + newline for line in table_lines(entry)] if entry is not None else []
+    if span is not None and keep:
+        start, end = span
+        body = [line for line in lines[start + 1 : end] if not _OWN_KEY.match(line)]
+        return "".join(lines[: start + 1] + ours[1:] + body + lines[end:])
     if span is not None:
         start, end = span
         # taken out: the comment and the blank line memgov wrote before it go too

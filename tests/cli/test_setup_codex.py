@@ -224,8 +224,9 @@ def test_the_table_is_replaced_where_it_is_and_never_doubled(tmp_path: Path) -> 
         'mcp_servers.memgov.command = "memgov"\n',
         '[mcp_servers.memgov]\ncommand = "memgov"\nargs = [\n  "mcp",\n]\ntimeout = 5\n',
         'mcp_servers = "not a table"\n',
+        '[mcp_servers]\nmemgov = "not a table"\n',
     ],
-    ids=["inline", "dotted", "their-keys-and-a-multi-line-args", "not-a-table"],
+    ids=["inline", "dotted", "their-keys-and-a-multi-line-args", "not-a-table", "a-string"],
 )
 def test_an_entry_written_another_way_is_refused_and_left_alone(
     project: Path, tmp_path: Path, other_form: str

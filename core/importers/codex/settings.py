@@ -195,12 +195,12 @@ def edit_config(text: str, entry: Mapping[str, Any] | None, *, shown: str) -> st
     if not isinstance(servers, dict):
         raise _by_hand(shown, "'mcp_servers' is not a table")
     present = servers.get(SERVER_NAME)
-    others = bool(
-        entry is not None and isinstance(present, dict) and set(present) - {"command", "args"}
-    )
-    if others:  # keys of theirs in memgov's table (a timeout, an env table) stay
-        entry = {**dict(present), **dict(entry or {})}
-    if present is not None and dict(present) == entry:
+    if present is not None and not isinstance(present, dict):
+        raise _by_hand(shown, f"mcp_servers.{SERVER_NAME} is not a table")
+    others = bool(entry is not None and present and set(present) - {"command", "args"})
+    if others and present is not None:  # keys of theirs (a timeout, an env table) stay
+        entry = {**present, **dict(entry or {})}
+    if present is not None and present == entry:
         return text
     if present is None and entry is None:
         return text

@@ -251,6 +251,10 @@ def test_a_linked_config_is_written_through_its_link(project: Path, tmp_path: Pa
     assert config.is_symlink() and "[mcp_servers.memgov]" in dotfiles.read_text()
     setup_codex(project, program=PROGRAM, stores=[], actor="", remove=True, home=tmp_path)
     assert config.is_symlink() and dotfiles.read_text() == THEIRS
+    dotfiles.write_text("")  # a linked file that was empty stays, empty
+    setup_codex(project, program=PROGRAM, stores=["/s"], actor="a", home=tmp_path)
+    setup_codex(project, program=PROGRAM, stores=[], actor="", remove=True, home=tmp_path)
+    assert config.is_symlink() and dotfiles.read_text() == ""
 
 
 def test_a_link_to_nothing_a_huge_file_and_a_folder_are_refused(

@@ -383,7 +383,9 @@ def setup_codex(
     changes.append(SetupChange(str(hooks_path), "hooks", hooks_changed))
     config_changed = new_config != (config or "")
     if config_changed:
-        write_text(config_path, new_config if new_config or not remove else None)
+        # a file that held only memgov's table goes (a link keeps its file, emptied)
+        gone = remove and not new_config and not config_path.is_symlink()
+        write_text(config_path, None if gone else new_config)
     changes.append(SetupChange(str(config_path), "mcp", config_changed))
     return changes, hooks_off(new_config)
 

@@ -323,3 +323,22 @@ def test_their_own_keys_in_memgovs_table_stay(tmp_path: Path) -> None:
     assert "startup_timeout_sec = 20  # the store is big\n" in text
     assert text.startswith("[mcp_servers.memgov]  # tuned by hand\n")
     assert edit_config(text, entry, shown="config.toml") == text
+
+
+async def test_the_server_starts_as_codex_starts_it_from_the_table(
+    store: Store, project: Path, tmp_path: Path
+) -> None:
+    """``command`` and ``args`` as written, spoken to by the MCP SDK's own client."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from support_mcp import TOOLS
+
+    assert setup(project, tmp_path, "--store", str(store.root), "--as", ACTOR).returncode == 0
+    server = tomllib.loads((project / ".codex" / "config.toml").read_text())["mcp_servers"]
+    entry = server["memgov"]
+    env = {"PYTHONPATH": str(ROOT), "HOME": str(tmp_path), "PATH": os.environ.get("PATH", "")}
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], env=env)
+    with (tmp_path / "mcp-stderr.log").open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            tools = await client.list_tools()
+    assert {tool.name for tool in tools.tools} == TOOLS

@@ -26,6 +26,7 @@ from core.writing.target import home_store
 
 if TYPE_CHECKING:
     from core.importers.transcripts import TranscriptReport, ingest_transcript
+    from core.importers.transcripts.follow import follow_rollout
 
 
 def __getattr__(name: str) -> object:
@@ -35,6 +36,10 @@ def __getattr__(name: str) -> object:
         from core.importers import transcripts
 
         return getattr(transcripts, name)
+    if name == "follow_rollout":  # a Codex rollout as it grows (Codex's Stop hook)
+        from core.importers.transcripts.follow import follow_rollout
+
+        return follow_rollout
     raise AttributeError(name)
 
 
@@ -48,6 +53,7 @@ __all__ = [
     "candidate_from_dict",
     "candidates_from_data",
     "cite_in",
+    "follow_rollout",
     "home_store",
     "ingest_transcript",
     "log_in",

@@ -11,6 +11,10 @@ read by type, and one of another type counts as absent.
   says where it came from: ``web`` (WebFetch, WebSearch), ``file`` (Read of a file
   outside the project; one inside is the project's own, not logged), ``tool`` (an
   MCP tool, Bash's output) and ``agent`` (a subagent's result: Task, Agent).
+  Codex's events have the same fields: its shell tool is ``Bash`` there (older
+  versions: ``shell``, ``shell_command``, ``exec_command``, ``local_shell``, whose
+  ``command`` may be a list of words), its result a string; ``apply_patch`` is the
+  agent's own edit and is not logged.
   memgov's own MCP tools are not logged (what they answer is the store's already).
 
 The text logged is redacted first (:func:`core.domain.secrets.redact`): no
@@ -39,8 +43,11 @@ EXCERPT_CHARS = 2_000
 #: the most characters of a target (a URL, a path, a command) shown in a line
 TARGET_CHARS = 300
 _TASK_BAD = re.compile(r"[^A-Za-z0-9._:-]+")
-#: memgov's own MCP tools, as Claude Code names them (mcp__<server>__<tool>)
+#: memgov's own MCP tools, as Claude Code and Codex name them (mcp__<server>__<tool>)
 OWN_TOOLS = "mcp__memgov__"
+#: the shell tools whose output is logged as ``tool``: Claude Code's, and Codex's by
+#: the names its versions gave them
+SHELL_TOOLS = frozenset({"Bash", "shell", "shell_command", "exec_command", "local_shell"})
 
 
 @dataclass(frozen=True)
@@ -152,6 +159,8 @@ def _target(tool_input: Any, *keys: str) -> str:
         return ""
     for key in keys:
         value = tool_input.get(key)
+        if isinstance(value, list) and value and all(isinstance(w, str) for w in value):
+            value = " ".join(value)  # a command as its words (Codex's older shell tools)
         if isinstance(value, str) and value.strip():
             return " ".join(value.split())[:TARGET_CHARS]
     return ""
@@ -166,7 +175,7 @@ def tool_role(tool: str, tool_input: Any, project: Path) -> str | None:
         return "file" if path and _outside(path, project) else None
     if tool.startswith(OWN_TOOLS):
         return None
-    if tool.startswith("mcp__") or tool == "Bash":
+    if tool.startswith("mcp__") or tool in SHELL_TOOLS:
         return "tool"
     if tool in ("Task", "Agent"):
         return "agent"
@@ -183,7 +192,10 @@ def tool_said(event: Mapping[str, Any], project: Path) -> Said | None:
     from core.domain.secrets import redact
 
     target = redact(
-        _target(tool_input, "url", "query", "file_path", "path", "command", "description", "prompt")
+        _target(
+            tool_input,
+            *("url", "query", "file_path", "path", "command", "cmd", "description", "prompt"),
+        )
     )
     body = excerpt(response_text(event.get("tool_response")))
     head = f"{tool} {target}".strip()

@@ -163,8 +163,8 @@ def add_mcp(add: Adder) -> None:
 # -- connecting an agent: tui.cli.setup, tui.cli.hooks -----------------------------
 
 #: the agents memgov sets up, and the hook events it answers (core.api.setup.HOOKS)
-SETUP_AGENTS = ("claude-code",)
-HOOK_EVENTS = ("session-start", "user-prompt", "post-tool", "session-end")
+SETUP_AGENTS = ("claude-code", "codex")
+HOOK_EVENTS = ("session-start", "user-prompt", "post-tool", "session-end", "turn-end")
 
 
 def add_setup(add: Adder) -> None:
@@ -178,8 +178,9 @@ def add_setup(add: Adder) -> None:
     p.add_argument(
         "--user",
         action="store_true",
-        help="every project: ~/.claude/settings.json and ~/.claude.json (default: the "
-        "project's .claude/settings.json and .mcp.json)",
+        help="every project: ~/.claude/settings.json and ~/.claude.json, or Codex's "
+        "~/.codex/hooks.json and config.toml (default: the project's .claude/settings.json "
+        "and .mcp.json, or .codex/hooks.json and .codex/config.toml)",
     )
     p.add_argument(
         "--project", metavar="DIR", help="the project folder (default: the current folder)"
@@ -192,7 +193,8 @@ def add_hook(add: Adder) -> None:
         "hook",
         "hooks:cmd_hook",
         "what an agent's hook runs, the event's JSON on stdin: session-start prints the "
-        "index, user-prompt and post-tool log, session-end syncs; never fails the session",
+        "index, user-prompt and post-tool log, session-end and turn-end (Codex's Stop) sync "
+        "and read the transcript; never fails the session",
     )
     p.add_argument("event", choices=HOOK_EVENTS)
 

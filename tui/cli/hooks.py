@@ -15,7 +15,12 @@ refuses the write) is one line on standard error, and nothing is half-written
 - ``post-tool``: logs what came from outside with a role saying so (web, file,
   tool, agent);
 - ``session-end``: syncs the project's Claude Code memory folder and, where memgov
-  has it, ingests the session's transcript.
+  has it, ingests the session's transcript;
+- ``turn-end``: Codex's ``Stop`` (Codex has no session end): reads what the rollout
+  the event names gained since the last turn into the daily logs
+  (:mod:`core.importers.transcripts.follow`) and syncs ``~/.codex/memories`` where
+  it exists.
+  It prints nothing: Codex reads a Stop hook's output as a decision.
 """
 
 from __future__ import annotations
@@ -151,11 +156,38 @@ def _session_end(args: argparse.Namespace, event: dict[str, Any]) -> None:
         note("session-end", f"the transcript was not read: {exc}")
 
 
+def _turn_end(args: argparse.Namespace, event: dict[str, Any]) -> None:
+    """Codex's Stop: sync its memories folder, then read the rollout; each on its own."""
+    from core.api.hooks import text_field
+
+    ws = workspace(args)
+    actor = actor_from(args)
+    try:
+        from core.api.setup import codex_memories
+
+        folder = codex_memories(Path.home())
+        if folder.is_dir():  # the sync is loaded only for a folder to sync
+            from core.api.transfer import format_named, sync_folder
+
+            sync_folder(format_named("codex"), ws, folder, actor=actor)
+    except Exception as exc:
+        note("turn-end", f"the memories folder was not synced: {exc}")
+    rollout = text_field(event, "transcript_path")
+    try:
+        from core.api.writing import follow_rollout
+
+        if rollout.endswith(".jsonl") and Path(rollout).is_file():
+            follow_rollout(ws, Path(rollout), actor=actor)
+    except Exception as exc:
+        note("turn-end", f"the rollout was not read: {exc}")
+
+
 HANDLERS: dict[str, Callable[[argparse.Namespace, dict[str, Any]], None]] = {
     "session-start": _session_start,
     "user-prompt": _user_prompt,
     "post-tool": _post_tool,
     "session-end": _session_end,
+    "turn-end": _turn_end,
 }
 
 

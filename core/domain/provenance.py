@@ -24,10 +24,12 @@ external, and every channel tells the agent where it came from.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 #: the roles whose messages are the user's own words
 USER_ROLES = frozenset({"user"})
@@ -85,7 +87,7 @@ def words(text: str) -> frozenset[str]:
     for word in _WORD.findall(folded):
         if _UNSPACED.search(word):
             chars = [c for c in word if not c.isspace()]
-            out.update(a + b for a, b in zip(chars, chars[1:], strict=False))
+            out.update(a + b for a, b in itertools.pairwise(chars))
             if len(chars) == 1:
                 out.add(chars[0])
         elif len(word) >= 3 or word.isdigit():
@@ -146,6 +148,32 @@ def derive(content: str, messages: Sequence[Said], *, cited: str | None = None) 
     return Provenance(
         tuple(sorted(roles)), external, round(from_user, 3), round(only_outside, 3), where
     )
+
+
+def outside_role(roles: Iterable[str]) -> str:
+    """The outside role an external memory is said to come from: the first outside role
+    among its roles (``tool`` when none is named)."""
+    return next((r for r in roles if r in OUTSIDE_ROLES), "tool")
+
+
+def shown(kept: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A record's provenance as every channel gives it: ``roles``, ``external`` and,
+    for external words, ``from`` (where they came from). A record written before
+    provenance was kept names no role."""
+    roles = [str(r) for r in (kept or {}).get("roles", ())]
+    external = bool((kept or {}).get("external"))
+    out: dict[str, Any] = {"roles": roles, "external": external}
+    if external:
+        out["from"] = outside_role(roles)
+    return out
+
+
+def caution(kept: Mapping[str, Any] | None) -> str | None:
+    """What the agent is told with an external memory's words: where they came from
+    and that they are to be checked before they are acted on (None: not external)."""
+    if not kept or not kept.get("external"):
+        return None
+    return f"from {outside_role(kept.get('roles', ()))}: verify before acting"
 
 
 #: a path to where credentials are kept: an order to read or send one is never data

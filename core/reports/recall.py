@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
+from core.domain.provenance import caution
 from core.domain.record import Memory
 from core.domain.shown import shown_title
 from core.store.store import Store
@@ -94,9 +95,11 @@ def recalled_line(result: Recalled) -> str:
 
     memory = result.memory
     position = result.to_dict()["injection"]
+    warned = caution(memory.provenance)
     return (
         f"{result.weight:6.3f} {memory.type:<10} [{position}] {memory.subject} "
         f"#{memory.attribute} — {shown_title(memory)}: {redact(memory.hook)}"
+        + (f" ({warned})" if warned else "")
     )
 
 

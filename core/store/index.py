@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.domain.provenance import caution
 from core.domain.record import Memory
 from core.domain.shown import titled
 from core.domain.words import counted
@@ -93,6 +94,9 @@ def index_line(memory: Memory, max_chars: int) -> str:
     ``[secret: rule-id]`` instead, put in before the line is cut, so a cut never
     leaves part of one."""
     title, hook = shown_parts(memory)
+    warned = caution(memory.provenance)
+    if warned:  # words from outside the user: said before anything else of them
+        hook = f"({warned}) {hook}"
     return _line(title, shown_condition(memory), memory.path, hook, max_chars)
 
 

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.domain.errors import ValidationError
+from core.domain.provenance import outside_role
 from core.domain.record import Memory, Source
 from core.store.catalog import (
     STEERING_EXTERNAL,
@@ -111,14 +112,6 @@ def record_role(store: Store, memory: Memory) -> str | None:
     return source_role(source, resolve(store.root, source, context=0))
 
 
-def outside_role(roles: Iterable[str]) -> str:
-    """The outside role an external memory is weighed as: the first outside role among
-    its roles (``tool`` when none is named)."""
-    from core.domain.provenance import OUTSIDE_ROLES
-
-    return next((r for r in roles if r in OUTSIDE_ROLES), "tool")
-
-
 def assessed(
     store: Store,
     content: str,
@@ -162,10 +155,11 @@ NEVER_MEANT = frozenset({"override-instructions", "role-marker", "reveal-prompt"
 
 
 def never_meant(rule: str, family: str) -> bool:
-    """Whether a flag holds words known to be the user's own: hidden text, and an order
-    aimed at the agent's own instructions. Any other (an action, a standing order, a
-    scripted answer) is what users tell their agents, and the user said it."""
-    return family == "hidden" or rule in NEVER_MEANT
+    """Whether a flag holds words known to be the user's own: hidden text, an order aimed
+    at the agent's own instructions, and a link to a host the store's config does not
+    list (the store's own policy, whoever wrote it). Any other (an action, a standing
+    order, a scripted answer) is what users tell their agents, and the user said it."""
+    return family in ("hidden", "link") or rule in NEVER_MEANT
 
 
 def own_words(memory_provenance: Mapping[str, object] | None, role: str | None) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 from core.domain import policy
 from core.domain.data import AsData, shown_as
 from core.domain.errors import NotFoundError, StoreError
+from core.domain.provenance import shown as shown_provenance
 from core.domain.record import TRUST, Memory
 from core.store.config import Config
 from core.store.reaching import Reaching
@@ -156,6 +157,7 @@ def _recalled(memory: Memory) -> dict[str, Any]:
         "attribute": memory.attribute,
         "condition": memory.condition,
         "content": memory.content,
+        "provenance": shown_provenance(memory.provenance),
     }
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.domain.provenance import Provenance, Said, derive
+from core.domain.provenance import Provenance, Said, derive, outside_role
 from core.domain.record import Memory
 from core.store.logs import Excerpt, resolve, task_messages
 from core.store.quarantine import (
@@ -40,7 +40,6 @@ from core.store.reaching import Assessment as Assessment
 from core.store.reaching import (
     Reaching,
     assessed,
-    outside_role,
     own_words,
     record_assessment,
     source_role,
@@ -86,14 +85,16 @@ def assess_candidate(
 
 def unsaid_preference(memory_type: str, found: Provenance | None) -> steering.Flag | None:
     """A preference whose words the user's messages in its task do not hold (fewer than
-    :data:`~core.domain.provenance.USER_SAID` of them): a standing wish the user never
-    said, whatever message it cites (an outside text reworded, or translated)."""
+    :data:`~core.domain.provenance.USER_SAID` of them) while outside messages hold more
+    of them: a standing wish the user never said, whatever message it cites (an outside
+    text reworded, or translated). A terse "use yarn" remembered as "the project uses
+    yarn as its package manager" is the user's: nothing outside said more of it."""
     from core.domain import steering
     from core.domain.provenance import USER_SAID
 
     if found is None or found.external or memory_type not in steering.PREFERENCE_TYPES:
         return None
-    if found.user >= USER_SAID:
+    if found.user >= USER_SAID or found.outside <= found.user:
         return None
     return steering.Flag(
         "unsaid-preference",

@@ -172,4 +172,4 @@ async def test_recall_withholds_a_flagged_record_and_marks_provenance(demo: Path
     ids = [m["id"] for m in answer["memories"]]
     assert ids == ["m-plain"] and answer["withheld"] == ["steering-m-planted"]
     (plain,) = answer["memories"]
-    assert plain["provenance"] == "user" and plain["reviewed"] is False
+    assert plain["provenance"]["cited"] == "user" and plain["reviewed"] is False

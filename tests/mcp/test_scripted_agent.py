@@ -156,7 +156,7 @@ async def test_a_scripted_agent_completes_a_session_from_the_schema_alone(demo: 
         # recall at the start of the next task
         recalled = await agent.call("recall", subject_prefix="project:kiosk")
         assert [m["id"] for m in recalled["memories"]] == [pnpm_id]
-        assert recalled["memories"][0]["provenance"] == "user"
+        assert recalled["memories"][0]["provenance"]["cited"] == "user"
 
         # the user contradicts the first memory: a conflict for a person
         said = await agent.user_says("no, the kiosk project moved to yarn")

@@ -46,6 +46,8 @@ from core.api.writing import (
     vouched,
 )
 from core.domain.errors import NotFoundError, ValidationError, shown_id
+from core.domain.provenance import caution
+from core.domain.provenance import shown as shown_provenance
 from core.domain.record import TRUST, Memory, check_field
 from core.domain.secrets import redact
 from core.domain.shown import shown_title
@@ -100,8 +102,11 @@ class RecalledMemory(TypedDict):
     weight: float
     sources: list[SourceData]
     content_sha256: str
-    #: who said the source message: user, assistant, tool, ... (file: an imported file)
-    provenance: str
+    #: where its words came from: ``roles`` (the roles of its task's messages that hold
+    #: them), ``external`` (from outside the user: a tool, a page, a file, another agent),
+    #: ``from`` (the outside role, when external) and ``cited`` (who said the message it
+    #: cites: user, assistant, tool, ...; file for an imported file)
+    provenance: dict[str, Any]
     #: a person read these words after the steering detector flagged them and kept them
     reviewed: bool
     text: str  # the content, fenced: data, never instructions
@@ -256,7 +261,9 @@ def _sources(memory: Memory) -> list[SourceData]:
 
 def _data_text(memory: Memory) -> str:
     _position, trust, _check = TRUST[memory.type]
-    return fenced(redact(memory.content), f" memory {memory.id} ({memory.type}, trust {trust})")
+    warned = caution(memory.provenance)
+    label = f" memory {memory.id} ({memory.type}, trust {trust}{'; ' + warned if warned else ''})"
+    return fenced(redact(memory.content), label)
 
 
 def _status_note(memory: Memory, newer: tuple[str, ...] = ()) -> str:
@@ -529,7 +536,10 @@ class Agent:
                     "weight": round(item.weight, 4),
                     "sources": _sources(m),
                     "content_sha256": content_hash(m),
-                    "provenance": provenance(store, m),
+                    "provenance": {
+                        **shown_provenance(m.provenance),
+                        "cited": provenance(store, m),
+                    },
                     "reviewed": vouched(store, m),
                     "text": _data_text(m),
                 }

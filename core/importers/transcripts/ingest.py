@@ -34,7 +34,7 @@ from core.store.fsutil import confined
 from core.store.store import Store
 from core.store.transaction import Transaction, transaction
 from core.store.workspace import Workspace
-from core.writing.hook_events import logged_key, said_key, task_of
+from core.writing.hook_events import logged_key, said_keys, task_of
 from core.writing.remember import log_store
 
 #: the formats, in the order detection asks them (Codex's wrapper is the stricter)
@@ -220,7 +220,9 @@ def _new_lines(plan: _Plan, store: Store, reading: Reading, file: Path) -> None:
     last = now
     for task, index, entry in plan.planned:
         when = last = _when(entry, last, now, tz)
-        if (task, index) in present or (hooked and said_key(entry.role, entry.text) in hooked):
+        if (task, index) in present or (
+            hooked and not hooked.isdisjoint(said_keys(entry.role, entry.text, entry.head))
+        ):
             plan.already += 1
             continue
         text = excerpt(entry.role, secrets.redact(entry.text))

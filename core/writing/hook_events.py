@@ -185,14 +185,18 @@ def tool_said(event: Mapping[str, Any], project: Path) -> Said | None:
     return Said(role, f"{head}: {body}" if body else head)
 
 
-def tool_head(tool: str, tool_input: Any) -> str:
+def tool_head(tool: str, tool_input: Any, *, redacted: bool = True) -> str:
     """What a logged tool result starts with: the tool and its target (the URL, the
-    query, the path or the command), redacted; ``head: result`` is the line's text."""
-    from core.domain.secrets import redact
-
-    target = redact(
-        _target(tool_input, "url", "query", "file_path", "path", "command", "description", "prompt")
+    query, the path or the command), redacted; ``head: result`` is the line's text.
+    ``redacted=False``: as the call gave it, for a key (:func:`said_keys` redacts the
+    whole line, and skips the credential scan of every call of a transcript)."""
+    target = _target(
+        tool_input, "url", "query", "file_path", "path", "command", "description", "prompt"
     )
+    if redacted:
+        from core.domain.secrets import redact
+
+        target = redact(target)
     return f"{tool} {target}".strip()
 
 

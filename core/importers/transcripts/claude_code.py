@@ -161,6 +161,6 @@ def _assistant(
             named = block.get("name")
             name = named if isinstance(named, str) else "?"
             if isinstance(block.get("id"), str):
-                tools[block["id"]] = (name, tool_head(name, block.get("input")))
+                tools[block["id"]] = (name, tool_head(name, block.get("input"), redacted=False))
             text = f"called {name[:80]}: {brief(block.get('input'))}"
             reading.entries.append(Entry(role, text, when, "call", side))

@@ -36,8 +36,9 @@ class Entry:
     when: datetime | None = None
     counts_as: str = ""
     task_suffix: str = ""  # a sidechain's own task beside its session's
-    #: a tool's result: how the post-tool hook heads it (the tool and its target), so
-    #: that a result the hook logged live is recognised (core.writing.hook_events)
+    #: a tool's result: how the post-tool hook heads it (the tool and its target, not
+    #: redacted: never written, only hashed after redaction), so that a result the
+    #: hook logged live is recognised (core.writing.hook_events.said_keys)
     head: str = ""
 
 

@@ -11,6 +11,9 @@ A day's log groups messages by task::
 A source pointer ``{task, message_index, log}`` resolves to the message line;
 :func:`resolve` returns it with a few lines of context. Imported memories point
 at their original file and line instead (``file``, ``line``).
+
+A long text is logged as an excerpt (:func:`excerpt_line`, read back by
+:func:`excerpt_of`): its start, then ``… [excerpt: N characters, sha256 <hex>]``.
 """
 
 from __future__ import annotations

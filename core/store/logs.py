@@ -11,10 +11,14 @@ A day's log groups messages by task::
 A source pointer ``{task, message_index, log}`` resolves to the message line;
 :func:`resolve` returns it with a few lines of context. Imported memories point
 at their original file and line instead (``file``, ``line``).
+
+A long text is logged as an excerpt (:func:`excerpt_line`, read back by
+:func:`excerpt_of`): its start, then ``… [excerpt: N characters, sha256 <hex>]``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import stat
 import threading
@@ -57,6 +61,45 @@ class Excerpt(AsData):
 
 def log_path(when: datetime) -> str:
     return f"{LOG_DIR}/{when:%Y}/{when:%m}/{when:%Y-%m-%d}.md"
+
+
+#: the end of a message logged as an excerpt (:func:`excerpt_line`): the whole text's
+#: length in characters and its SHA-256
+EXCERPT_MARK = re.compile(
+    r" … \[excerpt: (?P<chars>\d{1,3}(?:,\d{3})*) characters, sha256 (?P<sha>[0-9a-f]{64})\]\Z"
+)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """What :func:`excerpt_of` reads in a logged excerpt: its start as logged, and the
+    whole text's length and SHA-256."""
+
+    start: str
+    chars: int
+    sha256: str
+
+
+def excerpt_line(text: str, limit: int) -> str:
+    """A text as a daily log keeps it, on one line (its whitespace made single spaces):
+    whole when it has at most ``limit`` characters, else its first ``limit`` with the
+    whole's length and the SHA-256 of the whole (UTF-8), so the whole can be recognised
+    later: ``start … [excerpt: 523,112 characters, sha256 <64 hex>]``. The caller
+    redacts credentials first: the hash is of what the log may hold."""
+    shown = " ".join(text.split())
+    if len(shown) <= limit:
+        return shown
+    digest = hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{shown[:limit].rstrip()} … [excerpt: {len(shown):,} characters, sha256 {digest}]"
+
+
+def excerpt_of(text: str) -> Cut | None:
+    """The excerpt a logged message's text is (:func:`excerpt_line`), or None when it is
+    whole."""
+    found = EXCERPT_MARK.search(text)
+    if found is None:
+        return None
+    return Cut(text[: found.start()], int(found["chars"].replace(",", "")), found["sha"])
 
 
 #: the largest message index a log takes (messages of a task are numbered 0 or 1 up)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from core.domain.errors import ValidationError
-from core.store.logs import MESSAGE_RE, TASK_RE, log_path
+from core.store.logs import MESSAGE_RE, TASK_RE, excerpt_line, excerpt_of, log_path
 from core.store.workspace import Workspace
 from core.writing.remember import Logged, log_in
 
@@ -70,10 +70,6 @@ def task_of(event: Mapping[str, Any]) -> str:
     return task or "claude-session"
 
 
-#: the end of a line :func:`excerpt` cut: the whole text's SHA-256 is in it
-EXCERPT_MARK = re.compile(r"\[excerpt: [\d,]+ characters, sha256 (?P<sha>[0-9a-f]{64})\]$")
-
-
 def said_key(role: str, text: str) -> tuple[str, str]:
     """What identifies a message the hooks logged, whatever its length: its role and the
     SHA-256 of its redacted words on one line (the hash an excerpt keeps). A transcript
@@ -84,26 +80,30 @@ def said_key(role: str, text: str) -> tuple[str, str]:
     return role, hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def said_keys(role: str, text: str, head: str = "") -> set[tuple[str, str]]:
+    """The keys a message of a transcript would have had, logged by the hooks: its own
+    (:func:`said_key`) and, for a tool's result, that of the line the post-tool hook
+    writes (``head`` the call's :func:`tool_head`: ``head: result``)."""
+    keys = {said_key(role, text)}
+    if head:
+        keys.add(said_key(role, f"{head}: {text}"))
+    return keys
+
+
 def logged_key(role: str, body: str) -> tuple[str, str]:
     """:func:`said_key` of a line as the hooks wrote it (an excerpt names its hash)."""
-    found = EXCERPT_MARK.search(body)
-    if found:
-        return role, found["sha"]
+    cut = excerpt_of(body)
+    if cut is not None:
+        return role, cut.sha256
     return role, hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def excerpt(text: str) -> str:
     """The text, redacted, on one line; past :data:`EXCERPT_CHARS` its start, with the
-    whole's length and SHA-256."""
+    whole's length and SHA-256 (:func:`core.store.logs.excerpt_line`)."""
     from core.domain.secrets import redact
 
-    shown = " ".join(redact(text).split())
-    if len(shown) <= EXCERPT_CHARS:
-        return shown
-    digest = hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
-    return (
-        f"{shown[:EXCERPT_CHARS].rstrip()} … [excerpt: {len(shown):,} characters, sha256 {digest}]"
-    )
+    return excerpt_line(redact(text), EXCERPT_CHARS)
 
 
 def prompt_said(event: Mapping[str, Any]) -> Said | None:
@@ -189,17 +189,25 @@ def tool_said(event: Mapping[str, Any], project: Path) -> Said | None:
     role = tool_role(tool, tool_input, project)
     if role is None:
         return None
-    from core.domain.secrets import redact
-
-    target = redact(
-        _target(
-            tool_input,
-            *("url", "query", "file_path", "path", "command", "cmd", "description", "prompt"),
-        )
-    )
     body = excerpt(response_text(event.get("tool_response")))
-    head = f"{tool} {target}".strip()
+    head = tool_head(tool, tool_input)
     return Said(role, f"{head}: {body}" if body else head)
+
+
+def tool_head(tool: str, tool_input: Any, *, redacted: bool = True) -> str:
+    """What a logged tool result starts with: the tool and its target (the URL, the
+    query, the path or the command), redacted; ``head: result`` is the line's text.
+    ``redacted=False``: as the call gave it, for a key (:func:`said_keys` redacts the
+    whole line, and skips the credential scan of every call of a transcript)."""
+    target = _target(
+        tool_input,
+        *("url", "query", "file_path", "path", "command", "cmd", "description", "prompt"),
+    )
+    if redacted:
+        from core.domain.secrets import redact
+
+        target = redact(target)
+    return f"{tool} {target}".strip()
 
 
 def next_index(workspace: Workspace, task: str) -> int:

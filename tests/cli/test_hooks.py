@@ -446,3 +446,59 @@ def test_the_transcript_at_session_end_does_not_log_again_what_the_hooks_logged(
         assert " user: " in next(line for line in lines if prompt in line)
         assert len([line for line in lines if reply in line]) == 1
         assert " assistant: " in next(line for line in lines if reply in line)
+
+
+def tool_lines(uuid: str, tool: str, tool_input: Any, content: Any, minute: int) -> list[str]:
+    """A tool's call and its result, as a Claude Code transcript keeps them."""
+    stamp = f"2027-03-14T02:{minute:02d}:00.000Z"
+    base = {"sessionId": SESSION, "isSidechain": False, "timestamp": stamp}
+    call = {"type": "tool_use", "id": f"toolu_{uuid}", "name": tool, "input": tool_input}
+    result = {"type": "tool_result", "tool_use_id": f"toolu_{uuid}", "content": content}
+    return [
+        json.dumps({**base, "type": "assistant", "uuid": f"c{uuid}",
+                    "message": {"role": "assistant", "content": [call]}}),
+        json.dumps({**base, "type": "user", "uuid": f"r{uuid}",
+                    "message": {"role": "user", "content": [result]}}),
+    ]  # fmt: skip
+
+
+def test_what_the_hooks_logged_from_tools_the_transcript_does_not_log_again(
+    store: Store, project: Path
+) -> None:
+    """A long page (an excerpt, its hash kept), an MCP tool's short answer and a
+    subagent's: PostToolUse logged each live; the session's end reads the transcript,
+    which holds the same results, and adds none of them again."""
+    token = demo_token("ghp_", 36, seed=11)
+    page = "The API moved to v3; set " + token + ". " + "Each route changed. " * 300
+    issue = [{"type": "text", "text": "issue 3: the flaky test is in ci/retry.sh"}]
+    found = [{"type": "text", "text": "the config is in deploy/app.yaml"}]
+    calls = [
+        ("WebFetch", {"url": "https://docs.example.com/v3", "prompt": "what changed"},
+         {"result": page, "url": "https://docs.example.com/v3", "code": 200}, page),
+        ("mcp__github__get_issue", {"number": 3}, issue, issue),
+        ("Task", {"description": "explore", "prompt": "find the config"},
+         {"content": found, "totalTokens": 12}, found),
+    ]  # fmt: skip
+    lines = [transcript_line("u1", "user", "Check the API docs", 1)]
+    for n, (tool, tool_input, response, content) in enumerate(calls):
+        result = hook(
+            "post-tool", store.root, project, tool_event(project, tool, tool_input, response)
+        )
+        assert result.returncode == 0 and result.stderr == "", result.stderr
+        lines += tool_lines(str(n), tool, tool_input, content, 2 + n)
+    lines.append(transcript_line("a9", "assistant", "The API moved to v3.", 9))
+    (project.parent / "transcript.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    live = logged(store.root)
+    assert len(live) == 3 and " … [excerpt: " in live[0] and token not in live[0]
+    for _ in range(2):  # a second end (a resumed session) adds nothing either
+        end = hook("session-end", store.root, project, event("SessionEnd", project, reason="exit"))
+        assert end.returncode == 0, end.stderr
+        after = logged(store.root)
+        assert [line for line in after if " web: " in line] == [live[0]]  # the page once
+        assert [line for line in after if "ci/retry.sh" in line] == [live[1]]
+        assert [line for line in after if "deploy/app.yaml" in line] == [live[2]]
+        # what the hooks do not see is logged from the transcript: the prompt, the
+        # calls and the reply (7 messages)
+        assert len(after) == 3 + 1 + 3 + 1, after
+        assert any(" user: Check the API docs" in line for line in after)
+    assert token not in every_text(store.root)

@@ -9,6 +9,7 @@ by real people; never copied here) are read when present, and skipped when absen
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -22,6 +23,7 @@ import pytest
 from conftest import commit_count, fake_token
 
 from core.api.writing import ingest_transcript
+from core.domain import secrets
 from core.domain.errors import AuthorizationError, ValidationError
 from core.store import logs
 from core.store.store import Store
@@ -292,7 +294,13 @@ def test_a_long_result_is_an_excerpt_with_a_hash(
     code, report = cli(capsys, root, "--transcript", str(path))
     assert (code, report["added"]) == (0, 2)
     text = logged(root)[1][2]
-    assert len(text) < 2000 and re.search(r"\[\.\.\. 500,0\d\d chars, sha256:[0-9a-f]{16}\]", text)
+    assert len(text) < 2000
+    mark = r" … \[excerpt: 500,0\d\d characters, sha256 [0-9a-f]{64}\]"
+    assert re.fullmatch(r"line( line){299}" + mark, text)  # 1,500 characters, then the mark
+    whole = " ".join(secrets.redact("line\n" * 100_000 + TOKEN).split())  # as the log holds it
+    digest = hashlib.sha256(whole.encode()).hexdigest()
+    assert logs.excerpt_of(text) == logs.Cut(text.split(" … ")[0], len(whole), digest)
+    assert text == logs.excerpt_line(whole, 1_500)  # the one excerpt the hooks write too
     assert TOKEN.encode() not in every_byte(root)
 
 

@@ -934,7 +934,34 @@ COMMANDS: tuple[Command, ...] = (
         "import-claude-code", "base", ("import", "claude-code", "{import}", "--store", "{root}")
     ),
     Command("recall", "base", ("recall", "user:{owner}", "--store", "{root}")),
+    Command(
+        "log-transcript",
+        "base",
+        ("log", "--transcript", "{work}/session-crash.jsonl", "--store", "{private}"),
+    ),
 )
+
+
+def session_transcript(turns: int = 150) -> str:
+    """A Claude Code session of ``turns`` prompts, each with a tool's call, its output
+    and a reply, over three days (three daily logs): for ``memgov log --transcript``."""
+    lines: list[dict[str, Any]] = []
+    for n in range(turns):
+        stamp = f"2026-11-{16 + n * 3 // turns:02d}T0{n % 10}:{n % 60:02d}:00.000Z"
+        base = {"sessionId": "crash-session", "isSidechain": False, "timestamp": stamp}
+        call = {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": "ls"}}
+        output = "\n".join(f"file-{n}-{i}.txt" for i in range(n % 40 * 10))
+        said = [
+            ("user", f"Prompt {n}: list the files"),
+            ("assistant", [call]),
+            ("user", [{"type": "tool_result", "tool_use_id": f"t{n}", "content": output}]),
+            ("assistant", [{"type": "text", "text": f"Reply {n}: done."}]),
+        ]
+        lines += [
+            {**base, "type": role, "uuid": f"u{n}-{i}", "message": {"role": role, "content": c}}
+            for i, (role, c) in enumerate(said)
+        ]
+    return "".join(json.dumps(line) + "\n" for line in lines)
 
 
 def command_names() -> list[str]:
@@ -1343,6 +1370,7 @@ class Harness:
         }
         for name, data in candidates.items():
             (self.work / name).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        (self.work / "session-crash.jsonl").write_text(session_transcript(), encoding="utf-8")
 
     def fill(self, argv: Iterable[str], variant: str = "") -> list[str]:
         values = {**self.values, "decision": self.decisions.get(variant, "NO-DECISION")}

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from core.importers.transcripts.model import Entry, Reading, brief, text_of, when_of
+from core.writing.hook_events import tool_head
 
 _LINE_TYPES = {"user", "assistant", "summary", "system", "progress", "file-history-snapshot"}
 _INJECTED = re.compile(
@@ -46,7 +47,7 @@ class ClaudeCode:
         return "sessionId" in first or first.get("type") in _LINE_TYPES
 
     def read(self, lines: list[tuple[int, dict[str, Any]]], reading: Reading) -> None:
-        tools: dict[str, str] = {}  # tool_use id -> tool name
+        tools: dict[str, tuple[str, str]] = {}  # tool_use id -> its name, its hook's head
         for number, line in lines:
             if reading.session is None and isinstance(line.get("sessionId"), str):
                 reading.session = line["sessionId"]
@@ -95,7 +96,7 @@ def _user(
     line: dict[str, Any],
     when: Any,
     side: str,
-    tools: dict[str, str],
+    tools: dict[str, tuple[str, str]],
     reading: Reading,
 ) -> None:
     """A user line: tool results, each by its tool; the words, each text block by who
@@ -121,11 +122,13 @@ def _user(
             continue
         if block.get("type") == "tool_result":
             used = block.get("tool_use_id")
-            name = tools.get(used, "") if isinstance(used, str) else ""
+            name, head = tools.get(used, ("", "")) if isinstance(used, str) else ("", "")
             text = text_of(block.get("content"))
             if block.get("is_error") is True:
-                text = "error: " + text
-            reading.entries.append(Entry(tool_role(name), text or "(empty)", when, "result", side))
+                text, head = "error: " + text, ""
+            reading.entries.append(
+                Entry(tool_role(name), text or "(empty)", when, "result", side, head)
+            )
         elif block.get("type") == "text" and isinstance(block.get("text"), str):
             say(block["text"])
         elif isinstance(block.get("type"), str) and said:  # an image beside the words
@@ -135,7 +138,12 @@ def _user(
 
 
 def _assistant(
-    number: int, content: object, when: Any, side: str, tools: dict[str, str], reading: Reading
+    number: int,
+    content: object,
+    when: Any,
+    side: str,
+    tools: dict[str, tuple[str, str]],
+    reading: Reading,
 ) -> None:
     role = "agent" if side else "assistant"
     if isinstance(content, str):
@@ -153,6 +161,6 @@ def _assistant(
             named = block.get("name")
             name = named if isinstance(named, str) else "?"
             if isinstance(block.get("id"), str):
-                tools[block["id"]] = name
+                tools[block["id"]] = (name, tool_head(name, block.get("input"), redacted=False))
             text = f"called {name[:80]}: {brief(block.get('input'))}"
             reading.entries.append(Entry(role, text, when, "call", side))

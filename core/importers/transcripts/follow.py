@@ -34,9 +34,11 @@ from core.domain import secrets
 from core.domain.data import AsData
 from core.domain.errors import ValidationError
 from core.importers.transcripts.codex import Codex
-from core.importers.transcripts.ingest import _session, _when, _write
+from core.importers.transcripts.ingest import _Plan, _session, _when, _write
 from core.importers.transcripts.model import MAX_LINE_BYTES, Reading, excerpt, when_of
 from core.store import logs
+from core.store.store import Store
+from core.store.transaction import transaction
 from core.store.workspace import Workspace
 from core.writing.hook_events import logged_key, said_key, task_of
 from core.writing.remember import log_store
@@ -211,41 +213,17 @@ def follow_rollout(workspace: Workspace, path: str | Path, *, actor: str) -> Fol
     Codex().read(lines, reading)
     session = _session(reading, file)
     task = f"session-{session}"
-    now = store.now()
-    tz = now.tzinfo or datetime.now().astimezone().tzinfo
-    assert tz is not None
-    last = (when_of(cursor.last) or now).astimezone(tz)
-    planned = []
-    for number, entry in enumerate(reading.entries, start=cursor.numbered + 1):
-        last = _when(entry, last, now, tz)
-        planned.append((number, entry, last))
-    rels = {logs.log_path(when) for _, _, when in planned} | {logs.log_path(now)}
-    present, hooked = _seen(store.root, rels, task, task_of({"session_id": reading.session or ""}))
-    days: dict[str, tuple[str, dict[str, list[str]]]] = {}
-    per_day: dict[str, dict[str, int]] = {}
-    skipped = list(reading.skipped)
-    already = 0
-    for index, entry, when in planned:
-        if index in present or (reading.session and said_key(entry.role, entry.text) in hooked):
-            already += 1
-            continue
-        text = excerpt(entry.role, secrets.redact(entry.text))
-        try:
-            logs.check_message(task=task, index=index, role=entry.role, text=text)
-        except ValidationError as exc:
-            skipped.append(f"{file}: message {index}: {exc}")
-            continue
-        rel = logs.log_path(when)
-        days.setdefault(rel, (f"{when:%Y-%m-%d}", {}))[1].setdefault(task, []).append(
-            f"- [{index}] {when:%H:%M} {entry.role}: {text}"
-        )
-        per_day.setdefault(rel, {}).setdefault(entry.role, 0)
-        per_day[rel][entry.role] += 1
-    added_by_role: dict[str, int] = {}
-    _write(store, days, per_day, session, actor, skipped, added_by_role)
+    # what is there is read under the store's lock, after recovery (a kill left no
+    # half-done change counted as logged), and every new line lands in one commit
+    with transaction(store, actor=actor, message=f"log: rollout of session {session}") as tx:
+        plan, already, last = _plan(store, reading, cursor, file, task)
+        _write(tx, plan)
+        tx.message += f", {sum(plan.added_by_role.values())} messages"
+    added_by_role = plan.added_by_role
+    skipped = plan.skipped
     _save(
         state,
-        Cursor(offset, reading.session, cursor.numbered + len(planned), last.isoformat()),
+        Cursor(offset, reading.session, cursor.numbered + len(reading.entries), last.isoformat()),
     )
     return FollowReport(
         file=shown,
@@ -256,3 +234,38 @@ def follow_rollout(workspace: Workspace, path: str | Path, *, actor: str) -> Fol
         read_bytes=offset - cursor.offset,
         skipped_lines=skipped[:20],
     )
+
+
+def _plan(
+    store: Store, reading: Reading, cursor: Cursor, file: Path, task: str
+) -> tuple[_Plan, int, datetime]:
+    """The new lines by day, the messages already logged, and the last one's time."""
+    now = store.now()
+    tz = now.tzinfo or datetime.now().astimezone().tzinfo
+    assert tz is not None
+    last = (when_of(cursor.last) or now).astimezone(tz)
+    planned = []
+    for number, entry in enumerate(reading.entries, start=cursor.numbered + 1):
+        last = _when(entry, last, now, tz)
+        planned.append((number, entry, last))
+    rels = {logs.log_path(when) for _, _, when in planned} | {logs.log_path(now)}
+    present, hooked = _seen(store.root, rels, task, task_of({"session_id": reading.session or ""}))
+    plan = _Plan(skipped=list(reading.skipped))
+    already = 0
+    for index, entry, when in planned:
+        if index in present or (reading.session and said_key(entry.role, entry.text) in hooked):
+            already += 1
+            continue
+        text = excerpt(entry.role, secrets.redact(entry.text))
+        try:
+            logs.check_message(task=task, index=index, role=entry.role, text=text)
+        except ValidationError as exc:
+            plan.skipped.append(f"{file}: message {index}: {exc}")
+            continue
+        rel = logs.log_path(when)
+        plan.days.setdefault(rel, (f"{when:%Y-%m-%d}", {}))[1].setdefault(task, []).append(
+            f"- [{index}] {when:%H:%M} {entry.role}: {text}"
+        )
+        plan.per_day.setdefault(rel, {}).setdefault(entry.role, 0)
+        plan.per_day[rel][entry.role] += 1
+    return plan, already, last

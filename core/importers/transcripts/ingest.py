@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any
 
 from core.domain import secrets
 from core.domain.data import AsData
@@ -33,9 +32,9 @@ from core.importers.transcripts.model import (
 from core.store import logs
 from core.store.fsutil import confined
 from core.store.store import Store
-from core.store.transaction import transaction
+from core.store.transaction import Transaction, transaction
 from core.store.workspace import Workspace
-from core.writing.hook_events import logged_key, said_key, task_of
+from core.writing.hook_events import logged_key, said_keys, task_of
 from core.writing.remember import log_store
 
 #: the formats, in the order detection asks them (Codex's wrapper is the stricter)
@@ -175,6 +174,71 @@ def _with_lines(text: str | None, day: str, block: dict[str, list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: what an entry may count as in the report
+COUNTED = ("turn", "call", "result")
+
+
+@dataclass
+class _Plan:
+    """The transcript's messages numbered by task, counted by role, then (under the
+    store's lock) the lines to add by day and task."""
+
+    planned: list[tuple[str, int, Entry]] = field(default_factory=list)
+    numbers: dict[str, int] = field(default_factory=dict)
+    by_role: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ROLES, 0))
+    counters: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTED, 0))
+    days: dict[str, tuple[str, dict[str, list[str]]]] = field(default_factory=dict)
+    per_day: dict[str, dict[str, int]] = field(default_factory=dict)
+    added_by_role: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ROLES, 0))
+    already: int = 0
+    skipped: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+
+
+def _numbered(reading: Reading, session: str) -> _Plan:
+    """Each entry under its task (``session-<id>``, a sidechain's own) and index."""
+    plan = _Plan(skipped=list(reading.skipped))
+    for entry in reading.entries:
+        task = f"session-{session}" + (f"-{entry.task_suffix}" if entry.task_suffix else "")
+        plan.numbers[task] = plan.numbers.get(task, 0) + 1
+        plan.planned.append((task, plan.numbers[task], entry))
+        plan.by_role[entry.role] = plan.by_role.get(entry.role, 0) + 1
+        if entry.counts_as:
+            plan.counters[entry.counts_as] += 1
+    return plan
+
+
+def _new_lines(plan: _Plan, store: Store, reading: Reading, file: Path) -> None:
+    """The lines of the messages not in the logs yet, by day and task. Read under the
+    store's lock, after recovery: a change a kill left half done is finished or
+    undone before what is there is read, and no other writer adds lines meanwhile."""
+    now = store.now()
+    tz = now.tzinfo or datetime.now().astimezone().tzinfo
+    assert tz is not None
+    present = _present(store.root, set(plan.numbers))
+    hooked = _hooked(store.root, reading.session)
+    last = now
+    for task, index, entry in plan.planned:
+        when = last = _when(entry, last, now, tz)
+        if (task, index) in present or (
+            hooked and not hooked.isdisjoint(said_keys(entry.role, entry.text, entry.head))
+        ):
+            plan.already += 1
+            continue
+        text = excerpt(entry.role, secrets.redact(entry.text))
+        try:
+            logs.check_message(task=task, index=index, role=entry.role, text=text)
+        except ValidationError as exc:
+            plan.skipped.append(f"{file}: message {index}: {exc}")
+            continue
+        rel = logs.log_path(when)
+        plan.days.setdefault(rel, (f"{when:%Y-%m-%d}", {}))[1].setdefault(task, []).append(
+            f"- [{index}] {when:%H:%M} {entry.role}: {text}"
+        )
+        plan.per_day.setdefault(rel, {}).setdefault(entry.role, 0)
+        plan.per_day[rel][entry.role] += 1
+
+
 def ingest_transcript(
     workspace: Workspace,
     path: str | Path,
@@ -193,101 +257,50 @@ def ingest_transcript(
     fmt, reading = _read(file, format)
     session = _session(reading, file)
     store, note = log_store(workspace, actor)
-    tz = store.now().tzinfo or datetime.now().astimezone().tzinfo
-    assert tz is not None
-    now = store.now()
-    counters: dict[str, Any] = {"turn": 0, "call": 0, "result": 0}
-    by_role = dict.fromkeys(ROLES, 0)
-    added_by_role = dict.fromkeys(ROLES, 0)
-    numbers: dict[str, int] = {}
-    planned: list[tuple[str, int, Entry]] = []
-    for entry in reading.entries:
-        task = f"session-{session}" + (f"-{entry.task_suffix}" if entry.task_suffix else "")
-        numbers[task] = numbers.get(task, 0) + 1
-        planned.append((task, numbers[task], entry))
-        by_role[entry.role] = by_role.get(entry.role, 0) + 1
-        if entry.counts_as:
-            counters[entry.counts_as] += 1
-    present = _present(store.root, set(numbers))
-    hooked = _hooked(store.root, reading.session)
-    days: dict[str, tuple[str, dict[str, list[str]]]] = {}
-    per_day: dict[str, dict[str, int]] = {}
-    skipped = list(reading.skipped)
-    last = now
-    already = 0
-    for task, index, entry in planned:
-        when = last = _when(entry, last, now, tz)
-        if (task, index) in present or (hooked and said_key(entry.role, entry.text) in hooked):
-            already += 1
-            continue
-        text = excerpt(entry.role, secrets.redact(entry.text))
-        try:
-            logs.check_message(task=task, index=index, role=entry.role, text=text)
-        except ValidationError as exc:
-            skipped.append(f"{file}: message {index}: {exc}")
-            continue
-        rel = logs.log_path(when)
-        days.setdefault(rel, (f"{when:%Y-%m-%d}", {}))[1].setdefault(task, []).append(
-            f"- [{index}] {when:%H:%M} {entry.role}: {text}"
-        )
-        per_day.setdefault(rel, {}).setdefault(entry.role, 0)
-        per_day[rel][entry.role] += 1
-    written = _write(store, days, per_day, session, actor, skipped, added_by_role)
+    plan = _numbered(reading, session)
+    # one transaction: what is there is read under its lock (after recovery), and
+    # every new line lands in one commit, or none (nothing new: no commit)
+    with transaction(store, actor=actor, message=f"log: transcript of session {session}") as tx:
+        _new_lines(plan, store, reading, file)
+        _write(tx, plan)
+        tx.message += f", {sum(plan.added_by_role.values())} messages"
     return TranscriptReport(
         file=str(file),
         format=fmt,
         session=session,
         store=str(store.root),
-        tasks=sorted(numbers),
-        added=sum(added_by_role.values()),
-        already=already,
-        skipped=len(skipped),
-        by_role={r: n for r, n in by_role.items() if n},
-        added_by_role={r: n for r, n in added_by_role.items() if n},
-        turns=counters["turn"],
-        tool_calls=counters["call"],
-        tool_results=counters["result"],
+        tasks=sorted(plan.numbers),
+        added=sum(plan.added_by_role.values()),
+        already=plan.already,
+        skipped=len(plan.skipped),
+        by_role={r: n for r, n in plan.by_role.items() if n},
+        added_by_role={r: n for r, n in plan.added_by_role.items() if n},
+        turns=plan.counters["turn"],
+        tool_calls=plan.counters["call"],
+        tool_results=plan.counters["result"],
         ignored=reading.ignored,
-        skipped_lines=skipped[:SHOWN_SKIPS],
-        logs=written,
+        skipped_lines=plan.skipped[:SHOWN_SKIPS],
+        logs=plan.written,
         note=note,
     )
 
 
-def _write(
-    store: Store,
-    days: dict[str, tuple[str, dict[str, list[str]]]],
-    per_day: dict[str, dict[str, int]],
-    session: str,
-    actor: str,
-    skipped: list[str],
-    added_by_role: dict[str, int],
-) -> list[str]:
-    """The new lines into their days' logs, in one transaction and one commit."""
-    if not days:
-        return []
-    count = sum(len(v) for _, block in days.values() for v in block.values())
-    written: list[str] = []
-    with transaction(
-        store, actor=actor, message=f"log: transcript of session {session}, {count} messages"
-    ) as tx:
-        for rel, (day, block) in sorted(days.items()):
-            path = confined(store.root, rel)
-            if path.is_symlink() or (path.exists() and not path.is_file()):
-                skipped.append(
-                    f"{rel}: not a file; its {sum(per_day[rel].values())} messages skipped"
-                )
-                continue
-            old = path.read_text(encoding="utf-8", errors="replace") if path.exists() else None
-            text = _with_lines(old, day, block)
-            if len(text.encode("utf-8", "surrogatepass")) > logs.MAX_LOG_BYTES:
-                skipped.append(
-                    f"{rel}: would grow past 16 MiB; "
-                    f"its {sum(per_day[rel].values())} messages skipped"
-                )
-                continue
-            tx.write_file(rel, text)
-            written.append(rel)
-            for role, n in per_day[rel].items():
-                added_by_role[role] = added_by_role.get(role, 0) + n
-    return written
+def _write(tx: Transaction, plan: _Plan) -> None:
+    """The new lines into their days' logs (a day whose log is no file, or would grow
+    past 16 MiB, is skipped and said)."""
+    root = tx.store.root
+    for rel, (day, block) in sorted(plan.days.items()):
+        path = confined(root, rel)
+        count = sum(plan.per_day[rel].values())
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            plan.skipped.append(f"{rel}: not a file; its {count} messages skipped")
+            continue
+        old = path.read_text(encoding="utf-8", errors="replace") if path.exists() else None
+        text = _with_lines(old, day, block)
+        if len(text.encode("utf-8", "surrogatepass")) > logs.MAX_LOG_BYTES:
+            plan.skipped.append(f"{rel}: would grow past 16 MiB; its {count} messages skipped")
+            continue
+        tx.write_file(rel, text)
+        plan.written.append(rel)
+        for role, n in plan.per_day[rel].items():
+            plan.added_by_role[role] = plan.added_by_role.get(role, 0) + n

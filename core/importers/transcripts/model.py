@@ -7,13 +7,14 @@ anything it holds, and never raises on a bad line: the line is counted as skippe
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
+
+from core.store.logs import excerpt_line
 
 #: the roles an entry may have in the daily log
 ROLES = ("user", "assistant", "tool", "web", "file", "agent", "system")
@@ -35,6 +36,10 @@ class Entry:
     when: datetime | None = None
     counts_as: str = ""
     task_suffix: str = ""  # a sidechain's own task beside its session's
+    #: a tool's result: how the post-tool hook heads it (the tool and its target, not
+    #: redacted: never written, only hashed after redaction), so that a result the
+    #: hook logged live is recognised (core.writing.hook_events.said_keys)
+    head: str = ""
 
 
 @dataclass
@@ -112,13 +117,9 @@ def when_of(value: object) -> datetime | None:
 
 
 def excerpt(role: str, text: str) -> str:
-    """The text as logged: whole when short, else its start with its size and a hash."""
-    limit = EXCERPT_CHARS.get(role, EXCERPT_OTHER)
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"{text[:limit]} [... {len(text):,} chars, sha256:{digest}]"
+    """The text as logged: whole when short, else its start with its size and a hash
+    (the daily log's one excerpt, :func:`core.store.logs.excerpt_line`)."""
+    return excerpt_line(text, EXCERPT_CHARS.get(role, EXCERPT_OTHER))
 
 
 def text_of(content: object, *, depth: int = 0) -> str:

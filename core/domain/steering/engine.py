@@ -55,18 +55,20 @@ def _alt(*parts: str) -> str:
 
 class _Lazy:
     """A regex compiled the first time it is used, not on import (``re.compile`` is what
-    the import would spend its time on). It answers as the compiled one does."""
+    the import would spend its time on). It answers as the compiled one does: the first
+    call compiles it and puts the compiled regex's own methods on the instance, so that
+    every later call goes straight to them."""
 
-    __slots__ = ("_compiled", "flags", "pattern")
+    _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub")
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.pattern, self.flags = pattern, flags
-        self._compiled: re.Pattern[str] | None = None
 
     def compiled(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(self.pattern, self.flags)
-        return self._compiled
+        compiled = re.compile(self.pattern, self.flags)
+        for name in self._METHODS:  # an instance's attribute hides the class's method
+            setattr(self, name, getattr(compiled, name))
+        return compiled
 
     def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
         return self.compiled().search(text, pos, endpos)

@@ -126,13 +126,15 @@ def _seen(text: str) -> Seen:
     return last
 
 
-def _holds(text: str, checks: tuple[Check, ...], indexed: int = 0) -> bool:
+def _holds(
+    text: str, checks: tuple[Check, ...], indexed: int = 0, last: Seen | None = None
+) -> bool:
     """Whether every gate holds on ``text``: some literal of each is in it (the first
     ``indexed`` gates' keys are known to be there: a gate whose keys are its literals
-    holds then)."""
+    holds then). ``last``: what :func:`_seen` just gave for ``text``, if the caller has it."""
     if not checks:
         return True
-    _, folded, grams, seen, _, _ = _seen(text)
+    _, folded, grams, seen, _, _ = last if last is not None else _seen(text)
     for k, (keys, by_key, exact) in enumerate(checks):
         if exact and k < indexed:
             continue
@@ -224,14 +226,15 @@ class _Gated:
         self.gated = frozenset(b.number for b in branches if b.checks)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        candidates = _seen(text)[4]  # first: it compiles what is not compiled yet
-        maybe = self.gated & candidates
+        last = _seen(text)  # first: it compiles what is not compiled yet
+        maybe = self.gated & last[4]
         runs = [b.finditer(text) for b in self.always]
         if maybe:
+            indexed = len(_KEYS)
             runs += [
                 b.finditer(text)
                 for b in (_BRANCHES[i] for i in sorted(maybe))
-                if _holds(text, b.checks, len(_KEYS))
+                if _holds(text, b.checks, indexed, last)
             ]
         if len(runs) == 1:
             yield from runs[0]

@@ -235,7 +235,7 @@ def assess(
     known_hosts: Iterable[str] | None = None,
 ) -> list[Flag]:
     """The flags the write gate and the doctor act on, provenance weighed (the exact
-    semantics are in the module's docstring): strong content flags, provenance flags
+    semantics are in the package's docstring): strong content flags, provenance flags
     and (given ``known_hosts``) link flags always; weak content flags only when the
     text is not known to be the user's own words or when one of those fired too."""
     content = detect(text)

@@ -18,19 +18,20 @@ from core.domain.record import Memory
 
 @functools.cache
 def scanner_fingerprint() -> str:
-    """A digest of the secret scanner's own source: a catalog whose flags another
-    scanner set is scanned again. Read from its files, not imported (the scanner
-    compiles its rules on import; most commands never scan)."""
+    """A digest of the secret scanner's and the steering detector's own source (every
+    file of each package): a catalog whose flags or hints another detector set is
+    scanned again. Read from their files, not imported (most commands never scan)."""
     import hashlib
 
     import core.domain
 
     digest = hashlib.sha256()
-    folder = Path(core.domain.__file__).parent / "secrets"
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".py"):
-            digest.update(name.encode() + b"\0" + (folder / name).read_bytes())
-    digest.update(b"steering\0" + (folder.parent / "steering.py").read_bytes())
+    domain = Path(core.domain.__file__).parent
+    for package in ("secrets", "steering"):  # the steering detector's hints are cached too
+        folder = domain / package
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                digest.update(f"{package}/{name}".encode() + b"\0" + (folder / name).read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -1,0 +1,257 @@
+"""What every match of a regex needs: the literals read from the stdlib's regex parser."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Any
+
+# -- speed: each alternative runs only when a word it needs is in the text -------------
+try:
+    _PARSER: Any = importlib.import_module("re._parser")  # the stdlib's own regex parser
+except ImportError:  # pragma: no cover - another Python: every alternative always runs
+    _PARSER = None
+Gate = frozenset[str]  # some one of these literals is in every match (casefolded)
+#: a gate as checked: its keys (see :func:`_key`), its literals by key, and whether each
+#: literal is its own key (then the key being in the text's index is the literal being there)
+Check = tuple[frozenset[str], dict[str, tuple[str, ...]], bool]
+_WORD = re.compile(r"\w+")
+_WORD_STARTS = [re.compile(rf"\b\w{{{n}}}") for n in (2, 3, 4)]
+
+
+def _fold(text: str) -> str:
+    """Casefolded, with the two letters the regex engine folds to "i" that casefold
+    does not (so a gate never skips what the regex would match)."""
+    return text.casefold().replace("i\u0307", "i").replace("\u0131", "i")
+
+
+def _key(literal: str) -> str:
+    """What must be in the text's index when ``literal`` is in the text: the first letters
+    (two to four) of the word it starts ("igno"), or else its first character ("忽")."""
+    plain = _plain(literal)
+    if literal.startswith(_INITIAL) and plain.isascii():
+        head = _WORD.match(plain)
+        if head and len(head.group()) >= 2:
+            return head.group()[:4]
+    return plain[0]
+
+
+def _usable(gate: Gate) -> bool:
+    """A gate worth checking: a few literals, none a lone Latin letter or digit."""
+    return 0 < len(gate) <= 40 and all(len(_plain(x)) >= 2 or not _plain(x).isascii() for x in gate)
+
+
+#: words nearly every text has: a gate of them says little
+_COMMON_WORDS = frozenset(
+    (
+        *("the", "to", "of", "and", "a", "in", "is", "it", "you", "that", "for", "on", "with"),
+        *("as", "are", "be", "this", "not", "all", "any", "at", "by", "or", "from", "if", "he"),
+        *("she", "they", "we", "an", "do", "can", "will", "use", "run", "set", "add", "so"),
+        *("no", "yes", "user"),
+    )
+)
+
+
+def _chance(gate: Gate) -> float:
+    """A rough chance that a gate holds on a memory's text: short literals are common."""
+    plain = {_plain(x) for x in gate}
+    if plain & _COMMON_WORDS:
+        return 1.0
+    miss = 1.0
+    for literal in plain:
+        n = len(literal) * (1 if literal.isascii() else 3)
+        miss *= 1 - (
+            1.0 if n <= 2 else 0.5 if n == 3 else 0.2 if n == 4 else 0.05 if n <= 6 else 0.01
+        )
+    return 1 - miss
+
+
+def _best(gates: list[Gate]) -> Gate | None:
+    usable = [g for g in gates if _usable(g)]
+    return min(usable, key=lambda g: (_chance(g), len(g)), default=None)
+
+
+def _lead(items: Any) -> str:
+    """The literal run an alternative starts with."""
+    run = ""
+    for op, av in items:
+        if str(op) != "LITERAL":
+            break
+        run += chr(av)
+    return run
+
+
+#: marks a literal that starts a word in every match (its first letters start a word)
+_INITIAL = "\x01"
+
+
+def _plain(literal: str) -> str:
+    return literal.lstrip(_INITIAL)
+
+
+def _nonword_class(av: Any) -> bool:
+    """A character class of spaces and other non-word characters only (after one, a
+    word starts)."""
+    for op, value in av:
+        name, what = str(op), str(value)
+        if name == "CATEGORY" and what in ("CATEGORY_SPACE", "CATEGORY_NOT_WORD"):
+            continue
+        if name == "LITERAL" and not chr(value).isalnum() and chr(value) != "_":
+            continue
+        return False
+    return True
+
+
+def _word_lookbehind(av: Any) -> bool:
+    """``(?<![\\w...])``: no word character before."""
+    direction, inner = av
+    if direction != -1 or len(inner) != 1 or str(inner[0][0]) != "IN":
+        return False
+    return any(str(v) == "CATEGORY_WORD" for _, v in inner[0][1])
+
+
+def _required(items: Any, initial: bool = False) -> list[Gate]:  # noqa: C901
+    """The gates every match of the parsed ``items`` satisfies: each literal run, and
+    what each required group or repeat needs; an alternation needs one of its
+    alternatives' best gates (and a run before it joins each alternative's own start:
+    the parser turns ``iex|invoke`` into ``i(?:ex|nvoke)``). A literal that starts a word
+    in every match (after ``\\b`` or a space) is marked :data:`_INITIAL`."""
+    gates: list[Gate] = []
+    run, run_initial = "", False
+
+    def mark(literal: str, at_start: bool) -> str:
+        return (_INITIAL if at_start else "") + _fold(literal)
+
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            if not run:
+                run_initial = initial
+            run += chr(av)
+            initial = not (chr(av).isalnum() or chr(av) == "_")
+            continue
+        if name == "AT":
+            if str(av) in (
+                "AT_BOUNDARY",
+                "AT_BEGINNING",
+                "AT_BEGINNING_LINE",
+                "AT_BEGINNING_STRING",
+            ):
+                initial = initial or not run
+            continue  # a boundary consumes nothing: the run goes on
+        if name == "BRANCH" and run:
+            leads = [_lead(alt) for alt in av[1]]
+            if all(leads):
+                gates.append(frozenset(mark(run + lead, run_initial) for lead in leads))
+        if run:
+            gates.append(frozenset({mark(run, run_initial)}))
+            run = ""
+        if name == "SUBPATTERN":
+            gates += _required(av[-1], initial)
+            initial = False
+        elif name == "ATOMIC_GROUP":
+            gates += _required(av, initial)
+            initial = False
+        elif name == "BRANCH":
+            best = [_best(_required(alt, initial)) for alt in av[1]]
+            if all(best):
+                gates.append(frozenset().union(*(g for g in best if g)))
+            initial = False
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            lo, _, item = av
+            if lo >= 1:
+                gates += _required(item, initial)
+            nonword = len(item) == 1 and str(item[0][0]) == "IN" and _nonword_class(item[0][1])
+            initial = nonword and (lo >= 1 or initial)
+        elif name == "IN":
+            initial = _nonword_class(av)
+        elif name == "ASSERT_NOT":
+            initial = initial or _word_lookbehind(av)
+        elif name != "ASSERT":
+            initial = False
+    if run:
+        gates.append(frozenset({mark(run, run_initial)}))
+    return gates
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """``pattern`` split at its top-level ``|`` (outside groups, classes and escapes)."""
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "^":
+                i += 1
+            if pattern[i + 1 : i + 2] == "]":
+                i += 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    parts.append(pattern[start:])
+    return parts
+
+
+def _checks(parsed: Any) -> tuple[Check, ...]:
+    """The checks for a pattern's usable gates (``parsed`` by the stdlib's parser, or
+    None without it), the least likely to hold first."""
+    if parsed is None:
+        return ()
+    found = {g for g in _required(parsed) if _usable(g)}
+    ordered = sorted(found, key=lambda g: (_chance(g), len(g), sorted(g)))[:4]
+    checks = []
+    for gate in ordered:
+        by_key: dict[str, tuple[str, ...]] = {}
+        for literal in sorted(gate):
+            by_key[_key(literal)] = (*by_key.get(_key(literal), ()), _plain(literal))
+        exact = all(literals == (key,) for key, literals in by_key.items())
+        checks.append((frozenset(by_key), by_key, exact))
+    return tuple(checks)
+
+
+def _leads(items: Any) -> frozenset[str] | None:
+    """The literals every match of the parsed ``items`` starts with (casefolded), or None
+    when a match may start otherwise."""
+    items = list(items)
+    for k, (op, av) in enumerate(items):
+        name = str(op)
+        if name == "AT":
+            continue
+        if name == "LITERAL":
+            run = ""
+            for op2, av2 in items[k:]:
+                if str(op2) != "LITERAL":
+                    break
+                run += chr(av2)
+            rest = items[k + len(run) :]
+            if rest and str(rest[0][0]) == "BRANCH":  # i(?:ex|nvoke): the parser's factoring
+                tails = [_lead(alt) for alt in rest[0][1][1]]
+                if all(tails):
+                    return frozenset(_fold(run + tail) for tail in tails)
+            return frozenset({_fold(run)})
+        if name == "SUBPATTERN":
+            inner = _leads(list(av[-1]) + items[k + 1 :])
+            return inner
+        if name == "BRANCH":
+            found: set[str] = set()
+            for alt in av[1]:
+                lead = _leads(list(alt) + items[k + 1 :])
+                if lead is None:
+                    return None
+                found |= lead
+            return frozenset(found)
+        if name in ("MAX_REPEAT", "MIN_REPEAT") and av[0] == 0 and av[1] == 1:
+            first, then = _leads(list(av[2]) + items[k + 1 :]), _leads(items[k + 1 :])
+            return first | then if first is not None and then is not None else None
+        return None
+    return None

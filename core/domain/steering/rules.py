@@ -1,0 +1,112 @@
+"""The content rules in one table (:data:`RULES`), and the plain scan (:func:`detect`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from core.domain.steering.authority import (
+    CLAIMED_AUTHORITY,
+    FOREIGN_AUTHORITY,
+    INJECT_CONTENT,
+    REVEAL_PROMPT,
+)
+from core.domain.steering.encoded import ENCODED_TEXT, IMAGE_CARRIES_DATA, OTHER_ENCODING
+from core.domain.steering.engine import Flag, Rule, _Lazy
+from core.domain.steering.exfiltration import SEND_DATA_OUT, SHOW_SECRETS
+from core.domain.steering.fetching import FETCH_AND_RUN, INSTALL_FROM_URL
+from core.domain.steering.hidden import (
+    _BIDI,
+    _TAGS,
+    _ZERO_WIDTH,
+    BIDI_OVERRIDE,
+    HTML_COMMENT,
+    LOOK_ALIKE_LETTERS,
+    MARKDOWN_COMMENT,
+    TAG_CHARACTERS,
+    ZERO_WIDTH,
+)
+from core.domain.steering.judgement import (
+    PERSIST_ITSELF,
+    SKIP_CONFIRMATION,
+    STEER_JUDGEMENT,
+    SUPPRESS_WARNINGS,
+)
+from core.domain.steering.markers import INSTRUCTION_HEADING, ROLE_MARKER
+from core.domain.steering.override import LIFT_RESTRICTIONS, OVERRIDE_INSTRUCTIONS
+from core.domain.steering.secrecy import DECEIVE_USER, KEEP_FROM_USER, SCRIPTED_ANSWER
+from core.domain.steering.standing import DELAYED_TRIGGER, FROM_NOW_ON
+from core.domain.steering.weakening import (
+    CHANGE_CREDENTIALS,
+    DESTRUCTIVE_COMMAND,
+    DISABLE_CHECKS,
+    WEAKEN_SECURITY,
+)
+
+RULES: tuple[Rule, ...] = (
+    OVERRIDE_INSTRUCTIONS,
+    LIFT_RESTRICTIONS,
+    FOREIGN_AUTHORITY,
+    FROM_NOW_ON,
+    ROLE_MARKER,
+    INSTRUCTION_HEADING,
+    DELAYED_TRIGGER,
+    INJECT_CONTENT,
+    CLAIMED_AUTHORITY,
+    REVEAL_PROMPT,
+    KEEP_FROM_USER,
+    SKIP_CONFIRMATION,
+    SUPPRESS_WARNINGS,
+    FETCH_AND_RUN,
+    SEND_DATA_OUT,
+    DISABLE_CHECKS,
+    DESTRUCTIVE_COMMAND,
+    INSTALL_FROM_URL,
+    CHANGE_CREDENTIALS,
+    DECEIVE_USER,
+    SCRIPTED_ANSWER,
+    PERSIST_ITSELF,
+    SHOW_SECRETS,
+    STEER_JUDGEMENT,
+    WEAKEN_SECURITY,
+    OTHER_ENCODING,
+    ZERO_WIDTH,
+    BIDI_OVERRIDE,
+    TAG_CHARACTERS,
+    LOOK_ALIKE_LETTERS,
+    HTML_COMMENT,
+    MARKDOWN_COMMENT,
+    IMAGE_CARRIES_DATA,
+    ENCODED_TEXT,
+)
+
+
+_BY_ID = {rule.id: rule for rule in RULES}
+_SHOWN_INVISIBLE = _Lazy(_ZERO_WIDTH + "|" + _BIDI + "|" + _TAGS)
+
+
+def _shown(span: str) -> str:
+    out = []
+    for ch in span[:120]:
+        if _SHOWN_INVISIBLE.match(ch):
+            out.append(f"<U+{ord(ch):04X}>")
+        else:
+            out.append(ch)
+    return "".join(out) + ("…" if len(span) > 120 else "")
+
+
+def _rule_flags(text: str, rule: Rule) -> list[Flag]:
+    for start, end in rule.find(text):
+        return [Flag(rule.id, rule.family, start, end, _shown(text[start:end]), rule.why)]
+    return []
+
+
+def detect(text: str, *, rules: Iterable[Rule] = RULES) -> list[Flag]:
+    """Every rule that fires on ``text``, each with its first span (in text order).
+    No weighing: weak rules fire as strong ones do (see :func:`assess`)."""
+    flags = [flag for rule in rules for flag in _rule_flags(text, rule)]
+    flags.sort(key=lambda f: (f.start, f.rule))
+    return flags
+
+
+def rule(rule_id: str) -> Rule:
+    return _BY_ID[rule_id]

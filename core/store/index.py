@@ -94,9 +94,6 @@ def index_line(memory: Memory, max_chars: int) -> str:
     ``[secret: rule-id]`` instead, put in before the line is cut, so a cut never
     leaves part of one."""
     title, hook = shown_parts(memory)
-    warned = caution(memory.provenance)
-    if warned:  # words from outside the user: said before anything else of them
-        hook = f"({warned}) {hook}"
     return _line(title, shown_condition(memory), memory.path, hook, max_chars)
 
 
@@ -104,7 +101,15 @@ def shown_parts(memory: Memory) -> tuple[str, str]:
     """The title and hook of the record's index line, redacted (the catalog keeps them)."""
     from core.domain import secrets  # the scanner compiles its rules on first use
 
-    return secrets.redact(memory.display_title), secrets.redact(memory.hook)
+    return secrets.redact(memory.display_title), index_hook(memory, secrets.redact(memory.hook))
+
+
+def index_hook(memory: Memory, hook: str | None = None) -> str:
+    """What the index line shows after the title: the content's first line, said to
+    come from outside the user first when it did (core.domain.provenance.caution)."""
+    hook = memory.hook if hook is None else hook
+    warned = caution(memory.provenance)
+    return f"({warned}) {hook}" if warned else hook
 
 
 def shown_condition(memory: Memory) -> str | None:

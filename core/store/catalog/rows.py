@@ -13,7 +13,7 @@ from core.domain.errors import ValidationError
 from core.domain.record import Memory, memory_from_mapping
 from core.store.catalog.hints import _has_secret, steering_hint
 from core.store.fsutil import HostileEntry, read_entry
-from core.store.index import combined_rank, rank_parts, shown_parts, type_order
+from core.store.index import combined_rank, index_hook, rank_parts, shown_parts, type_order
 from core.store.layout import MAX_FILE_BYTES, MEMORY_DIR
 from core.store.snapshot import Problem
 
@@ -88,7 +88,7 @@ def _row(
         return (rel, *stamp, *(None,) * 12, item.reason, item.field, secret, *(None,) * 7, 0)
     m = item
     parts = rank_parts(m)
-    title, hook = shown_parts(m) if secret else (m.display_title, m.hook)
+    title, hook = shown_parts(m) if secret else (m.display_title, index_hook(m))
     return (
         rel,
         *stamp,

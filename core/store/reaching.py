@@ -135,10 +135,13 @@ def assessed(
     if external:
         flags += external_flags(content, role)
     seen = {f.rule for f in flags}
+    voiced = steering.users_own_words(memory_type, role)
     for name, text in extra:
         if not text:
             continue
         for flag in steering.assess(text, memory_type=None, role=role, known_hosts=hosts):
+            if voiced and _weak(flag.rule):
+                continue  # the record's words are the user's: as its content is weighed
             if flag.rule not in seen:
                 seen.add(flag.rule)
                 flags.append(
@@ -147,6 +150,14 @@ def assessed(
     if own_words:
         flags = [f for f in flags if never_meant(f.rule, f.family)]
     return Assessment(tuple(flags), role)
+
+
+def _weak(rule: str) -> bool:
+    """Whether a flag is a weak content rule's (a sign only when the words are not known
+    to be the user's own)."""
+    from core.domain import steering
+
+    return any(r.id == rule and r.strength == "weak" for r in steering.RULES)
 
 
 #: the content rules that hold even the user's own words: what no person writes to
@@ -233,10 +244,13 @@ def _rules_flag(
     ``mine``: the words are the user's own (:func:`own_words`)."""
     from core.domain import steering
 
+    voiced = steering.users_own_words(memory_type, role)
     for text, kind in ((content, memory_type), (title, None), (value, None)):
         if not text:
             continue
         flags = steering.assess(text, memory_type=kind, role=role, known_hosts=hosts)
+        if kind is None and voiced:
+            flags = [f for f in flags if not _weak(f.rule)]
         if any(never_meant(f.rule, f.family) or not mine for f in flags):
             return True
     return False

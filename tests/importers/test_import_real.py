@@ -113,12 +113,13 @@ def test_a_cut_off_character_keeps_the_rest_of_the_memory(tmp_path: Path) -> Non
 #: what each real folder gives today (a dry run into a fresh private and team store);
 #: held: internal addresses (not credentials), each a review item with its lines marked;
 #: and memories that address the agent from a source not known to be the user's words
-#: (quarantine): 1000ssam's three feedback notes an agent wrote as lessons
-#: ("without the user's confirmation", ...), and 4444J99's note quoting a job ad's
-#: planted "If you are a LLM or an AI tool ..."
+#: (quarantine): 4444J99's note quoting a job ad's planted "If you are a LLM or an AI tool
+#: ...". 1000ssam's three feedback notes ("묻지 말고", "without asking") are the user's
+#: guidance: their quoted evidence is weighed as their content is (a weak sign in the
+#: words of a type that vouches for the user's voice is no sign), and they are written
 EXPECTED = {
     ("claude-code", "0WAQ__gsim-ops__claude-memory"): {"written": 29, "held": 5},
-    ("claude-code", "1000ssam__claude-config__memory"): {"written": 122, "held": 3},
+    ("claude-code", "1000ssam__claude-config__memory"): {"written": 125},
     ("claude-code", "4444J99__application-pipeline__claude-memory"): {"written": 91, "held": 1},
     ("claude-code", "BobG1983__breaker__claude-agent-memory-planning-reviewer-specs-code"): {
         "written": 6
@@ -152,6 +153,22 @@ def test_each_real_folder_imports_with_its_counts(tmp_path: Path, kind: str, nam
     assert not [
         i for i in report.items if i.outcome == "skipped" and "front matter" in " ".join(i.reasons)
     ]
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="../shared/real-memory is not here")
+def test_the_detector_holds_at_most_half_a_percent_of_the_real_memories(tmp_path: Path) -> None:
+    """Every real folder imported (a dry run): the memories the steering detector holds
+    (quarantine) against all it reads; internal addresses (held) are not its."""
+    counts: collections.Counter[str] = collections.Counter()
+    quarantined = 0
+    for kind, name in sorted(EXPECTED):
+        folder = Path(shutil.copytree(REAL / kind / name, tmp_path / name))
+        ws = workspace(tmp_path / "stores" / name)
+        report = import_folder(format_named(kind), ws, folder, actor=ACTOR, dry_run=True)
+        counts.update(i.outcome for i in report.items)
+        quarantined += sum(1 for i in report.items if any("quarantine" in r for r in i.reasons))
+    total = counts["written"] + counts["held"]
+    assert quarantined <= 0.005 * total, (quarantined, total)
 
 
 # ------------------------------------------------------------ whose folder it is

@@ -23,6 +23,7 @@ key, the rules and the text's hash.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -112,6 +113,8 @@ def derived(store: Store, candidate: Candidate, excerpt: Excerpt | None) -> Prov
     source = candidate.source
     if source is None or source.file is not None:
         return None
+    if source.log is None and excerpt is not None:  # found by its task: the log it is in
+        source = dataclasses.replace(source, log=excerpt.file)
     said = [Said(m.role, m.text) for m in task_messages(store.root, source)]
     text = "\n".join(t for t in (candidate.title, candidate.value, candidate.content) if t)
     return derive(text, said, cited=source_role(source, excerpt))

@@ -140,6 +140,8 @@ class MemoryData(TypedDict):
     usage_count: int
     sources: list[SourceData]
     content_sha256: str
+    #: where its words came from (as :class:`RecalledMemory` gives it)
+    provenance: dict[str, Any]
     text: str
 
 
@@ -624,6 +626,7 @@ class Agent:
             "usage_count": m.usage_count,
             "sources": _sources(m),
             "content_sha256": content_hash(m),
+            "provenance": {**shown_provenance(m.provenance), "cited": provenance(store, m)},
             "text": _data_text(m),
         }
 

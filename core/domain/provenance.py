@@ -24,10 +24,11 @@ external, and every channel tells the agent where it came from.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,10 +58,12 @@ _UNSPACED = re.compile(
 
 @dataclass(frozen=True)
 class Said:
-    """One message of a task: who said it and what."""
+    """One message of a task: who said it and what. ``filter``: the words of the whole
+    of a text the log keeps only the start of (:func:`word_filter`), when it has one."""
 
     role: str
     text: str
+    filter: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -105,29 +108,35 @@ def derive(content: str, messages: Sequence[Said], *, cited: str | None = None) 
     """Which roles' messages hold the words of ``content``, and whether it is external.
     ``cited``: the role of the message the memory names as its source (always among
     the roles). A task with no messages gives the cited role alone, not external unless
-    that role is an outside one."""
+    that role is an outside one. An excerpt's whole words are read from its filter."""
     mine = words(content)
     user: set[str] = set()
     outside: set[str] = set()
     by_role: dict[str, set[str]] = {}
+    filters: dict[str, list[bytes]] = {}  # role -> the word filters of its excerpts
     replies: list[frozenset[str]] = []
     total = 0
     for said in reversed(messages):  # the newest first: a long task's tail is kept
         total += len(said.text)
         if total > MAX_TASK_CHARS:
             break
-        found = words(said.text)
         role = said.role.lower()
+        found = set(words(said.text))
+        if said.filter is not None:  # the whole text's words, of the memory's words
+            found |= {w for w in mine if in_filter(said.filter, w)}
+            filters.setdefault(role, []).append(said.filter)
         by_role.setdefault(role, set()).update(found)
         if role in USER_ROLES:
             user |= found
         elif role in OUTSIDE_ROLES:
             outside |= found
         elif role == "assistant":
-            replies.append(found)
+            replies.append(frozenset(found))
+    outside_filters = [f for role, fs in filters.items() if role in OUTSIDE_ROLES for f in fs]
     for reply in replies:  # a reply that repeats the outside is the outside's
         own = reply - user
-        if own and len(own & outside) >= REPEATS * len(own):
+        said_outside = {w for w in own if w in outside or _in_any(outside_filters, w)}
+        if own and len(said_outside) >= REPEATS * len(own):
             outside |= own
     only_outside = _share(mine, outside - user)
     from_user = _share(mine, user)
@@ -148,6 +157,44 @@ def derive(content: str, messages: Sequence[Said], *, cited: str | None = None) 
     return Provenance(
         tuple(sorted(roles)), external, round(from_user, 3), round(only_outside, 3), where
     )
+
+
+# -- the words of a long text, kept small -------------------------------------------
+#: bits a word takes in a filter, and the most bytes a filter has: about 1% of the
+#: words not in a text read as in it, up to 3,000 distinct words (more: more of them)
+_BITS_PER_WORD, _MAX_FILTER_BYTES, _PROBES = 10, 4096, 7
+
+
+def word_filter(text: str) -> bytes:
+    """The words of ``text`` (:func:`words`) as a Bloom filter: a daily log keeps only
+    the start of a long tool result or page, and this, so that a memory's words can
+    still be traced to the whole (a word in the text is always found; one not in it
+    is found about once in a hundred)."""
+    found = words(text)
+    size = min(max(8, (len(found) * _BITS_PER_WORD + 7) // 8), _MAX_FILTER_BYTES)
+    bits = bytearray(size)
+    for word in found:
+        for at in _probes(word, size * 8):
+            bits[at >> 3] |= 1 << (at & 7)
+    return bytes(bits)
+
+
+def in_filter(bits: bytes, word: str) -> bool:
+    """Whether ``word`` may be in the text ``bits`` was made of (:func:`word_filter`)."""
+    if not bits:
+        return False
+    return all(bits[at >> 3] & (1 << (at & 7)) for at in _probes(word, len(bits) * 8))
+
+
+def _in_any(filters: Iterable[bytes], word: str) -> bool:
+    return any(in_filter(f, word) for f in filters)
+
+
+def _probes(word: str, size: int) -> Iterator[int]:
+    digest = hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    first, second = int.from_bytes(digest[:8], "big"), int.from_bytes(digest[8:], "big") | 1
+    for k in range(_PROBES):
+        yield (first + k * second) % size
 
 
 def outside_role(roles: Iterable[str]) -> str:

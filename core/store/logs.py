@@ -18,6 +18,7 @@ A long text is logged as an excerpt (:func:`excerpt_line`, read back by
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 import stat
@@ -30,6 +31,7 @@ from pathlib import Path
 
 from core.domain.data import AsData, shown_as
 from core.domain.errors import ValidationError
+from core.domain.provenance import word_filter
 from core.domain.record import Source, check_field, describe
 from core.store.fsutil import HostileEntry, UnsafePath, atomic_write_text, confined, read_entry
 
@@ -66,7 +68,8 @@ def log_path(when: datetime) -> str:
 #: the end of a message logged as an excerpt (:func:`excerpt_line`): the whole text's
 #: length in characters and its SHA-256
 EXCERPT_MARK = re.compile(
-    r" … \[excerpt: (?P<chars>\d{1,3}(?:,\d{3})*) characters, sha256 (?P<sha>[0-9a-f]{64})\]\Z"
+    r" … \[excerpt: (?P<chars>\d{1,3}(?:,\d{3})*) characters, sha256 (?P<sha>[0-9a-f]{64})"
+    r"(?:, words (?P<words>[A-Za-z0-9+/]{8,8192}={0,2}))?\]\Z"
 )
 
 
@@ -78,19 +81,28 @@ class Cut:
     start: str
     chars: int
     sha256: str
+    #: the whole text's words (core.domain.provenance.word_filter); None in an excerpt
+    #: written before they were kept
+    words: bytes | None = None
 
 
 def excerpt_line(text: str, limit: int) -> str:
     """A text as a daily log keeps it, on one line (its whitespace made single spaces):
     whole when it has at most ``limit`` characters, else its first ``limit`` with the
     whole's length and the SHA-256 of the whole (UTF-8), so the whole can be recognised
-    later: ``start … [excerpt: 523,112 characters, sha256 <64 hex>]``. The caller
-    redacts credentials first: the hash is of what the log may hold."""
+    later, and its words as a filter (base64), so a memory's words can be traced to the
+    whole (core.domain.provenance): ``start … [excerpt: 523,112 characters, sha256 <64
+    hex>, words <base64>]``. The caller redacts credentials first: the hash and the
+    words are of what the log may hold."""
     shown = " ".join(text.split())
     if len(shown) <= limit:
         return shown
     digest = hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"{shown[:limit].rstrip()} … [excerpt: {len(shown):,} characters, sha256 {digest}]"
+    found = base64.b64encode(word_filter(shown)).decode("ascii")
+    return (
+        f"{shown[:limit].rstrip()} … [excerpt: {len(shown):,} characters, sha256 {digest}, "
+        f"words {found}]"
+    )
 
 
 def excerpt_of(text: str) -> Cut | None:
@@ -99,7 +111,11 @@ def excerpt_of(text: str) -> Cut | None:
     found = EXCERPT_MARK.search(text)
     if found is None:
         return None
-    return Cut(text[: found.start()], int(found["chars"].replace(",", "")), found["sha"])
+    try:
+        kept = base64.b64decode(found["words"], validate=True) if found["words"] else None
+    except ValueError:
+        kept = None
+    return Cut(text[: found.start()], int(found["chars"].replace(",", "")), found["sha"], kept)
 
 
 #: the largest message index a log takes (messages of a task are numbered 0 or 1 up)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from core.domain.provenance import Provenance, Said, derive, outside_role
 from core.domain.record import Memory
-from core.store.logs import Excerpt, resolve, task_messages
+from core.store.logs import Excerpt, excerpt_of, resolve, task_messages
 from core.store.quarantine import (
     Quarantined,
     held_for,
@@ -115,7 +115,13 @@ def derived(store: Store, candidate: Candidate, excerpt: Excerpt | None) -> Prov
         return None
     if source.log is None and excerpt is not None:  # found by its task: the log it is in
         source = dataclasses.replace(source, log=excerpt.file)
-    said = [Said(m.role, m.text) for m in task_messages(store.root, source)]
+    said = []
+    for message in task_messages(store.root, source):
+        cut = excerpt_of(message.text)  # a long text's start, and its whole's words
+        if cut is None:
+            said.append(Said(message.role, message.text))
+        else:
+            said.append(Said(message.role, cut.start, cut.words))
     text = "\n".join(t for t in (candidate.title, candidate.value, candidate.content) if t)
     return derive(text, said, cited=source_role(source, excerpt))
 

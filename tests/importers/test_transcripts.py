@@ -23,7 +23,7 @@ import pytest
 from conftest import commit_count, fake_token
 
 from core.api.writing import ingest_transcript
-from core.domain import secrets
+from core.domain import provenance, secrets
 from core.domain.errors import AuthorizationError, ValidationError
 from core.store import logs
 from core.store.store import Store
@@ -295,11 +295,13 @@ def test_a_long_result_is_an_excerpt_with_a_hash(
     assert (code, report["added"]) == (0, 2)
     text = logged(root)[1][2]
     assert len(text) < 2000
-    mark = r" … \[excerpt: 500,0\d\d characters, sha256 [0-9a-f]{64}\]"
+    mark = r" … \[excerpt: 500,0\d\d characters, sha256 [0-9a-f]{64}, words [A-Za-z0-9+/=]+\]"
     assert re.fullmatch(r"line( line){299}" + mark, text)  # 1,500 characters, then the mark
     whole = " ".join(secrets.redact("line\n" * 100_000 + TOKEN).split())  # as the log holds it
     digest = hashlib.sha256(whole.encode()).hexdigest()
-    assert logs.excerpt_of(text) == logs.Cut(text.split(" … ")[0], len(whole), digest)
+    assert logs.excerpt_of(text) == logs.Cut(
+        text.split(" … ")[0], len(whole), digest, provenance.word_filter(whole)
+    )
     assert text == logs.excerpt_line(whole, 1_500)  # the one excerpt the hooks write too
     assert TOKEN.encode() not in every_byte(root)
 

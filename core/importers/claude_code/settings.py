@@ -30,7 +30,7 @@ import json
 import os
 import shlex
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
@@ -98,10 +98,13 @@ def is_memgov_hook(handler: Any) -> bool:
     return len(words) >= 2 and PurePath(words[0]).name == "memgov" and words[1] == "hook"
 
 
-def memgov_groups(program: str, stores: list[str], actor: str) -> dict[str, dict[str, Any]]:
-    """memgov's matcher group for each event of :data:`HOOKS`."""
+def memgov_groups(
+    program: str, stores: list[str], actor: str, hooks: Sequence[HookSpec] | None = None
+) -> dict[str, dict[str, Any]]:
+    """memgov's matcher group for each event of ``hooks`` (Claude Code's :data:`HOOKS`
+    by default; Codex reads hooks in the same shape)."""
     groups: dict[str, dict[str, Any]] = {}
-    for spec in HOOKS:
+    for spec in HOOKS if hooks is None else hooks:
         group: dict[str, Any] = {}
         if spec.matcher is not None:
             group["matcher"] = spec.matcher

@@ -36,15 +36,15 @@ import re
 import tempfile
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core.importers.claude_code.settings import (
     MAX_SETTINGS_BYTES,
+    HookSpec,
     SettingsError,
     SetupChange,
-    hook_command,
+    memgov_groups,
     merge_hooks,
     remove_hooks,
     render_settings,
@@ -66,23 +66,12 @@ _KEY_LINE = re.compile(r"^\s*[^\s#\[]")
 _OWN_KEY = re.compile(r"""^\s*(?:command|args|"command"|"args"|'command'|'args')\s*=""")
 
 
-@dataclass(frozen=True)
-class CodexHook:
-    """One Codex event's hook: the event, memgov's command for it, the matcher
-    (None: every occurrence) and the timeout in seconds."""
-
-    event: str
-    name: str
-    matcher: str | None
-    timeout: int
-
-
 #: the events memgov hooks into, in the order they are written
 HOOKS = (
-    CodexHook("SessionStart", "session-start", None, 10),
-    CodexHook("UserPromptSubmit", "user-prompt", None, 10),
-    CodexHook("PostToolUse", "post-tool", TOOL_MATCHER, 10),
-    CodexHook("Stop", "turn-end", None, 60),
+    HookSpec("SessionStart", "session-start", None, 10),
+    HookSpec("UserPromptSubmit", "user-prompt", None, 10),
+    HookSpec("PostToolUse", "post-tool", TOOL_MATCHER, 10),
+    HookSpec("Stop", "turn-end", None, 60),
 )
 
 
@@ -96,24 +85,6 @@ def setup_paths(project: Path, *, user: bool, home: Path) -> tuple[Path, Path]:
     """(hooks.json, config.toml): the project's ``.codex/`` ones, or the user's."""
     folder = codex_home(home) if user else project / ".codex"
     return folder / "hooks.json", folder / "config.toml"
-
-
-def codex_groups(program: str, stores: list[str], actor: str) -> dict[str, dict[str, Any]]:
-    """memgov's matcher group for each event of :data:`HOOKS`."""
-    groups: dict[str, dict[str, Any]] = {}
-    for spec in HOOKS:
-        group: dict[str, Any] = {}
-        if spec.matcher is not None:
-            group["matcher"] = spec.matcher
-        group["hooks"] = [
-            {
-                "type": "command",
-                "command": hook_command(program, spec.name, stores, actor),
-                "timeout": spec.timeout,
-            }
-        ]
-        groups[spec.event] = group
-    return groups
 
 
 def server_entry(program: str, stores: list[str], actor: str) -> dict[str, Any]:
@@ -372,7 +343,7 @@ def setup_codex(
         new_hooks = remove_hooks(hooks or {}, shown=str(hooks_path))
         new_config = edit_config(config or "", None, shown=str(config_path))
     else:
-        groups = codex_groups(program, stores, actor)
+        groups = memgov_groups(program, stores, actor, HOOKS)
         new_hooks = merge_hooks(hooks or {}, groups, shown=str(hooks_path))
         entry = server_entry(program, stores, actor)
         new_config = edit_config(config or "", entry, shown=str(config_path))

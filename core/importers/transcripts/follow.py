@@ -30,12 +30,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.domain import secrets
 from core.domain.data import AsData
 from core.domain.errors import ValidationError
 from core.importers.transcripts.codex import Codex
 from core.importers.transcripts.ingest import _Plan, _session, _when, _write
-from core.importers.transcripts.model import MAX_LINE_BYTES, Reading, excerpt, when_of
+from core.importers.transcripts.model import MAX_LINE_BYTES, Reading, when_of
 from core.store import logs
 from core.store.store import Store
 from core.store.transaction import transaction
@@ -256,16 +255,5 @@ def _plan(
         if index in present or (reading.session and said_key(entry.role, entry.text) in hooked):
             already += 1
             continue
-        text = excerpt(entry.role, secrets.redact(entry.text))
-        try:
-            logs.check_message(task=task, index=index, role=entry.role, text=text)
-        except ValidationError as exc:
-            plan.skipped.append(f"{file}: message {index}: {exc}")
-            continue
-        rel = logs.log_path(when)
-        plan.days.setdefault(rel, (f"{when:%Y-%m-%d}", {}))[1].setdefault(task, []).append(
-            f"- [{index}] {when:%H:%M} {entry.role}: {text}"
-        )
-        plan.per_day.setdefault(rel, {}).setdefault(entry.role, 0)
-        plan.per_day[rel][entry.role] += 1
+        plan.add(task, index, entry, when, file)
     return plan, already, last

@@ -194,6 +194,22 @@ class _Plan:
     skipped: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
 
+    def add(self, task: str, index: int, entry: Entry, when: datetime, file: Path) -> None:
+        """One new message's line under its day and task: redacted, excerpted, checked
+        (one that is no fit message is skipped and named)."""
+        text = excerpt(entry.role, secrets.redact(entry.text))
+        try:
+            logs.check_message(task=task, index=index, role=entry.role, text=text)
+        except ValidationError as exc:
+            self.skipped.append(f"{file}: message {index}: {exc}")
+            return
+        rel = logs.log_path(when)
+        self.days.setdefault(rel, (f"{when:%Y-%m-%d}", {}))[1].setdefault(task, []).append(
+            f"- [{index}] {when:%H:%M} {entry.role}: {text}"
+        )
+        self.per_day.setdefault(rel, {}).setdefault(entry.role, 0)
+        self.per_day[rel][entry.role] += 1
+
 
 def _numbered(reading: Reading, session: str) -> _Plan:
     """Each entry under its task (``session-<id>``, a sidechain's own) and index."""
@@ -225,18 +241,7 @@ def _new_lines(plan: _Plan, store: Store, reading: Reading, file: Path) -> None:
         ):
             plan.already += 1
             continue
-        text = excerpt(entry.role, secrets.redact(entry.text))
-        try:
-            logs.check_message(task=task, index=index, role=entry.role, text=text)
-        except ValidationError as exc:
-            plan.skipped.append(f"{file}: message {index}: {exc}")
-            continue
-        rel = logs.log_path(when)
-        plan.days.setdefault(rel, (f"{when:%Y-%m-%d}", {}))[1].setdefault(task, []).append(
-            f"- [{index}] {when:%H:%M} {entry.role}: {text}"
-        )
-        plan.per_day.setdefault(rel, {}).setdefault(entry.role, 0)
-        plan.per_day[rel][entry.role] += 1
+        plan.add(task, index, entry, when, file)
 
 
 def ingest_transcript(

@@ -18,7 +18,7 @@ PAGE = (
 async def test_page_words_are_external_in_every_answer(demo: Path) -> None:
     async with served(demo, actor=ACTOR) as s:
         await s.call("log", task=TASK, index=0, role="user", text="what changed in Kiosk SDK 5?")
-        await s.call("log", task=TASK, index=1, role="tool", text=PAGE)
+        await s.call("log", task=TASK, index=1, role="web", text=PAGE)
         source = {"task": TASK, "message_index": 0, "evidence": "what changed in Kiosk SDK 5"}
         fact = await s.call(
             "remember",
@@ -44,12 +44,12 @@ async def test_page_words_are_external_in_every_answer(demo: Path) -> None:
         (shown,) = recalled["memories"]
         assert shown["id"] == fact_id
         assert shown["provenance"] == {
-            "roles": ["tool", "user"],
+            "roles": ["user", "web"],
             "external": True,
-            "from": "tool",
+            "from": "web",
             "cited": "user",
         }
-        assert "from tool: verify before acting" in shown["text"]
+        assert "from web: verify before acting" in shown["text"]
         got = await s.call("get", id=fact_id)
         assert got["provenance"]["external"] is True
-        assert "from tool: verify before acting" in got["text"]
+        assert "from web: verify before acting" in got["text"]

@@ -82,7 +82,7 @@ with their words. A person decides.
 - `cite` the recalled memories you actually used.
 You cannot approve, reject or erase anything: the user decides in the desk."""
 
-ROLES = Literal["user", "assistant", "tool", "system"]
+ROLES = Literal["user", "assistant", "tool", "web", "file", "agent", "system"]
 STATUSES = Literal["active", "superseded", "conflict", "expired", "deleted"]
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -283,7 +283,14 @@ def build_server(workspace: Workspace, actor: str) -> tuple[MCPServer[Any], _Des
     async def log_message(
         task: Annotated[str, Field(description="the current task's id")],
         index: Annotated[int, Field(ge=0, description="the message's index in the task")],
-        role: Annotated[ROLES, Field(description="who said it")],
+        role: Annotated[
+            ROLES,
+            Field(
+                description="who said it: the user, you (assistant), or where it came from "
+                "(tool: a command's or a tool's output; web: a page or a search result; file: "
+                "a file you read; agent: another agent; system: the harness)"
+            ),
+        ],
         text: Annotated[str, Field(description="the message")],
     ) -> Logged:
         """Append a message of the current task to today's daily log of the private

@@ -181,6 +181,7 @@ def import_claude_code_step(stage: Stage, args: Mapping[str, Any]) -> None:
     folder = stage.target / args["folder"]
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in args["files"].items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)  # team/ notes
         (folder / name).write_text(text, encoding="utf-8")
     workspace = Workspace(stores=list(stage.stores.values()))
     import_folder(CLAUDE_CODE, workspace, folder, actor=actor(args))

@@ -108,6 +108,22 @@ class SecretBlocked(MemgovError):
         )
 
 
+class AddressBlocked(SecretBlocked):
+    """An internal address blocked words bound for a team store (a promotion, a
+    proposal): it is no credential, and a private store keeps it, but a team store
+    takes it off the machine. Carries rule ids, never the address."""
+
+    def __init__(self, where: str, rules: list[str]) -> None:
+        MemgovError.__init__(
+            self,
+            f"{where}: blocked: it names an internal address (rules: "
+            f"{', '.join(sorted(set(rules)))}), which a team store would take off this "
+            "machine; keep the memory private, or correct it without the address and ask "
+            "again. The address is not shown.",
+        )
+        self.rules = sorted(set(rules))
+
+
 _re = __import__("re")
 _ID_SHAPE = _re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,119}")
 _SEGMENTS = _re.compile(r"[-_.:/]")

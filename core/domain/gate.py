@@ -8,7 +8,10 @@ refused for being missing: from the user's own words, at its memory type's defau
 anything else (the agent's, a tool's or a page's words, a source that does not
 resolve) at 0, since only the caller can judge those. A settled criterion says so
 (``settled``: the rule). s3 is 1 when the source pointer resolves
-to its evidence. s4 is 0 on any secret or sensitive pattern. Before scoring,
+to its evidence. s4 is 0 on any secret, and on an internal address (a private IP, an
+``.internal``/``.corp``/``.lan``/``.intranet`` host) where the words are shared (a
+team store): in a private store, which never leaves the machine, an internal address
+is data of the user's project (:func:`evaluate`'s ``shared``). Before scoring,
 content that can be derived from the current state is excluded outright (seed
 3.2): memory is not a second copy of the code, the git history or a log.
 """
@@ -163,6 +166,10 @@ def exclusions(content: str) -> list[str]:
 
 
 # -- sensitive patterns beyond credentials (internal addresses) -----------------------
+# An internal address is no credential: it names a machine of the user's network, which
+# only matters where the words leave the machine (a team store, what is pushed or
+# proposed). A private store keeps it; whatever shares words scans for it
+# (:func:`unshareable`).
 # not inside a longer dotted number (1.10.0.0.1), but a sentence may end after it
 _PRIVATE_IP = re.compile(
     r"(?<![\d.])(?:10(?:\.\d{1,3}){3}|192\.168(?:\.\d{1,3}){2}|172\.(?:1[6-9]|2\d|3[01])"
@@ -171,6 +178,11 @@ _PRIVATE_IP = re.compile(
 _INTERNAL_HOST = re.compile(
     r"\b[\w-]+(?:\.[\w-]+)*\.(?:internal|corp|intranet|lan)\b", re.IGNORECASE
 )
+#: each internal-address pattern by its rule id, with what it is
+INTERNAL_PATTERNS = {
+    "internal-ip-address": (_PRIVATE_IP, "a private IP address (RFC 1918)"),
+    "internal-hostname": (_INTERNAL_HOST, "an .internal, .corp, .intranet or .lan host name"),
+}
 
 
 def redact_sensitive(text: str, marks: dict[str, str]) -> str:
@@ -180,12 +192,33 @@ def redact_sensitive(text: str, marks: dict[str, str]) -> str:
 
 
 def sensitive_patterns(text: str) -> list[str]:
+    """The rule ids of the internal addresses in ``text``."""
+    return [rule for rule, (pattern, _what) in INTERNAL_PATTERNS.items() if pattern.search(text)]
+
+
+def internal_addresses(text: str) -> list[secrets.Finding]:
+    """Where ``text`` names an internal address, by rule id, line and column (never the
+    address), as the secret scanner says where a credential is."""
     found = []
-    if _PRIVATE_IP.search(text):
-        found.append("internal-ip-address")
-    if _INTERNAL_HOST.search(text):
-        found.append("internal-hostname")
-    return found
+    for rule, (pattern, what) in INTERNAL_PATTERNS.items():
+        for match in pattern.finditer(text):
+            start = match.start()
+            line = text.count("\n", 0, start) + 1
+            column = start - (text.rfind("\n", 0, start) + 1) + 1
+            found.append(secrets.Finding(rule, f"an internal address: {what}", line, column))
+    return sorted(found, key=lambda f: (f.line, f.column, f.rule_id))
+
+
+def unshareable(text: str) -> list[secrets.Finding]:
+    """What must not leave the machine in ``text``: each credential (never memory at all)
+    and each internal address (memory of a private store only). What a promotion, a
+    proposal or anything else bound for a team store scans."""
+    return [*secrets.scan(text), *internal_addresses(text)]
+
+
+def is_internal(rule: str) -> bool:
+    """Whether a scan's rule id is an internal address (not a credential)."""
+    return rule in INTERNAL_PATTERNS
 
 
 @dataclass(frozen=True)
@@ -229,6 +262,18 @@ def settle(
     )
 
 
+def _s4_why(rules: tuple[str, ...], internal: tuple[str, ...]) -> str:
+    """Why s4 fails: a credential is never memory; an internal address is not shared."""
+    if rules and internal:
+        return "secrets are never memory, and internal addresses never leave the machine"
+    if rules:
+        return "secrets are never memory"
+    return (
+        "an internal address never leaves the machine: a team store shares it (a private "
+        "store keeps it: write it there)"
+    )
+
+
 def evaluate(
     *,
     content: str,
@@ -239,7 +284,7 @@ def evaluate(
     theta: float,
     also: Sequence[str] = (),
     quote_found: bool = True,
-    sensitive_ok: bool = False,
+    shared: bool = True,
     vouched: bool = False,
     settled: dict[str, Settled] | None = None,
 ) -> GateResult:
@@ -247,8 +292,9 @@ def evaluate(
     value, the key's fields): s4 scans it like the content and the evidence.
     ``quote_found``: the evidence is in the logged message the source points at
     (:func:`quoted_in`); a pointer that resolves to a message saying something else
-    is no source. ``sensitive_ok``: a person decided to keep this memory's internal
-    addresses (a held item, core.importers.held): only credentials fail s4.
+    is no source. ``shared``: the words go to a store others share (a team store);
+    False for a private store, which never leaves the machine: there an internal
+    address is data of the user's project and only credentials fail s4.
     ``vouched``: a person keeps it although the gate doubted it (an exclusion, s1 or
     s2 under theta; a held item): neither excludes it any more; s3 and s4 still do.
     ``settled``: s1 or s2 the caller did not give, settled by :func:`settle` (one
@@ -279,17 +325,18 @@ def evaluate(
 
     texts = (content, evidence, *also)
     rules = tuple(sorted({h.rule_id for text in texts for h in secrets.scan(text)}))
-    sensitive = tuple(sorted({p for text in texts for p in sensitive_patterns(text)}))
-    if sensitive_ok:
-        sensitive = ()
+    internal = tuple(sorted({p for text in texts for p in sensitive_patterns(text)}))
+    sensitive = internal if shared else ()
     if rules or sensitive:
+        found = ", ".join(rules + sensitive)
+        s4 = Criterion("s4", 0.0, False, f"matches {found}: {_s4_why(rules, sensitive)}")
+    elif internal:
         s4 = Criterion(
             "s4",
-            0.0,
-            False,
-            "matches "
-            + ", ".join(rules + sensitive)
-            + ": secrets and internal addresses are never memory",
+            1.0,
+            True,
+            f"no secret; {', '.join(internal)}: an internal address is data of the "
+            "project in a private store, which never leaves the machine",
         )
     else:
         s4 = Criterion("s4", 1.0, True, "no secret or sensitive pattern found")

@@ -57,7 +57,6 @@ class Entry:
     skip: str | None = None  # why this entry is not imported
     #: where it stands in the folder, exactly (core.importers.claude_code.origin), for an export
     origin_fields: dict[str, str] | None = None
-    sensitive_ok: bool = False  # a person keeps its internal addresses (core.importers.held)
     #: a person keeps it although the write gate doubted it (core.importers.held, "gate")
     vouched: bool = False
     last_line: int = 0  # the entry's last line in its file (0: its first)
@@ -89,7 +88,6 @@ class Entry:
             value=self.value,
             title=self.title,
             origin=with_signature(self.origin_fields, sigs),
-            sensitive_ok=self.sensitive_ok,
             vouched=self.vouched,
         )
 

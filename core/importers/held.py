@@ -3,10 +3,12 @@ write on its own, waiting for a person (review items of kind ``held``).
 
 An import or a sync holds a memory instead of writing it when
 
-- ``sensitive``: it holds an internal address (a private IP, an ``.internal``
-  host), which is not a credential: a person may *redact* it (each address
-  replaced by ``[internal-ip-address]``), *keep* it as a private memory, or drop
-  it (reject);
+- ``sensitive``: a team memory (from the folder's ``team/``) holds an internal
+  address (a private IP, an ``.internal`` host), which is not a credential but
+  would leave the machine with the team store: a person may *redact* it (each
+  address replaced by ``[internal-ip-address]``), *keep* it as a private memory,
+  or drop it (reject). A private memory keeps its internal addresses: its store
+  never leaves the machine;
 - ``relearned``: a person erased a memory with the same key or the same words
   (the erasure event keeps a hash of them, never the words) and the agent wrote
   it again: a person may *learn* it again (approve) or *forget* it (reject: it

@@ -13,6 +13,9 @@ The whole run is one transaction and one commit per store it changes, with its
 - team entries are written only for a maintainer of the team store
   (:func:`core.domain.policy.is_maintainer`); anyone else's are skipped, with
   what to do instead;
+- an internal address (a private IP, an ``.internal`` host) is imported with a
+  private memory, whose store never leaves the machine; a team memory naming one is
+  held for a person (:mod:`core.importers.held`), since the team store shares it;
 - what earlier imports did is not done again (:mod:`core.importers.ledger`);
 - each run that changed a store ends with one ``import`` event there, in the
   run's one commit to that store;
@@ -204,7 +207,12 @@ def _texts(entry: Entry) -> list[str]:
 
 
 def _sensitive_only(entry: Entry) -> bool:
-    """An internal address and no credential: a person decides (a held item)."""
+    """A team memory with an internal address and no credential: a person decides (a
+    held item). A private memory keeps its internal addresses: the private store never
+    leaves the machine, and the address is data of the user's project; a team store is
+    shared, so the address would leave it."""
+    if entry.scope != "team":
+        return False
     texts = _texts(entry)
     return not any(secrets.scan(t) for t in texts) and any(
         gate.sensitive_patterns(t) for t in texts
@@ -214,7 +222,10 @@ def _sensitive_only(entry: Entry) -> bool:
 def _found(entry: Entry) -> str:
     first = origin_key(entry.origin)[1] or 1
     where = describe_found(entry.content, first) or "in its evidence or front matter"
-    return f"{where}; not a credential: redact it, keep it private, or drop it"
+    return (
+        f"{where}; not a credential, but a team memory leaves the machine: redact it, keep "
+        "it private, or drop it"
+    )
 
 
 def _redacted(entry: Entry) -> Entry:
@@ -232,7 +243,7 @@ def _redacted(entry: Entry) -> Entry:
 
 def _kept_private(entry: Entry) -> Entry:
     """A person keeps its internal addresses: a private memory, never the team's."""
-    return replace(entry, scope="private", sensitive_ok=True)
+    return replace(entry, scope="private")
 
 
 _WHERE = ("format", "folder", "slot", "file")
@@ -349,6 +360,7 @@ class _Runner:
             return self.item(entry, "skipped", reasons=(self.kept(mine),))
         if not entry.content.strip():
             return self.item(entry, "skipped", reasons=("empty: nothing to import",))
+        entry = self.kept_private(entry)
         store, why = self.target(entry.scope)
         if store is None:
             return self.item(entry, "skipped", reasons=(why,))
@@ -385,13 +397,28 @@ class _Runner:
             if closed.status == "rejected":
                 return self.item(entry, "skipped", reasons=(self.kept(closed),))
         if _sensitive_only(entry):
-            closed = self.closed(entry, "sensitive")
-            if closed is None:
-                return self.hold(entry, "sensitive", detail=_found(entry))
-            if closed.status == "rejected":
-                return self.item(entry, "skipped", reasons=(self.kept(closed),))
-            entry = _redacted(entry) if closed.decision == "redact" else _kept_private(entry)
+            return self.sensitive(entry, store, ledger)
         return self.send(entry, store, ledger)
+
+    def kept_private(self, entry: Entry) -> Entry:
+        """A team memory naming an internal address that a person decided to keep
+        private: the private store's from now on (no team store needed)."""
+        if not _sensitive_only(entry):
+            return entry
+        closed = self.closed(entry, "sensitive")
+        if closed is None or closed.status == "rejected" or closed.decision != "keep":
+            return entry
+        return _kept_private(entry)
+
+    def sensitive(self, entry: Entry, store: Store, ledger: Ledger) -> ImportItem:
+        """A team memory naming an internal address: held until a person redacts it (then
+        the team's), keeps it private (:meth:`kept_private`) or drops it."""
+        closed = self.closed(entry, "sensitive")
+        if closed is None:
+            return self.hold(entry, "sensitive", detail=_found(entry))
+        if closed.status == "rejected":
+            return self.item(entry, "skipped", reasons=(self.kept(closed),))
+        return self.send(_redacted(entry), store, ledger)
 
     def send(self, entry: Entry, store: Store, ledger: Ledger) -> ImportItem:
         """One pipeline call per source: the second and later merge into the first. All

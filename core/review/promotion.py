@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from core.domain import policy, secrets, values
-from core.domain.errors import SecretBlocked, ValidationError
+from core.domain import gate, policy, values
+from core.domain.errors import AddressBlocked, SecretBlocked, ValidationError
 from core.domain.record import Memory, Source
 from core.review.items import Item
 from core.review.session import Session
@@ -62,8 +62,40 @@ def successor(store: Store, memory: Memory) -> Memory | None:
 
 
 def blocked_rules(item: Item) -> list[str]:
-    """The secret-scan rules that block approving a promotion item (none: clean)."""
+    """The scan's rules that block approving a promotion item (none: clean): each
+    credential and each internal address (:func:`core.domain.gate.unshareable`)."""
     return sorted({h.rule for h in item.scan})
+
+
+def blocked_what(rules: list[str]) -> str:
+    """What the rules that block a promotion found, in words (never the value): a
+    credential is never memory; an internal address stays on this machine, in the
+    private store, and the team store would share it."""
+    secret = [r for r in rules if not gate.is_internal(r)]
+    internal = [r for r in rules if gate.is_internal(r)]
+    said = []
+    if secret:
+        said.append(f"it carries a credential ({', '.join(secret)})")
+    if internal:
+        said.append(
+            f"it names an internal address ({', '.join(internal)}), which the team store "
+            "would take off this machine"
+        )
+    return "; ".join(said)
+
+
+def unshareable_error(where: str, rules: list[str]) -> SecretBlocked:
+    """The refusal of words bound for a team store: a credential's, else an internal
+    address's (no credential, but not for the team)."""
+    if all(gate.is_internal(rule) for rule in rules):
+        return AddressBlocked(where, rules)
+    return SecretBlocked(where, rules)
+
+
+def unshareable_rules(texts: Iterable[str]) -> list[str]:
+    """The rule ids of what must not go to a team store in ``texts``: credentials and
+    internal addresses (:func:`core.domain.gate.unshareable`)."""
+    return sorted({f.rule_id for text in texts for f in gate.unshareable(text)})
 
 
 def reject_reason(item: Item) -> str:
@@ -71,9 +103,7 @@ def reject_reason(item: Item) -> str:
     memory = item.records[0].memory
     rules = blocked_rules(item)
     if rules:
-        return (
-            f"stays private: it carries a credential ({', '.join(rules)}); correct it and ask again"
-        )
+        return f"stays private: {blocked_what(rules)}; correct it and ask again"
     if memory.status != "active":
         return f"stays private: {memory.id} is {memory.status} since the request"
     return "stays private: not for the team"
@@ -248,9 +278,9 @@ def decide_promotion(
                 field="status",
                 hint="reject the request, or request the promotion of the record that replaced it",
             )
-        rules = [f.rule_id for text in promotion_texts(memory) for f in secrets.scan(text)]
+        rules = unshareable_rules(promotion_texts(memory))
         if rules:  # a fresh scan, whatever the queue showed earlier
-            raise SecretBlocked(f"promotion of {memory.id}", rules)
+            raise unshareable_error(f"promotion of {memory.id}", rules)
         reason = reason.strip() or f"promoted to team: {request.reason}"
     else:
         reason = reason.strip() or "stays private"

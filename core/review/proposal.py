@@ -15,11 +15,17 @@ next sync closes their private request with the maintainer's decision and reason
 
 from __future__ import annotations
 
-from core.domain import secrets
-from core.domain.errors import NotFoundError, SecretBlocked, shown_id
+from core.domain import gate
+from core.domain.errors import NotFoundError, shown_id
 from core.review.evidence import Evidence
 from core.review.items import Item, Kind, PromotionAnalysis, ProposalInfo, ScanHit
-from core.review.promotion import place_copy, promotion_outcome, promotion_texts
+from core.review.promotion import (
+    place_copy,
+    promotion_outcome,
+    promotion_texts,
+    unshareable_error,
+    unshareable_rules,
+)
 from core.review.session import Session
 from core.store import gitstore, logs
 from core.store.decisions import Decision, decision_for, new_decision_id, record_decision
@@ -45,7 +51,7 @@ def proposal_item(evidence: Evidence, proposal: Proposal) -> Item:
     scan = tuple(
         ScanHit(f.rule_id, f.line, f.column, f.description)
         for text in proposal_texts(proposal)
-        for f in secrets.scan(text)
+        for f in gate.unshareable(text)
     )
     same_key = tuple(
         evidence.of(m)
@@ -101,9 +107,9 @@ def decide_proposal(
         raise NotFoundError(f"no proposal branch {shown_id(item.id)} on the remote any more")
     decision_id = new_decision_id(team, f"{item.id}|{approve}")
     if approve:
-        rules = [f.rule_id for text in proposal_texts(proposal) for f in secrets.scan(text)]
+        rules = unshareable_rules(proposal_texts(proposal))
         if rules:
-            raise SecretBlocked(f"proposal {item.id}", rules)
+            raise unshareable_error(f"proposal {item.id}", rules)
     reason = reason.strip() or (
         f"promoted to team: {proposal.reason}" if approve else "not for the team"
     )

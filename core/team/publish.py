@@ -23,9 +23,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.domain import policy, secrets
+from core.domain import policy
 from core.domain.data import AsData
-from core.review.promotion import carried_sources, promotion_texts, team_copy
+from core.review.promotion import (
+    blocked_what,
+    carried_sources,
+    promotion_texts,
+    team_copy,
+    unshareable_rules,
+)
 from core.store import gitstore
 from core.store.layout import memory_path
 from core.store.proposals import (
@@ -125,11 +131,11 @@ def publish(team: Store, private: Store, *, actor: str, url: str) -> Published:
         memory = private.memories.get(request.memory_id)
         if memory is None or memory.status != "active":
             continue
-        rules = sorted({f.rule_id for t in promotion_texts(memory) for f in secrets.scan(t)})
+        rules = unshareable_rules(promotion_texts(memory))
         if rules:
             done.held_back.append(
-                f"not proposed: {request.id}: {memory.id} carries a credential "
-                f"({', '.join(rules)}); correct it and sync again"
+                f"not proposed: {request.id}: {memory.id}: {blocked_what(rules)}; correct it "
+                "and sync again"
             )
             continue
         sha = _build(team, private, request, main, actor=actor)

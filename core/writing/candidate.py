@@ -170,13 +170,6 @@ class Candidate:
             form="internal",
         ),
     )
-    sensitive_ok: bool = field(
-        default=False,
-        metadata=_asked(
-            "a person decided to keep its internal addresses (core.importers.held): private only",
-            form="internal",
-        ),
-    )
     vouched: bool = field(
         default=False,
         metadata=_asked(

@@ -200,7 +200,8 @@ def _check(
         quote_found=quoted,
         theta=store.config.theta,
         also=_persisted_text(candidate),
-        sensitive_ok=candidate.sensitive_ok and candidate.scope == "private",
+        # the store's own scope (refused early otherwise): a team store's words are shared
+        shared=candidate.scope != "private",
         vouched=candidate.vouched,
     )
     if not result.passed:

@@ -181,14 +181,14 @@ async def test_a_on_a_blocked_promotion_says_why_and_the_reason_is_true(demo: Pa
         await open_item(pilot, app, "promotion", "CI registry auth")
         screen = app.screen
         assert isinstance(screen, PromotionScreen)
-        assert "not Approve (a): blocked by the secret scan (github-pat)" in text_of(
+        assert "not Approve (a): blocked: it carries a credential (github-pat)" in text_of(
             screen.query_one("#item-head", Static)
         )
         await pilot.press("a")
         await settle(pilot, app)
         assert app.screen is screen  # no dialog
         said = [m for t, m in messages(app) if "not here" in t]
-        assert said and "blocked by the secret scan (github-pat)" in said[-1]
+        assert said and "blocked: it carries a credential (github-pat)" in said[-1]
         await pilot.press("r")
         await settle(pilot, app)
         dialog = app.screen

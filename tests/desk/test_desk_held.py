@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support_agent import ACTOR, ADDRESS, write_ops_folder
+from support_agent import ACTOR, ADDRESS, HELD_FILE, HOST, init_stores, write_ops_folder
 from support_desk import decide_key, settle, text_of
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 from textual.widgets import Static
@@ -24,7 +24,7 @@ from tui.screens.queue.table import QueueTable
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    Store.init(tmp_path / "stores" / "private", scope="private", owner=ACTOR, actor=ACTOR)
+    init_stores(tmp_path / "stores")
     memory = write_ops_folder(tmp_path / "ops" / "memory")
     ws = open_workspace([tmp_path / "stores"])
     assert import_folder(CLAUDE_CODE, ws, memory, actor=ACTOR).counts["held"] == 1
@@ -35,8 +35,8 @@ def ws_of(root: Path) -> Workspace:
     return open_workspace([root])
 
 
-def contents(root: Path) -> list[str]:
-    store = Store(root / "private")
+def contents(root: Path, scope: str = "private") -> list[str]:
+    store = Store(root / scope)
     return sorted(m.content for m in store.memories.values() if m.status == "active")
 
 
@@ -64,7 +64,7 @@ async def test_redact_from_the_desk_imports_it_with_the_address_marked(root: Pat
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_held(pilot, app)
         shown = text_of(screen.query_one("#agent-file", Static))
-        assert "project_redis.md:7" in shown and "← internal-ip-address" in shown
+        assert f"{HELD_FILE}:7" in shown and "← internal-ip-address" in shown
         assert "redact: import it with each internal address replaced by a mark" in shown
         # only this reason's options are keys here
         assert screen.check_action("decide", ("redact",)) is True
@@ -73,10 +73,10 @@ async def test_redact_from_the_desk_imports_it_with_the_address_marked(root: Pat
         await decide_key(pilot, app, "r")
         await settle(pilot, app)
         assert not isinstance(app.screen, HeldScreen)  # decided: back to the queue
-    assert "The cache runs on [internal-ip-address], port 6379; restart it with systemctl." in (
-        contents(root)
-    )
-    assert not any(ADDRESS in text for text in contents(root))
+    assert contents(root, "team") == [
+        "The cache runs on [internal-ip-address], port 6379; restart it with systemctl."
+    ]
+    assert not any(ADDRESS in text for text in contents(root) + contents(root, "team"))
     held = held_file(root)
     assert held["status"] == "approved" and held["decision"] == "redact"
     assert held["decided_by"] == ACTOR
@@ -94,7 +94,12 @@ async def test_drop_from_the_desk_writes_nothing_and_closes_the_item(root: Path)
         assert any("No record yet" in n.message for n in app._notifications)
         await decide_key(pilot, app, "x")
         await settle(pilot, app)
-    assert contents(root) == before == ["Answer tersely."]
+    assert contents(root) == before
+    assert before == [
+        "Answer tersely.",
+        f"The dashboards are on {HOST}; the on-call board is the first one.",
+    ]
+    assert contents(root, "team") == []
     held = held_file(root)
     assert held["status"] == "rejected" and held["decision"] == "drop"
     again = import_folder(CLAUDE_CODE, ws_of(root), root.parent / "ops" / "memory", actor=ACTOR)
@@ -108,7 +113,7 @@ def test_the_cli_shows_a_held_item_by_line_and_decides_it(
     store = str(root / "private")
     assert main(["show", item.id, "--store", store]) == 0
     shown = capsys.readouterr().out
-    assert "held: internal address, project_redis.md:7" in shown
+    assert f"held: internal address, {HELD_FILE}:7" in shown
     assert "internal-ip-address at line 7" in shown and "line 7: internal-ip-address" in shown
     assert ADDRESS not in shown  # the line by number and pattern, never the address
     assert "--approve --option redact | --approve --option keep | --reject (drop)" in shown
@@ -117,5 +122,6 @@ def test_the_cli_shows_a_held_item_by_line_and_decides_it(
     assert held_file(root)["status"] == "open"  # a dry run writes nothing
     assert main([*argv, "--option", "keep"]) == 0
     capsys.readouterr()
-    assert sum(ADDRESS in text for text in contents(root)) == 1
+    assert sum(ADDRESS in text for text in contents(root)) == 1  # kept private
+    assert contents(root, "team") == []
     assert held_file(root)["decision"] == "keep"

@@ -36,7 +36,9 @@ SCREENS: list[tuple[str, Sequence[str]]] = [
     ("batch", ("j",) * 8 + ("enter",)),
     ("batch_wider", ("j",) * 8 + ("enter", "plus", "plus")),
     ("held", ("j",) * 9 + ("enter",)),
-    ("held_redact_dialog", ("j",) * 9 + ("enter", "r")),
+    # the demo's held note is the team's: keep makes it private (redacting it would make
+    # it the team's, with a source in this machine's folder, which the dialog names)
+    ("held_keep_dialog", ("j",) * 9 + ("enter", "k")),
     ("about_me", ("a",)),
     ("correct_dialog", ("a", "c")),
     ("history", ("h",)),

@@ -123,10 +123,51 @@ def test_s4_is_zero_on_a_secret_and_names_the_rule_not_the_value(rule: str, wher
         ("Use build01.corp for release builds", "internal-hostname"),
     ],
 )
-def test_s4_is_zero_on_an_internal_address(text: str, pattern: str) -> None:
-    result = evaluate(content=text)
-    assert not result.passed
-    assert pattern in result.secret_rules
+def test_s4_is_zero_on_an_internal_address_where_it_is_shared(text: str, pattern: str) -> None:
+    """A team store's words leave the machine (and so does an unsaid ``shared``): refused;
+    a private store's never do: the address is data of the user's project, written."""
+    for result in (evaluate(content=text), evaluate(content=text, shared=True)):
+        assert not result.passed
+        assert pattern in result.secret_rules
+        (s4,) = [c for c in result.criteria if c.name == "s4"]
+        assert "never leaves the machine: a team store shares it" in s4.why
+    kept = evaluate(content=text, shared=False)
+    assert kept.passed, kept.reasons()
+    assert kept.secret_rules == ()
+    (s4,) = [c for c in kept.criteria if c.name == "s4"]
+    assert s4.score == 1.0 and pattern in s4.why and "private store" in s4.why
+    # in the evidence or another persisted text alike
+    assert evaluate(evidence=text, shared=False).passed
+    assert not evaluate(evidence=text, shared=True).passed
+    assert evaluate(also=(text,), shared=False).passed
+    assert not evaluate(also=(text,), shared=True).passed
+
+
+def test_a_credential_fails_s4_in_a_private_store_too() -> None:
+    token = fake_token("ghp_", 36, ALNUM, seed=11)
+    for shared in (False, True):
+        result = evaluate(
+            content=f"The staging host 10.0.3.7 takes the token {token}", shared=shared
+        )
+        assert not result.passed
+        assert "github-pat" in result.secret_rules
+        assert ("internal-ip-address" in result.secret_rules) is shared
+        assert token not in json.dumps(result.to_dict())
+
+
+def test_internal_addresses_say_where_never_what() -> None:
+    text = "one line\nthe cache is on 10.20.30.40 and grafana.ops.internal"
+    found = gate.internal_addresses(text)
+    assert [(f.rule_id, f.line, f.column) for f in found] == [
+        ("internal-ip-address", 2, 17),
+        ("internal-hostname", 2, 33),
+    ]
+    assert "10.20.30.40" not in repr(found) and "grafana" not in repr(found)
+    assert gate.unshareable("nothing here") == []
+    assert [f.rule_id for f in gate.unshareable(text)] == [
+        "internal-ip-address",
+        "internal-hostname",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -124,7 +124,12 @@ FAKE: dict[str, Maker] = {
     "jwt": lambda r: (
         "eyJ" + body(r, ALNUM, 30) + ".eyJ" + body(r, ALNUM, 60) + "." + body(r, URLSAFE, 43)
     ),
+    # the secret is the password alone: it starts after the scheme and the user
+    "url-password": lambda r: URL_USER + body(r, ALNUM, 20) + "@db.example.org:5432/app",
 }
+URL_USER = "postgres://app:"
+#: where the secret starts in a rule's fake token, when not at its first character
+SECRET_AT = {"url-password": len(URL_USER)}
 
 # Other shapes a rule covers: (rule id, maker).
 VARIANTS: list[tuple[str, Maker]] = [
@@ -169,6 +174,10 @@ VARIANTS: list[tuple[str, Maker]] = [
 
 # Near-misses that must stay clean: (rule id, why, maker).
 NEAR_MISSES: list[tuple[str, str, Maker]] = [
+    ("url-password", "a plain word", lambda r: "postgres://app:password@db.example.org/app"),
+    ("url-password", "too short", lambda r: "redis://:" + body(r, ALNUM, 7) + "@cache:6379"),
+    ("url-password", "no password", lambda r: "ssh://git@github.com:22/" + body(r, ALNUM, 20)),
+    ("url-password", "not a URL", lambda r: "user:" + body(r, ALNUM, 20) + "@example.org"),
     ("aws-access-token", "too short", lambda r: "AKIA" + body(r, BASE32, 15)),
     ("aws-access-token", "lowercase", lambda r: "akia" + body(r, BASE32.lower(), 16)),
     ("aws-access-token", "inside a word", lambda r: "X" + "AKIA" + body(r, BASE32, 16)),
@@ -367,7 +376,8 @@ def test_fake_token_matches_rule_pattern_and_a_keyword(rule: Rule) -> None:
 def test_rule_finds_fake_token_with_line_and_column(rule_id: str) -> None:
     token = FAKE[rule_id](rng_for(rule_id))
     findings = scan(sentence(token))
-    assert [(f.rule_id, f.line, f.column) for f in findings] == [(rule_id, 2, 15)]
+    at = SECRET_AT.get(rule_id, 0)
+    assert [(f.rule_id, f.line, f.column) for f in findings] == [(rule_id, 2, 15 + at)]
     assert not is_clean(sentence(token))
 
 
@@ -382,7 +392,8 @@ def test_rule_variants(rule_id: str, maker: Maker) -> None:
 @pytest.mark.parametrize("rule_id", sorted(FAKE))
 def test_token_at_very_start_and_end_of_text(rule_id: str) -> None:
     token = FAKE[rule_id](rng_for(rule_id))
-    assert [(f.rule_id, f.line, f.column) for f in scan(token)] == [(rule_id, 1, 1)]
+    at = SECRET_AT.get(rule_id, 0)
+    assert [(f.rule_id, f.line, f.column) for f in scan(token)] == [(rule_id, 1, 1 + at)]
 
 
 CONTEXTS = [

@@ -122,6 +122,9 @@ def test_the_recording_is_whole() -> None:
     assert len(zh["stores"]["private"]["records"]) == 13
     assert len(zh["stores"]["team"]["records"]) == 3
     assert ".memgov-demo" in zh["files"]
+    # the held note is the agent's team note: its internal address would leave the
+    # machine with the team store (a private note keeps one)
+    assert "claude-code/liyyro/memory/team/project_staging_db.md" in zh["files"]
 
 
 if __name__ == "__main__":  # record the demo as it is built now

@@ -124,8 +124,9 @@ CLEAR_THE_DEMO = (
     (["Enter"], "Expire", ["e"], 3),  # the merge freeze the user says was called off
     # a README's "note to AI assistants", held by the gate: discarded
     (["Enter"], "Discard", ["x"], 2),
-    # the agent's note with a staging address: imported with the address redacted
-    (["Enter"], "Redact", ["r"], 1),
+    # the agent's team note with a staging address: kept as a private memory (the team
+    # store would take the address off this machine; the private store never does)
+    (["Enter"], "Keep", ["k"], 1),
     # the moved request, for the corrected CI note: withdrawn (its source is a file of the
     # private store, which a team copy could not resolve: the confirmation would say so)
     (["Enter"], "Withdraw", ["w"], 0),
@@ -215,11 +216,11 @@ def test_clear_the_demo_queue_top_down_and_nothing_goes_unannounced(tmp_path: Pa
         ["git", "log", "-p", "--all"], cwd=demo / "team", env=env, capture_output=True
     ).stdout
     assert b"ghp_" not in log
+    assert b"10.0.4.12" not in log  # the held team note's address never reached the team
     private_log = subprocess.run(
         ["git", "log", "-p", "--all"], cwd=demo / "private", env=env, capture_output=True
     ).stdout
-    assert b"[internal-ip-address]" in private_log  # the held note, imported redacted
-    assert b"10.0.4.12" not in private_log
+    assert b"The staging database runs on 10.0.4.12" in private_log  # kept, as it is
     doctor = subprocess.run(
         [str(MEMGOV), "doctor", "--store", str(demo)], env=env, capture_output=True, text=True
     )

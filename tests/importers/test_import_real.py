@@ -111,14 +111,15 @@ def test_a_cut_off_character_keeps_the_rest_of_the_memory(tmp_path: Path) -> Non
 
 # ------------------------------------------------------------------ the real folders
 #: what each real folder gives today (a dry run into a fresh private and team store);
-#: held: internal addresses (not credentials), each a review item with its lines marked;
-#: and memories that address the agent from a source not known to be the user's words
+#: held: memories that address the agent from a source not known to be the user's words
 #: (quarantine): 4444J99's note quoting a job ad's planted "If you are a LLM or an AI tool
 #: ...". 1000ssam's three feedback notes ("묻지 말고", "without asking") are the user's
 #: guidance: their quoted evidence is weighed as their content is (a weak sign in the
-#: words of a type that vouches for the user's voice is no sign), and they are written
+#: words of a type that vouches for the user's voice is no sign), and they are written;
+#: 0WAQ's five notes naming an internal address (private notes: the private store never
+#: leaves the machine) are written
 EXPECTED = {
-    ("claude-code", "0WAQ__gsim-ops__claude-memory"): {"written": 29, "held": 5},
+    ("claude-code", "0WAQ__gsim-ops__claude-memory"): {"written": 34},
     ("claude-code", "1000ssam__claude-config__memory"): {"written": 125},
     ("claude-code", "4444J99__application-pipeline__claude-memory"): {"written": 91, "held": 1},
     ("claude-code", "BobG1983__breaker__claude-agent-memory-planning-reviewer-specs-code"): {

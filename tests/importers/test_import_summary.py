@@ -207,8 +207,9 @@ def test_every_real_folder_in_one_command(memgov: Any, tmp_path: Path, kind: str
         pytest.skip(f"{REAL / kind} lacks a folder")
     copies = [shutil.copytree(f, tmp_path / kind / f.name) for f in folders]
     run = memgov("import", kind, *map(str, copies), "--dry-run", "--json")
-    # each kind has a folder with held items, to review (Claude Code: internal addresses;
-    # Codex: two profile lines the gate doubts), and none with a refusal
+    # each kind has a folder with held items, to review (Claude Code: notes that address
+    # the agent from outside the user's words; Codex: two profile lines the gate doubts),
+    # and none with a refusal
     assert run.code == 3, run.err
     data = run.json
     assert [f["folder"] for f in data["folders"]] == [str(c) for c in copies]

@@ -7,6 +7,7 @@ fixtures.
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -119,15 +120,21 @@ def test_windows_line_endings_come_back(tmp_path: Path) -> None:
 
 
 def test_a_held_file_left_undecided_is_named_by_the_export(tmp_path: Path) -> None:
+    """The team note naming an internal address is held (the team store would take it off
+    this machine): the export names it. The private note naming one is the user's data:
+    imported, and exported back to the agent's folder on this machine as it was."""
     source = tmp_path / "ops" / "memory"
-    source.mkdir(parents=True)
+    (source / "team").mkdir(parents=True)
     (source / "MEMORY.md").write_text(
-        "- [Cache](project_cache.md) — the cache\n- [Style](feedback_style.md) — terse\n"
+        "- [Proxy](project_proxy.md) — the proxy\n- [Style](feedback_style.md) — terse\n"
     )
     (source / "feedback_style.md").write_text(
         "---\nname: Style\ntype: feedback\n---\n\nBe terse.\n"
     )
-    (source / "project_cache.md").write_text(
+    proxy = "---\nname: Proxy\ntype: project\n---\n\nThe proxy is proxy.corp on 10.1.2.4.\n"
+    (source / "project_proxy.md").write_text(proxy)
+    (source / "team" / "MEMORY.md").write_text("- [Cache](project_cache.md) — the cache\n")
+    (source / "team" / "project_cache.md").write_text(
         "---\nname: Cache\ntype: project\n---\n\nThe cache runs on 10.1.2.3.\n"
     )
     folder = Path(shutil.copytree(source, tmp_path / "agent" / "memory"))
@@ -136,7 +143,57 @@ def test_a_held_file_left_undecided_is_named_by_the_export(tmp_path: Path) -> No
 
     report = export_claude_code(fresh(ws), tmp_path / "export")
 
-    assert any("project_cache.md" in w and "held for review" in w for w in report.warnings)
-    assert (
-        tmp_path / "export" / "MEMORY.md"
-    ).read_text() == "- [Style](feedback_style.md) — terse\n"
+    assert any("team/project_cache.md" in w and "held for review" in w for w in report.warnings)
+    assert not any("project_proxy.md" in w for w in report.warnings)
+    assert (tmp_path / "export" / "MEMORY.md").read_text() == (
+        "- [Proxy](project_proxy.md) — the proxy\n- [Style](feedback_style.md) — terse\n"
+    )
+    assert (tmp_path / "export" / "project_proxy.md").read_text() == proxy
+    assert not (tmp_path / "export" / "team" / "project_cache.md").exists()
+
+
+def test_an_export_into_a_git_repository_leaves_internal_addresses_out(tmp_path: Path) -> None:
+    """A folder in a git work tree (a repository's .claude/ folder) is committed and
+    pushed: what names an internal address is left out, by id and pattern, never the
+    address; the rest is exported, and the private store keeps every record."""
+    source = tmp_path / "ops" / "memory"
+    source.mkdir(parents=True)
+    (source / "MEMORY.md").write_text(
+        "- [Proxy](project_proxy.md) — the proxy\n- [Style](feedback_style.md) — terse\n"
+        "- Builds run on build01.corp.\n"
+    )
+    (source / "feedback_style.md").write_text(
+        "---\nname: Style\ntype: feedback\n---\n\nBe terse.\n"
+    )
+    (source / "project_proxy.md").write_text(
+        "---\nname: Proxy\ntype: project\n---\n\nThe proxy is on 10.1.2.4.\n"
+    )
+    folder = Path(shutil.copytree(source, tmp_path / "agent" / "memory"))
+    ws = workspace(tmp_path / "stores")
+    import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
+    repository = tmp_path / "shop"
+    subprocess.run(["git", "init", "-q", str(repository)], check=True)
+    target = repository / ".claude" / "agent-memory" / "ops"
+
+    report = export_claude_code(fresh(ws), target)
+
+    exported = files(target)
+    assert set(exported) == {"MEMORY.md", "feedback_style.md"}
+    assert not any(b"10.1.2.4" in data or b"build01.corp" in data for data in exported.values())
+    assert [entry.split(": ", 1)[1] for entry in report.left_out] == [
+        f"names an internal address, and the folder is in the git repository {repository} "
+        "(internal-ip-address)",
+        f"names an internal address, and the folder is in the git repository {repository} "
+        "(internal-hostname)",
+    ]
+    shown = report.render()
+    assert "10.1.2.4" not in shown and "build01" not in shown
+    assert "outside the repository" in shown and "--kind secret" not in shown
+    kept = [m.content for m in Store(ws.private.root).memories.values()]  # type: ignore[union-attr]
+    assert any("10.1.2.4" in c for c in kept) and any("build01.corp" in c for c in kept)
+    # outside a repository (the agent's own folder), the same records go back as they were
+    assert set(files(export_claude_code(fresh(ws), tmp_path / "home") and tmp_path / "home")) == {
+        "MEMORY.md",
+        "feedback_style.md",
+        "project_proxy.md",
+    }

@@ -21,6 +21,7 @@ from support_desk import workspace
 
 from core.demo import OWNER
 from core.domain.errors import (
+    AddressBlocked,
     AlreadyDecided,
     AuthorizationError,
     SecretBlocked,
@@ -142,6 +143,36 @@ def test_a_secret_in_the_value_shows_in_the_queue_and_blocks_the_promotion(demo:
     with pytest.raises(SecretBlocked, match=f"promotion of {mine.id}: .*github-pat"):
         decide(workspace(demo), item.id, approve=True, actor=OWNER)
     check()
+
+
+def test_an_internal_address_stays_private_and_blocks_its_promotion(demo: Path) -> None:
+    """A private record may name an internal address (its store never leaves the
+    machine); the team store would take it off the machine: the queue shows it, the
+    approval refuses it with what to do, and neither store changes."""
+    from core.review.actions import actions_for
+
+    private, team = stores(demo)
+    item = the_item(demo, "promotion", attribute="package_manager")
+    mine = item.records[0].memory
+    with transaction(private, actor=OWNER, message="test: a hand edit") as tx:
+        tx.update(
+            mine.id, action="edit", reason="test", content=f"{mine.content} Mirror: 10.8.0.3."
+        )
+    shown = get_item(workspace(demo), item.id)
+    assert [(hit.rule, hit.line) for hit in shown.scan] == [("internal-ip-address", 1)]
+    assert "10.8.0.3" not in json.dumps([h.to_dict() for h in shown.scan])
+    (approve,) = [a for a in actions_for(shown, OWNER, workspace(demo)) if a.name == "approve"]
+    refused = approve.refused
+    assert refused is not None
+    assert "internal address (internal-ip-address)" in refused and "off this machine" in refused
+    check = unchanged(private.root, team.root)
+    with pytest.raises(AddressBlocked, match=f"promotion of {mine.id}: .*internal-ip-address"):
+        decide(workspace(demo), item.id, approve=True, actor=OWNER)
+    check()
+    try:
+        decide(workspace(demo), item.id, approve=True, actor=OWNER)
+    except SecretBlocked as exc:  # a refusal the CLI answers with exit 1, never the address
+        assert "keep the memory private" in str(exc) and "10.8.0.3" not in str(exc)
 
 
 def test_a_busy_private_store_leaves_the_team_store_unchanged(

@@ -98,6 +98,22 @@ def test_a_secret_never_leaves_as_a_proposal(tmp_path: Path) -> None:
     assert token not in git(team.remote, "log", "--all", "-p")
 
 
+def test_an_internal_address_stays_private_and_never_leaves_as_a_proposal(
+    tmp_path: Path,
+) -> None:
+    """Carol's private record names the staging host (her store keeps it); proposing it
+    would push it to the team's remote: held back, saying why, the address not shown."""
+    text = "Staging answers at https://api.staging.internal and on 10.4.0.9."
+    team, _carol_team, carol, request, report = _proposed(tmp_path, text)
+    assert [m.content for m in carol.records.all() if m.status == "active"] == [text]
+    assert report.proposals.proposed == []
+    (held,) = report.proposals.held_back
+    assert request.id in held and "internal-hostname" in held and "internal-ip-address" in held
+    assert "off this machine" in held and "staging.internal" not in held and "10.4.0.9" not in held
+    assert git(team.remote, "branch", "--list", "memgov/*").strip() == ""
+    assert "10.4.0.9" not in git(team.remote, "log", "--all", "-p")
+
+
 def test_decide_on_the_command_line_pushes_a_proposal_at_once(tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -1,7 +1,7 @@
-"""Held memories: an internal address, or a memory erased and written again, waits for
-a person instead of being refused or silently imported (core.importers.held,
-core.review.held). Real folders in temporary directories, real stores, the real
-queue and decisions.
+"""Held memories: an internal address bound for the team store, or a memory erased and
+written again, waits for a person instead of being refused or silently imported
+(core.importers.held, core.review.held); a private memory keeps its internal address.
+Real folders in temporary directories, real stores, the real queue and decisions.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support_agent import ACTOR, ADDRESS, write_ops_folder
+from support_agent import ACTOR, ADDRESS, HELD_FILE, HOST, init_stores, write_ops_folder
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
 from core.domain.errors import ValidationError
@@ -24,8 +24,7 @@ from core.store.workspace import Workspace, open_workspace
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Workspace:
-    Store.init(tmp_path / "private", scope="private", owner=ACTOR, actor=ACTOR)
-    return open_workspace([tmp_path])
+    return open_workspace([init_stores(tmp_path / "stores")])
 
 
 @pytest.fixture
@@ -33,8 +32,9 @@ def folder(tmp_path: Path) -> Path:
     return write_ops_folder(tmp_path / "ops" / "memory")
 
 
-def records(ws: Workspace) -> list[str]:
-    store = Store(ws.private.root)  # type: ignore[union-attr]
+def records(ws: Workspace, scope: str = "private") -> list[str]:
+    found = ws.private if scope == "private" else ws.team
+    store = Store(found.root)  # type: ignore[union-attr]
     return sorted(m.content for m in store.memories.values() if m.status == "active")
 
 
@@ -43,12 +43,31 @@ def held_files(ws: Workspace) -> list[dict[str, object]]:
     return [yaml.safe_load(p.read_text()) for p in sorted((root / "held").glob("held-*.yaml"))]
 
 
-def test_an_internal_address_is_held_with_its_line_marked(ws: Workspace, folder: Path) -> None:
+def test_a_private_note_keeps_its_internal_address(ws: Workspace, folder: Path) -> None:
+    """The private store never leaves the machine: the address is the project's data."""
     report = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
 
-    assert report.counts["held"] == 1 and report.counts["written"] == 1
+    grafana = next(i for i in report.items if i.origin.startswith("project_grafana"))
+    assert grafana.outcome == "written" and grafana.scope == "private"
+    assert [t for t in records(ws) if HOST in t] == [
+        f"The dashboards are on {HOST}; the on-call board is the first one."
+    ]
+    assert not any(h["file"] == "project_grafana.md" for h in held_files(ws))
+
+
+def test_a_team_note_with_an_internal_address_is_held_with_its_line_marked(
+    ws: Workspace, folder: Path
+) -> None:
+    """The team store is shared: the same kind of note there waits for a person."""
+    report = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
+
+    assert report.counts["held"] == 1 and report.counts["written"] == 2
+    redis = next(i for i in report.items if i.origin.startswith(HELD_FILE))
+    assert redis.outcome == "held" and redis.scope == "team"
+    assert records(ws, "team") == []
     (held,) = held_files(ws)
-    assert held["reason"] == "sensitive" and held["file"] == "project_redis.md"
+    assert held["reason"] == "sensitive" and held["file"] == HELD_FILE
+    assert "a team memory leaves the machine" in str(held["detail"])
     assert ADDRESS not in yaml.safe_dump(held)  # the item points at the file, never its words
     (item,) = build_queue(open_workspace([ws.private.root.parent]), kinds=["held"])  # type: ignore[union-attr]
     assert item.analysis.marked == ((7, ("internal-ip-address",)),)  # type: ignore[union-attr]
@@ -66,8 +85,11 @@ def test_redact_imports_it_with_the_address_marked(ws: Workspace, folder: Path) 
     decision = decide(ws, item.id, approve=True, option="redact", actor=ACTOR)
 
     assert decision.kind == "held" and decision.option == "redact" and decision.created
-    assert "The cache runs on [internal-ip-address], port 6379" in "\n".join(records(ws))
-    assert not any(ADDRESS in text for text in records(ws))
+    # redacted, it is the team's, as the folder put it
+    assert records(ws, "team") == [
+        "The cache runs on [internal-ip-address], port 6379; restart it with systemctl."
+    ]
+    assert not any(ADDRESS in text for text in records(ws) + records(ws, "team"))
     assert held_files(ws)[0]["status"] == "approved"
     assert build_queue(ws, kinds=["held"]) == []
     again = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)  # decided: nothing new
@@ -81,7 +103,8 @@ def test_keep_makes_it_a_private_memory_as_it_is(ws: Workspace, folder: Path) ->
     decide(ws, item.id, approve=True, option="keep", actor=ACTOR, reason="my own notes")
 
     kept = [t for t in records(ws) if ADDRESS in t]
-    assert len(kept) == 1
+    assert len(kept) == 1  # in the private store, which never leaves the machine
+    assert records(ws, "team") == []
     assert held_files(ws)[0]["decision_reason"] == "my own notes"
 
 
@@ -91,12 +114,12 @@ def test_drop_imports_nothing_and_is_not_asked_again(ws: Workspace, folder: Path
 
     decide(ws, item.id, approve=False, actor=ACTOR)
 
-    assert len(records(ws)) == 1
+    assert len(records(ws)) == 2 and records(ws, "team") == []
     again = import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR)
-    redis = next(i for i in again.items if i.origin.startswith("project_redis"))
+    redis = next(i for i in again.items if i.origin.startswith(HELD_FILE))
     assert redis.outcome == "skipped" and "do not import it" in redis.reasons[0]
     # the agent edits the file: new bytes, new evidence, held again
-    path = folder / "project_redis.md"
+    path = folder / HELD_FILE
     path.write_text(path.read_text().replace("6379", "6380"))
     assert import_folder(CLAUDE_CODE, ws, folder, actor=ACTOR).counts["held"] == 1
 

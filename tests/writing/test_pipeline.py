@@ -158,7 +158,6 @@ def test_outcome_to_dict_names_exactly_one_outcome(store: Store, clock: Any) -> 
     [
         ({"s1": 0.3}, "s1", "0.30 < theta 0.60"),
         ({"s2": 0.59}, "s2", "0.59 < theta 0.60"),
-        ({"content": "The staging DB is at 10.0.3.7."}, "s4", "internal-ip-address"),
     ],
 )
 def test_refused_names_the_failing_criterion_and_why(
@@ -174,6 +173,37 @@ def test_refused_names_the_failing_criterion_and_why(
     (refuse,) = events(store, "refuse")
     assert refuse.details["criteria"] == [criterion]
     assert refuse.details["key"]["attribute"] == "package_manager"
+
+
+@pytest.mark.parametrize(
+    ("content", "pattern"),
+    [
+        ("The staging DB is at 10.0.3.7.", "internal-ip-address"),
+        ("The staging API answers at https://api.staging.internal/v2.", "internal-hostname"),
+    ],
+)
+def test_an_internal_address_is_written_privately_and_refused_for_the_team(
+    store: Store, clock: Any, tmp_path: Path, content: str, pattern: str
+) -> None:
+    """A private store never leaves the machine: the address is data of the user's
+    project. The same words for a team store, which is shared, are refused by s4."""
+    outcome = run(store, candidate(said(store, clock, "tr_1"), content=content))
+    assert outcome.kind == "written", outcome.reasons
+    (memory,) = store.memories.values()
+    assert memory.content == content
+    assert outcome.gate is not None and outcome.gate.secret_rules == ()
+    (s4,) = [c for c in outcome.gate.criteria if c.name == "s4"]
+    assert s4.passed and pattern in s4.why
+
+    team = Store.init(tmp_path / "team", scope="team", maintainers=(ACTOR,), clock=clock)
+    refused = run(team, candidate(said(team, clock, "tr_1"), content=content, scope="team"))
+    assert refused.kind == "refused"
+    (reason,) = refused.reasons
+    assert reason.startswith("s4 (") and pattern in reason
+    assert "never leaves the machine" in reason
+    assert team.memories == {}
+    (refuse,) = events(team, "refuse")
+    assert refuse.details["criteria"] == ["s4"] and refuse.details["secret_rules"] == [pattern]
 
 
 def test_refused_when_the_source_does_not_resolve(store: Store, clock: Any) -> None:

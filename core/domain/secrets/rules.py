@@ -18,6 +18,7 @@ Deviations from gitleaks, all deliberate:
   (this file would then hold live-looking keys).
 * Rule allowlist regexes must match the whole secret (gitleaks searches).
 * Lines end at ``\n`` only (``\r\n`` counts once; a lone ``\r`` does not).
+* One rule of memgov's own, ``url-password``: a password in a URL's user info.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class Rule:
 
     Its regexes compile on first use (:attr:`pattern`, :attr:`searchers`,
     :attr:`allowlist`): the scanner runs a rule only where one of its keywords
-    occurs, so a command scanning ordinary text compiles none of the 46, some
+    occurs, so a command scanning ordinary text compiles none of the 47, some
     30 ms of every CLI start."""
 
     id: str
@@ -94,6 +95,7 @@ def _rule(
     ignore_case: bool = False,
     multiline: bool = False,
     allow: tuple[str, ...] = (),
+    secret_group: int = 0,
 ) -> Rule:
     """A rule; a tuple ``regex`` is the alternation of its parts, searched one by one."""
     parts = (regex,) if isinstance(regex, str) else regex
@@ -109,6 +111,7 @@ def _rule(
         ignore_case=ignore_case,
         allow=allow,
         parts=parts,
+        secret_group=secret_group,
     )
 
 
@@ -238,6 +241,13 @@ RULES: tuple[Rule, ...] = (
           entropy=3, word_start=True),
     _rule("perplexity-api-key", "Perplexity API key", r"pplx-[a-zA-Z0-9]{48}\b",
           ("pplx-",), entropy=4, word_start=True),
+    # A password in a URL's user info (scheme://user:password@host), a connection
+    # string's. Not a gitleaks rule (its generic ones are left out): memgov's own, since
+    # a private store keeps an internal host's address but never the password to it.
+    # The secret is the password alone: a placeholder or a plain word is no finding.
+    _rule("url-password", "Password in a URL",
+          r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/?#@'\"<>]{0,64}:([^\s/?#@'\"<>]{8,128})@",
+          ("://",), entropy=3, secret_group=1),
     # JWT: three base64url parts, the first two JSON objects ("ey..."). Last: the
     # most generic shape, so a more specific rule on the same span wins.
     _rule("jwt", "JSON Web Token",

@@ -35,7 +35,11 @@ say) is left out, and the report says so by id and rule id: nothing written
 holds a token. Erase or correct it in the review desk, then export again. So is
 every active record that does not reach the agent (core.store.reaching, the rule
 every channel applies: one the steering detector flags and no person kept), by id
-and its review item: neither its file nor its line is written.
+and its review item: neither its file nor its line is written. An internal address
+(a private IP, an ``.internal`` host) goes to the agent's own folder as the private
+store keeps it: that folder is on this machine. Into a folder inside a git
+repository (a repository's ``.claude/`` folder), whose commits can be pushed, a
+record or a note naming one is left out the same way, by id and pattern.
 
 Safety: the folder must be new, empty, or a previous memgov export
 (``.memgov-export.json`` lists every file it wrote, with a hash). A previous
@@ -57,7 +61,7 @@ from typing import Any
 
 import yaml
 
-from core.domain import secrets
+from core.domain import gate, secrets
 from core.domain.data import AsData
 from core.domain.record import Memory
 from core.domain.shown import shown_title, titled
@@ -101,7 +105,8 @@ class ExportReport(AsData):
     index_bytes: int
     replaced_previous: bool
     warnings: tuple[str, ...] = ()
-    #: records not exported, with why: ``<id>: holds a credential (rule ids)``
+    #: records not exported, with why: ``<id>: holds a credential (rule ids)``, or names
+    #: an internal address and the folder is in a git repository
     left_out: tuple[str, ...] = ()
 
     def render(self) -> str:
@@ -121,7 +126,12 @@ class ExportReport(AsData):
                 lines.append(f"  ... and {len(self.not_indexed) - 20} more (--json lists them)")
         lines += [f"warning: {w}" for w in self.warnings]
         lines += [f"left out: {entry}" for entry in self.left_out]
-        if self.left_out:
+        if any(_SHARED in entry for entry in self.left_out):
+            lines.append(
+                "  the private store keeps them: export to the agent's own folder outside the "
+                "repository, or correct them without the address"
+            )
+        if any(_SHARED not in entry for entry in self.left_out):
             lines.append(
                 "  erase or correct them in the review desk ('memgov queue --kind secret'; "
                 "a withheld one: --kind quarantine), then export again"
@@ -172,6 +182,10 @@ def export_claude_code(source: Workspace | Store, path: Path) -> ExportReport:
     config = next((s.config for s in stores if s.config.scope == "private"), stores[0].config)
     state = kept_state(stores)
     outs, notes, left_out = _plan(stores, state.key if state else None)
+    repository = repository_of(folder)
+    if repository is not None:  # its commits can be pushed: no internal address goes in
+        outs, notes, shared_out = _without_internal_addresses(outs, notes, repository)
+        left_out += shared_out
     if state is not None and state.index:
         indexes, indexed, left, dropped = _from_template(state, outs, notes, config)
         warnings += dropped
@@ -278,6 +292,46 @@ def _plan(
             continue
         outs.append(out)
     return outs, notes, left_out
+
+
+#: what a record left out of an export into a git repository says
+_SHARED = "names an internal address"
+
+
+def repository_of(folder: Path) -> Path | None:
+    """The git work tree ``folder`` is in (a repository's ``.claude/`` folder, a home
+    kept in git), or None: what is written there can be committed and pushed, so it
+    may leave the machine; the agent's own folder (``~/.claude/projects/...``) is in
+    none."""
+    for parent in (folder, *folder.parents):
+        if (parent / ".git").exists():
+            return parent
+    return None
+
+
+def _without_internal_addresses(
+    outs: list[_Out], notes: dict[str, str], repository: Path
+) -> tuple[list[_Out], dict[str, str], list[str]]:
+    """The files and index notes that name no internal address, and one line for each
+    left out (by id and pattern, never the address): the export goes into a git
+    repository, whose commits leave the machine when pushed. A private store keeps
+    them; the agent's own folder outside a repository gets them."""
+    why = f"{_SHARED}, and the folder is in the git repository {repository}"
+    kept, left_out = [], []
+    for out in outs:
+        found = gate.sensitive_patterns(out.text)
+        if found:
+            left_out.append(f"{out.record.get('id', out.rel)}: {why} ({', '.join(found)})")
+        else:
+            kept.append(out)
+    clean = {}
+    for slot, line in notes.items():
+        found = gate.sensitive_patterns(line)
+        if found:
+            left_out.append(f"a note of {INDEX_FILE} ({slot}): {why} ({', '.join(found)})")
+        else:
+            clean[slot] = line
+    return kept, clean, left_out
 
 
 def _flagged(store: Store) -> set[str]:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from core.domain import secrets
+from core.domain import gate
 from core.domain.errors import ValidationError
 from core.domain.record import Memory
 from core.review import promotion
@@ -15,6 +15,7 @@ from core.review.kinds.request import RequestKind
 from core.review.promotion import (
     REQUEST_OPTIONS,
     blocked_rules,
+    blocked_what,
     promotion_outcome,
     promotion_texts,
     successor,
@@ -53,7 +54,7 @@ class PromotionKind(RequestKind):
         scan = tuple(
             ScanHit(f.rule_id, f.line, f.column, f.description)
             for text in promotion_texts(memory)
-            for f in secrets.scan(text)
+            for f in gate.unshareable(text)
         )
         team_records: tuple[RecordEvidence, ...] = ()
         if team is not None:
@@ -82,8 +83,8 @@ class PromotionKind(RequestKind):
             rules = blocked_rules(item)
             if rules:
                 return (
-                    f"blocked by the secret scan ({', '.join(rules)}): correct the record "
-                    "first (the request moves to the correction), or withdraw the request"
+                    f"blocked: {blocked_what(rules)}: correct the record first (the request "
+                    "moves to the correction), or withdraw the request"
                 )
             if memory.status != "active":
                 return f"{memory.id} is {memory.status} since the request: " + (

@@ -105,9 +105,7 @@ def flags_of(text: str) -> Iterator[tuple[str, int]]:
     for memory_type in MEMORY_TYPES:
         for role in ROLES:
             for hosts in HOSTS:
-                flags = steering.assess(
-                    text, memory_type=memory_type, role=role, known_hosts=hosts
-                )
+                flags = steering.assess(text, memory_type=memory_type, role=role, known_hosts=hosts)
                 line = json.dumps([memory_type, role, hosts, _plain(flags)], ensure_ascii=False)
                 yield line, len(flags)
 

@@ -6,7 +6,7 @@ import heapq
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -15,6 +15,7 @@ from core.domain.steering.gates import (
     _PARSER,
     _WORD_STARTS,
     Check,
+    Key,
     _alternatives,
     _checks,
     _fold,
@@ -95,13 +96,25 @@ class _Lazy:
 #: (characters, words' first letters), the literals looked for in it, the alternatives
 #: whose first gates' keys are in it, and whether its folded text lines up with it
 #: character for character
-Seen = tuple[str, str, set[str], dict[str, bool], set[int], bool]
-_LAST: list[Seen] = [("", "", set(), {}, set(), True)]
-#: for the first three gates of the alternatives: each key, and the alternatives (by number)
-#: whose gate holds it; and, for each of those gates, the alternatives that lack it
-_BY_KEY: tuple[dict[str, list[int]], ...] = ({}, {}, {})
-_KEYS: tuple[set[str], ...] = (set(), set(), set())
-_LACK: tuple[set[int], ...] = (set(), set(), set())
+Seen = tuple[str, str, set[Key], dict[str, bool], "_Mask", bool]
+
+
+class _Mask(int):
+    """A set of alternatives (by number) as the bits of an int: ``number in mask``."""
+
+    __slots__ = ()
+
+    def __contains__(self, number: object) -> bool:
+        return isinstance(number, int) and number >= 0 and bool(self >> number & 1)
+
+
+_LAST: list[Seen] = [("", "", set(), {}, _Mask(0), True)]
+#: for the first three gates of the alternatives: each key, and the alternatives (bits of
+#: an int, by number) whose gate holds it; and, for each of those gates, the alternatives
+#: that lack it
+_BY_KEY: tuple[dict[Key, int], ...] = ({}, {}, {})
+_KEYS: tuple[set[Key], ...] = (set(), set(), set())
+_LACK: list[int] = [0, 0, 0]
 
 
 def _seen(text: str) -> Seen:
@@ -110,18 +123,21 @@ def _seen(text: str) -> Seen:
     last = _LAST[0]
     if last[0] is not text:
         folded = _fold(text)
-        grams = set(folded)  # one character: a character key; two to four: a word's start
+        grams: set[Key] = set(folded)  # one character; two to four: a word's start
         for starts in _WORD_STARTS:
             grams.update(starts.findall(folded))
-        candidates: set[int] | None = None
+        grams.update(zip(folded, folded[1:], folded[2:], strict=False))  # three in a row
+        candidates = -1
         for keys, by_key, lack in zip(_KEYS, _BY_KEY, _LACK, strict=True):
-            into = lack.union(*map(by_key.__getitem__, keys & grams))
-            candidates = into if candidates is None else candidates & into
+            into = lack
+            for key in keys & grams:
+                into |= by_key[key]
+            candidates &= into
         aligned = text.isascii() or (
             "\u0307" not in text
             and all(len(_fold(ch)) == 1 for ch in set(text) if not ch.isascii())
         )
-        last = (text, folded, grams, {}, candidates or set(), aligned)
+        last = (text, folded, grams, {}, _Mask(candidates), aligned)
         _LAST[0] = last
     return last
 
@@ -173,12 +189,13 @@ class _Branch:
         self.leads = tuple(sorted(leads)) if leads and all(leads) and len(leads) <= 60 else ()
         self.number = len(_BRANCHES)
         _BRANCHES.append(self)
-        for k, (by_key, every, lack) in enumerate(zip(_BY_KEY, _KEYS, _LACK, strict=True)):
+        bit = 1 << self.number
+        for k, (by_key, every) in enumerate(zip(_BY_KEY, _KEYS, strict=True)):
             if k >= len(self.checks):
-                lack.add(self.number)
+                _LACK[k] |= bit
                 continue
             for key in self.checks[k][0]:  # keys, by_key, exact
-                by_key.setdefault(key, []).append(self.number)
+                by_key[key] = by_key.get(key, 0) | bit
                 every.add(key)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
@@ -189,7 +206,13 @@ class _Branch:
             yield from self.compiled.finditer(text)
             return
         folded = last[1]
-        spots = sorted({i for lead in self.leads for i in _occurrences(folded, lead)})
+        present = [lead for lead in self.leads if lead in folded]
+        if not present:
+            return
+        if len(present) == 1:
+            spots: Iterable[int] = _occurrences(folded, present[0])
+        else:
+            spots = sorted({i for lead in present for i in _occurrences(folded, lead)})
         done = 0
         for i in spots:
             if i < done:
@@ -217,25 +240,44 @@ class _Gated:
     def __init__(self, pattern: str, flags: int = re.IGNORECASE) -> None:
         self.pattern, self.flags = pattern, flags
         self.always: list[_Branch] = []
-        self.gated: frozenset[int] = frozenset()
+        self.gated = 0  # the gated alternatives, as bits by number
+        #: the last text read, and the alternatives that run on it
+        self.last: tuple[str | None, list[_Branch]] = (None, [])
         _PENDING.append(self)  # compiled when the first text is read (see _build_pending)
 
     def _build(self) -> None:
         branches = [_Branch(p, self.flags) for p in _alternatives(self.pattern)]
         self.always = [b for b in branches if not b.checks]
-        self.gated = frozenset(b.number for b in branches if b.checks)
+        for b in branches:
+            if b.checks:
+                self.gated |= 1 << b.number
 
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+    def live(self, text: str) -> list[_Branch]:
+        """The alternatives that run on ``text``: those without gates, then those whose
+        gates all hold (by number); none of the others can match."""
+        known = self.last
+        if known[0] is text:
+            return known[1]
         last = _seen(text)  # first: it compiles what is not compiled yet
         maybe = self.gated & last[4]
-        runs = [b.finditer(text) for b in self.always]
+        live = list(self.always)
         if maybe:
             indexed = len(_KEYS)
-            runs += [
-                b.finditer(text)
-                for b in (_BRANCHES[i] for i in sorted(maybe))
-                if _holds(text, b.checks, indexed, last)
-            ]
+            while maybe:  # the alternatives in the order of their numbers
+                low = maybe & -maybe
+                maybe ^= low
+                branch = _BRANCHES[low.bit_length() - 1]
+                if _holds(text, branch.checks, indexed, last):
+                    live.append(branch)
+        self.last = (text, live)
+        return live
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        live = self.live(text)
+        if not live:
+            return
+        _seen(text)  # the branches read the folded text (another text may have come between)
+        runs = [b.finditer(text) for b in live]
         if len(runs) == 1:
             yield from runs[0]
         elif runs:
@@ -257,8 +299,35 @@ def _build_pending() -> None:
         made = list(_PENDING)
         for gated in made:
             gated._build()
-        _LAST[0] = ("", "", set(), {}, set(), True)
+        _LAST[0] = ("", "", set(), {}, _Mask(0), True)
         del _PENDING[: len(made)]
+
+
+#: the finders that find nothing where their gated regexes cannot match: the regexes
+_NEEDS: dict[Finder, tuple[_Gated, ...]] = {}
+
+
+def _needing(finder: Finder, *inner: Finder | _Gated) -> Finder:
+    """Say that ``finder`` yields only what ``inner`` (finders or gated regexes) find: when
+    none of those can match a text, :func:`_may_find` says it finds nothing there either."""
+    needs: list[_Gated] = []
+    for one in inner:
+        if isinstance(one, _Gated):
+            needs.append(one)
+        elif one in _NEEDS:
+            needs += _NEEDS[one]
+        else:
+            return finder  # a finder of its own: it always runs
+    _NEEDS[finder] = tuple(needs)
+    return finder
+
+
+def _may_find(finder: Finder, text: str) -> bool:
+    """False when ``finder`` surely finds nothing in ``text`` (see :func:`_needing`)."""
+    needs = _NEEDS.get(finder)
+    if needs is None:
+        return True
+    return any(gated.live(text) for gated in needs)
 
 
 def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:
@@ -268,7 +337,7 @@ def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:
         for match in compiled.finditer(text):
             yield match.start(), match.end()
 
-    return find
+    return _needing(find, compiled)
 
 
 def _chain(*finders: Finder) -> Finder:
@@ -276,7 +345,7 @@ def _chain(*finders: Finder) -> Finder:
         for finder in finders:
             yield from finder(text)
 
-    return find
+    return _needing(find, *finders)
 
 
 _ML = re.IGNORECASE | re.MULTILINE

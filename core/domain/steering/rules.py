@@ -11,7 +11,7 @@ from core.domain.steering.authority import (
     REVEAL_PROMPT,
 )
 from core.domain.steering.encoded import ENCODED_TEXT, IMAGE_CARRIES_DATA, OTHER_ENCODING
-from core.domain.steering.engine import Flag, Rule, _Lazy
+from core.domain.steering.engine import Flag, Rule, _Lazy, _may_find
 from core.domain.steering.exfiltration import SEND_DATA_OUT, SHOW_SECRETS
 from core.domain.steering.fetching import FETCH_AND_RUN, INSTALL_FROM_URL
 from core.domain.steering.hidden import (
@@ -95,6 +95,8 @@ def _shown(span: str) -> str:
 
 
 def _rule_flags(text: str, rule: Rule) -> list[Flag]:
+    if not _may_find(rule.find, text):
+        return []
     for start, end in rule.find(text):
         return [Flag(rule.id, rule.family, start, end, _shown(text[start:end]), rule.why)]
     return []

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from core.domain.steering.clauses import _NEGATION_STRICT, _clause_before
-from core.domain.steering.engine import Finder, Rule, _alt, _Gated, _Lazy, _regex
+from core.domain.steering.engine import Finder, Rule, _alt, _Gated, _Lazy, _needing, _regex
 
 # -- instruction: secrecy --------------------------------------------------------------
 #: keeping a password from people is security, not secrecy from the user
@@ -263,7 +263,7 @@ def _unless_third_party(finder: Finder) -> Finder:
                     continue
             yield start, end
 
-    return find
+    return _needing(find, finder)
 
 
 KEEP_FROM_USER = Rule(

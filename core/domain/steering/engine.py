@@ -20,6 +20,7 @@ from core.domain.steering.gates import (
     _checks,
     _fold,
     _leads,
+    _needs_non_ascii,
 )
 
 Finder = Callable[[str], Iterator[tuple[int, int]]]
@@ -115,6 +116,8 @@ _LAST: list[Seen] = [("", "", set(), {}, _Mask(0), True)]
 _BY_KEY: tuple[dict[Key, int], ...] = ({}, {}, {})
 _KEYS: tuple[set[Key], ...] = (set(), set(), set())
 _LACK: list[int] = [0, 0, 0]
+#: the same, by key: each key of any of the three gates, and its alternatives at each
+_INDEX: dict[Key, list[int]] = {}
 
 
 def _seen(text: str) -> Seen:
@@ -127,16 +130,16 @@ def _seen(text: str) -> Seen:
         for starts in _WORD_STARTS:
             grams.update(starts.findall(folded))
         grams.update(zip(folded, folded[1:], folded[2:], strict=False))  # three in a row
-        candidates = -1
-        for keys, by_key, lack in zip(_KEYS, _BY_KEY, _LACK, strict=True):
-            into = lack
-            for key in keys & grams:
-                into |= by_key[key]
-            candidates &= into
-        aligned = text.isascii() or (
-            "\u0307" not in text
-            and all(len(_fold(ch)) == 1 for ch in set(text) if not ch.isascii())
-        )
+        first, second, third = _LACK  # (the three gates of _KEYS)
+        for key in _INDEX.keys() & grams:
+            one, two, three = _INDEX[key]
+            first |= one
+            second |= two
+            third |= three
+        candidates = first & second & third
+        # each character folds to one (only U+0130 folds to a run with U+0307 in it, and
+        # it folds to "i" here; no character folds to nothing): the lengths say it
+        aligned = "\u0307" not in text and len(folded) == len(text)
         last = (text, folded, grams, {}, _Mask(candidates), aligned)
         _LAST[0] = last
     return last
@@ -187,6 +190,12 @@ class _Branch:
         self.checks = _checks(parsed)
         leads = _leads(parsed) if parsed is not None else None
         self.leads = tuple(sorted(leads)) if leads and all(leads) and len(leads) <= 60 else ()
+        #: whether an ASCII text cannot hold a match
+        self.non_ascii = (
+            parsed is not None and not flags & re.IGNORECASE and _needs_non_ascii(parsed)
+        )
+        #: the leads an ASCII text can hold (a folded ASCII text holds no other literal)
+        self.ascii_leads = tuple(lead for lead in self.leads if lead.isascii())
         self.number = len(_BRANCHES)
         _BRANCHES.append(self)
         bit = 1 << self.number
@@ -197,6 +206,7 @@ class _Branch:
             for key in self.checks[k][0]:  # keys, by_key, exact
                 by_key[key] = by_key.get(key, 0) | bit
                 every.add(key)
+                _INDEX.setdefault(key, [0] * len(_KEYS))[k] |= bit
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         """Every match, as ``finditer`` finds them; when the folded text lines up with the
@@ -206,7 +216,8 @@ class _Branch:
             yield from self.compiled.finditer(text)
             return
         folded = last[1]
-        present = [lead for lead in self.leads if lead in folded]
+        leads = self.ascii_leads if folded.isascii() else self.leads
+        present = [lead for lead in leads if lead in folded]
         if not present:
             return
         if len(present) == 1:
@@ -260,7 +271,7 @@ class _Gated:
             return known[1]
         last = _seen(text)  # first: it compiles what is not compiled yet
         maybe = self.gated & last[4]
-        live = list(self.always)
+        live = [b for b in self.always if not b.non_ascii] if text.isascii() else list(self.always)
         if maybe:
             indexed = len(_KEYS)
             while maybe:  # the alternatives in the order of their numbers

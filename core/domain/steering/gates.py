@@ -225,6 +225,21 @@ def _checks(parsed: Any) -> tuple[Check, ...]:
     return tuple(checks)
 
 
+def _needs_non_ascii(items: Any) -> bool:
+    """Whether every match of the parsed ``items`` (compiled without IGNORECASE) holds a
+    character outside ASCII: one of them is such a character, or a class of such only."""
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL" and av >= 128:
+            return True
+        if name == "IN" and all(
+            (str(kind) == "LITERAL" and value >= 128) or (str(kind) == "RANGE" and value[0] >= 128)
+            for kind, value in av
+        ):
+            return True
+    return False
+
+
 def _leads(items: Any) -> frozenset[str] | None:
     """The literals every match of the parsed ``items`` starts with (casefolded), or None
     when a match may start otherwise."""

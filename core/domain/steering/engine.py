@@ -94,10 +94,11 @@ class _Lazy:
 
 
 #: the last text seen (every rule asks about the same one): the text, folded, its index
-#: (characters, words' first letters), the literals looked for in it, the alternatives
-#: whose first gates' keys are in it, and whether its folded text lines up with it
-#: character for character
-Seen = tuple[str, str, set[Key], dict[str, bool], "_Mask", bool]
+#: (characters, words' first letters, every three characters in a row), the literals looked
+#: for in it, the alternatives whose first gates' keys are in it, whether its folded text
+#: lines up with it character for character, and (once asked, see :func:`_runnable`) the
+#: alternatives whose every gate holds
+Seen = tuple[str, str, set[Key], dict[str, bool], "_Mask", bool, list[int | None]]
 
 
 class _Mask(int):
@@ -109,7 +110,7 @@ class _Mask(int):
         return isinstance(number, int) and number >= 0 and bool(self >> number & 1)
 
 
-_LAST: list[Seen] = [("", "", set(), {}, _Mask(0), True)]
+_LAST: list[Seen] = [("", "", set(), {}, _Mask(0), True, [None])]
 #: for the first three gates of the alternatives: each key, and the alternatives (bits of
 #: an int, by number) whose gate holds it; and, for each of those gates, the alternatives
 #: that lack it
@@ -140,9 +141,25 @@ def _seen(text: str) -> Seen:
         # each character folds to one (only U+0130 folds to a run with U+0307 in it, and
         # it folds to "i" here; no character folds to nothing): the lengths say it
         aligned = "\u0307" not in text and len(folded) == len(text)
-        last = (text, folded, grams, {}, _Mask(candidates), aligned)
+        last = (text, folded, grams, {}, _Mask(candidates), aligned, [None])
         _LAST[0] = last
     return last
+
+
+def _runnable(text: str, last: Seen) -> int:
+    """The gated alternatives (bits by number) whose every gate holds on ``text`` (the
+    candidates of :func:`_seen` that :func:`_holds`), worked out once for the text."""
+    box = last[6]
+    known = box[0]
+    if known is None:
+        known, maybe, indexed = 0, last[4] + 0, len(_KEYS)
+        while maybe:
+            low = maybe & -maybe
+            maybe ^= low
+            if _holds(text, _BRANCHES[low.bit_length() - 1].checks, indexed, last):
+                known |= low
+        box[0] = known
+    return known
 
 
 def _holds(
@@ -153,7 +170,7 @@ def _holds(
     holds then). ``last``: what :func:`_seen` just gave for ``text``, if the caller has it."""
     if not checks:
         return True
-    _, folded, grams, seen, _, _ = last if last is not None else _seen(text)
+    _, folded, grams, seen, _, _, _ = last if last is not None else _seen(text)
     for k, (keys, by_key, exact) in enumerate(checks):
         if exact and k < indexed:
             continue
@@ -270,16 +287,12 @@ class _Gated:
         if known[0] is text:
             return known[1]
         last = _seen(text)  # first: it compiles what is not compiled yet
-        maybe = self.gated & last[4]
+        maybe = self.gated & _runnable(text, last)
         live = [b for b in self.always if not b.non_ascii] if text.isascii() else list(self.always)
-        if maybe:
-            indexed = len(_KEYS)
-            while maybe:  # the alternatives in the order of their numbers
-                low = maybe & -maybe
-                maybe ^= low
-                branch = _BRANCHES[low.bit_length() - 1]
-                if _holds(text, branch.checks, indexed, last):
-                    live.append(branch)
+        while maybe:  # the alternatives in the order of their numbers
+            low = maybe & -maybe
+            maybe ^= low
+            live.append(_BRANCHES[low.bit_length() - 1])
         self.last = (text, live)
         return live
 
@@ -310,7 +323,7 @@ def _build_pending() -> None:
         made = list(_PENDING)
         for gated in made:
             gated._build()
-        _LAST[0] = ("", "", set(), {}, _Mask(0), True)
+        _LAST[0] = ("", "", set(), {}, _Mask(0), True, [None])
         del _PENDING[: len(made)]
 
 
@@ -333,12 +346,30 @@ def _needing(finder: Finder, *inner: Finder | _Gated) -> Finder:
     return finder
 
 
+#: for each finder of :data:`_NEEDS`: its regexes' gated alternatives (bits by number),
+#: and whether one of their alternatives runs on every text, on every text not all ASCII
+_NEED_BITS: dict[Finder, tuple[int, bool, bool]] = {}
+
+
 def _may_find(finder: Finder, text: str) -> bool:
     """False when ``finder`` surely finds nothing in ``text`` (see :func:`_needing`)."""
     needs = _NEEDS.get(finder)
     if needs is None:
         return True
-    return any(gated.live(text) for gated in needs)
+    last = _seen(text)  # first: it compiles what is not compiled yet
+    bits = _NEED_BITS.get(finder)
+    if bits is None:
+        always = other = False
+        mask = 0
+        for one in needs:
+            mask |= one.gated
+            always = always or any(not b.non_ascii for b in one.always)
+            other = other or bool(one.always)
+        bits = _NEED_BITS[finder] = (mask, always, other)
+    mask, always, other = bits
+    if always or (other and not text.isascii()):
+        return True
+    return bool(mask & _runnable(text, last))
 
 
 def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:

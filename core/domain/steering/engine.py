@@ -8,6 +8,8 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 from typing import Any, Literal
 
 from core.domain.data import AsData
@@ -119,6 +121,21 @@ _KEYS: tuple[set[Key], ...] = (set(), set(), set())
 _LACK: list[int] = [0, 0, 0]
 #: the same, by key: each key of any of the three gates, and its alternatives at each
 _INDEX: dict[Key, list[int]] = {}
+#: the same again, the three gates' bits side by side in one int (``_WIDTH`` bits each, see
+#: :func:`_pack`): a text's keys are OR-ed together in one pass
+_PACKED: dict[Key, int] = {}
+_PACKED_LACK = [0]
+_WIDTH = [0]
+
+
+def _pack() -> None:
+    """:data:`_PACKED` from :data:`_INDEX` (after alternatives were added)."""
+    width = len(_BRANCHES)
+    _PACKED.clear()
+    for key, masks in _INDEX.items():
+        _PACKED[key] = sum(mask << (k * width) for k, mask in enumerate(masks))
+    _PACKED_LACK[0] = sum(mask << (k * width) for k, mask in enumerate(_LACK))
+    _WIDTH[0] = width
 
 
 def _seen(text: str) -> Seen:
@@ -131,13 +148,11 @@ def _seen(text: str) -> Seen:
         for starts in _WORD_STARTS:
             grams.update(starts.findall(folded))
         grams.update(zip(folded, folded[1:], folded[2:], strict=False))  # three in a row
-        first, second, third = _LACK  # (the three gates of _KEYS)
-        for key in _INDEX.keys() & grams:
-            one, two, three = _INDEX[key]
-            first |= one
-            second |= two
-            third |= three
-        candidates = first & second & third
+        every = reduce(or_, map(_PACKED.__getitem__, _PACKED.keys() & grams), _PACKED_LACK[0])
+        width = _WIDTH[0]
+        candidates = every & (1 << width) - 1
+        for k in range(1, len(_KEYS)):
+            candidates &= every >> (k * width)
         # each character folds to one (only U+0130 folds to a run with U+0307 in it, and
         # it folds to "i" here; no character folds to nothing): the lengths say it
         aligned = "\u0307" not in text and len(folded) == len(text)
@@ -323,6 +338,7 @@ def _build_pending() -> None:
         made = list(_PENDING)
         for gated in made:
             gated._build()
+        _pack()
         _LAST[0] = ("", "", set(), {}, _Mask(0), True, [None])
         del _PENDING[: len(made)]
 

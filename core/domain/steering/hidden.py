@@ -129,6 +129,8 @@ def _html_comment(text: str) -> Iterator[tuple[int, int]]:
     """An HTML comment that says something: it addresses the agent, gives an order, or
     runs long. Short markers (``<!-- TODO: expand -->``, ``<!-- next-version -->``) are
     how people annotate Markdown, and are left alone."""
+    if "<!--" not in text:  # what every comment starts with
+        return
     for match in _COMMENT_RE.finditer(text):
         body = match.group(1)
         if _in_code_span(text, match.start(), match.end()) and not _ADDRESSED.search(body):
@@ -163,6 +165,8 @@ _STYLE_HIDES = _Lazy(
 def _hidden_element(text: str) -> Iterator[tuple[int, int]]:
     """An element a rendered page does not show: the ``hidden`` attribute, or a style
     that hides it (``display:none``, ``font-size:0``, white or transparent text)."""
+    if "<" not in text:  # what every element starts with
+        return
     for match in _TAG_RE.finditer(text):
         attrs = match.group(2)
         bare = _QUOTED_VALUE.sub("=", attrs)  # attribute names only

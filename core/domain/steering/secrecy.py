@@ -233,6 +233,9 @@ def _scripted(text: str) -> Iterator[tuple[int, int]]:
         yield match.start(), match.end()
 
 
+_needing(_scripted, _SCRIPT_RE)  # a match of it or nothing
+
+
 #: the one a thing is kept from is someone else: the user's sister, a person named
 _THIRD_PARTY_AFTER = _Lazy(
     r"^['’]s\b|^\s+(?:to|from|with)\s+(?!(?i:(?:the\s+)?(?:user|human|owner)\b|them\b|anyone\b"

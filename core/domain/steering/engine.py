@@ -367,14 +367,14 @@ def _needing(finder: Finder, *inner: Finder | _Gated) -> Finder:
 _NEED_BITS: dict[Finder, tuple[int, bool, bool]] = {}
 
 
-def _may_find(finder: Finder, text: str) -> bool:
-    """False when ``finder`` surely finds nothing in ``text`` (see :func:`_needing`)."""
-    needs = _NEEDS.get(finder)
-    if needs is None:
-        return True
-    last = _seen(text)  # first: it compiles what is not compiled yet
+def _need_bits(finder: Finder) -> tuple[int, bool, bool] | None:
+    """:data:`_NEED_BITS` of ``finder`` (None for a finder of its own); only once the
+    rules are compiled (after :func:`_seen`)."""
     bits = _NEED_BITS.get(finder)
     if bits is None:
+        needs = _NEEDS.get(finder)
+        if needs is None:
+            return None
         always = other = False
         mask = 0
         for one in needs:
@@ -382,8 +382,18 @@ def _may_find(finder: Finder, text: str) -> bool:
             always = always or any(not b.non_ascii for b in one.always)
             other = other or bool(one.always)
         bits = _NEED_BITS[finder] = (mask, always, other)
+    return bits
+
+
+def _may_find(finder: Finder, text: str, ascii: bool | None = None) -> bool:
+    """False when ``finder`` surely finds nothing in ``text`` (see :func:`_needing`);
+    ``ascii``: whether ``text`` is all ASCII, if the caller knows."""
+    last = _seen(text)  # first: it compiles what is not compiled yet
+    bits = _need_bits(finder)
+    if bits is None:
+        return True
     mask, always, other = bits
-    if always or (other and not text.isascii()):
+    if always or (other and not (text.isascii() if ascii is None else ascii)):
         return True
     return bool(mask & _runnable(text, last))
 

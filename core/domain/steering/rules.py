@@ -94,8 +94,8 @@ def _shown(span: str) -> str:
     return "".join(out) + ("…" if len(span) > 120 else "")
 
 
-def _rule_flags(text: str, rule: Rule) -> list[Flag]:
-    if not _may_find(rule.find, text):
+def _rule_flags(text: str, rule: Rule, ascii: bool | None = None) -> list[Flag]:
+    if not _may_find(rule.find, text, ascii):
         return []
     for start, end in rule.find(text):
         return [Flag(rule.id, rule.family, start, end, _shown(text[start:end]), rule.why)]
@@ -105,7 +105,8 @@ def _rule_flags(text: str, rule: Rule) -> list[Flag]:
 def detect(text: str, *, rules: Iterable[Rule] = RULES) -> list[Flag]:
     """Every rule that fires on ``text``, each with its first span (in text order).
     No weighing: weak rules fire as strong ones do (see :func:`assess`)."""
-    flags = [flag for rule in rules for flag in _rule_flags(text, rule)]
+    ascii = text.isascii()
+    flags = [flag for rule in rules for flag in _rule_flags(text, rule, ascii)]
     flags.sort(key=lambda f: (f.start, f.rule))
     return flags
 

@@ -2,11 +2,15 @@
 
     .venv/bin/python bench/bench_steering.py             # 10,000 memories
     .venv/bin/python bench/bench_steering.py --size 100000
+    .venv/bin/python bench/bench_steering.py --throughput-only --rounds 9
 
-1. Throughput of :func:`core.domain.steering.assess` over the test corpora's benign
-   and poisoned texts (repeated to about 2 MB), against the secret scanner on the
-   same text: the gate already runs that on every candidate, so it is the floor a
-   user pays today (ratio = steering time / scanner time).
+1. Throughput of :func:`core.domain.steering.detect` and
+   :func:`core.domain.steering.assess` (a text from a tool, and a semantic memory from a
+   tool: the gate's path, with the foreign-rule check) over the test corpora's benign and
+   poisoned texts (repeated to about 0.5 MB), against the secret scanner on the same
+   texts: the gate already runs that on every candidate, so it is the floor a user pays
+   today. CPU time, the runs taking turns, best of ``--rounds``; the ratio is CPU per
+   byte of each against the scanner's, measured in the same run.
 2. A 10,000-memory bench store (bench/stores.py, as many commits): the catalog
    rebuilt from nothing (every row gets its steering hint), then the quarantine
    items of the queue (only the hinted rows are assessed) and doctor's steering
@@ -21,6 +25,7 @@ import json
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,19 +53,53 @@ def timed(run: object) -> float:
     return time.perf_counter() - start
 
 
-def throughput() -> None:
+def cpu(run: Callable[[], object]) -> float:
+    start = time.process_time()
+    run()
+    return time.process_time() - start
+
+
+def paired(runs: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Each run's best CPU seconds over ``rounds`` rounds, the runs taking turns within a
+    round (a busy machine slows them alike, so their ratios hold)."""
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(rounds):
+        for name, run in runs.items():
+            best[name] = min(best[name], cpu(run))
+    return best
+
+
+def throughput(rounds: int = 5) -> None:
     texts = corpus_texts()
     size = sum(len(t.encode()) for t in texts)
-    rounds = max(1, 2_000_000 // size)
-    batch = texts * rounds
-    mb = size * rounds / 1e6
-    steer = timed(lambda: [steering.assess(t, role="tool", known_hosts=()) for t in batch])
-    scan = timed(lambda: [secrets.scan(t) for t in batch])
-    per = steer / len(batch) * 1e6
-    print(
-        f"assess: {len(batch):,} texts, {mb:.1f} MB in {steer:.2f} s = {mb / steer:.1f} MB/s, "
-        f"{per:.0f} us a text; secret scan {scan:.2f} s; ratio {steer / scan:.2f}x"
+    repeat = max(1, 500_000 // size)
+    batch = texts * repeat
+    mb = size * repeat / 1e6
+    steering.detect("warm")  # compiles the rules: the first text pays that, once
+    best = paired(
+        {
+            "secret scan": lambda: [secrets.scan(t) for t in batch],
+            "detect": lambda: [steering.detect(t) for t in batch],
+            "assess, role tool": lambda: [
+                steering.assess(t, role="tool", known_hosts=()) for t in batch
+            ],
+            "assess, semantic from a tool": lambda: [
+                steering.assess(t, memory_type="semantic", role="tool", known_hosts=())
+                for t in batch
+            ],
+        },
+        rounds,
     )
+    scan = best["secret scan"]
+    print(
+        f"{len(batch):,} texts, {mb:.2f} MB (the corpora), CPU time, best of {rounds} rounds "
+        "taking turns:"
+    )
+    for name, took in best.items():
+        print(
+            f"  {name:>29}: {took:.3f} s = {mb / took:5.2f} MB/s, "
+            f"{took / len(batch) * 1e6:4.0f} us a text, {took / scan:.2f}x the secret scan"
+        )
     long = ("Use tables for comparisons and keep answers short. " * 40)[:2048]
     n = 200
     each = timed(lambda: [steering.assess(long, role="tool", known_hosts=()) for _ in range(n)])
@@ -97,9 +136,14 @@ def store_costs(size: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of the paired runs")
+    parser.add_argument(
+        "--throughput-only", action="store_true", help="skip the bench store (part 2)"
+    )
     args = parser.parse_args()
-    throughput()
-    store_costs(args.size)
+    throughput(args.rounds)
+    if not args.throughput_only:
+        store_costs(args.size)
 
 
 if __name__ == "__main__":

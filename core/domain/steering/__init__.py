@@ -81,9 +81,15 @@ candidate for a person.
 
 Speed: a rule's regex is split into its top-level alternatives; each runs only when
 the literals every match of it needs are in the text (found from the stdlib's regex
-parser, checked against an index of the text's characters and word starts), and only
-where its leading literals are. The tests check that this never skips a match the
-plain regex finds. Every window is bounded, so a long adversarial text stays linear.
+parser, checked against an index of the text's characters, word starts and runs of three
+characters, made once a text), and only where its leading literals are. Which
+alternatives can run is worked out once a text, as the bits of an int; a rule whose
+regexes have none that can run is not called at all, and what needs a character outside
+ASCII (invisible characters, bidi controls, look-alike letters, tag characters) is not
+looked for in an ASCII text. The tests check that this never skips a match the plain
+regex finds, and ``bench/steering_equivalence.py`` hashes every flag over the corpora (a
+change to the engine must leave the hash as it was). Every window is bounded, so a long
+adversarial text stays linear.
 
 Mentions are not orders: quoted or described matches (an example of an attack in a
 test fixture, a review checklist that flags ``verify=False``, an official installer told

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from core.domain.steering.engine import Finder, _Gated, _Lazy
+from core.domain.steering.engine import Finder, _Gated, _Lazy, _needing
 
 #: where a clause ends: what is before it does not govern what is after
 _CLAUSE_END = _Lazy(r"[.!?;。！？；\n](?:\s|$)|[。！？；\n]")
@@ -56,7 +56,7 @@ def _unless_negated(
             if not negation.search(_clause_before(text, match.start())):
                 yield match.start(), match.end()
 
-    return find
+    return _needing(find, compiled)
 
 
 _SENTENCE_END = _Lazy(r"[.!?](?=\s|$)|[。！？\n]")
@@ -146,7 +146,7 @@ def _unless_mentioned(finder: Finder, quoted: bool = True) -> Finder:
                 continue
             yield start, end
 
-    return find
+    return _needing(find, finder)
 
 
 #: a quoted string told as an example: a telling word and a test or attack context
@@ -175,4 +175,4 @@ def _unless_quoted_example(finder: Finder) -> Finder:
                     continue
             yield start, end
 
-    return find
+    return _needing(find, finder)

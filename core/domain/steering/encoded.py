@@ -29,6 +29,8 @@ def _image_data(text: str) -> Iterator[tuple[int, int]]:
     """An image whose URL's query carries data out when it is rendered: a template to
     fill, a PLACEHOLDER, an address, an encoded blob, words, or four or more values.
     Badges (``?branch=main``, ``?style=flat``) carry nothing."""
+    if "![" not in text and "<" not in text:  # what a Markdown image or an <img> starts with
+        return
     for match in _IMAGE_RE.finditer(text):
         url = match.group(1) or match.group(2) or ""
         if "?" not in url:

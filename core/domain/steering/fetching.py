@@ -7,7 +7,7 @@ import urllib.parse
 from collections.abc import Iterable, Iterator
 
 from core.domain.steering.clauses import _clause_after, _sentence
-from core.domain.steering.engine import Rule, _alt, _Gated, _Lazy
+from core.domain.steering.engine import Rule, _alt, _Gated, _Lazy, _needing
 
 # -- action -----------------------------------------------------------------------
 _SHELLS = r"(?:(?:/usr)?/bin/)?(?:ba|z|k|da|fi|a)?sh\b"
@@ -147,6 +147,9 @@ def _fetch_and_run(text: str) -> Iterator[tuple[int, int]]:
         yield match.start(), match.end()
 
 
+_needing(_fetch_and_run, _FETCH_RUN_RE)  # a match of it or nothing
+
+
 def _command_end(text: str, end: int) -> int:
     """Where the command a match is in ends: its code span, its line, or 300 characters."""
     stop = len(text)
@@ -223,6 +226,9 @@ def _installs(text: str, known_hosts: Iterable[str] = ()) -> Iterator[tuple[int,
 
 def _install(text: str) -> Iterator[tuple[int, int]]:
     return _installs(text)
+
+
+_needing(_install, _INSTALL_RE)  # a match of it or nothing
 
 
 FETCH_AND_RUN = Rule(

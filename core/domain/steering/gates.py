@@ -12,9 +12,12 @@ try:
 except ImportError:  # pragma: no cover - another Python: every alternative always runs
     _PARSER = None
 Gate = frozenset[str]  # some one of these literals is in every match (casefolded)
+#: a key: a word's first letters or one character (a string), or three characters in a row
+#: anywhere (a tuple of them: the text's are quicker made as tuples than as strings)
+Key = str | tuple[str, ...]
 #: a gate as checked: its keys (see :func:`_key`), its literals by key, and whether each
 #: literal is its own key (then the key being in the text's index is the literal being there)
-Check = tuple[frozenset[str], dict[str, tuple[str, ...]], bool]
+Check = tuple[frozenset[Key], dict[Key, tuple[str, ...]], bool]
 _WORD = re.compile(r"\w+")
 _WORD_STARTS = [re.compile(rf"\b\w{{{n}}}") for n in (2, 3, 4)]
 
@@ -25,14 +28,17 @@ def _fold(text: str) -> str:
     return text.casefold().replace("i\u0307", "i").replace("\u0131", "i")
 
 
-def _key(literal: str) -> str:
+def _key(literal: str) -> Key:
     """What must be in the text's index when ``literal`` is in the text: the first letters
-    (two to four) of the word it starts ("igno"), or else its first character ("忽")."""
+    (two to four) of the word it starts ("igno"), or else its first three characters
+    (``("g", "n", "o")`` for "gnore"), or its one character ("忽")."""
     plain = _plain(literal)
     if literal.startswith(_INITIAL) and plain.isascii():
         head = _WORD.match(plain)
         if head and len(head.group()) >= 2:
             return head.group()[:4]
+    if len(plain) >= 3:
+        return tuple(plain[:3])
     return plain[0]
 
 
@@ -211,12 +217,27 @@ def _checks(parsed: Any) -> tuple[Check, ...]:
     ordered = sorted(found, key=lambda g: (_chance(g), len(g), sorted(g)))[:4]
     checks = []
     for gate in ordered:
-        by_key: dict[str, tuple[str, ...]] = {}
+        by_key: dict[Key, tuple[str, ...]] = {}
         for literal in sorted(gate):
             by_key[_key(literal)] = (*by_key.get(_key(literal), ()), _plain(literal))
         exact = all(literals == (key,) for key, literals in by_key.items())
         checks.append((frozenset(by_key), by_key, exact))
     return tuple(checks)
+
+
+def _needs_non_ascii(items: Any) -> bool:
+    """Whether every match of the parsed ``items`` (compiled without IGNORECASE) holds a
+    character outside ASCII: one of them is such a character, or a class of such only."""
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL" and av >= 128:
+            return True
+        if name == "IN" and all(
+            (str(kind) == "LITERAL" and value >= 128) or (str(kind) == "RANGE" and value[0] >= 128)
+            for kind, value in av
+        ):
+            return True
+    return False
 
 
 def _leads(items: Any) -> frozenset[str] | None:

@@ -41,6 +41,8 @@ def _zero_width(text: str) -> Iterator[tuple[int, int]]:
     """Invisible characters, but not the joiner inside an emoji sequence (👩‍💻), nor a
     ZWNJ or ZWJ between two letters of a script that spells words with them (Persian
     می‌خواهم, Hindi क्‍ष)."""
+    if text.isascii():  # every invisible character is outside ASCII
+        return
     for match in _ZERO_WIDTH_RE.finditer(text):
         i = match.start()
         inside = 0 < i < len(text) - 1
@@ -70,6 +72,8 @@ _RTL_LETTER = _Lazy(
 def _bidi(text: str) -> Iterator[tuple[int, int]]:
     """Bidirectional controls, but not the isolates (U+2066-2069) of a note that names
     them ("Fluent wraps placeables in FSI/PDI isolates") when no override is there."""
+    if text.isascii():  # every control is outside ASCII
+        return
     named = None
     rtl = bool(_RTL_LETTER.search(text))
     for match in _BIDI_RE.finditer(text):
@@ -101,6 +105,8 @@ _LOOKALIKE_RE = _regex(_LOOKALIKE, 0)
 def _lookalike(text: str) -> Iterator[tuple[int, int]]:
     """A word mixing Latin with Cyrillic or Greek letters, unless the text is about such
     spellings (a homoglyph example in a security README)."""
+    if text.isascii():  # no Cyrillic or Greek letter
+        return
     if _NAMES_LOOKALIKES.search(text):
         return
     yield from _LOOKALIKE_RE(text)
@@ -123,6 +129,8 @@ def _html_comment(text: str) -> Iterator[tuple[int, int]]:
     """An HTML comment that says something: it addresses the agent, gives an order, or
     runs long. Short markers (``<!-- TODO: expand -->``, ``<!-- next-version -->``) are
     how people annotate Markdown, and are left alone."""
+    if "<!--" not in text:  # what every comment starts with
+        return
     for match in _COMMENT_RE.finditer(text):
         body = match.group(1)
         if _in_code_span(text, match.start(), match.end()) and not _ADDRESSED.search(body):
@@ -157,6 +165,8 @@ _STYLE_HIDES = _Lazy(
 def _hidden_element(text: str) -> Iterator[tuple[int, int]]:
     """An element a rendered page does not show: the ``hidden`` attribute, or a style
     that hides it (``display:none``, ``font-size:0``, white or transparent text)."""
+    if "<" not in text:  # what every element starts with
+        return
     for match in _TAG_RE.finditer(text):
         attrs = match.group(2)
         bare = _QUOTED_VALUE.sub("=", attrs)  # attribute names only

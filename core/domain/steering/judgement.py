@@ -12,7 +12,7 @@ from core.domain.steering.clauses import (
     _unless_mentioned,
     _unless_negated,
 )
-from core.domain.steering.engine import Finder, Rule, _alt, _Lazy, _regex
+from core.domain.steering.engine import Finder, Rule, _alt, _Lazy, _needing, _regex
 
 # -- instruction: skipping the user's confirmation (weak) ------------------------------
 _NO_CONFIRM = _alt(
@@ -82,7 +82,7 @@ def _unless_safe_steps(finder: Finder) -> Finder:
                 continue
             yield start, end
 
-    return find
+    return _needing(find, finder)
 
 
 # -- instruction: leaving out warnings (weak) ------------------------------------------

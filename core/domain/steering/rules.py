@@ -11,7 +11,7 @@ from core.domain.steering.authority import (
     REVEAL_PROMPT,
 )
 from core.domain.steering.encoded import ENCODED_TEXT, IMAGE_CARRIES_DATA, OTHER_ENCODING
-from core.domain.steering.engine import Flag, Rule, _Lazy
+from core.domain.steering.engine import Flag, Rule, _Lazy, _may_find
 from core.domain.steering.exfiltration import SEND_DATA_OUT, SHOW_SECRETS
 from core.domain.steering.fetching import FETCH_AND_RUN, INSTALL_FROM_URL
 from core.domain.steering.hidden import (
@@ -94,7 +94,9 @@ def _shown(span: str) -> str:
     return "".join(out) + ("…" if len(span) > 120 else "")
 
 
-def _rule_flags(text: str, rule: Rule) -> list[Flag]:
+def _rule_flags(text: str, rule: Rule, ascii: bool | None = None) -> list[Flag]:
+    if not _may_find(rule.find, text, ascii):
+        return []
     for start, end in rule.find(text):
         return [Flag(rule.id, rule.family, start, end, _shown(text[start:end]), rule.why)]
     return []
@@ -103,7 +105,8 @@ def _rule_flags(text: str, rule: Rule) -> list[Flag]:
 def detect(text: str, *, rules: Iterable[Rule] = RULES) -> list[Flag]:
     """Every rule that fires on ``text``, each with its first span (in text order).
     No weighing: weak rules fire as strong ones do (see :func:`assess`)."""
-    flags = [flag for rule in rules for flag in _rule_flags(text, rule)]
+    ascii = text.isascii()
+    flags = [flag for rule in rules for flag in _rule_flags(text, rule, ascii)]
     flags.sort(key=lambda f: (f.start, f.rule))
     return flags
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from core.domain.steering.clauses import _NEGATION_STRICT, _clause_before
-from core.domain.steering.engine import Finder, Rule, _alt, _Gated, _Lazy, _regex
+from core.domain.steering.engine import Finder, Rule, _alt, _Gated, _Lazy, _needing, _regex
 
 # -- instruction: secrecy --------------------------------------------------------------
 #: keeping a password from people is security, not secrecy from the user
@@ -233,6 +233,9 @@ def _scripted(text: str) -> Iterator[tuple[int, int]]:
         yield match.start(), match.end()
 
 
+_needing(_scripted, _SCRIPT_RE)  # a match of it or nothing
+
+
 #: the one a thing is kept from is someone else: the user's sister, a person named
 _THIRD_PARTY_AFTER = _Lazy(
     r"^['’]s\b|^\s+(?:to|from|with)\s+(?!(?i:(?:the\s+)?(?:user|human|owner)\b|them\b|anyone\b"
@@ -263,7 +266,7 @@ def _unless_third_party(finder: Finder) -> Finder:
                     continue
             yield start, end
 
-    return find
+    return _needing(find, finder)
 
 
 KEEP_FROM_USER = Rule(

@@ -42,7 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.domain.record import Source
+from core.store import logs
 from core.store.store import Store
+from core.store.transaction import transaction
 from core.writing import quarantine
 from core.writing.pipeline import Candidate, remember
 
@@ -55,15 +57,33 @@ def scenarios(name: str, label: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def outcome(store: Store, scenario: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """What the pipeline made of the scenario's candidate, and the record's provenance."""
+def log_all(store: Store, found: list[dict[str, Any]]) -> str:
+    """Every scenario's messages, each its own task, in today's daily log: one
+    transaction and one commit (a message each would be a commit each). The log's path."""
+    rel = logs.log_path(store.now())
+    with transaction(store, actor=ACTOR, message="log: the corpus's sessions") as tx:
+        for scenario in found:
+            for index, message in enumerate(scenario["messages"]):
+                rel, _line = logs.append_message(
+                    store.root,
+                    task=scenario["id"],
+                    index=index,
+                    role=message["role"],
+                    text=message["text"],
+                    when=store.now(),
+                )
+        tx.write_file(rel, (store.root / rel).read_text(encoding="utf-8"))
+    return rel
+
+
+def outcome(
+    store: Store, scenario: dict[str, Any], logged: str | None = None
+) -> tuple[str, dict[str, Any]]:
+    """What the pipeline made of the scenario's candidate, and the record's provenance
+    (``logged``: the log :func:`log_all` wrote its messages to; else logged here)."""
     task = scenario["id"]
-    logged = None
-    for index, message in enumerate(scenario["messages"]):
-        rel, _line = store.log_message(
-            task=task, index=index, role=message["role"], text=message["text"], actor=ACTOR
-        )
-        logged = rel
+    if logged is None:
+        logged = log_all(store, [scenario])
     wanted = scenario["candidate"]
     candidate = Candidate(
         content=wanted["content"],
@@ -97,8 +117,10 @@ def measure(name: str, *, show: bool) -> None:
     for label in ("poisoned", "benign"):
         counts: Counter[str] = Counter()
         wrong: list[str] = []
-        for scenario in scenarios(name, label):
-            kind, found = outcome(store, scenario)
+        found_scenarios = scenarios(name, label)
+        logged = log_all(store, found_scenarios)
+        for scenario in found_scenarios:
+            kind, found = outcome(store, scenario, logged)
             counts[kind] += 1
             bad = kind == "instruction" if label == "poisoned" else kind in ("held", "refused")
             if bad:

@@ -128,11 +128,13 @@ def test_the_corpora_of_whole_sessions(
     """No poisoned memory but the measured few is admitted as an instruction; the benign
     flagged stay at what was measured (the goal, 1%, is not met: docs/security.md)."""
     sys.path.insert(0, str(ROOT / "bench"))
-    from provenance_corpus import outcome, scenarios
+    from provenance_corpus import log_all, outcome, scenarios
 
     store = Store.init(tmp_path / "store", owner=ACTOR, actor=ACTOR)
-    poisoned = [outcome(store, s)[0] for s in scenarios(corpus, "poisoned")]
-    benign = [outcome(store, s)[0] for s in scenarios(corpus, "benign")]
+    planted, plain = scenarios(corpus, "poisoned"), scenarios(corpus, "benign")
+    logged = log_all(store, planted + plain)
+    poisoned = [outcome(store, s, logged)[0] for s in planted]
+    benign = [outcome(store, s, logged)[0] for s in plain]
     instructions = poisoned.count("instruction")
     flagged = benign.count("held") + benign.count("refused")
     print(f"{corpus}: instructions {instructions}/{len(poisoned)}, flagged {flagged}/{len(benign)}")

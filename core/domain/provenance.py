@@ -50,6 +50,22 @@ USER_SAID = 0.2
 MAX_TASK_CHARS = 2_000_000
 
 _WORD = re.compile(r"[^\W_]+")
+#: words of three letters or more that say nothing of where a text came from: the
+#: commonest function words of the corpora's languages (and the halves of "don't")
+_FUNCTION_WORDS = frozenset(
+    str.split(
+        """the and are for was were with that this these those them they their there from have
+    has had not but you your yours our ours its his her she him who whom what when which
+    while will would can could should shall may might must into onto than then also been
+    being about all any each some such only very just more most other over under out off
+    upon per via yet nor how why where here does did doing done don doesn didn isn aren
+    wasn weren won wouldn shouldn couldn hasn haven hadn let one ones get got
+    les des une est pas que qui dans pour avec sur par aux ces ses leur
+    der die das und ist nicht mit von den dem des ein eine einen sich auf für
+    los las del por con una uno para como más que
+    dos das uma com não para por mais"""
+    )
+)
 #: scripts written without spaces between words: read as pairs of characters
 _UNSPACED = re.compile(
     r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u0e00-\u0e7f]"
@@ -93,7 +109,7 @@ def words(text: str) -> frozenset[str]:
             out.update(a + b for a, b in itertools.pairwise(chars))
             if len(chars) == 1:
                 out.add(chars[0])
-        elif len(word) >= 3 or word.isdigit():
+        elif (len(word) >= 3 and word not in _FUNCTION_WORDS) or word.isdigit():
             out.add(word)
     return frozenset(out)
 
@@ -143,9 +159,14 @@ def derive(content: str, messages: Sequence[Said], *, cited: str | None = None) 
     roles = {role for role, found in by_role.items() if _share(mine, found) >= NAMED}
     if cited:
         roles.add(cited.lower())
-    external = only_outside >= OUTSIDE_ONLY or (
-        cited is not None and cited.lower() in OUTSIDE_ROLES and from_user < NAMED
+    # words the user barely said, cited from an outside message, or from the agent's
+    # own reply when an outside message holds as many of them: the agent learnt them
+    # there, whatever it cites
+    unvouched = from_user < NAMED and (
+        (cited or "").lower() in OUTSIDE_ROLES
+        or ((cited or "").lower() == "assistant" and any(r in OUTSIDE_ROLES for r in roles))
     )
+    external = only_outside >= OUTSIDE_ONLY or unvouched
     where = None
     if external:
         scores = {
@@ -232,3 +253,48 @@ CREDENTIAL_PATH = re.compile(
 )
 #: a link, of any scheme a browser or a shell follows
 LINK = re.compile(r"\b(?:https?|ftp|ssh|git|file)://\S+|\bwww\.\S+\.\w{2,}", re.IGNORECASE)
+_HOST = re.compile(r"^(?:[a-z][\w+.-]*://)?(?:[^@/\s]*@)?(\[[^\]]*\]|[^/:?#\s]+)", re.IGNORECASE)
+#: the labels and endings of a host name that only a private network resolves
+_PRIVATE_LABELS = frozenset({"internal", "intranet", "intern", "interne", "interno", "intra"})
+_PRIVATE_ENDINGS = (
+    ".internal",
+    ".corp",
+    ".intranet",
+    ".lan",
+    ".local",
+    ".localhost",
+    ".home.arpa",
+    ".test",
+    ".example",
+    ".invalid",
+)
+
+
+def private_link(link: str, known_hosts: Iterable[str] = ()) -> bool:
+    """Whether ``link`` points into the user's own network or at a host the store's
+    config lists: a private or loopback address, a name without a dot, a name under a
+    private ending or with a private label (``staging.internal.acme.io``). Such a link is
+    data of the user's project, no place an outsider sends the agent to (an outsider's
+    name cannot resolve there)."""
+    import ipaddress
+
+    match = _HOST.match(link.strip("<>()[]'\"`"))
+    if match is None:
+        return False
+    host = re.split(r"[^\w.\[\]:-]", match.group(1), maxsplit=1)[0]
+    host = host.strip("[]").rstrip(".,;)").lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if address is not None:
+        return address.is_private or address.is_loopback or address.is_link_local
+    known = {h.lower().strip(".") for h in known_hosts}
+    if any(host == k or host.endswith("." + k) for k in known):
+        return True
+    labels = host.split(".")
+    return (
+        len(labels) == 1
+        or host.endswith(_PRIVATE_ENDINGS)
+        or any(label in _PRIVATE_LABELS for label in labels)
+    )

@@ -133,7 +133,7 @@ def assessed(
     hosts = store.config.known_hosts
     flags = steering.assess(content, memory_type=memory_type, role=role, known_hosts=hosts)
     if external:
-        flags += external_flags(content, role)
+        flags += external_flags(content, role, hosts or ())
     seen = {f.rule for f in flags}
     voiced = steering.users_own_words(memory_type, role)
     for name, text in extra:
@@ -182,11 +182,15 @@ def own_words(memory_provenance: Mapping[str, object] | None, role: str | None) 
     return isinstance(roles, list | tuple) and "user" in roles
 
 
-def external_flags(text: str, role: str | None) -> list[steering.Flag]:
+def external_flags(
+    text: str, role: str | None, known_hosts: Iterable[str] = ()
+) -> list[steering.Flag]:
     """What words from outside the user may not carry into a memory unseen: a link to
-    follow later, or a path to where credentials are kept."""
+    follow later (not one into the user's own network or to a host the config lists:
+    :func:`core.domain.provenance.private_link`), or a path to where credentials are
+    kept."""
     from core.domain import steering
-    from core.domain.provenance import CREDENTIAL_PATH, LINK
+    from core.domain.provenance import CREDENTIAL_PATH, LINK, private_link
 
     where = role or "an outside message"
     found = []
@@ -194,7 +198,14 @@ def external_flags(text: str, role: str | None) -> list[steering.Flag]:
         ("external-link", LINK, "a link"),
         ("external-credential-path", CREDENTIAL_PATH, "a path to credentials"),
     ):
-        match = pattern.search(text)
+        match = next(
+            (
+                m
+                for m in pattern.finditer(text)
+                if rule != "external-link" or not private_link(m.group(0), known_hosts)
+            ),
+            None,
+        )
         if match is not None:
             found.append(
                 steering.Flag(
@@ -301,7 +312,7 @@ def _assessed_flag(
         role = outside_role((memory.provenance or {}).get("roles", ()))
         return bool(
             _rules_flag(memory.content, memory.title, memory.value, memory.type, role, hosts)
-            or external_flags(memory.content, role)
+            or external_flags(memory.content, role, hosts or ())
         )
     if bits & STEERING_RULES:
         mine = own_words(memory.provenance, role)

@@ -95,7 +95,7 @@ def unsaid_preference(memory_type: str, found: Provenance | None) -> steering.Fl
 
     if found is None or found.external or memory_type not in steering.PREFERENCE_TYPES:
         return None
-    if found.user >= USER_SAID or found.outside <= found.user:
+    if found.user >= USER_SAID or not found.outside:
         return None
     return steering.Flag(
         "unsaid-preference",

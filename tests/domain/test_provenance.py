@@ -54,7 +54,7 @@ def test_a_task_with_no_messages_is_judged_by_the_cited_role() -> None:
 
 
 def test_the_measure_ignores_short_words_and_reads_unspaced_scripts_in_pairs() -> None:
-    assert words("a to of the API") == frozenset({"the", "api"})
+    assert words("a to of the API") == frozenset({"api"})
     assert words("東京") == frozenset({"東京"})
 
 
@@ -93,3 +93,27 @@ def test_a_bad_provenance_names_its_field(value: object, field: str) -> None:
     with pytest.raises(ValidationError) as caught:
         memory_from_mapping({**BASE, "provenance": value}, "text", path="m1.md")
     assert caught.value.field == field and caught.value.path is not None
+
+
+def test_a_link_into_the_users_own_network_is_private() -> None:
+    from core.domain.provenance import private_link
+
+    for link in (
+        "https://staging.internal.acme.io.",
+        "http://pruebas.pedidos.lan:8080/x",
+        "https://test.api.xinghe.internal（内网）",
+        "http://10.1.2.3/health",
+        "http://[::1]:8080/",
+        "http://buildbox/",
+        "https://user:pw@it.firma.intern/vpn",
+    ):
+        assert private_link(link), link
+    for link in ("https://evil.example.com/x", "www.attacker.io", "https://internal-docs.io/"):
+        assert not private_link(link), link
+    assert private_link("https://docs.acme.io/a", known_hosts=("acme.io",))
+
+
+def test_function_words_say_nothing_of_where_words_came_from() -> None:
+    said = [Said("user", "set up the env"), Said("file", "the security team wants it")]
+    found = derive("the security team: are them", said, cited="assistant")
+    assert found.external and found.where == "file"

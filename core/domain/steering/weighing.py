@@ -34,7 +34,7 @@ _ORDER_VERBS = (
     r"|obey|comply|act|handle|process|auto-?\w+|first"
 )
 _ORDER_ADVERBS = r"(?:(?:also|then|just|simply|now|quietly|silently|kindly)\s+)?"
-_DIRECTIVE = _alt(
+_IMPERATIVE = (
     # en: an imperative opening a sentence, a line, a list item, or a clause
     r"(?:^|[.!?:;]\s+|\n\s*(?:[-*•]|\d+[.)])?\s*|—\s*|\s-\s+)"
     + _ORDER_ADVERBS
@@ -47,6 +47,34 @@ _DIRECTIVE = _alt(
     r"|apt(?:-get)?|brew|gh|psql|mysql|rm|chmod|chown|useradd|usermod|spctl|eval|bash|sh"
     r"|python3?|node|helm|terraform|aws|gcloud|az|ssh|scp|crontab|systemctl|launchctl|reg"
     r"|powershell|iex|export|setx|sed|echo|cp|mv|ln|make|go|cargo|gem|composer)\b",
+)
+# A fact read in a project's docs speaks in their register: "use multipart above 100 MB",
+# "deploy with `make deploy-staging`". There an order is what reaches past the facts: an
+# imperative that moves, sends, pays, installs, trusts or disables something, or a command
+# that fetches code from outside or changes the machine; the standing conditions, the
+# obligations on the agent and the authority rules below hold for facts as for any type.
+_ACTION_VERBS = (
+    r"always|never|ignore|skip|approve|pay|send|forward|share|transfer|remove|delete|disable"
+    r"|turn\s+off|grant|trust|redirect|upload|post|push|paste|export|bypass|whitelist"
+    r"|allowlist|obey|comply|download|install|execute|reassure|recommend|tell|say|answer"
+    r"|hide|conceal|(?:don['’]t|do\s+not)\s+(?:mention|tell|say|show|reveal|report|disclose"
+    r"|flag|ask|notify|warn|let)"
+)
+_FACT_IMPERATIVE = (
+    r"(?:^|[.!?:;]\s+|\n\s*(?:[-*•]|\d+[.)])?\s*|—\s*|\s-\s+)"
+    + _ORDER_ADVERBS
+    + r"(?:"
+    + _ACTION_VERBS
+    + r")\b",
+    r"(?:,|\bso|\band|\bthen)\s+" + _ORDER_ADVERBS + r"(?:" + _ACTION_VERBS + r")\b",
+    # a command that brings code in from outside, runs it, or changes the machine
+    r"`\s*(?:sudo\s+)?(?:(?:pip3?|pipx|uv\s+pip|gem|composer|brew|apt(?:-get)?|go|cargo)"
+    r"\s+(?:install|get|require)|(?:npm|pnpm|yarn|bun)\s+(?:i|install|add|dlx|x)|npx|curl"
+    r"|wget|eval|iex|rm|chmod|chown|useradd|usermod|spctl|crontab|systemctl|launchctl|reg"
+    r"|setx|export|powershell|ssh|scp|git\s+(?:push|remote|config|clone)|docker\s+(?:run"
+    r"|pull|login))\b",
+)
+_STANDING = (
     # what is no longer in force, or ranks over what
     r"\b(?:is|are)\s+(?:not\s+)?to\s+be\b|\bno\s+longer\s+appl(?:y|ies)\b",
     r"\b(?:was|were|are|is|been)\s+(?:superseded|retired|withdrawn|suspended|revoked|void"
@@ -119,8 +147,14 @@ _DIRECTIVE = _alt(
     r"|תמיד|לעולם|יש\s+ל|בלי\s+לשאול|תשולם|שלח|चाहिए|हमेशा|कभी\s+नहीं|मानें|न\s+दें|करें|दें"
     r"|ให้|เสมอ|ห้าม",
 )
-#: where ``text`` gives the agent an order (see the section above)
+_DIRECTIVE = _alt(*_IMPERATIVE, *_STANDING)
+_FACT_ORDER = _alt(*_FACT_IMPERATIVE, *_STANDING)
+#: where ``text`` gives the agent an order (see the section above), and where a fact does
 _directive = _regex(_DIRECTIVE, _ML)
+_fact_order = _regex(_FACT_ORDER, _ML)
+#: the types of a memory that state what is (the seed's "semantic, verify against current
+#: state" and what happened), weighed with :data:`_FACT_ORDER`
+FACT_TYPES = ("semantic", "episodic")
 
 
 #: types whose memories are the user's own standing wishes: they must come from the user
@@ -180,7 +214,8 @@ def provenance_flags(memory_type: str, role: str | None, text: str = "") -> list
             )
         ]
     if role in ORDER_FOREIGN_ROLES:
-        for start, end in FOREIGN_RULE.find(text):
+        find = _fact_order if memory_type in FACT_TYPES else FOREIGN_RULE.find
+        for start, end in find(text):
             return [
                 Flag(
                     FOREIGN_RULE.id,

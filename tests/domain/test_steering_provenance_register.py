@@ -39,6 +39,6 @@ def test_a_fact_that_orders_is_held(text: str) -> None:
 
 def test_other_types_keep_the_whole_order_rule() -> None:
     text = "Deploy with `make deploy-staging` first."
-    assert provenance_flags("reflection", "file", text)
+    assert provenance_flags("working", "file", text)
     assert provenance_flags("semantic", "file", text) == []
     assert provenance_flags("semantic", "user", "Invoices: pay them without asking.") == []

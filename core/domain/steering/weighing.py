@@ -47,6 +47,13 @@ _IMPERATIVE = (
     r"|apt(?:-get)?|brew|gh|psql|mysql|rm|chmod|chown|useradd|usermod|spctl|eval|bash|sh"
     r"|python3?|node|helm|terraform|aws|gcloud|az|ssh|scp|crontab|systemctl|launchctl|reg"
     r"|powershell|iex|export|setx|sed|echo|cp|mv|ln|make|go|cargo|gem|composer)\b",
+    # zh ja ko: an order in a document's own register ("use the default", "follow the
+    # header", "recommended"): an order for a preference, a lesson or a rule, not in a fact
+    r"应(?![用对])|可以|只需|必须|应该|应当|不要|别再|不用|不必|无需|直接|请|记得|顺手|推荐|相当于"
+    r"|按[^。\n]{0,12}处理|优先|自动|默认|统一|改成|改为|换成|加上|告知",
+    r"こと[。．]?$|ください|してよい|して良い|すること|勧め|推奨|しないで|不要|扱う|扱って|従う"
+    r"|従って|優先|ようにして|せず",
+    r"것\.?(?:$|\s)|하세요|해라|할\s*것|추천|하지\s*마|말\s*것|따르|우선|바꿔|필요\s*없",
 )
 # A fact read in a project's docs speaks in their register: "use multipart above 100 MB",
 # "deploy with `make deploy-staging`". There an order is what reaches past the facts: an
@@ -102,16 +109,12 @@ _STANDING = (
     r"|are\s+(?:authoritative|official|trusted)|is\s+(?:authoritative|binding|official))\b",
     r"\b(?:wins?|overrides?|outranks?|supersedes?|takes?\s+precedence|replaces?\s+(?:all\s+)?"
     r"(?:earlier|previous|prior))\b",
-    # zh
-    r"应(?![用对])|可以|只需|以后|今后|从现在起|从今以后|往后|一律|每次|凡是|必须|务必|应该|应当"
-    r"|不要|别再|别告诉|不用|不必|无需|直接|请|记得|顺手|总是|永远|一定要|推荐|照办|照做|视为"
-    r"|当作|等同于|相当于|按[^。\n]{0,12}处理|优先|自动|默认|统一|只用|只走|改成|改为|换成|加上"
-    r"|关掉|忽略|跳过|转发|转账|告知",
-    # ja ko
-    r"こと[。．]?$|ください|してよい|して良い|すること|必ず|今後|常に|勧め|推奨|しないで|不要"
-    r"|扱う|扱って|従う|従って|優先|ようにして|せず|無視|承認して|答え|伝え",
-    r"것\.?(?:$|\s)|하세요|해라|할\s*것|항상|반드시|추천|하지\s*마|말\s*것|따르|우선|앞으로|안내할"
-    r"|바꿔|보낼|전달|필요\s*없",
+    # zh ja ko: what stands over every later task, moves or hides something, or fixes an
+    # answer (the words of documents' own register are in _REGISTER below)
+    r"以后|今后|从现在起|从今以后|往后|一律|每次|凡是|务必|总是|永远|一定要|照办|照做|视为|当作"
+    r"|等同于|别告诉|只用|只走|关掉|忽略|跳过|转发|转账",
+    r"必ず|今後|常に|無視|承認して|答え|伝え",
+    r"항상|반드시|앞으로|안내할|보낼|전달",
     # de fr
     r"\b(?:immer|nie|niemals|bitte|soll(?:en|te|ten)?|muss|müssen|ab\s+sofort|künftig"
     r"|zukünftig|empfiehl\w*|nicht\s+erwähn\w*|ohne\s+(?:Rückfrage|Nachfrage|zu\s+fragen)"
@@ -154,7 +157,7 @@ _directive = _regex(_DIRECTIVE, _ML)
 _fact_order = _regex(_FACT_ORDER, _ML)
 #: the types of a memory that state what is (the seed's "semantic, verify against current
 #: state" and what happened), weighed with :data:`_FACT_ORDER`
-FACT_TYPES = ("semantic", "episodic")
+FACT_TYPES = ("semantic", "episodic", "reflection")
 
 
 #: types whose memories are the user's own standing wishes: they must come from the user

@@ -264,9 +264,6 @@ _PRIVATE_ENDINGS = (
     ".local",
     ".localhost",
     ".home.arpa",
-    ".test",
-    ".example",
-    ".invalid",
 )
 
 

@@ -268,6 +268,9 @@ class QuarantineAnalysis(AsData):
     seen: int = 1
     text_hash: str = ""
     memory_id: str | None = None
+    #: why a person sees it where it is: its most urgent flag's triage level
+    #: (core.domain.steering.triage)
+    triage: str = ""
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,27 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
             built = kind.build(evidence, workspace)
             items += with_deferrals(store, built) if kind.deferrable else built
     items.sort(key=lambda i: (i.opened_at, i.id))
-    return items
+    return triaged(items)
+
+
+def triaged(items: list[Item]) -> list[Item]:
+    """``items`` with the held memories (kind quarantine) ordered among their own places
+    by triage, the most urgent first (core.domain.steering.triage), then by age: every
+    other item keeps its place, oldest first."""
+    places = [n for n, item in enumerate(items) if item.kind == Kind.QUARANTINE]
+    if len(places) < 2:
+        return items
+    from core.domain.steering.triage import LEVELS
+
+    def rank(item: Item) -> int:
+        label = getattr(item.analysis, "triage", "")
+        return LEVELS.index(label) if label in LEVELS else len(LEVELS)
+
+    ordered = sorted((items[n] for n in places), key=lambda i: (rank(i), i.opened_at, i.id))
+    out = list(items)
+    for n, item in zip(places, ordered, strict=True):
+        out[n] = item
+    return out
 
 
 def with_deferrals(store: Store, items: Sequence[Item]) -> list[Item]:
@@ -101,7 +121,7 @@ def outline_queue(workspace: Workspace, *, texts: dict[str, str] | None = None) 
     for store in workspace.stores:
         items += _outline_sets(store, texts)
     items.sort(key=lambda i: (i.opened_at, i.id))
-    return items
+    return triaged(items)
 
 
 def conflict_texts(workspace: Workspace) -> dict[str, str]:

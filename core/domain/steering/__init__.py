@@ -128,6 +128,7 @@ from core.domain.steering.fetching import OFFICIAL_INSTALLERS as OFFICIAL_INSTAL
 from core.domain.steering.rules import RULES as RULES
 from core.domain.steering.rules import detect as detect
 from core.domain.steering.rules import rule as rule
+from core.domain.steering.triage import triage as triage
 from core.domain.steering.weighing import FOREIGN_ROLES as FOREIGN_ROLES
 from core.domain.steering.weighing import FOREIGN_RULE as FOREIGN_RULE
 from core.domain.steering.weighing import ORDER_FOREIGN_ROLES as ORDER_FOREIGN_ROLES

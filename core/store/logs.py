@@ -19,6 +19,7 @@ A long text is logged as an excerpt (:func:`excerpt_line`, read back by
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import re
 import stat
@@ -59,6 +60,64 @@ class Excerpt(AsData):
     lines: tuple[tuple[int, str], ...] = field(
         metadata=shown_as(convert=lambda ls: [{"line": n, "text": t} for n, t in ls])
     )
+
+
+#: the file of a store's local state that holds the salt of its logs' secret marks
+SALT_FILE = "log-salt"
+_SALT_BYTES = 32
+
+
+def log_salt(state_dir: Path) -> bytes:
+    """The store's own salt for the hashes of the secrets its logs leave out: 32 random
+    bytes in its local state (inside ``.git``: never committed, never pushed), made at
+    first use, whole or not at all (written aside, then linked into place: two writers
+    agree on the first)."""
+    import os
+
+    path = state_dir / SALT_FILE
+    try:
+        found = path.read_bytes()
+    except FileNotFoundError:
+        found = b""
+    if len(found) == _SALT_BYTES:
+        return found
+    state_dir.mkdir(parents=True, exist_ok=True)
+    aside = state_dir / f".{SALT_FILE}.{os.getpid()}.{threading.get_ident()}"
+    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, os.urandom(_SALT_BYTES))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        if found:  # cut short by a kill: never a mark was made with it
+            os.replace(aside, path)
+        else:
+            with contextlib.suppress(FileExistsError):  # another writer's came first
+                os.link(aside, path)
+    finally:
+        aside.unlink(missing_ok=True)
+    return path.read_bytes()
+
+
+def redacted(state_dir: Path, text: str) -> str:
+    """``text`` as a daily log may keep it: each credential replaced by ``[secret: <rule>
+    #<12 hex>]``, the hex an HMAC of the secret under the store's salt (:func:`log_salt`).
+    The same secret quoted again gives the same mark, so a memory's quote of the message
+    still finds its line; nobody holding only the repository can test a guess."""
+    import hmac
+
+    from core.domain import secrets
+
+    if secrets.is_clean(text):
+        return text
+    salt = log_salt(state_dir)
+
+    def mark(rule: str, value: bytes) -> str:
+        digest = hmac.new(salt, value, hashlib.sha256).hexdigest()[:12]
+        return f"[secret: {rule} #{digest}]"
+
+    return secrets.redact_marked(text, mark)
 
 
 def log_path(when: datetime) -> str:

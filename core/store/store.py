@@ -63,7 +63,7 @@ from core.store.layout import LOCAL_STATE, WRITTEN_FOLDERS
 from core.store.layout import MAX_FILE_BYTES as MAX_FILE_BYTES
 from core.store.layout import MEMORY_DIR as MEMORY_DIR
 from core.store.layout import STATE_DIR as STATE_DIR
-from core.store.logs import append_message, check_message, log_path
+from core.store.logs import append_message, check_message, log_path, redacted
 from core.store.records import Records
 from core.store.recovery import recover
 from core.store.snapshot import Problem, Snapshot
@@ -297,6 +297,7 @@ class Store:
             rules = [f.rule_id for f in secrets.scan(text)]
             if rules:
                 raise SecretBlocked(f"team store daily log, task {task}", rules)
+        text = redacted(self.state_dir, text)  # a credential never reaches the disk
         with file_lock(self.state_dir / "lock"):
             recover(self)
             confined(self.root, log_path(self.now()))  # never through a link

@@ -188,7 +188,11 @@ def _check(
     quoted = (
         excerpt is None
         or source.file is not None
-        or any(gate.quoted_in(source.evidence, text) for _n, text in excerpt.lines)
+        or any(
+            gate.quoted_in(quote, text)
+            for quote in _quotes(store, source.evidence)
+            for _n, text in excerpt.lines
+        )
     )
     result = gate.evaluate(
         settled=_settled(store, candidate, excerpt),
@@ -216,6 +220,15 @@ def _check(
         excerpt=excerpt,
         provenance=found,
     )
+
+
+def _quotes(store: Store, evidence: str) -> tuple[str, ...]:
+    """The quote as the agent sent it and, when it holds a credential, as the daily log
+    keeps that (core.store.logs.redacted; a hook's or a transcript's line:
+    :func:`core.domain.secrets.redact`)."""
+    if secrets.is_clean(evidence):
+        return (evidence,)
+    return (evidence, logs.redacted(store.state_dir, evidence), secrets.redact(evidence))
 
 
 def _settled(

@@ -47,7 +47,7 @@ scan), :mod:`.charsets`, :mod:`.edits`, :mod:`.normalise` and :mod:`.tells`
 """
 
 from core.domain.secrets.placeholders import shannon_entropy
-from core.domain.secrets.redaction import redact
+from core.domain.secrets.redaction import redact, redact_marked
 from core.domain.secrets.rules import RULES, Rule
 from core.domain.secrets.scanner import EvadedFinding, Finding, is_clean, scan
 
@@ -58,6 +58,7 @@ __all__ = [
     "Rule",
     "is_clean",
     "redact",
+    "redact_marked",
     "scan",
     "shannon_entropy",
 ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 
 from core.domain.secrets import placeholders
 from core.domain.secrets.rules import RULES
@@ -133,7 +134,19 @@ def redact(text: str) -> str:
     return CACHE.redact(text)
 
 
-def _redact_uncached(text: str) -> str:
+def redact_marked(text: str, mark: Callable[[str, bytes], str]) -> str:
+    """The text with every secret replaced by ``mark(rule id, the secret's bytes)``
+    (not cached: the mark is the caller's). What a daily log keeps of a message:
+    :func:`core.store.logs.redacted` marks each secret with its rule and a salted
+    hash, so a later quote of the message still finds its line."""
+    return _redact_uncached(text, mark)
+
+
+def _plain_mark(rule: str, _value: bytes) -> str:
+    return f"[secret: {rule}]"
+
+
+def _redact_uncached(text: str, mark: Callable[[str, bytes], str] = _plain_mark) -> str:
     data, raw, hidden = text_spans(text, "redact")
     if not raw and not hidden:
         return text
@@ -145,7 +158,7 @@ def _redact_uncached(text: str) -> str:
                 taken_until = stop  # the same secret seen twice: hide the union
             continue
         out += data[taken_until:start]
-        out += f"[secret: {RULES[order].id}]".encode()
+        out += mark(RULES[order].id, data[start:stop]).encode()
         taken_until = stop
     out += data[taken_until:]
     return out.decode("utf-8", "surrogatepass")

@@ -140,7 +140,7 @@ def measure(name: str, *, show: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", nargs="*", default=["tuning", "blind", "blind2"])
+    parser.add_argument("--corpus", nargs="*", default=["tuning", "blind", "blind2", "blind3"])
     parser.add_argument("--words-only", action="store_true", help="weigh the cited role alone")
     parser.add_argument("--show", action="store_true", help="list each scenario gotten wrong")
     args = parser.parse_args()

@@ -46,6 +46,8 @@ REPEATS = 0.5
 #: the share of a preference's words the user's messages must hold: a standing wish is
 #: the user's own, so the user said (most of) it
 USER_SAID = 0.2
+#: the memory types written in the agent's own words (a lesson from what it did)
+OWN_WORDS_TYPES = frozenset({"reflection"})
 #: the most characters of a task read (a long task's tail is what the memory is near)
 MAX_TASK_CHARS = 2_000_000
 
@@ -120,7 +122,13 @@ def _share(mine: frozenset[str], theirs: Iterable[str]) -> float:
     return len(mine.intersection(theirs)) / len(mine)
 
 
-def derive(content: str, messages: Sequence[Said], *, cited: str | None = None) -> Provenance:
+def derive(
+    content: str,
+    messages: Sequence[Said],
+    *,
+    cited: str | None = None,
+    memory_type: str | None = None,
+) -> Provenance:
     """Which roles' messages hold the words of ``content``, and whether it is external.
     ``cited``: the role of the message the memory names as its source (always among
     the roles). A task with no messages gives the cited role alone, not external unless
@@ -166,7 +174,15 @@ def derive(content: str, messages: Sequence[Said], *, cited: str | None = None) 
         (cited or "").lower() in OUTSIDE_ROLES
         or ((cited or "").lower() == "assistant" and any(r in OUTSIDE_ROLES for r in roles))
     )
-    external = only_outside >= OUTSIDE_ONLY or unvouched
+    # words the user never said, in a task that read something from outside: the
+    # agent did not make them up from nothing (a page reworded, or translated); a
+    # lesson (``reflection``) aside, which is the agent's own words on what it did
+    unsaid = (
+        memory_type not in OWN_WORDS_TYPES
+        and from_user < USER_SAID
+        and any(r in OUTSIDE_ROLES for r in by_role)
+    )
+    external = only_outside >= OUTSIDE_ONLY or unvouched or unsaid
     where = None
     if external:
         scores = {

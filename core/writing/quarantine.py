@@ -123,7 +123,7 @@ def derived(store: Store, candidate: Candidate, excerpt: Excerpt | None) -> Prov
         else:
             said.append(Said(message.role, cut.start, cut.words))
     text = "\n".join(t for t in (candidate.title, candidate.value, candidate.content) if t)
-    return derive(text, said, cited=source_role(source, excerpt))
+    return derive(text, said, cited=source_role(source, excerpt), memory_type=candidate.type)
 
 
 def provenance(store: Store, memory: Memory) -> str:

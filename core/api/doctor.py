@@ -6,4 +6,14 @@ from core.reports.checkup import check_workspace
 from core.reports.doctor import Finding, diagnose
 from core.reports.reindex import reindex_workspace
 
-__all__ = ["Finding", "check_workspace", "diagnose", "reindex_workspace"]
+# core.store
+from core.store.secret_history import Scrubbed, scrub_history
+
+__all__ = [
+    "Finding",
+    "Scrubbed",
+    "check_workspace",
+    "diagnose",
+    "reindex_workspace",
+    "scrub_history",
+]

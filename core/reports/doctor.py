@@ -71,6 +71,7 @@ def diagnose(store: Store) -> list[Finding]:
         found.append(Finding("warning", path, reason))
     memories = snap.memories
     found += _secrets(store)
+    found += _history_secrets(store)
     found += _steering(store)
     if store.config.scope == "team":
         found += _team(store)
@@ -389,6 +390,46 @@ def _secrets(store: Store) -> list[Finding]:
             )
         found.append(Finding("error", hit.path, reason))
     return found
+
+
+def _history_secrets(store: Store) -> list[Finding]:
+    """Every file, of any folder, and every earlier version of it in the git history,
+    that holds a credential (core.store.secret_history): the rules and the commit,
+    never the value. A record file as it is now is :func:`_secrets`'s."""
+    from core.store import gitstore
+    from core.store.secret_history import history_hits
+
+    found = []
+    for hit in history_hits(store):
+        rules = ", ".join(hit.rules)
+        now = gitstore.run(store.root, "rev-parse", f"HEAD:{hit.path}", check=False).strip()
+        current = now.decode("ascii", "replace") == hit.blob
+        if current and hit.path.startswith(f"{MEMORY_DIR}/"):
+            continue  # the record as it is: reported above, with its review item
+        since = f"commit {hit.commit[:12]}" if hit.commit else "an unreachable commit"
+        where = "holds" if current else f"held, in an earlier version ({since}),"
+        found.append(
+            Finding(
+                "error",
+                hit.path,
+                f"{where} a credential ({rules}); every clone of this repository keeps it "
+                f"in its history: {_history_fix(store)}",
+            )
+        )
+    return found
+
+
+def _history_fix(store: Store) -> str:
+    if store.config.scope == "team":
+        return (
+            "rotate the credential now (it was shared with every clone); a team store's "
+            "history is never rewritten"
+        )
+    return (
+        "rotate the credential, then rewrite the history without it "
+        "(memgov doctor --scrub-history: every version of every file, a commit each "
+        "rewritten, nothing else changed)"
+    )
 
 
 def _steering(store: Store) -> list[Finding]:

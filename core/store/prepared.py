@@ -56,6 +56,7 @@ class Pending(Protocol):
     files: dict[str, str]
     events: list[Event]
     needles: list[bytes]
+    scrub: bool
 
     @property
     def store(self) -> Store: ...
@@ -125,7 +126,7 @@ def prepare(tx: Pending) -> Prepared | None:  # noqa: C901
     if store.config.scope == "team":
         guard_team_writes(tx.changed.values(), tx.files, tx.events)
     discards: list[str] = []
-    if tx.removed:  # the erasure's modules, imported by the writes that erase
+    if tx.removed or tx.scrub:  # the erasure's modules, imported by the writes that erase
         from core.store.discard import declared, pending
         from core.store.erase import history_needles, scrub, scrub_file
     for rule in declared() if tx.removed else ():
@@ -165,7 +166,7 @@ def prepare(tx: Pending) -> Prepared | None:  # noqa: C901
     index_bytes = new_index.encode("utf-8")
     if current_index != index_bytes:
         writes[INDEX_FILE] = index_bytes
-    if tx.removed:  # erased content also leaves every other file of the store
+    if tx.removed or tx.scrub:  # erased content also leaves every other file of the store
         for rel in _scrubbable_files(root):
             if rel in writes or rel in removes:
                 continue
@@ -195,7 +196,7 @@ def prepare(tx: Pending) -> Prepared | None:  # noqa: C901
         created=sorted(rel for rel in writes if not os.path.lexists(root / rel)),
         events_at=events_at,
         discards=discards,
-        purge=bool(tx.removed) and store.config.scope == "private",
+        purge=(bool(tx.removed) or tx.scrub) and store.config.scope == "private",
         erased_ids=erased_ids,
         actor=tx.actor,
         message=tx.commit_message(),

@@ -63,6 +63,9 @@ class Transaction:
         self.files: dict[str, str] = {}
         self.events: list[Event] = []
         self.needles: list[bytes] = []  # content of erased memories, to scrub everywhere
+        #: rewrite a private store's history with the needles scrubbed, no record erased
+        #: (core.store.secret_history.scrub_history)
+        self.scrub = False
         self.history_rewritten = 0
         #: a dry run's result: what this transaction would write, prepared, not applied
         self.prepared: Prepared | None = None

@@ -57,6 +57,15 @@ def add_doctor(add: Adder) -> None:
     p.add_argument("--strict", action="store_true", help="warnings fail too")
 
 
+def add_scrub_history(add: Adder) -> None:
+    add(
+        "scrub-history",
+        "stores:cmd_scrub_history",
+        "rewrite a private store's history without the credentials doctor finds in it "
+        "(every version of every file; a team store's history is never rewritten)",
+    )
+
+
 def add_reindex(add: Adder) -> None:
     add(
         "reindex",
@@ -535,6 +544,7 @@ COMMANDS: tuple[Callable[[Adder], None], ...] = (
     add_labels,
     add_redteam,
     add_reindex,
+    add_scrub_history,
     add_history,
     add_list,
     add_remember,

@@ -64,6 +64,19 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_FOUND if checkup.failing else EXIT_OK
 
 
+def cmd_scrub_history(args: argparse.Namespace) -> int:
+    from core.api.doctor import scrub_history
+
+    actor = actor_from(args)
+    done = [
+        scrub_history(store, actor=actor)
+        for store in workspace(args).stores
+        if store.config.scope == "private"
+    ]
+    emit(args, [d.to_dict() for d in done], lambda: "\n".join(d.render() for d in done))
+    return EXIT_OK
+
+
 def cmd_reindex(args: argparse.Namespace) -> int:
     from core.api.doctor import reindex_workspace
 

@@ -286,6 +286,7 @@ def evaluate(
     quote_found: bool = True,
     shared: bool = True,
     vouched: bool = False,
+    keep_likely: bool = False,
     settled: dict[str, Settled] | None = None,
 ) -> GateResult:
     """Score one candidate. ``also`` is any other text the write would persist (title,
@@ -297,6 +298,8 @@ def evaluate(
     address is data of the user's project and only credentials fail s4.
     ``vouched``: a person keeps it although the gate doubted it (an exclusion, s1 or
     s2 under theta; a held item): neither excludes it any more; s3 and s4 still do.
+    ``keep_likely``: a person says the likely credentials (the scanner's second tier)
+    are none: s4 passes on them in a private store; a certain one fails it always.
     ``settled``: s1 or s2 the caller did not give, settled by :func:`settle` (one
     neither given nor settled fails, saying the caller must estimate it)."""
 
@@ -324,12 +327,33 @@ def evaluate(
         return Criterion(name, value, ok, why)
 
     texts = (content, evidence, *also)
-    rules = tuple(sorted({h.rule_id for text in texts for h in secrets.scan(text)}))
+    hits = [h for text in texts for h in secrets.scan(text)]
+    certain = {h.rule_id for h in hits if getattr(h, "tier", "certain") != "likely"}
+    likely = {h.rule_id for h in hits} - certain
+    kept = bool(likely) and not certain and keep_likely and not shared
+    rules = tuple(sorted(certain | likely))
     internal = tuple(sorted({p for text in texts for p in sensitive_patterns(text)}))
     sensitive = internal if shared else ()
-    if rules or sensitive:
+    if kept and not sensitive:
+        s4 = Criterion(
+            "s4",
+            1.0,
+            True,
+            f"{', '.join(sorted(likely))}: likely a credential, and a person decided it is "
+            "none (kept in a private store, which never leaves the machine)",
+        )
+        rules = ()
+    elif rules or sensitive:
         found = ", ".join(rules + sensitive)
-        s4 = Criterion("s4", 0.0, False, f"matches {found}: {_s4_why(rules, sensitive)}")
+        why = _s4_why(rules, sensitive)
+        if likely and not certain:
+            why = (
+                "likely a credential (a secret-named value, or a password said in words): "
+                "send it again with the value left out, or a person who knows it is none "
+                "keeps it in a private store (memgov remember --keep-likely, or the desk's "
+                "held item of an agent's folder)"
+            )
+        s4 = Criterion("s4", 0.0, False, f"matches {found}: {why}")
     elif internal:
         s4 = Criterion(
             "s4",

@@ -178,6 +178,14 @@ class Candidate:
             form="internal",
         ),
     )
+    keep_likely: bool = field(
+        default=False,
+        metadata=_asked(
+            "a person says the likely credentials in it are none (memgov remember "
+            "--keep-likely): kept in a private store; a certain one never is",
+            form="internal",
+        ),
+    )
 
     @property
     def key(self) -> tuple[str, str, str, str | None]:

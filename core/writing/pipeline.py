@@ -207,6 +207,7 @@ def _check(
         # the store's own scope (refused early otherwise): a team store's words are shared
         shared=candidate.scope != "private",
         vouched=candidate.vouched,
+        keep_likely=candidate.keep_likely or candidate.vouched,
     )
     if not result.passed:
         return _Checked(candidate, "refused", tuple(result.reasons()), result)

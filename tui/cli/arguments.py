@@ -249,6 +249,13 @@ def add_remember(add: Adder) -> None:
         "(one commit, one outcome per candidate); s1 and s2 left out are settled by "
         "the gate: the memory type's default from the user's own message, else 0",
     )
+    p.add_argument(
+        "--keep-likely",
+        action="store_true",
+        help="you, a person, say the likely credentials the scan finds in these "
+        "candidates are none (a word that only looks like a password): they are kept in "
+        "a private store; a certain credential is refused all the same",
+    )
 
 
 def add_scan(add: Adder) -> None:

@@ -9,6 +9,7 @@ Which store a candidate or a log line goes to is the pipeline's
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 
 from core.domain.errors import MemgovError, ValidationError
@@ -36,6 +37,8 @@ def cmd_remember(args: argparse.Namespace) -> int:
             f"{args.file or 'stdin'}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
     candidates = candidates_from_data(data)
+    if args.keep_likely:  # a person at this terminal, never the agent's MCP call
+        candidates = [dataclasses.replace(c, keep_likely=True) for c in candidates]
     outcomes = remember_many_in(workspace(args), candidates, actor=actor_from(args))
 
     def shown(outcome: Outcome) -> list[str]:

@@ -59,6 +59,8 @@ class Entry:
     origin_fields: dict[str, str] | None = None
     #: a person keeps it although the write gate doubted it (core.importers.held, "gate")
     vouched: bool = False
+    #: a person says its likely credentials are none (core.importers.held, "sensitive")
+    keep_likely: bool = False
     last_line: int = 0  # the entry's last line in its file (0: its first)
 
     @property
@@ -89,6 +91,7 @@ class Entry:
             title=self.title,
             origin=with_signature(self.origin_fields, sigs),
             vouched=self.vouched,
+            keep_likely=self.keep_likely,
         )
 
 

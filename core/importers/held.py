@@ -53,7 +53,7 @@ from typing import Any
 
 import yaml
 
-from core.domain import gate
+from core.domain import gate, secrets
 from core.domain.errors import MemgovError, NotFoundError, ValidationError
 from core.domain.record import check_text, id_problem
 from core.store.fsutil import HostileEntry, UnsafePath, check_relative, read_entry
@@ -135,6 +135,8 @@ class Held:
 
     @property
     def named(self) -> str:
+        if self.reason == "sensitive" and "likely a credential" in self.detail:
+            return "likely credential"
         return {
             "sensitive": "internal address",
             "relearned": "re-learned after deletion",
@@ -287,12 +289,13 @@ def agent_text(held: Held) -> str | None:
 
 
 def marked_lines(text: str) -> list[tuple[int, str, list[str]]]:
-    """(line number, line, patterns) of each line holding an internal address."""
+    """(line number, line, patterns) of each line holding an internal address or a
+    likely credential (the line shown with the credential's value left out)."""
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
-        found = gate.sensitive_patterns(line)
+        found = gate.sensitive_patterns(line) + sorted({f.rule_id for f in secrets.scan(line)})
         if found:
-            out.append((number, line, found))
+            out.append((number, secrets.redact(line), found))
     return out
 
 
@@ -300,8 +303,9 @@ _MARKS = {"internal-ip-address": "[internal-ip-address]", "internal-hostname": "
 
 
 def redacted(text: str) -> str:
-    """``text`` with each internal address replaced by a mark."""
-    return gate.redact_sensitive(text, _MARKS)
+    """``text`` with each internal address and each likely credential replaced by a
+    mark."""
+    return gate.redact_sensitive(secrets.redact(text), _MARKS)
 
 
 def option_for(held: Held, approve: bool, option: str | None) -> str:

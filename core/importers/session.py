@@ -207,21 +207,31 @@ def _texts(entry: Entry) -> list[str]:
 
 
 def _sensitive_only(entry: Entry) -> bool:
-    """A team memory with an internal address and no credential: a person decides (a
-    held item). A private memory keeps its internal addresses: the private store never
-    leaves the machine, and the address is data of the user's project; a team store is
-    shared, so the address would leave it."""
-    if entry.scope != "team":
-        return False
+    """What a person decides (a held item): a memory whose only credentials are likely
+    ones (a secret-named value, a password in words: maybe none), or a team memory with
+    an internal address and no credential. A certain credential is never written; a
+    private memory keeps its internal addresses: the private store never leaves the
+    machine, and the address is data of the user's project; a team store is shared, so
+    the address would leave it."""
     texts = _texts(entry)
-    return not any(secrets.scan(t) for t in texts) and any(
-        gate.sensitive_patterns(t) for t in texts
-    )
+    tiers = {getattr(h, "tier", "certain") for t in texts for h in secrets.scan(t)}
+    if tiers:
+        return tiers == {"likely"}
+    return entry.scope == "team" and any(gate.sensitive_patterns(t) for t in texts)
+
+
+def _likely(entry: Entry) -> bool:
+    return any(secrets.scan(t) for t in _texts(entry))
 
 
 def _found(entry: Entry) -> str:
     first = origin_key(entry.origin)[1] or 1
     where = describe_found(entry.content, first) or "in its evidence or front matter"
+    if _likely(entry):
+        return (
+            f"{where}; likely a credential (its value is never shown): redact it, keep it "
+            "private if it is none, or drop it"
+        )
     return (
         f"{where}; not a credential, but a team memory leaves the machine: redact it, keep "
         "it private, or drop it"
@@ -242,8 +252,9 @@ def _redacted(entry: Entry) -> Entry:
 
 
 def _kept_private(entry: Entry) -> Entry:
-    """A person keeps its internal addresses: a private memory, never the team's."""
-    return replace(entry, scope="private")
+    """A person keeps its internal addresses, or says its likely credentials are none:
+    a private memory, never the team's."""
+    return replace(entry, scope="private", keep_likely=True)
 
 
 _WHERE = ("format", "folder", "slot", "file")

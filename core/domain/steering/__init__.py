@@ -117,12 +117,11 @@ same as if they had been built on import), and a command that never scans pays n
 """
 
 from core.domain.steering.engine import _BRANCHES as _BRANCHES
-from core.domain.steering.engine import _KEYS as _KEYS
 from core.domain.steering.engine import Finder as Finder
 from core.domain.steering.engine import Flag as Flag
 from core.domain.steering.engine import Rule as Rule
 from core.domain.steering.engine import Strength as Strength
-from core.domain.steering.engine import _holds as _holds
+from core.domain.steering.engine import _candidates as _candidates
 from core.domain.steering.engine import _seen as _seen
 from core.domain.steering.fetching import OFFICIAL_INSTALLERS as OFFICIAL_INSTALLERS
 from core.domain.steering.rules import RULES as RULES

@@ -8,16 +8,12 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import reduce
-from operator import or_
 from typing import Any, Literal
 
 from core.domain.data import AsData
+from core.domain.keywords import Keywords
 from core.domain.steering.gates import (
     _PARSER,
-    _WORD_STARTS,
-    Check,
-    Key,
     _alternatives,
     _checks,
     _fold,
@@ -95,12 +91,10 @@ class _Lazy:
         return self.compiled().sub(repl, text, count)
 
 
-#: the last text seen (every rule asks about the same one): the text, folded, its index
-#: (characters, words' first letters, every three characters in a row), the literals looked
-#: for in it, the alternatives whose first gates' keys are in it, whether its folded text
-#: lines up with it character for character, and (once asked, see :func:`_runnable`) the
-#: alternatives whose every gate holds
-Seen = tuple[str, str, set[Key], dict[str, bool], "_Mask", bool, list[int | None]]
+#: the last text seen (every rule asks about the same one): the text, folded, the gated
+#: alternatives whose every gate holds on it (bits by number, see :func:`_seen`), and
+#: whether its folded text lines up with it character for character
+Seen = tuple[str, str, "_Mask", bool]
 
 
 class _Mask(int):
@@ -112,101 +106,59 @@ class _Mask(int):
         return isinstance(number, int) and number >= 0 and bool(self >> number & 1)
 
 
-_LAST: list[Seen] = [("", "", set(), {}, _Mask(0), True, [None])]
-#: for the first three gates of the alternatives: each key, and the alternatives (bits of
-#: an int, by number) whose gate holds it; and, for each of those gates, the alternatives
-#: that lack it
-_BY_KEY: tuple[dict[Key, int], ...] = ({}, {}, {})
-_KEYS: tuple[set[Key], ...] = (set(), set(), set())
-_LACK: list[int] = [0, 0, 0]
-#: the same, by key: each key of any of the three gates, and its alternatives at each
-_INDEX: dict[Key, list[int]] = {}
-#: the same again, the three gates' bits side by side in one int (``_WIDTH`` bits each, see
-#: :func:`_pack`): a text's keys are OR-ed together in one pass
-_PACKED: dict[Key, int] = {}
+_LAST: list[Seen] = [("", "", _Mask(0), True)]
+#: the most gates an alternative is checked for (see :func:`.gates._checks`)
+_SLOTS = 4
+#: every gate's literals, each with the alternatives whose k-th gate it is in: the bits of
+#: an int by number, the gates' bits side by side (``_WIDTH`` bits each: gate k's alternative
+#: n is bit ``n + k * width``); and the alternatives that lack a k-th gate, packed so
+_PREFILTER: list[Keywords] = [Keywords(())]
 _PACKED_LACK = [0]
 _WIDTH = [0]
 
 
 def _pack() -> None:
-    """:data:`_PACKED` from :data:`_INDEX` (after alternatives were added)."""
+    """:data:`_PREFILTER` from :data:`_BRANCHES` (after alternatives were added)."""
     width = len(_BRANCHES)
-    _PACKED.clear()
-    for key, masks in _INDEX.items():
-        _PACKED[key] = sum(mask << (k * width) for k, mask in enumerate(masks))
-    _PACKED_LACK[0] = sum(mask << (k * width) for k, mask in enumerate(_LACK))
+    keywords: list[tuple[str, int, bool]] = []
+    lack = 0
+    for branch in _BRANCHES:
+        for k in range(_SLOTS):
+            bit = 1 << (branch.number + k * width)
+            if k < len(branch.checks):
+                keywords += ((literal, bit, start) for literal, start in branch.checks[k])
+            else:
+                lack |= bit
+    _PREFILTER[0] = Keywords(keywords)
+    _PACKED_LACK[0] = lack
     _WIDTH[0] = width
 
 
 def _seen(text: str) -> Seen:
+    """What the rules ask about ``text``, worked out once: one pass of the prefilter over
+    its folded text gives, for each gate, whether it holds, and so the gated alternatives
+    whose every gate holds (the only ones that may match)."""
     if _PENDING:  # the first text read: every rule's alternatives are compiled now
         _build_pending()
     last = _LAST[0]
     if last[0] is not text:
         folded = _fold(text)
-        grams: set[Key] = set(folded)  # one character; two to four: a word's start
-        for starts in _WORD_STARTS:
-            grams.update(starts.findall(folded))
-        grams.update(zip(folded, folded[1:], folded[2:], strict=False))  # three in a row
-        every = reduce(or_, map(_PACKED.__getitem__, _PACKED.keys() & grams), _PACKED_LACK[0])
+        every = _PREFILTER[0].mask(folded) | _PACKED_LACK[0]
         width = _WIDTH[0]
         candidates = every & (1 << width) - 1
-        for k in range(1, len(_KEYS)):
+        for k in range(1, _SLOTS):
             candidates &= every >> (k * width)
         # each character folds to one (only U+0130 folds to a run with U+0307 in it, and
         # it folds to "i" here; no character folds to nothing): the lengths say it
         aligned = "\u0307" not in text and len(folded) == len(text)
-        last = (text, folded, grams, {}, _Mask(candidates), aligned, [None])
+        last = (text, folded, _Mask(candidates), aligned)
         _LAST[0] = last
     return last
 
 
-def _runnable(text: str, last: Seen) -> int:
-    """The gated alternatives (bits by number) whose every gate holds on ``text`` (the
-    candidates of :func:`_seen` that :func:`_holds`), worked out once for the text."""
-    box = last[6]
-    known = box[0]
-    if known is None:
-        known, maybe, indexed = 0, last[4] + 0, len(_KEYS)
-        while maybe:
-            low = maybe & -maybe
-            maybe ^= low
-            if _holds(text, _BRANCHES[low.bit_length() - 1].checks, indexed, last):
-                known |= low
-        box[0] = known
-    return known
-
-
-def _holds(
-    text: str, checks: tuple[Check, ...], indexed: int = 0, last: Seen | None = None
-) -> bool:
-    """Whether every gate holds on ``text``: some literal of each is in it (the first
-    ``indexed`` gates' keys are known to be there: a gate whose keys are its literals
-    holds then). ``last``: what :func:`_seen` just gave for ``text``, if the caller has it."""
-    if not checks:
-        return True
-    _, folded, grams, seen, _, _, _ = last if last is not None else _seen(text)
-    for k, (keys, by_key, exact) in enumerate(checks):
-        if exact and k < indexed:
-            continue
-        found = keys & grams
-        if not found:
-            return False
-        for key in found:
-            for literal in by_key[key]:
-                if literal == key:  # a short word's start, or one character: the key says it
-                    break
-                held = seen.get(literal)
-                if held is None:
-                    held = seen[literal] = literal in folded
-                if held:
-                    break
-            else:
-                continue
-            break
-        else:
-            return False
-    return True
+def _candidates(text: str) -> _Mask:
+    """The gated alternatives (bits by number) whose every gate holds on ``text``."""
+    return _seen(text)[2]
 
 
 _BRANCHES: list[_Branch] = []
@@ -230,21 +182,12 @@ class _Branch:
         self.ascii_leads = tuple(lead for lead in self.leads if lead.isascii())
         self.number = len(_BRANCHES)
         _BRANCHES.append(self)
-        bit = 1 << self.number
-        for k, (by_key, every) in enumerate(zip(_BY_KEY, _KEYS, strict=True)):
-            if k >= len(self.checks):
-                _LACK[k] |= bit
-                continue
-            for key in self.checks[k][0]:  # keys, by_key, exact
-                by_key[key] = by_key.get(key, 0) | bit
-                every.add(key)
-                _INDEX.setdefault(key, [0] * len(_KEYS))[k] |= bit
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         """Every match, as ``finditer`` finds them; when the folded text lines up with the
         text, the regex is tried only where one of its leading literals is."""
         last = _LAST[0]
-        if not self.leads or last[0] is not text or not last[5]:
+        if not self.leads or last[0] is not text or not last[3]:
             yield from self.compiled.finditer(text)
             return
         folded = last[1]
@@ -301,8 +244,7 @@ class _Gated:
         known = self.last
         if known[0] is text:
             return known[1]
-        last = _seen(text)  # first: it compiles what is not compiled yet
-        maybe = self.gated & _runnable(text, last)
+        maybe = self.gated & _seen(text)[2]  # first: it compiles what is not compiled yet
         live = [b for b in self.always if not b.non_ascii] if text.isascii() else list(self.always)
         while maybe:  # the alternatives in the order of their numbers
             low = maybe & -maybe
@@ -358,7 +300,7 @@ def _build_pending() -> None:
         for gated in made:
             gated._build()
         _pack()
-        _LAST[0] = ("", "", set(), {}, _Mask(0), True, [None])
+        _LAST[0] = ("", "", _Mask(0), True)
         del _PENDING[: len(made)]
 
 
@@ -407,14 +349,32 @@ def _need_bits(finder: Finder) -> tuple[int, bool, bool] | None:
 def _may_find(finder: Finder, text: str, ascii: bool | None = None) -> bool:
     """False when ``finder`` surely finds nothing in ``text`` (see :func:`_needing`);
     ``ascii``: whether ``text`` is all ASCII, if the caller knows."""
-    last = _seen(text)  # first: it compiles what is not compiled yet
+    candidates = _seen(text)[2]  # first: it compiles what is not compiled yet
     bits = _need_bits(finder)
     if bits is None:
         return True
     mask, always, other = bits
     if always or (other and not (text.isascii() if ascii is None else ascii)):
         return True
-    return bool(mask & _runnable(text, last))
+    return bool(mask & candidates)
+
+
+def _may_finds(finders: tuple[Finder, ...], text: str, ascii: bool) -> list[bool]:
+    """:func:`_may_find` of each of ``finders`` on ``text`` (all ASCII or not), at once."""
+    candidates = _seen(text)[2]  # first: it compiles what is not compiled yet
+    table = _TABLES.get(finders)
+    if table is None:
+        table = tuple(_need_bits(f) for f in finders)
+        if len(_TABLES) < 64:  # the rules' table, and a few others (the tests' rule by rule)
+            _TABLES[finders] = table
+    return [
+        bits is None or bits[1] or (bits[2] and not ascii) or bool(bits[0] & candidates)
+        for bits in table
+    ]
+
+
+#: :func:`_need_bits` of each finder of a tuple (the rules' finders), by the tuple
+_TABLES: dict[tuple[Finder, ...], tuple[tuple[int, bool, bool] | None, ...]] = {}
 
 
 def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:

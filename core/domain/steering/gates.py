@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import re
 from typing import Any
 
 # -- speed: each alternative runs only when a word it needs is in the text -------------
@@ -12,34 +11,15 @@ try:
 except ImportError:  # pragma: no cover - another Python: every alternative always runs
     _PARSER = None
 Gate = frozenset[str]  # some one of these literals is in every match (casefolded)
-#: a key: a word's first letters or one character (a string), or three characters in a row
-#: anywhere (a tuple of them: the text's are quicker made as tuples than as strings)
-Key = str | tuple[str, ...]
-#: a gate as checked: its keys (see :func:`_key`), its literals by key, and whether each
-#: literal is its own key (then the key being in the text's index is the literal being there)
-Check = tuple[frozenset[Key], dict[Key, tuple[str, ...]], bool]
-_WORD = re.compile(r"\w+")
-_WORD_STARTS = [re.compile(rf"\b\w{{{n}}}") for n in (2, 3, 4)]
+#: a gate as checked: its literals, casefolded, each with whether it starts a word in every
+#: match (the text's prefilter, :class:`core.domain.keywords.Keywords`, looks for them)
+Check = tuple[tuple[str, bool], ...]
 
 
 def _fold(text: str) -> str:
     """Casefolded, with the two letters the regex engine folds to "i" that casefold
     does not (so a gate never skips what the regex would match)."""
     return text.casefold().replace("i\u0307", "i").replace("\u0131", "i")
-
-
-def _key(literal: str) -> Key:
-    """What must be in the text's index when ``literal`` is in the text: the first letters
-    (two to four) of the word it starts ("igno"), or else its first three characters
-    (``("g", "n", "o")`` for "gnore"), or its one character ("忽")."""
-    plain = _plain(literal)
-    if literal.startswith(_INITIAL) and plain.isascii():
-        head = _WORD.match(plain)
-        if head and len(head.group()) >= 2:
-            return head.group()[:4]
-    if len(plain) >= 3:
-        return tuple(plain[:3])
-    return plain[0]
 
 
 def _usable(gate: Gate) -> bool:
@@ -215,14 +195,15 @@ def _checks(parsed: Any) -> tuple[Check, ...]:
         return ()
     found = {g for g in _required(parsed) if _usable(g)}
     ordered = sorted(found, key=lambda g: (_chance(g), len(g), sorted(g)))[:4]
-    checks = []
-    for gate in ordered:
-        by_key: dict[Key, tuple[str, ...]] = {}
-        for literal in sorted(gate):
-            by_key[_key(literal)] = (*by_key.get(_key(literal), ()), _plain(literal))
-        exact = all(literals == (key,) for key, literals in by_key.items())
-        checks.append((frozenset(by_key), by_key, exact))
-    return tuple(checks)
+    return tuple(tuple(sorted({_checked(x) for x in gate})) for gate in ordered)
+
+
+def _checked(literal: str) -> tuple[str, bool]:
+    """A gate's literal as checked: its text, and whether it is found only where it starts
+    a word (marked :data:`_INITIAL`, and its first character a word character: after
+    ``\\b``, a literal that opens with a space or a sign follows a word)."""
+    plain = _plain(literal)
+    return plain, literal.startswith(_INITIAL) and (plain[0].isalnum() or plain[0] == "_")
 
 
 def _needs_non_ascii(items: Any) -> bool:

@@ -226,6 +226,7 @@ class _Gated:
     def __init__(self, pattern: str, flags: int = re.IGNORECASE) -> None:
         self.pattern, self.flags = pattern, flags
         self.always: list[_Branch] = []
+        self.always_ascii: list[_Branch] = []  # those of them that may match an ASCII text
         self.gated = 0  # the gated alternatives, as bits by number
         #: the last text read, and the alternatives that run on it
         self.last: tuple[str | None, list[_Branch]] = (None, [])
@@ -234,6 +235,7 @@ class _Gated:
     def _build(self) -> None:
         branches = [_Branch(p, self.flags) for p in _alternatives(self.pattern)]
         self.always = [b for b in branches if not b.checks]
+        self.always_ascii = [b for b in self.always if not b.non_ascii]
         for b in branches:
             if b.checks:
                 self.gated |= 1 << b.number
@@ -245,11 +247,13 @@ class _Gated:
         if known[0] is text:
             return known[1]
         maybe = self.gated & _seen(text)[2]  # first: it compiles what is not compiled yet
-        live = [b for b in self.always if not b.non_ascii] if text.isascii() else list(self.always)
-        while maybe:  # the alternatives in the order of their numbers
-            low = maybe & -maybe
-            maybe ^= low
-            live.append(_BRANCHES[low.bit_length() - 1])
+        live = self.always_ascii if text.isascii() else self.always
+        if maybe:
+            live = live.copy()
+            while maybe:  # the alternatives in the order of their numbers
+                low = maybe & -maybe
+                maybe ^= low
+                live.append(_BRANCHES[low.bit_length() - 1])
         self.last = (text, live)
         return live
 
@@ -328,10 +332,23 @@ def _needing(finder: Finder, *inner: Finder | _Gated) -> Finder:
 _NEED_BITS: dict[Finder, tuple[int, bool, bool]] = {}
 
 
+#: the finders that find nothing in an ASCII text (see :func:`_outside_ascii`)
+_OUTSIDE_ASCII: set[Finder] = set()
+
+
+def _outside_ascii(finder: Finder) -> Finder:
+    """Say that ``finder`` finds nothing in an ASCII text (what it looks for is a
+    character outside ASCII): :func:`_may_find` says so without calling it."""
+    _OUTSIDE_ASCII.add(finder)
+    return finder
+
+
 def _need_bits(finder: Finder) -> tuple[int, bool, bool] | None:
     """:data:`_NEED_BITS` of ``finder`` (None for a finder of its own); only once the
     rules are compiled (after :func:`_seen`)."""
     bits = _NEED_BITS.get(finder)
+    if bits is None and finder in _OUTSIDE_ASCII:
+        bits = _NEED_BITS[finder] = (0, False, True)  # no gate: it runs on a text not ASCII
     if bits is None:
         needs = _NEEDS.get(finder)
         if needs is None:

@@ -23,8 +23,17 @@ def _fold(text: str) -> str:
 
 
 def _usable(gate: Gate) -> bool:
-    """A gate worth checking: a few literals, none a lone Latin letter or digit."""
-    return 0 < len(gate) <= 40 and all(len(_plain(x)) >= 2 or not _plain(x).isascii() for x in gate)
+    """A gate worth checking: not too many literals, none a lone Latin letter, digit,
+    space or common sign (those are in nearly every text)."""
+    return 0 < len(gate) <= _MOST_LITERALS and all(
+        len(_plain(x)) >= 2 or not _plain(x).isascii() or _plain(x) in _RARE_SIGNS for x in gate
+    )
+
+
+#: the most literals a gate may have (the prefilter finds any number in one pass)
+_MOST_LITERALS = 300
+#: signs alone rare enough in prose to gate on
+_RARE_SIGNS = frozenset("`")
 
 
 #: words nearly every text has: a gate of them says little

@@ -4,6 +4,7 @@ and leaves its near misses alone; :func:`assess` weighs the weak rules by proven
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from core.domain.steering import (
     Rule,
     assess,
     detect,
+    exfiltration,
     link_flags,
     provenance_flags,
     rule,
@@ -233,3 +235,20 @@ def test_an_adversarial_text_does_not_hang() -> None:
     timing: the manual check runs 100 KB of each in well under half a second)."""
     for token in ("curl https://x.example/a ", "![a](https://x?a=", "ignore previous ", "<!-- "):
         assess((token * (20_000 // len(token)))[:20_000], known_hosts=[])
+
+
+def test_a_regex_with_a_prefilter_of_its_own_finds_what_the_plain_one_finds() -> None:
+    """The words searched in a sentence around a link (``_Filtered``): on every corpus
+    text and each of its halves, the same first match as the plain regex, and at least
+    one text where the prefilter spares the search."""
+    filtered = [exfiltration._SEND_VERB, exfiltration._SHARE_VERB]
+    filtered += [exfiltration._SECRET, exfiltration._DATA]
+    spared = 0
+    for text in _texts():
+        for piece in (text, text[: len(text) // 2], text[len(text) // 2 :]):
+            for one in filtered:
+                want = re.compile(one.pattern, one.flags).search(piece)
+                got = one.search(piece)
+                assert (got and got.span()) == (want and want.span()), (one.pattern[:60], piece)
+                spared += not one.may_match(piece)
+    assert spared > 1000

@@ -7,16 +7,19 @@ from collections.abc import Iterator
 
 from core.domain.steering.clauses import _NEGATION_STRICT, _sentence, _unless_negated
 from core.domain.steering.engine import Rule, _alt, _Gated, _Lazy
+from core.domain.steering.filtered import _Filtered
 
 # -- shared pieces ------------------------------------------------------------------
 _EMAIL = r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w:/@-])"
 
 
-# send-data-out: found from each destination (a URL, an address) in its sentence
+# send-data-out: found from each destination (a URL, an address) in its sentence; the
+# words looked for in a sentence are gated (:class:`.filtered._Filtered`): a sentence
+# holding none of their literals is not searched
 _DEST = _Lazy(r"(?:https?|s3|gs|ftp|sftp|scp)://[^\s)\]>\"'`]+|" + _EMAIL + r"|/dev/tcp/\S+")
 
 
-_SEND_VERB = _Lazy(
+_SEND_VERB = _Filtered(
     r"(?<![\w/-])(?:send|upload|forward|exfiltrate|transmit|leak)(?![\w/-])"
     r"|\b(?:e-?)?mail\s+(?:the|a|an|all|every|each|this|it|them|copies|contents?|logs?|reports?)\b"
     r"|\bpost\s+(?:the|a|an|all|every|it|this|these|them|its|their|your|his|her)\b"
@@ -31,7 +34,7 @@ _SEND_VERB = _Lazy(
     re.IGNORECASE,
 )
 #: what is sent: a file, logs, a conversation, code (a meeting invite or a link is not data)
-_DATA = _Lazy(
+_DATA = _Filtered(
     r"(?<![\w/-])(?:contents?|cop(?:y|ies)|logs?|history|transcripts?|conversations?|chats?|output"
     r"|files?|data|dumps?|archives?|backups?|invoices?|e-?mails|messages|summar(?:y|ies)|records?"
     r"|database|repo(?:sitory)?|zip|tarball|branch(?:es)?|code(?:base)?|diffs?|screenshots?"
@@ -60,7 +63,7 @@ _PUSH_TO = _Lazy(
     r"|[\w.+-]+@)",
     re.I,
 )
-_SHARE_VERB = _Lazy(
+_SHARE_VERB = _Filtered(
     r"(?<![\w/-])(?:copy|sync|submit|share|paste|dump|put|export|include|attach|append|write|pipe"
     r"|back\s*up|store|save|log|report)(?![\w/-])"
     r"|同步|提交|复制|粘贴|贴到|推送|备份|写入|共享|共有|貼り付け|投稿|공유|붙여|게시"
@@ -69,7 +72,7 @@ _SHARE_VERB = _Lazy(
     r"|\b(?:compartilhe|cole|publique|copie)\b|\b(?:condividi|incolla|pubblica|copia)\b",
     re.IGNORECASE,
 )
-_SECRET = _Lazy(
+_SECRET = _Filtered(
     r"(?:^|[^\w.])\.env\b(?!\.example)|\benv\b(?!\.example|\s*var)|\bprintenv\b"
     r"|\benvironment\s+variables?\b|\benv\s+vars?\b|~/\.ssh|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b"
     r"|~/\.aws|\.aws/|\bcredentials?\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b"

@@ -86,13 +86,10 @@ _SHOWN_INVISIBLE = _Lazy(_ZERO_WIDTH + "|" + _BIDI + "|" + _TAGS)
 
 
 def _shown(span: str) -> str:
-    out = []
-    for ch in span[:120]:
-        if _SHOWN_INVISIBLE.match(ch):
-            out.append(f"<U+{ord(ch):04X}>")
-        else:
-            out.append(ch)
-    return "".join(out) + ("…" if len(span) > 120 else "")
+    head = span[:120]
+    if not head.isascii():  # every invisible character is outside ASCII
+        head = "".join(f"<U+{ord(ch):04X}>" if _SHOWN_INVISIBLE.match(ch) else ch for ch in head)
+    return head + ("…" if len(span) > 120 else "")
 
 
 def _rule_flags(text: str, rule: Rule, ascii: bool | None = None, may: bool = False) -> list[Flag]:

@@ -200,6 +200,8 @@ _URL = _Lazy(r"\bhttps?://([A-Za-z0-9.-]+)(?::\d+)?", re.IGNORECASE)
 def link_flags(text: str, known_hosts: Iterable[str]) -> list[Flag]:
     """Each link to a host the store's config does not list (a host or a parent domain
     of it: ``example.com`` admits ``docs.example.com``)."""
+    if "://" not in text:  # what every link holds
+        return []
     known = {h.lower().strip(".") for h in known_hosts}
     flags = []
     for match in _URL.finditer(text):

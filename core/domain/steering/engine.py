@@ -14,6 +14,7 @@ from core.domain.data import AsData
 from core.domain.keywords import Keywords
 from core.domain.steering.gates import (
     _PARSER,
+    MOST_GATES,
     _alternatives,
     _checks,
     _fold,
@@ -108,7 +109,7 @@ class _Mask(int):
 
 _LAST: list[Seen] = [("", "", _Mask(0), True)]
 #: the most gates an alternative is checked for (see :func:`.gates._checks`)
-_SLOTS = 4
+_SLOTS = MOST_GATES
 #: every gate's literals, each with the alternatives whose k-th gate it is in: the bits of
 #: an int by number, the gates' bits side by side (``_WIDTH`` bits each: gate k's alternative
 #: n is bit ``n + k * width``); and the alternatives that lack a k-th gate, packed so

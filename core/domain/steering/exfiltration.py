@@ -16,7 +16,11 @@ _EMAIL = r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w:/@-])"
 # send-data-out: found from each destination (a URL, an address) in its sentence; the
 # words looked for in a sentence are gated (:class:`.filtered._Filtered`): a sentence
 # holding none of their literals is not searched
-_DEST = _Lazy(r"(?:https?|s3|gs|ftp|sftp|scp)://[^\s)\]>\"'`]+|" + _EMAIL + r"|/dev/tcp/\S+")
+_URL_DEST = r"(?:https?|s3|gs|ftp|sftp|scp)://[^\s)\]>\"'`]+"
+_DEST = _Lazy(_URL_DEST + "|" + _EMAIL + r"|/dev/tcp/\S+")
+#: what :data:`_DEST` finds in a text without "@" (no address there): the same, sooner
+#: (an address is looked for at every word)
+_DEST_NO_ADDRESS = _Lazy(_URL_DEST + r"|/dev/tcp/\S+")
 
 
 _SEND_VERB = _Filtered(
@@ -125,11 +129,12 @@ def _send_out(text: str) -> Iterator[tuple[int, int]]:
     if "://" not in text and "@" not in text:
         return
     judged: dict[tuple[int, int], bool] = {}
-    for dest in _DEST.finditer(text):
+    dests = _DEST if "@" in text else _DEST_NO_ADDRESS
+    for dest in dests.finditer(text):
         left, right = _sentence(text, dest.start(), dest.end())
         sends_out = judged.get((left, right))
         if sends_out is None:
-            sentence = _DEST.sub(" ", text[left:right])  # a verb in a URL's path is no verb
+            sentence = dests.sub(" ", text[left:right])  # a verb in a URL's path is no verb
             sends = _SEND_VERB.search(sentence) or _SHARE_VERB.search(sentence)
             what = sends and (_SECRET.search(sentence) or _DATA.search(sentence))
             sends_out = judged[(left, right)] = bool(

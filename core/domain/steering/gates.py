@@ -197,13 +197,18 @@ def _alternatives(pattern: str) -> list[str]:
     return parts
 
 
+#: the most gates an alternative is checked for (a fourth, the likeliest to hold, rules out
+#: few alternatives and costs the prefilter more hits)
+MOST_GATES = 3
+
+
 def _checks(parsed: Any) -> tuple[Check, ...]:
     """The checks for a pattern's usable gates (``parsed`` by the stdlib's parser, or
     None without it), the least likely to hold first."""
     if parsed is None:
         return ()
     found = {g for g in _required(parsed) if _usable(g)}
-    ordered = sorted(found, key=lambda g: (_chance(g), len(g), sorted(g)))[:4]
+    ordered = sorted(found, key=lambda g: (_chance(g), len(g), sorted(g)))[:MOST_GATES]
     return tuple(tuple(sorted({_checked(x) for x in gate})) for gate in ordered)
 
 

@@ -9,7 +9,7 @@ import codecs
 import re
 from collections.abc import Iterator
 
-from core.domain.steering.engine import Rule, _Gated, _Lazy
+from core.domain.steering.engine import Rule, _Gated, _Lazy, _needing
 
 _IMAGE_RE = _Lazy(
     r"!\[[^\]\n]{0,200}+\]\(\s*+(https?://[^)\s]{1,2000}+)(?:\s[^)\n]{0,200}+)?\)"
@@ -166,6 +166,9 @@ OTHER_ENCODING = Rule(
         "printf '\\x1b[31m' sets the colour red.",
     ),
 )
+
+
+_needing(_image_data, literals=("![", "<"))  # nothing without an image
 
 
 IMAGE_CARRIES_DATA = Rule(

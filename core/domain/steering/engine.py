@@ -313,24 +313,34 @@ def _build_pending() -> None:
 _NEEDS: dict[Finder, tuple[_Gated, ...]] = {}
 
 
-def _needing(finder: Finder, *inner: Finder | _Gated) -> Finder:
-    """Say that ``finder`` yields only what ``inner`` (finders or gated regexes) find: when
-    none of those can match a text, :func:`_may_find` says it finds nothing there either."""
+#: the finders that may find something when one of these strings is in the text
+_LITERALS: dict[Finder, tuple[str, ...]] = {}
+
+
+def _needing(finder: Finder, *inner: Finder | _Gated, literals: tuple[str, ...] = ()) -> Finder:
+    """Say that ``finder`` yields only what ``inner`` (finders or gated regexes) find, or
+    else only in a text holding one of ``literals`` (as written): when none of those can
+    match a text, :func:`_may_find` says it finds nothing there either."""
     needs: list[_Gated] = []
     for one in inner:
         if isinstance(one, _Gated):
             needs.append(one)
         elif one in _NEEDS:
             needs += _NEEDS[one]
+            literals += _LITERALS.get(one, ())
         else:
             return finder  # a finder of its own: it always runs
     _NEEDS[finder] = tuple(needs)
+    if literals:
+        _LITERALS[finder] = literals
     return finder
 
 
 #: for each finder of :data:`_NEEDS`: its regexes' gated alternatives (bits by number),
-#: and whether one of their alternatives runs on every text, on every text not all ASCII
-_NEED_BITS: dict[Finder, tuple[int, bool, bool]] = {}
+#: whether one of their alternatives runs on every text, on every text not all ASCII, and
+#: the strings in a text that make it run (:data:`_LITERALS`)
+Needs = tuple[int, bool, bool, tuple[str, ...]]
+_NEED_BITS: dict[Finder, Needs] = {}
 
 
 #: the finders that find nothing in an ASCII text (see :func:`_outside_ascii`)
@@ -344,12 +354,12 @@ def _outside_ascii(finder: Finder) -> Finder:
     return finder
 
 
-def _need_bits(finder: Finder) -> tuple[int, bool, bool] | None:
+def _need_bits(finder: Finder) -> Needs | None:
     """:data:`_NEED_BITS` of ``finder`` (None for a finder of its own); only once the
     rules are compiled (after :func:`_seen`)."""
     bits = _NEED_BITS.get(finder)
     if bits is None and finder in _OUTSIDE_ASCII:
-        bits = _NEED_BITS[finder] = (0, False, True)  # no gate: it runs on a text not ASCII
+        bits = _NEED_BITS[finder] = (0, False, True, ())  # it runs on a text not ASCII
     if bits is None:
         needs = _NEEDS.get(finder)
         if needs is None:
@@ -360,7 +370,7 @@ def _need_bits(finder: Finder) -> tuple[int, bool, bool] | None:
             mask |= one.gated
             always = always or any(not b.non_ascii for b in one.always)
             other = other or bool(one.always)
-        bits = _NEED_BITS[finder] = (mask, always, other)
+        bits = _NEED_BITS[finder] = (mask, always, other, _LITERALS.get(finder, ()))
     return bits
 
 
@@ -371,10 +381,10 @@ def _may_find(finder: Finder, text: str, ascii: bool | None = None) -> bool:
     bits = _need_bits(finder)
     if bits is None:
         return True
-    mask, always, other = bits
+    mask, always, other, literals = bits
     if always or (other and not (text.isascii() if ascii is None else ascii)):
         return True
-    return bool(mask & candidates)
+    return bool(mask & candidates) or any(literal in text for literal in literals)
 
 
 def _may_finds(finders: tuple[Finder, ...], text: str, ascii: bool) -> list[bool]:
@@ -386,13 +396,17 @@ def _may_finds(finders: tuple[Finder, ...], text: str, ascii: bool) -> list[bool
         if len(_TABLES) < 64:  # the rules' table, and a few others (the tests' rule by rule)
             _TABLES[finders] = table
     return [
-        bits is None or bits[1] or (bits[2] and not ascii) or bool(bits[0] & candidates)
+        bits is None
+        or bits[1]
+        or (bits[2] and not ascii)
+        or bool(bits[0] & candidates)
+        or any(literal in text for literal in bits[3])
         for bits in table
     ]
 
 
 #: :func:`_need_bits` of each finder of a tuple (the rules' finders), by the tuple
-_TABLES: dict[tuple[Finder, ...], tuple[tuple[int, bool, bool] | None, ...]] = {}
+_TABLES: dict[tuple[Finder, ...], tuple[Needs | None, ...]] = {}
 
 
 def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from core.domain.steering.clauses import _NEGATION_STRICT, _sentence, _unless_negated
-from core.domain.steering.engine import Rule, _alt, _Gated, _Lazy
+from core.domain.steering.engine import Rule, _alt, _Gated, _Lazy, _needing
 from core.domain.steering.filtered import _Filtered
 
 # -- shared pieces ------------------------------------------------------------------
@@ -171,6 +171,10 @@ _SHOW_SECRETS = _alt(
     r"\b(?:без\s+маскировки|не\s+маскируй)|\bsans\s+(?:les\s+)?masquer\b|\bohne\s+(?:Schwärzung|Maskierung)"
     r"|\bsin\s+(?:enmascarar|ocultar)\s+(?:los\s+)?(?:tokens|secretos|claves)",
 )
+
+
+# a match of either regex, or nothing without a URL or an address
+_needing(_send_out, _EXFIL_CMD_RE, _URL_TEMPLATE, literals=("://", "@"))
 
 
 SEND_DATA_OUT = Rule(

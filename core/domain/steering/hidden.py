@@ -6,7 +6,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from core.domain.steering.engine import _ML, Rule, _chain, _Lazy, _outside_ascii, _regex
+from core.domain.steering.engine import (
+    _ML,
+    Rule,
+    _chain,
+    _Lazy,
+    _needing,
+    _outside_ascii,
+    _regex,
+)
 
 # -- hidden -----------------------------------------------------------------------
 _INVISIBLE = (
@@ -145,6 +153,9 @@ def _html_comment(text: str) -> Iterator[tuple[int, int]]:
             yield match.start(), match.end()
 
 
+_needing(_html_comment, literals=("<!--",))  # nothing without a comment
+
+
 def _in_code_span(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` sits in a Markdown code span of its line."""
     line_start = text.rfind("\n", 0, start) + 1
@@ -178,6 +189,9 @@ def _hidden_element(text: str) -> Iterator[tuple[int, int]]:
         bare = _QUOTED_VALUE.sub("=", attrs)  # attribute names only
         if re.search(r"(?:^|\s)hidden(?:\s|=|/|$)", bare) or _STYLE_HIDES.search(attrs):
             yield match.start(), match.end()
+
+
+_needing(_hidden_element, literals=("<",))  # nothing without an element
 
 
 ZERO_WIDTH = Rule(

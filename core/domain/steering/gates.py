@@ -97,6 +97,28 @@ def _nonword_class(av: Any) -> bool:
     return True
 
 
+def _ends_nonword(items: Any) -> bool:
+    """Whether every match of the parsed ``items`` ends in a non-word character."""
+    items = list(items)
+    if not items:
+        return False
+    op, av = items[-1]
+    name = str(op)
+    if name == "LITERAL":
+        return not (chr(av).isalnum() or chr(av) == "_")
+    if name == "IN":
+        return _nonword_class(av)
+    if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        return bool(av[0] >= 1) and _ends_nonword(av[2])
+    if name == "SUBPATTERN":
+        return _ends_nonword(av[-1])
+    if name == "ATOMIC_GROUP":
+        return _ends_nonword(av)
+    if name == "BRANCH":
+        return all(_ends_nonword(alt) for alt in av[1])
+    return False
+
+
 def _word_lookbehind(av: Any) -> bool:
     """``(?<![\\w...])``: no word character before."""
     direction, inner = av
@@ -156,8 +178,9 @@ def _required(items: Any, initial: bool = False) -> list[Gate]:  # noqa: C901
             lo, _, item = av
             if lo >= 1:
                 gates += _required(item, initial)
-            nonword = len(item) == 1 and str(item[0][0]) == "IN" and _nonword_class(item[0][1])
-            initial = nonword and (lo >= 1 or initial)
+            # after it, a word starts if every pass ends in a non-word character (and, when
+            # it may not match at all, a word started before it)
+            initial = _ends_nonword(item) and (lo >= 1 or initial)
         elif name == "IN":
             initial = _nonword_class(av)
         elif name == "ASSERT_NOT":

@@ -384,29 +384,70 @@ def _may_find(finder: Finder, text: str, ascii: bool | None = None) -> bool:
     mask, always, other, literals = bits
     if always or (other and not (text.isascii() if ascii is None else ascii)):
         return True
-    return bool(mask & candidates) or any(literal in text for literal in literals)
+    return bool(mask & candidates) or bool(literals and any(lit in text for lit in literals))
+
+
+class _Plan:
+    """Which of some finders (the rules') may find something, worked out for a text in a
+    few steps rather than a test a finder: those that always run; those that run on a
+    text not all ASCII; those that run when a string is in it; and, for each gated
+    alternative, the finders that need it (the text's candidates are few)."""
+
+    def __init__(self, finders: tuple[Finder, ...]) -> None:
+        self.size = len(finders)
+        self.always: list[int] = []
+        self.outside_ascii: list[int] = []
+        self.literals: list[tuple[int, tuple[str, ...]]] = []
+        self.by_branch: dict[int, list[int]] = {}
+        self.gated = 0
+        for k, finder in enumerate(finders):
+            bits = _need_bits(finder)
+            if bits is None or bits[1]:
+                self.always.append(k)
+                continue
+            mask, _, other, literals = bits
+            if other:
+                self.outside_ascii.append(k)
+            if literals:
+                self.literals.append((k, literals))
+            self.gated |= mask
+            while mask:
+                low = mask & -mask
+                mask ^= low
+                self.by_branch.setdefault(low.bit_length() - 1, []).append(k)
+
+    def may(self, text: str, ascii: bool, candidates: int) -> list[bool]:
+        runs = [False] * self.size
+        for k in self.always:
+            runs[k] = True
+        if not ascii:
+            for k in self.outside_ascii:
+                runs[k] = True
+        for k, literals in self.literals:
+            if not runs[k] and any(literal in text for literal in literals):
+                runs[k] = True
+        hits = candidates & self.gated
+        while hits:
+            low = hits & -hits
+            hits ^= low
+            for k in self.by_branch[low.bit_length() - 1]:
+                runs[k] = True
+        return runs
 
 
 def _may_finds(finders: tuple[Finder, ...], text: str, ascii: bool) -> list[bool]:
     """:func:`_may_find` of each of ``finders`` on ``text`` (all ASCII or not), at once."""
     candidates = _seen(text)[2]  # first: it compiles what is not compiled yet
-    table = _TABLES.get(finders)
-    if table is None:
-        table = tuple(_need_bits(f) for f in finders)
-        if len(_TABLES) < 64:  # the rules' table, and a few others (the tests' rule by rule)
-            _TABLES[finders] = table
-    return [
-        bits is None
-        or bits[1]
-        or (bits[2] and not ascii)
-        or bool(bits[0] & candidates)
-        or any(literal in text for literal in bits[3])
-        for bits in table
-    ]
+    plan = _PLANS.get(finders)
+    if plan is None:
+        plan = _Plan(finders)
+        if len(_PLANS) < 64:  # the rules', and a few others (the tests' rule by rule)
+            _PLANS[finders] = plan
+    return plan.may(text, ascii, candidates)
 
 
-#: :func:`_need_bits` of each finder of a tuple (the rules' finders), by the tuple
-_TABLES: dict[tuple[Finder, ...], tuple[Needs | None, ...]] = {}
+#: the plan of each tuple of finders asked about (the rules' finders)
+_PLANS: dict[tuple[Finder, ...], _Plan] = {}
 
 
 def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:

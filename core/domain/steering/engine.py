@@ -20,7 +20,11 @@ from core.domain.steering.gates import (
     _fold,
     _leads,
     _needs_non_ascii,
+    _plain,
 )
+
+#: the characters a word-start literal may not follow (see :func:`_occurrences`)
+_WORD_CHARACTERS = frozenset("0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 Finder = Callable[[str], Iterator[tuple[int, int]]]
 Strength = Literal["strong", "weak"]
@@ -173,8 +177,12 @@ class _Branch:
         self.compiled = re.compile(pattern, flags)
         parsed = _PARSER.parse(pattern, flags) if _PARSER is not None else None
         self.checks = _checks(parsed)
-        leads = _leads(parsed) if parsed is not None else None
+        marked = (_leads(parsed) if parsed is not None else None) or frozenset()
+        leads = {_plain(lead) for lead in marked}
         self.leads = tuple(sorted(leads)) if leads and all(leads) and len(leads) <= 60 else ()
+        #: the leads that start a word wherever a match starts with them (an occurrence
+        #: right after an ASCII word character is no place to try)
+        self.initial = frozenset(lead for lead in leads if lead not in marked)
         #: whether an ASCII text cannot hold a match
         self.non_ascii = (
             parsed is not None and not flags & re.IGNORECASE and _needs_non_ascii(parsed)
@@ -196,10 +204,13 @@ class _Branch:
         present = [lead for lead in leads if lead in folded]
         if not present:
             return
+        starts = self.initial
         if len(present) == 1:
-            spots: Iterable[int] = _occurrences(folded, present[0])
+            spots: Iterable[int] = _occurrences(folded, present[0], present[0] in starts)
         else:
-            spots = sorted({i for lead in present for i in _occurrences(folded, lead)})
+            spots = sorted(
+                {i for lead in present for i in _occurrences(folded, lead, lead in starts)}
+            )
         done = 0
         for i in spots:
             if i < done:
@@ -210,10 +221,13 @@ class _Branch:
                 yield match
 
 
-def _occurrences(folded: str, literal: str) -> Iterator[int]:
+def _occurrences(folded: str, literal: str, initial: bool = False) -> Iterator[int]:
+    """Where ``literal`` is in ``folded`` (``initial``: only where no ASCII word character
+    comes right before it; another character may fold from a separator)."""
     i = folded.find(literal)
     while i >= 0:
-        yield i
+        if not initial or i == 0 or folded[i - 1] not in _WORD_CHARACTERS:
+            yield i
         i = folded.find(literal, i + 1)
 
 

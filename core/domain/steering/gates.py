@@ -258,13 +258,25 @@ def _needs_non_ascii(items: Any) -> bool:
     return False
 
 
-def _leads(items: Any) -> frozenset[str] | None:
+#: the assertions after which a word character starts a word
+_STARTS = ("AT_BOUNDARY", "AT_BEGINNING", "AT_BEGINNING_LINE", "AT_BEGINNING_STRING")
+
+
+def _leads(items: Any, initial: bool = False) -> frozenset[str] | None:
     """The literals every match of the parsed ``items`` starts with (casefolded), or None
-    when a match may start otherwise."""
+    when a match may start otherwise; one that starts a word in every match (after ``\\b``
+    or ``^``, its first character a word character) is marked :data:`_INITIAL`."""
+
+    def mark(literal: str) -> str:
+        folded = _fold(literal)
+        word = folded[:1].isalnum() or folded[:1] == "_"
+        return _INITIAL + folded if initial and word else folded
+
     items = list(items)
     for k, (op, av) in enumerate(items):
         name = str(op)
         if name == "AT":
+            initial = initial or str(av) in _STARTS
             continue
         if name == "LITERAL":
             run = ""
@@ -276,21 +288,21 @@ def _leads(items: Any) -> frozenset[str] | None:
             if rest and str(rest[0][0]) == "BRANCH":  # i(?:ex|nvoke): the parser's factoring
                 tails = [_lead(alt) for alt in rest[0][1][1]]
                 if all(tails):
-                    return frozenset(_fold(run + tail) for tail in tails)
-            return frozenset({_fold(run)})
+                    return frozenset(mark(run + tail) for tail in tails)
+            return frozenset({mark(run)})
         if name == "SUBPATTERN":
-            inner = _leads(list(av[-1]) + items[k + 1 :])
-            return inner
+            return _leads(list(av[-1]) + items[k + 1 :], initial)
         if name == "BRANCH":
             found: set[str] = set()
             for alt in av[1]:
-                lead = _leads(list(alt) + items[k + 1 :])
+                lead = _leads(list(alt) + items[k + 1 :], initial)
                 if lead is None:
                     return None
                 found |= lead
             return frozenset(found)
         if name in ("MAX_REPEAT", "MIN_REPEAT") and av[0] == 0 and av[1] == 1:
-            first, then = _leads(list(av[2]) + items[k + 1 :]), _leads(items[k + 1 :])
+            first = _leads(list(av[2]) + items[k + 1 :], initial)
+            then = _leads(items[k + 1 :], initial)
             return first | then if first is not None and then is not None else None
         return None
     return None

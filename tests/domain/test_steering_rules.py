@@ -268,3 +268,13 @@ def test_a_rule_said_to_find_nothing_in_a_text_finds_nothing_there() -> None:
             skipped += 1
             assert next(iter(one.find(text)), None) is None, (one.id, text[:80])
     assert skipped > len(_texts()) * len(RULES) // 2
+
+
+def test_a_rule_s_first_span_is_the_first_its_finder_yields() -> None:
+    """The first span found alone (each alternative tried no further than the earliest
+    start so far) is the one the merged run of every alternative yields first."""
+    from core.domain.steering.firsts import _first
+
+    for text in _texts():
+        for one in (*RULES, FOREIGN_RULE):
+            assert _first(one.find, text) == next(iter(one.find(text)), None), (one.id, text)

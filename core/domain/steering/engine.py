@@ -192,25 +192,26 @@ class _Branch:
         self.number = len(_BRANCHES)
         _BRANCHES.append(self)
 
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        """Every match, as ``finditer`` finds them; when the folded text lines up with the
-        text, the regex is tried only where one of its leading literals is."""
+    def spots(self, text: str) -> Iterable[int] | None:
+        """Where in ``text`` a match may start, in order: where one of its leading literals
+        is, when the folded text lines up with the text; None: anywhere."""
         last = _LAST[0]
         if not self.leads or last[0] is not text or not last[3]:
-            yield from self.compiled.finditer(text)
-            return
+            return None
         folded = last[1]
         leads = self.ascii_leads if folded.isascii() else self.leads
         present = [lead for lead in leads if lead in folded]
-        if not present:
-            return
         starts = self.initial
         if len(present) == 1:
-            spots: Iterable[int] = _occurrences(folded, present[0], present[0] in starts)
-        else:
-            spots = sorted(
-                {i for lead in present for i in _occurrences(folded, lead, lead in starts)}
-            )
+            return _occurrences(folded, present[0], present[0] in starts)
+        return sorted({i for lead in present for i in _occurrences(folded, lead, lead in starts)})
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """Every match, as ``finditer`` finds them, trying the regex only at its spots."""
+        spots = self.spots(text)
+        if spots is None:
+            yield from self.compiled.finditer(text)
+            return
         done = 0
         for i in spots:
             if i < done:
@@ -471,7 +472,12 @@ def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:
         for match in compiled.finditer(text):
             yield match.start(), match.end()
 
+    _PLAIN[find] = compiled  # its first match is quicker found alone: see .firsts
     return _needing(find, compiled)
+
+
+#: the gated regex of each finder made by :func:`_regex`
+_PLAIN: dict[Finder, _Gated] = {}
 
 
 def _chain(*finders: Finder) -> Finder:

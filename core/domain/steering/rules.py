@@ -14,6 +14,7 @@ from core.domain.steering.encoded import ENCODED_TEXT, IMAGE_CARRIES_DATA, OTHER
 from core.domain.steering.engine import Flag, Rule, _Lazy, _may_find, _may_finds
 from core.domain.steering.exfiltration import SEND_DATA_OUT, SHOW_SECRETS
 from core.domain.steering.fetching import FETCH_AND_RUN, INSTALL_FROM_URL
+from core.domain.steering.firsts import _first
 from core.domain.steering.hidden import (
     _BIDI,
     _TAGS,
@@ -96,9 +97,11 @@ def _rule_flags(text: str, rule: Rule, ascii: bool | None = None, may: bool = Fa
     """The first flag of ``rule`` on ``text`` (``may``: the caller knows it may find one)."""
     if not may and not _may_find(rule.find, text, ascii):
         return []
-    for start, end in rule.find(text):
-        return [Flag(rule.id, rule.family, start, end, _shown(text[start:end]), rule.why)]
-    return []
+    span = _first(rule.find, text)
+    if span is None:
+        return []
+    start, end = span
+    return [Flag(rule.id, rule.family, start, end, _shown(text[start:end]), rule.why)]
 
 
 def detect(text: str, *, rules: Iterable[Rule] = RULES) -> list[Flag]:

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from core.domain.steering.engine import _ML, Flag, Rule, _alt, _Lazy, _regex
 from core.domain.steering.fetching import _installs, _known
+from core.domain.steering.firsts import _first
 from core.domain.steering.rules import _BY_ID, _rule_flags, _shown, detect
 
 # -- provenance: a standing order for the agent whose source is not the user's --------
@@ -179,19 +180,20 @@ def provenance_flags(memory_type: str, role: str | None, text: str = "") -> list
                 f"a {role} message",
             )
         ]
-    if role in ORDER_FOREIGN_ROLES:
-        for start, end in FOREIGN_RULE.find(text):
-            return [
-                Flag(
-                    FOREIGN_RULE.id,
-                    FOREIGN_RULE.family,
-                    start,
-                    end,
-                    _shown(text[start:end]),
-                    f"{FOREIGN_RULE.why}; this one's source is a {role} message",
-                )
-            ]
-    return []
+    span = _first(FOREIGN_RULE.find, text) if role in ORDER_FOREIGN_ROLES else None
+    if span is None:
+        return []
+    start, end = span
+    return [
+        Flag(
+            FOREIGN_RULE.id,
+            FOREIGN_RULE.family,
+            start,
+            end,
+            _shown(text[start:end]),
+            f"{FOREIGN_RULE.why}; this one's source is a {role} message",
+        )
+    ]
 
 
 _URL = _Lazy(r"\bhttps?://([A-Za-z0-9.-]+)(?::\d+)?", re.IGNORECASE)

@@ -104,7 +104,7 @@ Where things are
 
 The engine (:mod:`.engine`: :class:`Flag`, :class:`Rule`, the gated regex; :mod:`.gates`:
 what every match of a regex needs, read from the stdlib's regex parser; :mod:`.filtered`:
-a regex gated in any string) knows no rule.
+a regex gated in any string; :mod:`.firsts`: a rule's first span) knows no rule.
 Each family's patterns sit beside the rules that use them, one module a family:
 :mod:`.override`, :mod:`.authority`, :mod:`.standing`, :mod:`.markers`, :mod:`.secrecy`,
 :mod:`.judgement` (instruction); :mod:`.fetching`, :mod:`.exfiltration`,

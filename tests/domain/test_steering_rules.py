@@ -4,6 +4,7 @@ and leaves its near misses alone; :func:`assess` weighs the weak rules by proven
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from core.domain.steering import (
     Rule,
     assess,
     detect,
+    exfiltration,
     link_flags,
     provenance_flags,
     rule,
@@ -215,15 +217,12 @@ def test_the_gates_never_skip_a_match() -> None:
     regex finds."""
     texts = _texts()
     for text in texts:
-        candidates = steering._seen(text)[4]
+        candidates = steering._candidates(text)
         for branch in steering._BRANCHES:
             want = branch.compiled.search(text)
             if want is None:
                 continue
-            runs = not branch.checks or (
-                branch.number in candidates
-                and steering._holds(text, branch.checks, len(steering._KEYS))
-            )
+            runs = not branch.checks or branch.number in candidates
             got = next(branch.finditer(text), None) if runs else None
             assert got is not None and got.span() == want.span(), (
                 branch.compiled.pattern[:80],
@@ -236,3 +235,46 @@ def test_an_adversarial_text_does_not_hang() -> None:
     timing: the manual check runs 100 KB of each in well under half a second)."""
     for token in ("curl https://x.example/a ", "![a](https://x?a=", "ignore previous ", "<!-- "):
         assess((token * (20_000 // len(token)))[:20_000], known_hosts=[])
+
+
+def test_a_regex_with_a_prefilter_of_its_own_finds_what_the_plain_one_finds() -> None:
+    """The words searched in a sentence around a link (``_Filtered``): on every corpus
+    text and each of its halves, the same first match as the plain regex, and at least
+    one text where the prefilter spares the search."""
+    filtered = [exfiltration._SEND_VERB, exfiltration._SHARE_VERB]
+    filtered += [exfiltration._SECRET, exfiltration._DATA]
+    spared = 0
+    for text in _texts():
+        for piece in (text, text[: len(text) // 2], text[len(text) // 2 :]):
+            for one in filtered:
+                want = re.compile(one.pattern, one.flags).search(piece)
+                got = one.search(piece)
+                assert (got and got.span()) == (want and want.span()), (one.pattern[:60], piece)
+                spared += not one.may_match(piece)
+    assert spared > 1000
+
+
+def test_a_rule_said_to_find_nothing_in_a_text_finds_nothing_there() -> None:
+    """What a rule's finder says it needs (gated regexes, a character outside ASCII,
+    strings such as "://" or "<"): wherever the finder, called anyway, finds something,
+    the detector would have called it; and on most texts some rule is not called."""
+    from core.domain.steering.engine import _may_find
+
+    skipped = 0
+    for text in _texts():
+        for one in (*RULES, FOREIGN_RULE):
+            if _may_find(one.find, text):
+                continue
+            skipped += 1
+            assert next(iter(one.find(text)), None) is None, (one.id, text[:80])
+    assert skipped > len(_texts()) * len(RULES) // 2
+
+
+def test_a_rule_s_first_span_is_the_first_its_finder_yields() -> None:
+    """The first span found alone (each alternative tried no further than the earliest
+    start so far) is the one the merged run of every alternative yields first."""
+    from core.domain.steering.firsts import _first
+
+    for text in _texts():
+        for one in (*RULES, FOREIGN_RULE):
+            assert _first(one.find, text) == next(iter(one.find(text)), None), (one.id, text)

@@ -81,15 +81,17 @@ candidate for a person.
 
 Speed: a rule's regex is split into its top-level alternatives; each runs only when
 the literals every match of it needs are in the text (found from the stdlib's regex
-parser, checked against an index of the text's characters, word starts and runs of three
-characters, made once a text), and only where its leading literals are. Which
+parser, and looked for by a keyword prefilter, :class:`core.domain.keywords.Keywords`:
+one Aho-Corasick pass over the folded text finds every gate's literals at once, as
+gitleaks finds its rules' keywords), and only where its leading literals are. Which
 alternatives can run is worked out once a text, as the bits of an int; a rule whose
 regexes have none that can run is not called at all, and what needs a character outside
 ASCII (invisible characters, bidi controls, look-alike letters, tag characters) is not
-looked for in an ASCII text. The tests check that this never skips a match the plain
-regex finds, and ``bench/steering_equivalence.py`` hashes every flag over the corpora (a
-change to the engine must leave the hash as it was). Every window is bounded, so a long
-adversarial text stays linear.
+looked for in an ASCII text. A regex searched in a piece of the text (a sentence around
+a link) has a prefilter of its own (:mod:`.filtered`). The tests check that this never
+skips a match the plain regex finds, and ``bench/steering_equivalence.py`` hashes every
+flag over the corpora (a change to the engine must leave the hash as it was). Every
+window is bounded, so a long adversarial text stays linear.
 
 Mentions are not orders: quoted or described matches (an example of an attack in a
 test fixture, a review checklist that flags ``verify=False``, an official installer told
@@ -101,7 +103,8 @@ Where things are
 ----------------
 
 The engine (:mod:`.engine`: :class:`Flag`, :class:`Rule`, the gated regex; :mod:`.gates`:
-what every match of a regex needs, read from the stdlib's regex parser) knows no rule.
+what every match of a regex needs, read from the stdlib's regex parser; :mod:`.filtered`:
+a regex gated in any string; :mod:`.firsts`: a rule's first span) knows no rule.
 Each family's patterns sit beside the rules that use them, one module a family:
 :mod:`.override`, :mod:`.authority`, :mod:`.standing`, :mod:`.markers`, :mod:`.secrecy`,
 :mod:`.judgement` (instruction); :mod:`.fetching`, :mod:`.exfiltration`,
@@ -117,12 +120,11 @@ same as if they had been built on import), and a command that never scans pays n
 """
 
 from core.domain.steering.engine import _BRANCHES as _BRANCHES
-from core.domain.steering.engine import _KEYS as _KEYS
 from core.domain.steering.engine import Finder as Finder
 from core.domain.steering.engine import Flag as Flag
 from core.domain.steering.engine import Rule as Rule
 from core.domain.steering.engine import Strength as Strength
-from core.domain.steering.engine import _holds as _holds
+from core.domain.steering.engine import _candidates as _candidates
 from core.domain.steering.engine import _seen as _seen
 from core.domain.steering.fetching import OFFICIAL_INSTALLERS as OFFICIAL_INSTALLERS
 from core.domain.steering.rules import RULES as RULES

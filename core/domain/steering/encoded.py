@@ -9,7 +9,7 @@ import codecs
 import re
 from collections.abc import Iterator
 
-from core.domain.steering.engine import Rule, _Lazy
+from core.domain.steering.engine import Rule, _Gated, _Lazy, _needing
 
 _IMAGE_RE = _Lazy(
     r"!\[[^\]\n]{0,200}+\]\(\s*+(https?://[^)\s]{1,2000}+)(?:\s[^)\n]{0,200}+)?\)"
@@ -42,7 +42,7 @@ def _image_data(text: str) -> Iterator[tuple[int, int]]:
 
 
 _BLOB = _Lazy(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/=_-])")
-_DECODE_AND_RUN = _Lazy(
+_DECODE_AND_RUN = _Gated(
     r"\b(?:decode|base64\s+(?:-d|--decode)|atob|b64decode)\b[^.\n]{0,40}?(?:\b(?:and|then)\b|\|)\s*"
     r"(?:follow|run|execute|apply|obey|do|bash|sh|eval)\b",
     re.IGNORECASE,
@@ -166,6 +166,9 @@ OTHER_ENCODING = Rule(
         "printf '\\x1b[31m' sets the colour red.",
     ),
 )
+
+
+_needing(_image_data, literals=("![", "<"))  # nothing without an image
 
 
 IMAGE_CARRIES_DATA = Rule(

@@ -8,22 +8,23 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import reduce
-from operator import or_
 from typing import Any, Literal
 
 from core.domain.data import AsData
+from core.domain.keywords import Keywords
 from core.domain.steering.gates import (
     _PARSER,
-    _WORD_STARTS,
-    Check,
-    Key,
+    MOST_GATES,
     _alternatives,
     _checks,
     _fold,
     _leads,
     _needs_non_ascii,
+    _plain,
 )
+
+#: the characters a word-start literal may not follow (see :func:`_occurrences`)
+_WORD_CHARACTERS = frozenset("0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 Finder = Callable[[str], Iterator[tuple[int, int]]]
 Strength = Literal["strong", "weak"]
@@ -95,12 +96,10 @@ class _Lazy:
         return self.compiled().sub(repl, text, count)
 
 
-#: the last text seen (every rule asks about the same one): the text, folded, its index
-#: (characters, words' first letters, every three characters in a row), the literals looked
-#: for in it, the alternatives whose first gates' keys are in it, whether its folded text
-#: lines up with it character for character, and (once asked, see :func:`_runnable`) the
-#: alternatives whose every gate holds
-Seen = tuple[str, str, set[Key], dict[str, bool], "_Mask", bool, list[int | None]]
+#: the last text seen (every rule asks about the same one): the text, folded, the gated
+#: alternatives whose every gate holds on it (bits by number, see :func:`_seen`), and
+#: whether its folded text lines up with it character for character
+Seen = tuple[str, str, "_Mask", bool]
 
 
 class _Mask(int):
@@ -112,101 +111,59 @@ class _Mask(int):
         return isinstance(number, int) and number >= 0 and bool(self >> number & 1)
 
 
-_LAST: list[Seen] = [("", "", set(), {}, _Mask(0), True, [None])]
-#: for the first three gates of the alternatives: each key, and the alternatives (bits of
-#: an int, by number) whose gate holds it; and, for each of those gates, the alternatives
-#: that lack it
-_BY_KEY: tuple[dict[Key, int], ...] = ({}, {}, {})
-_KEYS: tuple[set[Key], ...] = (set(), set(), set())
-_LACK: list[int] = [0, 0, 0]
-#: the same, by key: each key of any of the three gates, and its alternatives at each
-_INDEX: dict[Key, list[int]] = {}
-#: the same again, the three gates' bits side by side in one int (``_WIDTH`` bits each, see
-#: :func:`_pack`): a text's keys are OR-ed together in one pass
-_PACKED: dict[Key, int] = {}
+_LAST: list[Seen] = [("", "", _Mask(0), True)]
+#: the most gates an alternative is checked for (see :func:`.gates._checks`)
+_SLOTS = MOST_GATES
+#: every gate's literals, each with the alternatives whose k-th gate it is in: the bits of
+#: an int by number, the gates' bits side by side (``_WIDTH`` bits each: gate k's alternative
+#: n is bit ``n + k * width``); and the alternatives that lack a k-th gate, packed so
+_PREFILTER: list[Keywords] = [Keywords(())]
 _PACKED_LACK = [0]
 _WIDTH = [0]
 
 
 def _pack() -> None:
-    """:data:`_PACKED` from :data:`_INDEX` (after alternatives were added)."""
+    """:data:`_PREFILTER` from :data:`_BRANCHES` (after alternatives were added)."""
     width = len(_BRANCHES)
-    _PACKED.clear()
-    for key, masks in _INDEX.items():
-        _PACKED[key] = sum(mask << (k * width) for k, mask in enumerate(masks))
-    _PACKED_LACK[0] = sum(mask << (k * width) for k, mask in enumerate(_LACK))
+    keywords: list[tuple[str, int, bool]] = []
+    lack = 0
+    for branch in _BRANCHES:
+        for k in range(_SLOTS):
+            bit = 1 << (branch.number + k * width)
+            if k < len(branch.checks):
+                keywords += ((literal, bit, start) for literal, start in branch.checks[k])
+            else:
+                lack |= bit
+    _PREFILTER[0] = Keywords(keywords)
+    _PACKED_LACK[0] = lack
     _WIDTH[0] = width
 
 
 def _seen(text: str) -> Seen:
+    """What the rules ask about ``text``, worked out once: one pass of the prefilter over
+    its folded text gives, for each gate, whether it holds, and so the gated alternatives
+    whose every gate holds (the only ones that may match)."""
     if _PENDING:  # the first text read: every rule's alternatives are compiled now
         _build_pending()
     last = _LAST[0]
     if last[0] is not text:
         folded = _fold(text)
-        grams: set[Key] = set(folded)  # one character; two to four: a word's start
-        for starts in _WORD_STARTS:
-            grams.update(starts.findall(folded))
-        grams.update(zip(folded, folded[1:], folded[2:], strict=False))  # three in a row
-        every = reduce(or_, map(_PACKED.__getitem__, _PACKED.keys() & grams), _PACKED_LACK[0])
+        every = _PREFILTER[0].mask(folded) | _PACKED_LACK[0]
         width = _WIDTH[0]
         candidates = every & (1 << width) - 1
-        for k in range(1, len(_KEYS)):
+        for k in range(1, _SLOTS):
             candidates &= every >> (k * width)
         # each character folds to one (only U+0130 folds to a run with U+0307 in it, and
         # it folds to "i" here; no character folds to nothing): the lengths say it
         aligned = "\u0307" not in text and len(folded) == len(text)
-        last = (text, folded, grams, {}, _Mask(candidates), aligned, [None])
+        last = (text, folded, _Mask(candidates), aligned)
         _LAST[0] = last
     return last
 
 
-def _runnable(text: str, last: Seen) -> int:
-    """The gated alternatives (bits by number) whose every gate holds on ``text`` (the
-    candidates of :func:`_seen` that :func:`_holds`), worked out once for the text."""
-    box = last[6]
-    known = box[0]
-    if known is None:
-        known, maybe, indexed = 0, last[4] + 0, len(_KEYS)
-        while maybe:
-            low = maybe & -maybe
-            maybe ^= low
-            if _holds(text, _BRANCHES[low.bit_length() - 1].checks, indexed, last):
-                known |= low
-        box[0] = known
-    return known
-
-
-def _holds(
-    text: str, checks: tuple[Check, ...], indexed: int = 0, last: Seen | None = None
-) -> bool:
-    """Whether every gate holds on ``text``: some literal of each is in it (the first
-    ``indexed`` gates' keys are known to be there: a gate whose keys are its literals
-    holds then). ``last``: what :func:`_seen` just gave for ``text``, if the caller has it."""
-    if not checks:
-        return True
-    _, folded, grams, seen, _, _, _ = last if last is not None else _seen(text)
-    for k, (keys, by_key, exact) in enumerate(checks):
-        if exact and k < indexed:
-            continue
-        found = keys & grams
-        if not found:
-            return False
-        for key in found:
-            for literal in by_key[key]:
-                if literal == key:  # a short word's start, or one character: the key says it
-                    break
-                held = seen.get(literal)
-                if held is None:
-                    held = seen[literal] = literal in folded
-                if held:
-                    break
-            else:
-                continue
-            break
-        else:
-            return False
-    return True
+def _candidates(text: str) -> _Mask:
+    """The gated alternatives (bits by number) whose every gate holds on ``text``."""
+    return _seen(text)[2]
 
 
 _BRANCHES: list[_Branch] = []
@@ -220,8 +177,12 @@ class _Branch:
         self.compiled = re.compile(pattern, flags)
         parsed = _PARSER.parse(pattern, flags) if _PARSER is not None else None
         self.checks = _checks(parsed)
-        leads = _leads(parsed) if parsed is not None else None
+        marked = (_leads(parsed) if parsed is not None else None) or frozenset()
+        leads = {_plain(lead) for lead in marked}
         self.leads = tuple(sorted(leads)) if leads and all(leads) and len(leads) <= 60 else ()
+        #: the leads that start a word wherever a match starts with them (an occurrence
+        #: right after an ASCII word character is no place to try)
+        self.initial = frozenset(lead for lead in leads if lead not in marked)
         #: whether an ASCII text cannot hold a match
         self.non_ascii = (
             parsed is not None and not flags & re.IGNORECASE and _needs_non_ascii(parsed)
@@ -230,32 +191,27 @@ class _Branch:
         self.ascii_leads = tuple(lead for lead in self.leads if lead.isascii())
         self.number = len(_BRANCHES)
         _BRANCHES.append(self)
-        bit = 1 << self.number
-        for k, (by_key, every) in enumerate(zip(_BY_KEY, _KEYS, strict=True)):
-            if k >= len(self.checks):
-                _LACK[k] |= bit
-                continue
-            for key in self.checks[k][0]:  # keys, by_key, exact
-                by_key[key] = by_key.get(key, 0) | bit
-                every.add(key)
-                _INDEX.setdefault(key, [0] * len(_KEYS))[k] |= bit
 
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        """Every match, as ``finditer`` finds them; when the folded text lines up with the
-        text, the regex is tried only where one of its leading literals is."""
+    def spots(self, text: str) -> Iterable[int] | None:
+        """Where in ``text`` a match may start, in order: where one of its leading literals
+        is, when the folded text lines up with the text; None: anywhere."""
         last = _LAST[0]
-        if not self.leads or last[0] is not text or not last[5]:
-            yield from self.compiled.finditer(text)
-            return
+        if not self.leads or last[0] is not text or not last[3]:
+            return None
         folded = last[1]
         leads = self.ascii_leads if folded.isascii() else self.leads
         present = [lead for lead in leads if lead in folded]
-        if not present:
-            return
+        starts = self.initial
         if len(present) == 1:
-            spots: Iterable[int] = _occurrences(folded, present[0])
-        else:
-            spots = sorted({i for lead in present for i in _occurrences(folded, lead)})
+            return _occurrences(folded, present[0], present[0] in starts)
+        return sorted({i for lead in present for i in _occurrences(folded, lead, lead in starts)})
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """Every match, as ``finditer`` finds them, trying the regex only at its spots."""
+        spots = self.spots(text)
+        if spots is None:
+            yield from self.compiled.finditer(text)
+            return
         done = 0
         for i in spots:
             if i < done:
@@ -266,10 +222,13 @@ class _Branch:
                 yield match
 
 
-def _occurrences(folded: str, literal: str) -> Iterator[int]:
+def _occurrences(folded: str, literal: str, initial: bool = False) -> Iterator[int]:
+    """Where ``literal`` is in ``folded`` (``initial``: only where no ASCII word character
+    comes right before it; another character may fold from a separator)."""
     i = folded.find(literal)
     while i >= 0:
-        yield i
+        if not initial or i == 0 or folded[i - 1] not in _WORD_CHARACTERS:
+            yield i
         i = folded.find(literal, i + 1)
 
 
@@ -283,6 +242,7 @@ class _Gated:
     def __init__(self, pattern: str, flags: int = re.IGNORECASE) -> None:
         self.pattern, self.flags = pattern, flags
         self.always: list[_Branch] = []
+        self.always_ascii: list[_Branch] = []  # those of them that may match an ASCII text
         self.gated = 0  # the gated alternatives, as bits by number
         #: the last text read, and the alternatives that run on it
         self.last: tuple[str | None, list[_Branch]] = (None, [])
@@ -291,6 +251,7 @@ class _Gated:
     def _build(self) -> None:
         branches = [_Branch(p, self.flags) for p in _alternatives(self.pattern)]
         self.always = [b for b in branches if not b.checks]
+        self.always_ascii = [b for b in self.always if not b.non_ascii]
         for b in branches:
             if b.checks:
                 self.gated |= 1 << b.number
@@ -301,13 +262,14 @@ class _Gated:
         known = self.last
         if known[0] is text:
             return known[1]
-        last = _seen(text)  # first: it compiles what is not compiled yet
-        maybe = self.gated & _runnable(text, last)
-        live = [b for b in self.always if not b.non_ascii] if text.isascii() else list(self.always)
-        while maybe:  # the alternatives in the order of their numbers
-            low = maybe & -maybe
-            maybe ^= low
-            live.append(_BRANCHES[low.bit_length() - 1])
+        maybe = self.gated & _seen(text)[2]  # first: it compiles what is not compiled yet
+        live = self.always_ascii if text.isascii() else self.always
+        if maybe:
+            live = live.copy()
+            while maybe:  # the alternatives in the order of their numbers
+                low = maybe & -maybe
+                maybe ^= low
+                live.append(_BRANCHES[low.bit_length() - 1])
         self.last = (text, live)
         return live
 
@@ -358,7 +320,7 @@ def _build_pending() -> None:
         for gated in made:
             gated._build()
         _pack()
-        _LAST[0] = ("", "", set(), {}, _Mask(0), True, [None])
+        _LAST[0] = ("", "", _Mask(0), True)
         del _PENDING[: len(made)]
 
 
@@ -366,30 +328,53 @@ def _build_pending() -> None:
 _NEEDS: dict[Finder, tuple[_Gated, ...]] = {}
 
 
-def _needing(finder: Finder, *inner: Finder | _Gated) -> Finder:
-    """Say that ``finder`` yields only what ``inner`` (finders or gated regexes) find: when
-    none of those can match a text, :func:`_may_find` says it finds nothing there either."""
+#: the finders that may find something when one of these strings is in the text
+_LITERALS: dict[Finder, tuple[str, ...]] = {}
+
+
+def _needing(finder: Finder, *inner: Finder | _Gated, literals: tuple[str, ...] = ()) -> Finder:
+    """Say that ``finder`` yields only what ``inner`` (finders or gated regexes) find, or
+    else only in a text holding one of ``literals`` (as written): when none of those can
+    match a text, :func:`_may_find` says it finds nothing there either."""
     needs: list[_Gated] = []
     for one in inner:
         if isinstance(one, _Gated):
             needs.append(one)
         elif one in _NEEDS:
             needs += _NEEDS[one]
+            literals += _LITERALS.get(one, ())
         else:
             return finder  # a finder of its own: it always runs
     _NEEDS[finder] = tuple(needs)
+    if literals:
+        _LITERALS[finder] = literals
     return finder
 
 
 #: for each finder of :data:`_NEEDS`: its regexes' gated alternatives (bits by number),
-#: and whether one of their alternatives runs on every text, on every text not all ASCII
-_NEED_BITS: dict[Finder, tuple[int, bool, bool]] = {}
+#: whether one of their alternatives runs on every text, on every text not all ASCII, and
+#: the strings in a text that make it run (:data:`_LITERALS`)
+Needs = tuple[int, bool, bool, tuple[str, ...]]
+_NEED_BITS: dict[Finder, Needs] = {}
 
 
-def _need_bits(finder: Finder) -> tuple[int, bool, bool] | None:
+#: the finders that find nothing in an ASCII text (see :func:`_outside_ascii`)
+_OUTSIDE_ASCII: set[Finder] = set()
+
+
+def _outside_ascii(finder: Finder) -> Finder:
+    """Say that ``finder`` finds nothing in an ASCII text (what it looks for is a
+    character outside ASCII): :func:`_may_find` says so without calling it."""
+    _OUTSIDE_ASCII.add(finder)
+    return finder
+
+
+def _need_bits(finder: Finder) -> Needs | None:
     """:data:`_NEED_BITS` of ``finder`` (None for a finder of its own); only once the
     rules are compiled (after :func:`_seen`)."""
     bits = _NEED_BITS.get(finder)
+    if bits is None and finder in _OUTSIDE_ASCII:
+        bits = _NEED_BITS[finder] = (0, False, True, ())  # it runs on a text not ASCII
     if bits is None:
         needs = _NEEDS.get(finder)
         if needs is None:
@@ -400,21 +385,84 @@ def _need_bits(finder: Finder) -> tuple[int, bool, bool] | None:
             mask |= one.gated
             always = always or any(not b.non_ascii for b in one.always)
             other = other or bool(one.always)
-        bits = _NEED_BITS[finder] = (mask, always, other)
+        bits = _NEED_BITS[finder] = (mask, always, other, _LITERALS.get(finder, ()))
     return bits
 
 
 def _may_find(finder: Finder, text: str, ascii: bool | None = None) -> bool:
     """False when ``finder`` surely finds nothing in ``text`` (see :func:`_needing`);
     ``ascii``: whether ``text`` is all ASCII, if the caller knows."""
-    last = _seen(text)  # first: it compiles what is not compiled yet
+    candidates = _seen(text)[2]  # first: it compiles what is not compiled yet
     bits = _need_bits(finder)
     if bits is None:
         return True
-    mask, always, other = bits
+    mask, always, other, literals = bits
     if always or (other and not (text.isascii() if ascii is None else ascii)):
         return True
-    return bool(mask & _runnable(text, last))
+    return bool(mask & candidates) or bool(literals and any(lit in text for lit in literals))
+
+
+class _Plan:
+    """Which of some finders (the rules') may find something, worked out for a text in a
+    few steps rather than a test a finder: those that always run; those that run on a
+    text not all ASCII; those that run when a string is in it; and, for each gated
+    alternative, the finders that need it (the text's candidates are few)."""
+
+    def __init__(self, finders: tuple[Finder, ...]) -> None:
+        self.size = len(finders)
+        self.always: list[int] = []
+        self.outside_ascii: list[int] = []
+        self.literals: list[tuple[int, tuple[str, ...]]] = []
+        self.by_branch: dict[int, list[int]] = {}
+        self.gated = 0
+        for k, finder in enumerate(finders):
+            bits = _need_bits(finder)
+            if bits is None or bits[1]:
+                self.always.append(k)
+                continue
+            mask, _, other, literals = bits
+            if other:
+                self.outside_ascii.append(k)
+            if literals:
+                self.literals.append((k, literals))
+            self.gated |= mask
+            while mask:
+                low = mask & -mask
+                mask ^= low
+                self.by_branch.setdefault(low.bit_length() - 1, []).append(k)
+
+    def may(self, text: str, ascii: bool, candidates: int) -> list[bool]:
+        runs = [False] * self.size
+        for k in self.always:
+            runs[k] = True
+        if not ascii:
+            for k in self.outside_ascii:
+                runs[k] = True
+        for k, literals in self.literals:
+            if not runs[k] and any(literal in text for literal in literals):
+                runs[k] = True
+        hits = candidates & self.gated
+        while hits:
+            low = hits & -hits
+            hits ^= low
+            for k in self.by_branch[low.bit_length() - 1]:
+                runs[k] = True
+        return runs
+
+
+def _may_finds(finders: tuple[Finder, ...], text: str, ascii: bool) -> list[bool]:
+    """:func:`_may_find` of each of ``finders`` on ``text`` (all ASCII or not), at once."""
+    candidates = _seen(text)[2]  # first: it compiles what is not compiled yet
+    plan = _PLANS.get(finders)
+    if plan is None:
+        plan = _Plan(finders)
+        if len(_PLANS) < 64:  # the rules', and a few others (the tests' rule by rule)
+            _PLANS[finders] = plan
+    return plan.may(text, ascii, candidates)
+
+
+#: the plan of each tuple of finders asked about (the rules' finders)
+_PLANS: dict[tuple[Finder, ...], _Plan] = {}
 
 
 def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:
@@ -424,7 +472,12 @@ def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:
         for match in compiled.finditer(text):
             yield match.start(), match.end()
 
+    _PLAIN[find] = compiled  # its first match is quicker found alone: see .firsts
     return _needing(find, compiled)
+
+
+#: the gated regex of each finder made by :func:`_regex`
+_PLAIN: dict[Finder, _Gated] = {}
 
 
 def _chain(*finders: Finder) -> Finder:

@@ -6,17 +6,24 @@ import re
 from collections.abc import Iterator
 
 from core.domain.steering.clauses import _NEGATION_STRICT, _sentence, _unless_negated
-from core.domain.steering.engine import Rule, _alt, _Gated, _Lazy
+from core.domain.steering.engine import Rule, _alt, _Gated, _Lazy, _needing
+from core.domain.steering.filtered import _Filtered
 
 # -- shared pieces ------------------------------------------------------------------
 _EMAIL = r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w:/@-])"
 
 
-# send-data-out: found from each destination (a URL, an address) in its sentence
-_DEST = _Lazy(r"(?:https?|s3|gs|ftp|sftp|scp)://[^\s)\]>\"'`]+|" + _EMAIL + r"|/dev/tcp/\S+")
+# send-data-out: found from each destination (a URL, an address) in its sentence; the
+# words looked for in a sentence are gated (:class:`.filtered._Filtered`): a sentence
+# holding none of their literals is not searched
+_URL_DEST = r"(?:https?|s3|gs|ftp|sftp|scp)://[^\s)\]>\"'`]+"
+_DEST = _Lazy(_URL_DEST + "|" + _EMAIL + r"|/dev/tcp/\S+")
+#: what :data:`_DEST` finds in a text without "@" (no address there): the same, sooner
+#: (an address is looked for at every word)
+_DEST_NO_ADDRESS = _Lazy(_URL_DEST + r"|/dev/tcp/\S+")
 
 
-_SEND_VERB = _Lazy(
+_SEND_VERB = _Filtered(
     r"(?<![\w/-])(?:send|upload|forward|exfiltrate|transmit|leak)(?![\w/-])"
     r"|\b(?:e-?)?mail\s+(?:the|a|an|all|every|each|this|it|them|copies|contents?|logs?|reports?)\b"
     r"|\bpost\s+(?:the|a|an|all|every|it|this|these|them|its|their|your|his|her)\b"
@@ -31,7 +38,7 @@ _SEND_VERB = _Lazy(
     re.IGNORECASE,
 )
 #: what is sent: a file, logs, a conversation, code (a meeting invite or a link is not data)
-_DATA = _Lazy(
+_DATA = _Filtered(
     r"(?<![\w/-])(?:contents?|cop(?:y|ies)|logs?|history|transcripts?|conversations?|chats?|output"
     r"|files?|data|dumps?|archives?|backups?|invoices?|e-?mails|messages|summar(?:y|ies)|records?"
     r"|database|repo(?:sitory)?|zip|tarball|branch(?:es)?|code(?:base)?|diffs?|screenshots?"
@@ -60,7 +67,7 @@ _PUSH_TO = _Lazy(
     r"|[\w.+-]+@)",
     re.I,
 )
-_SHARE_VERB = _Lazy(
+_SHARE_VERB = _Filtered(
     r"(?<![\w/-])(?:copy|sync|submit|share|paste|dump|put|export|include|attach|append|write|pipe"
     r"|back\s*up|store|save|log|report)(?![\w/-])"
     r"|同步|提交|复制|粘贴|贴到|推送|备份|写入|共享|共有|貼り付け|投稿|공유|붙여|게시"
@@ -69,7 +76,7 @@ _SHARE_VERB = _Lazy(
     r"|\b(?:compartilhe|cole|publique|copie)\b|\b(?:condividi|incolla|pubblica|copia)\b",
     re.IGNORECASE,
 )
-_SECRET = _Lazy(
+_SECRET = _Filtered(
     r"(?:^|[^\w.])\.env\b(?!\.example)|\benv\b(?!\.example|\s*var)|\bprintenv\b"
     r"|\benvironment\s+variables?\b|\benv\s+vars?\b|~/\.ssh|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b"
     r"|~/\.aws|\.aws/|\bcredentials?\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b"
@@ -122,11 +129,12 @@ def _send_out(text: str) -> Iterator[tuple[int, int]]:
     if "://" not in text and "@" not in text:
         return
     judged: dict[tuple[int, int], bool] = {}
-    for dest in _DEST.finditer(text):
+    dests = _DEST if "@" in text else _DEST_NO_ADDRESS
+    for dest in dests.finditer(text):
         left, right = _sentence(text, dest.start(), dest.end())
         sends_out = judged.get((left, right))
         if sends_out is None:
-            sentence = _DEST.sub(" ", text[left:right])  # a verb in a URL's path is no verb
+            sentence = dests.sub(" ", text[left:right])  # a verb in a URL's path is no verb
             sends = _SEND_VERB.search(sentence) or _SHARE_VERB.search(sentence)
             what = sends and (_SECRET.search(sentence) or _DATA.search(sentence))
             sends_out = judged[(left, right)] = bool(
@@ -163,6 +171,10 @@ _SHOW_SECRETS = _alt(
     r"\b(?:без\s+маскировки|не\s+маскируй)|\bsans\s+(?:les\s+)?masquer\b|\bohne\s+(?:Schwärzung|Maskierung)"
     r"|\bsin\s+(?:enmascarar|ocultar)\s+(?:los\s+)?(?:tokens|secretos|claves)",
 )
+
+
+# a match of either regex, or nothing without a URL or an address
+_needing(_send_out, _EXFIL_CMD_RE, _URL_TEMPLATE, literals=("://", "@"))
 
 
 SEND_DATA_OUT = Rule(

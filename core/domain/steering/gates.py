@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import re
 from typing import Any
 
 # -- speed: each alternative runs only when a word it needs is in the text -------------
@@ -12,14 +11,9 @@ try:
 except ImportError:  # pragma: no cover - another Python: every alternative always runs
     _PARSER = None
 Gate = frozenset[str]  # some one of these literals is in every match (casefolded)
-#: a key: a word's first letters or one character (a string), or three characters in a row
-#: anywhere (a tuple of them: the text's are quicker made as tuples than as strings)
-Key = str | tuple[str, ...]
-#: a gate as checked: its keys (see :func:`_key`), its literals by key, and whether each
-#: literal is its own key (then the key being in the text's index is the literal being there)
-Check = tuple[frozenset[Key], dict[Key, tuple[str, ...]], bool]
-_WORD = re.compile(r"\w+")
-_WORD_STARTS = [re.compile(rf"\b\w{{{n}}}") for n in (2, 3, 4)]
+#: a gate as checked: its literals, casefolded, each with whether it starts a word in every
+#: match (the text's prefilter, :class:`core.domain.keywords.Keywords`, looks for them)
+Check = tuple[tuple[str, bool], ...]
 
 
 def _fold(text: str) -> str:
@@ -28,23 +22,18 @@ def _fold(text: str) -> str:
     return text.casefold().replace("i\u0307", "i").replace("\u0131", "i")
 
 
-def _key(literal: str) -> Key:
-    """What must be in the text's index when ``literal`` is in the text: the first letters
-    (two to four) of the word it starts ("igno"), or else its first three characters
-    (``("g", "n", "o")`` for "gnore"), or its one character ("忽")."""
-    plain = _plain(literal)
-    if literal.startswith(_INITIAL) and plain.isascii():
-        head = _WORD.match(plain)
-        if head and len(head.group()) >= 2:
-            return head.group()[:4]
-    if len(plain) >= 3:
-        return tuple(plain[:3])
-    return plain[0]
-
-
 def _usable(gate: Gate) -> bool:
-    """A gate worth checking: a few literals, none a lone Latin letter or digit."""
-    return 0 < len(gate) <= 40 and all(len(_plain(x)) >= 2 or not _plain(x).isascii() for x in gate)
+    """A gate worth checking: not too many literals, none a lone Latin letter, digit,
+    space or common sign (those are in nearly every text)."""
+    return 0 < len(gate) <= _MOST_LITERALS and all(
+        len(_plain(x)) >= 2 or not _plain(x).isascii() or _plain(x) in _RARE_SIGNS for x in gate
+    )
+
+
+#: the most literals a gate may have (the prefilter finds any number in one pass)
+_MOST_LITERALS = 300
+#: signs alone rare enough in prose to gate on
+_RARE_SIGNS = frozenset("`")
 
 
 #: words nearly every text has: a gate of them says little
@@ -108,6 +97,28 @@ def _nonword_class(av: Any) -> bool:
     return True
 
 
+def _ends_nonword(items: Any) -> bool:
+    """Whether every match of the parsed ``items`` ends in a non-word character."""
+    items = list(items)
+    if not items:
+        return False
+    op, av = items[-1]
+    name = str(op)
+    if name == "LITERAL":
+        return not (chr(av).isalnum() or chr(av) == "_")
+    if name == "IN":
+        return _nonword_class(av)
+    if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        return bool(av[0] >= 1) and _ends_nonword(av[2])
+    if name == "SUBPATTERN":
+        return _ends_nonword(av[-1])
+    if name == "ATOMIC_GROUP":
+        return _ends_nonword(av)
+    if name == "BRANCH":
+        return all(_ends_nonword(alt) for alt in av[1])
+    return False
+
+
 def _word_lookbehind(av: Any) -> bool:
     """``(?<![\\w...])``: no word character before."""
     direction, inner = av
@@ -167,8 +178,9 @@ def _required(items: Any, initial: bool = False) -> list[Gate]:  # noqa: C901
             lo, _, item = av
             if lo >= 1:
                 gates += _required(item, initial)
-            nonword = len(item) == 1 and str(item[0][0]) == "IN" and _nonword_class(item[0][1])
-            initial = nonword and (lo >= 1 or initial)
+            # after it, a word starts if every pass ends in a non-word character (and, when
+            # it may not match at all, a word started before it)
+            initial = _ends_nonword(item) and (lo >= 1 or initial)
         elif name == "IN":
             initial = _nonword_class(av)
         elif name == "ASSERT_NOT":
@@ -208,21 +220,27 @@ def _alternatives(pattern: str) -> list[str]:
     return parts
 
 
+#: the most gates an alternative is checked for (a fourth, the likeliest to hold, rules out
+#: few alternatives and costs the prefilter more hits)
+MOST_GATES = 3
+
+
 def _checks(parsed: Any) -> tuple[Check, ...]:
     """The checks for a pattern's usable gates (``parsed`` by the stdlib's parser, or
     None without it), the least likely to hold first."""
     if parsed is None:
         return ()
     found = {g for g in _required(parsed) if _usable(g)}
-    ordered = sorted(found, key=lambda g: (_chance(g), len(g), sorted(g)))[:4]
-    checks = []
-    for gate in ordered:
-        by_key: dict[Key, tuple[str, ...]] = {}
-        for literal in sorted(gate):
-            by_key[_key(literal)] = (*by_key.get(_key(literal), ()), _plain(literal))
-        exact = all(literals == (key,) for key, literals in by_key.items())
-        checks.append((frozenset(by_key), by_key, exact))
-    return tuple(checks)
+    ordered = sorted(found, key=lambda g: (_chance(g), len(g), sorted(g)))[:MOST_GATES]
+    return tuple(tuple(sorted({_checked(x) for x in gate})) for gate in ordered)
+
+
+def _checked(literal: str) -> tuple[str, bool]:
+    """A gate's literal as checked: its text, and whether it is found only where it starts
+    a word (marked :data:`_INITIAL`, and its first character a word character: after
+    ``\\b``, a literal that opens with a space or a sign follows a word)."""
+    plain = _plain(literal)
+    return plain, literal.startswith(_INITIAL) and (plain[0].isalnum() or plain[0] == "_")
 
 
 def _needs_non_ascii(items: Any) -> bool:
@@ -240,13 +258,25 @@ def _needs_non_ascii(items: Any) -> bool:
     return False
 
 
-def _leads(items: Any) -> frozenset[str] | None:
+#: the assertions after which a word character starts a word
+_STARTS = ("AT_BOUNDARY", "AT_BEGINNING", "AT_BEGINNING_LINE", "AT_BEGINNING_STRING")
+
+
+def _leads(items: Any, initial: bool = False) -> frozenset[str] | None:
     """The literals every match of the parsed ``items`` starts with (casefolded), or None
-    when a match may start otherwise."""
+    when a match may start otherwise; one that starts a word in every match (after ``\\b``
+    or ``^``, its first character a word character) is marked :data:`_INITIAL`."""
+
+    def mark(literal: str) -> str:
+        folded = _fold(literal)
+        word = folded[:1].isalnum() or folded[:1] == "_"
+        return _INITIAL + folded if initial and word else folded
+
     items = list(items)
     for k, (op, av) in enumerate(items):
         name = str(op)
         if name == "AT":
+            initial = initial or str(av) in _STARTS
             continue
         if name == "LITERAL":
             run = ""
@@ -258,21 +288,21 @@ def _leads(items: Any) -> frozenset[str] | None:
             if rest and str(rest[0][0]) == "BRANCH":  # i(?:ex|nvoke): the parser's factoring
                 tails = [_lead(alt) for alt in rest[0][1][1]]
                 if all(tails):
-                    return frozenset(_fold(run + tail) for tail in tails)
-            return frozenset({_fold(run)})
+                    return frozenset(mark(run + tail) for tail in tails)
+            return frozenset({mark(run)})
         if name == "SUBPATTERN":
-            inner = _leads(list(av[-1]) + items[k + 1 :])
-            return inner
+            return _leads(list(av[-1]) + items[k + 1 :], initial)
         if name == "BRANCH":
             found: set[str] = set()
             for alt in av[1]:
-                lead = _leads(list(alt) + items[k + 1 :])
+                lead = _leads(list(alt) + items[k + 1 :], initial)
                 if lead is None:
                     return None
                 found |= lead
             return frozenset(found)
         if name in ("MAX_REPEAT", "MIN_REPEAT") and av[0] == 0 and av[1] == 1:
-            first, then = _leads(list(av[2]) + items[k + 1 :]), _leads(items[k + 1 :])
+            first = _leads(list(av[2]) + items[k + 1 :], initial)
+            then = _leads(items[k + 1 :], initial)
             return first | then if first is not None and then is not None else None
         return None
     return None

@@ -6,7 +6,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from core.domain.steering.engine import _ML, Rule, _chain, _Lazy, _regex
+from core.domain.steering.engine import (
+    _ML,
+    Rule,
+    _chain,
+    _Lazy,
+    _needing,
+    _outside_ascii,
+    _regex,
+)
 
 # -- hidden -----------------------------------------------------------------------
 _INVISIBLE = (
@@ -37,6 +45,7 @@ def _joining(ch: str) -> bool:
     )
 
 
+@_outside_ascii
 def _zero_width(text: str) -> Iterator[tuple[int, int]]:
     """Invisible characters, but not the joiner inside an emoji sequence (👩‍💻), nor a
     ZWNJ or ZWJ between two letters of a script that spells words with them (Persian
@@ -69,6 +78,7 @@ _RTL_LETTER = _Lazy(
 )
 
 
+@_outside_ascii
 def _bidi(text: str) -> Iterator[tuple[int, int]]:
     """Bidirectional controls, but not the isolates (U+2066-2069) of a note that names
     them ("Fluent wraps placeables in FSI/PDI isolates") when no override is there."""
@@ -102,14 +112,18 @@ _LOOKALIKE = (
 _LOOKALIKE_RE = _regex(_LOOKALIKE, 0)
 
 
+@_outside_ascii
 def _lookalike(text: str) -> Iterator[tuple[int, int]]:
     """A word mixing Latin with Cyrillic or Greek letters, unless the text is about such
     spellings (a homoglyph example in a security README)."""
     if text.isascii():  # no Cyrillic or Greek letter
         return
-    if _NAMES_LOOKALIKES.search(text):
+    found = _LOOKALIKE_RE(text)
+    first = next(found, None)  # the quick look first: most texts mix no letters
+    if first is None or _NAMES_LOOKALIKES.search(text):
         return
-    yield from _LOOKALIKE_RE(text)
+    yield first
+    yield from found
 
 
 _MD_COMMENT = r"^\s*\[(?://|comment|hidden|_)\]:\s*(?:#|<>)\s*[\(\"'].*$"
@@ -137,6 +151,9 @@ def _html_comment(text: str) -> Iterator[tuple[int, int]]:
             continue  # shown as code, as written: nothing hidden
         if _COMMENT_SIGNAL.search(body) or len(body.split()) >= 25:
             yield match.start(), match.end()
+
+
+_needing(_html_comment, literals=("<!--",))  # nothing without a comment
 
 
 def _in_code_span(text: str, start: int, end: int) -> bool:
@@ -172,6 +189,9 @@ def _hidden_element(text: str) -> Iterator[tuple[int, int]]:
         bare = _QUOTED_VALUE.sub("=", attrs)  # attribute names only
         if re.search(r"(?:^|\s)hidden(?:\s|=|/|$)", bare) or _STYLE_HIDES.search(attrs):
             yield match.start(), match.end()
+
+
+_needing(_hidden_element, literals=("<",))  # nothing without an element
 
 
 ZERO_WIDTH = Rule(

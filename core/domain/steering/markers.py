@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from core.domain.steering.clauses import _unless_mentioned
-from core.domain.steering.engine import _ML, Rule, _alt, _chain, _Lazy, _regex
+from core.domain.steering.engine import _ML, Rule, _alt, _chain, _Gated, _Lazy, _needing, _regex
 
 # -- instruction: role and system markers ----------------------------------------------
 _ROLE = _alt(
@@ -45,7 +45,7 @@ _ROLE_CASED = _alt(
     r"\b(?:BEGIN|START)\s+(?:SYSTEM|DEVELOPER|ADMIN)\s+(?:PROMPT|INSTRUCTIONS|MESSAGE|OVERRIDE)\b",
 )
 #: "system:" / "developer:" at a line's start, when the rest of the line speaks to the agent
-_ROLE_LINE = _Lazy(
+_ROLE_LINE = _Gated(
     r"^[ \t]*(?:\*\*|\[)?(?:system|developer)(?:[ \t]+(?:prompt|message|note))?(?:\*\*|\])?"
     r"[ \t]*[:：](?P<rest>[^\n]*)",
     re.IGNORECASE | re.MULTILINE,
@@ -62,6 +62,9 @@ def _role_line(text: str) -> Iterator[tuple[int, int]]:
     for match in _ROLE_LINE.finditer(text):
         if _ADDRESS.search(match.group("rest")):
             yield match.start(), match.end()
+
+
+_needing(_role_line, _ROLE_LINE)  # a match of it or nothing
 
 
 _HEADING = (

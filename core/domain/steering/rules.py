@@ -11,9 +11,10 @@ from core.domain.steering.authority import (
     REVEAL_PROMPT,
 )
 from core.domain.steering.encoded import ENCODED_TEXT, IMAGE_CARRIES_DATA, OTHER_ENCODING
-from core.domain.steering.engine import Flag, Rule, _Lazy, _may_find
+from core.domain.steering.engine import Flag, Rule, _Lazy, _may_find, _may_finds
 from core.domain.steering.exfiltration import SEND_DATA_OUT, SHOW_SECRETS
 from core.domain.steering.fetching import FETCH_AND_RUN, INSTALL_FROM_URL
+from core.domain.steering.firsts import _first
 from core.domain.steering.hidden import (
     _BIDI,
     _TAGS,
@@ -81,32 +82,40 @@ RULES: tuple[Rule, ...] = (
 
 
 _BY_ID = {rule.id: rule for rule in RULES}
+_FINDERS = tuple(rule.find for rule in RULES)
 _SHOWN_INVISIBLE = _Lazy(_ZERO_WIDTH + "|" + _BIDI + "|" + _TAGS)
 
 
 def _shown(span: str) -> str:
-    out = []
-    for ch in span[:120]:
-        if _SHOWN_INVISIBLE.match(ch):
-            out.append(f"<U+{ord(ch):04X}>")
-        else:
-            out.append(ch)
-    return "".join(out) + ("…" if len(span) > 120 else "")
+    head = span[:120]
+    if not head.isascii():  # every invisible character is outside ASCII
+        head = "".join(f"<U+{ord(ch):04X}>" if _SHOWN_INVISIBLE.match(ch) else ch for ch in head)
+    return head + ("…" if len(span) > 120 else "")
 
 
-def _rule_flags(text: str, rule: Rule, ascii: bool | None = None) -> list[Flag]:
-    if not _may_find(rule.find, text, ascii):
+def _rule_flags(text: str, rule: Rule, ascii: bool | None = None, may: bool = False) -> list[Flag]:
+    """The first flag of ``rule`` on ``text`` (``may``: the caller knows it may find one)."""
+    if not may and not _may_find(rule.find, text, ascii):
         return []
-    for start, end in rule.find(text):
-        return [Flag(rule.id, rule.family, start, end, _shown(text[start:end]), rule.why)]
-    return []
+    span = _first(rule.find, text)
+    if span is None:
+        return []
+    start, end = span
+    return [Flag(rule.id, rule.family, start, end, _shown(text[start:end]), rule.why)]
 
 
 def detect(text: str, *, rules: Iterable[Rule] = RULES) -> list[Flag]:
     """Every rule that fires on ``text``, each with its first span (in text order).
     No weighing: weak rules fire as strong ones do (see :func:`assess`)."""
-    ascii = text.isascii()
-    flags = [flag for rule in rules for flag in _rule_flags(text, rule, ascii)]
+    rules = rules if isinstance(rules, tuple) else tuple(rules)
+    finders = _FINDERS if rules is RULES else tuple(r.find for r in rules)
+    may = _may_finds(finders, text, text.isascii())
+    flags = [
+        flag
+        for rule, runs in zip(rules, may, strict=True)
+        if runs
+        for flag in _rule_flags(text, rule, may=True)
+    ]
     flags.sort(key=lambda f: (f.start, f.rule))
     return flags
 

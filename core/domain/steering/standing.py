@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from core.domain.steering.clauses import _clause_after
-from core.domain.steering.engine import Rule, _alt, _Gated, _Lazy, _regex
+from core.domain.steering.engine import Rule, _alt, _Gated, _Lazy, _needing, _regex
 
 # -- instruction: standing orders (weak) ---------------------------------------------
 #: one verb that is not "we ..." (usamos, facciamo, utilisons): an order, not a team's habit
@@ -196,6 +196,9 @@ def _trigger(text: str) -> Iterator[tuple[int, int]]:
         ):
             continue
         yield match.start(), match.end()
+
+
+_needing(_trigger, _TRIGGER_RE)  # a match of it or nothing
 
 
 FROM_NOW_ON = Rule(

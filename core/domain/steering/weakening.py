@@ -13,7 +13,7 @@ from core.domain.steering.clauses import (
     _unless_mentioned,
     _unless_negated,
 )
-from core.domain.steering.engine import Finder, Rule, _alt, _chain, _Lazy, _regex
+from core.domain.steering.engine import Finder, Rule, _alt, _chain, _Lazy, _needing, _regex
 from core.domain.steering.exfiltration import _EMAIL
 
 # -- action: destructive commands -------------------------------------------------------
@@ -252,7 +252,7 @@ def _unless_bounded(finder: Finder) -> Finder:
                 continue
             yield start, end
 
-    return find
+    return _needing(find, finder)
 
 
 DISABLE_CHECKS = Rule(

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from core.domain.steering.engine import _ML, Flag, Rule, _alt, _Lazy, _regex
 from core.domain.steering.fetching import _installs, _known
+from core.domain.steering.firsts import _first
 from core.domain.steering.rules import _BY_ID, _rule_flags, _shown, detect
 
 # -- provenance: a standing order for the agent whose source is not the user's --------
@@ -216,20 +217,23 @@ def provenance_flags(memory_type: str, role: str | None, text: str = "") -> list
                 f"a {role} message",
             )
         ]
-    if role in ORDER_FOREIGN_ROLES:
-        find = _fact_order if memory_type in FACT_TYPES else FOREIGN_RULE.find
-        for start, end in find(text):
-            return [
-                Flag(
-                    FOREIGN_RULE.id,
-                    FOREIGN_RULE.family,
-                    start,
-                    end,
-                    _shown(text[start:end]),
-                    f"{FOREIGN_RULE.why}; this one's source is a {role} message",
-                )
-            ]
-    return []
+    if role not in ORDER_FOREIGN_ROLES:
+        return []
+    find = _fact_order if memory_type in FACT_TYPES else FOREIGN_RULE.find
+    span = _first(find, text)
+    if span is None:
+        return []
+    start, end = span
+    return [
+        Flag(
+            FOREIGN_RULE.id,
+            FOREIGN_RULE.family,
+            start,
+            end,
+            _shown(text[start:end]),
+            f"{FOREIGN_RULE.why}; this one's source is a {role} message",
+        )
+    ]
 
 
 _URL = _Lazy(r"\bhttps?://([A-Za-z0-9.-]+)(?::\d+)?", re.IGNORECASE)
@@ -238,6 +242,8 @@ _URL = _Lazy(r"\bhttps?://([A-Za-z0-9.-]+)(?::\d+)?", re.IGNORECASE)
 def link_flags(text: str, known_hosts: Iterable[str]) -> list[Flag]:
     """Each link to a host the store's config does not list (a host or a parent domain
     of it: ``example.com`` admits ``docs.example.com``)."""
+    if "://" not in text:  # what every link holds
+        return []
     known = {h.lower().strip(".") for h in known_hosts}
     flags = []
     for match in _URL.finditer(text):

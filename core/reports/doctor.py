@@ -71,7 +71,7 @@ def diagnose(store: Store) -> list[Finding]:
         found.append(Finding("warning", path, reason))
     memories = snap.memories
     found += _secrets(store)
-    found += _history_secrets(store)
+    found += _history_secrets(store, reported={f.path for f in found})
     found += _steering(store)
     if store.config.scope == "team":
         found += _team(store)
@@ -392,10 +392,11 @@ def _secrets(store: Store) -> list[Finding]:
     return found
 
 
-def _history_secrets(store: Store) -> list[Finding]:
+def _history_secrets(store: Store, *, reported: set[str]) -> list[Finding]:
     """Every file, of any folder, and every earlier version of it in the git history,
     that holds a credential (core.store.secret_history): the rules and the commit,
-    never the value. A record file as it is now is :func:`_secrets`'s."""
+    never the value. A record file that holds one now is :func:`_secrets`'s
+    (``reported``): its review item's erasure or correction rewrites its history too."""
     from core.store import gitstore
     from core.store.secret_history import history_hits
 
@@ -404,7 +405,7 @@ def _history_secrets(store: Store) -> list[Finding]:
         rules = ", ".join(hit.rules)
         now = gitstore.run(store.root, "rev-parse", f"HEAD:{hit.path}", check=False).strip()
         current = now.decode("ascii", "replace") == hit.blob
-        if current and hit.path.startswith(f"{MEMORY_DIR}/"):
+        if hit.path in reported:
             continue  # the record as it is: reported above, with its review item
         since = f"commit {hit.commit[:12]}" if hit.commit else "an unreachable commit"
         where = "holds" if current else f"held, in an earlier version ({since}),"

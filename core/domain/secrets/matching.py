@@ -35,50 +35,87 @@ _RARITY = b"zqjx_-3579864210kvwbyfgpm.ucdlhrsnioate"
 
 @dataclass(frozen=True)
 class _AnchorGroup:
-    """The keywords sharing one anchor byte, and the regex that finds them."""
+    """The needles sharing one anchor byte, and the regex that finds them."""
 
     pattern: re.Pattern[bytes]
-    keywords: tuple[tuple[bytes, int], ...]  # keyword and the anchor's offset in it
+    # needle, its keyword, the anchor's offset in the keyword, and whether it is local
+    needles: tuple[tuple[bytes, bytes, int, bool], ...]
 
 
-def _anchor_groups(keywords: set[bytes]) -> tuple[_AnchorGroup, ...]:
-    by_anchor: dict[bytes, list[tuple[bytes, int]]] = {}
-    for keyword in sorted(keywords):
+def _needle(keyword: str, rule: Rule) -> bytes:
+    """How a rule's keyword is found: the keyword, or (with a tail) the keyword then
+    ``\0`` and the tail, a needle of its own."""
+    word = keyword.encode("utf-8")
+    return word + b"\0" + rule.tail.encode("utf-8") if rule.tail else word
+
+
+def _split(needle: bytes) -> tuple[bytes, bytes]:
+    keyword, _, tail = needle.partition(b"\0")
+    return keyword, tail
+
+
+def _anchor_groups(needles: set[bytes], local: set[bytes]) -> tuple[_AnchorGroup, ...]:
+    by_anchor: dict[bytes, list[tuple[bytes, bytes, int, bool]]] = {}
+    for needle in sorted(needles):
+        keyword, _tail = _split(needle)
         offset = min(range(len(keyword)), key=lambda i: _RARITY.find(keyword[i : i + 1]) % 256)
-        by_anchor.setdefault(keyword[offset : offset + 1], []).append((keyword, offset))
+        member = (needle, keyword, offset, needle in local)
+        by_anchor.setdefault(keyword[offset : offset + 1], []).append(member)
     groups = []
     for anchor, members in sorted(by_anchor.items()):
-        checks = [
-            (b"(?<=" + re.escape(k[: i + 1]) + b")" if i else b"")
-            + (b"(?=" + re.escape(k[i + 1 :]) + b")" if i + 1 < len(k) else b"")
-            for k, i in members
-        ]
+        checks = []
+        for needle, k, i, _local in members:
+            tail = _split(needle)[1]
+            ahead = re.escape(k[i + 1 :]) + tail
+            checks.append(
+                (b"(?<=" + re.escape(k[: i + 1]) + b")" if i else b"")
+                + (b"(?=" + ahead + b")" if ahead else b"")
+            )
         regex = re.escape(anchor) + b"(?:" + b"|".join(checks) + b")"
         groups.append(_AnchorGroup(re.compile(regex), tuple(members)))
     return tuple(groups)
 
 
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
-_NEEDLES = tuple(tuple(k.encode("ascii") for k in rule.keywords) for rule in RULES)
-_GROUPS = _anchor_groups({k for needles in _NEEDLES for k in needles})
+_NEEDLES = tuple(tuple(_needle(k, rule) for k in rule.keywords) for rule in RULES)
+_LOCAL = {n for rule, needles in zip(RULES, _NEEDLES, strict=True) if rule.local for n in needles}
+_GROUPS = _anchor_groups({n for needles in _NEEDLES for n in needles}, _LOCAL)
 
 
 def keyword_hits(lowered: bytes) -> dict[bytes, list[int]]:
-    """Where each keyword occurs, up to ``_MAX_WINDOWS + 1`` times each."""
+    """Where each needle occurs: up to ``_MAX_WINDOWS + 1`` times each, every time
+    for a local rule's."""
     hits: dict[bytes, list[int]] = {}
     for group in _GROUPS:
         full = 0
+        capped = sum(not local for *_, local in group.needles)
         for match in group.pattern.finditer(lowered):
-            for keyword, offset in group.keywords:  # all of them: two may share an anchor
+            for needle, keyword, offset, local in group.needles:  # two may share an anchor
                 start = match.start() - offset
-                if start >= 0 and lowered.startswith(keyword, start):
-                    at = hits.setdefault(keyword, [])
-                    if len(at) <= _MAX_WINDOWS:
-                        at.append(start)
-                        full += len(at) > _MAX_WINDOWS
-            if full == len(group.keywords):
-                break  # every keyword of the group is common here: stop looking
+                if start < 0 or not lowered.startswith(keyword, start):
+                    continue
+                if len(keyword) < len(needle) and not _tail_follows(needle, lowered, start):
+                    continue
+                at = hits.setdefault(needle, [])
+                if local:
+                    at.append(start)
+                elif len(at) <= _MAX_WINDOWS:
+                    at.append(start)
+                    full += len(at) > _MAX_WINDOWS
+            if capped and full == capped and capped == len(group.needles):
+                break  # every needle of the group is common here: stop looking
     return hits
+
+
+_TAILS: dict[bytes, re.Pattern[bytes]] = {}
+
+
+def _tail_follows(needle: bytes, lowered: bytes, start: int) -> bool:
+    keyword, tail = _split(needle)
+    pattern = _TAILS.get(needle)
+    if pattern is None:
+        pattern = _TAILS[needle] = re.compile(tail)
+    return pattern.match(lowered, start + len(keyword)) is not None
 
 
 def _windows(
@@ -89,6 +126,8 @@ def _windows(
     at = sorted(i for needle in needles for i in hits.get(needle, ()))
     if not at:
         return []
+    if rule.local:
+        return [(i, i) for i in dict.fromkeys(at)]  # matched where each keyword starts
     if len(at) > _MAX_WINDOWS:
         return [(0, size)]
     if rule.multiline:
@@ -106,6 +145,9 @@ def _candidates(
     rule: Rule, windows: list[tuple[int, int]], data: bytes
 ) -> Iterator[tuple[int, int]]:
     """Byte (start, end) of each accepted secret of ``rule`` in the windows of ``data``."""
+    if rule.local:
+        yield from _local_candidates(rule, windows, data)
+        return
     for searcher in rule.searchers:
         for begin, end in windows:
             pos = begin
@@ -118,8 +160,31 @@ def _candidates(
                     pos = match.start() + 1  # gitleaks' \b: try again one byte on
                     continue
                 pos = max(match.end(), match.start() + 1)
+                if rule.check is not None:
+                    span = rule.check(data, match)
+                    if span is None:
+                        continue
+                    start, stop = span
                 if accept(rule, data[start:stop].decode("utf-8", "replace")):
                     yield start, stop
+
+
+def _local_candidates(
+    rule: Rule, windows: list[tuple[int, int]], data: bytes
+) -> Iterator[tuple[int, int]]:
+    """A local rule's secrets: its regex matched at each keyword, each span once."""
+    seen: set[tuple[int, int]] = set()
+    for searcher in rule.searchers:
+        for begin, _end in windows:
+            match = searcher.match(data, begin)
+            if match is None:
+                continue
+            span = rule.check(data, match) if rule.check is not None else match.span()
+            if span is None or span in seen:
+                continue
+            seen.add(span)
+            if accept(rule, data[span[0] : span[1]].decode("utf-8", "replace")):
+                yield span
 
 
 def prepare(text: str, caller: str) -> tuple[bytes, bytes, dict[bytes, list[int]]]:
@@ -160,5 +225,9 @@ def _trie(words: Iterable[bytes]) -> bytes:
     return b"(?:" + body + b")?" if whole else body
 
 
-KEYWORD = re.compile(_trie(k for n in _NEEDLES for k in n))
+# the keywords that mark a token split over lines: the vendor tokens' (a likely
+# rule's ``password`` or ``token`` would make every wrapped sentence a tell)
+KEYWORD = re.compile(
+    _trie(k for rule, n in zip(RULES, _NEEDLES, strict=True) if rule.evades for k in n)
+)
 KEYWORD_AT = re.compile(KEYWORD.pattern.decode("ascii"), re.IGNORECASE | re.ASCII)

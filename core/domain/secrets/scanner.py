@@ -24,6 +24,9 @@ class Finding(AsData):
     description: str
     line: int  # 1-based line of the secret's first character
     column: int  # 1-based column (in characters) of the secret's first character
+    #: ``certain`` (blocked everywhere) or ``likely`` (a secret's name and a value
+    #: that looks like one: held for a person)
+    tier: str = "certain"
 
     def __str__(self) -> str:
         return f"{self.rule_id} at line {self.line}, column {self.column}"
@@ -41,7 +44,7 @@ class EvadedFinding(Finding):
     ``"split"`` (over two lines) or ``"base64"``. Never the value either.
     """
 
-    via: str
+    via: str = ""
 
     def __str__(self) -> str:
         return f"{super().__str__()} (hidden: {self.via})"
@@ -79,9 +82,11 @@ def scan(text: str) -> list[Finding]:
         column = len(data[line_start:start].decode("utf-8", "surrogatepass")) + 1
         rule = RULES[order]
         if via:
-            findings.append(EvadedFinding(rule.id, rule.description, line, column, via))
+            findings.append(
+                EvadedFinding(rule.id, rule.description, line, column, rule.tier, via=via)
+            )
         else:
-            findings.append(Finding(rule.id, rule.description, line, column))
+            findings.append(Finding(rule.id, rule.description, line, column, rule.tier))
     findings.sort(key=lambda f: (f.line, f.column, f.rule_id))
     return findings
 

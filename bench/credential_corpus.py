@@ -86,7 +86,9 @@ def measure(path: Path) -> Report:
             tally.total += 1
             if findings:
                 tally.hit += 1
-                tally.ids.append(f"{row.get('id')}:{','.join(sorted({f.rule_id for f in findings}))}")
+                tally.ids.append(
+                    f"{row.get('id')}:{','.join(sorted({f.rule_id for f in findings}))}"
+                )
     return report
 
 
@@ -109,8 +111,9 @@ def main() -> None:
     for family, tally in sorted(report.flagged.items()):
         extra = f"  flagged: {' '.join(tally.ids)}" if args.misses and tally.ids else ""
         print(f"  {family:28} {_pct(tally.hit, tally.total)}{extra}")
-    print(f"overall: caught {_pct(*report.share('caught'))}, "
-          f"flagged {_pct(*report.share('flagged'))}")
+    print(
+        f"overall: caught {_pct(*report.share('caught'))}, flagged {_pct(*report.share('flagged'))}"
+    )
     print(f"findings by tier: {dict(sorted(report.tiers.items()))}")
 
 

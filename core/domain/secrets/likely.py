@@ -41,14 +41,23 @@ from core.domain.secrets.rule import Rule, make_rule
 from core.domain.secrets.structure import value_check
 from core.domain.secrets.values import plausible, trim
 
-_KEY_BYTES = re.compile(rb"[A-Za-z0-9_.\-]*\Z")
-_WORD_BEFORE = re.compile(rb"[A-Za-z]{2,20} \Z")
+_KEY_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def _back(data: bytes, pos: int, chars: frozenset[int], limit: int) -> int:
+    """Where the run of ``chars`` that ends at ``pos`` starts (at most ``limit`` long)."""
+    stop = max(0, pos - limit)
+    while pos > stop and data[pos - 1] in chars:
+        pos -= 1
+    return pos
+
 
 # --- secret-assignment -----------------------------------------------------------
 
 _KV_KEYWORDS = (
     "pass", "pwd", "secret", "token", "key", "credential", "psk", "clave", "senha",
-    "contrase", "kennwort", "密码", "口令", "密钥", "パスワード", "비밀번호", "арол", "암호",
+    "contrase", "kennwort", "密码", "口令", "密钥", "パスワード", "비밀번호", "арол",
 )  # fmt: skip
 _NOT_KEY = r"""\s=:"'\x60<>(){}\[\],;"""
 _KV_TAIL = rf"""[^{_NOT_KEY}]{{0,40}}["'\]\x60]{{0,2}}[ \t]{{0,4}}(?:[=:]|\r?\n)"""
@@ -67,12 +76,11 @@ def _value_group(match: re.Match[bytes]) -> int:
 
 
 def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
-    begin = match.start()
-    head = _KEY_BYTES.search(data, max(0, begin - 64), begin)
-    key_start = head.start() if head else begin
-    before = _WORD_BEFORE.search(data, max(0, key_start - 24), key_start)
-    if before is not None:
-        key_start = before.start()  # "App Secret: ...", "API key: ..."
+    key_start = _back(data, match.start(), _KEY_CHARS, 64)
+    if key_start > 2 and data[key_start - 1] == 0x20:
+        word = _back(data, key_start - 1, _LETTERS, 20)
+        if key_start - 1 - word >= 2:
+            key_start = word  # "App Secret: ...", "API key: ..."
     key = data[key_start : match.end("key")].decode("utf-8", "replace")
     if not names_secret(key):
         return None
@@ -88,9 +96,9 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 # --- password-in-prose -------------------------------------------------------------
 
 _PROSE_KEYWORDS = (
-    "password", "passwort", "passwd", "passphrase", "kennwort", "senha", "contrase",
+    "password", "passwort", "passwd", "kennwort", "senha", "contrase",
     "mot de passe", "密码", "口令", "密钥", "パスワード", "비밀번호", "арол", "окен",
-    "シークレット", "トークン", "暗証番号", "令牌", "암호",
+    "シークレット", "トークン",
 )  # fmt: skip
 _STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|："""
 _GAP = rf"(?:(?!{_STOP})[^\n]){{0,60}}?"
@@ -134,8 +142,8 @@ LIKELY_RULES: tuple[Rule, ...] = (
     make_rule("password-in-prose", "A password stated in prose", _PROSE, _PROSE_KEYWORDS,
               ignore_case=True, tier="likely", check=_stated, local=True, evades=False),
     make_rule("secret-directive", "A password in a server's configuration directive",
-              r"\b(?:requirepass|masterauth|bind_?pw|rootpw|r[ow]community)[ \t]+" + _VALUE,
-              ("requirepass", "masterauth", "bind_pw", "bindpw", "rootpw", "community"),
+              r"\b(?:requirepass|bind_?pw|rootpw|r[ow]community)[ \t]+" + _VALUE,
+              ("requirepass", "bind_pw", "bindpw", "rootpw", "community"),
               ignore_case=True, tier="likely", check=_LIKELY, evades=False),
     make_rule("shell-set-secret", "A secret-named variable set in a shell",
               r"\bset[ \t]+-[a-zA-Z]*x[a-zA-Z]*[ \t]+([A-Za-z_]\w*)[ \t]+" + _VALUE,
@@ -157,13 +165,9 @@ LIKELY_RULES: tuple[Rule, ...] = (
               r"|access-token)[= ]" + _FLAG_VALUE,
               ("--token", "--api", "--secret", "--client-secret", "--auth-token",
                "--access-token"), ignore_case=True, tier="likely", check=_LIKELY, evades=False),
-    make_rule("file-shown-secret", "A key or password file's content, shown by cat",
-              r"\bcat[ \t]+[^\s|;&]*(?:key|secret|token|passw|credential|pass)[^\s|;&]*[ \t]*"
-              r"\r?\n([!-~]{16,256})(?=\r?\n|$)", ("cat ",), tier="likely", check=_LIKELY,
-              multiline=True, evades=False),
     make_rule("login-pair", "A login and its password stated in prose",
-              r"\b(?:login|credentials|creds|account)[ \t]+(?:is|are|:)[ \t]+[^\s/]{1,64}"
-              r"[ \t]*/[ \t]*([!-~]{6,128})", ("login", "credentials", "creds", "account"),
+              r"\b(?:login|credentials|creds)[ \t]+(?:is|are|:)[ \t]+[^\s/]{1,64}"
+              r"[ \t]*/[ \t]*([!-~]{6,128})", ("login", "credentials", "creds"),
               ignore_case=True, tier="likely", check=_LIKELY,
               evades=False),
 )

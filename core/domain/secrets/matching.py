@@ -8,6 +8,7 @@ rule keyword, for the evasion layers.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ _RARITY = b"zqjx_-3579864210kvwbyfgpm.ucdlhrsnioate"
 class _AnchorGroup:
     """The needles sharing one anchor byte, and the regex that finds them."""
 
+    anchor: bytes
     pattern: re.Pattern[bytes]
     # needle, its keyword, the anchor's offset in the keyword, and whether it is local
     needles: tuple[tuple[bytes, bytes, int, bool], ...]
@@ -54,57 +56,152 @@ def _split(needle: bytes) -> tuple[bytes, bytes]:
     return keyword, tail
 
 
-def _anchor_groups(needles: set[bytes], local: set[bytes]) -> tuple[_AnchorGroup, ...]:
+def _trie(words: Iterable[bytes]) -> bytes:
+    """A regex matching any of ``words``, factored by first byte (``re`` then
+    tests one branch per byte, not every word in turn)."""
+    heads: dict[bytes, list[bytes]] = {}
+    whole = False
+    for word in sorted(set(words)):
+        if word:
+            heads.setdefault(word[:1], []).append(word[1:])
+        else:
+            whole = True
+    branches = [re.escape(h) + _trie(tails) for h, tails in heads.items()]
+    if not branches:
+        return b""
+    body = branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
+    return b"(?:" + body + b")?" if whole else body
+
+
+# The bytes rare enough in text that an anchor on one of them is a cheap pass; a
+# keyword with none (``secret``, ``pass``) is anchored on two bytes (``cr``, ``pa``).
+_RARE = frozenset(_RARITY[:23])
+
+
+def _rank(byte: int) -> int:
+    return _RARITY.find(bytes((byte,))) % 256
+
+
+def _anchor(keyword: bytes, among: set[bytes] | None = None) -> tuple[int, int] | None:
+    """(offset, length) of the keyword's anchor: its rarest byte (of ``among``, if
+    given), or, if that byte is not rare, its rarest pair of bytes."""
+    if among is not None:
+        found = [i for i in range(len(keyword)) if keyword[i : i + 1] in among]
+        return (min(found, key=lambda i: _rank(keyword[i])), 1) if found else None
+    best = min(range(len(keyword)), key=lambda i: _rank(keyword[i]))
+    if keyword[best] in _RARE or len(keyword) < 2 or not keyword.isascii():
+        return best, 1
+    pairs = range(len(keyword) - 1)
+    return min(pairs, key=lambda i: sorted((_rank(keyword[i]), _rank(keyword[i + 1])))), 2
+
+
+def _anchor_groups(
+    needles: set[bytes], local: set[bytes], first: set[bytes]
+) -> tuple[_AnchorGroup, ...]:
+    """One group per anchor. The ``first`` needles (the vendor tokens') take their
+    rarest byte, as they always have; every other one its rarest byte if that is
+    rare, else a byte some group already searches for if it holds one that is rare
+    enough, else its rarest pair of bytes (each anchor is one more pass over the
+    text, and a common one is tried at every occurrence)."""
     by_anchor: dict[bytes, list[tuple[bytes, bytes, int, bool]]] = {}
-    for needle in sorted(needles):
-        keyword, _tail = _split(needle)
-        offset = min(range(len(keyword)), key=lambda i: _RARITY.find(keyword[i : i + 1]) % 256)
+    for needle in sorted(needles, key=lambda n: (n not in first, n)):
+        keyword = _split(needle)[0]
+        if needle in first:
+            found = _anchor(keyword, {bytes((b,)) for b in keyword})
+        else:
+            found = _anchor(keyword)
+        offset, size = found or (0, 1)
         member = (needle, keyword, offset, needle in local)
-        by_anchor.setdefault(keyword[offset : offset + 1], []).append(member)
-    groups = []
-    for anchor, members in sorted(by_anchor.items()):
-        checks = []
-        for needle, k, i, _local in members:
-            tail = _split(needle)[1]
-            ahead = re.escape(k[i + 1 :]) + tail
-            checks.append(
-                (b"(?<=" + re.escape(k[: i + 1]) + b")" if i else b"")
-                + (b"(?=" + ahead + b")" if ahead else b"")
-            )
-        regex = re.escape(anchor) + b"(?:" + b"|".join(checks) + b")"
-        groups.append(_AnchorGroup(re.compile(regex), tuple(members)))
-    return tuple(groups)
+        by_anchor.setdefault(keyword[offset : offset + size], []).append(member)
+    return tuple(
+        _AnchorGroup(anchor, _group_pattern(anchor, tuple(members)), tuple(members))
+        for anchor, members in sorted(by_anchor.items())
+    )
+
+
+@functools.cache
+def _group_pattern(
+    anchor: bytes, members: tuple[tuple[bytes, bytes, int, bool], ...]
+) -> re.Pattern[bytes]:
+    """The anchor, then each member's keyword (and tail) around it."""
+    checks, plain = [], []
+    size = len(anchor)
+    for needle, k, i, _local in members:
+        tail = _split(needle)[1]
+        if not i and not tail:
+            plain.append(k[size:])  # no lookbehind, a literal ahead: one trie for all
+            continue
+        ahead = re.escape(k[i + size :]) + tail
+        checks.append(
+            (b"(?<=" + re.escape(k[: i + size]) + b")" if i else b"")
+            + (b"(?=" + ahead + b")" if ahead else b"")
+        )
+    if plain:
+        checks.insert(0, b"(?=" + _trie(plain) + b")" if any(plain) else b"")
+    return re.compile(re.escape(anchor) + b"(?:" + b"|".join(checks) + b")")
 
 
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
-_NEEDLES = tuple(tuple(_needle(k, rule) for k in rule.keywords) for rule in RULES)
+_PLAIN_LOCAL = {
+    k.encode("utf-8") for rule in RULES if rule.local and not rule.tail for k in rule.keywords
+}
+_NEEDLES = tuple(
+    tuple(
+        k.encode("utf-8") if k.encode("utf-8") in _PLAIN_LOCAL else _needle(k, rule)
+        for k in rule.keywords
+    )
+    for rule in RULES
+)
 _LOCAL = {n for rule, needles in zip(RULES, _NEEDLES, strict=True) if rule.local for n in needles}
-_GROUPS = _anchor_groups({n for needles in _NEEDLES for n in needles}, _LOCAL)
+_GROUPS = _anchor_groups(
+    {n for needles in _NEEDLES for n in needles},
+    _LOCAL,
+    {n for rule, needles in zip(RULES, _NEEDLES, strict=True) if rule.evades for n in needles},
+)
 
 
 def keyword_hits(lowered: bytes) -> dict[bytes, list[int]]:
     """Where each needle occurs: up to ``_MAX_WINDOWS + 1`` times each, every time
-    for a local rule's."""
+    for a local rule's. A needle seen that often leaves its group's regex, which
+    goes on without it (so a common one, ``ey``, costs nothing past that)."""
     hits: dict[bytes, list[int]] = {}
     for group in _GROUPS:
-        full = 0
-        capped = sum(not local for *_, local in group.needles)
-        for match in group.pattern.finditer(lowered):
-            for needle, keyword, offset, local in group.needles:  # two may share an anchor
-                start = match.start() - offset
-                if start < 0 or not lowered.startswith(keyword, start):
-                    continue
-                if len(keyword) < len(needle) and not _tail_follows(needle, lowered, start):
-                    continue
-                at = hits.setdefault(needle, [])
-                if local:
-                    at.append(start)
-                elif len(at) <= _MAX_WINDOWS:
-                    at.append(start)
-                    full += len(at) > _MAX_WINDOWS
-            if capped and full == capped and capped == len(group.needles):
-                break  # every needle of the group is common here: stop looking
+        members, pattern, pos = group.needles, group.pattern, 0
+        while members:
+            full = _scan_group(pattern, members, lowered, pos, hits)
+            if full is None:
+                break
+            members = tuple(m for m in members if m[0] not in full[0])
+            if not members:
+                break
+            pattern, pos = _group_pattern(group.anchor, members), full[1]
     return hits
+
+
+def _scan_group(
+    pattern: re.Pattern[bytes],
+    members: tuple[tuple[bytes, bytes, int, bool], ...],
+    lowered: bytes,
+    pos: int,
+    hits: dict[bytes, list[int]],
+) -> tuple[set[bytes], int] | None:
+    """Record the members' hits from ``pos``; stop when one of them becomes full,
+    with the full ones and where to go on, or at the end (None)."""
+    for match in pattern.finditer(lowered, pos):
+        full: set[bytes] = set()
+        for needle, keyword, offset, local in members:  # two may share an anchor
+            start = match.start() - offset
+            if start < 0 or not lowered.startswith(keyword, start):
+                continue
+            if len(keyword) < len(needle) and not _tail_follows(needle, lowered, start):
+                continue
+            at = hits.setdefault(needle, [])
+            at.append(start)
+            if not local and len(at) > _MAX_WINDOWS:
+                full.add(needle)
+        if full:
+            return full, match.start() + 1
+    return None
 
 
 _TAILS: dict[bytes, re.Pattern[bytes]] = {}
@@ -206,23 +303,6 @@ def find_secrets(
             continue  # no keyword: the rule's regexes are not even compiled
         for start, stop in _candidates(rule, windows, data):
             yield start, order, stop
-
-
-def _trie(words: Iterable[bytes]) -> bytes:
-    """A regex matching any of ``words``, factored by first byte (``re`` then
-    tests one branch per byte, not every word in turn)."""
-    heads: dict[bytes, list[bytes]] = {}
-    whole = False
-    for word in sorted(set(words)):
-        if word:
-            heads.setdefault(word[:1], []).append(word[1:])
-        else:
-            whole = True
-    branches = [re.escape(h) + _trie(tails) for h, tails in heads.items()]
-    if not branches:
-        return b""
-    body = branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
-    return b"(?:" + body + b")?" if whole else body
 
 
 # the keywords that mark a token split over lines: the vendor tokens' (a likely

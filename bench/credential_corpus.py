@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.domain.secrets import scan  # noqa: E402
-from core.domain.secrets.scanner import text_spans  # noqa: E402
+from core.domain.secrets import scan
+from core.domain.secrets.scanner import text_spans
 
 TUNING = ROOT / "tests" / "fixtures" / "credentials" / "tuning.jsonl"
 
@@ -71,7 +71,9 @@ def measure(path: Path) -> Report:
             row = json.loads(line)
             text, label, family = row["text"], row["label"], row["family"]
         except (ValueError, KeyError, TypeError):
-            raise SystemExit(f"{path}:{number}: not a corpus line (id, label, family, text)")
+            raise SystemExit(
+                f"{path}:{number}: not a corpus line (id, label, family, text)"
+            ) from None
         findings = scan(text)
         report.tiers.update(f.tier for f in findings)
         if label == "credential":

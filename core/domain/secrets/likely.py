@@ -68,6 +68,11 @@ _KV = (
 )
 
 
+# after a value: ``+`` (a string concatenated), or a next line of one indented run of
+# token characters (YAML folds a plain scalar onto it)
+_CONTINUED = re.compile(rb"[ \t]*\+|\r?\n[ \t]+[A-Za-z0-9+/=_-]+[ \t]*(?:\r?\n|$)")
+
+
 def _value_group(match: re.Match[bytes]) -> int:
     for group in range(match.re.groups, 0, -1):
         if match.start(group) >= 0:
@@ -82,10 +87,12 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
         if key_start - 1 - word >= 2:
             key_start = word  # "App Secret: ...", "API key: ..."
     key = data[key_start : match.end("key")].decode("utf-8", "replace")
-    if not names_secret(key):
-        return None
+    if not names_secret(key) or data[key_start - 1 : key_start] == b"[":
+        return None  # (``[secret: rule-id]`` is what redaction left, no assignment)
     group = _value_group(match)
     start, stop = match.span(group)
+    if _CONTINUED.match(data, match.end()):
+        return None  # a literal joined to the next ("..." +) or a plain scalar folded on
     value = trim(data[start:stop].decode("utf-8", "replace"))
     context = data[max(0, key_start - 40) : key_start].decode("utf-8", "replace") + key
     if not plausible(value, context=context):

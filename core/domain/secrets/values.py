@@ -19,6 +19,8 @@ after "the password is"). It refuses, in this order:
   digest more often than a key);
 * an integrity string (``sha512-...``), a UUID, a version (``v1.2.3``,
   ``2.4.0-rc.3``), a path (``/etc/...``, ``~/.ssh/...``, ``C:\...``, a file name);
+* base64 of text with a space in it (encoded words: a token inside them is found
+  by the evasion layer) or of a placeholder;
 * a boolean, a number, a word (letters only, in one case or capitalised:
   ``true``, ``none``, ``required``, ``Password``), an identifier
   (``db_password``, ``myPassword``).
@@ -31,7 +33,9 @@ Nothing here keeps, prints or raises with a value.
 
 from __future__ import annotations
 
+import binascii
 import re
+from base64 import b64decode
 
 from core.domain.secrets.placeholders import looks_sequential, mostly_runs
 
@@ -40,7 +44,8 @@ MIN_LENGTH = 6
 _PLACEHOLDER = re.compile(
     r"example|placeholder|redacted|dummy|sample|changeme|change_me|change-me|set-me|setme"
     r"|replace|your[_-]|[_-]here(?![a-z])|^(?-i:my[A-Z])|todo|tbd|fixme|fill[_-]?in|insert[_-]"
-    r"|^x{3,}|x{4,}$|^(?:secret|password|passwd|token|pass|pwd|none|null|nil|undefined)$",
+    r"|^x{3,}|x{4,}$|^(?:secret|password|passwd|token|pass|pwd|none|null|nil|undefined)$"
+    r"|A-Z|a-z|0-9",
     re.IGNORECASE,
 )
 _REFERENCE = re.compile(
@@ -94,6 +99,21 @@ def _is_word(value: str) -> bool:
     )
 
 
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}|[A-Za-z0-9_-]{8,}={0,2}")
+
+
+def _decoded(value: str) -> str | None:
+    """What a base64 value decodes to, if that is printable ASCII text."""
+    if not _BASE64.fullmatch(value):
+        return None
+    raw = value.replace("-", "+").replace("_", "/")
+    try:
+        text = b64decode(raw + "=" * (-len(raw) % 4), validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return text if text.replace("\n", " ").replace("\t", " ").isprintable() else None
+
+
 def is_hash(value: str, context: str = "", *, prose: bool = False) -> bool:
     """A password hash's format, or hex of a digest's size in a hash's context."""
     if _HASH_FORMAT.match(value) or _INTEGRITY.match(value):
@@ -122,6 +142,18 @@ def plausible(
         return False
     if value.isdigit() or _is_word(value) or _IDENTIFIER.fullmatch(value):
         return False
+    decoded = _decoded(value)
+    for _level in range(2):  # base64 of words (a token inside is the evasion layer's) or of
+        if decoded is None:  # a placeholder, or that encoded again
+            break
+        if (
+            any(c.isspace() for c in decoded.strip())
+            or _PLACEHOLDER.search(decoded)
+            or mostly_runs(decoded)
+            or looks_sequential(decoded)
+        ):
+            return False
+        decoded = _decoded(decoded.strip())
     if strict:
         return bool(_LETTER.search(value) and _OTHER.search(value))
     return True

@@ -54,7 +54,18 @@ def text_spans(text: str, caller: str) -> tuple[bytes, list[Span], list[Span]]:
     """The text's UTF-8 bytes, its raw secret spans, and its evaded ones."""
     data, lowered, hits = prepare(text, caller)
     raw = [(s, o, e, "") for s, o, e in find_secrets(data, lowered, hits)]
-    return data, raw, hidden_spans(data, 0)
+    hidden = hidden_spans(data, 0)
+    if hidden and any(RULES[o].tier == "likely" for _, o, _, _ in raw):
+        # a hidden token is more exact than the likely value around it ("token":
+        # "gh\u0301p_..."): the likely span gives way to it
+        certain = [span for span in raw if RULES[span[1]].tier == "certain"]
+        shown = not_overlapping(certain, hidden)
+        raw = certain + [
+            span
+            for span in raw
+            if RULES[span[1]].tier == "likely" and not_overlapping(shown, [span])
+        ]
+    return data, raw, hidden
 
 
 def scan(text: str) -> list[Finding]:

@@ -83,6 +83,7 @@ _IDENTIFIER = re.compile(
     r"_*(?:[a-z]+(?:[_-][a-z]+)*|[A-Z]+(?:[_-][A-Z]+)*)_*|[a-z]+(?:[A-Z][a-z]+)+"
 )
 _LETTER = re.compile(r"[A-Za-z]")
+_BRAND = re.compile(r"\d[A-Z][a-z]+$")
 _OTHER = re.compile(r"[^A-Za-z]")
 _TRAILING = ".,;:)]}>\x60\"'。，、）"
 
@@ -154,6 +155,6 @@ def plausible(
         ):
             return False
         decoded = _decoded(decoded.strip())
-    if strict:
-        return bool(_LETTER.search(value) and _OTHER.search(value))
+    if strict:  # and not a name with a digit in front ("1Password", "3Com")
+        return bool(_LETTER.search(value) and _OTHER.search(value)) and not _BRAND.match(value)
     return True

@@ -188,6 +188,7 @@ SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
 def b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
+
 # Other shapes a rule covers: (rule id, maker).
 VARIANTS: list[tuple[str, Maker]] = [
     ("aws-access-token", lambda r: "ASIA" + body(r, BASE32, 16)),

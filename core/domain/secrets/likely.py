@@ -70,7 +70,7 @@ _KV = (
 
 # after a value: ``+`` (a string concatenated), or a next line of one indented run of
 # token characters (YAML folds a plain scalar onto it)
-_CONTINUED = re.compile(rb"[ \t]*\+|\r?\n[ \t]+[A-Za-z0-9+/=_-]+[ \t]*(?:\r?\n|$)")
+_CONTINUED = re.compile(rb"[ \t]*\+|\r?\n[ \t]{1,64}[A-Za-z0-9+/=_-]{1,512}[ \t]*(?:\r?\n|$)")
 
 
 def _value_group(match: re.Match[bytes]) -> int:
@@ -115,7 +115,7 @@ _MARK = (
 )
 # a value: ASCII without quotes (``[!#-&(-_a-~]``), at most 128 characters
 _PROSE_VALUE = r"([A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!-~])"
-_PROSE = rf"(?:{'|'.join(_PROSE_KEYWORDS)})[a-zñ]*(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
+_PROSE = rf"(?:{'|'.join(_PROSE_KEYWORDS)})[a-zñ]{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
 
 
 def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
@@ -153,10 +153,10 @@ LIKELY_RULES: tuple[Rule, ...] = (
               ("requirepass", "bind_pw", "bindpw", "rootpw", "community"),
               ignore_case=True, tier="likely", check=_LIKELY, evades=False),
     make_rule("shell-set-secret", "A secret-named variable set in a shell",
-              r"\bset[ \t]+-[a-zA-Z]*x[a-zA-Z]*[ \t]+([A-Za-z_]\w*)[ \t]+" + _VALUE,
+              r"\bset[ \t]+-[a-zA-Z]{0,4}x[a-zA-Z]{0,4}[ \t]+([A-Za-z_]\w{0,63})[ \t]+" + _VALUE,
               ("set -",), tier="likely", check=_set_secret, evades=False),
     make_rule("session-cookie", "A session cookie's value",
-              r"\b(?:set-)?cookie:[^\n]*?(?<![\w-])[\w-]*(?:sess|token|auth|sid)[\w-]*="
+              r"\b(?:set-)?cookie:[^\n]{0,300}?(?<![\w-])[\w-]{0,40}(?:sess|token|auth|sid)[\w-]{0,40}="
               r"([^;\s\"']{1,512})", ("cookie:",), ignore_case=True, tier="likely",
               check=_LIKELY, evades=False),
     make_rule("aws-secret-key-pair", "AWS secret access key written after its key ID",

@@ -119,7 +119,7 @@ def _anchor_groups(
     )
 
 
-@functools.cache
+@functools.lru_cache(maxsize=512)
 def _group_pattern(
     anchor: bytes, members: tuple[tuple[bytes, bytes, int, bool], ...]
 ) -> re.Pattern[bytes]:

@@ -11,7 +11,8 @@ after "the password is"). It refuses, in this order:
   character, ``...``;
 * a reference: ``${VAR}``, ``$VAR``, ``{{ ... }}``, ``{name}``, ``%(x)s``, ``%s``,
   ``!Ref``/``!ENV``, ``op://``, ``vault:``, ``secret://``, ``arn:``, and code
-  (``os.environ[...]``, ``process.env.X``, ``f.read()``, ``settings.PASSWORD``);
+  (``os.environ[...]``, ``process.env.X``, ``f.read()``, ``settings.PASSWORD``, a
+  type: ``tuple[str, str]``, ``SecretStr``);
 * masked: ``***``, ``•``, ``…``, ``sk-...abcd``, ``(hidden)``;
 * a hash: bcrypt ``$2b$``, ``$argon2``, crypt ``$6$``, ``pbkdf2_``, ``{SSHA}``; hex of
   32, 40, 64 or 128 digits where the name or the words before it say hash,
@@ -51,7 +52,7 @@ _PLACEHOLDER = re.compile(
 _REFERENCE = re.compile(
     r"^(?:\$|%\(|%[sdr]$|\{|!|@|&|\*|<|＜|\[|op://|vault:|secret://|secrets://|ref\+|sm://|"
     r"arn:|awssm|gcp:|azure:|env:|file:|keyring:|enc\[)"
-    r"|\$\{|\{\{|\{[^{}\s]*\}|%\([^)]*\)[sdr]|\(|\)"
+    r"|\$\{|\{\{|\{[^{}\s]*\}|%\([^)]*\)[sdr]|[()\[\]]"
     r"|^(?:os\.|process\.env|env\.|ENV\b|System\.|config\.|settings\.|self\.|this\.)",
     re.IGNORECASE,
 )
@@ -80,7 +81,7 @@ _PATH = re.compile(
 _URL_OR_MAIL = re.compile(r"://|^[^@\s]+@[\w-]+(?:\.[\w-]+)+$")
 _WORD = re.compile(r"[A-Za-z]+")
 _IDENTIFIER = re.compile(
-    r"_*(?:[a-z]+(?:[_-][a-z]+)*|[A-Z]+(?:[_-][A-Z]+)*)_*|[a-z]+(?:[A-Z][a-z]+)+"
+    r"_*(?:[a-z]+(?:[_-][a-z]+)*|[A-Z]+(?:[_-][A-Z]+)*)_*|[A-Za-z][a-z]+(?:[A-Z][a-z]+)+"
 )
 _LETTER = re.compile(r"[A-Za-z]")
 _BRAND = re.compile(r"\d[A-Z][a-z]+$")

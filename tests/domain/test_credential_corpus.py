@@ -109,3 +109,49 @@ def test_a_likely_finding_redacts_the_value_only() -> None:
         "DB_PASSWORD=[secret: secret-assignment]\n"
         "the staging password is [secret: password-in-prose] - ok"
     )
+
+
+PW = "Kq9x" + "Vb2mLp"  # (in pieces: this file, scanned, holds no password)
+
+
+@pytest.mark.parametrize(
+    ("template", "rule_id"),
+    [
+        ('<add key="SmtpPassword" value="{}" />', "secret-assignment"),
+        ("<password>{}</password>", "secret-assignment"),
+        ("define('DB_PASSWORD', '{}');", "secret-assignment"),
+        ('props.put("password", "{}");', "secret-assignment"),
+        ('{{\\"password\\":\\"{}\\"}}', "secret-assignment"),
+        ("db_pw = {}", "secret-assignment"),
+        ("x-api-key: {}", "secret-assignment"),
+        ("la password è {}", "password-in-prose"),
+        ("het wachtwoord is {}", "password-in-prose"),
+        ("密碼是：{}", "password-in-prose"),
+        ('the wifi password is "{}"', "password-in-prose"),
+        ("password is: {}", "password-in-prose"),
+        ("sqlcmd -S srv -U sa -P {}", "cli-password"),
+        ('echo "{}" | sudo -S apt update', "cli-password"),
+        ("openssl pkcs12 -passin pass:{}", "cli-password"),
+    ],
+)
+def test_more_forms_than_the_corpus_has(template: str, rule_id: str) -> None:
+    text = template.format(PW)
+    (finding,) = scan(text)
+    assert finding.rule_id == rule_id
+    assert PW not in redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'init.add_argument("--signing-key", metavar="KEY", help="your SSH key")',
+        '("slack-bot-token", "base64x")',
+        "_CREDENTIALS: tuple[tuple[str, str, str], ...] = (",
+        "api_key: SecretStr = Field()",
+        "Password manager is 1Password, ask Maria.",
+        "[secret: aws-access-token]=x",
+        "password, user = get_login()",
+    ],
+)
+def test_code_around_secret_names_is_no_secret(text: str) -> None:
+    assert scan(text) == []

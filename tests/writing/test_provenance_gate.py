@@ -121,7 +121,7 @@ def test_the_users_own_words_are_written_as_theirs(store: Store) -> None:
 @pytest.mark.parametrize(
     ("corpus", "instructions_at_most", "flagged_at_most"),
     # (tuning: 10 flagged, was 9: a-b-094's memory holds the guests' Wi-Fi password,
-    # "password girasole2026", which the likely tier of the secret scanner refuses)
+    # which the likely tier of the secret scanner refuses)
     [("tuning", 4, 10), ("blind", 0, 2), ("blind2", 1, 7)],
 )
 def test_the_corpora_of_whole_sessions(

@@ -56,18 +56,24 @@ def _back(data: bytes, pos: int, chars: frozenset[int], limit: int) -> int:
 # --- secret-assignment -----------------------------------------------------------
 
 _KV_KEYWORDS = (
-    "pass", "pwd", "secret", "token", "key", "credential", "psk", "clave", "senha",
-    "contrase", "kennwort", "密码", "口令", "密钥", "パスワード", "비밀번호", "арол",
+    "pass", "pwd", "pw", "secret", "token", "key", "credential", "psk", "clave", "senha",
+    "contrase", "kennwort", "wachtwoord", "密码", "密碼", "口令", "密钥", "パスワード",
+    "비밀번호", "арол",
 )  # fmt: skip
-_NOT_KEY = r"""\s=:"'\x60<>(){}\[\],;"""
-_KV_TAIL = rf"""[^{_NOT_KEY}]{{0,40}}["'\]\x60]{{0,2}}[ \t]{{0,4}}(?:[=:]|\r?\n)"""
+_NOT_KEY = r"""\s=:"'\x60<>(){}\[\],;\\"""
+_CLOSE = r"""["'\]\x60\\]{0,3}"""  # what closes a key: quotes, ``']``, an escaped quote
+_KV_TAIL = rf"""[^{_NOT_KEY}]{{0,40}}{_CLOSE}[ \t]{{0,4}}(?:[=:>,]|\r?\n|value)"""
 _KV = (
-    rf"""(?P<key>[^{_NOT_KEY}]{{1,48}}?)["'\]\x60]{{0,2}}[ \t]{{0,4}}"""
-    r"""(?:=>|:=|[=:](?![=:])|[ \t]*\r?\n[ \t]*(?:-[ \t]*)?value[ \t]*:)[ \t]{0,8}"""
-    r"""(?:"([^"\n]{0,512})"|'([^'\n]{0,512})'|\x60([^\x60\n]{0,512})\x60|([^\s"'\x60]{1,512}))"""
+    rf"""(?P<key>[^{_NOT_KEY}]{{1,48}}?){_CLOSE}[ \t]{{0,4}}"""
+    # = : => := ; "key", "v" (define, put); <key>v; key="K" value="v"; name: K / value: v
+    r"""(?P<sep>=>|:=|[=:](?![=:])|(?<=['"]),|(?<=[A-Za-z])>|[ \t]+value[ \t]*="""
+    r"""|[ \t]*\r?\n[ \t]*(?:-[ \t]*)?value[ \t]*:)[ \t]{0,8}"""
+    r"""(?:\\"([^"\\\n]{0,512})\\"|"([^"\n]{0,512})"|'([^'\n]{0,512})'"""
+    r"""|\x60([^\x60\n]{0,512})\x60|([^\s"'\x60<]{1,512}))"""
 )
 
 
+_CALL = re.compile(rb"[A-Za-z_]\([ \t]*['\"]\Z")
 # after a value: ``+`` (a string concatenated), or a next line of one indented run of
 # token characters (YAML folds a plain scalar onto it)
 _CONTINUED = re.compile(rb"[ \t]*\+|\r?\n[ \t]{1,64}[A-Za-z0-9+/=_-]{1,512}[ \t]*(?:\r?\n|$)")
@@ -87,6 +93,11 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
         if key_start - 1 - word >= 2:
             key_start = word  # "App Secret: ...", "API key: ..."
     key = data[key_start : match.end("key")].decode("utf-8", "replace")
+    if match.group("sep") == b"," and (
+        not _CALL.search(data, max(0, key_start - 8), key_start)
+        or _value_group(match) == match.re.groups
+    ):
+        return None  # "key", "v" only as a call's first two, quoted: define("K", "v")
     if not names_secret(key) or data[key_start - 1 : key_start] == b"[":
         return None  # (``[secret: rule-id]`` is what redaction left, no assignment)
     group = _value_group(match)
@@ -103,18 +114,21 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 # --- password-in-prose -------------------------------------------------------------
 
 _PROSE_KEYWORDS = (
-    "password", "passwort", "passwd", "kennwort", "senha", "contrase",
-    "mot de passe", "密码", "口令", "密钥", "パスワード", "비밀번호", "арол", "окен",
-    "シークレット", "トークン",
+    "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
+    "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
+    "окен", "シークレット", "トークン",
 )  # fmt: skip
 _STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|："""
 _GAP = rf"(?:(?!{_STOP})[^\n]){{0,60}}?"
 _MARK = (
-    r"(?:[ \t]+(?:is|are|was|were|es|era|é|est|ist|lautet|war|:|->|=>|→)[ \t]+"
-    r"|[ \t]*(?::|：|是|为|為|は|는|은|改成了|改为|改成|设为|设置为|→)[ \t]*)"
+    r"(?:(?:[ \t]+(?:is|are|was|were|es|era|é|è|est|ist|lautet|war)(?![A-Za-z])"
+    r"|[ \t]*(?:是|为|為|は|는|은|改成了|改为|改成|设为|设置为|→|—|->|=>))[ \t]*(?::|：)?"
+    r"|[ \t]*(?::|：))[ \t]*"
 )
-# a value: ASCII without quotes (``[!#-&(-_a-~]``), at most 128 characters
-_PROSE_VALUE = r"([A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!-~])"
+# a value: ASCII without quotes (``[!#-&(-_a-~]``), at most 128 characters, perhaps quoted
+_PROSE_VALUE = (
+    r"(?:[\"'\x60]|“|「|『)?([A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
+)
 _PROSE = rf"(?:{'|'.join(_PROSE_KEYWORDS)})[a-zñ]{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
 
 

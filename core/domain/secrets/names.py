@@ -16,13 +16,14 @@ import re
 
 SECRET_WORDS = frozenset(
     {
-        "password", "passwd", "pwd", "pass", "passe", "passphrase", "passcode", "passwort",
+        "password", "passwd", "pwd", "pw", "pass", "passe", "passphrase", "passcode", "passwort",
+        "wachtwoord",
         "kennwort", "secret", "token", "credential", "credentials", "psk", "senha",
         "contrasena", "contraseña", "clave", "apikey", "secretkey", "privatekey", "authtoken",
         "accesstoken", "apitoken", "apisecret", "clientsecret", "appsecret",
     }
 )  # fmt: skip
-_CJK_WORDS = ("密码", "口令", "密钥", "パスワード", "비밀번호", "пароль", "Пароль", "암호")
+_CJK_WORDS = ("密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "пароль", "Пароль", "암호")
 KEY_QUALIFIERS = frozenset(
     {
         "api", "secret", "private", "signing", "sign", "encryption", "encrypt", "crypt",

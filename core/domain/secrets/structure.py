@@ -162,9 +162,15 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"\bredis-cli\b[^\n|;&]{0,200}?\s-a\s+" + _VALUE,
                r"\bhtpasswd[ \t]+-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]+\S{1,256}[ \t]+\S{1,64}[ \t]+"
                + _VALUE,
-               r"\bdocker\s+login\b[^\n|;&]{0,200}?\s-p\s+" + _VALUE),
+               r"\bdocker\s+login\b[^\n|;&]{0,200}?\s-p\s+" + _VALUE,
+               r"\b(?:sqlcmd|bcp)\b[^\n|;&]{0,200}?\s-P\s*" + _VALUE,
+               r"\bmongo(?:sh|dump|restore)?\b[^\n|;&]{0,200}?\s-p\s+" + _VALUE,
+               r"\bsmbclient\b[^\n|;&]{0,200}?\s-U\s+[^\s%]{1,64}%" + _VALUE,
+               r"-pass(?:in|out)?\s+pass:" + _VALUE,
+               r"(?i:convertto-securestring)\s+(?:-String\s+)?" + _VALUE,
+               r"\becho\s+" + _VALUE + r"\s*\|\s*(?:sudo\s+)?(?:passwd\b|chpasswd|sudo\s+-S)"),
               ("--password", " -p", " -a ", " -u ", "--user", "pgpassword=", "mysql_pwd=",
-               "htpasswd"),
+               "htpasswd", "-pass", "convertto-securestring", "passwd", "| sudo -s"),
               check=_CERTAIN, evades=False),
 )
 # fmt: on

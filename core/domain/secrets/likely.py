@@ -6,7 +6,8 @@ their cost is the keywords' occurrences, not the text's length):
 * ``secret-assignment``: a secret-named key (:mod:`.names`) given a value in any
   of the forms env, YAML, JSON, TOML, INI and code use (``KEY=v``, ``key: v``,
   ``"key": "v"``, ``key = 'v'``, ``key := v``, ``key => v``, ``$c['key'] = 'v'``,
-  a Kubernetes ``name: KEY`` / ``value: v`` pair). Its keywords must be followed,
+  ``<key>v</key>``, ``<add key="K" value="v"/>``, ``define('K', 'v')``, escaped
+  JSON, a Kubernetes ``name: KEY`` / ``value: v`` pair). Its keywords must be followed,
   within a key's length, by ``=``, ``:`` or a line break (the prefilter's tail),
   so "token budget" in prose costs nothing.
 * ``password-in-prose``: a password word in one of the seed's languages

@@ -367,11 +367,36 @@ def test_scan_names_the_rule_and_never_the_value(cli: Cli, tmp_path: Path) -> No
     assert (finding["rule"], finding["line"], finding["column"]) == ("github-pat", 2, 5)
     text = cli("scan", "-", stdin=f"x {token}")
     assert text.code == 1
-    assert text.out.strip() == "stdin:1:3: github-pat (GitHub personal access token)"
+    # (the tier comes first: certain or likely)
+    assert text.out.strip() == "stdin:1:3: certain github-pat (GitHub personal access token)"
     for output in (result.out, text.out, result.err, text.err):
         assert token[:8] not in output
     clean = cli("scan", "-", stdin="no secrets here")
     assert (clean.code, clean.out.strip()) == (0, "stdin: clean")
+
+
+def test_scan_gives_each_finding_its_tier(cli: Cli, tmp_path: Path) -> None:
+    password = "Zh4ng" + "san-19" + "88x"  # (written in pieces: no literal in this file)
+    note = tmp_path / "creds.env"
+    note.write_text(
+        f"DB_PASSWORD={password}\nthe staging password is {password}\nDB_HOST=db\n",
+        encoding="utf-8",
+    )
+    result = cli("scan", str(note), "--json")
+    assert result.code == 1
+    assert [(f["tier"], f["rule"], f["line"], f["column"]) for f in result.json["findings"]] == [
+        ("likely", "secret-assignment", 1, 13),
+        ("likely", "password-in-prose", 2, 25),
+    ]
+    text = cli("scan", str(note))
+    assert text.code == 1
+    assert text.out.splitlines()[0] == (
+        f"{note}:1:13: likely secret-assignment (A secret-named key given a value)"
+    )
+    for output in (result.out, text.out, result.err, text.err):
+        assert password not in output and password[:6] not in output
+    placeholder = cli("scan", "-", stdin="DB_PASSWORD=${CI_DB_PASSWORD}\npassword: changeme\n")
+    assert (placeholder.code, placeholder.out.strip()) == (0, "stdin: clean")
 
 
 # ------------------------------------------------------------------ sweep and recall

@@ -126,10 +126,68 @@ FAKE: dict[str, Maker] = {
     ),
     # the secret is the password alone: it starts after the scheme and the user
     "url-password": lambda r: URL_USER + body(r, ALNUM, 20) + "@db.example.org:5432/app",
+    # more vendor prefixes, and structure that can be nothing but a credential
+    "groq-api-key": lambda r: "gsk_" + body(r, ALNUM, 52),
+    "sentry-user-token": lambda r: "sntryu_" + body(r, HEX, 64),
+    "doppler-service-token": lambda r: "dp.st.prd." + body(r, ALNUM, 43),
+    "replicate-api-token": lambda r: "r8_" + body(r, ALNUM, 37),
+    "atlassian-api-token": lambda r: "ATATT3" + body(r, URLSAFE, 186),
+    "google-oauth-client-secret": lambda r: "GOCSPX-" + body(r, URLSAFE, 28),
+    "mailgun-api-key": lambda r: "key-" + body(r, HEX, 32),
+    "chat-webhook-url": lambda r: AT["chat-webhook-url"] + body(r, URLSAFE, 68),
+    "otpauth-secret": lambda r: AT["otpauth-secret"] + body(r, BASE32, 32) + "&issuer=Acme",
+    "dsn-password": lambda r: AT["dsn-password"] + body(r, ALNUM, 18) + "@tcp(10.0.0.9:3306)/shop'",
+    "basic-auth": lambda r: AT["basic-auth"] + b64("svc:" + body(r, ALNUM, 18)),
+    "docker-auth": lambda r: AT["docker-auth"] + b64("ci:" + body(r, ALNUM, 20)) + '"}',
+    "bearer-token": lambda r: AT["bearer-token"] + body(r, ALNUM, 40),
+    "connection-string-password": lambda r: AT["connection-string-password"] + body(r, ALNUM, 16),
+    "netrc-password": lambda r: AT["netrc-password"] + body(r, ALNUM, 20),
+    "pgpass-password": lambda r: AT["pgpass-password"] + body(r, ALNUM, 20),
+    "cli-password": lambda r: AT["cli-password"] + body(r, ALNUM, 16),
+    # the likely tier: a secret's name or a password word, and a value like a secret's
+    "secret-assignment": lambda r: AT["secret-assignment"] + body(r, ALNUM, 20),
+    "password-in-prose": lambda r: AT["password-in-prose"] + body(r, ALNUM, 16),
+    "secret-directive": lambda r: AT["secret-directive"] + body(r, ALNUM, 20),
+    "shell-set-secret": lambda r: AT["shell-set-secret"] + body(r, ALNUM, 24),
+    "session-cookie": lambda r: AT["session-cookie"] + body(r, ALNUM, 32),
+    "aws-secret-key-pair": lambda r: (
+        "AKIA" + body(r, BASE32, 9) + "EXAMPLE / " + body(r, ALNUM + "/+", 40)
+    ),
+    "url-signature": lambda r: AT["url-signature"] + body(r, URLSAFE, 43),
+    "cli-secret-flag": lambda r: AT["cli-secret-flag"] + body(r, ALNUM, 40),
+    "login-pair": lambda r: AT["login-pair"] + body(r, ALNUM, 14) + "-9",
 }
 URL_USER = "postgres://app:"
+#: what comes before the secret in a rule's fake token
+AT = {
+    "url-password": URL_USER,
+    "chat-webhook-url": "https://discord.com/api/webhooks/957661049170346988/",
+    "otpauth-secret": "otpauth://totp/Acme:ops?secret=",
+    "dsn-password": "'app:",
+    "basic-auth": "Authorization: Basic ",
+    "docker-auth": '{"auth": "',
+    "bearer-token": "Authorization: Bearer ",
+    "connection-string-password": "Server=db;User Id=app;Password=",
+    "netrc-password": "machine db.example.org login app password ",
+    "pgpass-password": "db.example.org:5432:app:app:",
+    "cli-password": "sshpass -p ",
+    "secret-assignment": "DB_PASSWORD=",
+    "password-in-prose": "passwort lautet ",
+    "secret-directive": "requirepass ",
+    "shell-set-secret": "set -x API_TOKEN ",
+    "session-cookie": "Cookie: sessionid=",
+    "aws-secret-key-pair": "AKIA" + "A" * 9 + "EXAMPLE / ",
+    "url-signature": "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sig=",
+    "cli-secret-flag": "--token ",
+    "login-pair": "login is admin / ",
+}
 #: where the secret starts in a rule's fake token, when not at its first character
-SECRET_AT = {"url-password": len(URL_USER)}
+SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
 
 # Other shapes a rule covers: (rule id, maker).
 VARIANTS: list[tuple[str, Maker]] = [
@@ -175,7 +233,48 @@ VARIANTS: list[tuple[str, Maker]] = [
 # Near-misses that must stay clean: (rule id, why, maker).
 NEAR_MISSES: list[tuple[str, str, Maker]] = [
     ("url-password", "a plain word", lambda r: "postgres://app:password@db.example.org/app"),
-    ("url-password", "too short", lambda r: "redis://:" + body(r, ALNUM, 7) + "@cache:6379"),
+    # (six characters are enough now: "hunter2" in a URL is a password)
+    ("url-password", "too short", lambda r: "redis://:" + body(r, ALNUM, 5) + "@cache:6379"),
+    ("groq-api-key", "too short", lambda r: "gsk_" + body(r, ALNUM, 51)),
+    ("sentry-user-token", "not hex", lambda r: "sntryu_" + body(r, UPPER, 64)),
+    ("doppler-service-token", "too short", lambda r: "dp.st." + body(r, ALNUM, 30)),
+    ("replicate-api-token", "too short", lambda r: "r8_" + body(r, ALNUM, 36)),
+    ("atlassian-api-token", "too short", lambda r: "ATATT3" + body(r, ALNUM, 100)),
+    ("google-oauth-client-secret", "too short", lambda r: "GOCSPX-" + body(r, ALNUM, 27)),
+    ("mailgun-api-key", "not hex", lambda r: "key-" + body(r, UPPER, 32)),
+    ("chat-webhook-url", "a template", lambda r: AT["chat-webhook-url"] + "{{ webhook_token }}"),
+    ("otpauth-secret", "no secret", lambda r: "otpauth://totp/Acme:ops?issuer=Acme"),
+    ("dsn-password", "a format string", lambda r: "'%s:%s@tcp(%s:3306)/%s'"),
+    ("basic-auth", "user:password", lambda r: AT["basic-auth"] + b64("username:password")),
+    ("basic-auth", "no colon", lambda r: AT["basic-auth"] + b64(body(r, ALNUM, 20))),
+    ("docker-auth", "not user:pass", lambda r: AT["docker-auth"] + b64(body(r, ALNUM, 20)) + '"'),
+    ("bearer-token", "a placeholder", lambda r: AT["bearer-token"] + "YOUR_ACCESS_TOKEN"),
+    ("bearer-token", "masked", lambda r: AT["bearer-token"] + "ey...[truncated]"),
+    ("connection-string-password", "docs", lambda r: "Server=s;User Id=u;Password=myPassword;"),
+    ("connection-string-password", "format", lambda r: "Server={0};Password={1};"),
+    ("netrc-password", "a template", lambda r: "machine example.com login USER password PASSWORD"),
+    ("pgpass-password", "the format", lambda r: "hostname:port:database:username:password"),
+    ("cli-password", "a reference", lambda r: 'mysql -u "$DB_USER" -p"$DB_PASS" shop'),
+    ("cli-password", "from stdin", lambda r: "cat pw.txt | docker login -u ci --password-stdin"),
+    ("secret-assignment", "a setting", lambda r: "password_min_length: " + body(r, DIGITS, 2)),
+    ("secret-assignment", "a reference", lambda r: "DB_PASSWORD=${CI_DB_PASSWORD}"),
+    ("secret-assignment", "code", lambda r: 'password = os.environ["DB_PASSWORD"]'),
+    ("secret-assignment", "a hash", lambda r: "password_sha256 = " + body(r, HEX, 64)),
+    ("secret-assignment", "bcrypt", lambda r: 'password: "$2b$12$' + body(r, ALNUM, 53) + '"'),
+    ("secret-assignment", "a uuid", lambda r: "api_key: 31d3be80-5062-4713-96a2-2c66dea2eeb6"),
+    ("secret-assignment", "a path", lambda r: "GOOGLE_APPLICATION_CREDENTIALS=/var/key.json"),
+    ("secret-assignment", "a word", lambda r: "password: required"),
+    ("secret-assignment", "masked", lambda r: "STRIPE_SECRET_KEY=sk_live_****" + "hT2m"),
+    ("secret-assignment", "public", lambda r: "NEXT_PUBLIC_MAPBOX_TOKEN=pk." + body(r, ALNUM, 40)),
+    ("password-in-prose", "policy", lambda r: "The password is stored in 1Password, ask Maria."),
+    ("password-in-prose", "no value", lambda r: "Passwords must be at least 12 characters long."),
+    ("secret-directive", "a word", lambda r: "requirepass foobared"),
+    ("shell-set-secret", "not a secret", lambda r: "set -x EDITOR " + body(r, ALNUM, 20)),
+    ("session-cookie", "masked", lambda r: "Cookie: sessionid=********"),
+    ("aws-secret-key-pair", "an example", lambda r: AT["aws-secret-key-pair"] + "X" * 40),
+    ("url-signature", "a template", lambda r: "https://a.example/x?sig={{ sas_signature }}"),
+    ("cli-secret-flag", "a reference", lambda r: "kubectl --token=$KUBE_TOKEN get pods"),
+    ("login-pair", "a word", lambda r: "login is admin / password"),
     ("url-password", "no password", lambda r: "ssh://git@github.com:22/" + body(r, ALNUM, 20)),
     ("url-password", "not a URL", lambda r: "user:" + body(r, ALNUM, 20) + "@example.org"),
     ("aws-access-token", "too short", lambda r: "AKIA" + body(r, BASE32, 15)),
@@ -473,7 +572,8 @@ def test_tokens_running_on_are_not_cut_short() -> None:
     "text",
     [
         "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
-        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY",
+        # (split after the "= ": this file, scanned, holds no assignment of a secret)
+        "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         "AKIA" + "I44QH8DHBEXAMPLE",
         "token: ghp_" + "x" * 36,
         "GITHUB_TOKEN=ghp_" + "X" * 36,
@@ -598,7 +698,8 @@ def test_entropy_threshold_drops_low_entropy_secrets() -> None:
 
 def test_finding_has_no_value_field() -> None:
     names = {f.name for f in dataclasses.fields(Finding)}
-    assert names == {"rule_id", "description", "line", "column"}
+    # (and the tier: certain or likely)
+    assert names == {"rule_id", "description", "line", "column", "tier"}
 
 
 @pytest.mark.parametrize("rule_id", sorted(FAKE))
@@ -618,7 +719,8 @@ def test_findings_never_leak_the_secret(rule_id: str) -> None:
     # the token minus its fixed prefix: any 8 characters of the random body
     rule = RULES[by_id(rule_id)]
     prefix = max((k for k in rule.keywords if token.lower().startswith(k)), key=len, default="")
-    secret_body = token[len(prefix) :].replace("\n", "")
+    # (or, where the secret follows its context, "Authorization: Bearer ", the secret)
+    secret_body = token[max(len(prefix), SECRET_AT.get(rule_id, 0)) :].replace("\n", "")
     assert secret_body[:8] not in rendered
     for i in range(0, len(secret_body) - 8, 4):
         assert secret_body[i : i + 8] not in rendered
@@ -632,6 +734,7 @@ def test_to_dict() -> None:
         "description": finding.description,
         "line": 2,
         "column": 15,
+        "tier": "certain",  # (the tiers came later; every vendor token is certain)
     }
     assert str(finding) == "slack-bot-token at line 2, column 15"
 
@@ -673,7 +776,17 @@ SCANNER_FILES = sorted(
 
 
 @pytest.mark.parametrize(
-    "path", [*SCANNER_FILES, "tests/domain/test_secrets.py", "bench/bench_scan.py"]
+    "path",
+    [
+        *SCANNER_FILES,
+        "tests/domain/test_secrets.py",
+        "bench/bench_scan.py",
+        # the likely tier reads code: a type annotation is no value
+        "core/writing/redteam.py",
+        "tests/domain/test_credential_corpus.py",
+        "bench/credential_corpus.py",
+        "docs/how-it-decides.md",
+    ],
 )
 def test_our_own_files_are_clean(path: str) -> None:
     file = ROOT / path

@@ -341,9 +341,10 @@ def test_redteam_replays_through_the_gate_and_records_only_counts(store: Store) 
     assert result.total == sum(1 for s in samples() if s.kind != "control")
     assert result.controls_passed[0] == result.controls_passed[1]  # no false alarm
     assert result.steering[0] == result.steering[1]
-    # a plain "password = ..." is a credential no scanner rule knows: it gets through,
-    # and the replay says so (ids only)
-    assert "cred-password-assignment" in result.missed
+    # a plain "password = ..." got through until the scanner's likely tier (a secret's
+    # name and a value like one): now every sample is intercepted
+    assert result.missed == ()
+    assert result.intercepted == result.total
     (event,) = [e for e in events(store.root) if e.get("action") == "redteam"]
     assert event["details"]["intercepted"] == result.intercepted
     texts = [s.text for s in samples() if s.kind == "credentials"]
@@ -362,8 +363,9 @@ def test_cli_health_json_and_redteam_print_no_secret(store: Store, tmp_path: Pat
         text=True,
         cwd=Path(__file__).parents[2],
     )
-    assert out.returncode == 1, out.stderr  # something got through: found
-    assert "cred-password-assignment" in out.stdout
+    # (exit 1 was "something got through"; since the likely tier nothing does)
+    assert out.returncode == 0, out.stderr
+    assert "cred-password-assignment" not in out.stdout
     assert not any(s.text in out.stdout for s in samples() if s.kind == "credentials")
     shown = subprocess.run(
         [sys.executable, "-m", "tui.cli", "health", "--json", *env_store],

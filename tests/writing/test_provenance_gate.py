@@ -120,7 +120,9 @@ def test_the_users_own_words_are_written_as_theirs(store: Store) -> None:
 
 @pytest.mark.parametrize(
     ("corpus", "instructions_at_most", "flagged_at_most"),
-    [("tuning", 4, 8), ("blind", 0, 1), ("blind2", 1, 3), ("blind3", 2, 3)],
+    # (tuning: a-b-094's memory holds the guests' Wi-Fi password, which the likely tier
+    # of the secret scanner refuses)
+    [("tuning", 4, 9), ("blind", 0, 1), ("blind2", 1, 3), ("blind3", 2, 3)],
 )
 def test_the_corpora_of_whole_sessions(
     corpus: str, instructions_at_most: int, flagged_at_most: int, tmp_path: Path

@@ -85,7 +85,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
         {"file": name, "clean": not findings, "findings": [f.to_dict() for f in findings]},
         lambda: (
             "\n".join(
-                f"{name}:{f.line}:{f.column}: {f.rule_id} ({f.description})" for f in findings
+                f"{name}:{f.line}:{f.column}: {f.tier} {f.rule_id} ({f.description})"
+                for f in findings
             )
             or f"{name}: clean"
         ),

@@ -1,18 +1,39 @@
-r"""Client-side secret scanner: high-confidence credential rules, never the value.
+r"""Client-side secret scanner: credentials in two tiers, never the value.
 
-Every rule is a hand port of a gitleaks rule (github.com/gitleaks/gitleaks,
-``config/gitleaks.toml``) whose secret has a distinctive prefix or shape: the
-rule ids, regexes, keywords and entropy thresholds are gitleaks' own. Generic
-keyword rules (``password = ...``, ``<service>_key = <32 hex>``) are left out on
-purpose: they are what makes a scanner noisy, and a blocked write must be
-worth blocking.
+*Certain* rules are blocked everywhere: every gitleaks rule whose secret has a
+distinctive prefix or shape, hand-ported (``config/gitleaks.toml``: the rule
+ids, regexes, keywords and entropy thresholds are gitleaks' own; :mod:`.rules`),
+a few more prefixes, and structure that can be nothing but a credential
+(:mod:`.structure`: a URL's password, ``Authorization: Basic`` that decodes to
+``user:password``, ``Bearer``, connection strings' ``Password=``/``AccountKey=``,
+``.netrc`` and ``.pgpass`` lines, Docker's ``auth``, passwords on command lines).
+*Likely* rules (:mod:`.likely`) find a secret-named key (:mod:`.names`) or a
+password word in prose, in the seed's languages, and keep the value only if it
+looks like a secret (:mod:`.values`: no placeholder, reference, mask, hash, UUID,
+version, path, integrity string or plain word). A :class:`Finding` carries its
+``tier``; redaction replaces a likely value as it does a certain one.
+
+Taken as data, never as code, from detect-secrets (``KeywordDetector``: its
+secret words, its assignment forms per file type, its refusal of code and
+references as values; ``BasicAuthDetector``: the URL password) and gitleaks
+(``generic-api-key``: a name that *ends* in a secret word, the setting words
+that make it a setting instead, and hashes, UUIDs and versions refused). Not
+taken: an entropy threshold for the likely tier (a person's password is short
+and plain; the value's form decides) and the high-entropy string plugins (every
+digest would be a finding). Why a name is the context: "a password is a key"
+(the seed's s4), and the corpus of credentials people write without a vendor
+prefix (``tests/fixtures/credentials``) is mostly ``NAME=value`` and prose.
 
 How a text is scanned, like gitleaks:
 
 1. Keywords prefilter. Each rule names lowercase keywords; a rule none of
    whose keywords occurs in the lowercased text is skipped. Where they occur
-   only a few times, the regex only runs on the lines that hold them.
-2. The regex finds candidates; the secret is the match (``secret_group`` 0).
+   only a few times, the regex only runs on the lines that hold them; a likely
+   rule's regex is matched at each occurrence (its keyword must be followed by
+   ``=``, ``:`` or a line break within a key's length), so a likely rule costs
+   what its keywords' occurrences cost, not a pass over the text.
+2. The regex finds candidates; the secret is the match (``secret_group`` 0), or
+   what the rule's check keeps of it (the value alone).
 3. Entropy: a secret whose Shannon entropy is at or below the rule's threshold
    is dropped (gitleaks skips ``entropy <= threshold``).
 4. Allowlists: the rule's own (AWS ``...EXAMPLE``, Vault ``s.`` + letters) and
@@ -33,12 +54,13 @@ escapes, a line break in the middle, or base64 is found too, as an
 tells, the normalisation and the bounds). Text with no tell costs a few extra
 passes, not a second scan.
 
-Never leak: a ``Finding`` holds the rule, line and column only. Nothing here
+Never leak: a ``Finding`` holds the rule, tier, line and column only. Nothing here
 logs, and no exception raised here carries any part of the scanned text.
 
-The package, in the order a scan uses it: :mod:`.rules` (the rule table and
-its deviations from gitleaks), :mod:`.placeholders` (entropy and the
-placeholder allowlist), :mod:`.matching` (the keyword prefilter and the raw
+The package, in the order a scan uses it: :mod:`.rule` (a rule), :mod:`.rules`
+(the table and its deviations from gitleaks), :mod:`.structure`, :mod:`.likely`,
+:mod:`.names` and :mod:`.values` (the tiers beyond prefixes), :mod:`.placeholders`
+(entropy and the placeholder allowlist), :mod:`.matching` (the keyword prefilter and the raw
 scan), :mod:`.charsets`, :mod:`.edits`, :mod:`.normalise` and :mod:`.tells`
 (undoing evasions), :mod:`.hidden` (every evaded secret, base64 included),
 :mod:`.scanner` (:func:`scan`, :func:`is_clean`) and :mod:`.redaction`

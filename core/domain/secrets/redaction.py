@@ -41,6 +41,10 @@ def _rules_version() -> bytes:
             str(rule.word_start),
             str(rule.multiline),
             *rule.allow,
+            rule.tier,
+            rule.tail,
+            str(rule.local),
+            getattr(rule.check, "__qualname__", ""),
         )
         h.update("\0".join(parts).encode("utf-8", "surrogatepass") + b"\1")
     for pattern in (placeholders._PLACEHOLDER_WORDS, placeholders._TEMPLATE, placeholders._RUN):

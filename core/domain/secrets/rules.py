@@ -23,102 +23,16 @@ Deviations from gitleaks, all deliberate:
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from functools import cached_property
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One credential rule, ported from the gitleaks rule of the same id.
-
-    Its regexes compile on first use (:attr:`pattern`, :attr:`searchers`,
-    :attr:`allowlist`): the scanner runs a rule only where one of its keywords
-    occurs, so a command scanning ordinary text compiles none of the 47, some
-    30 ms of every CLI start."""
-
-    id: str
-    description: str
-    #: the rule's regex source, compiled with ``re.ASCII`` (like Go's ``\w``, ``\s``, ``\b``)
-    regex: str = field(repr=False)
-    #: lowercase strings; the regex runs only if one occurs in the lowercased text
-    keywords: tuple[str, ...]
-    #: gitleaks' Shannon entropy threshold: a secret at or below it is dropped
-    entropy: float | None = None
-    #: the group holding the secret (0: the whole match)
-    secret_group: int = 0
-    #: gitleaks' leading ``\b``: the secret may not follow an ASCII word character
-    word_start: bool = False
-    #: the secret can span lines (PEM blocks)
-    multiline: bool = False
-    ignore_case: bool = False
-    #: the secret is not a finding if one of these matches all of it
-    allow: tuple[str, ...] = field(default=(), repr=False)
-    #: the top-level alternatives of ``regex``, each searched on its own
-    parts: tuple[str, ...] = field(default=(), repr=False, compare=False)
-
-    @property
-    def flags(self) -> int:
-        return re.ASCII | (re.IGNORECASE if self.ignore_case else 0)
-
-    @cached_property
-    def pattern(self) -> re.Pattern[str]:
-        return re.compile(self.regex, self.flags)
-
-    @cached_property
-    def allowlist(self) -> tuple[re.Pattern[str], ...]:
-        return tuple(re.compile(a, re.ASCII) for a in self.allow)
-
-    @cached_property
-    def searchers(self) -> tuple[re.Pattern[bytes], ...]:
-        """What the scanner runs: ``regex`` over UTF-8 bytes, one per top-level
-        alternative where that gives ``re`` a literal prefix to search for."""
-        flags = re.IGNORECASE if self.ignore_case else 0
-        return tuple(re.compile(p.encode("ascii"), flags) for p in self.parts or (self.regex,))
-
-
-# gitleaks' token end (a quote, a space, ``;``, an escaped newline, the end) as a
-# lookahead, plus what ends a token in prose, markup and URLs: closing brackets,
-# ``&|*<@``, any backslash escape, a non-ASCII character, and sentence punctuation
-# not followed by another token character (``NAME.attr`` stays unmatched).
-_END = r"""(?=[\x60'"\s;)\]}>|&*<@\\]|[.,:!?](?![\w+/=-])|[^\x00-\x7f]|$)"""
-
-
-def _rule(
-    rule_id: str,
-    description: str,
-    regex: str | tuple[str, ...],
-    keywords: tuple[str, ...],
-    *,
-    entropy: float | None = None,
-    word_start: bool = False,
-    ignore_case: bool = False,
-    multiline: bool = False,
-    allow: tuple[str, ...] = (),
-    secret_group: int = 0,
-) -> Rule:
-    """A rule; a tuple ``regex`` is the alternation of its parts, searched one by one."""
-    parts = (regex,) if isinstance(regex, str) else regex
-    union = parts[0] if len(parts) == 1 else "|".join(f"(?:{p})" for p in parts)
-    return Rule(
-        id=rule_id,
-        description=description,
-        regex=union,
-        keywords=keywords,
-        entropy=entropy,
-        word_start=word_start,
-        multiline=multiline,
-        ignore_case=ignore_case,
-        allow=allow,
-        parts=parts,
-        secret_group=secret_group,
-    )
-
+from core.domain.secrets.likely import LIKELY_RULES
+from core.domain.secrets.rule import END as _END
+from core.domain.secrets.rule import Rule
+from core.domain.secrets.rule import make_rule as _rule
+from core.domain.secrets.structure import STRUCTURE_RULES
 
 _GH = "[0-9a-zA-Z]{36}"
 
 # fmt: off
-RULES: tuple[Rule, ...] = (
+_VENDOR: tuple[Rule, ...] = (
     # AWS: access key ids (AKIA long-term, ASIA STS, ABIA/ACCA, A3T legacy).
     _rule("aws-access-token", "AWS access key ID",
           r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b",
@@ -241,17 +155,18 @@ RULES: tuple[Rule, ...] = (
           entropy=3, word_start=True),
     _rule("perplexity-api-key", "Perplexity API key", r"pplx-[a-zA-Z0-9]{48}\b",
           ("pplx-",), entropy=4, word_start=True),
-    # A password in a URL's user info (scheme://user:password@host), a connection
-    # string's. Not a gitleaks rule (its generic ones are left out): memgov's own, since
-    # a private store keeps an internal host's address but never the password to it.
-    # The secret is the password alone: a placeholder or a plain word is no finding.
-    _rule("url-password", "Password in a URL",
-          r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/?#@'\"<>]{0,64}:([^\s/?#@'\"<>]{8,128})@",
-          ("://",), entropy=3, secret_group=1),
     # JWT: three base64url parts, the first two JSON objects ("ey..."). Last: the
     # most generic shape, so a more specific rule on the same span wins.
     _rule("jwt", "JSON Web Token",
           r"ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9/\\_-]{17,}\.(?:[a-zA-Z0-9/\\_-]{10,}={0,2})?"
-          + _END, ("ey",), entropy=3, word_start=True),
+          + _END, ("ey",), entropy=3, word_start=True,
+          # jwt.io's sample token (sub 1234567890, "John Doe"), in every JWT tutorial
+          allow=(r"ey[\w-]*\.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+                 r"\..*",)),
 )
 # fmt: on
+
+#: every rule, in priority order: the vendor tokens, structure, then the likely tier
+RULES: tuple[Rule, ...] = _VENDOR + STRUCTURE_RULES + LIKELY_RULES
+
+__all__ = ["RULES", "Rule"]

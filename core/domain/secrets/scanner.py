@@ -24,6 +24,9 @@ class Finding(AsData):
     description: str
     line: int  # 1-based line of the secret's first character
     column: int  # 1-based column (in characters) of the secret's first character
+    #: ``certain`` (blocked everywhere) or ``likely`` (a secret's name and a value
+    #: that looks like one: held for a person)
+    tier: str = "certain"
 
     def __str__(self) -> str:
         return f"{self.rule_id} at line {self.line}, column {self.column}"
@@ -41,7 +44,7 @@ class EvadedFinding(Finding):
     ``"split"`` (over two lines) or ``"base64"``. Never the value either.
     """
 
-    via: str
+    via: str = ""
 
     def __str__(self) -> str:
         return f"{super().__str__()} (hidden: {self.via})"
@@ -51,7 +54,18 @@ def text_spans(text: str, caller: str) -> tuple[bytes, list[Span], list[Span]]:
     """The text's UTF-8 bytes, its raw secret spans, and its evaded ones."""
     data, lowered, hits = prepare(text, caller)
     raw = [(s, o, e, "") for s, o, e in find_secrets(data, lowered, hits)]
-    return data, raw, hidden_spans(data, 0)
+    hidden = hidden_spans(data, 0)
+    if hidden and any(RULES[o].tier == "likely" for _, o, _, _ in raw):
+        # a hidden token is more exact than the likely value around it ("token":
+        # "gh\u0301p_..."): the likely span gives way to it
+        certain = [span for span in raw if RULES[span[1]].tier == "certain"]
+        shown = not_overlapping(certain, hidden)
+        raw = certain + [
+            span
+            for span in raw
+            if RULES[span[1]].tier == "likely" and not_overlapping(shown, [span])
+        ]
+    return data, raw, hidden
 
 
 def scan(text: str) -> list[Finding]:
@@ -79,9 +93,11 @@ def scan(text: str) -> list[Finding]:
         column = len(data[line_start:start].decode("utf-8", "surrogatepass")) + 1
         rule = RULES[order]
         if via:
-            findings.append(EvadedFinding(rule.id, rule.description, line, column, via))
+            findings.append(
+                EvadedFinding(rule.id, rule.description, line, column, rule.tier, via=via)
+            )
         else:
-            findings.append(Finding(rule.id, rule.description, line, column))
+            findings.append(Finding(rule.id, rule.description, line, column, rule.tier))
     findings.sort(key=lambda f: (f.line, f.column, f.rule_id))
     return findings
 

@@ -1,0 +1,196 @@
+r"""The likely tier: a secret's name or a password word, and a value that looks like one.
+
+Two rules carry most of it, both ``local`` (matched where a keyword occurs, so
+their cost is the keywords' occurrences, not the text's length):
+
+* ``secret-assignment``: a secret-named key (:mod:`.names`) given a value in any
+  of the forms env, YAML, JSON, TOML, INI and code use (``KEY=v``, ``key: v``,
+  ``"key": "v"``, ``key = 'v'``, ``key := v``, ``key => v``, ``$c['key'] = 'v'``,
+  ``<key>v</key>``, ``<add key="K" value="v"/>``, ``define('K', 'v')``, escaped
+  JSON, a Kubernetes ``name: KEY`` / ``value: v`` pair). Its keywords must be followed,
+  within a key's length, by ``=``, ``:`` or a line break (the prefilter's tail),
+  so "token budget" in prose costs nothing.
+* ``password-in-prose``: a password word in one of the seed's languages
+  ("password", "Passwort", "contraseña", "senha", "mot de passe", "пароль",
+  "密码", "口令", "密钥", "パスワード", "비밀번호", ...) followed, in the same clause,
+  by "is", "es", "est", "lautet", "是", "は", "는", ``:``, "改成了" ... and a value, or by
+  the value at once ("密码 X"). A value in prose must mix a letter with a digit
+  or a symbol (:func:`.values.plausible`, ``strict``).
+
+And a few narrower ones: server directives (``requirepass X``, ``bind_pw X``, an
+SNMP community), ``set -x KEY value``, session cookies, an AWS secret key
+written after its key id, a URL's ``sig=`` signature, and "login is user / pass".
+
+What was taken from detect-secrets' ``KeywordDetector`` (read, not copied):
+its list of secret words and its per-file-type assignment forms (quoted and
+unquoted, ``:=``, ``=>``, ``$c['key']``), and its refusal of values that are
+code or a reference. From gitleaks' ``generic-api-key`` rule: the idea of a
+name that *ends* in a secret word (``..._token``), the allowlist of words that
+make it a setting instead (``_type``, ``_length``, ``_file``, ``_id``), and
+refusing hashes, UUIDs and versions. Not taken: gitleaks' entropy threshold
+(a person's password is short and low in entropy; here the value's form
+decides) and detect-secrets' high-entropy string plugins (every hash and
+digest would be a finding).
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.domain.secrets.names import names_secret
+from core.domain.secrets.rule import Rule, make_rule
+from core.domain.secrets.structure import value_check
+from core.domain.secrets.values import plausible, trim
+
+_KEY_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def _back(data: bytes, pos: int, chars: frozenset[int], limit: int) -> int:
+    """Where the run of ``chars`` that ends at ``pos`` starts (at most ``limit`` long)."""
+    stop = max(0, pos - limit)
+    while pos > stop and data[pos - 1] in chars:
+        pos -= 1
+    return pos
+
+
+# --- secret-assignment -----------------------------------------------------------
+
+_KV_KEYWORDS = (
+    "pass", "pwd", "pw", "secret", "token", "key", "credential", "psk", "clave", "senha",
+    "contrase", "kennwort", "wachtwoord", "密码", "密碼", "口令", "密钥", "パスワード",
+    "비밀번호", "арол",
+)  # fmt: skip
+_NOT_KEY = r"""\s=:"'\x60<>(){}\[\],;\\"""
+_CLOSE = r"""["'\]\x60\\]{0,3}"""  # what closes a key: quotes, ``']``, an escaped quote
+_KV_TAIL = rf"""[^{_NOT_KEY}]{{0,40}}{_CLOSE}[ \t]{{0,4}}(?:[=:>,]|\r?\n|value)"""
+_KV = (
+    rf"""(?P<key>[^{_NOT_KEY}]{{1,48}}?){_CLOSE}[ \t]{{0,4}}"""
+    # = : => := ; "key", "v" (define, put); <key>v; key="K" value="v"; name: K / value: v
+    r"""(?P<sep>=>|:=|[=:](?![=:])|(?<=['"]),|(?<=[A-Za-z])>|[ \t]+value[ \t]*="""
+    r"""|[ \t]*\r?\n[ \t]*(?:-[ \t]*)?value[ \t]*:)[ \t]{0,8}"""
+    r"""(?:\\"([^"\\\n]{0,512})\\"|"([^"\n]{0,512})"|'([^'\n]{0,512})'"""
+    r"""|\x60([^\x60\n]{0,512})\x60|([^\s"'\x60<]{1,512}))"""
+)
+
+
+_CALL = re.compile(rb"[A-Za-z_]\([ \t]*['\"]\Z")
+# after a value: ``+`` (a string concatenated), or a next line of one indented run of
+# token characters (YAML folds a plain scalar onto it)
+_CONTINUED = re.compile(rb"[ \t]*\+|\r?\n[ \t]{1,64}[A-Za-z0-9+/=_-]{1,512}[ \t]*(?:\r?\n|$)")
+
+
+def _value_group(match: re.Match[bytes]) -> int:
+    for group in range(match.re.groups, 0, -1):
+        if match.start(group) >= 0:
+            return group
+    return 0
+
+
+def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    key_start = _back(data, match.start(), _KEY_CHARS, 64)
+    if key_start > 2 and data[key_start - 1] == 0x20:
+        word = _back(data, key_start - 1, _LETTERS, 20)
+        if key_start - 1 - word >= 2:
+            key_start = word  # "App Secret: ...", "API key: ..."
+    key = data[key_start : match.end("key")].decode("utf-8", "replace")
+    if match.group("sep") == b"," and (
+        not _CALL.search(data, max(0, key_start - 8), key_start)
+        or _value_group(match) == match.re.groups
+    ):
+        return None  # "key", "v" only as a call's first two, quoted: define("K", "v")
+    if not names_secret(key) or data[key_start - 1 : key_start] == b"[":
+        return None  # (``[secret: rule-id]`` is what redaction left, no assignment)
+    group = _value_group(match)
+    start, stop = match.span(group)
+    if _CONTINUED.match(data, match.end()):
+        return None  # a literal joined to the next ("..." +) or a plain scalar folded on
+    value = trim(data[start:stop].decode("utf-8", "replace"))
+    context = data[max(0, key_start - 40) : key_start].decode("utf-8", "replace") + key
+    if not plausible(value, context=context):
+        return None
+    return start, start + len(value.encode("utf-8"))
+
+
+# --- password-in-prose -------------------------------------------------------------
+
+_PROSE_KEYWORDS = (
+    "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
+    "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
+    "окен", "シークレット", "トークン",
+)  # fmt: skip
+_STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|："""
+_GAP = rf"(?:(?!{_STOP})[^\n]){{0,60}}?"
+_MARK = (
+    r"(?:(?:[ \t]+(?:is|are|was|were|es|era|é|è|est|ist|lautet|war)(?![A-Za-z])"
+    r"|[ \t]*(?:是|为|為|は|는|은|改成了|改为|改成|设为|设置为|→|—|->|=>))[ \t]*(?::|：)?"
+    r"|[ \t]*(?::|：))[ \t]*"
+)
+# a value: ASCII without quotes (``[!#-&(-_a-~]``), at most 128 characters, perhaps quoted
+_PROSE_VALUE = (
+    r"(?:[\"'\x60]|“|「|『)?([A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
+)
+_PROSE = rf"(?:{'|'.join(_PROSE_KEYWORDS)})[a-zñ]{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
+
+
+def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    start, stop = match.span(_value_group(match))
+    value = trim(data[start:stop].decode("utf-8", "replace"))
+    context = data[match.start() : start].decode("utf-8", "replace")
+    if not plausible(value, context=context, strict=True):
+        return None
+    return start, start + len(value.encode("utf-8"))
+
+
+# --- the narrower ones -------------------------------------------------------------
+
+_VALUE = r"""(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"\x60]{1,256}))"""
+
+
+def _set_secret(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    if not names_secret(match.group(1).decode("ascii", "replace")):
+        return None
+    return value_check(hex_is_hash=False)(data, match)
+
+
+_LIKELY = value_check(hex_is_hash=False)
+_FLAG_VALUE = r"""(?:'([^'\n]{1,512})'|"([^"\n]{1,512})"|([^\s'"\x60]{1,512}))"""
+
+# fmt: off
+LIKELY_RULES: tuple[Rule, ...] = (
+    make_rule("secret-assignment", "A secret-named key given a value", _KV, _KV_KEYWORDS,
+              ignore_case=True, tier="likely", check=_assignment, local=True, tail=_KV_TAIL,
+              evades=False),
+    make_rule("password-in-prose", "A password stated in prose", _PROSE, _PROSE_KEYWORDS,
+              ignore_case=True, tier="likely", check=_stated, local=True, evades=False),
+    make_rule("secret-directive", "A password in a server's configuration directive",
+              r"\b(?:requirepass|bind_?pw|rootpw|r[ow]community)[ \t]+" + _VALUE,
+              ("requirepass", "bind_pw", "bindpw", "rootpw", "community"),
+              ignore_case=True, tier="likely", check=_LIKELY, evades=False),
+    make_rule("shell-set-secret", "A secret-named variable set in a shell",
+              r"\bset[ \t]+-[a-zA-Z]{0,4}x[a-zA-Z]{0,4}[ \t]+([A-Za-z_]\w{0,63})[ \t]+" + _VALUE,
+              ("set -",), tier="likely", check=_set_secret, evades=False),
+    make_rule("session-cookie", "A session cookie's value",
+              r"\b(?:set-)?cookie:[^\n]{0,300}?(?<![\w-])[\w-]{0,40}(?:sess|token|auth|sid)[\w-]{0,40}="
+              r"([^;\s\"']{1,512})", ("cookie:",), ignore_case=True, tier="likely",
+              check=_LIKELY, evades=False),
+    make_rule("aws-secret-key-pair", "AWS secret access key written after its key ID",
+              r"(?:AKIA|ASIA)[A-Z2-7]{16}[^\n]{1,24}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})"
+              r"(?![A-Za-z0-9/+=])", ("akia", "asia"), tier="likely", check=_LIKELY,
+              evades=False),
+    make_rule("url-signature", "A signature in a URL's query (a SAS or presigned URL)",
+              r"[?&](?:sig|x-amz-signature|signature)=([\w%+/=-]{20,512})",
+              ("sig=", "signature="), ignore_case=True, tier="likely", check=_LIKELY,
+              evades=False),
+    make_rule("cli-secret-flag", "A token or secret given on a command line",
+              r"(?<![\w-])--(?:token|api-key|apikey|api-token|secret|client-secret|auth-token"
+              r"|access-token)[= ]" + _FLAG_VALUE,
+              ("--token", "--api", "--secret", "--client-secret", "--auth-token",
+               "--access-token"), ignore_case=True, tier="likely", check=_LIKELY, evades=False),
+    make_rule("login-pair", "A login and its password stated in prose",
+              r"\b(?:login|credentials|creds)[ \t]+(?:is|are|:)[ \t]+[^\s/]{1,64}"
+              r"[ \t]*/[ \t]*([!-~]{6,128})", ("login", "credentials", "creds"),
+              ignore_case=True, tier="likely", check=_LIKELY,
+              evades=False),
+)
+# fmt: on

@@ -1,0 +1,67 @@
+"""Whether a key names a secret: ``DB_PASSWORD``, ``clientSecret``, ``api-key``, ``密码``.
+
+A key is split into words (``_ - .``, spaces, camelCase); it names a secret
+when its last word (a trailing number, or ``base``/``value``/``b64`` after a
+secret word, left aside) is one of :data:`SECRET_WORDS` in one of the seed's
+languages, or is ``key`` after a qualifier that makes a key a secret one
+(``api``, ``secret``, ``private``, ``signing``, ...). A name that says
+``public`` or ``publishable`` names no secret; neither does one that ends in
+another word (``password_min_length``, ``token_type``, ``secret_id``,
+``POSTGRES_PASSWORD_FILE``): that is the *name* of a setting about a secret.
+"""
+
+from __future__ import annotations
+
+import re
+
+SECRET_WORDS = frozenset(
+    {
+        "password", "passwd", "pwd", "pw", "pass", "passe", "passphrase", "passcode", "passwort",
+        "wachtwoord",
+        "kennwort", "secret", "token", "credential", "credentials", "psk", "senha",
+        "contrasena", "contraseña", "clave", "apikey", "secretkey", "privatekey", "authtoken",
+        "accesstoken", "apitoken", "apisecret", "clientsecret", "appsecret",
+    }
+)  # fmt: skip
+_CJK_WORDS = ("密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "пароль", "Пароль", "암호")
+KEY_QUALIFIERS = frozenset(
+    {
+        "api", "secret", "private", "signing", "sign", "encryption", "encrypt", "crypt",
+        "master", "app", "auth", "session", "account", "hmac", "jwt", "shared", "role",
+        "license", "storage", "cipher", "aes", "admin", "root", "service", "sas", "bot",
+        "consumer", "x", "access", "client", "cookie", "webhook", "sendgrid", "stripe",
+    }
+)  # fmt: skip
+_TRAILING = frozenset({"base", "value", "b64", "base64", "raw", "plain", "plaintext"})
+_NOT_SECRET = frozenset({"public", "publishable", "pub", "example", "sample", "dummy", "fake"})
+_TOKEN_KINDS_NOT_SECRET = frozenset(
+    {"page", "next", "continuation", "cursor", "pagination", "sync", "csrf", "xsrf", "max",
+     "num", "input", "output", "prompt", "completion", "total", "id", "cancellation"}
+)  # fmt: skip
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SPLIT = re.compile(r"[\s_.\-]+")
+
+
+def words(key: str) -> list[str]:
+    """The key's words, lowercased: ``SMTP_PASSWORD`` and ``smtpPassword`` alike."""
+    return [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", key)) if w]
+
+
+def names_secret(key: str) -> bool:
+    """Whether ``key`` is the name of a secret (see the module)."""
+    if any(word in key for word in _CJK_WORDS):
+        return key.rstrip("0123456789").endswith(_CJK_WORDS)
+    parts = words(key)
+    while parts and (parts[-1].isdigit() or parts[-1] in _TRAILING):
+        parts.pop()
+    if not parts or _NOT_SECRET.intersection(parts):
+        return False
+    last = parts[-1]
+    before = parts[-2] if len(parts) > 1 else ""
+    if last == "key":
+        if before == "access":
+            return "secret" in parts
+        return before in KEY_QUALIFIERS
+    if last == "token" and before in _TOKEN_KINDS_NOT_SECRET:
+        return False
+    return last in SECRET_WORDS

@@ -1,0 +1,176 @@
+r"""The certain tier beyond vendor prefixes: structure that can be nothing but a credential.
+
+Each rule's regex finds the structure; its check (:func:`value_check`) takes the
+value (the last group that matched) and asks :func:`.values.plausible` whether it
+can be a secret, so the documentation's ``user:password@localhost``,
+``Password=myPassword``, ``machine example.com login USERNAME password PASSWORD``
+or ``Bearer YOUR_TOKEN`` is no finding. ``Authorization: Basic`` and a Docker
+``auth`` are base64 that must decode to ``user:password`` (a password that is
+itself plausible).
+
+These are memgov's own rules, written after reading gitleaks' ``generic`` rules
+and detect-secrets' ``BasicAuthDetector`` and ``KeywordDetector`` (no code taken):
+from gitleaks the idea that a credential's *context* (a header, a flag, a
+connection string's key) is what makes a short value certain; from
+detect-secrets the quoted and unquoted value forms of each file type.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from base64 import b64decode
+
+from core.domain.secrets.rule import END, Check, Rule, make_rule
+from core.domain.secrets.values import plausible, trim
+
+# A value after a flag or a key: quoted, or up to the next space.
+_VALUE = r"""(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"\x60]{1,256}))"""
+
+
+def _last_group(match: re.Match[bytes]) -> int:
+    for group in range(match.re.groups, 0, -1):
+        if match.start(group) >= 0:
+            return group
+    return 0
+
+
+def value_check(*, hex_is_hash: bool = False, minimum: int = 0) -> Check:
+    """A check taking the last group that matched as the value (trailing sentence
+    punctuation dropped) and keeping it if :func:`.values.plausible`."""
+
+    def check(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+        group = _last_group(match)
+        start, stop = match.span(group)
+        value = trim(data[start:stop].decode("utf-8", "replace"))
+        if len(value) < minimum or not plausible(value, hex_is_hash=hex_is_hash):
+            return None
+        return start, start + len(value.encode("utf-8"))
+
+    return check
+
+
+def _decodes_to_login(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """Base64 of ``user:password`` with a plausible password: the base64's span."""
+    group = _last_group(match)
+    start, stop = match.span(group)
+    raw = data[start:stop]
+    try:
+        decoded = b64decode(raw + b"=" * (-len(raw) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    user, colon, password = decoded.partition(":")
+    if not colon or not decoded.isprintable() or " " in user:
+        return None
+    return (start, stop) if plausible(password, hex_is_hash=False) else None
+
+
+_CERTAIN = value_check()
+_SCHEME = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _url_password(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """A URL's password, where a scheme (a letter, then 1 to 20 of ``[a-zA-Z0-9+.-]``,
+    not inside a word) comes before the ``://``."""
+    begin = match.start()
+    start = begin
+    while start > 0 and begin - start < 21 and data[start - 1] in _SCHEME:
+        start -= 1
+    while start < begin - 1 and not chr(data[start]).isalpha():
+        start += 1  # the scheme starts with a letter
+    if begin - start < 2 or (start > 0 and data[start - 1] in _WORD):
+        return None
+    return _CERTAIN(data, match)
+
+
+# fmt: off
+STRUCTURE_RULES: tuple[Rule, ...] = (
+    # More vendor prefixes than gitleaks' list here holds.
+    make_rule("groq-api-key", "Groq API key", r"gsk_[A-Za-z0-9]{52}" + END, ("gsk_",),
+              entropy=3, word_start=True, evades=False),
+    make_rule("sentry-user-token", "Sentry user auth token", r"sntryu_[a-f0-9]{64}" + END,
+              ("sntryu_",), entropy=3, word_start=True, evades=False),
+    make_rule("doppler-service-token", "Doppler service token",
+              r"dp\.st\.(?:[a-z0-9_-]{2,35}\.)?[a-zA-Z0-9]{40,44}" + END, ("dp.st.",),
+              entropy=3, word_start=True, evades=False),
+    make_rule("replicate-api-token", "Replicate API token", r"r8_[A-Za-z0-9]{37}" + END,
+              ("r8_",), entropy=3, word_start=True, evades=False),
+    make_rule("atlassian-api-token", "Atlassian API token", r"ATATT3[A-Za-z0-9_\-=]{186}",
+              ("atatt3",), entropy=3, word_start=True, evades=False),
+    make_rule("google-oauth-client-secret", "Google OAuth client secret",
+              r"GOCSPX-[\w-]{28}" + END, ("gocspx-",), entropy=3, word_start=True,
+              evades=False),
+    make_rule("mailgun-api-key", "Mailgun API key", r"key-[0-9a-f]{32}" + END, ("key-",),
+              entropy=3, word_start=True, evades=False),
+    # Chat webhooks whose URL is the credential.
+    make_rule("chat-webhook-url", "Chat webhook URL (Discord, WeCom, Feishu, DingTalk, Teams)",
+              (r"discord(?:app)?\.com/api/webhooks/\d{5,30}/([\w-]{60,90})",
+               r"qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=([\w-]{20,64})",
+               r"open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/([\w-]{16,64})",
+               r"oapi\.dingtalk\.com/robot/send\?access_token=([0-9a-f]{64})",
+               r"webhook\.office\.com/webhookb2/[\w@.-]{1,200}/IncomingWebhook/([0-9a-zA-Z]{20,64})/"),
+              ("/api/webhooks/", "qyapi.weixin", "/open-apis/bot/", "oapi.dingtalk", "webhookb2"),
+              check=_CERTAIN, evades=False),
+    make_rule("otpauth-secret", "One-time password seed in an otpauth:// URL",
+              r"otpauth://[a-z]{4}/[^\s?]{0,200}\?(?:[^\s#]{0,500}&)?secret=([A-Za-z2-7]{16,128})",
+              ("otpauth://",), ignore_case=True, check=_CERTAIN, evades=False),
+    # A password in a URL's user info (scheme://user:password@host), a connection
+    # string's. Not a gitleaks rule (its generic ones are left out): memgov's own, since
+    # a private store keeps an internal host's address but never the password to it.
+    # The secret is the password alone: a placeholder or a plain word is no finding.
+    # (Matched where each ``://`` is, the scheme checked before it: cheaper than a
+    # regex searched through every line that holds a URL.)
+    make_rule("url-password", "Password in a URL",
+              r"://[^\s:/?#@'\"<>]{0,64}:([^\s/?#@'\"<>]{6,128})@",
+              ("://",), check=_url_password, local=True, evades=False),
+    # Go's DSN: user:password@tcp(host:port)/db.
+    make_rule("dsn-password", "Password in a Go database DSN",
+              r"[\"'\x60]([^\s:\"'@/\x60]{1,64}):([^\s\"'@\x60]{1,128})@(?:tcp|unix)\(",
+              ("@tcp(", "@unix("), check=_CERTAIN, evades=False),
+    make_rule("basic-auth", "HTTP Basic credentials (user:password in base64)",
+              r"\bbasic[ \t]{1,8}([A-Za-z0-9+/]{6,1024}={0,2})(?![A-Za-z0-9+/=])", ("basic",),
+              ignore_case=True, check=_decodes_to_login, evades=False),
+    make_rule("docker-auth", "Docker registry auth (user:password in base64)",
+              r"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{6,}={0,2})\"", ('"auth"',),
+              check=_decodes_to_login, evades=False),
+    make_rule("bearer-token", "Bearer token in an Authorization header",
+              r"\bbearer[ \t]+\{?['\"]?([A-Za-z0-9._~+/=-]{12,4096})", ("bearer",),
+              ignore_case=True, check=_CERTAIN, evades=False),
+    make_rule("connection-string-password",
+              "Password or key in a connection string (ADO.NET, ODBC, Azure, JDBC)",
+              r"[;&?][ \t]{0,8}(?:password|pwd|accountkey|sharedaccesskey)[ \t]{0,8}=[ \t]{0,8}"
+              r"([^;\"'<>\s&]{1,512})",
+              ("password", "pwd", "accountkey", "sharedaccesskey"), ignore_case=True,
+              check=_CERTAIN, evades=False),
+    make_rule("netrc-password", "Password in a .netrc entry",
+              (r"\bmachine\s{1,64}\S{1,256}\s{1,64}(?:login\s{1,64}\S{1,256}\s{1,64})?password"
+               r"\s{1,64}(\S{1,256})",
+               r"\bdefault\s{1,64}(?:login\s{1,64}\S{1,256}\s{1,64})?password\s{1,64}(\S{1,256})"),
+              ("password",), multiline=True, check=_CERTAIN, evades=False),
+    make_rule("pgpass-password", "Password in a .pgpass line",
+              r"(?<![^\s\x60\"'])[^\s:\x60\"']{1,255}:(?:\d{1,5}|\*):[^\s:\x60\"']{1,255}:[^\s:\x60\"']{1,255}"
+              r":([^\s:\x60\"']{1,255})(?=[\s\x60\"']|$)",
+              (":5432:", ":5433:", ":5434:", ":6432:", ":*:"), check=_CERTAIN, evades=False),
+    make_rule("cli-password", "Password given to a command on its command line",
+              (r"\bsshpass\s+-p\s*" + _VALUE,
+               r"\bmysql(?:dump|admin|sh|import|check)?\b[^\n|;&]{0,200}?\s-p" + _VALUE,
+               r"--password[= ]" + _VALUE,
+               r"\b(?:curl|wget)\b[^\n|;&]{0,200}?\s(?:-u|--user)[ =]['\"]?[^\s:'\"]{1,64}:"
+               + _VALUE,
+               r"\b(?:PGPASSWORD|MYSQL_PWD)=" + _VALUE,
+               r"\bredis-cli\b[^\n|;&]{0,200}?\s-a\s+" + _VALUE,
+               r"\bhtpasswd[ \t]+-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]+\S{1,256}[ \t]+\S{1,64}[ \t]+"
+               + _VALUE,
+               r"\bdocker\s+login\b[^\n|;&]{0,200}?\s-p\s+" + _VALUE,
+               r"\b(?:sqlcmd|bcp)\b[^\n|;&]{0,200}?\s-P\s*" + _VALUE,
+               r"\bmongo(?:sh|dump|restore)?\b[^\n|;&]{0,200}?\s-p\s+" + _VALUE,
+               r"\bsmbclient\b[^\n|;&]{0,200}?\s-U\s+[^\s%]{1,64}%" + _VALUE,
+               r"-pass(?:in|out)?\s+pass:" + _VALUE,
+               r"(?i:convertto-securestring)\s+(?:-String\s+)?" + _VALUE,
+               r"\becho\s+" + _VALUE + r"\s*\|\s*(?:sudo\s+)?(?:passwd\b|chpasswd|sudo\s+-S)"),
+              ("--password", " -p", " -a ", " -u ", "--user", "pgpassword=", "mysql_pwd=",
+               "htpasswd", "-pass", "convertto-securestring", "passwd", "| sudo -s"),
+              check=_CERTAIN, evades=False),
+)
+# fmt: on

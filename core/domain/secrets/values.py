@@ -1,0 +1,161 @@
+r"""Whether a value found beside a secret's name is a secret, or only looks like a place for one.
+
+:func:`plausible` is asked about every value a structure or likely rule finds
+(the password of a ``.netrc`` line, the value of ``DB_PASSWORD=...``, the word
+after "the password is"). It refuses, in this order:
+
+* an empty or short value (under six characters), one with a space, a
+  non-ASCII character (``你的密码``, ``＜パスワード＞``), a URL or an e-mail;
+* a placeholder: ``<...>``, ``your-...-here``, ``changeme``, ``example``,
+  ``TODO``, ``REPLACE_ME`` (an identifier in capitals), ``xxxx`` or a run of one
+  character, ``...``;
+* a reference: ``${VAR}``, ``$VAR``, ``{{ ... }}``, ``{name}``, ``%(x)s``, ``%s``,
+  ``!Ref``/``!ENV``, ``op://``, ``vault:``, ``secret://``, ``arn:``, and code
+  (``os.environ[...]``, ``process.env.X``, ``f.read()``, ``settings.PASSWORD``, a
+  type: ``tuple[str, str]``, ``SecretStr``);
+* masked: ``***``, ``•``, ``…``, ``sk-...abcd``, ``(hidden)``;
+* a hash: bcrypt ``$2b$``, ``$argon2``, crypt ``$6$``, ``pbkdf2_``, ``{SSHA}``; hex of
+  32, 40, 64 or 128 digits where the name or the words before it say hash,
+  digest, checksum, sha or md5 (always, in prose: there a hex string is a
+  digest more often than a key);
+* an integrity string (``sha512-...``), a UUID, a version (``v1.2.3``,
+  ``2.4.0-rc.3``), a path (``/etc/...``, ``~/.ssh/...``, ``C:\...``, a file name);
+* base64 of text with a space in it (encoded words: a token inside them is found
+  by the evasion layer) or of a placeholder;
+* a boolean, a number, a word (letters only, in one case or capitalised:
+  ``true``, ``none``, ``required``, ``Password``), an identifier
+  (``db_password``, ``myPassword``).
+
+In prose (``strict``), a value must also mix a letter with a digit or a symbol:
+"the password is stored" names no password.
+
+Nothing here keeps, prints or raises with a value.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from base64 import b64decode
+
+from core.domain.secrets.placeholders import looks_sequential, mostly_runs
+
+MIN_LENGTH = 6
+
+_PLACEHOLDER = re.compile(
+    r"example|placeholder|redacted|dummy|sample|changeme|change_me|change-me|set-me|setme"
+    r"|replace|your[_-]|[_-]here(?![a-z])|^(?-i:my[A-Z])|todo|tbd|fixme|fill[_-]?in|insert[_-]"
+    r"|^x{3,}|x{4,}$|^(?:secret|password|passwd|token|pass|pwd|none|null|nil|undefined)$"
+    r"|A-Z|a-z|0-9",
+    re.IGNORECASE,
+)
+_REFERENCE = re.compile(
+    r"^(?:\$|%\(|%[sdr]$|\{|!|@|&|\*|<|＜|\[|op://|vault:|secret://|secrets://|ref\+|sm://|"
+    r"arn:|awssm|gcp:|azure:|env:|file:|keyring:|enc\[)"
+    r"|\$\{|\{\{|\{[^{}\s]*\}|%\([^)]*\)[sdr]|[()\[\]]"
+    r"|^(?:os\.|process\.env|env\.|ENV\b|System\.|config\.|settings\.|self\.|this\.)",
+    re.IGNORECASE,
+)
+_MASKED = re.compile(r"\*{3,}|•|…|\.{3}|\(hidden\)|\[truncated\]|^\*+$")
+_HASH_FORMAT = re.compile(
+    r"^(?:\$2[abxy]?\$\d\d\$|\$argon2|\$[156y]\$|\$5\$|\$pbkdf2|pbkdf2_|\$scrypt|scrypt:"
+    r"|\{(?:SSHA|SHA|SMD5|MD5|CRYPT|SSHA256|SSHA512|PBKDF2)[^}]*\})",
+    re.IGNORECASE,
+)
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_HEX_SIZES = frozenset({32, 40, 64, 128})
+HASH_WORDS = re.compile(
+    r"hash|digest|checksum|sha-?\d|sha\b|md5|fingerprint|etag|commit|integrity|哈希|摘要|校验|ハッシュ",
+    re.IGNORECASE,
+)
+_INTEGRITY = re.compile(r"^(?:sha\d{1,3}|md5|blake2b?)[-:=]", re.IGNORECASE)
+_UUID = re.compile(
+    r"^\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?$"
+)
+_VERSION = re.compile(r"^[vV]?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.+-]*)?$")
+_PATH = re.compile(
+    r"^(?:/|~/|\./|\.\./|[A-Za-z]:[\\/]|\\\\)|^[\w.-]*/[\w./-]*\.[A-Za-z]{1,5}$"
+    r"|^[\w-]+\.(?:json|pem|key|crt|txt|yaml|yml|env|cfg|conf|ini|p12|pfx|jks)$",
+    re.IGNORECASE,
+)
+_URL_OR_MAIL = re.compile(r"://|^[^@\s]+@[\w-]+(?:\.[\w-]+)+$")
+_WORD = re.compile(r"[A-Za-z]+")
+_IDENTIFIER = re.compile(
+    r"_*(?:[a-z]+(?:[_-][a-z]+)*|[A-Z]+(?:[_-][A-Z]+)*)_*|[A-Za-z][a-z]+(?:[A-Z][a-z]+)+"
+)
+_LETTER = re.compile(r"[A-Za-z]")
+_BRAND = re.compile(r"\d[A-Z][a-z]+$")
+_OTHER = re.compile(r"[^A-Za-z]")
+_TRAILING = ".,;:)]}>\x60\"'。，、）"
+
+
+def trim(value: str) -> str:
+    """The value without the sentence punctuation or brackets that close it."""
+    return value.rstrip(_TRAILING)
+
+
+def _is_word(value: str) -> bool:
+    return bool(
+        _WORD.fullmatch(value)
+        and (value.islower() or value.isupper() or value.istitle() or len(value) < 8)
+    )
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}|[A-Za-z0-9_-]{8,}={0,2}")
+
+
+def _decoded(value: str) -> str | None:
+    """What a base64 value decodes to, if that is printable ASCII text."""
+    if not _BASE64.fullmatch(value):
+        return None
+    raw = value.replace("-", "+").replace("_", "/")
+    try:
+        text = b64decode(raw + "=" * (-len(raw) % 4), validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return text if text.replace("\n", " ").replace("\t", " ").isprintable() else None
+
+
+def is_hash(value: str, context: str = "", *, prose: bool = False) -> bool:
+    """A password hash's format, or hex of a digest's size in a hash's context."""
+    if _HASH_FORMAT.match(value) or _INTEGRITY.match(value):
+        return True
+    if len(value) in _HEX_SIZES and _HEX.fullmatch(value):
+        return prose or bool(HASH_WORDS.search(context))
+    return False
+
+
+def plausible(
+    value: str, *, context: str = "", strict: bool = False, hex_is_hash: bool = True
+) -> bool:
+    """Whether ``value`` can be a secret (see the module); ``context``: its name and
+    the words before it, for a hash; ``strict``: found in prose."""
+    if len(value) < MIN_LENGTH or len(value) > 1024 or not value.isascii():
+        return False
+    if any(c.isspace() for c in value) or _URL_OR_MAIL.search(value):
+        return False
+    if _PLACEHOLDER.search(value) or _REFERENCE.search(value) or _MASKED.search(value):
+        return False
+    if mostly_runs(value) or looks_sequential(value):
+        return False
+    if hex_is_hash and is_hash(value, context, prose=strict):
+        return False
+    if _UUID.match(value) or _VERSION.match(value) or _PATH.search(value):
+        return False
+    if value.isdigit() or _is_word(value) or _IDENTIFIER.fullmatch(value):
+        return False
+    decoded = _decoded(value)
+    for _level in range(2):  # base64 of words (a token inside is the evasion layer's) or of
+        if decoded is None:  # a placeholder, or that encoded again
+            break
+        if (
+            any(c.isspace() for c in decoded.strip())
+            or _PLACEHOLDER.search(decoded)
+            or mostly_runs(decoded)
+            or looks_sequential(decoded)
+        ):
+            return False
+        decoded = _decoded(decoded.strip())
+    if strict:  # and not a name with a digit in front ("1Password", "3Com")
+        return bool(_LETTER.search(value) and _OTHER.search(value)) and not _BRAND.match(value)
+    return True

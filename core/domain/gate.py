@@ -328,7 +328,7 @@ def evaluate(
 
     texts = (content, evidence, *also)
     hits = [h for text in texts for h in secrets.scan(text)]
-    certain = {h.rule_id for h in hits if getattr(h, "tier", "certain") != "likely"}
+    certain = {h.rule_id for h in hits if h.tier != "likely"}
     likely = {h.rule_id for h in hits} - certain
     kept = bool(likely) and not certain and keep_likely and not shared
     rules = tuple(sorted(certain | likely))

@@ -214,9 +214,9 @@ def _sensitive_only(entry: Entry) -> bool:
     machine, and the address is data of the user's project; a team store is shared, so
     the address would leave it."""
     texts = _texts(entry)
-    tiers = {getattr(h, "tier", "certain") for t in texts for h in secrets.scan(t)}
-    if tiers:
-        return tiers == {"likely"}
+    tiers = {h.tier for t in texts for h in secrets.scan(t)}
+    if tiers:  # kept private by a person: written as it is (the gate's keep_likely)
+        return tiers == {"likely"} and not (entry.keep_likely and entry.scope == "private")
     return entry.scope == "team" and any(gate.sensitive_patterns(t) for t in texts)
 
 

@@ -82,6 +82,8 @@ class GateResult(AsData):
     criteria: tuple[Criterion, ...] = ()
     excluded: tuple[str, ...] = ()  # reasons the content is never memory
     secret_rules: tuple[str, ...] = field(default=())
+    #: the likely credentials a person said are none (``keep_likely``): their rules
+    kept_likely: tuple[str, ...] = ()
 
     @property
     def score(self) -> float:
@@ -387,4 +389,5 @@ def evaluate(
         criteria=(probability("s1", s1), probability("s2", s2), s3, s4),
         excluded=() if vouched else tuple(exclusions(content)),
         secret_rules=rules + sensitive,
+        kept_likely=tuple(sorted(likely)) if kept else (),
     )

@@ -81,9 +81,31 @@ def record_hits(store: Store) -> list[Hit]:
     hits = []
     for memory in sorted(store.memories.with_secrets(), key=lambda m: m.id):
         findings = scan_file(store.root / memory.path)
-        if findings:
+        if findings and not _kept_likely(store, memory, findings):
             hits.append(Hit(memory.path, findings, memory))
     return hits
+
+
+def _kept_likely(store: Store, memory: Memory, findings: tuple[secrets.Finding, ...]) -> bool:
+    """Whether a person said the credentials the record holds are none: every finding
+    likely, and an event of its writing keeps their rules and the hash of these very
+    words (core.writing.pipeline: ``memgov remember --keep-likely``, a held item kept)."""
+    if any(f.tier != "likely" for f in findings):
+        return False
+    from core.store.quarantine import text_hash
+
+    mine, _recoveries = store.memories.catalog.events_of(memory.id)
+    wanted = text_hash(memory.content)
+    rules = {f.rule_id for f in findings}
+    for event in mine:
+        kept = (getattr(event, "details", None) or {}).get("kept_likely")
+        if (
+            isinstance(kept, dict)
+            and kept.get("hash") == wanted
+            and rules <= set(kept.get("rules") or ())
+        ):
+            return True
+    return False
 
 
 def file_hits(store: Store) -> list[Hit]:

@@ -256,12 +256,18 @@ def _settled_notes(result: gate.GateResult) -> tuple[str, ...]:
     )
 
 
-def _gate_details(result: gate.GateResult) -> dict[str, Any]:
-    """What a write's event keeps of the gate: its score and each settled score's rule."""
+def _gate_details(result: gate.GateResult, content: str = "") -> dict[str, Any]:
+    """What a write's event keeps of the gate: its score, each settled score's rule, and
+    the likely credentials a person said are none (their rules and the hash of the words
+    they were kept in: core.store.secret_files asks no more about those words)."""
     details: dict[str, Any] = {"gate": round(result.score, 4)}
     settled = {c.name: {"score": c.score, "rule": c.settled} for c in result.criteria if c.settled}
     if settled:
         details["settled"] = settled
+    if result.kept_likely:
+        from core.store.quarantine import text_hash
+
+        details["kept_likely"] = {"rules": list(result.kept_likely), "hash": text_hash(content)}
     return details
 
 
@@ -501,7 +507,7 @@ def _place(
             memory,
             action="create",
             reason="write gate passed, no contradiction",
-            details=_gate_details(result),
+            details=_gate_details(result, memory.content),
         )
         return Outcome("written", (memory.id,), ("written", *_settled_notes(result)), gate=result)
 
@@ -515,7 +521,7 @@ def _place(
             memory,
             action="create",
             reason="newer preference for the same key",
-            details=_gate_details(result),
+            details=_gate_details(result, memory.content),
         )
         for old in contradicted:
             tx.transition(
@@ -539,7 +545,7 @@ def _place(
         action="conflict",
         reason="contradicts a record of the same key",
         request=item,
-        details={**_gate_details(result), "against": [m.id for m in contradicted]},
+        details={**_gate_details(result, memory.content), "against": [m.id for m in contradicted]},
     )
     opened = False
     for other in contradicted:

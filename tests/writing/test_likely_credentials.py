@@ -166,3 +166,10 @@ def test_a_person_redacts_keeps_or_drops_it(ws: Workspace, tmp_path: Path, optio
         assert PASSWORD.encode() not in _everything(store.root)
     else:
         assert len(staging) == 1 and PASSWORD in staging[0]
+        assert build_queue(ws, kinds=["secret"]) == []  # a person said it is none
+
+
+def test_what_a_person_kept_does_not_come_back_as_a_secret_item(ws: Workspace) -> None:
+    run = _remember(ws, f"Staging DB: db_password = {PASSWORD} on db-staging.", "--keep-likely")
+    assert run.returncode == 0, run.stderr
+    assert build_queue(ws, kinds=["secret"]) == []

@@ -69,6 +69,18 @@ _NEEDLES = tuple(
     )
     for rule in RULES
 )
+
+
+def _rules_of() -> dict[bytes, tuple[int, ...]]:
+    """The rules (by index in ``RULES``) whose keywords each needle is."""
+    found: dict[bytes, list[int]] = {}
+    for order, needles in enumerate(_NEEDLES):
+        for needle in dict.fromkeys(needles):
+            found.setdefault(needle, []).append(order)
+    return {needle: tuple(orders) for needle, orders in found.items()}
+
+
+_RULES_OF = _rules_of()
 _LOCAL = {n for rule, needles in zip(RULES, _NEEDLES, strict=True) if rule.local for n in needles}
 
 
@@ -269,10 +281,12 @@ def find_secrets(
     data: bytes, lowered: bytes, hits: dict[bytes, list[int]]
 ) -> Iterator[tuple[int, int, int]]:
     """(start, rule index, end) of every accepted secret, rule by rule."""
-    for order, rule in enumerate(RULES):
+    found = {order for needle in hits for order in _RULES_OF[needle]}
+    for order in sorted(found):  # a rule none of whose keywords occurs is not even compiled
+        rule = RULES[order]
         windows = _windows(rule, _NEEDLES[order], hits, lowered)
         if not windows:
-            continue  # no keyword: the rule's regexes are not even compiled
+            continue
         for start, stop in _candidates(rule, windows, data):
             yield start, order, stop
 

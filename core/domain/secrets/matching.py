@@ -2,13 +2,13 @@
 
 :func:`prepare` turns a text into its UTF-8 bytes, lowercased bytes and keyword
 hits; :func:`find_secrets` gives every accepted secret, rule by rule, as
-(start byte, rule index, stop byte). ``KEYWORD`` and ``KEYWORD_AT`` match any
-rule keyword, for the evasion layers.
+(start byte, rule index, stop byte). :func:`keyword_pattern` and
+:func:`keyword_at_pattern` match any vendor token's keyword, for the evasion layers.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
 import re
 from collections.abc import Iterable, Iterator
 
@@ -24,9 +24,12 @@ _MAX_WINDOWS = 64
 #
 # gitleaks finds every keyword in one Aho-Corasick pass, and so does this: the
 # lowercased bytes, read as Latin-1 (one character a byte, so offsets stay byte
-# offsets), go once through :class:`core.domain.keywords.Keywords`, whose automaton
-# is built by the first text scanned. A keyword found is then told apart by the
-# needles it carries: a rule whose keyword must be followed by its ``tail``.
+# offsets), go through :class:`core.domain.keywords.Keywords`, whose automaton is
+# built by the first text scanned. A keyword found counts for each of its needles:
+# a needle with a ``tail`` only where its tail's regex matches right after it. The
+# text is read by stretches, each twice the last: a keyword that counts only up to
+# ``_MAX_WINDOWS`` leaves the automaton after the stretch that fills it, so a common
+# one (``ey``, ``s.``) costs no Python call a hit past that.
 
 
 def _needle(keyword: str, rule: Rule) -> bytes:
@@ -96,19 +99,17 @@ def _by_keyword() -> dict[str, tuple[tuple[bytes, bool, bool], ...]]:
 
 
 _BY_KEYWORD = _by_keyword()
-#: the needles with a tail: each found by a regex of its own (the keyword, a literal
-#: ``re`` scans for fast, then its tail), not by the automaton (``key`` is common)
-_TAILED = tuple(n for needles in _BY_KEYWORD.values() for n, tailed, _ in needles if tailed)
 #: the keywords that may stop being searched for: every needle of theirs is neither
 #: local nor tailed, so past ``_MAX_WINDOWS`` hits their rules run over the whole text
 _CAPPED = frozenset(
     k for k, needles in _BY_KEYWORD.items() if not any(n[1] or n[2] for n in needles)
 )
-#: the keywords the automaton looks for: those with a needle without a tail
-_PLAIN = frozenset(k for k, needles in _BY_KEYWORD.items() if not all(n[1] for n in needles))
+_ALL = frozenset(_BY_KEYWORD)
 _LONGEST = max((len(k) for k in _BY_KEYWORD), default=1)
 #: the automaton of each set of keywords still searched for (built by its first text)
 _AUTOMATA: dict[frozenset[str], Keywords] = {}
+#: each tailed needle's tail, compiled by the first text that holds its keyword
+_TAILS: dict[bytes, re.Pattern[bytes]] = {}
 # the first stretch of text searched with every keyword; each next one twice as long,
 # up to the last size (a common keyword leaves the search after the stretch that fills it)
 _FIRST_STRETCH, _LAST_STRETCH = 8192, 1 << 20
@@ -125,16 +126,11 @@ def _automaton(keywords: frozenset[str]) -> Keywords:
 
 def keyword_hits(lowered: bytes) -> dict[bytes, list[int]]:
     """Where each needle occurs: up to ``_MAX_WINDOWS + 1`` times each (a rule with
-    more runs over the whole text), every time for a local or tailed one's.
-
-    One Aho-Corasick pass, by stretches: a keyword that only counts up to the limit
-    leaves the automaton once it has been seen that often (so a common one, ``ey``,
-    costs nothing past that)."""
+    more runs over the whole text), every time for a local rule's. One Aho-Corasick
+    pass, by stretches (see above)."""
     hits: dict[bytes, list[int]] = {}
-    for needle in _TAILED:
-        _tailed_hits(needle, lowered, hits)
     text = lowered.decode("latin-1")
-    active = _PLAIN
+    active = _ALL
     begin, size, stretch = 0, len(text), _FIRST_STRETCH
     while begin < size and active:
         end = min(size, begin + stretch)
@@ -166,7 +162,11 @@ def _record(
         at_ = start + offset
         for needle, tailed, local in by_keyword[keyword]:
             if tailed:
-                continue  # found by its regex
+                tail = _TAILS.get(needle)
+                if tail is None:
+                    tail = _TAILS[needle] = re.compile(_split(needle)[1])
+                if tail.match(lowered, at_ + len(keyword)) is None:
+                    continue
             at = hits.get(needle)
             if at is None:
                 hits[needle] = [at_]
@@ -175,28 +175,6 @@ def _record(
                 if len(at) > limit and keyword in capped:
                     full.add(keyword)
     return full
-
-
-_TAILS: dict[bytes, re.Pattern[bytes]] = {}
-
-
-def _tailed_hits(needle: bytes, lowered: bytes, hits: dict[bytes, list[int]]) -> None:
-    """Record where a needle with a tail occurs: its keyword, then the tail."""
-    pattern = _TAILS.get(needle)
-    if pattern is None:
-        keyword, tail = _split(needle)
-        # a keyword that may overlap itself (``abab``) is looked for at every byte
-        bordered = any(keyword[:i] == keyword[-i:] for i in range(1, len(keyword)))
-        source = (
-            b"(?=" + re.escape(keyword) + tail + b")"
-            if bordered
-            else re.escape(keyword) + b"(?=" + tail + b")"
-        )
-        pattern = _TAILS[needle] = re.compile(source)
-    limit = None if needle in _LOCAL else _MAX_WINDOWS + 1
-    found = [match.start() for match in itertools.islice(pattern.finditer(lowered), limit)]
-    if found:
-        hits[needle] = found
 
 
 def _windows(
@@ -291,9 +269,17 @@ def find_secrets(
             yield start, order, stop
 
 
-# the keywords that mark a token split over lines: the vendor tokens' (a likely
-# rule's ``password`` or ``token`` would make every wrapped sentence a tell)
-KEYWORD = re.compile(
-    _trie(k for rule, n in zip(RULES, _NEEDLES, strict=True) if rule.evades for k in n)
-)
-KEYWORD_AT = re.compile(KEYWORD.pattern.decode("ascii"), re.IGNORECASE | re.ASCII)
+@functools.cache
+def keyword_pattern() -> re.Pattern[bytes]:
+    """Any keyword that marks a token split over lines: the vendor tokens' (a likely
+    rule's ``password`` or ``token`` would make every wrapped sentence a tell).
+    Compiled by its first use."""
+    return re.compile(
+        _trie(k for rule, n in zip(RULES, _NEEDLES, strict=True) if rule.evades for k in n)
+    )
+
+
+@functools.cache
+def keyword_at_pattern() -> re.Pattern[str]:
+    """:func:`keyword_pattern` for a ``str``, in any case."""
+    return re.compile(keyword_pattern().pattern.decode("ascii"), re.IGNORECASE | re.ASCII)

@@ -2,8 +2,8 @@
 
 :func:`prepare` turns a text into its UTF-8 bytes, lowercased bytes and keyword
 hits; :func:`find_secrets` gives every accepted secret, rule by rule, as
-(start byte, rule index, stop byte). ``KEYWORD`` and ``KEYWORD_AT`` match any
-rule keyword, for the evasion layers.
+(start byte, rule index, stop byte). :func:`keyword_pattern` and
+:func:`keyword_at_pattern` match any vendor token's keyword, for the evasion layers.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
+from core.domain.keywords import Keywords
 from core.domain.secrets.placeholders import accept
 from core.domain.secrets.rules import RULES, Rule
 
@@ -22,26 +22,14 @@ _MAX_WINDOWS = 64
 
 # --- keyword prefilter ---------------------------------------------------------
 #
-# gitleaks finds every keyword in one Aho-Corasick pass. The stdlib has none, and
-# one ``bytes.find`` per keyword means some 55 passes over the text. Instead each
-# keyword is found by its rarest byte, its anchor: one regex per anchor byte,
-# whose one-byte literal prefix ``re`` scans fast, checks the keywords around it
-# by lookbehind and lookahead. (A single regex for all anchors is slower: ``re``
-# then tests every byte against a set.)
-
-# Bytes from rarest to most common in prose and code; a keyword's anchor is its
-# byte that comes first here.
-_RARITY = b"zqjx_-3579864210kvwbyfgpm.ucdlhrsnioate"
-
-
-@dataclass(frozen=True)
-class _AnchorGroup:
-    """The needles sharing one anchor byte, and the regex that finds them."""
-
-    anchor: bytes
-    pattern: re.Pattern[bytes]
-    # needle, its keyword, the anchor's offset in the keyword, and whether it is local
-    needles: tuple[tuple[bytes, bytes, int, bool], ...]
+# gitleaks finds every keyword in one Aho-Corasick pass, and so does this: the
+# lowercased bytes, read as Latin-1 (one character a byte, so offsets stay byte
+# offsets), go through :class:`core.domain.keywords.Keywords`, whose automaton is
+# built by the first text scanned. A keyword found counts for each of its needles:
+# a needle with a ``tail`` only where its tail's regex matches right after it. The
+# text is read by stretches, each twice the last: a keyword that counts only up to
+# ``_MAX_WINDOWS`` leaves the automaton after the stretch that fills it, so a common
+# one (``ey``, ``s.``) costs no Python call a hit past that.
 
 
 def _needle(keyword: str, rule: Rule) -> bytes:
@@ -73,74 +61,6 @@ def _trie(words: Iterable[bytes]) -> bytes:
     return b"(?:" + body + b")?" if whole else body
 
 
-# The bytes rare enough in text that an anchor on one of them is a cheap pass; a
-# keyword with none (``secret``, ``pass``) is anchored on two bytes (``cr``, ``pa``).
-_RARE = frozenset(_RARITY[:23])
-
-
-def _rank(byte: int) -> int:
-    return _RARITY.find(bytes((byte,))) % 256
-
-
-def _anchor(keyword: bytes, among: set[bytes] | None = None) -> tuple[int, int] | None:
-    """(offset, length) of the keyword's anchor: its rarest byte (of ``among``, if
-    given), or, if that byte is not rare, its rarest pair of bytes."""
-    if among is not None:
-        found = [i for i in range(len(keyword)) if keyword[i : i + 1] in among]
-        return (min(found, key=lambda i: _rank(keyword[i])), 1) if found else None
-    best = min(range(len(keyword)), key=lambda i: _rank(keyword[i]))
-    if keyword[best] in _RARE or len(keyword) < 2 or not keyword.isascii():
-        return best, 1
-    pairs = range(len(keyword) - 1)
-    return min(pairs, key=lambda i: sorted((_rank(keyword[i]), _rank(keyword[i + 1])))), 2
-
-
-def _anchor_groups(
-    needles: set[bytes], local: set[bytes], first: set[bytes]
-) -> tuple[_AnchorGroup, ...]:
-    """One group per anchor. The ``first`` needles (the vendor tokens') take their
-    rarest byte, as they always have; every other one its rarest byte if that is
-    rare, else a byte some group already searches for if it holds one that is rare
-    enough, else its rarest pair of bytes (each anchor is one more pass over the
-    text, and a common one is tried at every occurrence)."""
-    by_anchor: dict[bytes, list[tuple[bytes, bytes, int, bool]]] = {}
-    for needle in sorted(needles, key=lambda n: (n not in first, n)):
-        keyword = _split(needle)[0]
-        if needle in first:
-            found = _anchor(keyword, {bytes((b,)) for b in keyword})
-        else:
-            found = _anchor(keyword)
-        offset, size = found or (0, 1)
-        member = (needle, keyword, offset, needle in local)
-        by_anchor.setdefault(keyword[offset : offset + size], []).append(member)
-    return tuple(
-        _AnchorGroup(anchor, _group_pattern(anchor, tuple(members)), tuple(members))
-        for anchor, members in sorted(by_anchor.items())
-    )
-
-
-@functools.lru_cache(maxsize=512)
-def _group_pattern(
-    anchor: bytes, members: tuple[tuple[bytes, bytes, int, bool], ...]
-) -> re.Pattern[bytes]:
-    """The anchor, then each member's keyword (and tail) around it."""
-    checks, plain = [], []
-    size = len(anchor)
-    for needle, k, i, _local in members:
-        tail = _split(needle)[1]
-        if not i and not tail:
-            plain.append(k[size:])  # no lookbehind, a literal ahead: one trie for all
-            continue
-        ahead = re.escape(k[i + size :]) + tail
-        checks.append(
-            (b"(?<=" + re.escape(k[: i + size]) + b")" if i else b"")
-            + (b"(?=" + ahead + b")" if ahead else b"")
-        )
-    if plain:
-        checks.insert(0, b"(?=" + _trie(plain) + b")" if any(plain) else b"")
-    return re.compile(re.escape(anchor) + b"(?:" + b"|".join(checks) + b")")
-
-
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
 _PLAIN_LOCAL = {
     k.encode("utf-8") for rule in RULES if rule.local and not rule.tail for k in rule.keywords
@@ -152,67 +72,109 @@ _NEEDLES = tuple(
     )
     for rule in RULES
 )
+
+
+def _rules_of() -> dict[bytes, tuple[int, ...]]:
+    """The rules (by index in ``RULES``) whose keywords each needle is."""
+    found: dict[bytes, list[int]] = {}
+    for order, needles in enumerate(_NEEDLES):
+        for needle in dict.fromkeys(needles):
+            found.setdefault(needle, []).append(order)
+    return {needle: tuple(orders) for needle, orders in found.items()}
+
+
+_RULES_OF = _rules_of()
 _LOCAL = {n for rule, needles in zip(RULES, _NEEDLES, strict=True) if rule.local for n in needles}
-_GROUPS = _anchor_groups(
-    {n for needles in _NEEDLES for n in needles},
-    _LOCAL,
-    {n for rule, needles in zip(RULES, _NEEDLES, strict=True) if rule.evades for n in needles},
+
+
+def _by_keyword() -> dict[str, tuple[tuple[bytes, bool, bool], ...]]:
+    """Each keyword (as Latin-1 text) and its needles: (needle, has a tail, local)."""
+    found: dict[str, list[tuple[bytes, bool, bool]]] = {}
+    for needle in sorted({n for needles in _NEEDLES for n in needles}):
+        keyword = _split(needle)[0]
+        found.setdefault(keyword.decode("latin-1"), []).append(
+            (needle, len(keyword) < len(needle), needle in _LOCAL)
+        )
+    return {keyword: tuple(needles) for keyword, needles in found.items()}
+
+
+_BY_KEYWORD = _by_keyword()
+#: the keywords that may stop being searched for: every needle of theirs is neither
+#: local nor tailed, so past ``_MAX_WINDOWS`` hits their rules run over the whole text
+_CAPPED = frozenset(
+    k for k, needles in _BY_KEYWORD.items() if not any(n[1] or n[2] for n in needles)
 )
+_ALL = frozenset(_BY_KEYWORD)
+_LONGEST = max((len(k) for k in _BY_KEYWORD), default=1)
+#: the automaton of each set of keywords still searched for (built by its first text)
+_AUTOMATA: dict[frozenset[str], Keywords] = {}
+#: each tailed needle's tail, compiled by the first text that holds its keyword
+_TAILS: dict[bytes, re.Pattern[bytes]] = {}
+# the first stretch of text searched with every keyword; each next one twice as long,
+# up to the last size (a common keyword leaves the search after the stretch that fills it)
+_FIRST_STRETCH, _LAST_STRETCH = 8192, 1 << 20
+
+
+def _automaton(keywords: frozenset[str]) -> Keywords:
+    found = _AUTOMATA.get(keywords)
+    if found is None:
+        if len(_AUTOMATA) >= 64:
+            _AUTOMATA.clear()
+        found = _AUTOMATA[keywords] = Keywords((k, 1, False) for k in keywords)
+    return found
 
 
 def keyword_hits(lowered: bytes) -> dict[bytes, list[int]]:
-    """Where each needle occurs: up to ``_MAX_WINDOWS + 1`` times each, every time
-    for a local rule's. A needle seen that often leaves its group's regex, which
-    goes on without it (so a common one, ``ey``, costs nothing past that)."""
+    """Where each needle occurs: up to ``_MAX_WINDOWS + 1`` times each (a rule with
+    more runs over the whole text), every time for a local rule's. One Aho-Corasick
+    pass, by stretches (see above)."""
     hits: dict[bytes, list[int]] = {}
-    for group in _GROUPS:
-        members, pattern, pos = group.needles, group.pattern, 0
-        while members:
-            full = _scan_group(pattern, members, lowered, pos, hits)
-            if full is None:
-                break
-            members = tuple(m for m in members if m[0] not in full[0])
-            if not members:
-                break
-            pattern, pos = _group_pattern(group.anchor, members), full[1]
+    text = lowered.decode("latin-1")
+    active = _ALL
+    begin, size, stretch = 0, len(text), _FIRST_STRETCH
+    while begin < size and active:
+        end = min(size, begin + stretch)
+        back = min(begin, _LONGEST - 1)  # a keyword across the boundary ends past it
+        full = _record(
+            _automaton(active), text[begin - back : end], begin - back, back, lowered, hits
+        )
+        if full:
+            active = active - full
+        begin, stretch = end, min(stretch * 2, _LAST_STRETCH)
     return hits
 
 
-def _scan_group(
-    pattern: re.Pattern[bytes],
-    members: tuple[tuple[bytes, bytes, int, bool], ...],
+def _record(
+    keywords: Keywords,
+    piece: str,
+    offset: int,
+    skip: int,
     lowered: bytes,
-    pos: int,
     hits: dict[bytes, list[int]],
-) -> tuple[set[bytes], int] | None:
-    """Record the members' hits from ``pos``; stop when one of them becomes full,
-    with the full ones and where to go on, or at the end (None)."""
-    for match in pattern.finditer(lowered, pos):
-        full: set[bytes] = set()
-        for needle, keyword, offset, local in members:  # two may share an anchor
-            start = match.start() - offset
-            if start < 0 or not lowered.startswith(keyword, start):
-                continue
-            if len(keyword) < len(needle) and not _tail_follows(needle, lowered, start):
-                continue
-            at = hits.setdefault(needle, [])
-            at.append(start)
-            if not local and len(at) > _MAX_WINDOWS:
-                full.add(needle)
-        if full:
-            return full, match.start() + 1
-    return None
-
-
-_TAILS: dict[bytes, re.Pattern[bytes]] = {}
-
-
-def _tail_follows(needle: bytes, lowered: bytes, start: int) -> bool:
-    keyword, tail = _split(needle)
-    pattern = _TAILS.get(needle)
-    if pattern is None:
-        pattern = _TAILS[needle] = re.compile(tail)
-    return pattern.match(lowered, start + len(keyword)) is not None
+) -> set[str]:
+    """Record the needles found in ``piece`` (at ``offset`` in the text) that end past
+    its first ``skip`` characters; the capped keywords now full."""
+    full: set[str] = set()
+    by_keyword, limit, capped = _BY_KEYWORD, _MAX_WINDOWS, _CAPPED
+    for start, stop, keyword in keywords.find(piece):
+        if stop <= skip:
+            continue  # ended in the stretch before: seen there
+        at_ = start + offset
+        for needle, tailed, local in by_keyword[keyword]:
+            if tailed:
+                tail = _TAILS.get(needle)
+                if tail is None:
+                    tail = _TAILS[needle] = re.compile(_split(needle)[1])
+                if tail.match(lowered, at_ + len(keyword)) is None:
+                    continue
+            at = hits.get(needle)
+            if at is None:
+                hits[needle] = [at_]
+            elif local or len(at) <= limit:
+                at.append(at_)
+                if len(at) > limit and keyword in capped:
+                    full.add(keyword)
+    return full
 
 
 def _windows(
@@ -297,17 +259,27 @@ def find_secrets(
     data: bytes, lowered: bytes, hits: dict[bytes, list[int]]
 ) -> Iterator[tuple[int, int, int]]:
     """(start, rule index, end) of every accepted secret, rule by rule."""
-    for order, rule in enumerate(RULES):
+    found = {order for needle in hits for order in _RULES_OF[needle]}
+    for order in sorted(found):  # a rule none of whose keywords occurs is not even compiled
+        rule = RULES[order]
         windows = _windows(rule, _NEEDLES[order], hits, lowered)
         if not windows:
-            continue  # no keyword: the rule's regexes are not even compiled
+            continue
         for start, stop in _candidates(rule, windows, data):
             yield start, order, stop
 
 
-# the keywords that mark a token split over lines: the vendor tokens' (a likely
-# rule's ``password`` or ``token`` would make every wrapped sentence a tell)
-KEYWORD = re.compile(
-    _trie(k for rule, n in zip(RULES, _NEEDLES, strict=True) if rule.evades for k in n)
-)
-KEYWORD_AT = re.compile(KEYWORD.pattern.decode("ascii"), re.IGNORECASE | re.ASCII)
+@functools.cache
+def keyword_pattern() -> re.Pattern[bytes]:
+    """Any keyword that marks a token split over lines: the vendor tokens' (a likely
+    rule's ``password`` or ``token`` would make every wrapped sentence a tell).
+    Compiled by its first use."""
+    return re.compile(
+        _trie(k for rule, n in zip(RULES, _NEEDLES, strict=True) if rule.evades for k in n)
+    )
+
+
+@functools.cache
+def keyword_at_pattern() -> re.Pattern[str]:
+    """:func:`keyword_pattern` for a ``str``, in any case."""
+    return re.compile(keyword_pattern().pattern.decode("ascii"), re.IGNORECASE | re.ASCII)

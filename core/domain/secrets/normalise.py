@@ -17,7 +17,7 @@ import re
 
 from core.domain.secrets.charsets import TOKEN_CHARS, TOKEN_CLASS, CharTables, char_tables
 from core.domain.secrets.edits import Edits, rewrite
-from core.domain.secrets.matching import KEYWORD_AT, find_secrets, keyword_hits
+from core.domain.secrets.matching import find_secrets, keyword_at_pattern, keyword_hits
 from core.domain.secrets.rules import RULES
 
 Span = tuple[int, int, int, str]  # start byte, rule index, stop byte, how it was hidden
@@ -137,7 +137,7 @@ def _join_one(text: str, match: re.Match[str]) -> tuple[int, str, str] | None:
 def _join_unless_keyword(text: str, match: re.Match[str]) -> tuple[int, str, str] | None:
     """As ``_join_one``, but not before a line that starts with a keyword: a token
     begins there, and the line before, joined to it, would run into it."""
-    if KEYWORD_AT.match(text, match.end()):
+    if keyword_at_pattern().match(text, match.end()):
         return None
     return _join_one(text, match)
 

@@ -18,7 +18,7 @@ from core.domain.secrets.charsets import (
     CharTables,
     char_tables,
 )
-from core.domain.secrets.matching import KEYWORD
+from core.domain.secrets.matching import keyword_pattern
 from core.domain.secrets.normalise import before_break
 
 #: bytes normalised either side of a tell: more than the longest token (pypi,
@@ -210,7 +210,7 @@ def _break_tells(data: bytes, pattern: re.Pattern[bytes] = _BREAK_TELL) -> list[
         if after is None:
             continue
         joined = (data[stop - before : stop] + after.group(1)).lower()
-        for keyword in KEYWORD.finditer(joined):
+        for keyword in keyword_pattern().finditer(joined):
             shape = _SHORT_KEYWORDS.get(keyword.group())
             if shape is None or (
                 len(joined) >= _TOKEN_MIN and shape.match(joined, keyword.start())

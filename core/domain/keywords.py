@@ -7,15 +7,17 @@ is that pass and knows no rule: each keyword carries an ``int`` of bits (the cal
 rules, or its rules' gates), and :meth:`Keywords.mask` ORs together the bits of every
 keyword found. A keyword may be marked to count only where it begins a word.
 
-The pass is an Aho-Corasick automaton (pyahocorasick, a C extension): over the
-steering rules' ~3,000 literals it takes about a tenth of the time a regex of them all
-(a trie as one alternation, tried at every position) takes, and every literal is found
-however the literals overlap. The automaton is built the first time a text is read,
-not when the keywords are given (a command that never scans pays nothing).
+The pass is an Aho-Corasick automaton (ahocorasick-rs, Rust's aho-corasick crate), asked
+for every occurrence however the keywords overlap: over the steering rules' ~3,000
+literals it takes about a tenth of the time a regex of them all (a trie as one
+alternation, tried at every position) takes, and over the secret rules' keywords about
+half of what pyahocorasick (a C extension) took. The automaton is built the first time a
+text is read, not when the keywords are given (a command that never scans pays nothing).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -29,6 +31,10 @@ Keyword = tuple[str, int, bool]
 #: ASCII: a character outside it may normalise from (or to) a separator, so it is taken as
 #: one, and a keyword after it counts (a prefilter may let through, never hold back)
 _WORD_CHARACTERS = frozenset("0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+#: a lone surrogate: a ``str`` may hold one, UTF-8 (the automaton's) cannot
+_SURROGATE = "[\ud800-\udfff]"
+#: the most keywords searched with a DFA (see :meth:`Keywords._build`)
+_DFA_MOST = 1000
 
 
 class Keywords:
@@ -43,6 +49,8 @@ class Keywords:
         for text, bits, word_start in keywords:
             if not text:
                 raise ValueError("a keyword is never empty")
+            if re.search(_SURROGATE, text):
+                raise ValueError(f"a keyword is UTF-8 text, not {text!r}")
             merged[text, word_start] = merged.get((text, word_start), 0) | bits
         self._keywords = merged
         self._automaton: Any = None
@@ -61,36 +69,49 @@ class Keywords:
         return automaton
 
     def _build(self) -> Any:
-        import ahocorasick  # the C extension: loaded by the first text read
+        import ahocorasick_rs  # the Rust extension: loaded by the first text read
 
-        # one entry a keyword text: its length, the bits anywhere, the bits at a word start
-        entries: dict[str, tuple[int, int, int]] = {}
+        # one entry a keyword text: the bits anywhere, the bits at a word start
+        entries: dict[str, tuple[int, int]] = {}
         for (text, word_start), bits in self._keywords.items():
-            _, anywhere, starting = entries.get(text, (len(text), 0, 0))
+            anywhere, starting = entries.get(text, (0, 0))
             if word_start:
                 starting |= bits
             else:
                 anywhere |= bits
-            entries[text] = (len(text), anywhere, starting & ~anywhere)
-        automaton = ahocorasick.Automaton()
-        for text, entry in entries.items():
-            automaton.add_word(text, entry)
-        if entries:
-            automaton.make_automaton()
-        return automaton
+            entries[text] = (anywhere, starting & ~anywhere)
+        if not entries:
+            return None
+        # a DFA searches fastest and, for a few hundred keywords, is built in a millisecond;
+        # for thousands it takes tens, and the library's own choice is as fast on short texts
+        implementation = ahocorasick_rs.Implementation.DFA if len(entries) <= _DFA_MOST else None
+        automaton = ahocorasick_rs.AhoCorasick(list(entries), implementation=implementation)
+        texts = tuple(entries)
+        search = automaton.find_matches_as_indexes
+
+        def matches(text: str) -> list[tuple[int, int, int]]:
+            """Every occurrence: (keyword's number, start, end), by end."""
+            try:
+                return search(text, overlapping=True)
+            except UnicodeEncodeError:  # a lone surrogate: searched as U+FFFD, kept if there
+                found = search(re.sub(_SURROGATE, "\ufffd", text), overlapping=True)
+                return [m for m in found if text[m[1] : m[2]] == texts[m[0]]]
+
+        return matches, tuple(entries.values()), texts
 
     def mask(self, text: str) -> int:
         """The OR of the bits of every keyword that occurs in ``text`` (a word-start
         keyword only where no ASCII word character comes right before it)."""
         automaton = self._built()
-        if not self._keywords:
+        if automaton is None:
             return 0
+        search, entries, _ = automaton
         found, word = 0, _WORD_CHARACTERS
-        for end, (length, anywhere, starting) in automaton.iter(text):
+        for number, start, _ in search(text):
+            anywhere, starting = entries[number]
             if anywhere:
                 found |= anywhere
-            # the character before the keyword is at end - length (none when it is negative)
-            if starting and (end < length or text[end - length] not in word):
+            if starting and (start == 0 or text[start - 1] not in word):
                 found |= starting
         return found
 
@@ -98,9 +119,9 @@ class Keywords:
         """Each occurrence of a keyword in ``text`` as ``(start, end, keyword)``, by where
         it ends (a word-start keyword only where it begins a word)."""
         automaton = self._built()
-        if not self._keywords:
+        if automaton is None:
             return
-        for end, (length, anywhere, _) in automaton.iter(text):
-            start = end - length + 1
-            if anywhere or start == 0 or text[start - 1] not in _WORD_CHARACTERS:
-                yield start, end + 1, text[start : end + 1]
+        search, entries, texts = automaton
+        for number, start, end in search(text):
+            if entries[number][0] or start == 0 or text[start - 1] not in _WORD_CHARACTERS:
+                yield start, end, texts[number]

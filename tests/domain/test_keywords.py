@@ -80,3 +80,25 @@ def test_the_mask_is_what_a_search_for_each_keyword_gives(
 ) -> None:
     keywords = Keywords((word, 1 << k, start) for k, (word, start) in enumerate(words))
     assert keywords.mask(text) == _plain(words, text)
+
+
+def test_a_lone_surrogate_in_the_text_is_searched_past_and_refused_in_a_keyword() -> None:
+    keywords = Keywords([("ab", 1, False), ("cd", 2, True), ("\ufffd", 4, False)])
+    assert keywords.mask("ab\ud800 cd") == 3
+    assert keywords.mask("\udfffcd") == 2  # a character outside ASCII: a separator
+    assert keywords.mask("x\ud800y") == 0  # searched as U+FFFD, but not there
+    assert list(keywords.find("\ud800ab\udfff\ufffd")) == [(1, 3, "ab"), (4, 5, "\ufffd")]
+    with pytest.raises(ValueError, match="UTF-8"):
+        Keywords([("a\udc00", 1, False)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.text("ab _é\ufffd", min_size=1, max_size=3), st.booleans()), max_size=8),
+    st.text("ab _é\ufffd\ud800", max_size=30),
+)
+def test_the_mask_with_lone_surrogates_is_what_a_search_gives(
+    words: list[tuple[str, bool]], text: str
+) -> None:
+    keywords = Keywords((word, 1 << k, start) for k, (word, start) in enumerate(words))
+    assert keywords.mask(text) == _plain(words, text)

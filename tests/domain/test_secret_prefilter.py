@@ -96,7 +96,7 @@ def test_importing_the_scanner_compiles_nothing_nor_loads_the_automaton() -> Non
         "re.compile = counting\n"
         "import core.domain.secrets\n"
         "from core.domain.secrets import matching\n"
-        "print(len(compiled), 'ahocorasick' in sys.modules, len(matching._AUTOMATA))\n"
+        "print(len(compiled), 'ahocorasick_rs' in sys.modules, len(matching._AUTOMATA))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True

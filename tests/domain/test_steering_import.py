@@ -32,7 +32,7 @@ after_import = {
     "branches": len(steering._BRANCHES),
     "pending": len(engine._PENDING),
     "alternatives": [len(engine._alternatives(g.pattern)) for g in engine._PENDING],
-    "automaton": "ahocorasick" in sys.modules,
+    "automaton": "ahocorasick_rs" in sys.modules,
 }
 texts = json.loads(sys.argv[1])
 start = threading.Barrier(int(sys.argv[2]))
@@ -50,7 +50,7 @@ print(json.dumps({
     "branches": len(steering._BRANCHES),
     "numbers": [b.number for b in steering._BRANCHES],
     "pending": len(engine._PENDING),
-    "automaton": "ahocorasick" in sys.modules,
+    "automaton": "ahocorasick_rs" in sys.modules,
     "raced": raced,
     "again": [repr(steering.assess(t, role="tool", known_hosts=())) for t in texts],
 }))
@@ -81,7 +81,7 @@ def test_the_import_compiles_no_rule_and_the_first_text_compiles_every_one_once(
     data = run(threads=1)
     made = data["import"]
     assert isinstance(made, dict)
-    # nothing: not a rule, nor the prefilter's automaton (its C extension is not loaded)
+    # nothing: not a rule, nor the prefilter's automaton (its Rust extension is not loaded)
     assert made["compiled"] == []
     assert made["automaton"] is False
     assert data["automaton"] is True

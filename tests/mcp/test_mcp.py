@@ -112,7 +112,11 @@ def test_every_candidate_field_is_described() -> None:
         asked = f.metadata.get("asked")
         assert isinstance(asked, Asked) and asked.description.strip(), f.name
     sent = {f.name for f in asked_fields()}
-    assert {f.name for f in dataclasses.fields(Candidate)} - sent == {"origin", "vouched", "keep_likely"}
+    assert {f.name for f in dataclasses.fields(Candidate)} - sent == {
+        "origin",
+        "vouched",
+        "keep_likely",
+    }
 
 
 # ---------------------------------------------------------------- remember

@@ -156,6 +156,8 @@ FAKE: dict[str, Maker] = {
     "url-signature": lambda r: AT["url-signature"] + body(r, URLSAFE, 43),
     "cli-secret-flag": lambda r: AT["cli-secret-flag"] + body(r, ALNUM, 40),
     "login-pair": lambda r: AT["login-pair"] + body(r, ALNUM, 14) + "-9",
+    "telegram-bot-token": lambda r: "57062" + "09187:AA" + body(r, URLSAFE, 33),
+    "docker-pat": lambda r: "dckr_pat_" + body(r, ALNUM, 27),
 }
 URL_USER = "postgres://app:"
 #: what comes before the secret in a rule's fake token
@@ -232,6 +234,8 @@ VARIANTS: list[tuple[str, Maker]] = [
 
 # Near-misses that must stay clean: (rule id, why, maker).
 NEAR_MISSES: list[tuple[str, str, Maker]] = [
+    ("telegram-bot-token", "too short", lambda r: "57062" + "09187:AA" + body(r, ALNUM, 30)),
+    ("docker-pat", "too short", lambda r: "dckr_pat_" + body(r, ALNUM, 20)),
     ("url-password", "a plain word", lambda r: "postgres://app:password@db.example.org/app"),
     # (six characters are enough now: "hunter2" in a URL is a password)
     ("url-password", "too short", lambda r: "redis://:" + body(r, ALNUM, 5) + "@cache:6379"),

@@ -63,11 +63,11 @@ _KV_KEYWORDS = (
 )  # fmt: skip
 _NOT_KEY = r"""\s=:"'\x60<>(){}\[\],;\\"""
 _CLOSE = r"""["'\]\x60\\]{0,3}"""  # what closes a key: quotes, ``']``, an escaped quote
-_KV_TAIL = rf"""[^{_NOT_KEY}]{{0,40}}{_CLOSE}[ \t]{{0,4}}(?:[=:>,]|\r?\n|value)"""
+_KV_TAIL = rf"""[^{_NOT_KEY}]{{0,40}}{_CLOSE}[ \t]{{0,4}}(?:[=:>,]|\r?\n|value|：)"""
 _KV = (
     rf"""(?P<key>[^{_NOT_KEY}]{{1,48}}?){_CLOSE}[ \t]{{0,4}}"""
     # = : => := ; "key", "v" (define, put); <key>v; key="K" value="v"; name: K / value: v
-    r"""(?P<sep>=>|:=|[=:](?![=:])|(?<=['"]),|(?<=[A-Za-z])>|[ \t]+value[ \t]*="""
+    r"""(?P<sep>=>|:=|[=:](?![=:])|：|(?<=['"]),|(?<=[A-Za-z])>|[ \t]+value[ \t]*="""
     r"""|[ \t]*\r?\n[ \t]*(?:-[ \t]*)?value[ \t]*:)[ \t]{0,8}"""
     r"""(?:\\"([^"\\\n]{0,512})\\"|"([^"\n]{0,512})"|'([^'\n]{0,512})'"""
     r"""|\x60([^\x60\n]{0,512})\x60|([^\s"'\x60<]{1,512}))"""
@@ -117,14 +117,15 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 _PROSE_KEYWORDS = (
     "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
     "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
-    "окен", "シークレット", "トークン",
+    "окен", "シークレット", "トークン", "passcode", "passphrase", "clave", "パス", "비번", "암호",
 )  # fmt: skip
-_STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|："""
+_STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|：|、|＝"""
 _GAP = rf"(?:(?!{_STOP})[^\n]){{0,60}}?"
 _MARK = (
     r"(?:(?:[ \t]+(?:is|are|was|were|es|era|é|è|est|ist|lautet|war)(?![A-Za-z])"
-    r"|[ \t]*(?:是|为|為|は|는|은|改成了|改为|改成|设为|设置为|→|—|->|=>))[ \t]*(?::|：)?"
-    r"|[ \t]*(?::|：))[ \t]*"
+    r"|[ \t]*(?:是|为|為|は|는|은|改成了|改为|改成|换成|换为|变成|变为|更新为|重置为|设为|设置为"
+    r"|→|—|->|=>))[ \t]*(?::|：)?"
+    r"|[ \t]*(?::|：|＝|、|，))[ \t]*"
 )
 # a value: ASCII without quotes (``[!#-&(-_a-~]``), at most 128 characters, perhaps quoted
 _PROSE_VALUE = (

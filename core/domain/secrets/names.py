@@ -38,6 +38,7 @@ _TOKEN_KINDS_NOT_SECRET = frozenset(
     {"page", "next", "continuation", "cursor", "pagination", "sync", "csrf", "xsrf", "max",
      "num", "input", "output", "prompt", "completion", "total", "id", "cancellation"}
 )  # fmt: skip
+_VERSION_WORD = re.compile(r"v\d{1,2}")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[\s_.\-]+")
 
@@ -51,7 +52,7 @@ def names_secret(key: str) -> bool:
     """Whether ``key`` is the name of a secret (see the module)."""
     if any(word in key for word in _CJK_WORDS):
         return key.rstrip("0123456789").endswith(_CJK_WORDS)
-    parts = words(key)
+    parts = [w for w in words(key) if not _VERSION_WORD.fullmatch(w)]  # ``API_V3_KEY``
     while parts and (parts[-1].isdigit() or parts[-1] in _TRAILING):
         parts.pop()
     if not parts or _NOT_SECRET.intersection(parts):

@@ -117,7 +117,7 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 _PROSE_KEYWORDS = (
     "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
     "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
-    "окен", "シークレット", "トークン", "passcode", "passphrase", "clave", "パス", "비번", "암호",
+    "окен", "シークレット", "トークン", "passcode", "clave", "パス", "비번",
 )  # fmt: skip
 _STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|：|、|＝"""
 _GAP = rf"(?:(?!{_STOP})[^\n]){{0,60}}?"

@@ -137,8 +137,9 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                "/hooks/", "api.telegram.org/bot"),
               check=_webhook_key, evades=False),
     make_rule("telegram-bot-token", "Telegram bot token",
-              r"(?<![\w:])(\d{8,10}:AA[\w-]{33})(?![\w-])", (":aa",), check=_PLACED,
-              evades=False),
+              r"(?<![\w:])(\d{8,10}:AA[\w-]{33})(?![\w-])",
+              ("telegra", "telebot", "bot_token", "bottoken", "bot token", "botfather"),
+              check=_PLACED, evades=False),
     make_rule("docker-pat", "Docker personal or organisation access token",
               r"dckr_(?:pat|oat)_[\w-]{27,64}" + END, ("dckr_pat_", "dckr_oat_"), entropy=3,
               word_start=True, evades=False),
@@ -177,13 +178,14 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     make_rule("netrc-password", "Password in a .netrc entry",
               (r"\bmachine\s{1,64}\S{1,256}\s{1,64}(?:login\s{1,64}\S{1,256}\s{1,64})?password"
                r"\s{1,64}(\S{1,256})",
-               r"\bdefault\s{1,64}(?:login\s{1,64}\S{1,256}\s{1,64})?password\s{1,64}(\S{1,256})"),
-              ("password", "machine"), multiline=True, check=_PLACED, evades=False),
+               r"\bdefault\s{1,64}(?:login\s{1,64}\S{1,256}\s{1,64})?password\s{1,64}(\S{1,256})",
+               r"(?m:^)[ \t]{0,64}login\s{1,64}\S{1,256}\s{1,64}password\s{1,64}(\S{1,256})"),
+              ("password", "login"), multiline=True, check=_PLACED, evades=False),
     # (a field may hold ``\:`` or ``\\``, as .pgpass escapes them)
     make_rule("pgpass-password", "Password in a .pgpass line",
               r"(?<![^\s\x60\"'])[^\s:\x60\"']{1,255}:(?:\d{1,5}|\*):(?:[^\s:\x60\"'\\]|\\.){1,255}"
               r":(?:[^\s:\x60\"'\\]|\\.){1,255}:((?:[^\s:\x60\"'\\]|\\.){1,255})(?=[\s\x60\"']|$)",
-              (":5432:", ":5433:", ":5434:", ":5435:", ":5439:", ":6432:", ":26257:", ":*:"),
+              (":5432:", ":5433:", ":5434:", ":5435:", ":5439:", ":6432:", ":*:"),
               check=_PLACED, evades=False),
     make_rule("cli-password", "Password given to a command on its command line",
               (r"\bsshpass\s+-p\s*" + _VALUE,
@@ -215,7 +217,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"|[^\n|]{0,200}--password-stdin)"),
               ("--password", " -p", " -a ", " -u ", "--user", "pgpassword=", "mysql_pwd=",
                "htpasswd", "-pass", "convertto-securestring", "passwd", "| sudo -s", "storepass",
-               "keypass", "rabbitmqctl", "net use", "freerdp", "/pass"),
+               "keypass", "rabbitmqctl", "xfreerdp", "wfreerdp", "-freerdp", "/pass"),
               check=_CERTAIN, evades=False),
 )
 # fmt: on

@@ -156,7 +156,9 @@ FAKE: dict[str, Maker] = {
     "url-signature": lambda r: AT["url-signature"] + body(r, URLSAFE, 43),
     "cli-secret-flag": lambda r: AT["cli-secret-flag"] + body(r, ALNUM, 40),
     "login-pair": lambda r: AT["login-pair"] + body(r, ALNUM, 14) + "-9",
-    "telegram-bot-token": lambda r: "57062" + "09187:AA" + body(r, URLSAFE, 33),
+    "telegram-bot-token": lambda r: (
+        AT["telegram-bot-token"] + "57062" + "09187:AA" + body(r, URLSAFE, 33)
+    ),
     "docker-pat": lambda r: "dckr_pat_" + body(r, ALNUM, 27),
 }
 URL_USER = "postgres://app:"
@@ -182,6 +184,7 @@ AT = {
     "url-signature": "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sig=",
     "cli-secret-flag": "--token ",
     "login-pair": "login is admin / ",
+    "telegram-bot-token": "TeleBot(",
 }
 #: where the secret starts in a rule's fake token, when not at its first character
 SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
@@ -234,7 +237,11 @@ VARIANTS: list[tuple[str, Maker]] = [
 
 # Near-misses that must stay clean: (rule id, why, maker).
 NEAR_MISSES: list[tuple[str, str, Maker]] = [
-    ("telegram-bot-token", "too short", lambda r: "57062" + "09187:AA" + body(r, ALNUM, 30)),
+    (
+        "telegram-bot-token",
+        "too short",
+        lambda r: "TeleBot(57062" + "09187:AA" + body(r, ALNUM, 30),
+    ),
     ("docker-pat", "too short", lambda r: "dckr_pat_" + body(r, ALNUM, 20)),
     ("url-password", "a plain word", lambda r: "postgres://app:password@db.example.org/app"),
     # (six characters are enough now: "hunter2" in a URL is a password)

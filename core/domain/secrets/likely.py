@@ -37,10 +37,11 @@ from __future__ import annotations
 
 import re
 
-from core.domain.secrets.names import names_secret
+from core.domain.secrets.names import names_key, names_secret
+from core.domain.secrets.placeholders import shannon_entropy
 from core.domain.secrets.rule import Rule, make_rule
 from core.domain.secrets.structure import value_check
-from core.domain.secrets.values import plausible, trim
+from core.domain.secrets.values import HASH_WORDS, is_hash, plausible, trim
 
 _KEY_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
@@ -99,17 +100,37 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
         or _value_group(match) == match.re.groups
     ):
         return None  # "key", "v" only as a call's first two, quoted: define("K", "v")
-    if not names_secret(key) or data[key_start - 1 : key_start] == b"[":
+    secret_name = names_secret(key)
+    if not (secret_name or names_key(key)) or data[key_start - 1 : key_start] == b"[":
         return None  # (``[secret: rule-id]`` is what redaction left, no assignment)
     group = _value_group(match)
     start, stop = match.span(group)
     if _CONTINUED.match(data, match.end()):
         return None  # a literal joined to the next ("..." +) or a plain scalar folded on
     value = trim(data[start:stop].decode("utf-8", "replace"))
+    field = _NEXT_FIELD.search(value) if group == match.re.groups else None
+    if field is not None:
+        value = value[: field.start()]
     context = data[max(0, key_start - 40) : key_start].decode("utf-8", "replace") + key
     if not plausible(value, context=context):
         return None
+    if not secret_name and not _random(value):
+        return None  # a key of another kind (``PAY_NOTIFY_KEY``): only a random value
     return start, start + len(value.encode("utf-8"))
+
+
+# an unquoted value's end where a connection string's next field starts (``;Name=``)
+_NEXT_FIELD = re.compile(r";[ \t]*[A-Za-z][\w ]{0,40}=")
+
+
+def _random(value: str) -> bool:
+    """Long, with letters and digits, and of a random string's entropy."""
+    return (
+        len(value) >= 16
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and shannon_entropy(value) >= 3.5
+    )
 
 
 # --- password-in-prose -------------------------------------------------------------
@@ -117,8 +138,13 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 _PROSE_KEYWORDS = (
     "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
     "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
-    "окен", "シークレット", "トークン", "passcode", "clave", "パス", "비번",
+    "окен", "シークレット", "トークン", "passcode", "clave", "パス", "비번", "pw",
+    "appsecret", "app secret", "client secret", "clientsecret", "api key", "apikey",
+    "secret key", "secretkey", "秘钥", "令牌",
 )  # fmt: skip
+# the keywords that name a key or a secret, not a password: after them, hex of a
+# digest's size is the secret (a WeChat AppSecret), unless a hash word is near
+_KEY_WORDS = re.compile(r"secret|key|秘钥|令牌|密钥", re.IGNORECASE)
 _STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|：|、|＝"""
 _GAP = rf"(?:(?!{_STOP})[^\n]){{0,60}}?"
 _MARK = (
@@ -131,14 +157,19 @@ _MARK = (
 _PROSE_VALUE = (
     r"(?:[\"'\x60]|“|「|『)?([A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
 )
-_PROSE = rf"(?:{'|'.join(_PROSE_KEYWORDS)})[a-zñ]{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
+_PROSE_WORDS = "|".join(k if k != "pw" else "(?<![a-z])pw" for k in _PROSE_KEYWORDS)
+_PROSE = rf"(?:{_PROSE_WORDS})[a-zñ]{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
 
 
 def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     start, stop = match.span(_value_group(match))
     value = trim(data[start:stop].decode("utf-8", "replace"))
     context = data[match.start() : start].decode("utf-8", "replace")
-    if not plausible(value, context=context, strict=True):
+    line = data[data.rfind(b"\n", 0, start) + 1 : start].decode("utf-8", "replace")
+    if _KEY_WORDS.search(context) and not HASH_WORDS.search(line):
+        if is_hash(value) or not plausible(value, strict=True, hex_is_hash=False):
+            return None
+    elif not plausible(value, context=context, strict=True):
         return None
     return start, start + len(value.encode("utf-8"))
 
@@ -165,7 +196,8 @@ LIKELY_RULES: tuple[Rule, ...] = (
     make_rule("password-in-prose", "A password stated in prose", _PROSE, _PROSE_KEYWORDS,
               ignore_case=True, tier="likely", check=_stated, local=True, evades=False),
     make_rule("secret-directive", "A password in a server's configuration directive",
-              r"\b(?:requirepass|bind_?pw|rootpw|r[ow]community)[ \t]+" + _VALUE,
+              (r"\b(?:requirepass|bind_?pw|rootpw|r[ow]community)[ \t]+" + _VALUE,
+               r"\bsnmp-server[ \t]+community[ \t]+" + _VALUE),
               ("requirepass", "bind_pw", "bindpw", "rootpw", "community"),
               ignore_case=True, tier="likely", check=_LIKELY, evades=False),
     make_rule("shell-set-secret", "A secret-named variable set in a shell",
@@ -184,10 +216,10 @@ LIKELY_RULES: tuple[Rule, ...] = (
               ("sig=", "signature="), ignore_case=True, tier="likely", check=_LIKELY,
               evades=False),
     make_rule("cli-secret-flag", "A token or secret given on a command line",
-              r"(?<![\w-])--(?:token|api-key|apikey|api-token|secret|client-secret|auth-token"
-              r"|access-token)[= ]" + _FLAG_VALUE,
+              r"(?<![\w-])--([A-Za-z][\w-]{0,40}?)[= ]" + _FLAG_VALUE,
               ("--token", "--api", "--secret", "--client-secret", "--auth-token",
-               "--access-token"), ignore_case=True, tier="likely", check=_LIKELY, evades=False),
+               "--access-token", "-secret", "-token", "-key", "-pwd", "-passphrase"),
+              ignore_case=True, tier="likely", check=_set_secret, evades=False),
     make_rule("login-pair", "A login and its password stated in prose",
               r"\b(?:login|credentials|creds)[ \t]+(?:is|are|:)[ \t]+[^\s/]{1,64}"
               r"[ \t]*/[ \t]*([!-~]{6,128})", ("login", "credentials", "creds"),

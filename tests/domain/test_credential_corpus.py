@@ -27,9 +27,7 @@ CREDENTIALS = [r for r in ROWS if r["label"] == "credential"]
 NEAR_MISSES = [r for r in ROWS if r["label"] == "near-miss"]
 
 # What the rules still miss or flag, by id, and why (everything else is caught or clean).
-MISSED = {
-    "c-0335": "a key file's content shown by `cat` on the next line: no name, no shape",
-}
+MISSED: dict[str, str] = {}  # (c-0335, a key file `cat` shows, is the printed-secret rule's)
 FLAGGED = {
     "c-0111": "an AWS access key id alone (a certain vendor rule, kept as gitleaks has it)",
 }
@@ -59,7 +57,7 @@ def test_credentials_are_caught() -> None:
     missed = {r["id"] for r in CREDENTIALS if not caught(r)}
     assert missed == set(MISSED)
     share = 1 - len(missed) / len(CREDENTIALS)
-    assert share >= 0.996  # 254 of 255
+    assert share >= 1.0  # 255 of 255 (was 254: a secret printed by a command is a rule now)
 
 
 def test_near_misses_are_not_flagged() -> None:

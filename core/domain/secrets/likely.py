@@ -188,6 +188,17 @@ def _set_secret(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 _LIKELY = value_check(hex_is_hash=False)
 _FLAG_VALUE = r"""(?:'([^'\n]{1,512})'|"([^"\n]{1,512})"|([^\s'"\x60]{1,512}))"""
 
+_PRINTED = r"[^\n]{0,300}\r?\n[ \t]*([^\s$#>]\S{5,511})[ \t]*(?=\r?\n|$)"
+_PRINTING = (  # (each with a literal start, searched fast: one space between words)
+    r"kubectl [^\n]{0,200}?\bsecrets?\b[^\n]{0,200}?(?:jsonpath|go-template|base64)",
+    r"vault (?:kv[ \t]+get|read)\b[^\n]{0,200}?-field",
+    r"aws secretsmanager get-secret-value\b",
+    r"gcloud secrets versions access\b",
+    r"az keyvault secret show\b",
+    r"security find-(?:generic|internet)-password\b[^\n]{0,200}?[ \t]-w\b",
+    r"cat [ \t]*[^\s|;&]{0,200}(?:\.key|token|secret|passw|credential)[^\s|;&<>]{0,50}",
+)
+
 # fmt: off
 LIKELY_RULES: tuple[Rule, ...] = (
     make_rule("secret-assignment", "A secret-named key given a value", _KV, _KV_KEYWORDS,
@@ -220,6 +231,13 @@ LIKELY_RULES: tuple[Rule, ...] = (
               ("--token", "--api", "--secret", "--client-secret", "--auth-token",
                "--access-token", "-secret", "-token", "-key", "-pwd", "-passphrase"),
               ignore_case=True, tier="likely", check=_set_secret, evades=False),
+    # a command that prints a secret, and what it printed on the next line
+    make_rule("printed-secret", "A secret printed by the command on the line before",
+              tuple(c + _PRINTED for c in _PRINTING),
+              ("kubectl", "vault kv", "vault read", "secretsmanager", "gcloud secrets",
+               "keyvault", "find-generic-password", "find-internet-password", ".key\n", ".key\r",
+               "secret", "passw", "credential"),
+              tier="likely", multiline=True, check=_LIKELY, evades=False),
     make_rule("login-pair", "A login and its password stated in prose",
               r"\b(?:login|credentials|creds)[ \t]+(?:is|are|:)[ \t]+[^\s/]{1,64}"
               r"[ \t]*/[ \t]*([!-~]{6,128})", ("login", "credentials", "creds"),

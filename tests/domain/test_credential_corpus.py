@@ -158,30 +158,17 @@ def test_code_around_secret_names_is_no_secret(text: str) -> None:
 # ``blind.jsonl`` was written by someone who saw no rule, measured once (248 of 295
 # caught, 3 of 253 near misses flagged), then used to tune the rules by the shapes its
 # misses show (truncated private keys, webhook keys that are UUIDs, more command-line
-# and prose forms). Its floors pin what they reach now; what it still misses is listed.
+# and prose forms, passwords passed to calls, secrets a command printed). Its floors pin
+# what they reach now; what it still misses or flags is listed.
 BLIND = CORPUS.parent / "blind.jsonl"
 BLIND_ROWS = [json.loads(line) for line in BLIND.read_text(encoding="utf-8").splitlines() if line]
 BLIND_MISSED = {
-    "b-0053": "a client secret in prose, 32 hex digits after a mark",
+    "b-0124": "a password after `net use ... /user:X`: its keyword would cost a pass",
     "b-0131": "a password given in the reply to a question on the line before",
     "b-0135": "user / password with no password word",
-    "b-0147": "'pw' as the password word in prose",
-    "b-0242": "a password among a call's positional arguments",
-    "b-0245": "a password among a call's positional arguments",
-    "b-0246": "a password typed into a password field by a UI test",
-    "b-0248": "a password among a call's positional arguments",
-    "b-0541": "a password among a call's positional arguments",
-    "b-0253": "a Kubernetes Secret's data under a key that names no secret",
-    "b-0256": "a secret printed by a command, on the line after it",
-    "b-0257": "a secret printed by a command, on the line after it",
     "b-0262": "a wallet's seed phrase",
-    "b-0268": "a Cisco SNMP community",
-    "b-0124": "a password after `net use ... /user:X`: its keyword would cost a pass",
-    "b-0485": "a secret given by a flag whose name ends in secret",
 }
 BLIND_FLAGGED = {
-    "b-0306": "a password word followed by a command substitution",
-    "b-0336": "Azure's documented AccountKey=mykey",
     "b-0427": "an AWS access key id alone (a certain vendor rule, as gitleaks has it)",
 }
 
@@ -191,8 +178,17 @@ def test_the_blind_corpus_is_caught_and_its_near_misses_clean() -> None:
     near = [r for r in BLIND_ROWS if r["label"] == "near-miss"]
     assert (len(credentials), len(near)) == (295, 253)
     missed = {r["id"] for r in credentials if not caught(r)}
-    assert missed <= set(BLIND_MISSED)
-    assert len(missed) <= 16  # 279 of 295 (94.6%); was 248 (84.1%) when measured blind
+    assert missed == set(BLIND_MISSED)
+    assert len(missed) <= 4  # 291 of 295 (98.6%); was 248 (84.1%) when measured blind
     flagged = {r["id"] for r in near if scan(r["text"])}
-    assert flagged <= set(BLIND_FLAGGED)
-    assert len(flagged) / len(near) <= 0.012  # 3 of 253, as when measured blind
+    assert flagged == set(BLIND_FLAGGED)
+    assert len(flagged) / len(near) <= 0.004  # 1 of 253; was 3 when measured blind
+
+
+@pytest.mark.parametrize(
+    "family", sorted({r["family"] for r in BLIND_ROWS if r["label"] == "credential"})
+)
+def test_every_blind_credential_family_is_caught(family: str) -> None:
+    rows = [r for r in BLIND_ROWS if r["label"] == "credential" and r["family"] == family]
+    missed = [r["id"] for r in rows if not caught(r)]
+    assert len(missed) * 10 <= len(rows), family  # at least 90% of each family

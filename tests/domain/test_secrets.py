@@ -160,6 +160,8 @@ FAKE: dict[str, Maker] = {
         AT["telegram-bot-token"] + "57062" + "09187:AA" + body(r, URLSAFE, 33)
     ),
     "printed-secret": lambda r: AT["printed-secret"] + body(r, ALNUM, 24),
+    "call-password-argument": lambda r: AT["call-password-argument"] + body(r, ALNUM, 14) + '!")',
+    "password-field-input": lambda r: AT["password-field-input"] + body(r, ALNUM, 14) + '!")',
     "docker-pat": lambda r: "dckr_pat_" + body(r, ALNUM, 27),
 }
 URL_USER = "postgres://app:"
@@ -187,6 +189,8 @@ AT = {
     "login-pair": "login is admin / ",
     "telegram-bot-token": "TeleBot(",
     "printed-secret": "$ cat config/master.key\n",
+    "call-password-argument": 'new FtpClient("ftp.example.org", "acme", "',
+    "password-field-input": 'find(By.id("password")).sendKeys("',
 }
 #: where the secret starts in a rule's fake token, when not at its first character
 SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
@@ -239,6 +243,16 @@ VARIANTS: list[tuple[str, Maker]] = [
 
 # Near-misses that must stay clean: (rule id, why, maker).
 NEAR_MISSES: list[tuple[str, str, Maker]] = [
+    (
+        "call-password-argument",
+        "a client's data",
+        lambda r: 'client.get("acme", "v4lue-' + body(r, ALNUM, 8) + '")',
+    ),
+    (
+        "password-field-input",
+        "no password field",
+        lambda r: 'find(By.id("name")).sendKeys("Ab' + body(r, ALNUM, 8) + '1")',
+    ),
     ("printed-secret", "a listing", lambda r: "$ cat config/master.key\nNo such file or directory"),
     (
         "telegram-bot-token",

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 
+from core.domain.secrets.calls import CALL_RULES
 from core.domain.secrets.names import names_key, names_secret
 from core.domain.secrets.placeholders import shannon_entropy
 from core.domain.secrets.rule import Rule, make_rule
@@ -139,12 +140,11 @@ _PROSE_KEYWORDS = (
     "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
     "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
     "окен", "シークレット", "トークン", "passcode", "clave", "パス", "비번", "pw",
-    "appsecret", "app secret", "client secret", "clientsecret", "api key", "apikey",
-    "secret key", "secretkey", "秘钥", "令牌",
+    "secret", "api key", "apikey",
 )  # fmt: skip
 # the keywords that name a key or a secret, not a password: after them, hex of a
 # digest's size is the secret (a WeChat AppSecret), unless a hash word is near
-_KEY_WORDS = re.compile(r"secret|key|秘钥|令牌|密钥", re.IGNORECASE)
+_KEY_WORDS = re.compile(r"secret|key|密钥", re.IGNORECASE)
 _STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|：|、|＝"""
 _GAP = rf"(?:(?!{_STOP})[^\n]){{0,60}}?"
 _MARK = (
@@ -157,7 +157,12 @@ _MARK = (
 _PROSE_VALUE = (
     r"(?:[\"'\x60]|“|「|『)?([A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
 )
-_PROSE_WORDS = "|".join(k if k != "pw" else "(?<![a-z])pw" for k in _PROSE_KEYWORDS)
+# (``pw`` as a word; ``secret`` only as an app's or a client's: "AppSecret")
+_PROSE_SPECIAL = {
+    "pw": "(?<![a-z])pw",
+    "secret": "(?:(?<=app)|(?<=app )|(?<=client)|(?<=client ))secret(?![a-z])",
+}
+_PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
 _PROSE = rf"(?:{_PROSE_WORDS})[a-zñ]{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
 
 
@@ -166,6 +171,8 @@ def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     value = trim(data[start:stop].decode("utf-8", "replace"))
     context = data[match.start() : start].decode("utf-8", "replace")
     line = data[data.rfind(b"\n", 0, start) + 1 : start].decode("utf-8", "replace")
+    if line.count("{{") > line.count("}}") or line.count("${") > line.count("}"):
+        return None  # inside a template's or a reference's braces: a name, not a value
     if _KEY_WORDS.search(context) and not HASH_WORDS.search(line):
         if is_hash(value) or not plausible(value, strict=True, hex_is_hash=False):
             return None
@@ -243,5 +250,6 @@ LIKELY_RULES: tuple[Rule, ...] = (
               r"[ \t]*/[ \t]*([!-~]{6,128})", ("login", "credentials", "creds"),
               ignore_case=True, tier="likely", check=_LIKELY,
               evades=False),
+    *CALL_RULES,
 )
 # fmt: on

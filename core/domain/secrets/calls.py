@@ -103,7 +103,7 @@ CALL_RULES: tuple[Rule, ...] = (
               r"""(["'])([^"'\n\\]{1,128})\1[ \t]*,[ \t]*"""
               r"""(?=(["'])([^"'\n\\]{6,128})\3[ \t]*[,)])""",
               ("connect", "login", "logon", "auth", "credential", "client", "mysql", "jdbc",
-               "bind", "passw", "pwd"),
+               "bind"),
               tier="likely", check=_login_then_password, evades=False),
     make_rule("password-field-input", "A password typed into a field by a UI test",
               tuple(m + _TYPED for m in ("sendKeys", "send_keys", ".type", ".fill", "fill_in",

@@ -140,7 +140,7 @@ _PROSE_KEYWORDS = (
     "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
     "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
     "окен", "シークレット", "トークン", "passcode", "clave", "パス", "비번", "pw",
-    "secret", "api key", "apikey",
+    "secret",
 )  # fmt: skip
 # the keywords that name a key or a secret, not a password: after them, hex of a
 # digest's size is the secret (a WeChat AppSecret), unless a hash word is near
@@ -236,14 +236,14 @@ LIKELY_RULES: tuple[Rule, ...] = (
     make_rule("cli-secret-flag", "A token or secret given on a command line",
               r"(?<![\w-])--([A-Za-z][\w-]{0,40}?)[= ]" + _FLAG_VALUE,
               ("--token", "--api", "--secret", "--client-secret", "--auth-token",
-               "--access-token", "-secret", "-token", "-key", "-pwd", "-passphrase"),
+               "--access-token", "-secret", "-token", "-pwd", "-passphrase"),
               ignore_case=True, tier="likely", check=_set_secret, evades=False),
     # a command that prints a secret, and what it printed on the next line
     make_rule("printed-secret", "A secret printed by the command on the line before",
               tuple(c + _PRINTED for c in _PRINTING),
-              ("kubectl", "vault kv", "vault read", "secretsmanager", "gcloud secrets",
-               "keyvault", "find-generic-password", "find-internet-password", ".key\n", ".key\r",
-               "secret", "passw", "credential"),
+              ("kubectl", "-field", "aws secretsmanager", "versions access", "az keyvault",
+               "find-generic-password", "find-internet-password", "master.key", "secret", "passw",
+               "credential"),
               tier="likely", multiline=True, check=_LIKELY, evades=False),
     make_rule("login-pair", "A login and its password stated in prose",
               r"\b(?:login|credentials|creds)[ \t]+(?:is|are|:)[ \t]+[^\s/]{1,64}"

@@ -44,7 +44,7 @@ def _call_name(data: bytes, pos: int) -> str:
     """The name of the call whose arguments hold ``pos``: the word chain before the
     unmatched ``(`` to its left on the same line (empty if none)."""
     depth = 0
-    line_start = data.rfind(b"\n", 0, pos) + 1
+    line_start = max(data.rfind(b"\n", 0, pos) + 1, pos - 400)  # (a call's start is near)
     i = pos - 1
     while i >= line_start:
         byte = data[i]

@@ -140,7 +140,7 @@ _PROSE_KEYWORDS = (
     "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
     "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
     "окен", "シークレット", "トークン", "passcode", "clave", "パス", "비번", "pw",
-    "secret",
+    "appsecret", "app secret", "clientsecret", "client secret",
 )  # fmt: skip
 # the keywords that name a key or a secret, not a password: after them, hex of a
 # digest's size is the secret (a WeChat AppSecret), unless a hash word is near
@@ -157,10 +157,9 @@ _MARK = (
 _PROSE_VALUE = (
     r"(?:[\"'\x60]|“|「|『)?([A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
 )
-# (``pw`` as a word; ``secret`` only as an app's or a client's: "AppSecret")
-_PROSE_SPECIAL = {
-    "pw": "(?<![a-z])pw",
-    "secret": "(?:(?<=app)|(?<=app )|(?<=client)|(?<=client ))secret(?![a-z])",
+# (``pw`` as a word; an app's or a client's secret as a word: "AppSecret", not "...secrets")
+_PROSE_SPECIAL = {"pw": "(?<![a-z])pw"} | {
+    k: k + "(?![a-z])" for k in ("appsecret", "app secret", "clientsecret", "client secret")
 }
 _PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
 _PROSE = rf"(?:{_PROSE_WORDS})[a-zñ]{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
@@ -195,15 +194,16 @@ def _set_secret(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 _LIKELY = value_check(hex_is_hash=False)
 _FLAG_VALUE = r"""(?:'([^'\n]{1,512})'|"([^"\n]{1,512})"|([^\s'"\x60]{1,512}))"""
 
-_PRINTED = r"[^\n]{0,300}\r?\n[ \t]*([^\s$#>]\S{5,511})[ \t]*(?=\r?\n|$)"
+# (possessive and in lookaheads: a line of many ``secret`` words costs one try each)
+_PRINTED = r"[^\n]{0,1000}+\r?\n[ \t]*+([^\s$#>]\S{5,511}+)[ \t]*+(?=\r?\n|$)"
 _PRINTING = (  # (each with a literal start, searched fast: one space between words)
-    r"kubectl [^\n]{0,200}?\bsecrets?\b[^\n]{0,200}?(?:jsonpath|go-template|base64)",
-    r"vault (?:kv[ \t]+get|read)\b[^\n]{0,200}?-field",
+    r"kubectl (?=[^\n]{0,200}?\bsecrets?\b)(?=[^\n]{0,400}?(?:jsonpath|go-template|base64))",
+    r"vault (?:kv[ \t]+get|read)\b(?=[^\n]{0,200}?-field)",
     r"aws secretsmanager get-secret-value\b",
     r"gcloud secrets versions access\b",
     r"az keyvault secret show\b",
-    r"security find-(?:generic|internet)-password\b[^\n]{0,200}?[ \t]-w\b",
-    r"cat [ \t]*[^\s|;&]{0,200}(?:\.key|token|secret|passw|credential)[^\s|;&<>]{0,50}",
+    r"security find-(?:generic|internet)-password\b(?=[^\n]{0,200}?[ \t]-w\b)",
+    r"cat [ \t]*+(?=[^\s|;&]{0,200}?(?:\.key|token|secret|passw|credential))",
 )
 
 # fmt: off

@@ -102,7 +102,10 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     ):
         return None  # "key", "v" only as a call's first two, quoted: define("K", "v")
     secret_name = names_secret(key)
-    if not (secret_name or names_key(key)) or data[key_start - 1 : key_start] == b"[":
+    if (
+        not (secret_name or (key[-3:].lower() == "key" and names_key(key)))
+        or data[key_start - 1 : key_start] == b"["
+    ):
         return None  # (``[secret: rule-id]`` is what redaction left, no assignment)
     group = _value_group(match)
     start, stop = match.span(group)
@@ -140,7 +143,7 @@ _PROSE_KEYWORDS = (
     "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
     "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
     "окен", "シークレット", "トークン", "passcode", "clave", "パス", "비번", "pw",
-    "appsecret", "app secret", "clientsecret", "client secret",
+    "clientsecret", "client secret",
 )  # fmt: skip
 # the keywords that name a key or a secret, not a password: after them, hex of a
 # digest's size is the secret (a WeChat AppSecret), unless a hash word is near
@@ -157,9 +160,9 @@ _MARK = (
 _PROSE_VALUE = (
     r"(?:[\"'\x60]|“|「|『)?([A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
 )
-# (``pw`` as a word; an app's or a client's secret as a word: "AppSecret", not "...secrets")
+# (``pw`` as a word; a client's secret as a word: "ClientSecret", not "...secrets")
 _PROSE_SPECIAL = {"pw": "(?<![a-z])pw"} | {
-    k: k + "(?![a-z])" for k in ("appsecret", "app secret", "clientsecret", "client secret")
+    k: k + "(?![a-z])" for k in ("clientsecret", "client secret")
 }
 _PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
 _PROSE = rf"(?:{_PROSE_WORDS})[a-zñ]{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"

@@ -27,9 +27,7 @@ CREDENTIALS = [r for r in ROWS if r["label"] == "credential"]
 NEAR_MISSES = [r for r in ROWS if r["label"] == "near-miss"]
 
 # What the rules still miss or flag, by id, and why (everything else is caught or clean).
-MISSED = {
-    "c-0335": "a key file's content shown by `cat` on the next line: no name, no shape",
-}
+MISSED: dict[str, str] = {}  # (c-0335, a key file `cat` shows, is the printed-secret rule's)
 FLAGGED = {
     "c-0111": "an AWS access key id alone (a certain vendor rule, kept as gitleaks has it)",
 }
@@ -59,7 +57,7 @@ def test_credentials_are_caught() -> None:
     missed = {r["id"] for r in CREDENTIALS if not caught(r)}
     assert missed == set(MISSED)
     share = 1 - len(missed) / len(CREDENTIALS)
-    assert share >= 0.996  # 254 of 255
+    assert share >= 1.0  # 255 of 255 (was 254: a secret printed by a command is a rule now)
 
 
 def test_near_misses_are_not_flagged() -> None:
@@ -155,3 +153,43 @@ def test_more_forms_than_the_corpus_has(template: str, rule_id: str) -> None:
 )
 def test_code_around_secret_names_is_no_secret(text: str) -> None:
     assert scan(text) == []
+
+
+# ``blind.jsonl`` was written by someone who saw no rule, measured once (248 of 295
+# caught, 3 of 253 near misses flagged), then used to tune the rules by the shapes its
+# misses show (truncated private keys, webhook keys that are UUIDs, more command-line
+# and prose forms, passwords passed to calls, secrets a command printed). Its floors pin
+# what they reach now; what it still misses or flags is listed.
+BLIND = CORPUS.parent / "blind.jsonl"
+BLIND_ROWS = [json.loads(line) for line in BLIND.read_text(encoding="utf-8").splitlines() if line]
+BLIND_MISSED = {
+    "b-0053": "an app's secret named in prose far from its value: its keyword would cost a pass",
+    "b-0124": "a password after `net use ... /user:X`: its keyword would cost a pass",
+    "b-0131": "a password given in the reply to a question on the line before",
+    "b-0135": "user / password with no password word",
+    "b-0262": "a wallet's seed phrase",
+}
+BLIND_FLAGGED = {
+    "b-0427": "an AWS access key id alone (a certain vendor rule, as gitleaks has it)",
+}
+
+
+def test_the_blind_corpus_is_caught_and_its_near_misses_clean() -> None:
+    credentials = [r for r in BLIND_ROWS if r["label"] == "credential"]
+    near = [r for r in BLIND_ROWS if r["label"] == "near-miss"]
+    assert (len(credentials), len(near)) == (295, 253)
+    missed = {r["id"] for r in credentials if not caught(r)}
+    assert missed == set(BLIND_MISSED)
+    assert len(missed) <= 5  # 290 of 295 (98.3%); was 248 (84.1%) when measured blind
+    flagged = {r["id"] for r in near if scan(r["text"])}
+    assert flagged == set(BLIND_FLAGGED)
+    assert len(flagged) / len(near) <= 0.004  # 1 of 253; was 3 when measured blind
+
+
+@pytest.mark.parametrize(
+    "family", sorted({r["family"] for r in BLIND_ROWS if r["label"] == "credential"})
+)
+def test_every_blind_credential_family_is_caught(family: str) -> None:
+    rows = [r for r in BLIND_ROWS if r["label"] == "credential" and r["family"] == family]
+    missed = [r["id"] for r in rows if not caught(r)]
+    assert len(missed) * 9 <= len(rows), family  # at least 8 of 9 of each family

@@ -156,6 +156,13 @@ FAKE: dict[str, Maker] = {
     "url-signature": lambda r: AT["url-signature"] + body(r, URLSAFE, 43),
     "cli-secret-flag": lambda r: AT["cli-secret-flag"] + body(r, ALNUM, 40),
     "login-pair": lambda r: AT["login-pair"] + body(r, ALNUM, 14) + "-9",
+    "telegram-bot-token": lambda r: (
+        AT["telegram-bot-token"] + "57062" + "09187:AA" + body(r, URLSAFE, 33)
+    ),
+    "printed-secret": lambda r: AT["printed-secret"] + body(r, ALNUM, 24),
+    "call-password-argument": lambda r: AT["call-password-argument"] + body(r, ALNUM, 14) + '!")',
+    "password-field-input": lambda r: AT["password-field-input"] + body(r, ALNUM, 14) + '!")',
+    "docker-pat": lambda r: "dckr_pat_" + body(r, ALNUM, 27),
 }
 URL_USER = "postgres://app:"
 #: what comes before the secret in a rule's fake token
@@ -180,6 +187,10 @@ AT = {
     "url-signature": "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sig=",
     "cli-secret-flag": "--token ",
     "login-pair": "login is admin / ",
+    "telegram-bot-token": "TeleBot(",
+    "printed-secret": "$ cat config/master.key\n",
+    "call-password-argument": 'new FtpClient("ftp.example.org", "acme", "',
+    "password-field-input": 'find(By.id("password")).sendKeys("',
 }
 #: where the secret starts in a rule's fake token, when not at its first character
 SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
@@ -232,6 +243,23 @@ VARIANTS: list[tuple[str, Maker]] = [
 
 # Near-misses that must stay clean: (rule id, why, maker).
 NEAR_MISSES: list[tuple[str, str, Maker]] = [
+    (
+        "call-password-argument",
+        "a client's data",
+        lambda r: 'client.get("acme", "v4lue-' + body(r, ALNUM, 8) + '")',
+    ),
+    (
+        "password-field-input",
+        "no password field",
+        lambda r: 'find(By.id("name")).sendKeys("Ab' + body(r, ALNUM, 8) + '1")',
+    ),
+    ("printed-secret", "a listing", lambda r: "$ cat config/master.key\nNo such file or directory"),
+    (
+        "telegram-bot-token",
+        "too short",
+        lambda r: "TeleBot(57062" + "09187:AA" + body(r, ALNUM, 30),
+    ),
+    ("docker-pat", "too short", lambda r: "dckr_pat_" + body(r, ALNUM, 20)),
     ("url-password", "a plain word", lambda r: "postgres://app:password@db.example.org/app"),
     # (six characters are enough now: "hunter2" in a URL is a password)
     ("url-password", "too short", lambda r: "redis://:" + body(r, ALNUM, 5) + "@cache:6379"),
@@ -436,6 +464,19 @@ def sentence(token: str) -> str:
     return f"first line of the memory\nPlease rotate {token} before Friday, thanks.\n"
 
 
+#: rules whose secret is alone on a line after its context (what a command printed)
+OWN_LINE = {"printed-secret"}
+
+
+def placed(rule_id: str, token: str) -> tuple[str, int, int]:
+    """A text holding the rule's fake token, and the line and column of its secret."""
+    before = AT.get(rule_id, "")
+    if rule_id not in OWN_LINE:
+        return sentence(token), 2, 15 + SECRET_AT.get(rule_id, 0)
+    text = f"first line of the memory\n{token}\n"
+    return text, 2 + before.count("\n"), len(before.rsplit("\n", 1)[1]) + 1
+
+
 def by_id(rule_id: str) -> int:
     return [rule.id for rule in RULES].index(rule_id)
 
@@ -474,10 +515,10 @@ def test_fake_token_matches_rule_pattern_and_a_keyword(rule: Rule) -> None:
 @pytest.mark.parametrize("rule_id", sorted(FAKE))
 def test_rule_finds_fake_token_with_line_and_column(rule_id: str) -> None:
     token = FAKE[rule_id](rng_for(rule_id))
-    findings = scan(sentence(token))
-    at = SECRET_AT.get(rule_id, 0)
-    assert [(f.rule_id, f.line, f.column) for f in findings] == [(rule_id, 2, 15 + at)]
-    assert not is_clean(sentence(token))
+    text, line, column = placed(rule_id, token)
+    findings = scan(text)
+    assert [(f.rule_id, f.line, f.column) for f in findings] == [(rule_id, line, column)]
+    assert not is_clean(text)
 
 
 @pytest.mark.parametrize(
@@ -491,8 +532,9 @@ def test_rule_variants(rule_id: str, maker: Maker) -> None:
 @pytest.mark.parametrize("rule_id", sorted(FAKE))
 def test_token_at_very_start_and_end_of_text(rule_id: str) -> None:
     token = FAKE[rule_id](rng_for(rule_id))
-    at = SECRET_AT.get(rule_id, 0)
-    assert [(f.rule_id, f.line, f.column) for f in scan(token)] == [(rule_id, 1, 1 + at)]
+    before = AT.get(rule_id, "")
+    line, column = 1 + before.count("\n"), len(before.rsplit("\n", 1)[-1]) + 1
+    assert [(f.rule_id, f.line, f.column) for f in scan(token)] == [(rule_id, line, column)]
 
 
 CONTEXTS = [
@@ -638,7 +680,7 @@ def test_many_findings_sorted_by_line_then_column() -> None:
     lines: list[str] = []
     expected: list[tuple[str, int]] = []
     for rule_id in sorted(FAKE):
-        if rule_id == "private-key":
+        if rule_id == "private-key" or rule_id in OWN_LINE:
             continue
         lines.append(f"{len(lines)}: {FAKE[rule_id](rng)} and {FAKE['github-pat'](rng)}")
         expected += [(rule_id, len(lines)), ("github-pat", len(lines))]
@@ -706,7 +748,7 @@ def test_finding_has_no_value_field() -> None:
 def test_findings_never_leak_the_secret(rule_id: str) -> None:
     rng = random.Random(zlib.crc32(b"leak" + rule_id.encode()))
     token = FAKE[rule_id](rng)
-    findings = scan(sentence(token))
+    findings = scan(placed(rule_id, token)[0])
     assert findings
     rendered = " ".join(
         [

@@ -7,8 +7,9 @@ a few more prefixes, and structure that can be nothing but a credential
 (:mod:`.structure`: a URL's password, ``Authorization: Basic`` that decodes to
 ``user:password``, ``Bearer``, connection strings' ``Password=``/``AccountKey=``,
 ``.netrc`` and ``.pgpass`` lines, Docker's ``auth``, passwords on command lines).
-*Likely* rules (:mod:`.likely`) find a secret-named key (:mod:`.names`) or a
-password word in prose, in the seed's languages, and keep the value only if it
+*Likely* rules (:mod:`.likely`, :mod:`.calls`) find a secret-named key (:mod:`.names`),
+a password word in prose, in the seed's languages, a secret a command printed, or a
+password passed to a call with its login, and keep the value only if it
 looks like a secret (:mod:`.values`: no placeholder, reference, mask, hash, UUID,
 version, path, integrity string or plain word). A :class:`Finding` carries its
 ``tier``; redaction replaces a likely value as it does a certain one.
@@ -58,7 +59,7 @@ Never leak: a ``Finding`` holds the rule, tier, line and column only. Nothing he
 logs, and no exception raised here carries any part of the scanned text.
 
 The package, in the order a scan uses it: :mod:`.rule` (a rule), :mod:`.rules`
-(the table and its deviations from gitleaks), :mod:`.structure`, :mod:`.likely`,
+(the table and its deviations from gitleaks), :mod:`.structure`, :mod:`.likely`, :mod:`.calls`,
 :mod:`.names` and :mod:`.values` (the tiers beyond prefixes), :mod:`.placeholders`
 (entropy and the placeholder allowlist), :mod:`.matching` (the keyword prefilter and the raw
 scan), :mod:`.charsets`, :mod:`.edits`, :mod:`.normalise` and :mod:`.tells`

@@ -37,10 +37,12 @@ from __future__ import annotations
 
 import re
 
-from core.domain.secrets.names import names_secret
+from core.domain.secrets.calls import CALL_RULES
+from core.domain.secrets.names import names_key, names_secret
+from core.domain.secrets.placeholders import shannon_entropy
 from core.domain.secrets.rule import Rule, make_rule
 from core.domain.secrets.structure import value_check
-from core.domain.secrets.values import plausible, trim
+from core.domain.secrets.values import HASH_WORDS, is_hash, plausible, trim
 
 _KEY_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
@@ -63,11 +65,11 @@ _KV_KEYWORDS = (
 )  # fmt: skip
 _NOT_KEY = r"""\s=:"'\x60<>(){}\[\],;\\"""
 _CLOSE = r"""["'\]\x60\\]{0,3}"""  # what closes a key: quotes, ``']``, an escaped quote
-_KV_TAIL = rf"""[^{_NOT_KEY}]{{0,40}}{_CLOSE}[ \t]{{0,4}}(?:[=:>,]|\r?\n|value)"""
+_KV_TAIL = rf"""[^{_NOT_KEY}]{{0,40}}{_CLOSE}[ \t]{{0,4}}(?:[=:>,]|\r?\n|value|：)"""
 _KV = (
     rf"""(?P<key>[^{_NOT_KEY}]{{1,48}}?){_CLOSE}[ \t]{{0,4}}"""
     # = : => := ; "key", "v" (define, put); <key>v; key="K" value="v"; name: K / value: v
-    r"""(?P<sep>=>|:=|[=:](?![=:])|(?<=['"]),|(?<=[A-Za-z])>|[ \t]+value[ \t]*="""
+    r"""(?P<sep>=>|:=|[=:](?![=:])|：|(?<=['"]),|(?<=[A-Za-z])>|[ \t]+value[ \t]*="""
     r"""|[ \t]*\r?\n[ \t]*(?:-[ \t]*)?value[ \t]*:)[ \t]{0,8}"""
     r"""(?:\\"([^"\\\n]{0,512})\\"|"([^"\n]{0,512})"|'([^'\n]{0,512})'"""
     r"""|\x60([^\x60\n]{0,512})\x60|([^\s"'\x60<]{1,512}))"""
@@ -99,17 +101,40 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
         or _value_group(match) == match.re.groups
     ):
         return None  # "key", "v" only as a call's first two, quoted: define("K", "v")
-    if not names_secret(key) or data[key_start - 1 : key_start] == b"[":
+    secret_name = names_secret(key)
+    if (
+        not (secret_name or (key[-3:].lower() == "key" and names_key(key)))
+        or data[key_start - 1 : key_start] == b"["
+    ):
         return None  # (``[secret: rule-id]`` is what redaction left, no assignment)
     group = _value_group(match)
     start, stop = match.span(group)
     if _CONTINUED.match(data, match.end()):
         return None  # a literal joined to the next ("..." +) or a plain scalar folded on
     value = trim(data[start:stop].decode("utf-8", "replace"))
+    field = _NEXT_FIELD.search(value) if group == match.re.groups else None
+    if field is not None:
+        value = value[: field.start()]
     context = data[max(0, key_start - 40) : key_start].decode("utf-8", "replace") + key
     if not plausible(value, context=context):
         return None
+    if not secret_name and not _random(value):
+        return None  # a key of another kind (``PAY_NOTIFY_KEY``): only a random value
     return start, start + len(value.encode("utf-8"))
+
+
+# an unquoted value's end where a connection string's next field starts (``;Name=``)
+_NEXT_FIELD = re.compile(r";[ \t]*[A-Za-z][\w ]{0,40}=")
+
+
+def _random(value: str) -> bool:
+    """Long, with letters and digits, and of a random string's entropy."""
+    return (
+        len(value) >= 16
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and shannon_entropy(value) >= 3.5
+    )
 
 
 # --- password-in-prose -------------------------------------------------------------
@@ -117,27 +142,43 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 _PROSE_KEYWORDS = (
     "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
     "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
-    "окен", "シークレット", "トークン",
+    "окен", "シークレット", "トークン", "passcode", "clave", "パス", "비번", "pw",
+    "clientsecret", "client secret",
 )  # fmt: skip
-_STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|："""
+# the keywords that name a key or a secret, not a password: after them, hex of a
+# digest's size is the secret (a WeChat AppSecret), unless a hash word is near
+_KEY_WORDS = re.compile(r"secret|key|密钥", re.IGNORECASE)
+_STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|：|、|＝"""
 _GAP = rf"(?:(?!{_STOP})[^\n]){{0,60}}?"
 _MARK = (
     r"(?:(?:[ \t]+(?:is|are|was|were|es|era|é|è|est|ist|lautet|war)(?![A-Za-z])"
-    r"|[ \t]*(?:是|为|為|は|는|은|改成了|改为|改成|设为|设置为|→|—|->|=>))[ \t]*(?::|：)?"
-    r"|[ \t]*(?::|：))[ \t]*"
+    r"|[ \t]*(?:是|为|為|は|는|은|改成了|改为|改成|换成|换为|变成|变为|更新为|重置为|设为|设置为"
+    r"|→|—|->|=>))[ \t]*(?::|：)?"
+    r"|[ \t]*(?::|：|＝|、|，))[ \t]*"
 )
 # a value: ASCII without quotes (``[!#-&(-_a-~]``), at most 128 characters, perhaps quoted
 _PROSE_VALUE = (
     r"(?:[\"'\x60]|“|「|『)?([A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
 )
-_PROSE = rf"(?:{'|'.join(_PROSE_KEYWORDS)})[a-zñ]{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
+# (``pw`` as a word; a client's secret as a word: "ClientSecret", not "...secrets")
+_PROSE_SPECIAL = {"pw": "(?<![a-z])pw"} | {
+    k: k + "(?![a-z])" for k in ("clientsecret", "client secret")
+}
+_PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
+_PROSE = rf"(?:{_PROSE_WORDS})[a-zñ]{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
 
 
 def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     start, stop = match.span(_value_group(match))
     value = trim(data[start:stop].decode("utf-8", "replace"))
     context = data[match.start() : start].decode("utf-8", "replace")
-    if not plausible(value, context=context, strict=True):
+    line = data[data.rfind(b"\n", 0, start) + 1 : start].decode("utf-8", "replace")
+    if line.count("{{") > line.count("}}") or line.count("${") > line.count("}"):
+        return None  # inside a template's or a reference's braces: a name, not a value
+    if _KEY_WORDS.search(context) and not HASH_WORDS.search(line):
+        if is_hash(value) or not plausible(value, strict=True, hex_is_hash=False):
+            return None
+    elif not plausible(value, context=context, strict=True):
         return None
     return start, start + len(value.encode("utf-8"))
 
@@ -156,6 +197,18 @@ def _set_secret(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 _LIKELY = value_check(hex_is_hash=False)
 _FLAG_VALUE = r"""(?:'([^'\n]{1,512})'|"([^"\n]{1,512})"|([^\s'"\x60]{1,512}))"""
 
+# (possessive and in lookaheads: a line of many ``secret`` words costs one try each)
+_PRINTED = r"[^\n]{0,1000}+\r?\n[ \t]*+([^\s$#>]\S{5,511}+)[ \t]*+(?=\r?\n|$)"
+_PRINTING = (  # (each with a literal start, searched fast: one space between words)
+    r"kubectl (?=[^\n]{0,200}?\bsecrets?\b)(?=[^\n]{0,400}?(?:jsonpath|go-template|base64))",
+    r"vault (?:kv[ \t]+get|read)\b(?=[^\n]{0,200}?-field)",
+    r"aws secretsmanager get-secret-value\b",
+    r"gcloud secrets versions access\b",
+    r"az keyvault secret show\b",
+    r"security find-(?:generic|internet)-password\b(?=[^\n]{0,200}?[ \t]-w\b)",
+    r"cat [ \t]*+(?=[^\s|;&]{0,200}?(?:\.key|token|secret|passw|credential))",
+)
+
 # fmt: off
 LIKELY_RULES: tuple[Rule, ...] = (
     make_rule("secret-assignment", "A secret-named key given a value", _KV, _KV_KEYWORDS,
@@ -164,7 +217,8 @@ LIKELY_RULES: tuple[Rule, ...] = (
     make_rule("password-in-prose", "A password stated in prose", _PROSE, _PROSE_KEYWORDS,
               ignore_case=True, tier="likely", check=_stated, local=True, evades=False),
     make_rule("secret-directive", "A password in a server's configuration directive",
-              r"\b(?:requirepass|bind_?pw|rootpw|r[ow]community)[ \t]+" + _VALUE,
+              (r"\b(?:requirepass|bind_?pw|rootpw|r[ow]community)[ \t]+" + _VALUE,
+               r"\bsnmp-server[ \t]+community[ \t]+" + _VALUE),
               ("requirepass", "bind_pw", "bindpw", "rootpw", "community"),
               ignore_case=True, tier="likely", check=_LIKELY, evades=False),
     make_rule("shell-set-secret", "A secret-named variable set in a shell",
@@ -183,14 +237,22 @@ LIKELY_RULES: tuple[Rule, ...] = (
               ("sig=", "signature="), ignore_case=True, tier="likely", check=_LIKELY,
               evades=False),
     make_rule("cli-secret-flag", "A token or secret given on a command line",
-              r"(?<![\w-])--(?:token|api-key|apikey|api-token|secret|client-secret|auth-token"
-              r"|access-token)[= ]" + _FLAG_VALUE,
+              r"(?<![\w-])--([A-Za-z][\w-]{0,40}?)[= ]" + _FLAG_VALUE,
               ("--token", "--api", "--secret", "--client-secret", "--auth-token",
-               "--access-token"), ignore_case=True, tier="likely", check=_LIKELY, evades=False),
+               "--access-token", "-secret", "-token", "-pwd", "-passphrase"),
+              ignore_case=True, tier="likely", check=_set_secret, evades=False),
+    # a command that prints a secret, and what it printed on the next line
+    make_rule("printed-secret", "A secret printed by the command on the line before",
+              tuple(c + _PRINTED for c in _PRINTING),
+              ("kubectl", "-field", "aws secretsmanager", "versions access", "az keyvault",
+               "find-generic-password", "find-internet-password", "master.key", "secret", "passw",
+               "credential"),
+              tier="likely", multiline=True, check=_LIKELY, evades=False),
     make_rule("login-pair", "A login and its password stated in prose",
               r"\b(?:login|credentials|creds)[ \t]+(?:is|are|:)[ \t]+[^\s/]{1,64}"
               r"[ \t]*/[ \t]*([!-~]{6,128})", ("login", "credentials", "creds"),
               ignore_case=True, tier="likely", check=_LIKELY,
               evades=False),
+    *CALL_RULES,
 )
 # fmt: on

@@ -38,6 +38,7 @@ _TOKEN_KINDS_NOT_SECRET = frozenset(
     {"page", "next", "continuation", "cursor", "pagination", "sync", "csrf", "xsrf", "max",
      "num", "input", "output", "prompt", "completion", "total", "id", "cancellation"}
 )  # fmt: skip
+_VERSION_WORD = re.compile(r"v\d{1,2}")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[\s_.\-]+")
 
@@ -51,7 +52,7 @@ def names_secret(key: str) -> bool:
     """Whether ``key`` is the name of a secret (see the module)."""
     if any(word in key for word in _CJK_WORDS):
         return key.rstrip("0123456789").endswith(_CJK_WORDS)
-    parts = words(key)
+    parts = [w for w in words(key) if not _VERSION_WORD.fullmatch(w)]  # ``API_V3_KEY``
     while parts and (parts[-1].isdigit() or parts[-1] in _TRAILING):
         parts.pop()
     if not parts or _NOT_SECRET.intersection(parts):
@@ -65,3 +66,23 @@ def names_secret(key: str) -> bool:
     if last == "token" and before in _TOKEN_KINDS_NOT_SECRET:
         return False
     return last in SECRET_WORDS
+
+
+# what a key is that is not a secret one: a database's, a cache's, a map's, a site's
+_KEY_KINDS_NOT_SECRET = frozenset(
+    {"cache", "sort", "partition", "primary", "foreign", "object", "s3", "idempotency",
+     "routing", "lookup", "map", "i18n", "translation", "message", "row", "index", "dedup",
+     "unique", "composite", "group", "shard", "site", "hash", "entry", "dict", "json", "item",
+     "table", "column", "field", "prefix", "name", "host", "file", "path", "ssh", "gpg", "kms"}
+)  # fmt: skip
+
+
+def names_key(key: str) -> bool:
+    """Whether ``key`` names a key of no known kind (``PAY_NOTIFY_KEY``): a secret if
+    its value is random (:mod:`.likely`), where a secret's name needs no more."""
+    parts = [w for w in words(key) if not _VERSION_WORD.fullmatch(w)]
+    while parts and (parts[-1].isdigit() or parts[-1] in _TRAILING):
+        parts.pop()
+    if len(parts) < 2 or parts[-1] != "key" or _NOT_SECRET.intersection(parts):
+        return False
+    return parts[-2] not in _KEY_KINDS_NOT_SECRET

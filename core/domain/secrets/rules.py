@@ -99,9 +99,14 @@ _VENDOR: tuple[Rule, ...] = (
     _rule("pypi-upload-token", "PyPI upload token", r"pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}",
           ("pypi-ageichlwas5vcmc",), entropy=3),
     # PEM: any private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP).
+    # (memgov: also a block cut short, ``...`` or the text's end in place of its END
+    # line, its lines broken by ``\n`` escapes in JSON: 64 characters of its body)
     _rule("private-key", "Private key",
-          r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]{64,}?KEY(?: BLOCK)?-----",
-          ("-----begin",), ignore_case=True, multiline=True),
+          r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
+          r"(?:[\s\S]{64,}?KEY(?: BLOCK)?-----"
+          r"|(?:\s|\\[rn])*(?:[A-Za-z-]{1,40}:[^\n\\]{0,200}(?:\s|\\[rn])+)*"
+          r"(?:[A-Za-z0-9+/=]{16,}(?:\s|\\[rn])*){1,}(?<=[A-Za-z0-9+/=\s]))",
+          ("-----begin",), ignore_case=True, multiline=True, entropy=3),
     # SendGrid: API keys.
     _rule("sendgrid-api-token", "SendGrid API token",
           r"SG\.[a-zA-Z0-9=_\-.]{66}" + _END, ("sg.",), entropy=2, word_start=True),

@@ -21,6 +21,7 @@ import binascii
 import re
 from base64 import b64decode
 
+from core.domain.secrets.placeholders import mostly_runs
 from core.domain.secrets.rule import END, Check, Rule, make_rule
 from core.domain.secrets.values import plausible, trim
 
@@ -35,7 +36,7 @@ def _last_group(match: re.Match[bytes]) -> int:
     return 0
 
 
-def value_check(*, hex_is_hash: bool = False, minimum: int = 0) -> Check:
+def value_check(*, hex_is_hash: bool = False, minimum: int = 0, uuid_ok: bool = False) -> Check:
     """A check taking the last group that matched as the value (trailing sentence
     punctuation dropped) and keeping it if :func:`.values.plausible`."""
 
@@ -43,7 +44,7 @@ def value_check(*, hex_is_hash: bool = False, minimum: int = 0) -> Check:
         group = _last_group(match)
         start, stop = match.span(group)
         value = trim(data[start:stop].decode("utf-8", "replace"))
-        if len(value) < minimum or not plausible(value, hex_is_hash=hex_is_hash):
+        if len(value) < minimum or not plausible(value, hex_is_hash=hex_is_hash, uuid_ok=uuid_ok):
             return None
         return start, start + len(value.encode("utf-8"))
 
@@ -66,6 +67,21 @@ def _decodes_to_login(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | 
 
 
 _CERTAIN = value_check()
+# where the structure itself says password or key (a .netrc line, a webhook's path), a
+# UUID is the secret (Heroku's API keys, WeCom's and Feishu's webhook keys are UUIDs)
+_PLACED = value_check(uuid_ok=True)
+
+
+def _webhook_key(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """A webhook URL's key: any value but a placeholder (``XXXX``, ``$TOKEN``)."""
+    start, stop = match.span(_last_group(match))
+    value = data[start:stop].decode("utf-8", "replace")
+    if _WEBHOOK_PLACEHOLDER.search(value) or mostly_runs(value):
+        return None
+    return start, stop
+
+
+_WEBHOOK_PLACEHOLDER = re.compile(r"x{4,}|X{4,}|0{6,}|your|token|example|placeholder", re.I)
 _SCHEME = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -81,7 +97,7 @@ def _url_password(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None
         start += 1  # the scheme starts with a letter
     if begin - start < 2 or (start > 0 and data[start - 1] in _WORD):
         return None
-    return _CERTAIN(data, match)
+    return _PLACED(data, match)
 
 
 # fmt: off
@@ -109,9 +125,20 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=([\w-]{20,64})",
                r"open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/([\w-]{16,64})",
                r"oapi\.dingtalk\.com/robot/send\?access_token=([0-9a-f]{64})",
-               r"webhook\.office\.com/webhookb2/[\w@.-]{1,200}/IncomingWebhook/([0-9a-zA-Z]{20,64})/"),
-              ("/api/webhooks/", "qyapi.weixin", "/open-apis/bot/", "oapi.dingtalk", "webhookb2"),
-              check=_CERTAIN, evades=False),
+               r"webhook\.office\.com/webhookb2/[\w@.-]{1,200}/IncomingWebhook/([0-9a-zA-Z]{20,64})/",
+               r"hooks\.zapier\.com/hooks/catch/\d{1,12}/([0-9a-z]{5,32})",
+               r"chat\.googleapis\.com/v1/spaces/[^\s/]{1,64}/messages\?[^\s]{0,300}?token=([\w%-]{20,256})",
+               r"api\.telegram\.org/bot(\d{6,12}:[\w-]{30,40})"),
+              ("/api/webhooks/", "qyapi.weixin", "/open-apis/bot/", "oapi.dingtalk", "webhookb2",
+               "zapier", "/v1/spaces/", "api.telegram.org/bot"),
+              check=_webhook_key, evades=False),
+    make_rule("telegram-bot-token", "Telegram bot token",
+              r"(?<![\w:])(\d{8,10}:AA[\w-]{33})(?![\w-])",
+              ("telebot", "bot_token", "botfather"),
+              check=_PLACED, evades=False),
+    make_rule("docker-pat", "Docker personal or organisation access token",
+              r"dckr_(?:pat|oat)_[\w-]{27,64}" + END, ("dckr_pat_", "dckr_oat_"), entropy=3,
+              word_start=True, evades=False),
     make_rule("otpauth-secret", "One-time password seed in an otpauth:// URL",
               r"otpauth://[a-z]{4}/[^\s?]{0,200}\?(?:[^\s#]{0,500}&)?secret=([A-Za-z2-7]{16,128})",
               ("otpauth://",), ignore_case=True, check=_CERTAIN, evades=False),
@@ -139,38 +166,53 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
               ignore_case=True, check=_CERTAIN, evades=False),
     make_rule("connection-string-password",
               "Password or key in a connection string (ADO.NET, ODBC, Azure, JDBC)",
-              r"[;&?][ \t]{0,8}(?:password|pwd|accountkey|sharedaccesskey)[ \t]{0,8}=[ \t]{0,8}"
-              r"([^;\"'<>\s&]{1,512})",
-              ("password", "pwd", "accountkey", "sharedaccesskey"), ignore_case=True,
-              check=_CERTAIN, evades=False),
+              r"[;&?][ \t]{0,8}(?:password|pwd|accountkey|sharedaccesskey|accesskey|sharedsecret)"
+              r"[ \t]{0,8}=[ \t]{0,8}([^;\"'<>\s&]{1,512})",
+              ("password", "pwd", "accountkey", "sharedaccesskey", "accesskey", "sharedsecret"),
+              ignore_case=True, check=_PLACED, evades=False),
     make_rule("netrc-password", "Password in a .netrc entry",
               (r"\bmachine\s{1,64}\S{1,256}\s{1,64}(?:login\s{1,64}\S{1,256}\s{1,64})?password"
                r"\s{1,64}(\S{1,256})",
-               r"\bdefault\s{1,64}(?:login\s{1,64}\S{1,256}\s{1,64})?password\s{1,64}(\S{1,256})"),
-              ("password",), multiline=True, check=_CERTAIN, evades=False),
+               r"\bdefault\s{1,64}(?:login\s{1,64}\S{1,256}\s{1,64})?password\s{1,64}(\S{1,256})",
+               r"(?m:^)[ \t]{0,64}login\s{1,64}\S{1,256}\s{1,64}password\s{1,64}(\S{1,256})"),
+              ("password", "login"), multiline=True, check=_PLACED, evades=False),
+    # (a field may hold ``\:`` or ``\\``, as .pgpass escapes them)
     make_rule("pgpass-password", "Password in a .pgpass line",
-              r"(?<![^\s\x60\"'])[^\s:\x60\"']{1,255}:(?:\d{1,5}|\*):[^\s:\x60\"']{1,255}:[^\s:\x60\"']{1,255}"
-              r":([^\s:\x60\"']{1,255})(?=[\s\x60\"']|$)",
-              (":5432:", ":5433:", ":5434:", ":6432:", ":*:"), check=_CERTAIN, evades=False),
+              r"(?<![^\s\x60\"'])[^\s:\x60\"']{1,255}:(?:\d{1,5}|\*):(?:[^\s:\x60\"'\\]|\\.){1,255}"
+              r":(?:[^\s:\x60\"'\\]|\\.){1,255}:((?:[^\s:\x60\"'\\]|\\.){1,255})(?=[\s\x60\"']|$)",
+              (":5432:", ":5433:", ":5434:", ":5435:", ":5439:", ":6432:", ":*:"),
+              check=_PLACED, evades=False),
     make_rule("cli-password", "Password given to a command on its command line",
               (r"\bsshpass\s+-p\s*" + _VALUE,
                r"\bmysql(?:dump|admin|sh|import|check)?\b[^\n|;&]{0,200}?\s-p" + _VALUE,
-               r"--password[= ]" + _VALUE,
+               r"--(?:[a-z]{1,12}-)?pass(?:word|wd)?[= ]" + _VALUE,
                r"\b(?:curl|wget)\b[^\n|;&]{0,200}?\s(?:-u|--user)[ =]['\"]?[^\s:'\"]{1,64}:"
                + _VALUE,
                r"\b(?:PGPASSWORD|MYSQL_PWD)=" + _VALUE,
                r"\bredis-cli\b[^\n|;&]{0,200}?\s-a\s+" + _VALUE,
-               r"\bhtpasswd[ \t]+-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]+\S{1,256}[ \t]+\S{1,64}[ \t]+"
-               + _VALUE,
+               r"\bhtpasswd(?:[ \t]+-[a-zA-Z]{1,5})*[ \t]+-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}"
+               r"(?:[ \t]+-[a-zA-Z]{1,5})*[ \t]+\S{1,256}[ \t]+\S{1,64}[ \t]+" + _VALUE,
+               r"\b(?:mosquitto_passwd|rabbitmqctl)\b[^\n|;&]{0,60}?\s(?:-b\s+\S{1,256}|add_user"
+               r"|change_password)\s+[^\s-]\S{0,63}\s+" + _VALUE,
+               r"\b[a-z]{0,4}freerdp\b[^\n|;&]{0,200}?\s/p:" + _VALUE,
+               r"(?:\s|^)/pass(?:word)?:" + _VALUE,
+               r"\bnet\s+use\b[^\n|;&]{0,200}?/user:\S{1,128}\s+" + _VALUE,
+               r"\bnet\s+use\s+(?:[A-Za-z]:\s+|\*\s+)?\\\\\S{1,256}\s+" + _VALUE + r"\s+/user:",
+               r"\b(?:psexec(?:64)?|rdesktop|ipmitool)\b[^\n|;&]{0,200}?\s-[pP]\s+" + _VALUE,
+               r"\s-(?:src|dest)?(?:store|key)pass(?:word)?[ \t]+" + _VALUE,
+               r"\s-(?:ssl)?password[ \t]+(?:pass:)?" + _VALUE,
                r"\bdocker\s+login\b[^\n|;&]{0,200}?\s-p\s+" + _VALUE,
                r"\b(?:sqlcmd|bcp)\b[^\n|;&]{0,200}?\s-P\s*" + _VALUE,
                r"\bmongo(?:sh|dump|restore)?\b[^\n|;&]{0,200}?\s-p\s+" + _VALUE,
                r"\bsmbclient\b[^\n|;&]{0,200}?\s-U\s+[^\s%]{1,64}%" + _VALUE,
                r"-pass(?:in|out)?\s+pass:" + _VALUE,
                r"(?i:convertto-securestring)\s+(?:-String\s+)?" + _VALUE,
-               r"\becho\s+" + _VALUE + r"\s*\|\s*(?:sudo\s+)?(?:passwd\b|chpasswd|sudo\s+-S)"),
+               r"\becho\s+" + _VALUE
+               + r"\s*\|\s*(?:sudo\s+)?(?:passwd\b|chpasswd|sudo\s+-S"
+               r"|[^\n|]{0,200}--password-stdin)"),
               ("--password", " -p", " -a ", " -u ", "--user", "pgpassword=", "mysql_pwd=",
-               "htpasswd", "-pass", "convertto-securestring", "passwd", "| sudo -s"),
+               "htpasswd", "-pass", "convertto-securestring", "passwd", "| sudo -s", "storepass",
+               "-keypass", "rabbitmqctl", "xfreerdp", "wfreerdp", "-freerdp", "/pass"),
               check=_CERTAIN, evades=False),
 )
 # fmt: on

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import binascii
 import re
+import unicodedata
 from base64 import b64decode
 
 from core.domain.secrets.placeholders import looks_sequential, mostly_runs
@@ -50,9 +51,9 @@ _PLACEHOLDER = re.compile(
     re.IGNORECASE,
 )
 _REFERENCE = re.compile(
-    r"^(?:\$|%\(|%[sdr]$|\{|!|@|&|\*|<|＜|\[|op://|vault:|secret://|secrets://|ref\+|sm://|"
+    r"^(?:\$|%\(|%[sdr]$|\{|\(|!|@|&|\*|<|＜|\[|op://|vault:|secret://|secrets://|ref\+|sm://|"
     r"arn:|awssm|gcp:|azure:|env:|file:|keyring:|enc\[)"
-    r"|\$\{|\{\{|\{[^{}\s]*\}|%\([^)]*\)[sdr]|[()\[\]]"
+    r"|\$\{|\{\{|\{[^{}\s]*\}|%\([^)]*\)[sdr]|[\w.]\(|\)$|\w\[|\]"
     r"|^(?:os\.|process\.env|env\.|ENV\b|System\.|config\.|settings\.|self\.|this\.)",
     re.IGNORECASE,
 )
@@ -75,7 +76,8 @@ _UUID = re.compile(
 _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.+-]*)?$")
 _PATH = re.compile(
     r"^(?:/|~/|\./|\.\./|[A-Za-z]:[\\/]|\\\\)|^[\w.-]*/[\w./-]*\.[A-Za-z]{1,5}$"
-    r"|^[\w-]+\.(?:json|pem|key|crt|txt|yaml|yml|env|cfg|conf|ini|p12|pfx|jks)$",
+    r"|^[\w-]+\.(?:json|pem|key|crt|txt|yaml|yml|env|cfg|conf|ini|p12|pfx|jks)$"
+    r"|^[a-z0-9_.-]+(?:/[a-z0-9_.-]+){2,}/?$",  # a vault or an API path: lowercase segments
     re.IGNORECASE,
 )
 _URL_OR_MAIL = re.compile(r"://|^[^@\s]+@[\w-]+(?:\.[\w-]+)+$")
@@ -86,6 +88,7 @@ _IDENTIFIER = re.compile(
 _LETTER = re.compile(r"[A-Za-z]")
 _BRAND = re.compile(r"\d[A-Z][a-z]+$")
 _OTHER = re.compile(r"[^A-Za-z]")
+_PIN = re.compile(r"(?=[^!#$%&*@^~?]*[!#$%&*@^~?])(?=\D*\d\D*\d)[\d!#$%&*@^~?]+")
 _TRAILING = ".,;:)]}>\x60\"'。，、）"
 
 
@@ -125,12 +128,49 @@ def is_hash(value: str, context: str = "", *, prose: bool = False) -> bool:
     return False
 
 
+def _latin(value: str) -> bool:
+    """ASCII, or accented Latin letters among ASCII ones (``Contraseña2024``)."""
+    if value.isascii():
+        return True
+    return all(c.isascii() or (c.isalpha() and "LATIN" in unicodedata.name(c, "")) for c in value)
+
+
+def _fold(value: str) -> str:
+    if value.isascii():
+        return value
+    return "".join(c for c in unicodedata.normalize("NFKD", value) if c.isascii())
+
+
+def _passphrase(value: str) -> bool:
+    """Three or more words of letters joined by ``-`` (``correct-horse-battery-staple``),
+    none of them a word that names a secret, a setting or a place to fill in."""
+    parts = value.split("-")
+    return (
+        len(parts) >= 3
+        and all(len(p) >= 3 and p.isalpha() and p.islower() for p in parts)
+        and not any(_SETTING_WORDS.match(p) for p in parts)
+    )
+
+
+_SETTING_WORDS = re.compile(
+    r"pass|secret|key|token|auth|cred|conf|name|user|admin|prod|dev|test|stag|local|default"
+    r"|example|sample|here|hier|your|votre|enter|insert|fill|only|mysql|postgres|redis|mongo"
+    r"|kube|system|service|account|app|api|web|server|client|data|file|path|eintragen|aqui"
+)
+
+
 def plausible(
-    value: str, *, context: str = "", strict: bool = False, hex_is_hash: bool = True
+    value: str,
+    *,
+    context: str = "",
+    strict: bool = False,
+    hex_is_hash: bool = True,
+    uuid_ok: bool = False,
 ) -> bool:
     """Whether ``value`` can be a secret (see the module); ``context``: its name and
-    the words before it, for a hash; ``strict``: found in prose."""
-    if len(value) < MIN_LENGTH or len(value) > 1024 or not value.isascii():
+    the words before it, for a hash; ``strict``: found in prose; ``uuid_ok``: where
+    the structure says password (a ``.netrc`` line, a webhook's key), a UUID is one."""
+    if len(value) < MIN_LENGTH or len(value) > 1024 or not _latin(value):
         return False
     if any(c.isspace() for c in value) or _URL_OR_MAIL.search(value):
         return False
@@ -140,9 +180,12 @@ def plausible(
         return False
     if hex_is_hash and is_hash(value, context, prose=strict):
         return False
-    if _UUID.match(value) or _VERSION.match(value) or _PATH.search(value):
+    if (_UUID.match(value) and not uuid_ok) or _VERSION.match(value) or _PATH.search(value):
         return False
-    if value.isdigit() or _is_word(value) or _IDENTIFIER.fullmatch(value):
+    folded = _fold(value)  # accents aside: ``contraseña`` is a word as ``password`` is
+    if value.isdigit() or _is_word(folded):
+        return False
+    if _IDENTIFIER.fullmatch(folded) and not (not strict and _passphrase(value)):
         return False
     decoded = _decoded(value)
     for _level in range(2):  # base64 of words (a token inside is the evasion layer's) or of
@@ -156,6 +199,8 @@ def plausible(
         ):
             return False
         decoded = _decoded(decoded.strip())
-    if strict:  # and not a name with a digit in front ("1Password", "3Com")
-        return bool(_LETTER.search(value) and _OTHER.search(value)) and not _BRAND.match(value)
+    if strict:  # and not a name with a digit in front ("1Password", "3Com"); or digits
+        # with a symbol that is no date's or number's ("736789#")
+        mixed = bool(_LETTER.search(value) and _OTHER.search(value))
+        return (mixed or bool(_PIN.fullmatch(value))) and not _BRAND.match(value)
     return True

@@ -193,3 +193,22 @@ def test_every_blind_credential_family_is_caught(family: str) -> None:
     rows = [r for r in BLIND_ROWS if r["label"] == "credential" and r["family"] == family]
     missed = [r["id"] for r in rows if not caught(r)]
     assert len(missed) * 9 <= len(rows), family  # at least 8 of 9 of each family
+
+
+# ``blind2.jsonl`` was written by another person who saw no rule, after the rules above
+# were tuned on ``blind.jsonl``, and measured once, never tuned on: 234 of 253 caught
+# (92.5%), 3 of 227 near misses flagged (1.3%). A floor, so a change that loses catches
+# or adds false alarms on unseen text shows.
+BLIND2_ROWS = [
+    json.loads(line)
+    for line in (CORPUS.parent / "blind2.jsonl").read_text(encoding="utf-8").splitlines()
+    if line
+]
+
+
+def test_the_unseen_corpus_stays_at_its_first_measure_or_better() -> None:
+    credentials = [r for r in BLIND2_ROWS if r["label"] == "credential"]
+    near = [r for r in BLIND2_ROWS if r["label"] == "near-miss"]
+    assert (len(credentials), len(near)) == (253, 227)
+    assert sum(1 for r in credentials if caught(r)) >= 234
+    assert sum(1 for r in near if scan(r["text"])) <= 3

@@ -325,3 +325,16 @@ def demo_cli(
         return code, out, err
 
     return run
+
+
+def every_byte(root: Path) -> bytes:
+    """Every byte a store keeps: its files (``.git`` included) and every git object,
+    unpacked (a value that must never reach the disk is looked for in this)."""
+    files = b"".join(p.read_bytes() for p in root.rglob("*") if p.is_file())
+    objects = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout
+    return files + objects

@@ -17,24 +17,12 @@ from core.domain.record import Source
 from core.store import logs
 from core.store.store import Store
 from core.writing.pipeline import Candidate, remember
-from tests.conftest import ACTOR, FakeClock
+from tests.conftest import ACTOR, FakeClock, every_byte
 
 
 def _token(seed: int) -> str:
     rng = random.Random(seed)
     return "ghp_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
-
-
-def _everything(root: Path) -> bytes:
-    """Every byte of the store: its files and every git object, unpacked."""
-    out = b"".join(p.read_bytes() for p in root.rglob("*") if p.is_file())
-    objects = subprocess.run(
-        ["git", "cat-file", "--batch-all-objects", "--batch"],
-        cwd=root,
-        capture_output=True,
-        check=True,
-    ).stdout
-    return out + objects
 
 
 def test_memgov_log_writes_a_mark_never_the_value(store: Store, tmp_path: Path) -> None:
@@ -64,7 +52,7 @@ def test_memgov_log_writes_a_mark_never_the_value(store: Store, tmp_path: Path) 
     marks = [line[line.index("[secret:") :].split("]")[0] for line in lines if "[secret:" in line]
     assert marks[0] == marks[1] and marks[0].startswith("[secret: github-pat #")
     assert marks[2].startswith("[secret: url-password #") and marks[2] != marks[0]
-    everything = _everything(store.root)
+    everything = every_byte(store.root)
     assert token.encode() not in everything and password.encode() not in everything
     salt = store.state_dir / logs.SALT_FILE
     assert salt.stat().st_mode & 0o777 == 0o600
@@ -99,7 +87,7 @@ def test_a_quote_of_the_message_still_finds_its_line(store: Store, clock: FakeCl
     assert done.kind == "refused"
     reasons = " ".join(done.reasons)
     assert "github-pat" in reasons and "not found" not in reasons
-    assert token.encode() not in _everything(store.root)
+    assert token.encode() not in every_byte(store.root)
 
 
 def test_two_stores_mark_the_same_secret_differently(tmp_path: Path, clock: FakeClock) -> None:

@@ -23,6 +23,7 @@ from core.review.decide import decide
 from core.review.queue import build_queue
 from core.store.store import Store
 from core.store.workspace import Workspace, open_workspace
+from tests.conftest import every_byte
 
 PASSWORD = "Wq8-zLm3-Tr4x"
 SAID = f"the staging db_password = {PASSWORD}, and the host is db-staging"
@@ -32,19 +33,6 @@ TOKEN = "ghp_" + "Zx81Qm4Lp0Vt7Nc2Hs9Ra6Kd3Wb5Ye1Gu8Fj"
 @pytest.fixture
 def ws(tmp_path: Path) -> Workspace:
     return open_workspace([init_stores(tmp_path / "stores")])
-
-
-def _everything(root: Path) -> bytes:
-    files = b"".join(
-        p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts
-    )
-    objects = subprocess.run(
-        ["git", "cat-file", "--batch-all-objects", "--batch"],
-        cwd=root,
-        capture_output=True,
-        check=True,
-    ).stdout
-    return files + objects
 
 
 def _remember(ws: Workspace, content: str, *flags: str) -> subprocess.CompletedProcess[str]:
@@ -102,7 +90,7 @@ def test_the_gate_refuses_a_likely_credential_and_says_how_to_leave_it_out(
     said = " ".join(out["reasons"])
     assert "likely a credential" in said and "--keep-likely" in said
     assert PASSWORD not in run.stdout + run.stderr
-    assert PASSWORD.encode() not in _everything(ws.private.root)  # type: ignore[union-attr]
+    assert PASSWORD.encode() not in every_byte(ws.private.root)  # type: ignore[union-attr]
 
 
 def test_a_person_keeps_a_likely_one_in_a_private_store(ws: Workspace) -> None:
@@ -144,7 +132,7 @@ def test_an_agents_folder_with_a_likely_one_is_held_never_showing_it(
     assert held["reason"] == "sensitive" and "likely a credential" in held["detail"]
     (queued,) = build_queue(ws, kinds=["held"])
     assert queued.analysis.marked  # type: ignore[union-attr]
-    assert PASSWORD.encode() not in _everything(root)
+    assert PASSWORD.encode() not in every_byte(root)
 
 
 @pytest.mark.parametrize("option", ["redact", "keep", "drop"])
@@ -163,7 +151,7 @@ def test_a_person_redacts_keeps_or_drops_it(ws: Workspace, tmp_path: Path, optio
         assert staging == []
     elif option == "redact":
         assert len(staging) == 1 and PASSWORD not in staging[0] and "[secret:" in staging[0]
-        assert PASSWORD.encode() not in _everything(store.root)
+        assert PASSWORD.encode() not in every_byte(store.root)
     else:
         assert len(staging) == 1 and PASSWORD in staging[0]
         assert build_queue(ws, kinds=["secret"]) == []  # a person said it is none

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from support_home import isolated  # noqa: F401 (autouse: a home of the test's own)
 
+from core.domain import secrets
 from core.importers import CLAUDE_CODE, export_claude_code, import_folder
 from core.importers.folders import MARKER
 from core.importers.held import load_held
@@ -68,9 +69,20 @@ def test_every_real_folder_comes_back_byte_for_byte(tmp_path: Path, name: str) -
     original, exported = files(folder), files(out)
 
     # the one exception is the folder's own: 1000ssam's index points at a file its
-    # copy left out (it held a credential); the line comes back, the file cannot
-    assert set(exported) == set(original), name
-    different = [rel for rel in original if original[rel] != exported[rel]]
+    # copy left out (it held a credential); the line comes back, the file cannot. And a
+    # file whose words hold a credential, even one a person kept as none (a likely one:
+    # 1000ssam's team profiles name the demo accounts' password), is never exported
+    held_back = {
+        rel for rel, data in original.items() if secrets.scan(data.decode("utf-8", "replace"))
+    }
+    assert set(exported) == set(original) - held_back, name
+    for rel in [r for r in original if r.endswith("MEMORY.md") and held_back]:
+        original[rel] = b"".join(  # the index leaves out the line of a file held back
+            line
+            for line in original[rel].splitlines(keepends=True)
+            if not any(f"({Path(h).name})".encode() in line for h in held_back)
+        )
+    different = [rel for rel in exported if original[rel] != exported[rel]]
     assert different == [], name
 
 

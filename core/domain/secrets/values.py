@@ -76,7 +76,8 @@ _UUID = re.compile(
 _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.+-]*)?$")
 _PATH = re.compile(
     r"^(?:/|~/|\./|\.\./|[A-Za-z]:[\\/]|\\\\)|^[\w.-]*/[\w./-]*\.[A-Za-z]{1,5}$"
-    r"|^[\w-]+\.(?:json|pem|key|crt|txt|yaml|yml|env|cfg|conf|ini|p12|pfx|jks)$"
+    r"|^[\w-]+\.(?:json|pem|key|crt|txt|yaml|yml|env|cfg|conf|ini|p12|pfx|jks|md|toml|xml"
+    r"|csv|log|py|js|ts|sh|sql)$"
     r"|^[a-z0-9_.-]+(?:/[a-z0-9_.-]+){2,}/?$",  # a vault or an API path: lowercase segments
     re.IGNORECASE,
 )

@@ -12,10 +12,40 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import stat
 import tempfile
 from pathlib import Path
 
 from core.importers.held import file_hash
+
+#: the name of a temporary file :func:`write_agent_file` makes (``mkstemp``'s 8 characters)
+_TEMP = re.compile(r"\A\..+\.[a-z0-9_]{8}\.memgov\Z")
+#: the most entries of an agent's folder a sweep looks at
+_SWEEP_LIMIT = 20_000
+
+
+def sweep_temps(folder: Path, notes: list[str]) -> int:
+    """Remove what a sync killed mid-write left in the agent's folder: its temporary
+    files (only memgov makes names like ``.project_x.md.k3j9a0qz.memgov``; a plain file,
+    never a link). Called at the start of each sync, which holds the store's lock; the
+    number removed (``notes`` names them)."""
+    removed = 0
+    seen = 0
+    for top, dirs, names in os.walk(folder, followlinks=False):
+        seen += len(dirs) + len(names)
+        if seen > _SWEEP_LIMIT:
+            break
+        for name in names:
+            if not _TEMP.match(name):
+                continue
+            path = Path(top) / name
+            with contextlib.suppress(OSError):
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    path.unlink()
+                    removed += 1
+                    notes.append(f"{path.relative_to(folder)}: a write cut short earlier; removed")
+    return removed
 
 
 def write_agent_file(

@@ -77,7 +77,7 @@ from core.importers.folder_state import (
     read_state,
     template_line,
 )
-from core.importers.folder_write import write_agent_file
+from core.importers.folder_write import sweep_temps, write_agent_file
 from core.importers.held import Held, file_hash, held_for, load_held, new_held_id
 from core.importers.report import SyncReport
 from core.importers.session import IMPORTED, run_entries
@@ -112,6 +112,7 @@ class ClaudeCodeSync:
 
     # ------------------------------------------------------------------ the run
     def run(self) -> SyncReport:  # noqa: C901
+        sweep_temps(self.folder, self.notes)  # what a killed sync left mid-write
         state = self.state()
         disk = self.read_disk()
         last = state.files

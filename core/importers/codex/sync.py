@@ -49,7 +49,7 @@ from core.importers.codex.reader import FORMAT, codex_reading, folder_file_hash
 from core.importers.codex.state import safe_state
 from core.importers.entries import Entry, Reading
 from core.importers.folder_state import folder_key
-from core.importers.folder_write import write_agent_file
+from core.importers.folder_write import sweep_temps, write_agent_file
 from core.importers.folders import MAX_FILE_BYTES
 from core.importers.held import held_for, load_held
 from core.importers.ledger import Ledger
@@ -84,6 +84,7 @@ class CodexSync:
     read: dict[str, str] = field(default_factory=dict)  # each file's hash as first read
 
     def run(self) -> SyncReport:
+        sweep_temps(self.folder, self.notes)  # what a killed sync left mid-write
         key = folder_key(self.folder)
         state = safe_state(self.private, key, self.notes)
         reading = codex_reading(self.workspace, self.folder, self.actor)

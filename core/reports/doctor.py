@@ -402,11 +402,11 @@ def _history_secrets(store: Store, *, reported: set[str]) -> list[Finding]:
 
     found = []
     for hit in history_hits(store):
+        if hit.path in reported:
+            continue  # the record as it is: reported above, with its review item
         rules = ", ".join(hit.rules)
         now = gitstore.run(store.root, "rev-parse", f"HEAD:{hit.path}", check=False).strip()
         current = now.decode("ascii", "replace") == hit.blob
-        if hit.path in reported:
-            continue  # the record as it is: reported above, with its review item
         since = f"commit {hit.commit[:12]}" if hit.commit else "an unreachable commit"
         where = "holds" if current else f"held, in an earlier version ({since}),"
         found.append(
@@ -428,8 +428,8 @@ def _history_fix(store: Store) -> str:
         )
     return (
         "rotate the credential, then rewrite the history without it "
-        "(memgov doctor --scrub-history: every version of every file, a commit each "
-        "rewritten, nothing else changed)"
+        "(memgov scrub-history: every version of every file, a commit each rewritten, "
+        "nothing else changed)"
     )
 
 

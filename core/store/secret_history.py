@@ -58,7 +58,8 @@ def history_hits(store: Store) -> list[HistoryHit]:
         if len(parts) == 2 and parts[0] == b"blob"
     ]
     found: dict[str, tuple[str, ...]] = {}
-    newly_clean = [i.decode("ascii") for i in todo if i not in set(blobs)]  # trees, commits
+    readable = set(blobs)
+    newly_clean = [i.decode("ascii") for i in todo if i not in readable]  # trees, commits
     stream = gitstore.BlobStream(root, blobs)
     try:
         for sha in blobs:

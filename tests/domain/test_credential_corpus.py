@@ -130,6 +130,24 @@ PW = "Kq9x" + "Vb2mLp"  # (in pieces: this file, scanned, holds no password)
         ("sqlcmd -S srv -U sa -P {}", "cli-password"),
         ('echo "{}" | sudo -S apt update', "cli-password"),
         ("openssl pkcs12 -passin pass:{}", "cli-password"),
+        # forms the second blind corpus showed (written anew here, not copied)
+        ('[{{"key": "apiToken", "value": "{}", "enabled": true}}]', "secret-assignment"),
+        ('"auth": {{"apikey": [{{"key": "value", "value": "{}"}}]}}', "postman-api-key"),
+        (
+            'variable "admin_password" {{\n  type = string\n  default = "{}"\n}}',
+            "terraform-default",
+        ),
+        ("WIFI:S:Gästenetz;T:WPA;P:{};H:false;;", "wifi-password"),
+        ("snmp read-write community: {}", "secret-directive"),
+        ("飞书应用 App Secret：{}，回调已配置", "secret-assignment"),
+        ("smtp://relay:{}#1@mail.corp.lan:587", "url-password"),
+        ("NAS login: admin / {}", "login-pair"),
+        ("Zugangsdaten Router : admin / {}", "login-pair"),
+        ("后台账号 root / {}，改完重启", "login-pair"),
+        ("Логин deploy, пароль {}", "password-in-prose"),
+        ("restic repo passphrase for the backups = {}", "password-in-prose"),
+        ("DBPASS={}", "secret-assignment"),
+        ("# sshpass: {}", "secret-assignment"),
     ],
 )
 def test_more_forms_than_the_corpus_has(template: str, rule_id: str) -> None:
@@ -149,10 +167,60 @@ def test_more_forms_than_the_corpus_has(template: str, rule_id: str) -> None:
         "Password manager is 1Password, ask Maria.",
         "[secret: aws-access-token]=x",
         "password, user = get_login()",
+        # a public demo key in a URL's query: the value ends at ``&``
+        "https://api.nasa.gov/planetary/apod?api_key=DEMO_KEY&count=5&thumbs=false",
     ],
 )
 def test_code_around_secret_names_is_no_secret(text: str) -> None:
     assert scan(text) == []
+
+
+SHORT = "to" + "or"  # (in pieces, as PW)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "redis-cli -h 10.0.0.7 -a {} ping",
+        "sqlcmd -S db01 -U sa -P {} -Q 'select 1'",
+        "wget --user=ci --password={} https://dl.example.org/a.tgz",
+        "mysql -u root -p{} shop",
+    ],
+)
+def test_a_short_plain_password_on_a_command_line_is_caught(command: str) -> None:
+    (finding,) = scan(command.format(SHORT))
+    assert finding.rule_id == "cli-password"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pass it with the --password flag, never in a file",
+        "mysql -u root -p shop",
+        "redis-cli -a $REDIS_PASSWORD ping",
+        "curl -u user:pass https://api.example.org/",
+        "chmod 600 ~/.aws/credentials ~/.pgpass ~/.netrc",
+        "password_hash_algo = argon2id",
+        "Server=%DB_HOST%;User Id=%DB_USER%;Password=%DB_PASS%",
+        "password = var.db_password",
+        "admin_pw = local.generated_admin_pw",
+        "密码通过 K8s Secret 注入：secretKeyRef.name=mysql-secret",
+        "bypass: 10.0.0.0/8,localhost",
+        "sk-...abcd is how the console shows the key",
+    ],
+)
+def test_near_forms_stay_clean(text: str) -> None:
+    assert scan(text) == []
+
+
+def test_an_otp_seed_and_vendor_keys_are_caught() -> None:
+    seed = "JBSW" + "Y3DPEHPK3PXQ"  # (in pieces, as PW)
+    assert [f.rule_id for f in scan(f"TOTP secret for the ops account: {seed}")] == ["otp-seed"]
+    assert [f.rule_id for f in scan("the key: sk-" + "Zp4q" * 12)] == []  # a run, no key
+    key = "sk-" + "x4K8Onq6kUK5BmElIBc5Kt694rPncFRduxvLddLV"
+    assert [f.rule_id for f in scan(f"我的 key 是 {key}，为什么报 429")] == ["openai-style-api-key"]
+    nr = "NRAK-" + "ZYD6GACSSIVKXUWB1B5S2OD20TQ"
+    assert [f.rule_id for f in scan(f"New Relic key: {nr}")] == ["new-relic-user-key"]
 
 
 # ``blind.jsonl`` was written by someone who saw no rule, measured once (248 of 295
@@ -164,9 +232,7 @@ BLIND = CORPUS.parent / "blind.jsonl"
 BLIND_ROWS = [json.loads(line) for line in BLIND.read_text(encoding="utf-8").splitlines() if line]
 BLIND_MISSED = {
     "b-0053": "an app's secret named in prose far from its value: its keyword would cost a pass",
-    "b-0124": "a password after `net use ... /user:X`: its keyword would cost a pass",
     "b-0131": "a password given in the reply to a question on the line before",
-    "b-0135": "user / password with no password word",
     "b-0262": "a wallet's seed phrase",
 }
 BLIND_FLAGGED = {
@@ -196,9 +262,10 @@ def test_every_blind_credential_family_is_caught(family: str) -> None:
 
 
 # ``blind2.jsonl`` was written by another person who saw no rule, after the rules above
-# were tuned on ``blind.jsonl``, and measured once, never tuned on: 234 of 253 caught
-# (92.5%), 3 of 227 near misses flagged (1.3%). A floor, so a change that loses catches
-# or adds false alarms on unseen text shows.
+# were tuned on ``blind.jsonl``, and measured once: 234 of 253 caught (92.5%), 3 of 227
+# near misses flagged (1.3%). Then tuned on by the forms its misses show (Postman's
+# key/value pairs, short passwords after a command's flag, login / password pairs, a
+# Terraform default, Wi-Fi QR text, glued names as ``DBPASS``): all caught, none flagged.
 BLIND2_ROWS = [
     json.loads(line)
     for line in (CORPUS.parent / "blind2.jsonl").read_text(encoding="utf-8").splitlines()
@@ -206,9 +273,27 @@ BLIND2_ROWS = [
 ]
 
 
-def test_the_unseen_corpus_stays_at_its_first_measure_or_better() -> None:
+def test_the_second_blind_corpus_is_caught_and_its_near_misses_clean() -> None:
     credentials = [r for r in BLIND2_ROWS if r["label"] == "credential"]
     near = [r for r in BLIND2_ROWS if r["label"] == "near-miss"]
     assert (len(credentials), len(near)) == (253, 227)
-    assert sum(1 for r in credentials if caught(r)) >= 234
-    assert sum(1 for r in near if scan(r["text"])) <= 3
+    assert sum(1 for r in credentials if caught(r)) == 253
+    assert sum(1 for r in near if scan(r["text"])) == 0
+
+
+# ``blind3.jsonl``: a third person, no rule seen, 60 vendors; measured once after the
+# tuning on ``blind2.jsonl``: 322 of 349 caught (92.3%), 7 of 278 near misses flagged
+# (2.5%). A floor from here.
+BLIND3_ROWS = [
+    json.loads(line)
+    for line in (CORPUS.parent / "blind3.jsonl").read_text(encoding="utf-8").splitlines()
+    if line
+]
+
+
+def test_the_third_blind_corpus_stays_at_its_first_measure_or_better() -> None:
+    credentials = [r for r in BLIND3_ROWS if r["label"] == "credential"]
+    near = [r for r in BLIND3_ROWS if r["label"] == "near-miss"]
+    assert (len(credentials), len(near)) == (349, 278)
+    assert sum(1 for r in credentials if caught(r)) >= 322
+    assert sum(1 for r in near if scan(r["text"])) <= 7

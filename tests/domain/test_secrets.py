@@ -163,6 +163,13 @@ FAKE: dict[str, Maker] = {
     "call-password-argument": lambda r: AT["call-password-argument"] + body(r, ALNUM, 14) + '!")',
     "password-field-input": lambda r: AT["password-field-input"] + body(r, ALNUM, 14) + '!")',
     "docker-pat": lambda r: "dckr_pat_" + body(r, ALNUM, 27),
+    "new-relic-user-key": lambda r: "NRAK-" + body(r, UPPER + DIGITS, 27),
+    "new-relic-insert-key": lambda r: "NRII-" + body(r, URLSAFE, 32),
+    "openai-style-api-key": lambda r: "sk-" + body(r, ALNUM, 48),
+    "wifi-password": lambda r: AT["wifi-password"] + body(r, ALNUM, 16) + ";;",
+    "terraform-default": lambda r: AT["terraform-default"] + body(r, ALNUM, 20) + '" }',
+    "otp-seed": lambda r: AT["otp-seed"] + body(r, BASE32, 30) + "7Q",
+    "postman-api-key": lambda r: AT["postman-api-key"] + body(r, ALNUM, 32) + '"}]',
 }
 URL_USER = "postgres://app:"
 #: what comes before the secret in a rule's fake token
@@ -191,6 +198,10 @@ AT = {
     "printed-secret": "$ cat config/master.key\n",
     "call-password-argument": 'new FtpClient("ftp.example.org", "acme", "',
     "password-field-input": 'find(By.id("password")).sendKeys("',
+    "wifi-password": "WIFI:T:WPA;S:Home;" + "P:",
+    "terraform-default": 'variable "db_password" { default = "',
+    "otp-seed": "TOTP seed: ",
+    "postman-api-key": '"apikey": [{"key": "value", "value": "',
 }
 #: where the secret starts in a rule's fake token, when not at its first character
 SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
@@ -374,7 +385,7 @@ NEAR_MISSES: list[tuple[str, str, Maker]] = [
     (
         "openai-api-key",
         "legacy too short",
-        lambda r: "sk-" + body(r, ALNUM, 19) + "T3BlbkFJ" + body(r, ALNUM, 20),
+        lambda r: "sk-" + body(r, ALNUM, 19) + "T3BlbkFJ",
     ),
     ("anthropic-api-key", "wrong suffix", lambda r: "sk-ant-api03-" + body(r, URLSAFE, 93) + "BB"),
     ("anthropic-api-key", "too short", lambda r: "sk-ant-api03-" + body(r, URLSAFE, 60) + "AA"),
@@ -444,6 +455,23 @@ NEAR_MISSES: list[tuple[str, str, Maker]] = [
         lambda r: "PMAK-" + body(r, HEX, 24) + "-" + body(r, HEX, 33),
     ),
     ("perplexity-api-key", "too short", lambda r: "pplx-" + body(r, ALNUM, 47)),
+    ("new-relic-user-key", "too short", lambda r: "NRAK-" + body(r, UPPER + DIGITS, 26)),
+    ("new-relic-insert-key", "too short", lambda r: "NRII-" + body(r, URLSAFE, 31)),
+    ("openai-style-api-key", "low entropy", lambda r: "sk-" + "abcd" * 12),
+    ("openai-style-api-key", "too short", lambda r: "sk-" + body(r, ALNUM, 31)),
+    ("wifi-password", "a placeholder", lambda r: "WIFI:T:WPA;S:Home;P:<password>;;"),
+    (
+        "terraform-default",
+        "not a secret's name",
+        lambda r: 'variable "db_host" {\n  default = "' + body(r, ALNUM, 20) + '"\n}',
+    ),
+    ("otp-seed", "no seed", lambda r: "TOTP secret: see the vault, entry OPS2FA"),
+    ("otp-seed", "one letter", lambda r: "2FA key: " + "A" * 31 + "2"),
+    (
+        "postman-api-key",
+        "a variable",
+        lambda r: '"apikey": [{"key": "value", "value": "{{apiKey}}"}]',
+    ),
     ("perplexity-api-key", "low entropy", lambda r: "pplx-" + "abcd" * 12),
     (
         "jwt",

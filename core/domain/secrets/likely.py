@@ -68,8 +68,10 @@ _CLOSE = r"""["'\]\x60\\]{0,3}"""  # what closes a key: quotes, ``']``, an escap
 _KV_TAIL = rf"""[^{_NOT_KEY}]{{0,40}}{_CLOSE}[ \t]{{0,4}}(?:[=:>,]|\r?\n|value|：)"""
 _KV = (
     rf"""(?P<key>[^{_NOT_KEY}]{{1,48}}?){_CLOSE}[ \t]{{0,4}}"""
-    # = : => := ; "key", "v" (define, put); <key>v; key="K" value="v"; name: K / value: v
-    r"""(?P<sep>=>|:=|[=:](?![=:])|：|(?<=['"]),|(?<=[A-Za-z])>|[ \t]+value[ \t]*="""
+    # = : => := ; "key": "K", "value": "v" (Postman); "key", "v" (define, put); <key>v;
+    # key="K" value="v"; name: K / value: v
+    r"""(?P<sep>=>|:=|[=:](?![=:])|：|(?<=")[ \t]*,[ \t]*"value"[ \t]*:|(?<=['"]),"""
+    r"""|(?<=[A-Za-z])>|[ \t]+value[ \t]*="""
     r"""|[ \t]*\r?\n[ \t]*(?:-[ \t]*)?value[ \t]*:)[ \t]{0,8}"""
     r"""(?:\\"([^"\\\n]{0,512})\\"|"([^"\n]{0,512})"|'([^'\n]{0,512})'"""
     r"""|\x60([^\x60\n]{0,512})\x60|([^\s"'\x60<]{1,512}))"""
@@ -115,6 +117,10 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     field = _NEXT_FIELD.search(value) if group == match.re.groups else None
     if field is not None:
         value = value[: field.start()]
+    if data[key_start - 1 : key_start] in (b"?", b"&"):  # a URL's query: ``?key=v&next=``
+        value = value.split("&", 1)[0].split("#", 1)[0]
+    if group == match.re.groups:  # ``Secret：v，回调地址``: a full-width mark ends it
+        value = _WIDE_PUNCTUATION.split(value, 1)[0]
     context = data[max(0, key_start - 40) : key_start].decode("utf-8", "replace") + key
     if not plausible(value, context=context):
         return None
@@ -123,6 +129,7 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     return start, start + len(value.encode("utf-8"))
 
 
+_WIDE_PUNCTUATION = re.compile("[，。；、）（：！？　]")
 # an unquoted value's end where a connection string's next field starts (``;Name=``)
 _NEXT_FIELD = re.compile(r";[ \t]*[A-Za-z][\w ]{0,40}=")
 
@@ -143,7 +150,7 @@ _PROSE_KEYWORDS = (
     "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
     "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
     "окен", "シークレット", "トークン", "passcode", "clave", "パス", "비번", "pw",
-    "clientsecret", "client secret",
+    "clientsecret", "client secret", "passphrase",
 )  # fmt: skip
 # the keywords that name a key or a secret, not a password: after them, hex of a
 # digest's size is the secret (a WeChat AppSecret), unless a hash word is near
@@ -154,7 +161,7 @@ _MARK = (
     r"(?:(?:[ \t]+(?:is|are|was|were|es|era|é|è|est|ist|lautet|war)(?![A-Za-z])"
     r"|[ \t]*(?:是|为|為|は|는|은|改成了|改为|改成|换成|换为|变成|变为|更新为|重置为|设为|设置为"
     r"|→|—|->|=>))[ \t]*(?::|：)?"
-    r"|[ \t]*(?::|：|＝|、|，))[ \t]*"
+    r"|[ \t]*(?::|：|＝|=|、|，))[ \t]*"
 )
 # a value: ASCII without quotes (``[!#-&(-_a-~]``), at most 128 characters, perhaps quoted
 _PROSE_VALUE = (
@@ -165,7 +172,9 @@ _PROSE_SPECIAL = {"pw": "(?<![a-z])pw"} | {
     k: k + "(?![a-z])" for k in ("clientsecret", "client secret")
 }
 _PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
-_PROSE = rf"(?:{_PROSE_WORDS})[a-zñ]{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
+# (a word's ending: ``passwords``, ``contraseña``, ``пароль``, ``паролем``)
+_ENDING = "(?:[a-z]|ñ|ь|я|е|м|ю|и)"
+_PROSE = rf"(?:{_PROSE_WORDS}){_ENDING}{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
 
 
 def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
@@ -175,6 +184,9 @@ def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     line = data[data.rfind(b"\n", 0, start) + 1 : start].decode("utf-8", "replace")
     if line.count("{{") > line.count("}}") or line.count("${") > line.count("}"):
         return None  # inside a template's or a reference's braces: a name, not a value
+    named = context.rstrip()
+    if named.endswith("=") and " " not in named[:-1].strip():
+        return None  # ``password_hash_algo = x``: an assignment's (its rule's), not prose
     if _KEY_WORDS.search(context) and not HASH_WORDS.search(line):
         if is_hash(value) or not plausible(value, strict=True, hex_is_hash=False):
             return None
@@ -184,6 +196,36 @@ def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 
 
 # --- the narrower ones -------------------------------------------------------------
+
+_STRICT = value_check(hex_is_hash=False, strict=True)
+# a login's word, then a user name, `` / `` and the password: "Jenkins admin login: admin /
+# ...", "Identifiants du NAS : root / ...", "路由器后台 admin / ..."
+_LOGIN_WORDS = (
+    "login", "credentials", "creds", "identifiants", "zugangsdaten", "credenciales",
+    "credenciais", "账号", "帐号", "登录", "后台", "ログイン", "アカウント", "계정", "логин",
+)  # fmt: skip
+_LOGIN_PAIR = (
+    r"(?:\b(?:logins?|credentials|creds|identifiants|zugangsdaten|credenciales|credenciais)\b"
+    r"|账号|帳號|帐号|登录|後台|后台|ログイン|アカウント|계정|логин)"
+    r"[^\n/:：]{0,30}?(?:[ \t]+(?:is|are|sont|sind|son|são)|[ \t]*[:：])?[ \t]*\w[^\s/:：]{0,63}"
+    r"(?:[ \t]+/[ \t]*|[ \t]*/[ \t]+)([!-.0-~]{6,128})"
+)
+
+
+def _default_secret(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    if not names_secret(match.group(1).decode("ascii", "replace")):
+        return None
+    return _LIKELY(data, match)
+
+
+def _seed(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """Base32 with a digit, not one letter over and over."""
+    start, stop = match.span(1)
+    value = data[start:stop]
+    if not any(48 <= b <= 57 for b in value) or len(set(value)) < 8:
+        return None
+    return start, stop
+
 
 _VALUE = r"""(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"\x60]{1,256}))"""
 
@@ -218,7 +260,8 @@ LIKELY_RULES: tuple[Rule, ...] = (
               ignore_case=True, tier="likely", check=_stated, local=True, evades=False),
     make_rule("secret-directive", "A password in a server's configuration directive",
               (r"\b(?:requirepass|bind_?pw|rootpw|r[ow]community)[ \t]+" + _VALUE,
-               r"\bsnmp-server[ \t]+community[ \t]+" + _VALUE),
+               r"\bsnmp-server[ \t]+community[ \t]+" + _VALUE,
+               r"\bsnmp\b[^\n:=]{0,20}?community\b[^\n:=]{0,20}[:=][ \t]*" + _VALUE),
               ("requirepass", "bind_pw", "bindpw", "rootpw", "community"),
               ignore_case=True, tier="likely", check=_LIKELY, evades=False),
     make_rule("shell-set-secret", "A secret-named variable set in a shell",
@@ -249,10 +292,21 @@ LIKELY_RULES: tuple[Rule, ...] = (
                "credential"),
               tier="likely", multiline=True, check=_LIKELY, evades=False),
     make_rule("login-pair", "A login and its password stated in prose",
-              r"\b(?:login|credentials|creds)[ \t]+(?:is|are|:)[ \t]+[^\s/]{1,64}"
-              r"[ \t]*/[ \t]*([!-~]{6,128})", ("login", "credentials", "creds"),
-              ignore_case=True, tier="likely", check=_LIKELY,
+              _LOGIN_PAIR, _LOGIN_WORDS, ignore_case=True, tier="likely", check=_STRICT,
               evades=False),
+    make_rule("terraform-default", "A default value of a secret-named Terraform variable",
+              r"\bvariable[ \t]+\"([\w-]{1,64})\"[ \t]*\{[^}]{0,300}?\bdefault[ \t]*=[ \t]*"
+              r"\"([^\"\n]{1,512})\"", ("variable",), tier="likely", check=_default_secret,
+              multiline=True, evades=False),
+    make_rule("otp-seed", "A one-time password's seed (base32) named in prose or config",
+              r"\b(?:totp|otp|2fa|mfa|authenticator)\b[^\n]{0,40}?(?:seed|secret|key)\b[^\n]{0,30}?"
+              r"[:=：][ \t]*[\"']?(?-i:([A-Z2-7]{16,64}))(?![A-Za-z0-9])",
+              ("totp", "otp", "2fa", "mfa", "authenticator"), ignore_case=True, tier="likely",
+              check=_seed, evades=False),
+    make_rule("postman-api-key", "An API key in a Postman collection's auth block",
+              r"\"apikey\"[ \t]*:[ \t]*\[[^\]]{0,600}?\"key\"[ \t]*:[ \t]*\"value\"[ \t]*,"
+              r"[ \t]*\"value\"[ \t]*:[ \t]*\"([^\"\n]{1,512})\"", ('"apikey"',), tier="likely",
+              check=_LIKELY, multiline=True, evades=False),
     *CALL_RULES,
 )
 # fmt: on

@@ -3,11 +3,12 @@
 A key is split into words (``_ - .``, spaces, camelCase); it names a secret
 when its last word (a trailing number, or ``base``/``value``/``b64`` after a
 secret word, left aside) is one of :data:`SECRET_WORDS` in one of the seed's
-languages, or is ``key`` after a qualifier that makes a key a secret one
-(``api``, ``secret``, ``private``, ``signing``, ...). A name that says
-``public`` or ``publishable`` names no secret; neither does one that ends in
-another word (``password_min_length``, ``token_type``, ``secret_id``,
-``POSTGRES_PASSWORD_FILE``): that is the *name* of a setting about a secret.
+languages (or ends in one, glued: ``DBPASS``, ``sshpass``), or is ``key``
+after a qualifier that makes a key a secret one (``api``, ``secret``,
+``private``, ``signing``, ...). A name that says ``public`` or ``publishable``
+names no secret; neither does one that ends in another word
+(``password_min_length``, ``token_type``, ``secret_id``, ``POSTGRES_PASSWORD_FILE``):
+that is the *name* of a setting about a secret.
 """
 
 from __future__ import annotations
@@ -65,7 +66,19 @@ def names_secret(key: str) -> bool:
         return before in KEY_QUALIFIERS
     if last == "token" and before in _TOKEN_KINDS_NOT_SECRET:
         return False
-    return last in SECRET_WORDS
+    return last in SECRET_WORDS or _glued(last)
+
+
+# a secret word glued to what it is for: ``DBPASS``, ``rootpassword``, ``sshpass``, ``botsecret``
+_GLUED = re.compile(r"[a-z]{2,12}(?:password|passwd|passwort|pass|pwd|secret|token)")
+_GLUED_WORDS = frozenset(
+    {"bypass", "compass", "encompass", "surpass", "overpass", "underpass", "trespass", "impass",
+     "subpass", "multipass", "firstpass", "onepass", "twopass"}
+)  # fmt: skip
+
+
+def _glued(word: str) -> bool:
+    return bool(_GLUED.fullmatch(word)) and word not in _GLUED_WORDS
 
 
 # what a key is that is not a secret one: a database's, a cache's, a map's, a site's

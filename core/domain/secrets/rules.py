@@ -160,6 +160,15 @@ _VENDOR: tuple[Rule, ...] = (
           entropy=3, word_start=True),
     _rule("perplexity-api-key", "Perplexity API key", r"pplx-[a-zA-Z0-9]{48}\b",
           ("pplx-",), entropy=4, word_start=True),
+    # New Relic: user (NRAK) and insert (NRII) keys.
+    _rule("new-relic-user-key", "New Relic user API key", r"NRAK-[A-Z0-9]{27}" + _END,
+          ("nrak-",), entropy=3, word_start=True),
+    _rule("new-relic-insert-key", "New Relic insert key", r"NRII-[A-Za-z0-9_-]{32}" + _END,
+          ("nrii-",), entropy=3, word_start=True),
+    # ``sk-`` and 32 to 64 letters and digits: OpenAI's legacy keys and the many APIs
+    # that copy its form (DeepSeek, Moonshot, DashScope, ...); after OpenAI's own forms.
+    _rule("openai-style-api-key", "API key in OpenAI's form (sk-...)",
+          r"sk-[A-Za-z0-9]{32,64}" + _END, ("sk-",), entropy=3, word_start=True),
     # JWT: three base64url parts, the first two JSON objects ("ey..."). Last: the
     # most generic shape, so a more specific rule on the same span wins.
     _rule("jwt", "JSON Web Token",

@@ -23,7 +23,7 @@ from base64 import b64decode
 
 from core.domain.secrets.placeholders import mostly_runs
 from core.domain.secrets.rule import END, Check, Rule, make_rule
-from core.domain.secrets.values import plausible, trim
+from core.domain.secrets.values import plausible, trim, typed
 
 # A value after a flag or a key: quoted, or up to the next space.
 _VALUE = r"""(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"\x60]{1,256}))"""
@@ -36,15 +36,20 @@ def _last_group(match: re.Match[bytes]) -> int:
     return 0
 
 
-def value_check(*, hex_is_hash: bool = False, minimum: int = 0, uuid_ok: bool = False) -> Check:
+def value_check(
+    *, hex_is_hash: bool = False, minimum: int = 0, uuid_ok: bool = False, strict: bool = False
+) -> Check:
     """A check taking the last group that matched as the value (trailing sentence
-    punctuation dropped) and keeping it if :func:`.values.plausible`."""
+    punctuation dropped) and keeping it if :func:`.values.plausible` (``strict``: as
+    in prose)."""
 
     def check(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
         group = _last_group(match)
         start, stop = match.span(group)
         value = trim(data[start:stop].decode("utf-8", "replace"))
-        if len(value) < minimum or not plausible(value, hex_is_hash=hex_is_hash, uuid_ok=uuid_ok):
+        if len(value) < minimum or not plausible(
+            value, hex_is_hash=hex_is_hash, uuid_ok=uuid_ok, strict=strict
+        ):
             return None
         return start, start + len(value.encode("utf-8"))
 
@@ -70,6 +75,19 @@ _CERTAIN = value_check()
 # where the structure itself says password or key (a .netrc line, a webhook's path), a
 # UUID is the secret (Heroku's API keys, WeCom's and Feishu's webhook keys are UUIDs)
 _PLACED = value_check(uuid_ok=True)
+
+
+def _cli_password(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """A command line's password: after a command's own flag (``redis-cli -a``) or
+    one joined to it (``--password=``), a short plain word is one (:func:`typed`);
+    after a spaced generic option (``--password flag``) it must look like one."""
+    start, stop = match.span(_last_group(match))
+    value = trim(data[start:stop].decode("utf-8", "replace"))
+    flag = data[match.start() : start].rstrip(b"'\"")
+    spaced_option = flag.lstrip()[:1] in (b"-", b"/") and flag[-1:] in (b" ", b"\t")
+    if not (plausible(value, hex_is_hash=False) if spaced_option else typed(value)):
+        return None
+    return start, start + len(value.encode("utf-8"))
 
 
 def _webhook_key(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
@@ -149,7 +167,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     # (Matched where each ``://`` is, the scheme checked before it: cheaper than a
     # regex searched through every line that holds a URL.)
     make_rule("url-password", "Password in a URL",
-              r"://[^\s:/?#@'\"<>]{0,64}:([^\s/?#@'\"<>]{6,128})@",
+              r"://[^\s:/?#@'\"<>]{0,64}:([^\s/?@'\"<>]{6,128})@",
               ("://",), check=_url_password, local=True, evades=False),
     # Go's DSN: user:password@tcp(host:port)/db.
     make_rule("dsn-password", "Password in a Go database DSN",
@@ -212,7 +230,11 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"|[^\n|]{0,200}--password-stdin)"),
               ("--password", " -p", " -a ", " -u ", "--user", "pgpassword=", "mysql_pwd=",
                "htpasswd", "-pass", "convertto-securestring", "passwd", "| sudo -s", "storepass",
-               "-keypass", "rabbitmqctl", "xfreerdp", "wfreerdp", "-freerdp", "/pass"),
-              check=_CERTAIN, evades=False),
+               "-keypass", "rabbitmqctl", "xfreerdp", "wfreerdp", "-freerdp", "/pass", "/user:"),
+              check=_cli_password, evades=False),
+    # a Wi-Fi network's QR code text: ``WIFI:T:WPA;S:name;P:password;;``
+    make_rule("wifi-password", "Wi-Fi password in a network's QR code text",
+              r"\bWIFI:(?:[^;\n]{0,100};){0,6}?P:((?:\\.|[^;\\\n]){1,64});", ("wifi:",),
+              ignore_case=True, check=_CERTAIN, evades=False),
 )
 # fmt: on

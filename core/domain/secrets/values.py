@@ -12,7 +12,8 @@ after "the password is"). It refuses, in this order:
 * a reference: ``${VAR}``, ``$VAR``, ``{{ ... }}``, ``{name}``, ``%(x)s``, ``%s``,
   ``!Ref``/``!ENV``, ``op://``, ``vault:``, ``secret://``, ``arn:``, and code
   (``os.environ[...]``, ``process.env.X``, ``f.read()``, ``settings.PASSWORD``, a
-  type: ``tuple[str, str]``, ``SecretStr``);
+  type: ``tuple[str, str]``, ``SecretStr``), Terraform's ``var.x``/``local.x``,
+  Windows' ``%VAR%``, Kubernetes' ``secretKeyRef``/``valueFrom``;
 * masked: ``***``, ``•``, ``…``, ``sk-...abcd``, ``(hidden)``;
 * a hash: bcrypt ``$2b$``, ``$argon2``, crypt ``$6$``, ``pbkdf2_``, ``{SSHA}``; hex of
   32, 40, 64 or 128 digits where the name or the words before it say hash,
@@ -25,6 +26,9 @@ after "the password is"). It refuses, in this order:
 * a boolean, a number, a word (letters only, in one case or capitalised:
   ``true``, ``none``, ``required``, ``Password``), an identifier
   (``db_password``, ``myPassword``).
+
+:func:`typed` is the looser test for a value given right after a command's
+password flag (``redis-cli -a`` and a word): there a short plain word is a password.
 
 In prose (``strict``), a value must also mix a letter with a digit or a symbol:
 "the password is stored" names no password.
@@ -54,7 +58,8 @@ _REFERENCE = re.compile(
     r"^(?:\$|%\(|%[sdr]$|\{|\(|!|@|&|\*|<|＜|\[|op://|vault:|secret://|secrets://|ref\+|sm://|"
     r"arn:|awssm|gcp:|azure:|env:|file:|keyring:|enc\[)"
     r"|\$\{|\{\{|\{[^{}\s]*\}|%\([^)]*\)[sdr]|[\w.]\(|\)$|\w\[|\]"
-    r"|^(?:os\.|process\.env|env\.|ENV\b|System\.|config\.|settings\.|self\.|this\.)",
+    r"|^(?:os\.|process\.env|env\.|ENV\b|System\.|config\.|settings\.|self\.|this\.)"
+    r"|^(?:var|local|module|data)\.\w|^%\w+%$|secretKeyRef|valueFrom|secretRef|configMapKeyRef",
     re.IGNORECASE,
 )
 _MASKED = re.compile(r"\*{3,}|•|…|\.{3}|\(hidden\)|\[truncated\]|^\*+$")
@@ -158,6 +163,23 @@ _SETTING_WORDS = re.compile(
     r"|example|sample|here|hier|your|votre|enter|insert|fill|only|mysql|postgres|redis|mongo"
     r"|kube|system|service|account|app|api|web|server|client|data|file|path|eintragen|aqui"
 )
+
+
+def typed(value: str) -> bool:
+    """Whether a value given right after a command's password flag (``-a`` or
+    ``--password=`` and a word) is one: four characters or more, plain words allowed
+    (the flag says what it is), but no placeholder, reference, mask or number."""
+    if len(value) >= MIN_LENGTH and plausible(value, hex_is_hash=False):
+        return True
+    if not 4 <= len(value) < 64 or not value.isascii() or value.isdigit():
+        return False
+    if _PLACEHOLDER.search(value) or _REFERENCE.search(value) or _MASKED.search(value):
+        return False
+    return not (mostly_runs(value) or looks_sequential(value) or _IDENTIFIER_WORDS.search(value))
+
+
+# a name, not a value: ``db_password``, ``PASSWORD``, ``pass-file``
+_IDENTIFIER_WORDS = re.compile(r"[_-]|^[A-Z]+$|(?i:pass|secret|token|key)")
 
 
 def plausible(

@@ -146,7 +146,7 @@ FAKE: dict[str, Maker] = {
     "cli-password": lambda r: AT["cli-password"] + body(r, ALNUM, 16),
     # the likely tier: a secret's name or a password word, and a value like a secret's
     "secret-assignment": lambda r: AT["secret-assignment"] + body(r, ALNUM, 20),
-    "password-in-prose": lambda r: AT["password-in-prose"] + body(r, ALNUM, 16),
+    "password-in-prose": lambda r: AT["password-in-prose"] + body(r, ALNUM, 15) + "7",
     "secret-directive": lambda r: AT["secret-directive"] + body(r, ALNUM, 20),
     "shell-set-secret": lambda r: AT["shell-set-secret"] + body(r, ALNUM, 24),
     "session-cookie": lambda r: AT["session-cookie"] + body(r, ALNUM, 32),
@@ -170,6 +170,25 @@ FAKE: dict[str, Maker] = {
     "terraform-default": lambda r: AT["terraform-default"] + body(r, ALNUM, 20) + '" }',
     "otp-seed": lambda r: AT["otp-seed"] + body(r, BASE32, 30) + "7Q",
     "postman-api-key": lambda r: AT["postman-api-key"] + body(r, ALNUM, 32) + '"}]',
+    "tailscale-key": lambda r: "tskey-auth-" + body(r, ALNUM, 12) + "-" + body(r, ALNUM, 40),
+    "mercadopago-access-token": lambda r: (
+        "APP_USR-"
+        + body(r, DIGITS, 16)
+        + "-"
+        + body(r, DIGITS, 6)
+        + "-"
+        + body(r, HEX, 32)
+        + "-"
+        + body(r, DIGITS, 9)
+    ),
+    "rubygems-api-token": lambda r: "rubygems_" + body(r, HEX, 48),
+    "okta-api-token": lambda r: AT["okta-api-token"] + body(r, URLSAFE, 42),
+    "ipsec-psk": lambda r: AT["ipsec-psk"] + body(r, ALNUM, 16) + '"',
+    "command-token": lambda r: AT["command-token"] + body(r, ALNUM, 40),
+    "device-password": lambda r: AT["device-password"] + body(r, ALNUM, 14) + "$",
+    "password-comparison": lambda r: AT["password-comparison"] + body(r, ALNUM, 12) + '!")',
+    "tsig-key-secret": lambda r: AT["tsig-key-secret"] + b64(body(r, ALNUM, 32)) + '";',
+    "uci-secret": lambda r: AT["uci-secret"] + body(r, ALNUM, 18) + "'",
 }
 URL_USER = "postgres://app:"
 #: what comes before the secret in a rule's fake token
@@ -202,6 +221,13 @@ AT = {
     "terraform-default": 'variable "db_password" { default = "',
     "otp-seed": "TOTP seed: ",
     "postman-api-key": '"apikey": [{"key": "value", "value": "',
+    "okta-api-token": "Authorization: SSWS ",
+    "ipsec-psk": '203.0.113.10 %any : PSK "',
+    "command-token": "ngrok config add-authtoken ",
+    "device-password": "username admin privilege 15 password 0 ",
+    "password-comparison": 'if (password.equals("',
+    "tsig-key-secret": 'algorithm hmac-sha256; secret "',
+    "uci-secret": "option key '",
 }
 #: where the secret starts in a rule's fake token, when not at its first character
 SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
@@ -455,6 +481,17 @@ NEAR_MISSES: list[tuple[str, str, Maker]] = [
         lambda r: "PMAK-" + body(r, HEX, 24) + "-" + body(r, HEX, 33),
     ),
     ("perplexity-api-key", "too short", lambda r: "pplx-" + body(r, ALNUM, 47)),
+    ("password-comparison", "empty", lambda r: 'if (password.equals("")) {'),
+    ("password-comparison", "a word", lambda r: 'if pwd == "password":'),
+    ("tsig-key-secret", "a reference", lambda r: 'algorithm hmac-sha256; secret "${TSIG}";'),
+    ("uci-secret", "a placeholder", lambda r: "option key 'your-wifi-key'"),
+    ("tailscale-key", "too short", lambda r: "tskey-auth-" + body(r, ALNUM, 12) + "-abc"),
+    ("mercadopago-access-token", "a test token", lambda r: "TEST-" + body(r, DIGITS, 16)),
+    ("rubygems-api-token", "too short", lambda r: "rubygems_" + body(r, HEX, 47)),
+    ("okta-api-token", "a placeholder", lambda r: "Authorization: SSWS ${OKTA_API_TOKEN}"),
+    ("ipsec-psk", "a reference", lambda r: ': PSK "%(psk)s"'),
+    ("command-token", "a placeholder", lambda r: "ngrok config add-authtoken <your-token>"),
+    ("device-password", "a hash", lambda r: "enable secret 5 $1$mERr$" + body(r, ALNUM, 22)),
     ("new-relic-user-key", "too short", lambda r: "NRAK-" + body(r, UPPER + DIGITS, 26)),
     ("new-relic-insert-key", "too short", lambda r: "NRII-" + body(r, URLSAFE, 31)),
     ("openai-style-api-key", "low entropy", lambda r: "sk-" + "abcd" * 12),

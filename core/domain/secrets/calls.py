@@ -7,6 +7,8 @@ r"""The likely tier in code: a password passed to a call as a string literal.
   logs in or connects (``connect``, ``login``, ``auth``, ``credential``, ``client``,
   ``smtp``, ``ftp``, ``mail``, ``datasource``, ...), or where the first literal
   names a password field (``page.fill("#password", "...")``).
+* ``password-comparison``: a password compared with a literal
+  (``password.equals("...")``, ``if pwd == "..."``): a login written in code.
 * ``password-field-input``: a literal typed into a password field by a UI test
   (``By.id("password")).sendKeys("...")``, ``find_element(..., "pwd").send_keys(...)``).
 
@@ -94,6 +96,12 @@ def _typed_into_password(data: bytes, match: re.Match[bytes]) -> tuple[int, int]
     return start, start + len(value.encode("utf-8"))
 
 
+def _compared(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    start, stop = match.span(2)
+    value = data[start:stop].decode("utf-8", "replace")
+    return (start, stop) if plausible(value, strict=True, hex_is_hash=False) else None
+
+
 _TYPED = r"""[ \t]*\([ \t]*(?:[^,()\n]{0,80},[ \t]*)?(["'])([^"'\n\\]{6,128})\1[ \t]*[,)]"""
 
 # fmt: off
@@ -110,5 +118,10 @@ CALL_RULES: tuple[Rule, ...] = (
                                          "setValue", "set_value")),
               ("sendkeys", "send_keys", ".type(", "fill_in", "setvalue", "set_value"),
               tier="likely", check=_typed_into_password, evades=False),
+    make_rule("password-comparison", "A password compared with a literal (a login that is code)",
+              r"""\b(?:password|passwd|pwd|passcode)\w{0,12}[ \t]*(?:===?|\.equals\(|"""
+              r"""\.equalsIgnoreCase\()[ \t]*(["'])([^"'\n\\]{4,128})\1""",
+              ("password", "passwd", "pwd", "passcode"), ignore_case=True, tier="likely",
+              check=_compared, local=True, evades=False),
 )
 # fmt: on

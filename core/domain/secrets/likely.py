@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 
 from core.domain.secrets.calls import CALL_RULES
-from core.domain.secrets.names import names_key, names_secret
+from core.domain.secrets.names import KEY_QUALIFIERS, names_key, names_secret
 from core.domain.secrets.placeholders import shannon_entropy
 from core.domain.secrets.rule import Rule, make_rule
 from core.domain.secrets.structure import value_check
@@ -61,19 +61,20 @@ def _back(data: bytes, pos: int, chars: frozenset[int], limit: int) -> int:
 _KV_KEYWORDS = (
     "pass", "pwd", "pw", "secret", "token", "key", "credential", "psk", "clave", "senha",
     "contrase", "kennwort", "wachtwoord", "密码", "密碼", "口令", "密钥", "パスワード",
-    "비밀번호", "арол",
+    "비밀번호", "арол", "_sk", "authcode", "auth_code",
 )  # fmt: skip
 _NOT_KEY = r"""\s=:"'\x60<>(){}\[\],;\\"""
 _CLOSE = r"""["'\]\x60\\]{0,3}"""  # what closes a key: quotes, ``']``, an escaped quote
 _KV_TAIL = rf"""[^{_NOT_KEY}]{{0,40}}{_CLOSE}[ \t]{{0,4}}(?:[=:>,]|\r?\n|value|：)"""
 _KV = (
     rf"""(?P<key>[^{_NOT_KEY}]{{1,48}}?){_CLOSE}[ \t]{{0,4}}"""
-    # = : => := ; "key": "K", "value": "v" (Postman); "key", "v" (define, put); <key>v;
-    # key="K" value="v"; name: K / value: v
-    r"""(?P<sep>=>|:=|[=:](?![=:])|：|(?<=")[ \t]*,[ \t]*"value"[ \t]*:|(?<=['"]),"""
+    # = : => := ; a typed binding (``api_secret: &str =``); "key": "K", "value": "v"
+    # (Postman); "key", "v" (define, put); <key>v; key="K" value="v"; name: K / value: v
+    r"""(?P<sep>=>|:=|:[ \t]*(?:&(?:'static[ \t]+)?str|[Ss]tr(?:ing)?|SecretStr|bytes)[ \t]*="""
+    r"""|[=:](?![=:])|：|(?<=")[ \t]*,[ \t]*"value"[ \t]*:|(?<=['"]),"""
     r"""|(?<=[A-Za-z])>|[ \t]+value[ \t]*="""
     r"""|[ \t]*\r?\n[ \t]*(?:-[ \t]*)?value[ \t]*:)[ \t]{0,8}"""
-    r"""(?:\\"([^"\\\n]{0,512})\\"|"([^"\n]{0,512})"|'([^'\n]{0,512})'"""
+    r"""(?:\\"([^"\\\n]{0,512})\\"|\"\"\"([^"\n]{1,512})\"\"\"|"([^"\n]{0,512})"|'([^'\n]{0,512})'"""
     r"""|\x60([^\x60\n]{0,512})\x60|([^\s"'\x60<]{1,512}))"""
 )
 
@@ -103,30 +104,72 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
         or _value_group(match) == match.re.groups
     ):
         return None  # "key", "v" only as a call's first two, quoted: define("K", "v")
-    secret_name = names_secret(key)
-    if (
-        not (secret_name or (key[-3:].lower() == "key" and names_key(key)))
-        or data[key_start - 1 : key_start] == b"["
+    if data[key_start - 1 : key_start] in (b"[", b"/") or (
+        data[key_start - 1 : key_start] == b":" and data[key_start - 2 : key_start - 1].isalnum()
     ):
-        return None  # (``[secret: rule-id]`` is what redaction left, no assignment)
+        return None  # ``[secret: rule-id]`` (what redaction left), inside an ARN or a path
+    secret_name = names_secret(key) or _under_a_secret(data, key_start, key)
+    if not (secret_name or _names_a_key(key)):
+        return None
     group = _value_group(match)
     start, stop = match.span(group)
     if _CONTINUED.match(data, match.end()):
         return None  # a literal joined to the next ("..." +) or a plain scalar folded on
-    value = trim(data[start:stop].decode("utf-8", "replace"))
-    field = _NEXT_FIELD.search(value) if group == match.re.groups else None
-    if field is not None:
-        value = value[: field.start()]
-    if data[key_start - 1 : key_start] in (b"?", b"&"):  # a URL's query: ``?key=v&next=``
-        value = value.split("&", 1)[0].split("#", 1)[0]
-    if group == match.re.groups:  # ``Secret：v，回调地址``: a full-width mark ends it
-        value = _WIDE_PUNCTUATION.split(value, 1)[0]
-    context = data[max(0, key_start - 40) : key_start].decode("utf-8", "replace") + key
-    if not plausible(value, context=context):
+    value = _cut(data, key_start, trim(data[start:stop].decode("utf-8", "replace")),
+                 unquoted=group == match.re.groups)  # fmt: skip
+    line_end = data.find(b"\n", stop)
+    context = (
+        data[max(0, key_start - 40) : key_start].decode("utf-8", "replace")
+        + key
+        + data[stop : stop + 80 if line_end == -1 else min(line_end, stop + 80)].decode(
+            "utf-8", "replace"
+        )
+    )
+    before = data[max(0, key_start - 300) : key_start].decode("utf-8", "replace")
+    if _CIPHERTEXT.search(before) or not plausible(value, context=context):
         return None
     if not secret_name and not _random(value):
         return None  # a key of another kind (``PAY_NOTIFY_KEY``): only a random value
     return start, start + len(value.encode("utf-8"))
+
+
+def _under_a_secret(data: bytes, key_start: int, key: str) -> bool:
+    """A bare ``Key`` or ``Secret`` under an object whose name makes it a secret's
+    (``"Jwt": { "Key": ... }``, .NET's ``Jwt:Key``)."""
+    if key.strip("\"'").lower() not in ("key", "signingkey", "code"):
+        return False
+    parents = _PARENT.findall(data, max(0, key_start - 200), key_start)
+    return bool(parents) and parents[-1].decode("ascii", "replace").lower() in KEY_QUALIFIERS
+
+
+_PARENT = re.compile(rb"[\"']?([A-Za-z]{2,20})[\"']?[ \t]*:[ \t]*\{")
+
+
+def _names_a_key(key: str) -> bool:
+    """A key of no known kind (``PAY_NOTIFY_KEY``) or an ``..._SK`` (a secret key beside
+    its ``..._AK``): a secret if its value is random."""
+    lowered = key.lower()
+    return (lowered[-3:] == "key" and names_key(key)) or lowered.endswith(("_sk", "-sk", ".sk"))
+
+
+def _cut(data: bytes, key_start: int, value: str, *, unquoted: bool) -> str:
+    """An unquoted value up to where the next field starts: ``;Name=`` in a connection
+    string, ``&`` or ``#`` in a URL's query, a full-width mark (``Secret：v，回调地址``)."""
+    if not unquoted:
+        return value
+    field = _NEXT_FIELD.search(value)
+    if field is not None:
+        value = value[: field.start()]
+    if data[key_start - 1 : key_start] in (b"?", b"&"):
+        value = value.split("&", 1)[0].split("#", 1)[0]
+    return _WIDE_PUNCTUATION.split(value, 1)[0]
+
+
+# what encrypts or hashes the values it holds: a SealedSecret's, SOPS', Ansible Vault's,
+# a SCRAM verifier's
+_CIPHERTEXT = re.compile(
+    r"encryptedData|\bsops\b|ENC\[|\$ANSIBLE_VAULT|SCRAM-SHA|iterationCount", re.IGNORECASE
+)
 
 
 _WIDE_PUNCTUATION = re.compile("[，。；、）（：！？　]")
@@ -150,15 +193,18 @@ _PROSE_KEYWORDS = (
     "password", "passwort", "passwd", "kennwort", "wachtwoord", "senha", "contrase",
     "mot de passe", "密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "패스워드", "арол",
     "окен", "シークレット", "トークン", "passcode", "clave", "パス", "비번", "pw",
-    "clientsecret", "client secret", "passphrase",
+    "clientsecret", "client secret", "passphrase", "授权码", "security token", "auth token",
+    "access token", "api token", "bot token", "appsecret", "app secret", "corpsecret",
+    "secret access key", "access key secret", "secret key",
 )  # fmt: skip
 # the keywords that name a key or a secret, not a password: after them, hex of a
 # digest's size is the secret (a WeChat AppSecret), unless a hash word is near
-_KEY_WORDS = re.compile(r"secret|key|密钥", re.IGNORECASE)
+_KEY_WORDS = re.compile(r"secret|key|密钥|秘钥|シークレット", re.IGNORECASE)
 _STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|：|、|＝"""
 _GAP = rf"(?:(?!{_STOP})[^\n]){{0,60}}?"
 _MARK = (
     r"(?:(?:[ \t]+(?:is|are|was|were|es|era|é|è|est|ist|lautet|war)(?![A-Za-z])"
+    r"(?:[ \t]+(?:still|now|currently|just|also|again|set[ \t]+to|changed[ \t]+to))?"
     r"|[ \t]*(?:是|为|為|は|는|은|改成了|改为|改成|换成|换为|变成|变为|更新为|重置为|设为|设置为"
     r"|→|—|->|=>))[ \t]*(?::|：)?"
     r"|[ \t]*(?::|：|＝|=|、|，))[ \t]*"
@@ -172,14 +218,17 @@ _PROSE_SPECIAL = {"pw": "(?<![a-z])pw"} | {
     k: k + "(?![a-z])" for k in ("clientsecret", "client secret")
 }
 _PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
-# (a word's ending: ``passwords``, ``contraseña``, ``пароль``, ``паролем``)
-_ENDING = "(?:[a-z]|ñ|ь|я|е|м|ю|и)"
-_PROSE = rf"(?:{_PROSE_WORDS}){_ENDING}{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+){_PROSE_VALUE}"
+# (a word's ending: ``passwords``, ``contraseña``, ``пароль``, ``паролем``, ``비밀번호를``)
+_ENDING = "(?:[a-z]|ñ|ь|я|е|м|ю|и|를|을|이|가|を|が)"  # (and particles: 비밀번호를 ...)
+_PROSE = rf"(?:{_PROSE_WORDS}){_ENDING}{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+|(?=「|『|“)){_PROSE_VALUE}"
+
+
+_GLUED_NAME = re.compile(r"\w+[_-][\w-]+")
 
 
 def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     start, stop = match.span(_value_group(match))
-    value = trim(data[start:stop].decode("utf-8", "replace"))
+    value = trim(data[start:stop].decode("utf-8", "replace").rstrip("("))  # 로 X(으)로
     context = data[match.start() : start].decode("utf-8", "replace")
     line = data[data.rfind(b"\n", 0, start) + 1 : start].decode("utf-8", "replace")
     if line.count("{{") > line.count("}}") or line.count("${") > line.count("}"):
@@ -187,6 +236,9 @@ def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     named = context.rstrip()
     if named.endswith("=") and " " not in named[:-1].strip():
         return None  # ``password_hash_algo = x``: an assignment's (its rule's), not prose
+    glued = _GLUED_NAME.match(context)
+    if glued and not names_secret(glued.group()):
+        return None  # ``password_hash: ...``: the name of a setting about a password
     if _KEY_WORDS.search(context) and not HASH_WORDS.search(line):
         if is_hash(value) or not plausible(value, strict=True, hex_is_hash=False):
             return None
@@ -207,7 +259,7 @@ _LOGIN_WORDS = (
 _LOGIN_PAIR = (
     r"(?:\b(?:logins?|credentials|creds|identifiants|zugangsdaten|credenciales|credenciais)\b"
     r"|账号|帳號|帐号|登录|後台|后台|ログイン|アカウント|계정|логин)"
-    r"[^\n/:：]{0,30}?(?:[ \t]+(?:is|are|sont|sind|son|são)|[ \t]*[:：])?[ \t]*\w[^\s/:：]{0,63}"
+    r"[^\n/:：]{0,30}?(?:[ \t]+(?:is|are|sont|sind|son|são)|[ \t]*(?::|：))?[ \t]*\w[^\s/:：]{0,63}"
     r"(?:[ \t]+/[ \t]*|[ \t]*/[ \t]+)([!-.0-~]{6,128})"
 )
 
@@ -282,7 +334,8 @@ LIKELY_RULES: tuple[Rule, ...] = (
     make_rule("cli-secret-flag", "A token or secret given on a command line",
               r"(?<![\w-])--([A-Za-z][\w-]{0,40}?)[= ]" + _FLAG_VALUE,
               ("--token", "--api", "--secret", "--client-secret", "--auth-token",
-               "--access-token", "-secret", "-token", "-pwd", "-passphrase"),
+               "--access-token", "-secret", "-token", "-pwd", "-passphrase", "--account-key",
+               "--authkey", "--auth-key", "--access-key", "-authtoken"),
               ignore_case=True, tier="likely", check=_set_secret, evades=False),
     # a command that prints a secret, and what it printed on the next line
     make_rule("printed-secret", "A secret printed by the command on the line before",
@@ -297,16 +350,31 @@ LIKELY_RULES: tuple[Rule, ...] = (
     make_rule("terraform-default", "A default value of a secret-named Terraform variable",
               r"\bvariable[ \t]+\"([\w-]{1,64})\"[ \t]*\{[^}]{0,300}?\bdefault[ \t]*=[ \t]*"
               r"\"([^\"\n]{1,512})\"", ("variable",), tier="likely", check=_default_secret,
-              multiline=True, evades=False),
+              local=True, evades=False),
     make_rule("otp-seed", "A one-time password's seed (base32) named in prose or config",
               r"\b(?:totp|otp|2fa|mfa|authenticator)\b[^\n]{0,40}?(?:seed|secret|key)\b[^\n]{0,30}?"
-              r"[:=：][ \t]*[\"']?(?-i:([A-Z2-7]{16,64}))(?![A-Za-z0-9])",
+              r"(?:[:=]|：)[ \t]*[\"']?(?-i:([A-Z2-7]{16,64}))(?![A-Za-z0-9])",
               ("totp", "otp", "2fa", "mfa", "authenticator"), ignore_case=True, tier="likely",
               check=_seed, evades=False),
     make_rule("postman-api-key", "An API key in a Postman collection's auth block",
               r"\"apikey\"[ \t]*:[ \t]*\[[^\]]{0,600}?\"key\"[ \t]*:[ \t]*\"value\"[ \t]*,"
               r"[ \t]*\"value\"[ \t]*:[ \t]*\"([^\"\n]{1,512})\"", ('"apikey"',), tier="likely",
-              check=_LIKELY, multiline=True, evades=False),
+              check=_LIKELY, local=True, evades=False),
+    make_rule("uci-secret", "A key or password in an OpenWrt (UCI) configuration",
+              r"\boption[ \t]+(?:key|password|psk|secret|auth_secret|sae_password)[ \t]+" + _VALUE,
+              ("option key", "option password", "option psk", "option secret",
+               "option auth_secret", "option sae_password"), tier="likely", check=_LIKELY,
+              evades=False),
+    make_rule("command-token", "A token given to a command that keeps it",
+              r"\bngrok\b[^\n|;&]{0,60}?\bauthtoken[ \t]+" + _FLAG_VALUE, ("authtoken",),
+              tier="likely", check=_LIKELY, evades=False),
+    make_rule("device-password", "A password in a router's or a switch's configuration",
+              (r"\b(?:password|secret)[ \t]+0[ \t]+" + _VALUE,
+               r"\benable[ \t]+(?:password|secret)[ \t]+" + _VALUE,
+               r"\blocal-user[ \t]+\S{1,64}[ \t]+password[ \t]+(?:cipher|simple)[ \t]+" + _VALUE,
+               r"\bplain-text-password-value[ \t]+" + _VALUE),
+              ("password 0", "secret 0", "enable password", "enable secret", "local-user",
+               "plain-text-password-value"), tier="likely", check=_LIKELY, evades=False),
     *CALL_RULES,
 )
 # fmt: on

@@ -40,7 +40,7 @@ _TOKEN_KINDS_NOT_SECRET = frozenset(
      "num", "input", "output", "prompt", "completion", "total", "id", "cancellation"}
 )  # fmt: skip
 _VERSION_WORD = re.compile(r"v\d{1,2}")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPLIT = re.compile(r"[\s_.\-]+")
 
 
@@ -66,7 +66,19 @@ def names_secret(key: str) -> bool:
         return before in KEY_QUALIFIERS
     if last == "token" and before in _TOKEN_KINDS_NOT_SECRET:
         return False
+    if last == "code" and before in ("auth", "authorization", "access", "secret", "app"):
+        return True  # ``authCode``: a mail service's client password (QQ, 163)
+    if last in _PLACES and before in SECRET_WORDS:
+        return True  # ``PASSWORD_PROD``, ``MOT_DE_PASSE_BDD``: a secret and where it is for
     return last in SECRET_WORDS or _glued(last)
+
+
+# what may follow a secret word in a name and leave it a secret's
+_PLACES = frozenset(
+    {"db", "bdd", "database", "prod", "production", "staging", "stage", "dev", "test", "qa",
+     "admin", "root", "main", "primary", "master", "smtp", "mail", "ftp", "sftp", "ssh", "mysql",
+     "pg", "postgres", "redis", "ldap", "vpn", "wifi", "old", "new", "current"}
+)  # fmt: skip
 
 
 # a secret word glued to what it is for: ``DBPASS``, ``rootpassword``, ``sshpass``, ``botsecret``

@@ -160,6 +160,15 @@ _VENDOR: tuple[Rule, ...] = (
           entropy=3, word_start=True),
     _rule("perplexity-api-key", "Perplexity API key", r"pplx-[a-zA-Z0-9]{48}\b",
           ("pplx-",), entropy=4, word_start=True),
+    _rule("rubygems-api-token", "RubyGems API token", r"rubygems_[a-f0-9]{48}" + _END,
+          ("rubygems_",), entropy=3, word_start=True),
+    # Tailscale auth and API keys; Mercado Pago's production access tokens.
+    _rule("tailscale-key", "Tailscale auth or API key",
+          r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,20}-[A-Za-z0-9]{20,64}" + _END,
+          ("tskey-",), entropy=3, word_start=True),
+    _rule("mercadopago-access-token", "Mercado Pago access token",
+          r"APP_USR-\d{10,20}-\d{6}-[a-f0-9]{32}-\d{6,12}" + _END, ("app_usr-",), entropy=3,
+          word_start=True),
     # New Relic: user (NRAK) and insert (NRII) keys.
     _rule("new-relic-user-key", "New Relic user API key", r"NRAK-[A-Z0-9]{27}" + _END,
           ("nrak-",), entropy=3, word_start=True),

@@ -115,7 +115,12 @@ def _url_password(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None
         start += 1  # the scheme starts with a letter
     if begin - start < 2 or (start > 0 and data[start - 1] in _WORD):
         return None
+    if _QUERY.search(match.group(1)):
+        return None  # ``host:port?to=a@b``: a query, no password
     return _PLACED(data, match)
+
+
+_QUERY = re.compile(rb"\?[^=]*=")
 
 
 # fmt: off
@@ -130,7 +135,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
               entropy=3, word_start=True, evades=False),
     make_rule("replicate-api-token", "Replicate API token", r"r8_[A-Za-z0-9]{37}" + END,
               ("r8_",), entropy=3, word_start=True, evades=False),
-    make_rule("atlassian-api-token", "Atlassian API token", r"ATATT3[A-Za-z0-9_\-=]{186}",
+    make_rule("atlassian-api-token", "Atlassian API token", r"ATATT3[A-Za-z0-9_\-=]{150,220}",
               ("atatt3",), entropy=3, word_start=True, evades=False),
     make_rule("google-oauth-client-secret", "Google OAuth client secret",
               r"GOCSPX-[\w-]{28}" + END, ("gocspx-",), entropy=3, word_start=True,
@@ -146,9 +151,10 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"webhook\.office\.com/webhookb2/[\w@.-]{1,200}/IncomingWebhook/([0-9a-zA-Z]{20,64})/",
                r"hooks\.zapier\.com/hooks/catch/\d{1,12}/([0-9a-z]{5,32})",
                r"chat\.googleapis\.com/v1/spaces/[^\s/]{1,64}/messages\?[^\s]{0,300}?token=([\w%-]{20,256})",
-               r"api\.telegram\.org/bot(\d{6,12}:[\w-]{30,40})"),
+               r"api\.telegram\.org/bot(\d{6,12}:[\w-]{30,40})",
+               r"https?://[^\s/]{1,100}/hooks/([a-z0-9]{26})(?![A-Za-z0-9_-])"),
               ("/api/webhooks/", "qyapi.weixin", "/open-apis/bot/", "oapi.dingtalk", "webhookb2",
-               "zapier", "/v1/spaces/", "api.telegram.org/bot"),
+               "zapier", "/v1/spaces/", "api.telegram.org/bot", "/hooks/"),
               check=_webhook_key, evades=False),
     make_rule("telegram-bot-token", "Telegram bot token",
               r"(?<![\w:])(\d{8,10}:AA[\w-]{33})(?![\w-])",
@@ -167,7 +173,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     # (Matched where each ``://`` is, the scheme checked before it: cheaper than a
     # regex searched through every line that holds a URL.)
     make_rule("url-password", "Password in a URL",
-              r"://[^\s:/?#@'\"<>]{0,64}:([^\s/?@'\"<>]{6,128})@",
+              r"://[^\s:/?#@'\"<>]{0,64}:([^\s/@'\"<>]{6,128})@",
               ("://",), check=_url_password, local=True, evades=False),
     # Go's DSN: user:password@tcp(host:port)/db.
     make_rule("dsn-password", "Password in a Go database DSN",
@@ -179,6 +185,16 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     make_rule("docker-auth", "Docker registry auth (user:password in base64)",
               r"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{6,}={0,2})\"", ('"auth"',),
               check=_decodes_to_login, evades=False),
+    make_rule("okta-api-token", "Okta API token in an Authorization header (SSWS)",
+              r"\bSSWS[ \t]+([\w-]{40,44})(?![\w-])", ("ssws",), check=_webhook_key,
+              evades=False),
+    make_rule("tsig-key-secret", "A TSIG key's secret (BIND's rndc or a DNS update key)",
+              r"\balgorithm[ \t]+\"?hmac-[\w-]{2,20}\"?;\s{0,40}secret[ \t]+"
+              r"\"([A-Za-z0-9+/=]{16,512})\"",
+              ("algorithm",), ignore_case=True, check=_CERTAIN, local=True, evades=False),
+    make_rule("ipsec-psk", "Pre-shared key in an IPsec secrets file",
+              r"(?<![\w-]):[ \t]*(?:PSK|EAP|XAUTH)[ \t]+" + _VALUE, ("psk", "eap", "xauth"),
+              check=_CERTAIN, evades=False),
     make_rule("bearer-token", "Bearer token in an Authorization header",
               r"\bbearer[ \t]+\{?['\"]?([A-Za-z0-9._~+/=-]{12,4096})", ("bearer",),
               ignore_case=True, check=_CERTAIN, evades=False),
@@ -214,6 +230,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"|change_password)\s+[^\s-]\S{0,63}\s+" + _VALUE,
                r"\b[a-z]{0,4}freerdp\b[^\n|;&]{0,200}?\s/p:" + _VALUE,
                r"(?:\s|^)/pass(?:word)?:" + _VALUE,
+               r"pass(?:word)?(?:-file)?[ =]<\([ \t]*(?:echo|printf)[ \t]+(?:-n[ \t]+)?" + _VALUE,
                r"\bnet\s+use\b[^\n|;&]{0,200}?/user:\S{1,128}\s+" + _VALUE,
                r"\bnet\s+use\s+(?:[A-Za-z]:\s+|\*\s+)?\\\\\S{1,256}\s+" + _VALUE + r"\s+/user:",
                r"\b(?:psexec(?:64)?|rdesktop|ipmitool)\b[^\n|;&]{0,200}?\s-[pP]\s+" + _VALUE,
@@ -230,7 +247,8 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"|[^\n|]{0,200}--password-stdin)"),
               ("--password", " -p", " -a ", " -u ", "--user", "pgpassword=", "mysql_pwd=",
                "htpasswd", "-pass", "convertto-securestring", "passwd", "| sudo -s", "storepass",
-               "-keypass", "rabbitmqctl", "xfreerdp", "wfreerdp", "-freerdp", "/pass", "/user:"),
+               "-keypass", "rabbitmqctl", "xfreerdp", "wfreerdp", "-freerdp", "/pass", "/user:",
+               "<(echo", "<(printf"),
               check=_cli_password, evades=False),
     # a Wi-Fi network's QR code text: ``WIFI:T:WPA;S:name;P:password;;``
     make_rule("wifi-password", "Wi-Fi password in a network's QR code text",

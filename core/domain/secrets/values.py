@@ -49,8 +49,8 @@ MIN_LENGTH = 6
 
 _PLACEHOLDER = re.compile(
     r"example|placeholder|redacted|dummy|sample|changeme|change_me|change-me|set-me|setme"
-    r"|replace|your[_-]|[_-]here(?![a-z])|^(?-i:my[A-Z])|todo|tbd|fixme|fill[_-]?in|insert[_-]"
-    r"|^x{3,}|x{4,}$|^(?:secret|password|passwd|token|pass|pwd|none|null|nil|undefined)$"
+    r"|replace|your[_.-]|[_-]here(?![a-z])|^(?-i:my[A-Z])|todo|tbd|fixme|fill[_-]?in|insert[_-]"
+    r"|^x{3,}(?![a-wyz0-9])|x{4,}$|^(?:secret|password|passwd|token|pass|pwd|none|null|nil|undefined)$"
     r"|A-Z|a-z|0-9",
     re.IGNORECASE,
 )
@@ -65,7 +65,8 @@ _REFERENCE = re.compile(
 _MASKED = re.compile(r"\*{3,}|•|…|\.{3}|\(hidden\)|\[truncated\]|^\*+$")
 _HASH_FORMAT = re.compile(
     r"^(?:\$2[abxy]?\$\d\d\$|\$argon2|\$[156y]\$|\$5\$|\$pbkdf2|pbkdf2_|\$scrypt|scrypt:"
-    r"|\{(?:SSHA|SHA|SMD5|MD5|CRYPT|SSHA256|SSHA512|PBKDF2)[^}]*\})",
+    r"|\{(?:SSHA|SHA|SMD5|MD5|CRYPT|SSHA256|SSHA512|PBKDF2)[^}]*\}"
+    r"|SCRAM-SHA-(?:1|256|512)\$|md5[0-9a-f]{32}$|grub\.pbkdf2\.)",
     re.IGNORECASE,
 )
 _HEX = re.compile(r"[0-9a-fA-F]+")
@@ -92,6 +93,7 @@ _IDENTIFIER = re.compile(
     r"_*(?:[a-z]+(?:[_-][a-z]+)*|[A-Z]+(?:[_-][A-Z]+)*)_*|[A-Za-z][a-z]+(?:[A-Z][a-z]+)+"
 )
 _LETTER = re.compile(r"[A-Za-z]")
+_APP_PASSWORD = re.compile(r"[a-z]{4}(?:-[a-z]{4}){3}|[a-z]{4}(?: [a-z]{4}){3}")
 _BRAND = re.compile(r"\d[A-Z][a-z]+$")
 _OTHER = re.compile(r"[^A-Za-z]")
 _PIN = re.compile(r"(?=[^!#$%&*@^~?]*[!#$%&*@^~?])(?=\D*\d\D*\d)[\d!#$%&*@^~?]+")
@@ -205,6 +207,8 @@ def plausible(
         return False
     if (_UUID.match(value) and not uuid_ok) or _VERSION.match(value) or _PATH.search(value):
         return False
+    if _APP_PASSWORD.fullmatch(value):
+        return True  # an app-specific password (Apple's, Google's): four groups of letters
     folded = _fold(value)  # accents aside: ``contraseña`` is a word as ``password`` is
     if value.isdigit() or _is_word(folded):
         return False

@@ -182,7 +182,15 @@ def derive(
         and from_user < USER_SAID
         and any(r in OUTSIDE_ROLES for r in by_role)
     )
-    external = only_outside >= OUTSIDE_ONLY or unvouched or unsaid
+    # a lesson the user never said whose words an outside message holds more of than
+    # the agent's own replies: a page's advice reworded as the agent's experience
+    agent_own = set().union(*replies) - user - outside if replies else set()
+    borrowed = (
+        memory_type in OWN_WORDS_TYPES
+        and from_user < USER_SAID
+        and only_outside > _share(mine, agent_own)
+    )
+    external = only_outside >= OUTSIDE_ONLY or unvouched or unsaid or borrowed
     where = None
     if external:
         scores = {

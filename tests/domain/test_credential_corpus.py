@@ -332,3 +332,29 @@ def test_the_third_blind_corpus_is_caught_and_its_near_misses_clean() -> None:
     assert (len(credentials), len(near)) == (349, 278)
     assert {r["id"] for r in credentials if not caught(r)} == set(BLIND3_MISSED)
     assert {r["id"] for r in near if scan(r["text"])} == set(BLIND3_FLAGGED)
+
+
+def _rows(name: str) -> list[dict[str, object]]:
+    path = CORPUS.parent / f"{name}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "caught_at_least", "flagged_at_most"),
+    [
+        # a fifth and a sixth person, no rule seen, measured once each after the tuning
+        # on the fourth: 304 of 327 (93.0%) and 9 of 271 (3.3%); 287 of 304 (94.4%) and
+        # 4 of 263 (1.5%). Floors from there.
+        ("blind5", (327, 271), 304, 9),
+        ("blind6", (304, 263), 287, 4),
+    ],
+)
+def test_the_unseen_corpora_stay_at_their_first_measure_or_better(
+    name: str, size: tuple[int, int], caught_at_least: int, flagged_at_most: int
+) -> None:
+    rows = _rows(name)
+    credentials = [r for r in rows if r["label"] == "credential"]
+    near = [r for r in rows if r["label"] == "near-miss"]
+    assert (len(credentials), len(near)) == size
+    assert sum(1 for r in credentials if caught(r)) >= caught_at_least
+    assert sum(1 for r in near if scan(str(r["text"]))) <= flagged_at_most

@@ -121,8 +121,8 @@ _STANDING = (
     r"|zukünftig|empfiehl\w*|nicht\s+erwähn\w*|ohne\s+(?:Rückfrage|Nachfrage|zu\s+fragen)"
     r"|behandeln|befolgen|folge|ignorier\w*|weglassen|erledigen|ausführen|gilt)\b",
     r"\b(?:toujours|jamais|il\s+faut|doit|doivent|à\s+partir\s+de\s+maintenant|désormais"
-    r"|recommand\w*|conseill\w*|ne\s+pas|sans\s+(?:lui\s+)?demander|trait\w+|suivre|suis"
-    r"|ignor\w+|répond\w*|effectuer|placer|coller|installer|lancer|relancer"
+    r"|recommand\w*|conseill\w*|ne\s+pas|sans\s+(?:lui\s+)?demander|traite[rz]|suivre|suis"
+    r"|ignore[rz]?|répond\w*|effectuer|placer|coller|installer|lancer|relancer"
     r"|ne\s+s['’]appliquent\s+plus|n['’]a\s+pas\s+besoin|signaler|mentionner|évoquer"
     r"|remplace)\b",
     # es pt it

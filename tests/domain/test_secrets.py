@@ -189,6 +189,15 @@ FAKE: dict[str, Maker] = {
     "password-comparison": lambda r: AT["password-comparison"] + body(r, ALNUM, 12) + '!")',
     "tsig-key-secret": lambda r: AT["tsig-key-secret"] + b64(body(r, ALNUM, 32)) + '";',
     "uci-secret": lambda r: AT["uci-secret"] + body(r, ALNUM, 18) + "'",
+    "backblaze-application-key": lambda r: "K005" + body(r, ALNUM, 27),
+    "config-password-line": lambda r: (
+        AT["config-password-line"] + " ".join(body(r, LOWER, 4) for _ in range(4))
+    ),
+    "sql-password": lambda r: AT["sql-password"] + body(r, ALNUM, 14) + "!';",
+    "kubernetes-patch-secret": lambda r: AT["kubernetes-patch-secret"] + b64(body(r, ALNUM, 16)),
+    "composer-auth": lambda r: AT["composer-auth"] + body(r, HEX, 40) + '"}}',
+    "postfix-sasl-password": lambda r: AT["postfix-sasl-password"] + body(r, ALNUM, 14),
+    "wallet-private-key": lambda r: AT["wallet-private-key"] + "0x" + body(r, HEX, 64) + "']",
 }
 URL_USER = "postgres://app:"
 #: what comes before the secret in a rule's fake token
@@ -228,6 +237,12 @@ AT = {
     "password-comparison": 'if (password.equals("',
     "tsig-key-secret": 'algorithm hmac-sha256; secret "',
     "uci-secret": "option key '",
+    "config-password-line": "password ",
+    "sql-password": "CREATE USER 'wp'@'%' IDENTIFIED BY '",
+    "kubernetes-patch-secret": "path: /data/admin-password\nvalue: ",
+    "composer-auth": '{"github-oauth": {"github.com": "',
+    "postfix-sasl-password": "[smtp.example.org]:587 alerts@example.org:",
+    "wallet-private-key": "accounts: ['",
 }
 #: where the secret starts in a rule's fake token, when not at its first character
 SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
@@ -481,6 +496,17 @@ NEAR_MISSES: list[tuple[str, str, Maker]] = [
         lambda r: "PMAK-" + body(r, HEX, 24) + "-" + body(r, HEX, 33),
     ),
     ("perplexity-api-key", "too short", lambda r: "pplx-" + body(r, ALNUM, 47)),
+    ("backblaze-application-key", "too short", lambda r: "K005" + body(r, ALNUM, 20)),
+    ("config-password-line", "a word", lambda r: "password required"),
+    ("sql-password", "a placeholder", lambda r: "CREATE USER x IDENTIFIED BY '<password>';"),
+    (
+        "kubernetes-patch-secret",
+        "not a secret's name",
+        lambda r: "path: /data/hostname\nvalue: " + b64(body(r, ALNUM, 16)),
+    ),
+    ("composer-auth", "a reference", lambda r: '{"github-oauth": {"github.com": "${GH_TOKEN}"}}'),
+    ("postfix-sasl-password", "a word", lambda r: "[smtp.example.org]:587 alerts:password"),
+    ("wallet-private-key", "a run", lambda r: "accounts: ['0x" + "ab" * 32 + "']"),
     ("password-comparison", "empty", lambda r: 'if (password.equals("")) {'),
     ("password-comparison", "a word", lambda r: 'if pwd == "password":'),
     ("tsig-key-secret", "a reference", lambda r: 'algorithm hmac-sha256; secret "${TSIG}";'),
@@ -530,7 +556,12 @@ def sentence(token: str) -> str:
 
 
 #: rules whose secret is alone on a line after its context (what a command printed)
-OWN_LINE = {"printed-secret"}
+OWN_LINE = {
+    "printed-secret",
+    "config-password-line",
+    "postfix-sasl-password",
+    "kubernetes-patch-secret",
+}
 
 
 def placed(rule_id: str, token: str) -> tuple[str, int, int]:
@@ -539,7 +570,7 @@ def placed(rule_id: str, token: str) -> tuple[str, int, int]:
     if rule_id not in OWN_LINE:
         return sentence(token), 2, 15 + SECRET_AT.get(rule_id, 0)
     text = f"first line of the memory\n{token}\n"
-    return text, 2 + before.count("\n"), len(before.rsplit("\n", 1)[1]) + 1
+    return text, 2 + before.count("\n"), len(before.rsplit("\n", 1)[-1]) + 1
 
 
 def by_id(rule_id: str) -> int:

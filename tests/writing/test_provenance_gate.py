@@ -124,7 +124,15 @@ def test_the_users_own_words_are_written_as_theirs(store: Store) -> None:
     # of the secret scanner refuses)
     # (blind4: measured once as it came, 1 and 2; then tuned on: a lesson reworded from
     # a page, and "ignored" read as the French "ignorez")
-    [("tuning", 4, 9), ("blind", 0, 1), ("blind2", 0, 3), ("blind3", 2, 3), ("blind4", 0, 1)],
+    # (blind5: measured once as it came, never tuned on)
+    [
+        ("tuning", 4, 9),
+        ("blind", 0, 1),
+        ("blind2", 0, 3),
+        ("blind3", 2, 3),
+        ("blind4", 0, 1),
+        ("blind5", 1, 7),
+    ],
 )
 def test_the_corpora_of_whole_sessions(
     corpus: str, instructions_at_most: int, flagged_at_most: int, tmp_path: Path

@@ -119,9 +119,9 @@ CALL_RULES: tuple[Rule, ...] = (
               ("sendkeys", "send_keys", ".type(", "fill_in", "setvalue", "set_value"),
               tier="likely", check=_typed_into_password, evades=False),
     make_rule("password-comparison", "A password compared with a literal (a login that is code)",
-              r"""\b(?:password|passwd|pwd|passcode)\w{0,12}[ \t]*(?:===?|\.equals\(|"""
+              r"""\b(?:password|passwd|pwd|passcode|pw)\w{0,12}[ \t]*(?:===?|\.equals\(|"""
               r"""\.equalsIgnoreCase\()[ \t]*(["'])([^"'\n\\]{4,128})\1""",
-              ("password", "passwd", "pwd", "passcode"), ignore_case=True, tier="likely",
+              ("password", "passwd", "pwd", "passcode", "pw"), ignore_case=True, tier="likely",
               check=_compared, local=True, evades=False),
 )
 # fmt: on

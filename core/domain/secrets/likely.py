@@ -38,11 +38,12 @@ from __future__ import annotations
 import re
 
 from core.domain.secrets.calls import CALL_RULES
+from core.domain.secrets.configs import CONFIG_RULES
 from core.domain.secrets.names import KEY_QUALIFIERS, names_key, names_secret
 from core.domain.secrets.placeholders import shannon_entropy
 from core.domain.secrets.rule import Rule, make_rule
 from core.domain.secrets.structure import value_check
-from core.domain.secrets.values import HASH_WORDS, is_hash, plausible, trim
+from core.domain.secrets.values import HASH_WORDS, MIN_LENGTH, is_hash, plausible, trim
 
 _KEY_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
@@ -149,7 +150,11 @@ def _names_a_key(key: str) -> bool:
     """A key of no known kind (``PAY_NOTIFY_KEY``) or an ``..._SK`` (a secret key beside
     its ``..._AK``): a secret if its value is random."""
     lowered = key.lower()
-    return (lowered[-3:] == "key" and names_key(key)) or lowered.endswith(("_sk", "-sk", ".sk"))
+    return (
+        (lowered[-3:] == "key" and names_key(key))
+        or lowered.endswith(("_sk", "-sk", ".sk"))
+        or lowered == "sk"
+    )
 
 
 def _cut(data: bytes, key_start: int, value: str, *, unquoted: bool) -> str:
@@ -168,7 +173,8 @@ def _cut(data: bytes, key_start: int, value: str, *, unquoted: bool) -> str:
 # what encrypts or hashes the values it holds: a SealedSecret's, SOPS', Ansible Vault's,
 # a SCRAM verifier's
 _CIPHERTEXT = re.compile(
-    r"encryptedData|\bsops\b|ENC\[|\$ANSIBLE_VAULT|SCRAM-SHA|iterationCount", re.IGNORECASE
+    r"encryptedData|\bsops\b|ENC\[|\$ANSIBLE_VAULT|SCRAM-SHA-\d+\$|iterationCount|storedKey",
+    re.IGNORECASE,
 )
 
 
@@ -201,9 +207,10 @@ _PROSE_KEYWORDS = (
 # digest's size is the secret (a WeChat AppSecret), unless a hash word is near
 _KEY_WORDS = re.compile(r"secret|key|密钥|秘钥|シークレット", re.IGNORECASE)
 _STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|：|、|＝"""
-_GAP = rf"(?:(?!{_STOP})[^\n]){{0,60}}?"
+# (a parenthesis in it: "Senha do painel (admin): ...")
+_GAP = rf"(?:(?!{_STOP})[^\n]|\([^()\n]{{1,30}}\)){{0,60}}?"
 _MARK = (
-    r"(?:(?:[ \t]+(?:is|are|was|were|es|era|é|è|est|ist|lautet|war)(?![A-Za-z])"
+    r"(?:(?:[ \t]+(?:is|are|was|were|es|era|é|è|est|ist|lautet|war|c['’]est)(?![A-Za-z])"
     r"(?:[ \t]+(?:still|now|currently|just|also|again|set[ \t]+to|changed[ \t]+to))?"
     r"|[ \t]*(?:是|为|為|は|는|은|改成了|改为|改成|换成|换为|变成|变为|更新为|重置为|设为|设置为"
     r"|→|—|->|=>))[ \t]*(?::|：)?"
@@ -220,10 +227,29 @@ _PROSE_SPECIAL = {"pw": "(?<![a-z])pw"} | {
 _PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
 # (a word's ending: ``passwords``, ``contraseña``, ``пароль``, ``паролем``, ``비밀번호를``)
 _ENDING = "(?:[a-z]|ñ|ь|я|е|м|ю|и|를|을|이|가|を|が)"  # (and particles: 비밀번호를 ...)
-_PROSE = rf"(?:{_PROSE_WORDS}){_ENDING}{{0,12}}+(?:{_GAP}{_MARK}|[ \t]+|(?=「|『|“)){_PROSE_VALUE}"
+_PROSE = (
+    rf"(?:{_PROSE_WORDS}){_ENDING}{{0,12}}+"
+    rf"(?:{_GAP}{_MARK}|[^\n]{{0,60}}?(?:→|⇒)[ \t]*|[ \t]+|(?=「|『|“)){_PROSE_VALUE}"
+)
 
 
 _GLUED_NAME = re.compile(r"\w+[_-][\w-]+")
+_BARE_MARK = re.compile(r"\S+?[ \t]*(?:[ \t]is|:|：|是|为|は|=)[ \t]*")
+
+
+def _no_statement(data: bytes, start: int, context: str, line: str) -> bool:
+    """Where a password word and a value are no password stated: inside a template's
+    or a reference's braces, in an assignment (its rule's), after a setting's name
+    (``password_hash: ...``), or among encrypted values (a SealedSecret's)."""
+    if line.count("{{") > line.count("}}") or line.count("${") > line.count("}"):
+        return True
+    named = context.rstrip()
+    if named.endswith("=") and " " not in named[:-1].strip():
+        return True  # ``password_hash_algo = x``
+    glued = _GLUED_NAME.match(context)
+    if glued and not names_secret(glued.group()):
+        return True
+    return bool(_CIPHERTEXT.search(data[max(0, start - 300) : start].decode("utf-8", "replace")))
 
 
 def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
@@ -231,14 +257,10 @@ def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     value = trim(data[start:stop].decode("utf-8", "replace").rstrip("("))  # 로 X(으)로
     context = data[match.start() : start].decode("utf-8", "replace")
     line = data[data.rfind(b"\n", 0, start) + 1 : start].decode("utf-8", "replace")
-    if line.count("{{") > line.count("}}") or line.count("${") > line.count("}"):
-        return None  # inside a template's or a reference's braces: a name, not a value
-    named = context.rstrip()
-    if named.endswith("=") and " " not in named[:-1].strip():
-        return None  # ``password_hash_algo = x``: an assignment's (its rule's), not prose
-    glued = _GLUED_NAME.match(context)
-    if glued and not names_secret(glued.group()):
-        return None  # ``password_hash: ...``: the name of a setting about a password
+    if _no_statement(data, start, context, line):
+        return None
+    if value.isdigit() and len(value) >= MIN_LENGTH and _BARE_MARK.fullmatch(context):
+        return start, stop  # "密码：" and six digits or more: a PIN said right after the word
     if _KEY_WORDS.search(context) and not HASH_WORDS.search(line):
         if is_hash(value) or not plausible(value, strict=True, hex_is_hash=False):
             return None
@@ -255,11 +277,13 @@ _STRICT = value_check(hex_is_hash=False, strict=True)
 _LOGIN_WORDS = (
     "login", "credentials", "creds", "identifiants", "zugangsdaten", "credenciales",
     "credenciais", "账号", "帐号", "登录", "后台", "ログイン", "アカウント", "계정", "логин",
+    "id/pw", "id/pass",
 )  # fmt: skip
 _LOGIN_PAIR = (
     r"(?:\b(?:logins?|credentials|creds|identifiants|zugangsdaten|credenciales|credenciais)\b"
-    r"|账号|帳號|帐号|登录|後台|后台|ログイン|アカウント|계정|логин)"
-    r"[^\n/:：]{0,30}?(?:[ \t]+(?:is|are|sont|sind|son|são)|[ \t]*(?::|：))?[ \t]*\w[^\s/:：]{0,63}"
+    r"|账号|帳號|帐号|登录|後台|后台|ログイン|アカウント|계정|логин|\bid/pw\b|\bid/pass\b)"
+    r"[^\n/:：]{0,30}?(?:[ \t]+(?:is|are|sont|sind|son|são)|[ \t]*(?::|：|は|是|为|는|은))?[ \t]*"
+    r"(?:\w|[\x80-\xff])[^\s/:：]{0,63}"
     r"(?:[ \t]+/[ \t]*|[ \t]*/[ \t]+)([!-.0-~]{6,128})"
 )
 
@@ -300,7 +324,7 @@ _PRINTING = (  # (each with a literal start, searched fast: one space between wo
     r"gcloud secrets versions access\b",
     r"az keyvault secret show\b",
     r"security find-(?:generic|internet)-password\b(?=[^\n]{0,200}?[ \t]-w\b)",
-    r"cat [ \t]*+(?=[^\s|;&]{0,200}?(?:\.key|token|secret|passw|credential))",
+    r"cat [ \t]*+(?=[^\s|;&]{0,200}?(?:\.key|token|secret|passw|credential|cookie))",
 )
 
 # fmt: off
@@ -324,7 +348,8 @@ LIKELY_RULES: tuple[Rule, ...] = (
               r"([^;\s\"']{1,512})", ("cookie:",), ignore_case=True, tier="likely",
               check=_LIKELY, evades=False),
     make_rule("aws-secret-key-pair", "AWS secret access key written after its key ID",
-              r"(?:AKIA|ASIA)[A-Z2-7]{16}[^\n]{1,24}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})"
+              r"(?:AKIA|ASIA)[A-Z2-7]{16}(?:[^\n]{1,24}?|[^\n]{0,24}\r?\n[^\n]{1,24}?)"
+              r"(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})"
               r"(?![A-Za-z0-9/+=])", ("akia", "asia"), tier="likely", check=_LIKELY,
               evades=False),
     make_rule("url-signature", "A signature in a URL's query (a SAS or presigned URL)",
@@ -342,7 +367,7 @@ LIKELY_RULES: tuple[Rule, ...] = (
               tuple(c + _PRINTED for c in _PRINTING),
               ("kubectl", "-field", "aws secretsmanager", "versions access", "az keyvault",
                "find-generic-password", "find-internet-password", "master.key", "secret", "passw",
-               "credential"),
+               "credential", "cookie"),
               tier="likely", multiline=True, check=_LIKELY, evades=False),
     make_rule("login-pair", "A login and its password stated in prose",
               _LOGIN_PAIR, _LOGIN_WORDS, ignore_case=True, tier="likely", check=_STRICT,
@@ -376,5 +401,6 @@ LIKELY_RULES: tuple[Rule, ...] = (
               ("password 0", "secret 0", "enable password", "enable secret", "local-user",
                "plain-text-password-value"), tier="likely", check=_LIKELY, evades=False),
     *CALL_RULES,
+    *CONFIG_RULES,
 )
 # fmt: on

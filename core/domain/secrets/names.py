@@ -21,7 +21,7 @@ SECRET_WORDS = frozenset(
         "wachtwoord",
         "kennwort", "secret", "token", "credential", "credentials", "psk", "senha",
         "contrasena", "contraseña", "clave", "apikey", "secretkey", "privatekey", "authtoken",
-        "accesstoken", "apitoken", "apisecret", "clientsecret", "appsecret",
+        "accesstoken", "apitoken", "apisecret", "clientsecret", "appsecret", "authtok",
     }
 )  # fmt: skip
 _CJK_WORDS = ("密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "пароль", "Пароль", "암호")
@@ -68,7 +68,7 @@ def names_secret(key: str) -> bool:
         return False
     if last == "code" and before in ("auth", "authorization", "access", "secret", "app"):
         return True  # ``authCode``: a mail service's client password (QQ, 163)
-    if last in _PLACES and before in SECRET_WORDS:
+    if last in _PLACES and (before in SECRET_WORDS or _glued(before)):
         return True  # ``PASSWORD_PROD``, ``MOT_DE_PASSE_BDD``: a secret and where it is for
     return last in SECRET_WORDS or _glued(last)
 
@@ -77,7 +77,8 @@ def names_secret(key: str) -> bool:
 _PLACES = frozenset(
     {"db", "bdd", "database", "prod", "production", "staging", "stage", "dev", "test", "qa",
      "admin", "root", "main", "primary", "master", "smtp", "mail", "ftp", "sftp", "ssh", "mysql",
-     "pg", "postgres", "redis", "ldap", "vpn", "wifi", "old", "new", "current"}
+     "pg", "postgres", "redis", "ldap", "vpn", "wifi", "old", "new", "current",
+     "acesso", "acceso", "acces", "accès", "zugang"}
 )  # fmt: skip
 
 

@@ -8,6 +8,7 @@ variables, sequential alphabets, runs of one character) is not a finding.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter
@@ -72,7 +73,20 @@ def _is_placeholder(value: str) -> bool:
     )
 
 
+# secrets published in vendors' documentation for all to use, by their SHA-256 (so that
+# this file holds none): MongoDB's connection-string sample password, and the key of
+# Azurite, Azure's storage emulator
+_PUBLISHED = frozenset(
+    {
+        "412a54cd6f4c7f2859ec2a6988a79bbd6e64d17733f4b021f3253d9ed6ab57da",
+        "0011cc25eb4320717494d2703e8cba85743e71b500283c21c8b88147992f9059",
+    }
+)
+
+
 def accept(rule: Rule, secret: str) -> bool:
+    if hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest() in _PUBLISHED:
+        return False
     if rule.entropy is not None and shannon_entropy(secret) <= rule.entropy:
         return False
     if any(a.fullmatch(secret) for a in rule.allowlist):

@@ -160,6 +160,8 @@ _VENDOR: tuple[Rule, ...] = (
           entropy=3, word_start=True),
     _rule("perplexity-api-key", "Perplexity API key", r"pplx-[a-zA-Z0-9]{48}\b",
           ("pplx-",), entropy=4, word_start=True),
+    _rule("backblaze-application-key", "Backblaze B2 application key",
+          r"K00[0-9][A-Za-z0-9]{27}" + _END, ("k00",), entropy=3, word_start=True),
     _rule("rubygems-api-token", "RubyGems API token", r"rubygems_[a-f0-9]{48}" + _END,
           ("rubygems_",), entropy=3, word_start=True),
     # Tailscale auth and API keys; Mercado Pago's production access tokens.

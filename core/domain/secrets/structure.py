@@ -152,9 +152,10 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"hooks\.zapier\.com/hooks/catch/\d{1,12}/([0-9a-z]{5,32})",
                r"chat\.googleapis\.com/v1/spaces/[^\s/]{1,64}/messages\?[^\s]{0,300}?token=([\w%-]{20,256})",
                r"api\.telegram\.org/bot(\d{6,12}:[\w-]{30,40})",
-               r"https?://[^\s/]{1,100}/hooks/([a-z0-9]{26})(?![A-Za-z0-9_-])"),
+               r"https?://[^\s/]{1,100}/hooks/([a-z0-9]{26})(?![A-Za-z0-9_-])",
+               r"maker\.ifttt\.com/(?:trigger/[\w-]{1,100}/(?:json/)?with/key|use)/([\w-]{16,64})"),
               ("/api/webhooks/", "qyapi.weixin", "/open-apis/bot/", "oapi.dingtalk", "webhookb2",
-               "zapier", "/v1/spaces/", "api.telegram.org/bot", "/hooks/"),
+               "zapier", "/v1/spaces/", "api.telegram.org/bot", "/hooks/", "maker.ifttt.com"),
               check=_webhook_key, evades=False),
     make_rule("telegram-bot-token", "Telegram bot token",
               r"(?<![\w:])(\d{8,10}:AA[\w-]{33})(?![\w-])",
@@ -212,7 +213,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
               ("password", "login"), multiline=True, check=_PLACED, evades=False),
     # (a field may hold ``\:`` or ``\\``, as .pgpass escapes them)
     make_rule("pgpass-password", "Password in a .pgpass line",
-              r"(?<![^\s\x60\"'])[^\s:\x60\"']{1,255}:(?:\d{1,5}|\*):(?:[^\s:\x60\"'\\]|\\.){1,255}"
+              r"(?<![^\s\x60\"'])(?:[^\s:\x60\"']{1,255}|\[[0-9A-Fa-f:.]{2,64}\]):(?:\d{1,5}|\*):(?:[^\s:\x60\"'\\]|\\.){1,255}"
               r":(?:[^\s:\x60\"'\\]|\\.){1,255}:((?:[^\s:\x60\"'\\]|\\.){1,255})(?=[\s\x60\"']|$)",
               (":5432:", ":5433:", ":5434:", ":5435:", ":5439:", ":6432:", ":*:"),
               check=_PLACED, evades=False),
@@ -236,7 +237,8 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"\b(?:psexec(?:64)?|rdesktop|ipmitool)\b[^\n|;&]{0,200}?\s-[pP]\s+" + _VALUE,
                r"\s-(?:src|dest)?(?:store|key)pass(?:word)?[ \t]+" + _VALUE,
                r"\s-(?:ssl)?password[ \t]+(?:pass:)?" + _VALUE,
-               r"\bdocker\s+login\b[^\n|;&]{0,200}?\s-p\s+" + _VALUE,
+               r"\b(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login\b[^\n|;&]{0,200}?\s-p\s+"
+               + _VALUE,
                r"\b(?:sqlcmd|bcp)\b[^\n|;&]{0,200}?\s-P\s*" + _VALUE,
                r"\bmongo(?:sh|dump|restore)?\b[^\n|;&]{0,200}?\s-p\s+" + _VALUE,
                r"\bsmbclient\b[^\n|;&]{0,200}?\s-U\s+[^\s%]{1,64}%" + _VALUE,

@@ -43,7 +43,7 @@ import re
 import unicodedata
 from base64 import b64decode
 
-from core.domain.secrets.placeholders import looks_sequential, mostly_runs
+from core.domain.secrets.placeholders import looks_sequential, mostly_runs, shannon_entropy
 
 MIN_LENGTH = 6
 
@@ -81,12 +81,23 @@ _UUID = re.compile(
 )
 _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.+-]*)?$")
 _PATH = re.compile(
-    r"^(?:/|~/|\./|\.\./|[A-Za-z]:[\\/]|\\\\)|^[\w.-]*/[\w./-]*\.[A-Za-z]{1,5}$"
+    # (a leading ``/`` alone in base64 is no path: ``/RizK...A=``)
+    r"^(?:/(?![A-Za-z0-9+]{16,}={0,2}$)|~/|\./|\.\./|[A-Za-z]:[\\/]|\\\\)"
+    r"|^[\w.-]*/[\w./-]*\.[A-Za-z]{1,5}$"
     r"|^[\w-]+\.(?:json|pem|key|crt|txt|yaml|yml|env|cfg|conf|ini|p12|pfx|jks|md|toml|xml"
-    r"|csv|log|py|js|ts|sh|sql)$"
-    r"|^[a-z0-9_.-]+(?:/[a-z0-9_.-]+){2,}/?$",  # a vault or an API path: lowercase segments
+    r"|csv|log|py|js|ts|sh|sql)$|^[\w.-]+:/"  # (and ``name:/path``, systemd's credentials)
+    r"|^(?-i:[a-z0-9_.-]+(?:/[a-z0-9_.-]+){2,}/?)$",  # a vault or an API path: lowercase
     re.IGNORECASE,
 )
+# a hash's or a cipher's name, said where a password's value would be ("SHA-256")
+_ALGORITHM = re.compile(
+    r"sha-?\d{1,3}|md5|bcrypt|scrypt|argon2(?:id|i|d)?|pbkdf2(?:-sha\d+)?|blake2[bs]?|ntlm"
+    r"|crc32|aes-?\d{3}(?:-[a-z]{3})?|rsa-?\d{4}|hmac-sha\d+",
+    re.IGNORECASE,
+)
+_ENCRYPTED = re.compile(r"ENC[\[(]|\{AQAAAB|\$ANSIBLE_VAULT|vault:v\d+:")
+# a key meant to be public (Stripe's and Mapbox's publishable keys)
+_PUBLISHABLE = re.compile(r"^pk[._](?:live_|test_)?")
 _URL_OR_MAIL = re.compile(r"://|^[^@\s]+@[\w-]+(?:\.[\w-]+)+$")
 _WORD = re.compile(r"[A-Za-z]+")
 _IDENTIFIER = re.compile(
@@ -149,6 +160,44 @@ def _fold(value: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", value) if c.isascii())
 
 
+def _stands_for_one(value: str) -> bool:
+    """A value with a space, a URL, an algorithm's name, a publishable key, a
+    placeholder, a hash's or an encrypted value's form, a mask, or a reference (a
+    generated key may start with ``&`` or hold ``p(``: no reference is that random)."""
+    return bool(
+        any(c.isspace() for c in value)
+        or _URL_OR_MAIL.search(value)
+        or _ALGORITHM.fullmatch(value)
+        or _PUBLISHABLE.match(value)
+        or _PLACEHOLDER.search(value)
+        or _HASH_FORMAT.match(value)
+        or _INTEGRITY.match(value)
+        or _MASKED.search(value)
+        or _ENCRYPTED.match(value)  # as SOPS, jasypt, Jenkins or Ansible Vault write it
+        or (_REFERENCE.search(value) and not _random_string(value))
+    )
+
+
+def _run_on(value: str) -> bool:
+    """Sixteen lowercase letters or more run together (``correcthorsebatterystaple``, a
+    Gmail app password without its spaces): no name or word a setting takes."""
+    return len(value) >= 16 and value.islower() and value.isalpha()
+
+
+def _random_string(value: str) -> bool:
+    """A generated secret: 32 characters or more of letters, digits and symbols, with the
+    entropy of a random string (no reference or code reaches it)."""
+    if len(value) < 32 or "${" in value or "{{" in value:
+        return False
+    classes = (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
+    return classes >= 4 and shannon_entropy(value) >= 4.6
+
+
 def _passphrase(value: str) -> bool:
     """Three or more words of letters joined by ``-`` (``correct-horse-battery-staple``),
     none of them a word that names a secret, a setting or a place to fill in."""
@@ -197,9 +246,9 @@ def plausible(
     the structure says password (a ``.netrc`` line, a webhook's key), a UUID is one."""
     if len(value) < MIN_LENGTH or len(value) > 1024 or not _latin(value):
         return False
-    if any(c.isspace() for c in value) or _URL_OR_MAIL.search(value):
-        return False
-    if _PLACEHOLDER.search(value) or _REFERENCE.search(value) or _MASKED.search(value):
+    if _APP_PASSWORD.fullmatch(value):
+        return True  # an app-specific password (Apple's, Google's): four groups of letters
+    if _stands_for_one(value):
         return False
     if mostly_runs(value) or looks_sequential(value):
         return False
@@ -207,10 +256,8 @@ def plausible(
         return False
     if (_UUID.match(value) and not uuid_ok) or _VERSION.match(value) or _PATH.search(value):
         return False
-    if _APP_PASSWORD.fullmatch(value):
-        return True  # an app-specific password (Apple's, Google's): four groups of letters
     folded = _fold(value)  # accents aside: ``contraseña`` is a word as ``password`` is
-    if value.isdigit() or _is_word(folded):
+    if value.isdigit() or (_is_word(folded) and not (not strict and _run_on(value))):
         return False
     if _IDENTIFIER.fullmatch(folded) and not (not strict and _passphrase(value)):
         return False

@@ -348,6 +348,9 @@ def _rows(name: str) -> list[dict[str, object]]:
         # samples' forms, prose in French and Portuguese): floors from there.
         ("blind5", (327, 271), 319, 3),
         ("blind6", (304, 263), 294, 3),
+        # a seventh, written while the sixth was tuned on, measured once after: 286 of
+        # 296 (96.6%), 4 of 268 (1.5%); never tuned on
+        ("blind7", (296, 268), 286, 4),
     ],
 )
 def test_the_unseen_corpora_stay_at_their_first_measure_or_better(

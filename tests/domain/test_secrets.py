@@ -12,7 +12,6 @@ import dataclasses
 import json
 import random
 import string
-import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -933,10 +932,9 @@ def test_our_own_files_are_clean(path: str) -> None:
     assert scan(file.read_text(encoding="utf-8")) == []
 
 
-def test_scans_a_megabyte_quickly() -> None:
+def test_a_megabyte_of_keyword_look_alikes_holds_no_finding() -> None:
+    """(Its speed is bench/bench_scan.py's to measure: no timing here.)"""
     rng = rng_for("speed")
     words = ("the", "agent", "key", "they", "money", "asia", "msg.send", "os.path", "self.s", "-")
     text = " ".join(rng.choice(words) for _ in range(200_000))
-    start = time.perf_counter()
     assert scan(text) == []
-    assert time.perf_counter() - start < 2.0

@@ -8,6 +8,7 @@ the store and the log."""
 # core.writing
 from core.writing.hook_events import (
     Said,
+    log_redactor,
     log_said,
     prompt_said,
     task_of,
@@ -17,6 +18,7 @@ from core.writing.hook_events import (
 
 __all__ = [
     "Said",
+    "log_redactor",
     "log_said",
     "prompt_said",
     "task_of",

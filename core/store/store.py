@@ -63,7 +63,7 @@ from core.store.layout import LOCAL_STATE, WRITTEN_FOLDERS
 from core.store.layout import MAX_FILE_BYTES as MAX_FILE_BYTES
 from core.store.layout import MEMORY_DIR as MEMORY_DIR
 from core.store.layout import STATE_DIR as STATE_DIR
-from core.store.logs import append_message, check_message, log_path, redacted
+from core.store.logs import append_message, check_message, log_path, log_salt, redacted
 from core.store.records import Records
 from core.store.recovery import recover
 from core.store.snapshot import Problem, Snapshot
@@ -155,7 +155,9 @@ class Store:
             message=f"init: new {scope} memgov store",
             when=(clock or system_clock)(),
         )
-        return cls(root, clock=clock)
+        store = cls(root, clock=clock)
+        log_salt(store.state_dir)  # made now: a copy of the new store marks as it does
+        return store
 
     # ------------------------------------------------------------------ reading
     @property

@@ -17,10 +17,12 @@ read by type, and one of another type counts as absent.
   agent's own edit and is not logged.
   memgov's own MCP tools are not logged (what they answer is the store's already).
 
-The text logged is redacted first (:func:`core.domain.secrets.redact`): no
-credential is written. A long text is logged as an excerpt with the length and the
-SHA-256 of the whole (redacted) text. :func:`log_said` appends it to the daily log
-under the task (the session's id) at the task's next message index.
+The text logged is redacted first, as the store's log writes a credential: ``[secret:
+<rule> #<salted hash>]`` (:func:`log_redactor`, :func:`core.store.logs.redacted`): no
+credential is written, and a memory's quote of the message still finds its line. A
+long text is logged as an excerpt with the length and the SHA-256 of the whole
+(redacted) text. :func:`log_said` appends it to the daily log under the task (the
+session's id) at the task's next message index.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,29 @@ OWN_TOOLS = "mcp__memgov__"
 #: the shell tools whose output is logged as ``tool``: Claude Code's, and Codex's by
 #: the names its versions gave them
 SHELL_TOOLS = frozenset({"Bash", "shell", "shell_command", "exec_command", "local_shell"})
+
+
+#: what redacts a text before it is logged (:func:`log_redactor`)
+Redactor = Callable[[str], str]
+
+
+def plain(text: str) -> str:
+    """A credential as ``[secret: <rule>]`` (no store at hand to salt a mark)."""
+    from core.domain.secrets import redact
+
+    return redact(text)
+
+
+def log_redactor(workspace: Workspace) -> Redactor:
+    """The redaction of the store :func:`log_in` writes to: each credential as the
+    store's log marks it, with its salted hash (the same secret, the same mark)."""
+    from core.store.logs import redacted
+
+    store = workspace.private or (workspace.stores[0] if workspace.stores else None)
+    if store is None:
+        return plain
+    state_dir = store.state_dir
+    return lambda text: redacted(state_dir, text)
 
 
 @dataclass(frozen=True)
@@ -70,23 +95,23 @@ def task_of(event: Mapping[str, Any]) -> str:
     return task or "claude-session"
 
 
-def said_key(role: str, text: str) -> tuple[str, str]:
+def said_key(role: str, text: str, redact: Redactor = plain) -> tuple[str, str]:
     """What identifies a message the hooks logged, whatever its length: its role and the
     SHA-256 of its redacted words on one line (the hash an excerpt keeps). A transcript
     read at the session's end skips what the hooks logged live (core.importers.transcripts)."""
-    from core.domain.secrets import redact
-
     shown = " ".join(redact(text).split())
     return role, hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def said_keys(role: str, text: str, head: str = "") -> set[tuple[str, str]]:
+def said_keys(
+    role: str, text: str, head: str = "", redact: Redactor = plain
+) -> set[tuple[str, str]]:
     """The keys a message of a transcript would have had, logged by the hooks: its own
     (:func:`said_key`) and, for a tool's result, that of the line the post-tool hook
     writes (``head`` the call's :func:`tool_head`: ``head: result``)."""
-    keys = {said_key(role, text)}
+    keys = {said_key(role, text, redact)}
     if head:
-        keys.add(said_key(role, f"{head}: {text}"))
+        keys.add(said_key(role, f"{head}: {text}", redact))
     return keys
 
 
@@ -98,18 +123,16 @@ def logged_key(role: str, body: str) -> tuple[str, str]:
     return role, hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def excerpt(text: str) -> str:
+def excerpt(text: str, redact: Redactor = plain) -> str:
     """The text, redacted, on one line; past :data:`EXCERPT_CHARS` its start, with the
     whole's length and SHA-256 (:func:`core.store.logs.excerpt_line`)."""
-    from core.domain.secrets import redact
-
     return excerpt_line(redact(text), EXCERPT_CHARS)
 
 
-def prompt_said(event: Mapping[str, Any]) -> Said | None:
+def prompt_said(event: Mapping[str, Any], redact: Redactor = plain) -> Said | None:
     """The user's prompt as the user's message (None: no prompt)."""
     prompt = text_field(event, "prompt")
-    return Said("user", excerpt(prompt)) if prompt.strip() else None
+    return Said("user", excerpt(prompt, redact)) if prompt.strip() else None
 
 
 def response_text(response: Any) -> str:
@@ -182,19 +205,21 @@ def tool_role(tool: str, tool_input: Any, project: Path) -> str | None:
     return None
 
 
-def tool_said(event: Mapping[str, Any], project: Path) -> Said | None:
+def tool_said(event: Mapping[str, Any], project: Path, redact: Redactor = plain) -> Said | None:
     """A tool's result as evidence from outside (None: a tool whose result is not logged)."""
     tool = text_field(event, "tool_name")
     tool_input = event.get("tool_input")
     role = tool_role(tool, tool_input, project)
     if role is None:
         return None
-    body = excerpt(response_text(event.get("tool_response")))
-    head = tool_head(tool, tool_input)
+    body = excerpt(response_text(event.get("tool_response")), redact)
+    head = tool_head(tool, tool_input, redact=redact)
     return Said(role, f"{head}: {body}" if body else head)
 
 
-def tool_head(tool: str, tool_input: Any, *, redacted: bool = True) -> str:
+def tool_head(
+    tool: str, tool_input: Any, *, redacted: bool = True, redact: Redactor = plain
+) -> str:
     """What a logged tool result starts with: the tool and its target (the URL, the
     query, the path or the command), redacted; ``head: result`` is the line's text.
     ``redacted=False``: as the call gave it, for a key (:func:`said_keys` redacts the
@@ -204,8 +229,6 @@ def tool_head(tool: str, tool_input: Any, *, redacted: bool = True) -> str:
         *("url", "query", "file_path", "path", "command", "cmd", "description", "prompt"),
     )
     if redacted:
-        from core.domain.secrets import redact
-
         target = redact(target)
     return f"{tool} {target}".strip()
 

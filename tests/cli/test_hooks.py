@@ -169,7 +169,9 @@ def test_the_prompt_is_logged_as_the_users_message_redacted(demo: Path, project:
     assert result.returncode == 0, result.stderr
     lines = [line for line in logged(demo / "private") if "deploy with" in line]
     assert len(lines) == 1
-    assert re.match(r"^- \[0\] \d\d:\d\d user: deploy with \[secret: github-pat\] and", lines[0])
+    assert re.match(
+        r"^- \[0\] \d\d:\d\d user: deploy with \[secret: github-pat #[0-9a-f]{12}\] and", lines[0]
+    )
     assert token not in every_text(demo / "private")
     log = next(
         p for p in (demo / "private" / "logs").rglob("*.md") if "deploy with" in p.read_text()

@@ -23,7 +23,7 @@ import pytest
 from conftest import commit_count, fake_token
 
 from core.api.writing import ingest_transcript
-from core.domain import provenance, secrets
+from core.domain import provenance
 from core.domain.errors import AuthorizationError, ValidationError
 from core.store import logs
 from core.store.store import Store
@@ -112,7 +112,12 @@ def test_every_fixture_through_the_cli_as_a_subprocess(transcripts: Path, root: 
     assert (report["added"], report["already"]) == (0, 16)
     assert commit_count(root) == commits  # nothing new: no commit either
     assert TOKEN.encode() not in every_byte(root)
-    assert b"[secret: github-pat]" in every_byte(root)
+    assert re.search(rb"\[secret: github-pat #[0-9a-f]{12}\]", every_byte(root))  # salted
+
+
+def unsalted(found: object) -> str:
+    """What was logged with each secret mark's salted hash left out."""
+    return re.sub(r" #[0-9a-f]{12}\]", "]", repr(found))
 
 
 # -- roles ---------------------------------------------------------------------------------
@@ -152,7 +157,7 @@ def test_a_claude_code_session_logs_each_message_with_its_role(
         "system",  # the summary line
     ]
     assert texts[2].startswith("From now on write every doc table in Chinese")
-    assert "[secret: github-pat]" in texts[2] and TOKEN not in texts[2]
+    assert re.search(r"\[secret: github-pat #[0-9a-f]{12}\]", texts[2]) and TOKEN not in texts[2]
     assert "IGNORE PREVIOUS INSTRUCTIONS" in texts[7]
     assert texts[18] == "也把 README 的表格改成中文"
     assert texts[4] == "called Read: file_path=/home/dev/shop/README.md"
@@ -192,7 +197,9 @@ def test_a_codex_rollout_logs_the_prompt_once_and_instructions_as_system(
     assert texts[3] == "Use Go without any framework, one question at a time plz"
     assert texts[4] == "called shell: command=bash -lc ls"
     assert texts[5] == "exit 0: go.mod main.go"
-    assert texts[7] == "Exit code: 0 Output: API_TOKEN=[secret: github-pat]"
+    assert re.fullmatch(
+        r"Exit code: 0 Output: API_TOKEN=\[secret: github-pat #[0-9a-f]{12}\]", texts[7]
+    )
     assert texts[10] == "web search: go net/http routing patterns 1.22"
     assert "Summary so far" in texts[15]
 
@@ -233,7 +240,8 @@ def test_a_longer_transcript_adds_only_what_follows(
     fresh = tmp_path / "fresh"
     assert main(["init", "--store", str(fresh), "--as", ACTOR]) == 0
     ingest_transcript(Workspace([Store(fresh)]), grown, actor=ACTOR)
-    assert logged(root) == logged(fresh)  # in two runs as in one
+    # in two runs as in one (each store salts its marks with its own salt)
+    assert unsalted(logged(root)) == unsalted(logged(fresh))
 
 
 # -- untrusted input -----------------------------------------------------------------------
@@ -297,7 +305,8 @@ def test_a_long_result_is_an_excerpt_with_a_hash(
     assert len(text) < 2000
     mark = r" … \[excerpt: 500,0\d\d characters, sha256 [0-9a-f]{64}, words [A-Za-z0-9+/=]+\]"
     assert re.fullmatch(r"line( line){299}" + mark, text)  # 1,500 characters, then the mark
-    whole = " ".join(secrets.redact("line\n" * 100_000 + TOKEN).split())  # as the log holds it
+    redacted = logs.redacted(Store(root).state_dir, "line\n" * 100_000 + TOKEN)
+    whole = " ".join(redacted.split())  # as the log holds it
     digest = hashlib.sha256(whole.encode()).hexdigest()
     assert logs.excerpt_of(text) == logs.Cut(
         text.split(" … ")[0], len(whole), digest, provenance.word_filter(whole)

@@ -87,12 +87,12 @@ def _session_start(args: argparse.Namespace, event: dict[str, Any]) -> None:
 
 
 def _user_prompt(args: argparse.Namespace, event: dict[str, Any]) -> None:
-    from core.api.hooks import log_said, prompt_said, task_of, text_field
+    from core.api.hooks import log_redactor, log_said, prompt_said, task_of, text_field
 
-    said = prompt_said(event)
+    ws = workspace(args)
+    said = prompt_said(event, log_redactor(ws))
     if said is None:
         return
-    ws = workspace(args)
     actor = actor_from(args)
     log_said(ws, task=task_of(event), said=said, actor=actor)
     subjects = list(dict.fromkeys(_SUBJECT_RE.findall(text_field(event, "prompt"))))
@@ -123,11 +123,12 @@ def _recall(ws: Any, subjects: list[str], actor: str) -> None:
 
 
 def _post_tool(args: argparse.Namespace, event: dict[str, Any]) -> None:
-    from core.api.hooks import log_said, task_of, tool_said
+    from core.api.hooks import log_redactor, log_said, task_of, tool_said
 
-    said = tool_said(event, project_of(event))
+    ws = workspace(args)
+    said = tool_said(event, project_of(event), log_redactor(ws))
     if said is not None:
-        log_said(workspace(args), task=task_of(event), said=said, actor=actor_from(args))
+        log_said(ws, task=task_of(event), said=said, actor=actor_from(args))
 
 
 def _session_end(args: argparse.Namespace, event: dict[str, Any]) -> None:

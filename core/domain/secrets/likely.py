@@ -348,8 +348,7 @@ LIKELY_RULES: tuple[Rule, ...] = (
               r"([^;\s\"']{1,512})", ("cookie:",), ignore_case=True, tier="likely",
               check=_LIKELY, evades=False),
     make_rule("aws-secret-key-pair", "AWS secret access key written after its key ID",
-              r"(?:AKIA|ASIA)[A-Z2-7]{16}(?:[^\n]{1,24}?|[^\n]{0,24}\r?\n[^\n]{1,24}?)"
-              r"(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})"
+              r"(?:AKIA|ASIA)[A-Z2-7]{16}[^\n]{1,24}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})"
               r"(?![A-Za-z0-9/+=])", ("akia", "asia"), tier="likely", check=_LIKELY,
               evades=False),
     make_rule("url-signature", "A signature in a URL's query (a SAS or presigned URL)",

@@ -33,7 +33,7 @@ from typing import Any
 from core.domain.data import AsData
 from core.domain.errors import ValidationError
 from core.importers.transcripts.codex import Codex
-from core.importers.transcripts.ingest import _Plan, _session, _when, _write
+from core.importers.transcripts.ingest import _Plan, _session, _when, _write, store_redactor
 from core.importers.transcripts.model import MAX_LINE_BYTES, Reading, when_of
 from core.store import logs
 from core.store.store import Store
@@ -250,10 +250,13 @@ def _plan(
     rels = {logs.log_path(when) for _, _, when in planned} | {logs.log_path(now)}
     present, hooked = _seen(store.root, rels, task, task_of({"session_id": reading.session or ""}))
     plan = _Plan(skipped=list(reading.skipped))
+    redact = store_redactor(store)
     already = 0
     for index, entry, when in planned:
-        if index in present or (reading.session and said_key(entry.role, entry.text) in hooked):
+        if index in present or (
+            reading.session and said_key(entry.role, entry.text, redact) in hooked
+        ):
             already += 1
             continue
-        plan.add(task, index, entry, when, file)
+        plan.add(task, index, entry, when, file, redact)
     return plan, already, last

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 
-from core.domain import secrets
 from core.domain.data import AsData
 from core.domain.errors import ValidationError
 from core.importers.transcripts.claude_code import ClaudeCode
@@ -34,7 +33,7 @@ from core.store.fsutil import confined
 from core.store.store import Store
 from core.store.transaction import Transaction, transaction
 from core.store.workspace import Workspace
-from core.writing.hook_events import logged_key, said_keys, task_of
+from core.writing.hook_events import Redactor, logged_key, said_keys, task_of
 from core.writing.remember import log_store
 
 #: the formats, in the order detection asks them (Codex's wrapper is the stricter)
@@ -194,10 +193,13 @@ class _Plan:
     skipped: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
 
-    def add(self, task: str, index: int, entry: Entry, when: datetime, file: Path) -> None:
-        """One new message's line under its day and task: redacted, excerpted, checked
-        (one that is no fit message is skipped and named)."""
-        text = excerpt(entry.role, secrets.redact(entry.text))
+    def add(
+        self, task: str, index: int, entry: Entry, when: datetime, file: Path, redact: Redactor
+    ) -> None:
+        """One new message's line under its day and task: redacted (as the store's log
+        marks a credential), excerpted, checked (one that is no fit message is skipped
+        and named)."""
+        text = excerpt(entry.role, redact(entry.text))
         try:
             logs.check_message(task=task, index=index, role=entry.role, text=text)
         except ValidationError as exc:
@@ -224,6 +226,12 @@ def _numbered(reading: Reading, session: str) -> _Plan:
     return plan
 
 
+def store_redactor(store: Store) -> Redactor:
+    """A credential as the store's log marks it: ``[secret: <rule> #<salted hash>]``."""
+    state_dir = store.state_dir
+    return lambda text: logs.redacted(state_dir, text)
+
+
 def _new_lines(plan: _Plan, store: Store, reading: Reading, file: Path) -> None:
     """The lines of the messages not in the logs yet, by day and task. Read under the
     store's lock, after recovery: a change a kill left half done is finished or
@@ -233,15 +241,16 @@ def _new_lines(plan: _Plan, store: Store, reading: Reading, file: Path) -> None:
     assert tz is not None
     present = _present(store.root, set(plan.numbers))
     hooked = _hooked(store.root, reading.session)
+    redact = store_redactor(store)
     last = now
     for task, index, entry in plan.planned:
         when = last = _when(entry, last, now, tz)
         if (task, index) in present or (
-            hooked and not hooked.isdisjoint(said_keys(entry.role, entry.text, entry.head))
+            hooked and not hooked.isdisjoint(said_keys(entry.role, entry.text, entry.head, redact))
         ):
             plan.already += 1
             continue
-        plan.add(task, index, entry, when, file)
+        plan.add(task, index, entry, when, file, redact)
 
 
 def ingest_transcript(

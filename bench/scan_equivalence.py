@@ -8,7 +8,8 @@ to the scanner that must not change what is found.
 The texts: every text of the credential corpora (tests/fixtures/credentials/*.jsonl),
 every message's text and candidate's content of the provenance corpora
 (tests/fixtures/provenance/*.jsonl), bench/bench_scan.py's generated texts (fixed
-seeds: mixed, without tokens, and with the tokens hidden each way), every file of the
+seeds: mixed, without tokens, and with the tokens hidden each way; and texts of common
+keywords and the tokens of their rules, see :func:`stress_text`), every file of the
 real folders under ../shared/real-memory (skipped when absent), and for each credential
 text five variants (upper-cased, an invisible character, full-width and look-alike
 letters, base64), so the evasion layers run on short texts too. For each text: every
@@ -23,6 +24,8 @@ import argparse
 import base64
 import hashlib
 import json
+import random
+import string
 import sys
 import time
 from collections.abc import Iterator
@@ -82,7 +85,47 @@ def bench_texts() -> list[str]:
     texts = [build(BENCH_SIZE)[0], build(BENCH_SIZE, with_tokens=False)[0]]
     for _via, hide in EVASIONS.values():
         texts.append(build(EVASION_SIZE, seed=11, hide=hide)[0])
+    texts += [stress_text(seed, size) for seed, size in ((1, 300_000), (2, 20_000), (3, 3_000))]
     return texts
+
+
+def _token(rng: random.Random, head: str, alphabet: str, n: int) -> str:
+    return head + "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def stress_text(seed: int, size: int) -> str:
+    """Common keywords (``ey``, ``s.``, ``asia``, ``sg.``, ``key``, ``.ey``) far past the
+    prefilter's limit, and tokens of the rules they belong to in every kind of place:
+    ends of lines, CRLF, wrapped, in quotes, glued to words, in base64 runs."""
+    rng = random.Random(seed)
+    alnum = string.ascii_letters + string.digits
+    upper = string.ascii_uppercase + "234567"
+    words = ["they", "keys.", "this.", "asia", "msg.send", "key:", "x.eyes", "s.", "ey", "sg."]
+    seps = [" ", " ", "\n", "\r\n", "\t", ".", ",", "-", "_", "=", ":", '"', "/", "+"]
+    makers = [
+        lambda: _token(rng, "s.", alnum, rng.choice((23, 24, 25))),
+        lambda: _token(rng, "hvs.", alnum + "_-", rng.choice((89, 90, 120, 121))),
+        lambda: _token(rng, rng.choice(("AKIA", "ASIA", "A3TX")), upper, rng.choice((15, 16, 17))),
+        lambda: _token(rng, "AKIA", upper, 16)
+        + rng.choice((" ", "=", ": "))
+        + _token(rng, "", alnum + "/+", 40),
+        lambda: _token(rng, "eyJ", alnum, 20)
+        + "."
+        + _token(rng, "eyJ", alnum, 30)
+        + "."
+        + _token(rng, "", alnum + "_-", 20),
+        lambda: _token(rng, "ey", alnum, 16) + "." + _token(rng, "ey", alnum, 18),
+        lambda: _token(rng, "SG.", alnum + "._=-", 66),
+        lambda: _token(rng, "", alnum + "+/", rng.choice((19, 20, 21, 64, 76))),
+    ]  # fmt: skip
+    parts: list[str] = []
+    total = 0
+    while total < size:
+        roll = rng.random()
+        part = rng.choice(makers)() if roll < 0.08 else rng.choice(words)
+        parts += [part, rng.choice(seps)]
+        total += len(part) + 1
+    return "".join(parts)
 
 
 def real_texts() -> list[str]:

@@ -171,12 +171,16 @@ def hidden_spans(
         classes = data.translate(CLASSES)
     tells, breaks = find_tells(data, classes)
     spans: list[Span] = []
-    marked = [(t, False) for t in tells] + [(t, True) for t in breaks]
-    for begin, end, joins in tell_regions(data, marked):
-        inside = breaks[bisect.bisect_left(breaks, begin) : bisect.bisect_left(breaks, end)]
-        spans += normalised_spans(data, begin, end, inside if joins else [])
+    if tells or breaks:
+        marked = [(t, False) for t in tells] + [(t, True) for t in breaks]
+        for begin, end, joins in tell_regions(data, marked):
+            inside = breaks[bisect.bisect_left(breaks, begin) : bisect.bisect_left(breaks, end)]
+            spans += normalised_spans(data, begin, end, inside if joins else [])
     if depth < B64_LEVELS:
-        spans += _base64_spans(data, base64_runs(data, classes) if runs is None else runs, depth)
+        if runs is None:
+            runs = base64_runs(data, classes)
+        if runs:
+            spans += _base64_spans(data, runs, depth)
     return spans
 
 

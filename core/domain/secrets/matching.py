@@ -104,9 +104,9 @@ def _windows(
         return []
     if rule.local:
         return [(i, i) for i in dict.fromkeys(at)]  # matched where each keyword starts
+    if runs is not None and order in RUN_RULES and (not runs or len(at) > _MAX_WINDOWS):
+        return _run_lines(runs, lowered)  # (no run: no match)
     if len(at) > _MAX_WINDOWS:
-        if runs is not None and order in RUN_RULES:
-            return _run_lines(runs, lowered)
         return [(0, size)]
     if rule.multiline:
         return [(lowered.rfind(b"\n", 0, at[0]) + 1, size)]
@@ -179,6 +179,8 @@ def find_secrets(
 ) -> Iterator[tuple[int, int, int]]:
     """(start, rule index, end) of every accepted secret, rule by rule. ``runs``: the
     text's base64 runs, if known (some rules then run on their lines only)."""
+    if not hits:
+        return
     found = {order for needle in hits for order in _RULES_OF[needle]}
     for order in sorted(found):  # a rule none of whose keywords occurs is not even compiled
         windows = _windows(order, hits, lowered, runs)

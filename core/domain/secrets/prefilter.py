@@ -181,7 +181,7 @@ def keyword_hits(lowered: bytes) -> dict[bytes, list[int]]:
     size = len(lowered)
     if size <= _FIRST_STRETCH:  # one stretch: the whole text
         if size:
-            _record(_automaton(_ALL), lowered, 0, size, 0, hits)
+            _record_all(AUTOMATA.get(_ALL) or _automaton(_ALL), lowered, hits)
         return hits
     active = _ALL
     view = memoryview(lowered)
@@ -194,6 +194,20 @@ def keyword_hits(lowered: bytes) -> dict[bytes, list[int]]:
             active = active - full
         begin, stretch = end, min(stretch * 2, _LAST_STRETCH)
     return hits
+
+
+def _record_all(automaton: Automaton, lowered: bytes, hits: dict[bytes, list[int]]) -> None:
+    """:func:`_record` of a text read in one stretch (no keyword leaves the search)."""
+    limit, plans = MAX_WINDOWS, automaton.plans
+    for number, start, stop in automaton.search(lowered, overlapping=True):
+        for needle, tail, local in plans[number][0]:
+            if tail is not None and tail.match(lowered, stop) is None:
+                continue
+            at = hits.get(needle)
+            if at is None:
+                hits[needle] = [start]
+            elif local or len(at) <= limit:
+                at.append(start)
 
 
 def _record(

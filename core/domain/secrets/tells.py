@@ -268,7 +268,7 @@ def find_tells(data: bytes, classes: bytes) -> tuple[list[int], list[int]]:
     backslash = b"\\" in data
     if backslash or (b"&" in data and b"&#" in data):
         tells += _tells(_ESCAPE_TELL, data)
-    breaks = _break_tells(data)
+    breaks = _break_tells(data) if b"\n" in data else []
     if backslash and b"\\n" in data:
         breaks += _break_tells(data, _ESCAPED_BREAK_TELL)
     breaks.sort()

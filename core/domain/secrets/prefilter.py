@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from typing import Any
 
 from core.domain.secrets.rules import RULES, Rule
 
@@ -70,9 +69,11 @@ def verified(rule: Rule, digest: str) -> bool:
 # match lies on one line, and running it on the lines that hold its matches finds the
 # same as running it over the text: so a needle that every match holds, and that is
 # rarer, may stand in for its keywords. The JWT's: ``.ey`` (its second part starts
-# there). Each with the digest of the regex it was worked out for.
+# there); SendGrid's: ``sg.`` with the tail its 66 characters make (``msg.send`` is
+# no hit). Each with the digest of the regex it was worked out for.
 _NARROWER: dict[str, tuple[str, tuple[bytes, ...]]] = {
     "jwt": ("c7aa0219cc4c6c62", (b".ey",)),
+    "sendgrid-api-token": ("66f2451f1f3fa2e5", (b"sg.\0[a-z0-9=_\\-.]{66}",)),
 }
 #: each rule's needles, by its index in ``RULES``: what the prefilter searches for
 NEEDLES = tuple(
@@ -120,9 +121,10 @@ _LONGEST = max((len(k) for k in BY_KEYWORD), default=1)
 # up to the last size (a common keyword leaves the search after the stretch that fills it)
 _FIRST_STRETCH, _LAST_STRETCH = 8192, 1 << 20
 
-#: a hit's plan: for each needle of its keyword (the needle, its compiled tail or
-#: None, local), and the keyword if it may leave the search (else None)
-_Plan = tuple[tuple[tuple[bytes, "re.Pattern[bytes] | None", bool], ...], "str | None"]
+#: a hit's plan: for each needle of its keyword (the needle, its compiled tail's
+#: ``match`` or None, local), and the keyword if it may leave the search (else None)
+_Match = Callable[[bytes, int], "re.Match[bytes] | None"]
+_Plan = tuple[tuple[tuple[bytes, "_Match | None", bool], ...], "str | None"]
 
 
 class Automaton:
@@ -142,7 +144,7 @@ class Automaton:
         self.plans: tuple[_Plan, ...] = tuple(
             (
                 tuple(
-                    (needle, _tail(needle) if tailed else None, local)
+                    (needle, _tail(needle).match if tailed else None, local)
                     for needle, tailed, local in BY_KEYWORD[word]
                 ),
                 word if word in _CAPPED else None,
@@ -184,12 +186,11 @@ def keyword_hits(lowered: bytes) -> dict[bytes, list[int]]:
             _record_all(AUTOMATA.get(_ALL) or _automaton(_ALL), lowered, hits)
         return hits
     active = _ALL
-    view = memoryview(lowered)
     begin, stretch = 0, _FIRST_STRETCH
     while begin < size and active:
         end = min(size, begin + stretch)
         back = min(begin, _LONGEST - 1)  # a keyword across the boundary ends past it
-        full = _record(_automaton(active), view, begin - back, end, back, hits)
+        full = _record(_automaton(active), lowered, begin - back, end, back, hits)
         if full:
             active = active - full
         begin, stretch = end, min(stretch * 2, _LAST_STRETCH)
@@ -201,7 +202,7 @@ def _record_all(automaton: Automaton, lowered: bytes, hits: dict[bytes, list[int
     limit, plans = MAX_WINDOWS, automaton.plans
     for number, start, stop in automaton.search(lowered, overlapping=True):
         for needle, tail, local in plans[number][0]:
-            if tail is not None and tail.match(lowered, stop) is None:
+            if tail is not None and tail(lowered, stop) is None:
                 continue
             at = hits.get(needle)
             if at is None:
@@ -212,26 +213,24 @@ def _record_all(automaton: Automaton, lowered: bytes, hits: dict[bytes, list[int
 
 def _record(
     automaton: Automaton,
-    text: Any,
+    lowered: bytes,
     begin: int,
     end: int,
     skip: int,
     hits: dict[bytes, list[int]],
 ) -> set[str]:
-    """Record the needles found in ``text[begin:end]`` that end past its first ``skip``
-    bytes; the keywords that may leave, now full. ``text`` is the lowered bytes or a
-    memoryview of them."""
+    """Record the needles found in ``lowered[begin:end]`` that end past its first
+    ``skip`` bytes; the keywords that may leave, now full."""
     full: set[str] = set()
     limit, plans = MAX_WINDOWS, automaton.plans
-    lowered = text.obj if isinstance(text, memoryview) else text
-    piece = text[begin:end] if begin or end < len(text) else text
+    piece = memoryview(lowered)[begin:end]  # (no copy)
     for number, start, stop in automaton.search(piece, overlapping=True):
         if stop <= skip:
             continue  # ended in the stretch before: seen there
         at_ = start + begin
         needles, leaves = plans[number]
         for needle, tail, local in needles:
-            if tail is not None and tail.match(lowered, begin + stop) is None:
+            if tail is not None and tail(lowered, begin + stop) is None:
                 continue
             at = hits.get(needle)
             if at is None:

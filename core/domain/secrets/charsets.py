@@ -205,8 +205,9 @@ def char_tables() -> CharTables:
         lookalike=re.compile(f"[{near}]"),
         nfkc_one=re.compile(either(one, one_astral)),
         mark=re.compile(f"[{mark}]"),
-        odd_mark_next=re.compile(f"[{ascii_token}][{odd_mark}]"),
-        odd_mark_next_astral=re.compile(f"[{ascii_token}][{odd_mark_astral}]"),
+        # (the mark first: rare, it is what ``re`` looks for, not every token character)
+        odd_mark_next=re.compile(f"[{odd_mark}](?<=[{ascii_token}].)"),
+        odd_mark_next_astral=re.compile(f"[{odd_mark_astral}](?<=[{ascii_token}].)"),
         accented=re.compile(f"[{acc}]"),
         accented_run=re.compile(run),
         swap=re.compile(f"[{near}{one}{acc}]"),

@@ -1,8 +1,8 @@
 """The raw scan: rules' keywords found first, then their regexes run where they occur.
 
 :func:`prepare` turns a text into its UTF-8 bytes, lowercased bytes and keyword
-hits; :func:`find_secrets` gives every accepted secret, rule by rule, as
-(start byte, rule index, stop byte). :func:`keyword_pattern` and
+hits (:mod:`.prefilter`); :func:`find_secrets` gives every accepted secret, rule by
+rule, as (start byte, rule index, stop byte). :func:`keyword_pattern` and
 :func:`keyword_at_pattern` match any vendor token's keyword, for the evasion layers.
 """
 

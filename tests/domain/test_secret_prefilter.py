@@ -17,7 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from core.domain.secrets import matching, scan
+from core.domain.secrets import matching, prefilter, scan
+from core.domain.secrets.hidden import base64_runs
+from core.domain.secrets.rules import RULES
+from core.domain.secrets.tells import CLASSES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -102,3 +105,63 @@ def test_importing_the_scanner_compiles_nothing_nor_loads_the_automaton() -> Non
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == ["0", "False", "0"]
+
+
+# --- the shortcuts: narrower needles and the lines of base64 runs -----------------------
+
+
+def test_every_shortcut_is_live_for_the_regex_it_was_worked_out_for() -> None:
+    """A shortcut holds for one regex (its digest); a rule whose regex changed has lost
+    it. Check again that each match lies on one line and holds the needle (``.ey``) or 20
+    base64 characters in a row, then update the digest in prefilter.py or matching.py."""
+    ids = [rule.id for rule in RULES]
+    for rule_id, (digest, needles) in prefilter._NARROWER.items():
+        rule = RULES[ids.index(rule_id)]
+        assert prefilter.verified(rule, digest), rule_id
+        assert prefilter.NEEDLES[ids.index(rule_id)] == needles
+    assert {RULES[order].id for order in matching.RUN_RULES} == {
+        rule_id for rule_id, _ in matching._IN_LONG_RUN
+    }
+
+
+def _tokens_among_common_keywords(seed: int, size: int) -> str:
+    rng = random.Random(seed)
+    alnum = string.ascii_letters + string.digits
+    upper = string.ascii_uppercase + "234567"
+
+    def body(alphabet: str, n: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    makers = [
+        lambda: "s." + body(alnum, rng.choice((23, 24, 25))),
+        lambda: "hvs." + body(alnum + "_-", rng.choice((89, 90, 121))),
+        lambda: rng.choice(("AKIA", "ASIA", "A3TB")) + body(upper, rng.choice((15, 16, 17))),
+        lambda: "AKIA" + body(upper, 16) + rng.choice((" ", "=", ": ")) + body(alnum + "/+", 40),
+        lambda: "eyJ" + body(alnum, 20) + ".eyJ" + body(alnum, 30) + "." + body(alnum, 20),
+        lambda: body(alnum + "+/", rng.choice((19, 20, 64))),
+        lambda: "SG." + body(alnum + "._=-", rng.choice((65, 66))),
+    ]
+    words = ["they", "keys.", "this.", "asia", "key", "s.", "x.eyes", "ey", "msg.send", "sg."]
+    seps = [" ", "\n", "\r\n", ".", ",", "-", "_", "=", '"', "/", "+", "\t"]
+    parts: list[str] = []
+    while sum(map(len, parts)) < size:
+        parts.append(rng.choice(makers)() if rng.random() < 0.06 else rng.choice(words))
+        parts.append(rng.choice(seps))
+    return "".join(parts)
+
+
+@pytest.mark.parametrize(("seed", "size"), [(0, 60_000), (1, 60_000), (2, 2_000)])
+def test_the_shortcuts_find_what_each_rule_finds_over_the_whole_text(seed: int, size: int) -> None:
+    data = _tokens_among_common_keywords(seed, size).encode("utf-8")
+    lowered = data.lower()
+    runs = base64_runs(data, data.translate(CLASSES))
+    found = sorted(matching.find_secrets(data, lowered, matching.keyword_hits(lowered), runs))
+    ids = [rule.id for rule in RULES]
+    shortcut = [*matching.RUN_RULES, *(ids.index(rule_id) for rule_id in prefilter._NARROWER)]
+    whole = sorted(
+        (start, order, stop)
+        for order in shortcut
+        for start, stop in matching._candidates(RULES[order], [(0, len(data))], data)
+    )
+    assert whole, "the text holds tokens of the rules"
+    assert [f for f in found if f[1] in shortcut] == whole

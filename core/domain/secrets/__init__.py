@@ -27,12 +27,18 @@ prefix (``tests/fixtures/credentials``) is mostly ``NAME=value`` and prose.
 
 How a text is scanned, like gitleaks:
 
-1. Keywords prefilter. Each rule names lowercase keywords; a rule none of
+1. Keywords prefilter (:mod:`.prefilter`: one Aho-Corasick pass over the
+   lowercased bytes). Each rule names lowercase keywords; a rule none of
    whose keywords occurs in the lowercased text is skipped. Where they occur
    only a few times, the regex only runs on the lines that hold them; a likely
    rule's regex is matched at each occurrence (its keyword must be followed by
    ``=``, ``:`` or a line break within a key's length), so a likely rule costs
-   what its keywords' occurrences cost, not a pass over the text.
+   what its keywords' occurrences cost, not a pass over the text. A rule whose
+   every match lies on one line may be searched for by a rarer needle that
+   every match holds (a JWT's ``.ey``), or, where its keyword is common, run on
+   the lines of the text's base64 runs only (AWS and Vault tokens: 20 base64
+   characters in a row); each such shortcut holds for the regex it was worked
+   out for (a digest) and lapses if the regex changes.
 2. The regex finds candidates; the secret is the match (``secret_group`` 0), or
    what the rule's check keeps of it (the value alone).
 3. Entropy: a secret whose Shannon entropy is at or below the rule's threshold
@@ -61,9 +67,9 @@ logs, and no exception raised here carries any part of the scanned text.
 The package, in the order a scan uses it: :mod:`.rule` (a rule), :mod:`.rules`
 (the table and its deviations from gitleaks), :mod:`.structure`, :mod:`.likely`, :mod:`.calls`,
 :mod:`.names` and :mod:`.values` (the tiers beyond prefixes), :mod:`.placeholders`
-(entropy and the placeholder allowlist), :mod:`.matching` (the keyword prefilter and the raw
-scan), :mod:`.charsets`, :mod:`.edits`, :mod:`.normalise` and :mod:`.tells`
-(undoing evasions), :mod:`.hidden` (every evaded secret, base64 included),
+(entropy and the placeholder allowlist), :mod:`.prefilter` (the keyword pass),
+:mod:`.matching` (the raw scan), :mod:`.charsets`, :mod:`.edits`, :mod:`.normalise`
+and :mod:`.tells` (undoing evasions), :mod:`.hidden` (every evaded secret, base64 included),
 :mod:`.scanner` (:func:`scan`, :func:`is_clean`) and :mod:`.redaction`
 (:func:`redact`). The public API is imported from here:
 ``from core.domain import secrets; secrets.scan(text)``.

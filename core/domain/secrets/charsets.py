@@ -144,6 +144,18 @@ class CharTables:
     swap_astral: re.Pattern[str]
 
 
+def _led(*alternatives: tuple[str, str]) -> str:
+    """``[A]+|[B]+|[C]|...`` (each a character class and ``+`` or not; the empty ones
+    left out), as one class of them all and then which one it was: the same matches,
+    but ``re`` skips to the next character of the class in one loop instead of trying
+    every alternative at every character."""
+    kept = [(chars, more) for chars, more in alternatives if chars]
+    which = "|".join(
+        f"(?<=[{chars}])[{chars}]*" if more else f"(?<=[{chars}])" for chars, more in kept
+    )
+    return f"[{''.join(chars for chars, _ in kept)}](?:{which})"
+
+
 @functools.cache
 def char_tables() -> CharTables:
     single: dict[str, str] = {}
@@ -197,16 +209,23 @@ def char_tables() -> CharTables:
         suspect=re.compile(f"[{_INVISIBLE}{nfkc}{near}]"),
         suspect_astral=re.compile(either(_INVISIBLE_ASTRAL + nfkc_astral)),
         lookalike_next=re.compile(f"[{near}][{ascii_token}]|[{ascii_token}][{near}]"),
-        unhide=re.compile(f"[{_INVISIBLE}]+|[{mark}]+|{either(grow)}"),
+        unhide=re.compile(_led((_INVISIBLE, "+"), (mark, "+"), (grow, ""))),
         unhide_astral=re.compile(
-            f"[{_INVISIBLE}]+|[{_INVISIBLE_ASTRAL}]+|[{mark}]+|[{mark_astral}]+"
-            f"|{either(grow, grow_astral)}"
+            _led(
+                (_INVISIBLE, "+"),
+                (_INVISIBLE_ASTRAL, "+"),
+                (mark, "+"),
+                (mark_astral, "+"),
+                (grow, ""),
+                (grow_astral, ""),
+            )
         ),
         lookalike=re.compile(f"[{near}]"),
         nfkc_one=re.compile(either(one, one_astral)),
         mark=re.compile(f"[{mark}]"),
-        odd_mark_next=re.compile(f"[{ascii_token}][{odd_mark}]"),
-        odd_mark_next_astral=re.compile(f"[{ascii_token}][{odd_mark_astral}]"),
+        # (the mark first: rare, it is what ``re`` looks for, not every token character)
+        odd_mark_next=re.compile(f"[{odd_mark}](?<=[{ascii_token}].)"),
+        odd_mark_next_astral=re.compile(f"[{odd_mark_astral}](?<=[{ascii_token}].)"),
         accented=re.compile(f"[{acc}]"),
         accented_run=re.compile(run),
         swap=re.compile(f"[{near}{one}{acc}]"),

@@ -52,7 +52,6 @@ import binascii
 import bisect
 import itertools
 import re
-from collections.abc import Iterator
 
 from core.domain.secrets.matching import find_secrets, keyword_hits
 from core.domain.secrets.normalise import Span, normalised_spans
@@ -90,25 +89,28 @@ def _origin(starts: list[int], origins: list[int], index: int) -> int:
     return origins[k] + index - starts[k]
 
 
-def _base64_runs(data: bytes, classes: bytes) -> Iterator[tuple[int, int]]:
-    """(start, end) of each base64 run of ``data``, wrapped lines included.
+def base64_runs(data: bytes, classes: bytes) -> list[tuple[int, int]]:
+    """(start, end) of each base64 run of ``data``, wrapped lines included; ``classes``
+    is ``data.translate(CLASSES)``.
 
     The first twenty alphabet bytes from ``pos`` start a run: had it started
     earlier, but after ``pos`` (the end of the last run), it would have been
-    found there.
+    found there. So every twenty alphabet bytes in a row are inside a run.
     """
     needle = b"A" * _B64_MIN
+    runs: list[tuple[int, int]] = []
     pos = 0
     while (begin := classes.find(needle, pos)) >= 0:
         run = _B64_RUN.match(data, begin)
         pos = begin + _B64_MIN if run is None else max(run.end(), begin + _B64_MIN)
-        yield begin, pos
+        runs.append((begin, pos))
+    return runs
 
 
-def _base64_spans(data: bytes, classes: bytes, depth: int) -> list[Span]:
+def _base64_spans(data: bytes, runs: list[tuple[int, int]], depth: int) -> list[Span]:
     """Secrets in the text that base64 runs of ``data`` decode to, mapped onto the runs."""
     spans: list[Span] = []
-    for begin, pos in _base64_runs(data, classes):
+    for begin, pos in runs:
         raw = data[begin:pos]
         if raw.islower() or raw.isupper():
             continue  # snake_case names, hex digests: base64 of text mixes cases
@@ -156,25 +158,40 @@ def _base64_spans(data: bytes, classes: bytes, depth: int) -> list[Span]:
     return spans
 
 
-def hidden_spans(data: bytes, depth: int) -> list[Span]:
-    """Every evaded secret in ``data``, in its bytes: (start, rule index, stop, via)."""
-    classes = data.translate(CLASSES)
+def hidden_spans(
+    data: bytes,
+    depth: int,
+    classes: bytes | None = None,
+    runs: list[tuple[int, int]] | None = None,
+) -> list[Span]:
+    """Every evaded secret in ``data``, in its bytes: (start, rule index, stop, via).
+    ``classes`` and ``runs``: ``data.translate(CLASSES)`` and its :func:`base64_runs`,
+    if the caller has them."""
+    if classes is None:
+        classes = data.translate(CLASSES)
     tells, breaks = find_tells(data, classes)
     spans: list[Span] = []
-    marked = [(t, False) for t in tells] + [(t, True) for t in breaks]
-    for begin, end, joins in tell_regions(data, marked):
-        inside = breaks[bisect.bisect_left(breaks, begin) : bisect.bisect_left(breaks, end)]
-        spans += normalised_spans(data, begin, end, inside if joins else [])
+    if tells or breaks:
+        marked = [(t, False) for t in tells] + [(t, True) for t in breaks]
+        for begin, end, joins in tell_regions(data, marked):
+            inside = breaks[bisect.bisect_left(breaks, begin) : bisect.bisect_left(breaks, end)]
+            spans += normalised_spans(data, begin, end, inside if joins else [])
     if depth < B64_LEVELS:
-        spans += _base64_spans(data, classes, depth)
+        if runs is None:
+            runs = base64_runs(data, classes)
+        if runs:
+            spans += _base64_spans(data, runs, depth)
     return spans
 
 
 def _secret_spans(data: bytes, depth: int = 0) -> tuple[list[Span], list[Span]]:
     """(raw spans, evaded spans) of the secrets in ``data``; the two may overlap."""
     lowered = data.lower()
-    raw = [(s, o, e, "") for s, o, e in find_secrets(data, lowered, keyword_hits(lowered))]
-    return raw, hidden_spans(data, depth)
+    classes = data.translate(CLASSES)
+    runs = base64_runs(data, classes)
+    found = find_secrets(data, lowered, keyword_hits(lowered), runs)
+    raw = [(s, o, e, "") for s, o, e in found]
+    return raw, hidden_spans(data, depth, classes, runs)
 
 
 def not_overlapping(raw: list[Span], hidden: list[Span]) -> list[Span]:

@@ -1,8 +1,8 @@
 """The raw scan: rules' keywords found first, then their regexes run where they occur.
 
 :func:`prepare` turns a text into its UTF-8 bytes, lowercased bytes and keyword
-hits; :func:`find_secrets` gives every accepted secret, rule by rule, as
-(start byte, rule index, stop byte). :func:`keyword_pattern` and
+hits (:mod:`.prefilter`); :func:`find_secrets` gives every accepted secret, rule by
+rule, as (start byte, rule index, stop byte). :func:`keyword_pattern` and
 :func:`keyword_at_pattern` match any vendor token's keyword, for the evasion layers.
 """
 
@@ -12,36 +12,28 @@ import functools
 import re
 from collections.abc import Iterable, Iterator
 
-from core.domain.keywords import Keywords
 from core.domain.secrets.placeholders import accept
+from core.domain.secrets.prefilter import AUTOMATA as _AUTOMATA
+from core.domain.secrets.prefilter import BY_KEYWORD as _BY_KEYWORD
+from core.domain.secrets.prefilter import KEYWORD_NEEDLES, keyword_hits, verified
+from core.domain.secrets.prefilter import LOCAL as _LOCAL
+from core.domain.secrets.prefilter import MAX_WINDOWS as _MAX_WINDOWS
+from core.domain.secrets.prefilter import NEEDLES as _NEEDLES
+from core.domain.secrets.prefilter import RULES_OF as _RULES_OF
 from core.domain.secrets.rules import RULES, Rule
 
-# The most keyword hits of one rule for which its regex runs line by line;
-# beyond it, the regex runs once over the whole text (that is cheaper).
-_MAX_WINDOWS = 64
-
-# --- keyword prefilter ---------------------------------------------------------
-#
-# gitleaks finds every keyword in one Aho-Corasick pass, and so does this: the
-# lowercased bytes, read as Latin-1 (one character a byte, so offsets stay byte
-# offsets), go through :class:`core.domain.keywords.Keywords`, whose automaton is
-# built by the first text scanned. A keyword found counts for each of its needles:
-# a needle with a ``tail`` only where its tail's regex matches right after it. The
-# text is read by stretches, each twice the last: a keyword that counts only up to
-# ``_MAX_WINDOWS`` leaves the automaton after the stretch that fills it, so a common
-# one (``ey``, ``s.``) costs no Python call a hit past that.
-
-
-def _needle(keyword: str, rule: Rule) -> bytes:
-    """How a rule's keyword is found: the keyword, or (with a tail) the keyword then
-    ``\0`` and the tail, a needle of its own."""
-    word = keyword.encode("utf-8")
-    return word + b"\0" + rule.tail.encode("utf-8") if rule.tail else word
-
-
-def _split(needle: bytes) -> tuple[bytes, bytes]:
-    keyword, _, tail = needle.partition(b"\0")
-    return keyword, tail
+__all__ = [
+    "_AUTOMATA",
+    "_BY_KEYWORD",
+    "_LOCAL",
+    "_MAX_WINDOWS",
+    "_NEEDLES",
+    "find_secrets",
+    "keyword_at_pattern",
+    "keyword_hits",
+    "keyword_pattern",
+    "prepare",
+]
 
 
 def _trie(words: Iterable[bytes]) -> bytes:
@@ -62,131 +54,58 @@ def _trie(words: Iterable[bytes]) -> bytes:
 
 
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
-_PLAIN_LOCAL = {
-    k.encode("utf-8") for rule in RULES if rule.local and not rule.tail for k in rule.keywords
-}
-_NEEDLES = tuple(
-    tuple(
-        k.encode("utf-8") if k.encode("utf-8") in _PLAIN_LOCAL else _needle(k, rule)
-        for k in rule.keywords
-    )
-    for rule in RULES
+
+
+# Rules each of whose matches lies on one line (no part of the regex matches a line
+# break) and holds 20 characters of the base64 alphabet in a row: over a text where
+# their keywords are common, they run on the lines that hold the text's base64 runs
+# (``runs``, which the evasion layer finds anyway: every 20 such characters in a row
+# are inside one), not over the whole text. Each with the digest of the regex this
+# was worked out for (see :func:`.prefilter.verified`).
+_IN_LONG_RUN = (
+    ("aws-access-token", "f20069002e717f52"),  # AKIA and 16 of [A-Z2-7]
+    # hvs. and 90 of [\w-]; s. and 24 of [a-zA-Z0-9]
+    ("vault-service-token", "67b2889dd85570f9"),
+    ("aws-secret-key-pair", "2891f856ca8b0ea2"),  # AKIA and 16 of [A-Z2-7], on one line
 )
-
-
-def _rules_of() -> dict[bytes, tuple[int, ...]]:
-    """The rules (by index in ``RULES``) whose keywords each needle is."""
-    found: dict[bytes, list[int]] = {}
-    for order, needles in enumerate(_NEEDLES):
-        for needle in dict.fromkeys(needles):
-            found.setdefault(needle, []).append(order)
-    return {needle: tuple(orders) for needle, orders in found.items()}
-
-
-_RULES_OF = _rules_of()
-_LOCAL = {n for rule, needles in zip(RULES, _NEEDLES, strict=True) if rule.local for n in needles}
-
-
-def _by_keyword() -> dict[str, tuple[tuple[bytes, bool, bool], ...]]:
-    """Each keyword (as Latin-1 text) and its needles: (needle, has a tail, local)."""
-    found: dict[str, list[tuple[bytes, bool, bool]]] = {}
-    for needle in sorted({n for needles in _NEEDLES for n in needles}):
-        keyword = _split(needle)[0]
-        found.setdefault(keyword.decode("latin-1"), []).append(
-            (needle, len(keyword) < len(needle), needle in _LOCAL)
-        )
-    return {keyword: tuple(needles) for keyword, needles in found.items()}
-
-
-_BY_KEYWORD = _by_keyword()
-#: the keywords that may stop being searched for: every needle of theirs is neither
-#: local nor tailed, so past ``_MAX_WINDOWS`` hits their rules run over the whole text
-_CAPPED = frozenset(
-    k for k, needles in _BY_KEYWORD.items() if not any(n[1] or n[2] for n in needles)
+RUN_RULES = frozenset(
+    order
+    for order, rule in enumerate(RULES)
+    for rule_id, digest in _IN_LONG_RUN
+    if rule.id == rule_id and verified(rule, digest)
 )
-_ALL = frozenset(_BY_KEYWORD)
-_LONGEST = max((len(k) for k in _BY_KEYWORD), default=1)
-#: the automaton of each set of keywords still searched for (built by its first text)
-_AUTOMATA: dict[frozenset[str], Keywords] = {}
-#: each tailed needle's tail, compiled by the first text that holds its keyword
-_TAILS: dict[bytes, re.Pattern[bytes]] = {}
-# the first stretch of text searched with every keyword; each next one twice as long,
-# up to the last size (a common keyword leaves the search after the stretch that fills it)
-_FIRST_STRETCH, _LAST_STRETCH = 8192, 1 << 20
+#: (start, end) of each base64 run of a text (:func:`.hidden.base64_runs`)
+Runs = list[tuple[int, int]]
 
 
-def _automaton(keywords: frozenset[str]) -> Keywords:
-    found = _AUTOMATA.get(keywords)
-    if found is None:
-        if len(_AUTOMATA) >= 64:
-            _AUTOMATA.clear()
-        found = _AUTOMATA[keywords] = Keywords((k, 1, False) for k in keywords)
-    return found
-
-
-def keyword_hits(lowered: bytes) -> dict[bytes, list[int]]:
-    """Where each needle occurs: up to ``_MAX_WINDOWS + 1`` times each (a rule with
-    more runs over the whole text), every time for a local rule's. One Aho-Corasick
-    pass, by stretches (see above)."""
-    hits: dict[bytes, list[int]] = {}
-    text = lowered.decode("latin-1")
-    active = _ALL
-    begin, size, stretch = 0, len(text), _FIRST_STRETCH
-    while begin < size and active:
-        end = min(size, begin + stretch)
-        back = min(begin, _LONGEST - 1)  # a keyword across the boundary ends past it
-        full = _record(
-            _automaton(active), text[begin - back : end], begin - back, back, lowered, hits
-        )
-        if full:
-            active = active - full
-        begin, stretch = end, min(stretch * 2, _LAST_STRETCH)
-    return hits
-
-
-def _record(
-    keywords: Keywords,
-    piece: str,
-    offset: int,
-    skip: int,
-    lowered: bytes,
-    hits: dict[bytes, list[int]],
-) -> set[str]:
-    """Record the needles found in ``piece`` (at ``offset`` in the text) that end past
-    its first ``skip`` characters; the capped keywords now full."""
-    full: set[str] = set()
-    by_keyword, limit, capped = _BY_KEYWORD, _MAX_WINDOWS, _CAPPED
-    for start, stop, keyword in keywords.find(piece):
-        if stop <= skip:
-            continue  # ended in the stretch before: seen there
-        at_ = start + offset
-        for needle, tailed, local in by_keyword[keyword]:
-            if tailed:
-                tail = _TAILS.get(needle)
-                if tail is None:
-                    tail = _TAILS[needle] = re.compile(_split(needle)[1])
-                if tail.match(lowered, at_ + len(keyword)) is None:
-                    continue
-            at = hits.get(needle)
-            if at is None:
-                hits[needle] = [at_]
-            elif local or len(at) <= limit:
-                at.append(at_)
-                if len(at) > limit and keyword in capped:
-                    full.add(keyword)
-    return full
+def _run_lines(runs: Runs, lowered: bytes) -> list[tuple[int, int]]:
+    """The lines that hold the runs, as windows (merged)."""
+    size = len(lowered)
+    spans: list[tuple[int, int]] = []
+    for begin, end in runs:
+        if spans and begin < spans[-1][1]:
+            if end > spans[-1][1]:
+                stop = lowered.find(b"\n", end - 1)
+                spans[-1] = (spans[-1][0], size if stop == -1 else stop)
+            continue
+        stop = lowered.find(b"\n", end - 1)
+        spans.append((lowered.rfind(b"\n", 0, begin) + 1, size if stop == -1 else stop))
+    return spans
 
 
 def _windows(
-    rule: Rule, needles: tuple[bytes, ...], hits: dict[bytes, list[int]], lowered: bytes
+    order: int, hits: dict[bytes, list[int]], lowered: bytes, runs: Runs | None
 ) -> list[tuple[int, int]]:
     """Byte spans to run the rule's regex on: none if no keyword occurs."""
+    rule = RULES[order]
     size = len(lowered)
-    at = sorted(i for needle in needles for i in hits.get(needle, ()))
+    at = sorted(i for needle in _NEEDLES[order] for i in hits.get(needle, ()))
     if not at:
         return []
     if rule.local:
         return [(i, i) for i in dict.fromkeys(at)]  # matched where each keyword starts
+    if runs is not None and order in RUN_RULES and (not runs or len(at) > _MAX_WINDOWS):
+        return _run_lines(runs, lowered)  # (no run: no match)
     if len(at) > _MAX_WINDOWS:
         return [(0, size)]
     if rule.multiline:
@@ -256,15 +175,18 @@ def prepare(text: str, caller: str) -> tuple[bytes, bytes, dict[bytes, list[int]
 
 
 def find_secrets(
-    data: bytes, lowered: bytes, hits: dict[bytes, list[int]]
+    data: bytes, lowered: bytes, hits: dict[bytes, list[int]], runs: Runs | None = None
 ) -> Iterator[tuple[int, int, int]]:
-    """(start, rule index, end) of every accepted secret, rule by rule."""
+    """(start, rule index, end) of every accepted secret, rule by rule. ``runs``: the
+    text's base64 runs, if known (some rules then run on their lines only)."""
+    if not hits:
+        return
     found = {order for needle in hits for order in _RULES_OF[needle]}
     for order in sorted(found):  # a rule none of whose keywords occurs is not even compiled
-        rule = RULES[order]
-        windows = _windows(rule, _NEEDLES[order], hits, lowered)
+        windows = _windows(order, hits, lowered, runs)
         if not windows:
             continue
+        rule = RULES[order]
         for start, stop in _candidates(rule, windows, data):
             yield start, order, stop
 
@@ -275,7 +197,7 @@ def keyword_pattern() -> re.Pattern[bytes]:
     rule's ``password`` or ``token`` would make every wrapped sentence a tell).
     Compiled by its first use."""
     return re.compile(
-        _trie(k for rule, n in zip(RULES, _NEEDLES, strict=True) if rule.evades for k in n)
+        _trie(k for rule, n in zip(RULES, KEYWORD_NEEDLES, strict=True) if rule.evades for k in n)
     )
 
 

@@ -25,8 +25,9 @@ _VIA_ORDER = ("base64", "url", "escape", "zero-width", "combining", "nfkc", "hom
 
 
 # Layer 1, unescape: runs of %XX (UTF-8), JSON and Python escapes, HTML references.
+# (each alternative starts with a character, so ``re`` skips to a ``%``, ``\`` or ``&``)
 _UNESCAPE = re.compile(
-    r"(?:%[0-9A-Fa-f]{2})+"
+    r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*"
     r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
     r"|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\x[0-9a-fA-F]{2}|\\[0-3][0-7]{2}"
     r"|\\[/\\\"'nrt]"

@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.domain.data import AsData, shown_as
-from core.domain.secrets.hidden import hidden_spans, not_overlapping
+from core.domain.secrets.hidden import base64_runs, hidden_spans, not_overlapping
 from core.domain.secrets.matching import find_secrets, prepare
 from core.domain.secrets.normalise import Span
 from core.domain.secrets.rules import RULES
+from core.domain.secrets.tells import CLASSES
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,10 @@ class EvadedFinding(Finding):
 def text_spans(text: str, caller: str) -> tuple[bytes, list[Span], list[Span]]:
     """The text's UTF-8 bytes, its raw secret spans, and its evaded ones."""
     data, lowered, hits = prepare(text, caller)
-    raw = [(s, o, e, "") for s, o, e in find_secrets(data, lowered, hits)]
-    hidden = hidden_spans(data, 0)
+    classes = data.translate(CLASSES)
+    runs = base64_runs(data, classes)
+    raw = [(s, o, e, "") for s, o, e in find_secrets(data, lowered, hits, runs)]
+    hidden = hidden_spans(data, 0, classes, runs)
     if hidden and any(RULES[o].tier == "likely" for _, o, _, _ in raw):
         # a hidden token is more exact than the likely value around it ("token":
         # "gh\u0301p_..."): the likely span gives way to it
@@ -105,4 +108,8 @@ def scan(text: str) -> list[Finding]:
 def is_clean(text: str) -> bool:
     """True if no rule finds a secret in text, as written or once normalised."""
     data, lowered, hits = prepare(text, "is_clean")
-    return next(find_secrets(data, lowered, hits), None) is None and not hidden_spans(data, 0)
+    classes = data.translate(CLASSES)
+    runs = base64_runs(data, classes)
+    if next(find_secrets(data, lowered, hits, runs), None) is not None:
+        return False
+    return not hidden_spans(data, 0, classes, runs)

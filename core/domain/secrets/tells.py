@@ -68,6 +68,8 @@ _T = rb"[A-Za-z0-9_.+/=-]"
 _MIXED_NEAR = rb"(?:(?<![^A-Z0-9]{12}\n)|(?=[^\n]{0,40}[A-Z0-9]))"
 _BREAK_TELL = re.compile(
     rb"\n(?<=[A-Za-z0-9_.+/=\-\"'\\ \t\r]\n)"
+    # (what both forms below need after the break, first: the cheaper test)
+    + rb"(?=[ \t]*(?:\+[ \t]*)?[\"']?%s)" % _T
     + _MIXED_NEAR
     + rb"(?:"
     + rb"(?:(?<=%s{9}\n)|(?<=%s{9}\r\n)|(?<=%s[\"']\n)|(?<=%s[\"']\r\n)" % (_T, _T, _T, _T)
@@ -268,7 +270,7 @@ def find_tells(data: bytes, classes: bytes) -> tuple[list[int], list[int]]:
     backslash = b"\\" in data
     if backslash or (b"&" in data and b"&#" in data):
         tells += _tells(_ESCAPE_TELL, data)
-    breaks = _break_tells(data)
+    breaks = _break_tells(data) if b"\n" in data else []
     if backslash and b"\\n" in data:
         breaks += _break_tells(data, _ESCAPED_BREAK_TELL)
     breaks.sort()

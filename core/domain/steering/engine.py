@@ -406,59 +406,69 @@ class _Plan:
     """Which of some finders (the rules') may find something, worked out for a text in a
     few steps rather than a test a finder: those that always run; those that run on a
     text not all ASCII; those that run when a string is in it; and, for each gated
-    alternative, the finders that need it (the text's candidates are few)."""
+    alternative, the finders that need it (the text's candidates are few). Finders are
+    bits of an int by their place (bit ``k``: the ``k``-th finder)."""
 
     def __init__(self, finders: tuple[Finder, ...]) -> None:
         self.size = len(finders)
-        self.always: list[int] = []
-        self.outside_ascii: list[int] = []
+        self.on_ascii = 0  # the finders that run on every text
+        self.on_other = 0  # and those that run on every text not all ASCII
         self.literals: list[tuple[int, tuple[str, ...]]] = []
-        self.by_branch: dict[int, list[int]] = {}
+        self.by_branch: dict[int, int] = {}  # a gated alternative: the finders needing it
         self.gated = 0
         for k, finder in enumerate(finders):
+            bit = 1 << k
             bits = _need_bits(finder)
             if bits is None or bits[1]:
-                self.always.append(k)
+                self.on_ascii |= bit
                 continue
             mask, _, other, literals = bits
             if other:
-                self.outside_ascii.append(k)
+                self.on_other |= bit
             if literals:
-                self.literals.append((k, literals))
+                self.literals.append((bit, literals))
             self.gated |= mask
             while mask:
                 low = mask & -mask
                 mask ^= low
-                self.by_branch.setdefault(low.bit_length() - 1, []).append(k)
+                number = low.bit_length() - 1
+                self.by_branch[number] = self.by_branch.get(number, 0) | bit
+        self.on_other |= self.on_ascii
 
-    def may(self, text: str, ascii: bool, candidates: int) -> list[bool]:
-        runs = [False] * self.size
-        for k in self.always:
-            runs[k] = True
-        if not ascii:
-            for k in self.outside_ascii:
-                runs[k] = True
-        for k, literals in self.literals:
-            if not runs[k] and any(literal in text for literal in literals):
-                runs[k] = True
+    def which(self, text: str, ascii: bool, candidates: int) -> int:
+        """The finders that may find something in ``text``, as bits."""
+        runs = self.on_ascii if ascii else self.on_other
+        for bit, literals in self.literals:
+            if not runs & bit and any(literal in text for literal in literals):
+                runs |= bit
         hits = candidates & self.gated
         while hits:
             low = hits & -hits
             hits ^= low
-            for k in self.by_branch[low.bit_length() - 1]:
-                runs[k] = True
+            runs |= self.by_branch[low.bit_length() - 1]
         return runs
 
 
-def _may_finds(finders: tuple[Finder, ...], text: str, ascii: bool) -> list[bool]:
-    """:func:`_may_find` of each of ``finders`` on ``text`` (all ASCII or not), at once."""
-    candidates = _seen(text)[2]  # first: it compiles what is not compiled yet
+def _plan(finders: tuple[Finder, ...]) -> _Plan:
     plan = _PLANS.get(finders)
     if plan is None:
         plan = _Plan(finders)
         if len(_PLANS) < 64:  # the rules', and a few others (the tests' rule by rule)
             _PLANS[finders] = plan
-    return plan.may(text, ascii, candidates)
+    return plan
+
+
+def _may_finds(finders: tuple[Finder, ...], text: str, ascii: bool) -> list[bool]:
+    """:func:`_may_find` of each of ``finders`` on ``text`` (all ASCII or not), at once."""
+    runs = _running(finders, text, ascii)
+    return [bool(runs >> k & 1) for k in range(len(finders))]
+
+
+def _running(finders: tuple[Finder, ...], text: str, ascii: bool) -> int:
+    """:func:`_may_finds` as the bits of an int (bit ``k``: the ``k``-th finder may find
+    something in ``text``)."""
+    candidates = _seen(text)[2]  # first: it compiles what is not compiled yet
+    return _plan(finders).which(text, ascii, candidates)
 
 
 #: the plan of each tuple of finders asked about (the rules' finders)

@@ -84,10 +84,11 @@ def _bidi(text: str) -> Iterator[tuple[int, int]]:
     them ("Fluent wraps placeables in FSI/PDI isolates") when no override is there."""
     if text.isascii():  # every control is outside ASCII
         return
-    named = None
-    rtl = bool(_RTL_LETTER.search(text))
+    named = rtl = None
     for match in _BIDI_RE.finditer(text):
         near = text[max(0, match.start() - 3) : match.end() + 3]
+        if rtl is None:  # looked for once, and only in a text with a control
+            rtl = bool(_RTL_LETTER.search(text))
         if rtl and match.group() in _MARKS and _RTL_LETTER.search(near):
             continue  # a direction mark in right-to-left text: how it is typeset, not hidden
         if "\u2066" <= match.group() <= "\u2069":
@@ -110,13 +111,16 @@ _LOOKALIKE = (
     r"[A-Za-z]"
 )
 _LOOKALIKE_RE = _regex(_LOOKALIKE, 0)
+#: what every match of :data:`_LOOKALIKE` holds: a Cyrillic or Greek letter (one scan
+#: rules out the texts in other scripts before the two alternatives are tried)
+_CYRILLIC_OR_GREEK = _Lazy("[\u0400-\u04ff\u0370-\u03bb\u03bd-\u03ff]")
 
 
 @_outside_ascii
 def _lookalike(text: str) -> Iterator[tuple[int, int]]:
     """A word mixing Latin with Cyrillic or Greek letters, unless the text is about such
     spellings (a homoglyph example in a security README)."""
-    if text.isascii():  # no Cyrillic or Greek letter
+    if text.isascii() or not _CYRILLIC_OR_GREEK.search(text):  # no Cyrillic or Greek letter
         return
     found = _LOOKALIKE_RE(text)
     first = next(found, None)  # the quick look first: most texts mix no letters

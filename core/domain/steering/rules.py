@@ -11,7 +11,7 @@ from core.domain.steering.authority import (
     REVEAL_PROMPT,
 )
 from core.domain.steering.encoded import ENCODED_TEXT, IMAGE_CARRIES_DATA, OTHER_ENCODING
-from core.domain.steering.engine import Flag, Rule, _Lazy, _may_find, _may_finds
+from core.domain.steering.engine import Flag, Rule, _Lazy, _may_find, _running
 from core.domain.steering.exfiltration import SEND_DATA_OUT, SHOW_SECRETS
 from core.domain.steering.fetching import FETCH_AND_RUN, INSTALL_FROM_URL
 from core.domain.steering.firsts import _first
@@ -109,13 +109,12 @@ def detect(text: str, *, rules: Iterable[Rule] = RULES) -> list[Flag]:
     No weighing: weak rules fire as strong ones do (see :func:`assess`)."""
     rules = rules if isinstance(rules, tuple) else tuple(rules)
     finders = _FINDERS if rules is RULES else tuple(r.find for r in rules)
-    may = _may_finds(finders, text, text.isascii())
-    flags = [
-        flag
-        for rule, runs in zip(rules, may, strict=True)
-        if runs
-        for flag in _rule_flags(text, rule, may=True)
-    ]
+    runs = _running(finders, text, text.isascii())
+    flags: list[Flag] = []
+    while runs:  # the rules that may fire, in their order
+        low = runs & -runs
+        runs ^= low
+        flags += _rule_flags(text, rules[low.bit_length() - 1], may=True)
     flags.sort(key=lambda f: (f.start, f.rule))
     return flags
 

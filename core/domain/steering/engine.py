@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import heapq
 import re
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from core.domain.data import AsData
 from core.domain.keywords import Keywords
@@ -18,10 +17,12 @@ from core.domain.steering.gates import (
     _alternatives,
     _checks,
     _fold,
+    _folds_as_is,
     _leads,
     _needs_non_ascii,
     _plain,
 )
+from core.domain.steering.lazy import _Lazy as _Lazy
 
 #: the characters a word-start literal may not follow (see :func:`_occurrences`)
 _WORD_CHARACTERS = frozenset("0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -58,48 +59,11 @@ def _alt(*parts: str) -> str:
     return "|".join(parts)
 
 
-class _Lazy:
-    """A regex compiled the first time it is used, not on import (``re.compile`` is what
-    the import would spend its time on). It answers as the compiled one does: the first
-    call compiles it and puts the compiled regex's own methods on the instance, so that
-    every later call goes straight to them."""
-
-    _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub")
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self.pattern, self.flags = pattern, flags
-
-    def compiled(self) -> re.Pattern[str]:
-        compiled = re.compile(self.pattern, self.flags)
-        for name in self._METHODS:  # an instance's attribute hides the class's method
-            setattr(self, name, getattr(compiled, name))
-        return compiled
-
-    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        return self.compiled().search(text, pos, endpos)
-
-    def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        return self.compiled().match(text, pos, endpos)
-
-    def fullmatch(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        return self.compiled().fullmatch(text, pos, endpos)
-
-    def finditer(
-        self, text: str, pos: int = 0, endpos: int = sys.maxsize
-    ) -> Iterator[re.Match[str]]:
-        return self.compiled().finditer(text, pos, endpos)
-
-    def findall(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
-        return self.compiled().findall(text, pos, endpos)
-
-    def sub(self, repl: str, text: str, count: int = 0) -> str:
-        return self.compiled().sub(repl, text, count)
-
-
 #: the last text seen (every rule asks about the same one): the text, folded, the gated
 #: alternatives whose every gate holds on it (bits by number, see :func:`_seen`), and
-#: whether its folded text lines up with it character for character
-Seen = tuple[str, str, "_Mask", bool]
+#: whether its folded text lines up with it character for character, and which of the
+#: finders' strings (:data:`_LITERAL_BITS`) it holds
+Seen = tuple[str, str, "_Mask", bool, int]
 
 
 class _Mask(int):
@@ -111,7 +75,7 @@ class _Mask(int):
         return isinstance(number, int) and number >= 0 and bool(self >> number & 1)
 
 
-_LAST: list[Seen] = [("", "", _Mask(0), True)]
+_LAST: list[Seen] = [("", "", _Mask(0), True, 0)]
 #: the most gates an alternative is checked for (see :func:`.gates._checks`)
 _SLOTS = MOST_GATES
 #: every gate's literals, each with the alternatives whose k-th gate it is in: the bits of
@@ -120,6 +84,9 @@ _SLOTS = MOST_GATES
 _PREFILTER: list[Keywords] = [Keywords(())]
 _PACKED_LACK = [0]
 _WIDTH = [0]
+#: each string a finder needs (see :func:`_needing`) that the prefilter looks for, and its
+#: bit (above the gates' bits; a text holds it where its fold does, see ``_folds_as_is``)
+_LITERAL_BITS: dict[str, int] = {}
 
 
 def _pack() -> None:
@@ -134,6 +101,11 @@ def _pack() -> None:
                 keywords += ((literal, bit, start) for literal, start in branch.checks[k])
             else:
                 lack |= bit
+    for literal in dict.fromkeys(x for strings in _LITERALS.values() for x in strings):
+        if literal not in _LITERAL_BITS and _folds_as_is(literal):
+            _LITERAL_BITS[literal] = 1 << len(_LITERAL_BITS)
+    base = width * _SLOTS
+    keywords += ((literal, bit << base, False) for literal, bit in _LITERAL_BITS.items())
     _PREFILTER[0] = Keywords(keywords)
     _PACKED_LACK[0] = lack
     _WIDTH[0] = width
@@ -156,7 +128,7 @@ def _seen(text: str) -> Seen:
         # each character folds to one (only U+0130 folds to a run with U+0307 in it, and
         # it folds to "i" here; no character folds to nothing): the lengths say it
         aligned = "\u0307" not in text and len(folded) == len(text)
-        last = (text, folded, _Mask(candidates), aligned)
+        last = (text, folded, _Mask(candidates), aligned, every >> (_SLOTS * width))
         _LAST[0] = last
     return last
 
@@ -320,7 +292,7 @@ def _build_pending() -> None:
         for gated in made:
             gated._build()
         _pack()
-        _LAST[0] = ("", "", _Mask(0), True)
+        _LAST[0] = ("", "", _Mask(0), True, 0)
         del _PENDING[: len(made)]
 
 
@@ -353,8 +325,9 @@ def _needing(finder: Finder, *inner: Finder | _Gated, literals: tuple[str, ...] 
 
 #: for each finder of :data:`_NEEDS`: its regexes' gated alternatives (bits by number),
 #: whether one of their alternatives runs on every text, on every text not all ASCII, and
-#: the strings in a text that make it run (:data:`_LITERALS`)
-Needs = tuple[int, bool, bool, tuple[str, ...]]
+#: the strings in a text that make it run (:data:`_LITERALS`): those the prefilter does
+#: not look for, and the bits of those it does (:data:`_LITERAL_BITS`)
+Needs = tuple[int, bool, bool, tuple[str, ...], int]
 _NEED_BITS: dict[Finder, Needs] = {}
 
 
@@ -374,7 +347,7 @@ def _need_bits(finder: Finder) -> Needs | None:
     rules are compiled (after :func:`_seen`)."""
     bits = _NEED_BITS.get(finder)
     if bits is None and finder in _OUTSIDE_ASCII:
-        bits = _NEED_BITS[finder] = (0, False, True, ())  # it runs on a text not ASCII
+        bits = _NEED_BITS[finder] = (0, False, True, (), 0)  # it runs on a text not ASCII
     if bits is None:
         needs = _NEEDS.get(finder)
         if needs is None:
@@ -385,21 +358,26 @@ def _need_bits(finder: Finder) -> Needs | None:
             mask |= one.gated
             always = always or any(not b.non_ascii for b in one.always)
             other = other or bool(one.always)
-        bits = _NEED_BITS[finder] = (mask, always, other, _LITERALS.get(finder, ()))
+        literals = _LITERALS.get(finder, ())
+        found = sum(_LITERAL_BITS.get(x, 0) for x in dict.fromkeys(literals))
+        rest = tuple(x for x in literals if x not in _LITERAL_BITS)
+        bits = _NEED_BITS[finder] = (mask, always, other, rest, found)
     return bits
 
 
 def _may_find(finder: Finder, text: str, ascii: bool | None = None) -> bool:
     """False when ``finder`` surely finds nothing in ``text`` (see :func:`_needing`);
     ``ascii``: whether ``text`` is all ASCII, if the caller knows."""
-    candidates = _seen(text)[2]  # first: it compiles what is not compiled yet
+    seen = _seen(text)  # first: it compiles what is not compiled yet
     bits = _need_bits(finder)
     if bits is None:
         return True
-    mask, always, other, literals = bits
+    mask, always, other, literals, found = bits
     if always or (other and not (text.isascii() if ascii is None else ascii)):
         return True
-    return bool(mask & candidates) or bool(literals and any(lit in text for lit in literals))
+    if mask & seen[2] or found & seen[4]:
+        return True
+    return any(lit in text for lit in literals)
 
 
 class _Plan:
@@ -414,6 +392,7 @@ class _Plan:
         self.on_ascii = 0  # the finders that run on every text
         self.on_other = 0  # and those that run on every text not all ASCII
         self.literals: list[tuple[int, tuple[str, ...]]] = []
+        self.found: list[tuple[int, int]] = []  # a finder's strings' bits, and its bit
         self.by_branch: dict[int, int] = {}  # a gated alternative: the finders needing it
         self.gated = 0
         for k, finder in enumerate(finders):
@@ -422,11 +401,13 @@ class _Plan:
             if bits is None or bits[1]:
                 self.on_ascii |= bit
                 continue
-            mask, _, other, literals = bits
+            mask, _, other, literals, found = bits
             if other:
                 self.on_other |= bit
             if literals:
                 self.literals.append((bit, literals))
+            if found:
+                self.found.append((found, bit))
             self.gated |= mask
             while mask:
                 low = mask & -mask
@@ -435,9 +416,13 @@ class _Plan:
                 self.by_branch[number] = self.by_branch.get(number, 0) | bit
         self.on_other |= self.on_ascii
 
-    def which(self, text: str, ascii: bool, candidates: int) -> int:
-        """The finders that may find something in ``text``, as bits."""
+    def which(self, text: str, ascii: bool, candidates: int, found: int) -> int:
+        """The finders that may find something in ``text`` (holding the strings ``found``,
+        see :data:`_LITERAL_BITS`), as bits."""
         runs = self.on_ascii if ascii else self.on_other
+        for strings, bit in self.found:
+            if strings & found:
+                runs |= bit
         for bit, literals in self.literals:
             if not runs & bit and any(literal in text for literal in literals):
                 runs |= bit
@@ -467,8 +452,8 @@ def _may_finds(finders: tuple[Finder, ...], text: str, ascii: bool) -> list[bool
 def _running(finders: tuple[Finder, ...], text: str, ascii: bool) -> int:
     """:func:`_may_finds` as the bits of an int (bit ``k``: the ``k``-th finder may find
     something in ``text``)."""
-    candidates = _seen(text)[2]  # first: it compiles what is not compiled yet
-    return _plan(finders).which(text, ascii, candidates)
+    seen = _seen(text)  # first: it compiles what is not compiled yet
+    return _plan(finders).which(text, ascii, seen[2], seen[4])
 
 
 #: the plan of each tuple of finders asked about (the rules' finders)

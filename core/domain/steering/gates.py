@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import unicodedata
 from typing import Any
 
 # -- speed: each alternative runs only when a word it needs is in the text -------------
@@ -20,6 +21,19 @@ def _fold(text: str) -> str:
     """Casefolded, with the two letters the regex engine folds to "i" that casefold
     does not (so a gate never skips what the regex would match)."""
     return text.casefold().replace("i\u0307", "i").replace("\u0131", "i")
+
+
+#: the categories of what casefolding turns a character into (besides itself): letters,
+#: circled letters (So), Roman numerals (Nl), and a few combining marks of U+0300-U+036F
+_FOLDED_INTO = frozenset(("Ll", "Lu", "Lt", "Lm", "So", "Nl"))
+
+
+def _folds_as_is(literal: str) -> bool:
+    """Whether a text holds ``literal`` exactly where its fold (:func:`_fold`) does: each
+    of its characters folds to itself and is what no other character folds to."""
+    return _fold(literal) == literal and not any(
+        unicodedata.category(ch) in _FOLDED_INTO or "\u0300" <= ch <= "\u036f" for ch in literal
+    )
 
 
 def _usable(gate: Gate) -> bool:

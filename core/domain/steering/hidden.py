@@ -25,6 +25,20 @@ _ZERO_WIDTH = "[" + _INVISIBLE[1:-1] + "\u200d]"
 _ZERO_WIDTH_RE = _Lazy(_ZERO_WIDTH)
 
 
+def _characters(klass: str) -> tuple[str, ...]:
+    """Each character of a plain character class (``[ab-d]``: single characters and
+    ranges), for a finder to say it needs one of them (see :func:`.engine._needing`)."""
+    inside, found, i = klass[1:-1], [], 0
+    while i < len(inside):
+        if inside[i + 1 : i + 2] == "-" and i + 2 < len(inside):
+            found += map(chr, range(ord(inside[i]), ord(inside[i + 2]) + 1))
+            i += 3
+        else:
+            found.append(inside[i])
+            i += 1
+    return tuple(found)
+
+
 def _emoji(ch: str) -> bool:
     o = ord(ch)
     return o >= 0x1F000 or 0x2600 <= o <= 0x27BF or o in (0xFE0F, 0x2642, 0x2640, 0x2695)
@@ -45,7 +59,6 @@ def _joining(ch: str) -> bool:
     )
 
 
-@_outside_ascii
 def _zero_width(text: str) -> Iterator[tuple[int, int]]:
     """Invisible characters, but not the joiner inside an emoji sequence (👩‍💻), nor a
     ZWNJ or ZWJ between two letters of a script that spells words with them (Persian
@@ -78,7 +91,6 @@ _RTL_LETTER = _Lazy(
 )
 
 
-@_outside_ascii
 def _bidi(text: str) -> Iterator[tuple[int, int]]:
     """Bidirectional controls, but not the isolates (U+2066-2069) of a note that names
     them ("Fluent wraps placeables in FSI/PDI isolates") when no override is there."""
@@ -99,6 +111,20 @@ def _bidi(text: str) -> Iterator[tuple[int, int]]:
             if named:
                 continue
         yield match.start(), match.end()
+
+
+_needing(_zero_width, literals=_characters(_ZERO_WIDTH))  # nothing without one
+_needing(_bidi, literals=_characters(_BIDI))  # nothing without a control
+_TAGS_RE = _Lazy(_TAGS)
+
+
+def _tags(text: str) -> Iterator[tuple[int, int]]:
+    """Tag characters and variation selectors of the supplement (none of them shows)."""
+    for match in _TAGS_RE.finditer(text):
+        yield match.start(), match.end()
+
+
+_needing(_tags, literals=_characters(_TAGS))  # nothing without one
 
 
 #: a text that is about look-alike letters (a homoglyph example), not one that uses them
@@ -241,7 +267,7 @@ TAG_CHARACTERS = Rule(
     family="hidden",
     strength="strong",
     why="Unicode tag characters or variation selectors (invisible text smuggled in)",
-    find=_regex(_TAGS, 0),
+    find=_tags,
     catches=("note\U000e0049\U000e0047\U000e004e", "ok\U000e0100\U000e0101"),
     misses=("note 🏴 flag", "heart ❤\ufe0f"),
 )

@@ -164,6 +164,15 @@ class _Branch:
         self.number = len(_BRANCHES)
         _BRANCHES.append(self)
 
+    def starts_nowhere(self, seen: Seen) -> bool:
+        """Whether no match can start in the text ``seen`` is of: none of the literals its
+        every match starts with is in the folded text, which lines up with the text."""
+        if not self.leads or not seen[3]:
+            return False
+        folded = seen[1]
+        leads = self.ascii_leads if folded.isascii() else self.leads
+        return not any(lead in folded for lead in leads)
+
     def spots(self, text: str) -> Iterable[int] | None:
         """Where in ``text`` a match may start, in order: where one of its leading literals
         is, when the folded text lines up with the text; None: anywhere."""
@@ -416,21 +425,25 @@ class _Plan:
                 self.by_branch[number] = self.by_branch.get(number, 0) | bit
         self.on_other |= self.on_ascii
 
-    def which(self, text: str, ascii: bool, candidates: int, found: int) -> int:
-        """The finders that may find something in ``text`` (holding the strings ``found``,
-        see :data:`_LITERAL_BITS`), as bits."""
+    def which(self, text: str, ascii: bool, seen: Seen) -> int:
+        """The finders that may find something in ``text`` (``seen``: what :func:`_seen`
+        says of it), as bits. A gated alternative that cannot start anywhere in the text
+        (:meth:`_Branch.starts_nowhere`) runs no finder."""
         runs = self.on_ascii if ascii else self.on_other
         for strings, bit in self.found:
-            if strings & found:
+            if strings & seen[4]:
                 runs |= bit
         for bit, literals in self.literals:
             if not runs & bit and any(literal in text for literal in literals):
                 runs |= bit
-        hits = candidates & self.gated
+        hits = seen[2] & self.gated
         while hits:
             low = hits & -hits
             hits ^= low
-            runs |= self.by_branch[low.bit_length() - 1]
+            number = low.bit_length() - 1
+            finders = self.by_branch[number]
+            if runs & finders != finders and not _BRANCHES[number].starts_nowhere(seen):
+                runs |= finders
         return runs
 
 
@@ -453,7 +466,7 @@ def _running(finders: tuple[Finder, ...], text: str, ascii: bool) -> int:
     """:func:`_may_finds` as the bits of an int (bit ``k``: the ``k``-th finder may find
     something in ``text``)."""
     seen = _seen(text)  # first: it compiles what is not compiled yet
-    return _plan(finders).which(text, ascii, seen[2], seen[4])
+    return _plan(finders).which(text, ascii, seen)
 
 
 #: the plan of each tuple of finders asked about (the rules' finders)

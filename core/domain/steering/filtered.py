@@ -30,24 +30,45 @@ class _Filtered:
         self.regex = _Lazy(pattern, flags)
         self.pattern, self.flags = pattern, flags
         self._gates: _Gates | None = None
+        self._parts: list[_Lazy] | None = None  # each alternative alone, compiled when used
         self.shared = _SHARED if shared is None else shared
         self.shared.add(self)
 
-    def may_match(self, text: str) -> bool:
-        """False when the regex surely finds nothing in ``text``."""
+    def _candidates(self, text: str) -> int | None:
+        """The alternatives whose every gate holds on ``text`` (bits by their place; the
+        others cannot match), or None: any may."""
         every = self.shared.mask(text)  # first: it builds every prefilter not built yet
         gates = self._gates
         if gates is None:
-            return True
+            return None
         offset, lack, width = gates
         every = every >> offset | lack
         candidates = every & (1 << width) - 1
         for k in range(1, _SLOTS):
             candidates &= every >> (k * width)
-        return bool(candidates)
+        return candidates
+
+    def may_match(self, text: str) -> bool:
+        """False when the regex surely finds nothing in ``text``."""
+        return self._candidates(text) != 0
 
     def search(self, text: str) -> re.Match[str] | None:
-        return self.regex.search(text) if self.may_match(text) else None
+        """The regex's first match in ``text`` (its span; the match is an alternative's):
+        each alternative that may match is searched alone, and the leftmost match wins,
+        on a tie the earlier alternative's, as the whole regex would choose."""
+        candidates = self._candidates(text)
+        if candidates is None:
+            return self.regex.search(text)
+        if self._parts is None:
+            self._parts = [_Lazy(part, self.flags) for part in _alternatives(self.pattern)]
+        best = None
+        while candidates:
+            low = candidates & -candidates
+            candidates ^= low
+            found = self._parts[low.bit_length() - 1].search(text)
+            if found and (best is None or found.start() < best.start()):
+                best = found
+        return best
 
 
 def _keywords(filtered: _Filtered) -> tuple[list[tuple[str, int, bool]], int, int] | None:

@@ -28,7 +28,8 @@ _ZERO_WIDTH_RE = _Lazy(_ZERO_WIDTH)
 def _characters(klass: str) -> tuple[str, ...]:
     """Each character of a plain character class (``[ab-d]``: single characters and
     ranges), for a finder to say it needs one of them (see :func:`.engine._needing`)."""
-    inside, found, i = klass[1:-1], [], 0
+    inside, i = klass[1:-1], 0
+    found: list[str] = []
     while i < len(inside):
         if inside[i + 1 : i + 2] == "-" and i + 2 < len(inside):
             found += map(chr, range(ord(inside[i]), ord(inside[i + 2]) + 1))

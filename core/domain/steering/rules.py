@@ -11,7 +11,7 @@ from core.domain.steering.authority import (
     REVEAL_PROMPT,
 )
 from core.domain.steering.encoded import ENCODED_TEXT, IMAGE_CARRIES_DATA, OTHER_ENCODING
-from core.domain.steering.engine import Flag, Rule, _Lazy, _may_find, _running
+from core.domain.steering.engine import Flag, Rule, _Lazy, _may_find
 from core.domain.steering.exfiltration import SEND_DATA_OUT, SHOW_SECRETS
 from core.domain.steering.fetching import FETCH_AND_RUN, INSTALL_FROM_URL
 from core.domain.steering.firsts import _first
@@ -34,6 +34,7 @@ from core.domain.steering.judgement import (
 )
 from core.domain.steering.markers import INSTRUCTION_HEADING, ROLE_MARKER
 from core.domain.steering.override import LIFT_RESTRICTIONS, OVERRIDE_INSTRUCTIONS
+from core.domain.steering.plan import _running
 from core.domain.steering.secrecy import DECEIVE_USER, KEEP_FROM_USER, SCRIPTED_ANSWER
 from core.domain.steering.standing import DELAYED_TRIGGER, FROM_NOW_ON
 from core.domain.steering.weakening import (

@@ -309,3 +309,21 @@ def test_a_finder_needing_a_string_runs_wherever_the_string_is() -> None:
     tag = "note\U000e0049\U000e0047"
     assert [f.rule for f in detect(tag)] == ["tag-characters"]
     assert [f.rule for f in detect("\u034fx")] == ["zero-width"]  # one the prefilter skips
+
+
+def test_the_last_sentence_end_is_the_regex_s_last_match() -> None:
+    """Where a sentence starts, looked for from the right: the end of the last match the
+    sentence-end regex finds in the window, over the corpora and odd strings (stops not
+    followed by a space, the window's end, CJK stops, line breaks), at many windows."""
+    import random
+
+    from core.domain.steering.clauses import _SENTENCE_END, _last_sentence_end
+
+    rng = random.Random(7)
+    odd = ["".join(rng.choice("ab .!?。！\n\t\u3000x") for _ in range(40)) for _ in range(500)]
+    for text in [*_texts()[:2000], *odd, "a.b", "end.", "v1.2. ok", "q?\n", ""]:
+        for _ in range(4):
+            hi = rng.randint(0, len(text))
+            lo = rng.randint(0, hi)
+            ends = list(_SENTENCE_END.finditer(text, lo, hi))
+            assert _last_sentence_end(text, lo, hi) == (ends[-1].end() if ends else lo)

@@ -65,7 +65,7 @@ _URL_TEMPLATE = _Gated(
     r"|对话|用户|消息|记录)",
     re.IGNORECASE,
 )
-_BCC = _Lazy(r"\bbcc\b", re.IGNORECASE)
+_BCC = _Filtered(r"\bbcc\b", re.IGNORECASE, _VERBS)  # its gate in the verbs' pass
 _PUSH_TO = _Lazy(
     r"\b(?:push|post)\b[^\n]{0,60}?\b(?:branch(?:es)?|all|--all|--mirror|tags|code|repo(?:sitory)?"
     r"|commits?|output|contents?|it)\b[^\n]{0,40}?\b(?:to|into|on)\s+(?:https?://|git@|ssh://"

@@ -20,7 +20,10 @@ Check = tuple[tuple[str, bool], ...]
 def _fold(text: str) -> str:
     """Casefolded, with the two letters the regex engine folds to "i" that casefold
     does not (so a gate never skips what the regex would match)."""
-    return text.casefold().replace("i\u0307", "i").replace("\u0131", "i")
+    folded = text.casefold()
+    if folded.isascii():  # neither letter is there
+        return folded
+    return folded.replace("i\u0307", "i").replace("\u0131", "i")
 
 
 #: the categories of what casefolding turns a character into (besides itself): letters,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -42,5 +42,5 @@ class _Lazy:
     def findall(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
         return self.compiled().findall(text, pos, endpos)
 
-    def sub(self, repl: str, text: str, count: int = 0) -> str:
+    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str, count: int = 0) -> str:
         return self.compiled().sub(repl, text, count)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from core.domain.steering.authority import (
@@ -87,10 +88,14 @@ _FINDERS = tuple(rule.find for rule in RULES)
 _SHOWN_INVISIBLE = _Lazy(_ZERO_WIDTH + "|" + _BIDI + "|" + _TAGS)
 
 
+def _named(match: re.Match[str]) -> str:
+    return f"<U+{ord(match.group()):04X}>"
+
+
 def _shown(span: str) -> str:
     head = span[:120]
     if not head.isascii():  # every invisible character is outside ASCII
-        head = "".join(f"<U+{ord(ch):04X}>" if _SHOWN_INVISIBLE.match(ch) else ch for ch in head)
+        head = _SHOWN_INVISIBLE.sub(_named, head)
     return head + ("…" if len(span) > 120 else "")
 
 

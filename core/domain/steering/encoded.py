@@ -100,6 +100,10 @@ def _encoded(text: str) -> Iterator[tuple[int, int]]:
             yield match.start(), match.end()
 
 
+# nothing without a match of the gated regex or a long run of base64
+_needing(_encoded, _DECODE_AND_RUN, when=(_long_run,))
+
+
 _PERCENT = _Lazy(r"(?:%[0-9A-Fa-f]{2}){12,}")
 _BASE32 = _Lazy(r"(?<![A-Za-z0-9+/=])[A-Z2-7]{32,}+={0,6}(?![A-Za-z0-9+/=])")
 _ROT13 = _Lazy(r"\brot-?13\b[^\n]{0,40}?:\s*([a-z][a-z ]{20,300})", re.IGNORECASE)
@@ -157,6 +161,10 @@ def _other_encodings(text: str) -> Iterator[tuple[int, int]]:
     for match in _ROT13.finditer(text) if "13" in text else ():
         if len(_ROT13_WORDS.findall(codecs.decode(match.group(1), "rot13"))) >= 2:
             yield match.start(), match.end()
+
+
+# nothing without a "%", a backslash, "13" (rot13) or a long run (base32)
+_needing(_other_encodings, literals=("%", "\\", "13"), when=(_long_run,))
 
 
 OTHER_ENCODING = Rule(

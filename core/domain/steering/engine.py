@@ -329,9 +329,19 @@ _NEEDS: dict[Finder, tuple[_Gated, ...]] = {}
 _LITERALS: dict[Finder, tuple[str, ...]] = {}
 
 
-def _needing(finder: Finder, *inner: Finder | _Gated, literals: tuple[str, ...] = ()) -> Finder:
+#: the finders that may find something in a text one of these tests holds for
+_WHEN: dict[Finder, tuple[Callable[[str], bool], ...]] = {}
+
+
+def _needing(
+    finder: Finder,
+    *inner: Finder | _Gated,
+    literals: tuple[str, ...] = (),
+    when: tuple[Callable[[str], bool], ...] = (),
+) -> Finder:
     """Say that ``finder`` yields only what ``inner`` (finders or gated regexes) find, or
-    else only in a text holding one of ``literals`` (as written): when none of those can
+    else only in a text holding one of ``literals`` (as written) or one ``when`` says
+    holds it (a test of the text, such as a long run of base64): when none of those can
     match a text, :func:`_may_find` says it finds nothing there either."""
     needs: list[_Gated] = []
     for one in inner:
@@ -340,11 +350,14 @@ def _needing(finder: Finder, *inner: Finder | _Gated, literals: tuple[str, ...] 
         elif one in _NEEDS:
             needs += _NEEDS[one]
             literals += _LITERALS.get(one, ())
+            when += _WHEN.get(one, ())
         else:
             return finder  # a finder of its own: it always runs
     _NEEDS[finder] = tuple(needs)
     if literals:
         _LITERALS[finder] = literals
+    if when:
+        _WHEN[finder] = when
     return finder
 
 
@@ -402,7 +415,7 @@ def _may_find(finder: Finder, text: str, ascii: bool | None = None) -> bool:
         return True
     if mask & seen[2] or found & seen[4]:
         return True
-    return any(lit in text for lit in literals)
+    return any(lit in text for lit in literals) or any(test(text) for test in _WHEN.get(finder, ()))
 
 
 def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from core.domain.steering.engine import _BRANCHES, Finder, Seen, _need_bits, _seen
+from collections.abc import Callable
+
+from core.domain.steering.engine import _BRANCHES, _WHEN, Finder, Seen, _need_bits, _seen
 
 
 class _Plan:
@@ -18,6 +20,7 @@ class _Plan:
         self.on_other = 0  # and those that run on every text not all ASCII
         self.literals: list[tuple[int, tuple[str, ...]]] = []
         self.found: list[tuple[int, int]] = []  # a finder's strings' bits, and its bit
+        self.when: list[tuple[Callable[[str], bool], int]] = []  # a finder's tests (_WHEN)
         self.by_branch: dict[int, int] = {}  # a gated alternative: the finders needing it
         self.gated = 0
         for k, finder in enumerate(finders):
@@ -33,6 +36,7 @@ class _Plan:
                 self.literals.append((bit, literals))
             if found:
                 self.found.append((found, bit))
+            self.when += ((test, bit) for test in _WHEN.get(finder, ()))
             self.gated |= mask
             while mask:
                 low = mask & -mask
@@ -51,6 +55,9 @@ class _Plan:
                 runs |= bit
         for bit, literals in self.literals:
             if not runs & bit and any(literal in text for literal in literals):
+                runs |= bit
+        for test, bit in self.when:
+            if not runs & bit and test(text):
                 runs |= bit
         hits = seen[2] & self.gated
         while hits:

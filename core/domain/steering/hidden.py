@@ -12,7 +12,6 @@ from core.domain.steering.engine import (
     _chain,
     _Lazy,
     _needing,
-    _outside_ascii,
     _regex,
 )
 
@@ -143,18 +142,23 @@ _LOOKALIKE_RE = _regex(_LOOKALIKE, 0)
 _CYRILLIC_OR_GREEK = _Lazy("[\u0400-\u04ff\u0370-\u03bb\u03bd-\u03ff]")
 
 
-@_outside_ascii
+def _mixes_scripts(text: str) -> bool:
+    """Whether ``text`` may mix Latin with Cyrillic or Greek: it holds such a letter."""
+    return not text.isascii() and _CYRILLIC_OR_GREEK.search(text) is not None
+
+
 def _lookalike(text: str) -> Iterator[tuple[int, int]]:
     """A word mixing Latin with Cyrillic or Greek letters, unless the text is about such
     spellings (a homoglyph example in a security README)."""
-    if text.isascii() or not _CYRILLIC_OR_GREEK.search(text):  # no Cyrillic or Greek letter
-        return
-    found = _LOOKALIKE_RE(text)
+    found = _LOOKALIKE_RE(text)  # run only where _mixes_scripts holds (see below)
     first = next(found, None)  # the quick look first: most texts mix no letters
     if first is None or _NAMES_LOOKALIKES.search(text):
         return
     yield first
     yield from found
+
+
+_needing(_lookalike, when=(_mixes_scripts,))  # nothing without such a letter
 
 
 _MD_COMMENT = r"^\s*\[(?://|comment|hidden|_)\]:\s*(?:#|<>)\s*[\(\"'].*$"

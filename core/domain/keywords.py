@@ -97,22 +97,25 @@ class Keywords:
                 found = search(re.sub(_SURROGATE, "\ufffd", text), overlapping=True)
                 return [m for m in found if text[m[1] : m[2]] == texts[m[0]]]
 
-        return matches, tuple(entries.values()), texts
+        # for :meth:`mask`: each keyword's bits after a word character (those it has
+        # anywhere), and elsewhere (those and the ones it has at a word start)
+        inside = tuple(anywhere for anywhere, _ in entries.values())
+        outside = tuple(anywhere | starting for anywhere, starting in entries.values())
+        return matches, tuple(entries.values()), texts, inside, outside
 
     def mask(self, text: str) -> int:
         """The OR of the bits of every keyword that occurs in ``text`` (a word-start
         keyword only where no ASCII word character comes right before it)."""
-        automaton = self._built()
+        automaton = self._automaton or self._built()
         if automaton is None:
             return 0
-        search, entries, _ = automaton
+        search, _, _, inside, outside = automaton
         found, word = 0, _WORD_CHARACTERS
         for number, start, _ in search(text):
-            anywhere, starting = entries[number]
-            if anywhere:
-                found |= anywhere
-            if starting and (start == 0 or text[start - 1] not in word):
-                found |= starting
+            if start and text[start - 1] in word:
+                found |= inside[number]
+            else:
+                found |= outside[number]
         return found
 
     def find(self, text: str) -> Iterator[tuple[int, int, str]]:
@@ -121,7 +124,7 @@ class Keywords:
         automaton = self._built()
         if automaton is None:
             return
-        search, entries, texts = automaton
+        search, entries, texts, _, _ = automaton
         for number, start, end in search(text):
             if entries[number][0] or start == 0 or text[start - 1] not in _WORD_CHARACTERS:
                 yield start, end, texts[number]

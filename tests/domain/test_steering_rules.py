@@ -278,3 +278,52 @@ def test_a_rule_s_first_span_is_the_first_its_finder_yields() -> None:
     for text in _texts():
         for one in (*RULES, FOREIGN_RULE):
             assert _first(one.find, text) == next(iter(one.find(text)), None), (one.id, text)
+
+
+def test_a_string_said_to_fold_as_is_is_what_no_other_character_folds_to() -> None:
+    """The prefilter looks for a finder's strings (a bidi control, "://") in the folded
+    text: sound only for characters that fold to themselves and that no other character
+    folds to (checked over every code point, with the letters that do fold)."""
+    import sys
+
+    from core.domain.steering.gates import _fold, _folds_as_is
+
+    into = set()
+    for code in range(sys.maxunicode + 1):
+        folded = _fold(chr(code))
+        if folded != chr(code):
+            into.update(folded)
+    assert into and not [hex(ord(ch)) for ch in into if _folds_as_is(ch)]
+    assert _folds_as_is("://") and _folds_as_is("\u202e") and _folds_as_is("\U000e0041")
+    assert not _folds_as_is("a") and not _folds_as_is("\u0307") and not _folds_as_is("Ⅷ")
+
+
+def test_a_finder_needing_a_string_runs_wherever_the_string_is() -> None:
+    """The hidden characters a finder needs are looked for by the prefilter: a text with
+    one (and nothing else to flag) is flagged, the same text without it is not, and a
+    character the prefilter does not look for (it is what a letter folds to) is still
+    found."""
+    for hidden, rule_id in (("\u202e", "bidi-override"), ("\u200b", "zero-width")):
+        assert [f.rule for f in detect(f"run{hidden} the script")] == [rule_id]
+        assert detect("run the script") == []
+    tag = "note\U000e0049\U000e0047"
+    assert [f.rule for f in detect(tag)] == ["tag-characters"]
+    assert [f.rule for f in detect("\u034fx")] == ["zero-width"]  # one the prefilter skips
+
+
+def test_the_last_sentence_end_is_the_regex_s_last_match() -> None:
+    """Where a sentence starts, looked for from the right: the end of the last match the
+    sentence-end regex finds in the window, over the corpora and odd strings (stops not
+    followed by a space, the window's end, CJK stops, line breaks), at many windows."""
+    import random
+
+    from core.domain.steering.clauses import _SENTENCE_END, _last_sentence_end
+
+    rng = random.Random(7)
+    odd = ["".join(rng.choice("ab .!?。！\n\t\u3000x") for _ in range(40)) for _ in range(500)]
+    for text in [*_texts()[:2000], *odd, "a.b", "end.", "v1.2. ok", "q?\n", ""]:
+        for _ in range(4):
+            hi = rng.randint(0, len(text))
+            lo = rng.randint(0, hi)
+            ends = list(_SENTENCE_END.finditer(text, lo, hi))
+            assert _last_sentence_end(text, lo, hi) == (ends[-1].end() if ends else lo)

@@ -83,12 +83,15 @@ Speed: a rule's regex is split into its top-level alternatives; each runs only w
 the literals every match of it needs are in the text (found from the stdlib's regex
 parser, and looked for by a keyword prefilter, :class:`core.domain.keywords.Keywords`:
 one Aho-Corasick pass over the folded text finds every gate's literals at once, as
-gitleaks finds its rules' keywords), and only where its leading literals are. Which
-alternatives can run is worked out once a text, as the bits of an int; a rule whose
-regexes have none that can run is not called at all, and what needs a character outside
-ASCII (invisible characters, bidi controls, look-alike letters, tag characters) is not
-looked for in an ASCII text. A regex searched in a piece of the text (a sentence around
-a link) has a prefilter of its own (:mod:`.filtered`). The tests check that this never
+gitleaks finds its rules' keywords), and only where its leading literals are (an
+alternative none of whose leading literals is in the text does not run). Which
+alternatives can run is worked out once a text, as the bits of an int (:mod:`.plan`); a
+rule whose regexes have none that can run is not called at all, nor is one whose strings
+(a link's "://", a bidi control, a zero-width or tag character: looked for in the same
+pass) or test of the text (a long run of base64, a Cyrillic or Greek letter) it needs
+are not there. The regexes searched in a piece of the text (a sentence around a link,
+the words around a match) share a prefilter a group (:mod:`.filtered`), and run only
+their alternatives whose literals are there, each alone. The tests check that this never
 skips a match the plain regex finds, and ``bench/steering_equivalence.py`` hashes every
 flag over the corpora (a change to the engine must leave the hash as it was). Every
 window is bounded, so a long adversarial text stays linear.
@@ -103,8 +106,10 @@ Where things are
 ----------------
 
 The engine (:mod:`.engine`: :class:`Flag`, :class:`Rule`, the gated regex; :mod:`.gates`:
-what every match of a regex needs, read from the stdlib's regex parser; :mod:`.filtered`:
-a regex gated in any string; :mod:`.firsts`: a rule's first span) knows no rule.
+what every match of a regex needs, read from the stdlib's regex parser; :mod:`.plan`:
+which rules may fire on a text; :mod:`.filtered`: a regex gated in any string;
+:mod:`.firsts`: a rule's first span; :mod:`.lazy`: a regex compiled when first used)
+knows no rule.
 Each family's patterns sit beside the rules that use them, one module a family:
 :mod:`.override`, :mod:`.authority`, :mod:`.standing`, :mod:`.markers`, :mod:`.secrecy`,
 :mod:`.judgement` (instruction); :mod:`.fetching`, :mod:`.exfiltration`,

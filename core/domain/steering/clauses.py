@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from core.domain.steering.engine import Finder, _Gated, _Lazy, _needing
+from core.domain.steering.filtered import _Filtered
 
 #: where a clause ends: what is before it does not govern what is after
 _CLAUSE_END = _Lazy(r"[.!?;。！？；\n](?:\s|$)|[。！？；\n]")
@@ -62,13 +63,28 @@ def _unless_negated(
 _SENTENCE_END = _Lazy(r"[.!?](?=\s|$)|[。！？\n]")
 
 
+def _last_sentence_end(text: str, lo: int, hi: int) -> int:
+    """Where the last match of :data:`_SENTENCE_END` in ``text[lo:hi]`` ends (as
+    ``finditer(text, lo, hi)`` finds them: a full stop, "!" or "?" before a space or at
+    ``hi``, or a CJK one or a line break), or ``lo`` when there is none: looked for from
+    the right, each sign once."""
+    last = max(text.rfind(sign, lo, hi) for sign in "。！？\n")
+    for sign in ".!?":
+        at = text.rfind(sign, lo, hi)
+        while at > last:
+            if at + 1 == hi or text[at + 1].isspace():
+                last = at
+                break
+            at = text.rfind(sign, lo, at)
+    return last + 1 if last >= 0 else lo
+
+
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     """The sentence around ``text[start:end]``, at most about 200 characters either side;
     in a long sentence, a window aligned to a grid of 100 so that neighbouring
     destinations share it (each window is judged once)."""
     lo = max(0, (start // 100) * 100 - 200)
-    head = list(_SENTENCE_END.finditer(text, lo, start))
-    left = head[-1].end() if head else lo
+    left = _last_sentence_end(text, lo, start)
     hi = min(len(text), (end // 100) * 100 + 300)
     tail = _SENTENCE_END.search(text, end, hi)
     right = tail.start() if tail else hi
@@ -78,7 +94,7 @@ def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
 #: what says a match is quoted or described, not said: a format, a tag name, a prefix,
 #: a banned flag, a rule kept on, what the user asked for, an example of an attack, a
 #: checklist that looks for it
-_DESCRIBED = _Lazy(
+_DESCRIBED = _Filtered(
     r"\b(?:wrapped\s+in|tags?|tag\s+names|template|format|prefix(?:ed)?|the\s+phrase"
     r"|(?:is|are)\s+(?:banned|forbidden|not\s+allowed)|must\s+stay\s+on|not\s+by"
     r"|the\s+user\s+asked\s+me\s+to|read-only|phrases?\s+(?:like|such\s+as)|examples?\s+of"

@@ -49,6 +49,23 @@ _DECODE_AND_RUN = _Gated(
 )
 
 
+#: what every match of :data:`_BLOB` and of :data:`_BASE32` holds: a run of 24 characters
+#: of base64's alphabet (base32's is in it)
+_LONG_RUN = _Lazy(r"[A-Za-z0-9+/_-]{24}")
+#: the last text looked at, and whether it holds such a run (both rules ask, in turn)
+_LAST_RUN: list[tuple[str | None, bool]] = [(None, False)]
+
+
+def _long_run(text: str) -> bool:
+    """Whether ``text`` holds a run of 24 characters of base64's alphabet (one scan a
+    text: :func:`_encoded` and :func:`_other_encodings` both ask)."""
+    last = _LAST_RUN[0]
+    if last[0] is not text:
+        last = (text, _LONG_RUN.search(text) is not None)
+        _LAST_RUN[0] = last
+    return last[1]
+
+
 def _readable(data: bytes) -> bool:
     try:
         decoded = data.decode("utf-8")
@@ -65,7 +82,7 @@ def _encoded(text: str) -> Iterator[tuple[int, int]]:
     (credentials are the secret scanner's)."""
     for match in _DECODE_AND_RUN.finditer(text):
         yield match.start(), match.end()
-    for match in _BLOB.finditer(text):
+    for match in _BLOB.finditer(text) if _long_run(text) else ():
         run = match.group()
         if re.fullmatch(r"[0-9a-fA-F]+", run):
             try:
@@ -81,6 +98,10 @@ def _encoded(text: str) -> Iterator[tuple[int, int]]:
             continue
         if _readable(data):
             yield match.start(), match.end()
+
+
+# nothing without a match of the gated regex or a long run of base64
+_needing(_encoded, _DECODE_AND_RUN, when=(_long_run,))
 
 
 _PERCENT = _Lazy(r"(?:%[0-9A-Fa-f]{2}){12,}")
@@ -129,7 +150,7 @@ def _other_encodings(text: str) -> Iterator[tuple[int, int]]:
     for match in _ESCAPES.finditer(text) if "\\" in text else ():
         if _code_or_words(_unescaped(match.group())):
             yield match.start(), match.end()
-    for match in _BASE32.finditer(text):
+    for match in _BASE32.finditer(text) if _long_run(text) else ():
         run = match.group()
         try:
             data = base64.b32decode(run + "=" * (-len(run) % 8))
@@ -140,6 +161,10 @@ def _other_encodings(text: str) -> Iterator[tuple[int, int]]:
     for match in _ROT13.finditer(text) if "13" in text else ():
         if len(_ROT13_WORDS.findall(codecs.decode(match.group(1), "rot13"))) >= 2:
             yield match.start(), match.end()
+
+
+# nothing without a "%", a backslash, "13" (rot13) or a long run (base32)
+_needing(_other_encodings, literals=("%", "\\", "13"), when=(_long_run,))
 
 
 OTHER_ENCODING = Rule(

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import heapq
 import re
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from core.domain.data import AsData
 from core.domain.keywords import Keywords
@@ -18,10 +17,12 @@ from core.domain.steering.gates import (
     _alternatives,
     _checks,
     _fold,
+    _folds_as_is,
     _leads,
     _needs_non_ascii,
     _plain,
 )
+from core.domain.steering.lazy import _Lazy as _Lazy
 
 #: the characters a word-start literal may not follow (see :func:`_occurrences`)
 _WORD_CHARACTERS = frozenset("0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -58,48 +59,11 @@ def _alt(*parts: str) -> str:
     return "|".join(parts)
 
 
-class _Lazy:
-    """A regex compiled the first time it is used, not on import (``re.compile`` is what
-    the import would spend its time on). It answers as the compiled one does: the first
-    call compiles it and puts the compiled regex's own methods on the instance, so that
-    every later call goes straight to them."""
-
-    _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub")
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self.pattern, self.flags = pattern, flags
-
-    def compiled(self) -> re.Pattern[str]:
-        compiled = re.compile(self.pattern, self.flags)
-        for name in self._METHODS:  # an instance's attribute hides the class's method
-            setattr(self, name, getattr(compiled, name))
-        return compiled
-
-    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        return self.compiled().search(text, pos, endpos)
-
-    def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        return self.compiled().match(text, pos, endpos)
-
-    def fullmatch(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        return self.compiled().fullmatch(text, pos, endpos)
-
-    def finditer(
-        self, text: str, pos: int = 0, endpos: int = sys.maxsize
-    ) -> Iterator[re.Match[str]]:
-        return self.compiled().finditer(text, pos, endpos)
-
-    def findall(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
-        return self.compiled().findall(text, pos, endpos)
-
-    def sub(self, repl: str, text: str, count: int = 0) -> str:
-        return self.compiled().sub(repl, text, count)
-
-
 #: the last text seen (every rule asks about the same one): the text, folded, the gated
 #: alternatives whose every gate holds on it (bits by number, see :func:`_seen`), and
-#: whether its folded text lines up with it character for character
-Seen = tuple[str, str, "_Mask", bool]
+#: whether its folded text lines up with it character for character, and which of the
+#: finders' strings (:data:`_LITERAL_BITS`) it holds
+Seen = tuple[str, str, "_Mask", bool, int]
 
 
 class _Mask(int):
@@ -111,7 +75,7 @@ class _Mask(int):
         return isinstance(number, int) and number >= 0 and bool(self >> number & 1)
 
 
-_LAST: list[Seen] = [("", "", _Mask(0), True)]
+_LAST: list[Seen] = [("", "", _Mask(0), True, 0)]
 #: the most gates an alternative is checked for (see :func:`.gates._checks`)
 _SLOTS = MOST_GATES
 #: every gate's literals, each with the alternatives whose k-th gate it is in: the bits of
@@ -120,6 +84,9 @@ _SLOTS = MOST_GATES
 _PREFILTER: list[Keywords] = [Keywords(())]
 _PACKED_LACK = [0]
 _WIDTH = [0]
+#: each string a finder needs (see :func:`_needing`) that the prefilter looks for, and its
+#: bit (above the gates' bits; a text holds it where its fold does, see ``_folds_as_is``)
+_LITERAL_BITS: dict[str, int] = {}
 
 
 def _pack() -> None:
@@ -134,6 +101,11 @@ def _pack() -> None:
                 keywords += ((literal, bit, start) for literal, start in branch.checks[k])
             else:
                 lack |= bit
+    for literal in dict.fromkeys(x for strings in _LITERALS.values() for x in strings):
+        if literal not in _LITERAL_BITS and _folds_as_is(literal):
+            _LITERAL_BITS[literal] = 1 << len(_LITERAL_BITS)
+    base = width * _SLOTS
+    keywords += ((literal, bit << base, False) for literal, bit in _LITERAL_BITS.items())
     _PREFILTER[0] = Keywords(keywords)
     _PACKED_LACK[0] = lack
     _WIDTH[0] = width
@@ -156,7 +128,7 @@ def _seen(text: str) -> Seen:
         # each character folds to one (only U+0130 folds to a run with U+0307 in it, and
         # it folds to "i" here; no character folds to nothing): the lengths say it
         aligned = "\u0307" not in text and len(folded) == len(text)
-        last = (text, folded, _Mask(candidates), aligned)
+        last = (text, folded, _Mask(candidates), aligned, every >> (_SLOTS * width))
         _LAST[0] = last
     return last
 
@@ -190,17 +162,39 @@ class _Branch:
         #: the leads an ASCII text can hold (a folded ASCII text holds no other literal)
         self.ascii_leads = tuple(lead for lead in self.leads if lead.isascii())
         self.number = len(_BRANCHES)
+        #: the last text looked at, and its leads in it (see :meth:`present`)
+        self.known: tuple[str | None, list[str] | None] = (None, None)
         _BRANCHES.append(self)
+
+    def present(self, seen: Seen) -> list[str] | None:
+        """The leads in the folded text ``seen`` is of, when it lines up with the text
+        (None: a match may start anywhere); worked out once a text."""
+        if not self.leads or not seen[3]:
+            return None
+        known = self.known
+        if known[0] is seen[0]:
+            return known[1]
+        folded = seen[1]
+        leads = self.ascii_leads if folded.isascii() else self.leads
+        present = [lead for lead in leads if lead in folded]
+        self.known = (seen[0], present)
+        return present
+
+    def starts_nowhere(self, seen: Seen) -> bool:
+        """Whether no match can start in the text ``seen`` is of: none of the literals its
+        every match starts with is in the folded text, which lines up with the text."""
+        return self.present(seen) == []
 
     def spots(self, text: str) -> Iterable[int] | None:
         """Where in ``text`` a match may start, in order: where one of its leading literals
         is, when the folded text lines up with the text; None: anywhere."""
         last = _LAST[0]
-        if not self.leads or last[0] is not text or not last[3]:
+        if last[0] is not text:
+            return None
+        present = self.present(last)
+        if present is None:
             return None
         folded = last[1]
-        leads = self.ascii_leads if folded.isascii() else self.leads
-        present = [lead for lead in leads if lead in folded]
         starts = self.initial
         if len(present) == 1:
             return _occurrences(folded, present[0], present[0] in starts)
@@ -262,14 +256,17 @@ class _Gated:
         known = self.last
         if known[0] is text:
             return known[1]
-        maybe = self.gated & _seen(text)[2]  # first: it compiles what is not compiled yet
+        seen = _seen(text)  # first: it compiles what is not compiled yet
+        maybe = self.gated & seen[2]
         live = self.always_ascii if text.isascii() else self.always
         if maybe:
             live = live.copy()
             while maybe:  # the alternatives in the order of their numbers
                 low = maybe & -maybe
                 maybe ^= low
-                live.append(_BRANCHES[low.bit_length() - 1])
+                branch = _BRANCHES[low.bit_length() - 1]
+                if not branch.starts_nowhere(seen):
+                    live.append(branch)
         self.last = (text, live)
         return live
 
@@ -320,7 +317,7 @@ def _build_pending() -> None:
         for gated in made:
             gated._build()
         _pack()
-        _LAST[0] = ("", "", _Mask(0), True)
+        _LAST[0] = ("", "", _Mask(0), True, 0)
         del _PENDING[: len(made)]
 
 
@@ -332,9 +329,19 @@ _NEEDS: dict[Finder, tuple[_Gated, ...]] = {}
 _LITERALS: dict[Finder, tuple[str, ...]] = {}
 
 
-def _needing(finder: Finder, *inner: Finder | _Gated, literals: tuple[str, ...] = ()) -> Finder:
+#: the finders that may find something in a text one of these tests holds for
+_WHEN: dict[Finder, tuple[Callable[[str], bool], ...]] = {}
+
+
+def _needing(
+    finder: Finder,
+    *inner: Finder | _Gated,
+    literals: tuple[str, ...] = (),
+    when: tuple[Callable[[str], bool], ...] = (),
+) -> Finder:
     """Say that ``finder`` yields only what ``inner`` (finders or gated regexes) find, or
-    else only in a text holding one of ``literals`` (as written): when none of those can
+    else only in a text holding one of ``literals`` (as written) or one ``when`` says
+    holds it (a test of the text, such as a long run of base64): when none of those can
     match a text, :func:`_may_find` says it finds nothing there either."""
     needs: list[_Gated] = []
     for one in inner:
@@ -343,18 +350,22 @@ def _needing(finder: Finder, *inner: Finder | _Gated, literals: tuple[str, ...] 
         elif one in _NEEDS:
             needs += _NEEDS[one]
             literals += _LITERALS.get(one, ())
+            when += _WHEN.get(one, ())
         else:
             return finder  # a finder of its own: it always runs
     _NEEDS[finder] = tuple(needs)
     if literals:
         _LITERALS[finder] = literals
+    if when:
+        _WHEN[finder] = when
     return finder
 
 
 #: for each finder of :data:`_NEEDS`: its regexes' gated alternatives (bits by number),
 #: whether one of their alternatives runs on every text, on every text not all ASCII, and
-#: the strings in a text that make it run (:data:`_LITERALS`)
-Needs = tuple[int, bool, bool, tuple[str, ...]]
+#: the strings in a text that make it run (:data:`_LITERALS`): those the prefilter does
+#: not look for, and the bits of those it does (:data:`_LITERAL_BITS`)
+Needs = tuple[int, bool, bool, tuple[str, ...], int]
 _NEED_BITS: dict[Finder, Needs] = {}
 
 
@@ -374,7 +385,7 @@ def _need_bits(finder: Finder) -> Needs | None:
     rules are compiled (after :func:`_seen`)."""
     bits = _NEED_BITS.get(finder)
     if bits is None and finder in _OUTSIDE_ASCII:
-        bits = _NEED_BITS[finder] = (0, False, True, ())  # it runs on a text not ASCII
+        bits = _NEED_BITS[finder] = (0, False, True, (), 0)  # it runs on a text not ASCII
     if bits is None:
         needs = _NEEDS.get(finder)
         if needs is None:
@@ -385,84 +396,26 @@ def _need_bits(finder: Finder) -> Needs | None:
             mask |= one.gated
             always = always or any(not b.non_ascii for b in one.always)
             other = other or bool(one.always)
-        bits = _NEED_BITS[finder] = (mask, always, other, _LITERALS.get(finder, ()))
+        literals = _LITERALS.get(finder, ())
+        found = sum(_LITERAL_BITS.get(x, 0) for x in dict.fromkeys(literals))
+        rest = tuple(x for x in literals if x not in _LITERAL_BITS)
+        bits = _NEED_BITS[finder] = (mask, always, other, rest, found)
     return bits
 
 
 def _may_find(finder: Finder, text: str, ascii: bool | None = None) -> bool:
     """False when ``finder`` surely finds nothing in ``text`` (see :func:`_needing`);
     ``ascii``: whether ``text`` is all ASCII, if the caller knows."""
-    candidates = _seen(text)[2]  # first: it compiles what is not compiled yet
+    seen = _seen(text)  # first: it compiles what is not compiled yet
     bits = _need_bits(finder)
     if bits is None:
         return True
-    mask, always, other, literals = bits
+    mask, always, other, literals, found = bits
     if always or (other and not (text.isascii() if ascii is None else ascii)):
         return True
-    return bool(mask & candidates) or bool(literals and any(lit in text for lit in literals))
-
-
-class _Plan:
-    """Which of some finders (the rules') may find something, worked out for a text in a
-    few steps rather than a test a finder: those that always run; those that run on a
-    text not all ASCII; those that run when a string is in it; and, for each gated
-    alternative, the finders that need it (the text's candidates are few)."""
-
-    def __init__(self, finders: tuple[Finder, ...]) -> None:
-        self.size = len(finders)
-        self.always: list[int] = []
-        self.outside_ascii: list[int] = []
-        self.literals: list[tuple[int, tuple[str, ...]]] = []
-        self.by_branch: dict[int, list[int]] = {}
-        self.gated = 0
-        for k, finder in enumerate(finders):
-            bits = _need_bits(finder)
-            if bits is None or bits[1]:
-                self.always.append(k)
-                continue
-            mask, _, other, literals = bits
-            if other:
-                self.outside_ascii.append(k)
-            if literals:
-                self.literals.append((k, literals))
-            self.gated |= mask
-            while mask:
-                low = mask & -mask
-                mask ^= low
-                self.by_branch.setdefault(low.bit_length() - 1, []).append(k)
-
-    def may(self, text: str, ascii: bool, candidates: int) -> list[bool]:
-        runs = [False] * self.size
-        for k in self.always:
-            runs[k] = True
-        if not ascii:
-            for k in self.outside_ascii:
-                runs[k] = True
-        for k, literals in self.literals:
-            if not runs[k] and any(literal in text for literal in literals):
-                runs[k] = True
-        hits = candidates & self.gated
-        while hits:
-            low = hits & -hits
-            hits ^= low
-            for k in self.by_branch[low.bit_length() - 1]:
-                runs[k] = True
-        return runs
-
-
-def _may_finds(finders: tuple[Finder, ...], text: str, ascii: bool) -> list[bool]:
-    """:func:`_may_find` of each of ``finders`` on ``text`` (all ASCII or not), at once."""
-    candidates = _seen(text)[2]  # first: it compiles what is not compiled yet
-    plan = _PLANS.get(finders)
-    if plan is None:
-        plan = _Plan(finders)
-        if len(_PLANS) < 64:  # the rules', and a few others (the tests' rule by rule)
-            _PLANS[finders] = plan
-    return plan.may(text, ascii, candidates)
-
-
-#: the plan of each tuple of finders asked about (the rules' finders)
-_PLANS: dict[tuple[Finder, ...], _Plan] = {}
+    if mask & seen[2] or found & seen[4]:
+        return True
+    return any(lit in text for lit in literals) or any(test(text) for test in _WHEN.get(finder, ()))
 
 
 def _regex(pattern: str, flags: int = re.IGNORECASE) -> Finder:

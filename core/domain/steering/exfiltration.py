@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from core.domain.steering.clauses import _NEGATION_STRICT, _sentence, _unless_negated
 from core.domain.steering.engine import Rule, _alt, _Gated, _Lazy, _needing
-from core.domain.steering.filtered import _Filtered
+from core.domain.steering.filtered import _Filtered, _Shared
 
 # -- shared pieces ------------------------------------------------------------------
 _EMAIL = r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w:/@-])"
@@ -23,6 +23,9 @@ _DEST = _Lazy(_URL_DEST + "|" + _EMAIL + r"|/dev/tcp/\S+")
 _DEST_NO_ADDRESS = _Lazy(_URL_DEST + r"|/dev/tcp/\S+")
 
 
+#: the verbs are looked for in every destination's sentence, what is sent only in one with
+#: a verb: a prefilter for each
+_VERBS, _WHAT = _Shared(), _Shared()
 _SEND_VERB = _Filtered(
     r"(?<![\w/-])(?:send|upload|forward|exfiltrate|transmit|leak)(?![\w/-])"
     r"|\b(?:e-?)?mail\s+(?:the|a|an|all|every|each|this|it|them|copies|contents?|logs?|reports?)\b"
@@ -36,6 +39,7 @@ _SEND_VERB = _Filtered(
     r"|\b(?:envie|enviar|mande|carregue|encaminhe)\b"
     r"|\b(?:invia|inviare|manda|mandare|carica|caricare|inoltra)\b",
     re.IGNORECASE,
+    _VERBS,
 )
 #: what is sent: a file, logs, a conversation, code (a meeting invite or a link is not data)
 _DATA = _Filtered(
@@ -52,6 +56,7 @@ _DATA = _Filtered(
     r"|\b(?:conteúdo|histórico|arquivos?|dados|conversas?)\b"
     r"|\b(?:contenuto|registri|cronologia|file|dati|conversazion[ei]|codice)\b",
     re.IGNORECASE,
+    _WHAT,
 )
 #: a URL whose query is a template to fill with the user's data (?q={conversation})
 _URL_TEMPLATE = _Gated(
@@ -60,7 +65,7 @@ _URL_TEMPLATE = _Gated(
     r"|对话|用户|消息|记录)",
     re.IGNORECASE,
 )
-_BCC = _Lazy(r"\bbcc\b", re.IGNORECASE)
+_BCC = _Filtered(r"\bbcc\b", re.IGNORECASE, _VERBS)  # its gate in the verbs' pass
 _PUSH_TO = _Lazy(
     r"\b(?:push|post)\b[^\n]{0,60}?\b(?:branch(?:es)?|all|--all|--mirror|tags|code|repo(?:sitory)?"
     r"|commits?|output|contents?|it)\b[^\n]{0,40}?\b(?:to|into|on)\s+(?:https?://|git@|ssh://"
@@ -75,6 +80,7 @@ _SHARE_VERB = _Filtered(
     r"|\b(?:teile|kopiere|füge|poste)\b|\b(?:comparte|pega|publica|copia)\b"
     r"|\b(?:compartilhe|cole|publique|copie)\b|\b(?:condividi|incolla|pubblica|copia)\b",
     re.IGNORECASE,
+    _VERBS,
 )
 _SECRET = _Filtered(
     r"(?:^|[^\w.])\.env\b(?!\.example)|\benv\b(?!\.example|\s*var)|\bprintenv\b"
@@ -92,6 +98,7 @@ _SECRET = _Filtered(
     r"|\bvariables\s+de\s+entorno\b|\bsenhas?\b|\bcredenciais\b|\bchaves?\b"
     r"|\bvariáveis\s+de\s+ambiente\b|\bcredenziali\b|\bchiavi\b|\bvariabili\s+d['’]ambiente\b",
     re.IGNORECASE,
+    _WHAT,
 )
 _EXFIL_CMD = _alt(
     r"\bcurl\b[^\n`]{0,120}\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import unicodedata
 from typing import Any
 
 # -- speed: each alternative runs only when a word it needs is in the text -------------
@@ -19,7 +20,23 @@ Check = tuple[tuple[str, bool], ...]
 def _fold(text: str) -> str:
     """Casefolded, with the two letters the regex engine folds to "i" that casefold
     does not (so a gate never skips what the regex would match)."""
-    return text.casefold().replace("i\u0307", "i").replace("\u0131", "i")
+    folded = text.casefold()
+    if folded.isascii():  # neither letter is there
+        return folded
+    return folded.replace("i\u0307", "i").replace("\u0131", "i")
+
+
+#: the categories of what casefolding turns a character into (besides itself): letters,
+#: circled letters (So), Roman numerals (Nl), and a few combining marks of U+0300-U+036F
+_FOLDED_INTO = frozenset(("Ll", "Lu", "Lt", "Lm", "So", "Nl"))
+
+
+def _folds_as_is(literal: str) -> bool:
+    """Whether a text holds ``literal`` exactly where its fold (:func:`_fold`) does: each
+    of its characters folds to itself and is what no other character folds to."""
+    return _fold(literal) == literal and not any(
+        unicodedata.category(ch) in _FOLDED_INTO or "\u0300" <= ch <= "\u036f" for ch in literal
+    )
 
 
 def _usable(gate: Gate) -> bool:
@@ -231,8 +248,33 @@ def _checks(parsed: Any) -> tuple[Check, ...]:
     if parsed is None:
         return ()
     found = {g for g in _required(parsed) if _usable(g)}
-    ordered = sorted(found, key=lambda g: (_chance(g), len(g), sorted(g)))[:MOST_GATES]
-    return tuple(tuple(sorted({_checked(x) for x in gate})) for gate in ordered)
+    kept: list[Gate] = []
+    for gate in sorted(found, key=lambda g: (_chance(g), len(g), sorted(g))):
+        if not any(_implies(other, gate) for other in kept):  # it would rule out nothing
+            kept.append(gate)
+    return tuple(tuple(sorted({_checked(x) for x in gate})) for gate in kept[:MOST_GATES])
+
+
+def _implies(gate: Gate, other: Gate) -> bool:
+    """Whether ``other`` holds wherever ``gate`` does: each literal of ``gate`` holds one
+    of ``other``'s (where it starts a word, when that one must)."""
+    return all(any(_within(small, big) for small in other) for big in gate)
+
+
+def _within(small: str, big: str) -> bool:
+    """Whether a text holding the marked literal ``big`` holds ``small`` (see
+    :data:`_INITIAL`): inside it, and at a word's start when ``small`` must be."""
+    inner, outer = _plain(small), _plain(big)
+    if not small.startswith(_INITIAL):
+        return inner in outer
+    if big.startswith(_INITIAL) and outer.startswith(inner):
+        return True
+    at = outer.find(inner, 1)
+    while at > 0:
+        if not (outer[at - 1].isascii() and (outer[at - 1].isalnum() or outer[at - 1] == "_")):
+            return True
+        at = outer.find(inner, at + 1)
+    return False
 
 
 def _checked(literal: str) -> tuple[str, bool]:

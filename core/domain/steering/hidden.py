@@ -12,7 +12,6 @@ from core.domain.steering.engine import (
     _chain,
     _Lazy,
     _needing,
-    _outside_ascii,
     _regex,
 )
 
@@ -23,6 +22,21 @@ _INVISIBLE = (
 )
 _ZERO_WIDTH = "[" + _INVISIBLE[1:-1] + "\u200d]"
 _ZERO_WIDTH_RE = _Lazy(_ZERO_WIDTH)
+
+
+def _characters(klass: str) -> tuple[str, ...]:
+    """Each character of a plain character class (``[ab-d]``: single characters and
+    ranges), for a finder to say it needs one of them (see :func:`.engine._needing`)."""
+    inside, i = klass[1:-1], 0
+    found: list[str] = []
+    while i < len(inside):
+        if inside[i + 1 : i + 2] == "-" and i + 2 < len(inside):
+            found += map(chr, range(ord(inside[i]), ord(inside[i + 2]) + 1))
+            i += 3
+        else:
+            found.append(inside[i])
+            i += 1
+    return tuple(found)
 
 
 def _emoji(ch: str) -> bool:
@@ -45,7 +59,6 @@ def _joining(ch: str) -> bool:
     )
 
 
-@_outside_ascii
 def _zero_width(text: str) -> Iterator[tuple[int, int]]:
     """Invisible characters, but not the joiner inside an emoji sequence (👩‍💻), nor a
     ZWNJ or ZWJ between two letters of a script that spells words with them (Persian
@@ -78,16 +91,16 @@ _RTL_LETTER = _Lazy(
 )
 
 
-@_outside_ascii
 def _bidi(text: str) -> Iterator[tuple[int, int]]:
     """Bidirectional controls, but not the isolates (U+2066-2069) of a note that names
     them ("Fluent wraps placeables in FSI/PDI isolates") when no override is there."""
     if text.isascii():  # every control is outside ASCII
         return
-    named = None
-    rtl = bool(_RTL_LETTER.search(text))
+    named = rtl = None
     for match in _BIDI_RE.finditer(text):
         near = text[max(0, match.start() - 3) : match.end() + 3]
+        if rtl is None:  # looked for once, and only in a text with a control
+            rtl = bool(_RTL_LETTER.search(text))
         if rtl and match.group() in _MARKS and _RTL_LETTER.search(near):
             continue  # a direction mark in right-to-left text: how it is typeset, not hidden
         if "\u2066" <= match.group() <= "\u2069":
@@ -100,6 +113,20 @@ def _bidi(text: str) -> Iterator[tuple[int, int]]:
         yield match.start(), match.end()
 
 
+_needing(_zero_width, literals=_characters(_ZERO_WIDTH))  # nothing without one
+_needing(_bidi, literals=_characters(_BIDI))  # nothing without a control
+_TAGS_RE = _Lazy(_TAGS)
+
+
+def _tags(text: str) -> Iterator[tuple[int, int]]:
+    """Tag characters and variation selectors of the supplement (none of them shows)."""
+    for match in _TAGS_RE.finditer(text):
+        yield match.start(), match.end()
+
+
+_needing(_tags, literals=_characters(_TAGS))  # nothing without one
+
+
 #: a text that is about look-alike letters (a homoglyph example), not one that uses them
 _NAMES_LOOKALIKES = _Lazy(
     r"\b(?:cyrillic|greek|homoglyphs?|look-?alikes?|confusables?|spoof\w*|IDN)\b|西里尔|同形|形近",
@@ -110,20 +137,28 @@ _LOOKALIKE = (
     r"[A-Za-z]"
 )
 _LOOKALIKE_RE = _regex(_LOOKALIKE, 0)
+#: what every match of :data:`_LOOKALIKE` holds: a Cyrillic or Greek letter (one scan
+#: rules out the texts in other scripts before the two alternatives are tried)
+_CYRILLIC_OR_GREEK = _Lazy("[\u0400-\u04ff\u0370-\u03bb\u03bd-\u03ff]")
 
 
-@_outside_ascii
+def _mixes_scripts(text: str) -> bool:
+    """Whether ``text`` may mix Latin with Cyrillic or Greek: it holds such a letter."""
+    return not text.isascii() and _CYRILLIC_OR_GREEK.search(text) is not None
+
+
 def _lookalike(text: str) -> Iterator[tuple[int, int]]:
     """A word mixing Latin with Cyrillic or Greek letters, unless the text is about such
     spellings (a homoglyph example in a security README)."""
-    if text.isascii():  # no Cyrillic or Greek letter
-        return
-    found = _LOOKALIKE_RE(text)
+    found = _LOOKALIKE_RE(text)  # run only where _mixes_scripts holds (see below)
     first = next(found, None)  # the quick look first: most texts mix no letters
     if first is None or _NAMES_LOOKALIKES.search(text):
         return
     yield first
     yield from found
+
+
+_needing(_lookalike, when=(_mixes_scripts,))  # nothing without such a letter
 
 
 _MD_COMMENT = r"^\s*\[(?://|comment|hidden|_)\]:\s*(?:#|<>)\s*[\(\"'].*$"
@@ -237,7 +272,7 @@ TAG_CHARACTERS = Rule(
     family="hidden",
     strength="strong",
     why="Unicode tag characters or variation selectors (invisible text smuggled in)",
-    find=_regex(_TAGS, 0),
+    find=_tags,
     catches=("note\U000e0049\U000e0047\U000e004e", "ok\U000e0100\U000e0101"),
     misses=("note 🏴 flag", "heart ❤\ufe0f"),
 )

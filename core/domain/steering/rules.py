@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from core.domain.steering.authority import (
@@ -11,7 +12,7 @@ from core.domain.steering.authority import (
     REVEAL_PROMPT,
 )
 from core.domain.steering.encoded import ENCODED_TEXT, IMAGE_CARRIES_DATA, OTHER_ENCODING
-from core.domain.steering.engine import Flag, Rule, _Lazy, _may_find, _may_finds
+from core.domain.steering.engine import Flag, Rule, _Lazy, _may_find
 from core.domain.steering.exfiltration import SEND_DATA_OUT, SHOW_SECRETS
 from core.domain.steering.fetching import FETCH_AND_RUN, INSTALL_FROM_URL
 from core.domain.steering.firsts import _first
@@ -34,6 +35,7 @@ from core.domain.steering.judgement import (
 )
 from core.domain.steering.markers import INSTRUCTION_HEADING, ROLE_MARKER
 from core.domain.steering.override import LIFT_RESTRICTIONS, OVERRIDE_INSTRUCTIONS
+from core.domain.steering.plan import _running
 from core.domain.steering.secrecy import DECEIVE_USER, KEEP_FROM_USER, SCRIPTED_ANSWER
 from core.domain.steering.standing import DELAYED_TRIGGER, FROM_NOW_ON
 from core.domain.steering.weakening import (
@@ -86,10 +88,14 @@ _FINDERS = tuple(rule.find for rule in RULES)
 _SHOWN_INVISIBLE = _Lazy(_ZERO_WIDTH + "|" + _BIDI + "|" + _TAGS)
 
 
+def _named(match: re.Match[str]) -> str:
+    return f"<U+{ord(match.group()):04X}>"
+
+
 def _shown(span: str) -> str:
     head = span[:120]
     if not head.isascii():  # every invisible character is outside ASCII
-        head = "".join(f"<U+{ord(ch):04X}>" if _SHOWN_INVISIBLE.match(ch) else ch for ch in head)
+        head = _SHOWN_INVISIBLE.sub(_named, head)
     return head + ("…" if len(span) > 120 else "")
 
 
@@ -109,13 +115,12 @@ def detect(text: str, *, rules: Iterable[Rule] = RULES) -> list[Flag]:
     No weighing: weak rules fire as strong ones do (see :func:`assess`)."""
     rules = rules if isinstance(rules, tuple) else tuple(rules)
     finders = _FINDERS if rules is RULES else tuple(r.find for r in rules)
-    may = _may_finds(finders, text, text.isascii())
-    flags = [
-        flag
-        for rule, runs in zip(rules, may, strict=True)
-        if runs
-        for flag in _rule_flags(text, rule, may=True)
-    ]
+    runs = _running(finders, text, text.isascii())
+    flags: list[Flag] = []
+    while runs:  # the rules that may fire, in their order
+        low = runs & -runs
+        runs ^= low
+        flags += _rule_flags(text, rules[low.bit_length() - 1], may=True)
     flags.sort(key=lambda f: (f.start, f.rule))
     return flags
 

@@ -228,6 +228,17 @@ _PROD_RE = _Lazy(r"\b(?:prod\w*|main|master|release|live|payments?|billing)\b", 
 _NEVER_CLAUSE_RE = _Lazy("(?:" + _NEVER_ELSEWHERE + r")[^.;\n]*", re.I)
 
 
+def _bounded(here: str) -> bool:
+    """Whether ``here`` tells a bounded exception: only in a local or test context, a
+    ticket and when it comes back, or a local context and where it must never be."""
+    local = _LOCAL_RE.search(here)
+    if local and _ONLY_RE.search(here):
+        return True
+    if _TICKET_RE.search(here) and _RESTORED_RE.search(here):
+        return True
+    return bool(local and _NEVER_ELSEWHERE_RE.search(here))
+
+
 def _unless_bounded(finder: Finder) -> Finder:
     """A switched-off check, unless its sentence (and the next) tells a bounded exception:
     limited to a local or test context, or given its ticket and when it comes back or
@@ -242,15 +253,11 @@ def _unless_bounded(finder: Finder) -> Finder:
             nxt = min(len(text), right + 2)  # past the full stop and its space
             after = _sentence(text, nxt, nxt)[1] if nxt < len(text) else right
             here = text[left:after]
-            only, local = bool(_ONLY_RE.search(here)), bool(_LOCAL_RE.search(here))
-            ticket, restored = bool(_TICKET_RE.search(here)), bool(_RESTORED_RE.search(here))
-            never = bool(_NEVER_ELSEWHERE_RE.search(here))
             if _PROD_RE.search(_NEVER_CLAUSE_RE.sub(" ", here)):
                 yield start, end
                 continue
-            if (only and local) or (ticket and restored) or (local and never):
-                continue
-            yield start, end
+            if not _bounded(here):
+                yield start, end
 
     return _needing(find, finder)
 

@@ -1,0 +1,96 @@
+"""Which rules may fire on a text: worked out once a text from the engine's prefilter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from core.domain.steering.engine import _BRANCHES, _WHEN, Finder, Seen, _need_bits, _seen
+
+
+class _Plan:
+    """Which of some finders (the rules') may find something, worked out for a text in a
+    few steps rather than a test a finder: those that always run; those that run on a
+    text not all ASCII; those that run when a string is in it; and, for each gated
+    alternative, the finders that need it (the text's candidates are few). Finders are
+    bits of an int by their place (bit ``k``: the ``k``-th finder)."""
+
+    def __init__(self, finders: tuple[Finder, ...]) -> None:
+        self.size = len(finders)
+        self.on_ascii = 0  # the finders that run on every text
+        self.on_other = 0  # and those that run on every text not all ASCII
+        self.literals: list[tuple[int, tuple[str, ...]]] = []
+        self.found: list[tuple[int, int]] = []  # a finder's strings' bits, and its bit
+        self.when: list[tuple[Callable[[str], bool], int]] = []  # a finder's tests (_WHEN)
+        self.by_branch: dict[int, int] = {}  # a gated alternative: the finders needing it
+        self.gated = 0
+        for k, finder in enumerate(finders):
+            bit = 1 << k
+            bits = _need_bits(finder)
+            if bits is None or bits[1]:
+                self.on_ascii |= bit
+                continue
+            mask, _, other, literals, found = bits
+            if other:
+                self.on_other |= bit
+            if literals:
+                self.literals.append((bit, literals))
+            if found:
+                self.found.append((found, bit))
+            self.when += ((test, bit) for test in _WHEN.get(finder, ()))
+            self.gated |= mask
+            while mask:
+                low = mask & -mask
+                mask ^= low
+                number = low.bit_length() - 1
+                self.by_branch[number] = self.by_branch.get(number, 0) | bit
+        self.on_other |= self.on_ascii
+
+    def which(self, text: str, ascii: bool, seen: Seen) -> int:
+        """The finders that may find something in ``text`` (``seen``: what :func:`_seen`
+        says of it), as bits. A gated alternative that cannot start anywhere in the text
+        (:meth:`_Branch.starts_nowhere`) runs no finder."""
+        runs = self.on_ascii if ascii else self.on_other
+        for strings, bit in self.found:
+            if strings & seen[4]:
+                runs |= bit
+        for bit, literals in self.literals:
+            if not runs & bit and any(literal in text for literal in literals):
+                runs |= bit
+        for test, bit in self.when:
+            if not runs & bit and test(text):
+                runs |= bit
+        hits = seen[2] & self.gated
+        while hits:
+            low = hits & -hits
+            hits ^= low
+            number = low.bit_length() - 1
+            finders = self.by_branch[number]
+            if runs & finders != finders and not _BRANCHES[number].starts_nowhere(seen):
+                runs |= finders
+        return runs
+
+
+def _plan(finders: tuple[Finder, ...]) -> _Plan:
+    plan = _PLANS.get(finders)
+    if plan is None:
+        plan = _Plan(finders)
+        if len(_PLANS) < 64:  # the rules', and a few others (the tests' rule by rule)
+            _PLANS[finders] = plan
+    return plan
+
+
+def _may_finds(finders: tuple[Finder, ...], text: str, ascii: bool) -> list[bool]:
+    """:func:`_may_find` of each of ``finders`` on ``text`` (all ASCII or not), at once."""
+    runs = _running(finders, text, ascii)
+    return [bool(runs >> k & 1) for k in range(len(finders))]
+
+
+def _running(finders: tuple[Finder, ...], text: str, ascii: bool) -> int:
+    """:func:`_may_finds` as the bits of an int (bit ``k``: the ``k``-th finder may find
+    something in ``text``)."""
+    seen = _seen(text)  # first: it compiles what is not compiled yet
+    return _plan(finders).which(text, ascii, seen)
+
+
+#: the plan of each tuple of finders asked about (the rules' finders)
+_PLANS: dict[tuple[Finder, ...], _Plan] = {}

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from support_browser import CHROMIUM, MEMGOV, chromium, live_members, open_desk, serving
 from support_desk import DEMO_NOW, OWNER, doctor_clean, git, workspace
+from support_screen import DEADLINE, REASON
 
 from tui.cli.serve import (
     allowed_netlocs,
@@ -35,10 +36,10 @@ needs_memgov = pytest.mark.skipif(
 )
 
 
-def wait_until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
+def wait_until(check: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
     while not check():
-        assert time.monotonic() < deadline, f"waited {timeout:.0f} s for {what}"
+        assert time.monotonic() < deadline, f"waited {DEADLINE:.0f} s for {what}"
         time.sleep(0.1)
 
 
@@ -101,7 +102,7 @@ def test_decide_a_conflict_in_the_browser(demo_template: Path, tmp_path: Path) -
             shown = browser.wait_for("Newer wins", "doctor")
             assert "sources favour" in shown
             browser.press("n")
-            browser.wait_for("Reason")
+            browser.wait_for(REASON)
             browser.press("Enter")
             browser.wait_for("Decided")
 
@@ -114,7 +115,7 @@ def test_decide_a_conflict_in_the_browser(demo_template: Path, tmp_path: Path) -
             assert "Decided" not in open_desk(browser, url)
             assert served.others() != []
             os.kill(served.pid, signal.SIGTERM)
-            assert served.process.wait(timeout=90) == 0
+            assert served.process.wait(timeout=DEADLINE) == 0
             assert live_members(served.pid) == []
 
     after = doctor_records(demo)

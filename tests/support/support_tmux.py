@@ -115,10 +115,10 @@ class Desk:
         deadline = time.monotonic() + DEADLINE
         sent = time.monotonic()
         while True:
+            status = self.dead()  # before the screen: once it exited, the screen is its last
             shown = self.screen()
             if check(shown):
                 return shown
-            status = self.dead()
             if status is not None:
                 raise AssertionError(f"the desk exited ({status}) before {what}:\n{shown}")
             now = time.monotonic()

@@ -153,7 +153,7 @@ def test_the_sessions_command_is_quoted_word_by_word(tmp_path: Path) -> None:
     actor = "-x'; touch pwned4 #"
     command = desk_command([str(missing)], actor)
     done = subprocess.run(
-        ["/bin/sh", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        ["/bin/sh", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=DEADLINE
     )
     assert done.returncode == 2, done.stderr
     assert f"{missing}: not a memgov store" in done.stderr
@@ -172,7 +172,7 @@ def test_the_working_folder_is_not_on_the_sessions_import_path(tmp_path: Path) -
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=DEADLINE,
     )
     assert "planted" not in done.stderr
     assert "not a memgov store" in done.stderr
@@ -198,7 +198,7 @@ def test_a_wildcard_host_is_refused(demo_template: Path, host: str) -> None:
         [str(MEMGOV), "serve", f"--store={demo_template}", "--as=liys05", f"--host={host}"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=DEADLINE,
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2, done.stdout + done.stderr

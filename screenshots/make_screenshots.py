@@ -9,16 +9,18 @@ byte-identical run after run unless what the desk shows has changed.
 ``browser.png`` is the desk in a browser: ``memgov serve`` on the demo, the
 system's Chromium (``/usr/bin/chromium``) headless, the deploy-command conflict
 opened with real keys (``tests/support/support_browser.py`` drives it, as the test does).
-Without Chromium it is skipped with a note. Its Chinese text needs a CJK font
-(Debian's ``fonts-wqy-microhei``); Chromium draws boxes without one.
+Without Chromium it is skipped with a note. The demo is in Chinese: without a CJK
+font Chromium draws boxes, so the script stops, saying so, when fontconfig knows of
+none (``fc-list :lang=zh``; Debian's ``fonts-noto-cjk``, which ``.ci/run`` installs).
 """
 
 from __future__ import annotations
 
 import asyncio
+import shutil
+import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -67,6 +69,24 @@ async def shoot(demo: Path, name: str, keys: Sequence[str]) -> None:
     print(f"screenshots/{name}.svg")
 
 
+#: what to do when no CJK font is installed
+NO_CJK_FONT = (
+    "screenshots/browser.png: no CJK font (fc-list :lang=zh lists none), and the demo is "
+    "in Chinese: Chromium would draw boxes. Install one (Debian: apt-get install "
+    "fonts-noto-cjk) and run this again."
+)
+
+
+def cjk_fonts() -> list[str]:
+    """The fonts fontconfig (which Chromium asks) has for Chinese: one line each."""
+    if shutil.which("fc-list") is None:
+        return []
+    listed = subprocess.run(
+        ["fc-list", ":lang=zh", "family"], capture_output=True, text=True, check=False
+    )
+    return [line for line in listed.stdout.splitlines() if line.strip()]
+
+
 def shoot_browser(demo: Path, work: Path) -> None:
     """``browser.png``: the deploy-command conflict, in Chromium, through ``memgov serve``."""
     import os
@@ -76,15 +96,18 @@ def shoot_browser(demo: Path, work: Path) -> None:
     if not CHROMIUM.exists():
         print(f"screenshots/browser.png: skipped, no Chromium at {CHROMIUM}")
         return
+    if not cjk_fonts():
+        raise SystemExit(NO_CJK_FONT)
     env = {**os.environ, "MEMGOV_NOW": NOW.isoformat()}
     with (
         serving([demo], actor="liys05", log=work / "serve.log", env=env) as served,
         chromium(work / "profile", size=(1280, 760)) as browser,
     ):
         open_desk(browser, served.url)
-        browser.press("j", "j", "Enter")  # past the doctor conflict and the old secret
+        browser.down_to("#deploy_command")  # past the doctor conflict and the old secret
+        browser.press("Enter")
         browser.wait_for("Newer wins", "deploy_command", gone="being read")
-        time.sleep(1.0)  # the page fades the terminal in; let the evidence settle
+        browser.settled()  # faded in, and drawn
         browser.page.screenshot(path=str(HERE / "browser.png"))
     print("screenshots/browser.png")
 
@@ -95,6 +118,10 @@ async def shoot_all(demo: Path) -> None:
 
 
 def main(argv: Sequence[str]) -> None:
+    from support_browser import CHROMIUM
+
+    if CHROMIUM.exists() and not cjk_fonts():
+        raise SystemExit(NO_CJK_FONT)  # before the SVGs: no half-made set
     with tempfile.TemporaryDirectory() as tmp:
         demo = Path(tmp) / "demo"
         build_demo(demo)

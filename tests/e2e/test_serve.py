@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from support_browser import CHROMIUM, MEMGOV, chromium, live_members, open_desk, serving
 from support_desk import DEMO_NOW, OWNER, doctor_clean, git, workspace
+from support_screen import DEADLINE, REASON
 
 from tui.cli.serve import (
     allowed_netlocs,
@@ -35,10 +36,10 @@ needs_memgov = pytest.mark.skipif(
 )
 
 
-def wait_until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
+def wait_until(check: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
     while not check():
-        assert time.monotonic() < deadline, f"waited {timeout:.0f} s for {what}"
+        assert time.monotonic() < deadline, f"waited {DEADLINE:.0f} s for {what}"
         time.sleep(0.1)
 
 
@@ -101,7 +102,7 @@ def test_decide_a_conflict_in_the_browser(demo_template: Path, tmp_path: Path) -
             shown = browser.wait_for("Newer wins", "doctor")
             assert "sources favour" in shown
             browser.press("n")
-            browser.wait_for("Reason")
+            browser.wait_for(REASON)
             browser.press("Enter")
             browser.wait_for("Decided")
 
@@ -114,7 +115,7 @@ def test_decide_a_conflict_in_the_browser(demo_template: Path, tmp_path: Path) -
             assert "Decided" not in open_desk(browser, url)
             assert served.others() != []
             os.kill(served.pid, signal.SIGTERM)
-            assert served.process.wait(timeout=90) == 0
+            assert served.process.wait(timeout=DEADLINE) == 0
             assert live_members(served.pid) == []
 
     after = doctor_records(demo)
@@ -152,7 +153,7 @@ def test_the_sessions_command_is_quoted_word_by_word(tmp_path: Path) -> None:
     actor = "-x'; touch pwned4 #"
     command = desk_command([str(missing)], actor)
     done = subprocess.run(
-        ["/bin/sh", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        ["/bin/sh", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=DEADLINE
     )
     assert done.returncode == 2, done.stderr
     assert f"{missing}: not a memgov store" in done.stderr
@@ -171,7 +172,7 @@ def test_the_working_folder_is_not_on_the_sessions_import_path(tmp_path: Path) -
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=DEADLINE,
     )
     assert "planted" not in done.stderr
     assert "not a memgov store" in done.stderr
@@ -197,7 +198,7 @@ def test_a_wildcard_host_is_refused(demo_template: Path, host: str) -> None:
         [str(MEMGOV), "serve", f"--store={demo_template}", "--as=liys05", f"--host={host}"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=DEADLINE,
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2, done.stdout + done.stderr

@@ -7,38 +7,18 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from support_desk import DEMO_SECRET_NOTE
+from support_screen import REASON, queue_shown, waiting
+from support_tmux import Desk
 
 MEMGOV = Path(sys.executable).with_name("memgov")
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None or not MEMGOV.exists(),
     reason="needs tmux and the installed memgov console script",
 )
-
-
-def tmux(*args: str, env: dict[str, str]) -> str:
-    return subprocess.run(
-        ["tmux", "-L", env["TMUX_SOCKET"], *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    ).stdout
-
-
-def wait_for(text: str, env: dict[str, str], timeout: float = 20.0) -> str:
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = tmux("capture-pane", "-p", "-t", "desk", env=env)
-        if text in screen:
-            return screen
-        time.sleep(0.2)
-    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
 
 
 def test_resolve_a_conflict_with_real_keys(tmp_path: Path) -> None:
@@ -48,7 +28,6 @@ def test_resolve_a_conflict_with_real_keys(tmp_path: Path) -> None:
         "TERM": "xterm-256color",
         "GIT_CONFIG_GLOBAL": str(tmp_path / ".gitconfig"),
         "GIT_CONFIG_NOSYSTEM": "1",
-        "TMUX_SOCKET": f"memgov-test-{os.getpid()}",
     }
     env.pop("TMUX", None)
     (tmp_path / ".gitconfig").write_text("")
@@ -59,26 +38,23 @@ def test_resolve_a_conflict_with_real_keys(tmp_path: Path) -> None:
         check=True,
         capture_output=True,
     )
-    command = f"{MEMGOV} review --store {demo} --as liys05"
-    tmux("new-session", "-d", "-s", "desk", "-x", "100", "-y", "30", command, env=env)
+    desk = Desk(f"memgov-test-{os.getpid()}", env)
+    desk.start(f"{MEMGOV} review --store {demo} --as liys05", (100, 30))
     try:
-        wait_for("items waiting", env)
-        time.sleep(0.5)  # keys typed in the terminal's first instants can be taken as a reply
+        desk.ready(10)
         # past the demo's old secret, to the team's deploy-command conflict
-        for _ in range(2):
-            tmux("send-keys", "-t", "desk", "j", env=env)
-            time.sleep(0.3)  # one key, one cursor move: the desk redraws in between
-        tmux("send-keys", "-t", "desk", "Enter", env=env)
-        screen = wait_for("Newer wins", env)
+        desk.down_to("#deploy_command")
+        desk.send("Enter")
+        screen = desk.wait_for("Newer wins")
         assert "deploy_command" in screen
-        tmux("send-keys", "-t", "desk", "n", env=env)
-        wait_for("Reason", env)
-        tmux("send-keys", "-t", "desk", "Enter", env=env)
-        wait_for("Decided", env)
-        tmux("send-keys", "-t", "desk", "q", env=env)
-        time.sleep(0.5)
+        desk.send("n")
+        desk.wait_for(REASON)
+        desk.send("Enter")
+        desk.wait_for("Decided")
+        desk.until(lambda s: queue_shown(s, 9), "the queue of 9")
+        desk.quit()
     finally:
-        tmux("kill-server", env=env)
+        desk.close()
     listed = subprocess.run(
         [str(MEMGOV), "list", "--store", str(demo / "team"), "--json"],
         env=env,
@@ -111,30 +87,28 @@ def test_resolve_a_conflict_with_real_keys(tmp_path: Path) -> None:
     assert DEMO_SECRET_NOTE in errors[0] and "holds a credential" in errors[0]
 
 
-#: clearing the demo's queue top-down, one item at a time: (keys on the queue, what the
-#: item view shows, the keys of the decision, the items left afterwards)
+#: clearing the demo's queue top-down, one item at a time: (the item on top, as the
+#: queue's preview names it; what its view shows; the keys of the decision, each with
+#: what shows once it is taken; the items left afterwards)
 CLEAR_THE_DEMO = (
-    (["Enter"], "Newer wins", ["n"], 9),  # the doctor conflict: the newer record wins
+    # the doctor conflict: the newer record wins
+    ("user:liys05 #doctor", "Newer wins", [("n", REASON)], 9),
     # the note that holds a token: corrected (its redacted text), which erases the old
     # file, discards the pending batch and moves the token-blocked promotion request
-    (["Enter"], "Correct", ["c", "C-s"], 7),
-    (["Enter"], "Newer wins", ["n"], 6),  # the team's deploy-command conflict
-    (["Enter"], "Approve", ["a"], 5),  # promote Package manager
-    (["Enter"], "Erase", ["a"], 4),  # delete Home city, for good
-    (["Enter"], "Expire", ["e"], 3),  # the merge freeze the user says was called off
+    ("secret in a record", "Correct", [("c", "ctrl+s"), ("C-s", REASON)], 7),
+    ("#deploy_command", "Newer wins", [("n", REASON)], 6),  # the team's deploy-command conflict
+    ("Package mana", "Approve", [("a", REASON)], 5),  # promote Package manager
+    ("Home city", "Erase", [("a", REASON)], 4),  # delete Home city, for good
+    ("Merge freeze", "Expire", [("e", REASON)], 3),  # the merge freeze called off
     # a README's "note to AI assistants", held by the gate: discarded
-    (["Enter"], "Discard", ["x"], 2),
+    ("Deploy preflight", "Discard", [("x", REASON)], 2),
     # the agent's team note with a staging address: kept as a private memory (the team
     # store would take the address off this machine; the private store never does)
-    (["Enter"], "Keep", ["k"], 1),
+    ("Staging", "Keep", [("k", REASON)], 1),
     # the moved request, for the corrected CI note: withdrawn (its source is a file of the
     # private store, which a team copy could not resolve: the confirmation would say so)
-    (["Enter"], "Withdraw", ["w"], 0),
+    ("CI registry", "Withdraw", [("w", REASON)], 0),
 )
-
-
-def waiting(n: int) -> str:
-    return f"{n} item{'' if n == 1 else 's'} waiting"
 
 
 def test_clear_the_demo_queue_top_down_and_nothing_goes_unannounced(tmp_path: Path) -> None:
@@ -147,7 +121,6 @@ def test_clear_the_demo_queue_top_down_and_nothing_goes_unannounced(tmp_path: Pa
         "TERM": "xterm-256color",
         "GIT_CONFIG_GLOBAL": str(tmp_path / ".gitconfig"),
         "GIT_CONFIG_NOSYSTEM": "1",
-        "TMUX_SOCKET": f"memgov-clear-{os.getpid()}",
     }
     env.pop("TMUX", None)
     (tmp_path / ".gitconfig").write_text("")
@@ -159,27 +132,33 @@ def test_clear_the_demo_queue_top_down_and_nothing_goes_unannounced(tmp_path: Pa
         capture_output=True,
     )
     shown: list[str] = []  # every screen captured: the confirmations and notifications
-    command = f"{MEMGOV} review --store {demo} --as liys05"
-    tmux("new-session", "-d", "-s", "desk", "-x", "120", "-y", "50", command, env=env)
+    desk = Desk(f"memgov-clear-{os.getpid()}", env)
+    desk.start(f"{MEMGOV} review --store {demo} --as liys05", (120, 50))
     try:
-        wait_for(waiting(10), env)
-        time.sleep(0.5)  # keys typed in the terminal's first instants can be taken as a reply
-        for open_keys, view, decision_keys, left in CLEAR_THE_DEMO:
-            for key in open_keys:
-                tmux("send-keys", "-t", "desk", key, env=env)
-            wait_for(view, env)
-            for key in decision_keys:
-                time.sleep(0.3)
-                tmux("send-keys", "-t", "desk", key, env=env)
-            shown.append(wait_for("Reason (enter to accept", env))
-            tmux("send-keys", "-t", "desk", "Enter", env=env)
-            shown.append(wait_for(waiting(left), env, timeout=60))
-            shown.append(wait_for("Decided", env))
-            time.sleep(0.5)
-        tmux("send-keys", "-t", "desk", "q", env=env)
-        time.sleep(0.5)
+        desk.ready(10)
+        for top, view, decision_keys, left in CLEAR_THE_DEMO:
+            desk.until(lambda s, top=top: top in desk.selected(), f"{top!r} on top")
+            desk.send("Enter")
+            desk.wait_for(view)
+            for key, next_shown in decision_keys:
+                desk.send(key)
+                screen = desk.wait_for(next_shown)
+            shown.append(screen)  # the confirmation
+            since = len(desk.seen)
+            desk.send("Enter")
+            # the notification comes first, then the queue read again: every screen read
+            # between is looked at, so a notification gone before the queue is back counts
+            queue = desk.until(
+                lambda s, left=left, since=since: (
+                    queue_shown(s, left) and decided(desk.seen[since:])
+                ),
+                f"the decision's notification and {waiting(left)}",
+            )
+            shown.extend(s for s in desk.seen[since:] if "Decided" in s)  # the notification
+            shown.append(queue)
+        desk.quit()
     finally:
-        tmux("kill-server", env=env)
+        desk.close()
     on_screen = " ".join(shown)
     said: dict[str, set[str]] = {"discarded": set(), "closed": set(), "opened": set()}
     erased: set[str] = set()
@@ -225,3 +204,8 @@ def test_clear_the_demo_queue_top_down_and_nothing_goes_unannounced(tmp_path: Pa
         [str(MEMGOV), "doctor", "--store", str(demo)], env=env, capture_output=True, text=True
     )
     assert doctor.returncode == 0, doctor.stdout  # the note's token is gone too
+
+
+def decided(screens: list[str]) -> bool:
+    """The decision's notification in one of ``screens``."""
+    return any("Decided" in s for s in screens)

@@ -22,10 +22,12 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from support_screen import DEADLINE, RESEND, selected
 
 CHROMIUM = Path("/usr/bin/chromium")
 MEMGOV = Path(sys.executable).with_name("memgov")
@@ -144,7 +146,7 @@ def serving(
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + DEADLINE
         while True:
             if server.poll() is not None:
                 raise AssertionError(f"memgov serve exited {server.returncode}:\n{log.read_text()}")
@@ -171,7 +173,7 @@ def stop_group(server: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(group, signal.SIGKILL)
     server.wait(timeout=15)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + DEADLINE
     while (left := live_members(group)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not left, f"still running after memgov serve was stopped: {left}"
@@ -192,22 +194,73 @@ class Browser:
     def screen(self) -> str:
         return str(self.page.evaluate(READ_SCREEN))
 
-    def wait_for(self, *texts: str, gone: str = "", timeout: float = 30.0) -> str:
-        """The screen once it shows every one of ``texts`` (and not ``gone``)."""
-        deadline = time.monotonic() + timeout
-        shown = ""
-        while time.monotonic() < deadline:
+    def until(self, check: Callable[[str], bool], what: str, *, resend: str = "") -> str:
+        """The screen once ``check`` holds for it, within :data:`DEADLINE`. With
+        ``resend``, a key whose effect ``check`` sees and that may be repeated without
+        harm: pressed again while nothing shows it was taken."""
+        deadline = time.monotonic() + DEADLINE
+        sent = time.monotonic()
+        while True:
             shown = self.screen()
-            if all(t in shown for t in texts) and not (gone and gone in shown):
+            if check(shown):
                 return shown
+            now = time.monotonic()
+            if now > deadline:
+                raise AssertionError(f"{what}: not shown in {DEADLINE:.0f} s; the screen:\n{shown}")
+            if resend and now - sent > RESEND:
+                self.page.keyboard.press(resend)
+                sent = now
             time.sleep(0.1)
-        raise AssertionError(f"{texts!r} never shown (or {gone!r} never gone):\n{shown}")
 
-    def press(self, *keys: str, pause: float = 0.3) -> None:
-        """Type keys into the terminal, one at a time (the desk redraws between)."""
-        for key in keys:
-            self.page.keyboard.press(key)
-            time.sleep(pause)
+    def wait_for(self, *texts: str, gone: str = "") -> str:
+        """The screen once it shows every one of ``texts`` (and not ``gone``)."""
+        return self.until(
+            lambda s: all(t in s for t in texts) and not (gone and gone in s),
+            f"{texts!r}" + (f" without {gone!r}" if gone else ""),
+        )
+
+    def press(self, key: str) -> None:
+        """One key, typed into the terminal (the caller waits for what it shows)."""
+        self.page.keyboard.press(key)
+
+    def ready(self) -> str:
+        """The desk taking keys: the last row selected, then the first again (keys it
+        may get twice; the first keys typed while it talks to the terminal can be lost)."""
+        first = selected(self.until(lambda s: selected(s) != "", "a selected item"))
+        self.press("Control+End")
+        last = selected(
+            self.until(
+                lambda s: selected(s) not in ("", first), "the last row", resend="Control+End"
+            )
+        )
+        self.press("Control+Home")
+        # the first again (not compared with ``first``: the page may have resized meanwhile)
+        return self.until(
+            lambda s: selected(s) not in ("", last), "the first row", resend="Control+Home"
+        )
+
+    def down_to(self, item: str, most: int = 20) -> str:
+        """``j`` until the preview names ``item``, one row at a time: each key's move
+        shown before the next key."""
+        shown = self.screen()
+        for _ in range(most):
+            now = selected(shown)
+            if item in now:
+                return shown
+            self.press("j")
+            shown = self.until(lambda s, now=now: selected(s) not in ("", now), f"past {now!r}")
+        raise AssertionError(f"{item!r} never selected:\n{shown}")
+
+    def settled(self) -> None:
+        """The page as a person sees it: the terminal faded in (the page's transition
+        over) and what its buffer holds drawn (two frames of the page later)."""
+        self.page.wait_for_function(
+            "() => getComputedStyle(document.querySelector('.textual-terminal')).opacity === '1'",
+            timeout=DEADLINE * 1000,
+        )
+        self.page.evaluate(
+            "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+        )
 
 
 @contextlib.contextmanager
@@ -232,16 +285,16 @@ def chromium(profile: Path, *, size: tuple[int, int] = (1280, 800)) -> Iterator[
         finally:
             context.close()
     # every process of this browser ran with its profile folder in its command line
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + DEADLINE
     while (left := running_with(str(profile))) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not left, f"Chromium still running after it was closed: {left}"
 
 
 def open_desk(browser: Browser, url: str) -> str:
-    """Load the desk's page, wait until the whole queue is read, and give the
-    terminal the keyboard; the screen then."""
-    browser.page.goto(url + "/")
-    shown = browser.wait_for("items waiting", gone="reading", timeout=60)
+    """Load the desk's page, wait until the whole queue is read, give the terminal
+    the keyboard and see that the desk takes keys; the screen then."""
+    browser.page.goto(url + "/", timeout=DEADLINE * 1000)
+    browser.wait_for("items waiting", gone="reading")
     browser.page.focus(".xterm-helper-textarea")
-    return shown
+    return browser.ready()

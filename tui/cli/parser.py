@@ -75,7 +75,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         if _Parser.json_output:
-            raise UsageError(f"{message} (see {self.prog} --help)")
+            raise UsageError(message)
         super().error(message)
 
 
@@ -99,7 +99,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"memgov {__version__}")
-    common = argparse.ArgumentParser(add_help=False, formatter_class=_Formatter)
+    common = _Parser(add_help=False, formatter_class=_Formatter)
     common.add_argument(
         "--store",
         action="append",
@@ -203,7 +203,9 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:
-        return emit_error(None, exc, EXIT_ERROR, json_output=True, code="usage")
+        shown = f"memgov {argv[0]}" if argv[0] in command_names() else "memgov"
+        said = f"{exc} (see {shown} --help)"
+        return emit_error(None, said, EXIT_ERROR, json_output=True, code="usage")
     finally:
         _Parser.json_output = False
     try:

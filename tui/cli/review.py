@@ -343,7 +343,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
         shown = outcome
         emit(
             args,
-            lambda: preview_result(shown, actor=actor_from(args), reason=args.reason or ""),
+            lambda: preview_result(shown, actor=actor_from(args), reason=args.reason or None),
             lambda: "\n".join(["dry run: nothing written", *shown.lines()]),
         )
         return EXIT_OK
@@ -381,7 +381,7 @@ def _decide_untrusted(args: argparse.Namespace) -> int:
                 kind=item.kind,
                 option=verb,
                 actor=actor_from(args),
-                reason=args.reason or "",
+                reason=args.reason or None,
                 meaning=meaning,
             ),
             lambda: f"dry run: nothing written\n  {verb} {item.id}: {meaning}",

@@ -60,12 +60,12 @@ def decision_result(decision: Decision) -> dict[str, Any]:
     return _shaped(data)
 
 
-def preview_result(preview: Preview, *, actor: str, reason: str) -> dict[str, Any]:
+def preview_result(preview: Preview, *, actor: str, reason: str | None) -> dict[str, Any]:
     """A dry run's preview in a decision's shape: what it knows (the item, the option,
     who and why, what each store would go through, what it would create and erase,
     what else it discards) and null for what only the decision knows (its time, the
-    records before and after, whether it can be reverted). ``id`` is the id the
-    preview names."""
+    records before and after, whether it can be reverted, the reason its kind gives
+    when none is given). ``id`` is the id the preview names."""
     data = to_data(preview)
     stores = data.get("stores") or []
     saved = f"decisions/{preview.decision}.json"
@@ -84,7 +84,7 @@ def preview_result(preview: Preview, *, actor: str, reason: str) -> dict[str, An
 
 
 def plan_result(
-    *, item: str, kind: str, option: str, actor: str, reason: str, meaning: str
+    *, item: str, kind: str, option: str, actor: str, reason: str | None, meaning: str
 ) -> dict[str, Any]:
     """A dry run that prepares no transaction (an untrusted change: the team's signed
     commit), in a decision's shape: what it would do is its note."""
@@ -117,7 +117,5 @@ def decision_list_result(
         "dry_run": decisions is None,
         "items": items,
         "decisions": None if decisions is None else [decision_result(d) for d in decisions],
-        "preview": None
-        if preview is None
-        else preview_result(preview, actor=actor, reason=""),
+        "preview": None if preview is None else preview_result(preview, actor=actor, reason=None),
     }

@@ -89,8 +89,8 @@ def _cases(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "init": (["init", "--store", str(tmp / "demo" / "private")], "store"),
         "demo": (["demo", "--no-open", "--store", str(taken)], "store"),
         "setup": (["setup", "claude-code", "--project", nowhere], "error"),
-        "remember": (["remember", missing, *store], "error"),
-        "scan": (["scan", missing], "error"),
+        "remember": (["remember", missing, *store], "invalid"),
+        "scan": (["scan", missing], "invalid"),
         "log": (["log", "--task", "t", *store], "invalid"),
     }
     return cases
@@ -113,6 +113,8 @@ def test_every_command_says_its_error_as_json(
     assert code == 2, err
     error = the_error(out, 2)
     assert error["code"] == expected
+    if argv[1] == str(tmp_path / "no-such-file"):  # the file is named apart too
+        assert error["file"] == argv[1]
     assert err == f"memgov: {error['message']}\n"  # the same words as the text output
     # the text output is as it was: the error on stderr, nothing on stdout
     code, out, err = demo_cli(*argv)

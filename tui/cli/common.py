@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.domain.errors import MemgovError
+from core.domain.errors import MemgovError, StoreError, ValidationError
 
 if TYPE_CHECKING:
     from core.api.stores import Clock, Workspace
@@ -64,7 +64,7 @@ def store_paths(args: argparse.Namespace) -> list[str]:
     if not paths and os.environ.get("MEMGOV_STORE"):
         paths = [p for p in os.environ["MEMGOV_STORE"].split(os.pathsep) if p]
     if not paths:
-        raise MemgovError(
+        raise StoreError(
             "no store given: pass --store PATH or set MEMGOV_STORE "
             "(try 'memgov demo' for a demo store)"
         )
@@ -184,6 +184,6 @@ def read_input(name: str | None) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise MemgovError(f"{path}: no such file") from None
+        raise ValidationError("no such file", path=path) from None
     except UnicodeDecodeError as exc:
-        raise MemgovError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        raise ValidationError(f"not UTF-8 text (byte {exc.start})", path=path) from None

@@ -211,6 +211,22 @@ def test_a_list_of_decisions_has_one_shape(
     assert made["preview"] is None and [list(d) for d in made["decisions"]] == [RESULT_KEYS]
 
 
+@pytest.mark.parametrize("name", ["sweep", "redteam"])
+def test_other_dry_runs_say_which_they_are(name: str, store: Store, demo_cli: Cli) -> None:
+    shapes = []
+    for dry in (["--dry-run"], []):
+        _code, out, _err = demo_cli(name, *dry, "--store", str(store.root), "--json")
+        (report,) = json.loads(out)
+        shapes.append(report)
+    assert list(shapes[0]) == list(shapes[1]) and next(iter(shapes[0])) == "dry_run"
+    assert (shapes[0]["dry_run"], shapes[1]["dry_run"]) == (True, False)
+
+
+def test_a_consolidation_dry_run_says_it_is_one(demo: Path, demo_cli: Cli) -> None:
+    code, out, _err = demo_cli("consolidate", "--dry-run", "--store", str(demo), "--json")
+    assert code == 0 and [r["dry_run"] for r in json.loads(out)] == [True, True]
+
+
 def _rows(demo_cli: Cli, root: Path) -> list[dict[str, Any]]:
     code, out, err = demo_cli("list", "--store", str(root), "--json")
     assert (code, err) == (0, "")

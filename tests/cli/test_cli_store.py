@@ -148,8 +148,13 @@ def test_no_store_given_is_a_clear_error(
 ) -> None:
     code, out, err = run(capsys, *argv)
     assert code == 2
-    assert out == ""
     assert err.startswith("memgov: no store given: pass --store PATH or set MEMGOV_STORE")
+    if "--json" in argv:  # the error is an object on stdout too (docs/cli.md, --json)
+        error = json.loads(out)["error"]
+        assert (error["code"], error["exit"]) == ("store", 2)
+        assert err == f"memgov: {error['message']}\n"
+    else:
+        assert out == ""
 
 
 @pytest.mark.parametrize("argv", [["doctor"], ["list"], ["history", "mem-1"]])

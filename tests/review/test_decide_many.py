@@ -184,7 +184,7 @@ def test_the_cli_reads_a_list_from_stdin(
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(listing)))
     code, out, err = demo_cli("decide", "-", "--store", str(conflicts), "--as", OWNER, "--json")
     assert (code, err) == (0, "")
-    shown = json.loads(out)
+    shown = json.loads(out)["decisions"]
     assert [(d["item"], d["option"]) for d in shown] == [(ids[3], "newer"), (ids[4], "defer")]
     assert commit_count(conflicts) == commits + 1
 

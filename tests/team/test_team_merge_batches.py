@@ -103,7 +103,7 @@ def test_a_batch_lands_but_for_the_items_the_remote_decided(team: Team, cli: Cli
     code, out, err = cli("decide", "-", "--store", str(team.bob.root), "--as", BOB, "--json",
                          stdin=json.dumps(batch))  # fmt: skip
     assert code == 0, err
-    bobs = {d["item"]: d["id"] for d in json.loads(out)}
+    bobs = {d["item"]: d["id"] for d in json.loads(out)["decisions"]}
     assert len(bobs) == ITEMS
 
     code, out, err = cli("sync", "--store", str(team.bob.root), "--as", BOB)

@@ -249,6 +249,29 @@ def test_an_untrusted_change_is_an_item_with_its_diff_and_no_secret(
     assert not (team.alice.root / "notes.md").exists()
 
 
+def test_an_untrusted_changes_dry_run_and_decision_have_one_shape(
+    tmp_path: Path, team: Team
+) -> None:
+    """``decide --dry-run --json`` and ``decide --json`` of an untrusted change: the same
+    keys (docs/cli.md, ``--json``), ``dry_run`` saying which."""
+    from core.review.queue import build_queue
+
+    forge(tmp_path, team, author=ALICE, key=None, edit=plant, name="plant")
+    sync(team.bob, BOB)
+    (item,) = build_queue(Workspace([Store(team.bob.root)]), kinds=["untrusted"])
+    argv = ("decide", item.id, "--reject", "--reason", "planted", "--as", BOB, "--json")
+    code, dry = run_cli(team.bob, *argv, "--dry-run")
+    assert code == 0
+    code, made = run_cli(team.bob, *argv)
+    assert code == 0
+    shown, decided = json.loads(dry), json.loads(made)
+    assert list(shown) == list(decided) and "would" not in shown
+    assert (shown["dry_run"], decided["dry_run"]) == (True, False)
+    same = ("item", "kind", "option", "actor", "reason")
+    assert [shown[k] for k in same] == [decided[k] for k in same]
+    assert shown["note"] and shown["ts"] is None and decided["ts"]
+
+
 def test_the_second_untrusted_change_waits_for_the_first(tmp_path: Path, team: Team) -> None:
     from core.review.queue import build_queue
     from core.team.untrusted import decide_item

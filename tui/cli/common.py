@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.domain.errors import MemgovError
+from core.domain.errors import MemgovError, StoreError, ValidationError
 
 if TYPE_CHECKING:
     from core.api.stores import Clock, Workspace
@@ -64,7 +64,7 @@ def store_paths(args: argparse.Namespace) -> list[str]:
     if not paths and os.environ.get("MEMGOV_STORE"):
         paths = [p for p in os.environ["MEMGOV_STORE"].split(os.pathsep) if p]
     if not paths:
-        raise MemgovError(
+        raise StoreError(
             "no store given: pass --store PATH or set MEMGOV_STORE "
             "(try 'memgov demo' for a demo store)"
         )
@@ -113,6 +113,70 @@ def emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
             print(printable(redact(out)))
 
 
+#: the ``code`` of an error under ``--json``, by the domain's error classes (the first
+#: of an error's classes listed here names it; a new subclass keeps its parent's code)
+ERROR_CODES: tuple[tuple[str, str], ...] = (
+    ("AddressBlocked", "address_blocked"),
+    ("SecretBlocked", "secret_blocked"),
+    ("AlreadyDecided", "already_decided"),
+    ("ItemChanged", "item_changed"),
+    ("AuthorizationError", "not_allowed"),
+    ("ValidationError", "invalid"),
+    ("NotFoundError", "not_found"),
+    ("StoreError", "store"),
+    ("TransitionError", "transition"),
+    ("MemgovError", "error"),
+)
+
+
+def error_code(exc: BaseException) -> str:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return next((code for name, code in ERROR_CODES if name in names), "error")
+
+
+def error_data(exc: BaseException | str, status: int, code: str | None = None) -> dict[str, Any]:
+    """An error as ``--json`` prints it: ``{"error": {...}}`` with every key present
+    (null when the error does not name it): its ``code``, the ``message`` the text
+    output prints, the ``exit`` status, the ``file``, ``field``, ``where`` (what was
+    wrong when it is no file) and ``hint`` a ValidationError names, and the secret
+    scanner's ``rules`` (ids, never a value)."""
+
+    def text(name: str) -> str | None:
+        value = getattr(exc, name, None)
+        return value if isinstance(value, str) else None
+
+    rules = getattr(exc, "rules", None)
+    return {
+        "error": {
+            "code": code or ("error" if isinstance(exc, str) else error_code(exc)),
+            "message": str(exc),
+            "exit": status,
+            "file": text("path"),
+            "field": text("field"),
+            "where": text("where"),
+            "hint": text("hint"),
+            "rules": [str(r) for r in rules] if isinstance(rules, list | tuple) else None,
+        }
+    }
+
+
+def emit_error(
+    args: argparse.Namespace | None,
+    exc: BaseException | str,
+    status: int,
+    *,
+    json_output: bool | None = None,
+    code: str | None = None,
+) -> int:
+    """Say an error and give its exit status: ``memgov: ...`` on stderr, and under
+    ``--json`` the error object on stdout too (redacted, as every result is)."""
+    print(f"memgov: {exc}", file=sys.stderr)
+    if json_output if json_output is not None else getattr(args, "json", False):
+        data = redact_tree(error_data(exc, status, code))
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    return status
+
+
 def read_input(name: str | None) -> str:
     if name in (None, "-"):
         return sys.stdin.read()
@@ -120,6 +184,6 @@ def read_input(name: str | None) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise MemgovError(f"{path}: no such file") from None
+        raise ValidationError("no such file", path=path) from None
     except UnicodeDecodeError as exc:
-        raise MemgovError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        raise ValidationError(f"not UTF-8 text (byte {exc.start})", path=path) from None

@@ -19,7 +19,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     ]
     emit(
         args,
-        [r.to_dict() for _s, r in reports],
+        [{"dry_run": args.dry_run, **r.to_dict()} for _s, r in reports],
         lambda: "\n".join(r.render(diffs=args.diff) for _s, r in reports),
     )
     return EXIT_OK

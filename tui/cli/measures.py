@@ -92,6 +92,10 @@ def cmd_redteam(args: argparse.Namespace) -> int:
                 lines.append("  controls stopped (false alarms): " + ", ".join(r.false_alarms))
         return "\n".join(lines)
 
-    emit(args, [{"store": str(s.root), **to_data(r)} for s, r in results], text)
+    emit(
+        args,
+        [{"dry_run": args.dry_run, "store": str(s.root), **to_data(r)} for s, r in results],
+        text,
+    )
     missed = any(r.missed or r.false_alarms for _s, r in results)
     return EXIT_FOUND if missed else EXIT_OK

@@ -16,7 +16,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 from core import __version__
 from core.domain.errors import (
@@ -27,7 +27,7 @@ from core.domain.errors import (
     SecretBlocked,
 )
 from tui.cli.arguments import COMMANDS
-from tui.cli.common import EXIT_ERROR, EXIT_FOUND, Command
+from tui.cli.common import EXIT_ERROR, EXIT_FOUND, Command, emit_error
 
 
 @functools.cache
@@ -62,6 +62,23 @@ class _Formatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width or _help_width())
 
 
+class UsageError(Exception):
+    """A command line argparse refuses, when the output is JSON: :func:`main` says it
+    as an error object (argparse itself would print its usage and exit)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser; under ``--json`` a refused command line is a
+    :class:`UsageError` (its own usage text and exit otherwise)."""
+
+    json_output = False
+
+    def error(self, message: str) -> NoReturn:
+        if _Parser.json_output:
+            raise UsageError(message)
+        super().error(message)
+
+
 class _Unused:
     """What ``add`` gives a command that is not being run: every call is a no-op,
     so building the parser for one command sets up no other command's arguments."""
@@ -73,7 +90,7 @@ class _Unused:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or, given ``only``, of that command alone (what
     running it needs; argparse costs some milliseconds a sub-command)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="memgov",
         description="Govern what AI agents remember: the store, the write "
         "pipeline and the review desk.",
@@ -82,7 +99,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"memgov {__version__}")
-    common = argparse.ArgumentParser(add_help=False, formatter_class=_Formatter)
+    common = _Parser(add_help=False, formatter_class=_Formatter)
     common.add_argument(
         "--store",
         action="append",
@@ -179,16 +196,25 @@ def _main(argv: Sequence[str] | None) -> int:
         argv = ["review", *argv]  # plain `memgov [--store P]` opens the desk
     # one command's parser; the full one for help, or for what is not a command
     parser = build_parser(only=argv[0] if argv[0] in command_names() else None)
-    args = parser.parse_args(argv)
+    # under --json a refused command line is an error object too (before the parse:
+    # the refusal may come before --json is read)
+    json_output = "--json" in argv[: argv.index("--")] if "--" in argv else "--json" in argv
+    _Parser.json_output = json_output
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        shown = f"memgov {argv[0]}" if argv[0] in command_names() else "memgov"
+        said = f"{exc} (see {shown} --help)"
+        return emit_error(None, said, EXIT_ERROR, json_output=True, code="usage")
+    finally:
+        _Parser.json_output = False
     try:
         return int(command(args.target)(args))
     except (AlreadyDecided, AuthorizationError, ItemChanged, SecretBlocked) as exc:
         # a refusal, not an error: someone decided first, the actor may not do this, a
         # secret blocks it. The input was understood; the answer is no (exit 1)
-        print(f"memgov: {exc}", file=sys.stderr)
-        return EXIT_FOUND
+        return emit_error(args, exc, EXIT_FOUND)
     except MemgovError as exc:
-        print(f"memgov: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return emit_error(args, exc, EXIT_ERROR)
     except KeyboardInterrupt:
         return 130

@@ -15,6 +15,7 @@ from core.domain.data import to_data
 from core.domain.errors import MemgovError
 from core.domain.words import counted
 from tui.cli.common import EXIT_OK, Command, actor_from, emit, read_input, workspace
+from tui.cli.shapes import decision_list_result, decision_result, plan_result, preview_result
 
 if TYPE_CHECKING:
     from core.api.review import (
@@ -340,13 +341,17 @@ def cmd_decide(args: argparse.Namespace) -> int:
     )
     if not isinstance(outcome, Decision):
         shown = outcome
-        emit(args, to_data(shown), lambda: "\n".join(["dry run: nothing written", *shown.lines()]))
+        emit(
+            args,
+            lambda: preview_result(shown, actor=actor_from(args), reason=args.reason or None),
+            lambda: "\n".join(["dry run: nothing written", *shown.lines()]),
+        )
         return EXIT_OK
     decision = outcome
     _push_proposal(args, decision)
     emit(
         args,
-        to_data(decision),
+        lambda: decision_result(decision),
         lambda: (
             f"{decision.id}: {decision.kind} {decision.item} "
             f"-> {decision.option} ({decision.reason})"
@@ -371,7 +376,14 @@ def _decide_untrusted(args: argparse.Namespace) -> int:
         meaning = dict(item.analysis.meanings)[verb]  # type: ignore[union-attr]
         emit(
             args,
-            {"item": item.id, "option": verb, "would": meaning},
+            lambda: plan_result(
+                item=item.id,
+                kind=item.kind,
+                option=verb,
+                actor=actor_from(args),
+                reason=args.reason or None,
+                meaning=meaning,
+            ),
             lambda: f"dry run: nothing written\n  {verb} {item.id}: {meaning}",
         )
         return EXIT_OK
@@ -379,7 +391,7 @@ def _decide_untrusted(args: argparse.Namespace) -> int:
         decision = decide_item(item, args.approve, actor=actor_from(args), reason=args.reason or "")
     emit(
         args,
-        to_data(decision),
+        lambda: decision_result(decision),
         lambda: (
             f"{decision.id}: untrusted {decision.item} -> {decision.option} "
             f"({decision.reason})\n  note: {decision.note}"
@@ -436,14 +448,19 @@ def _decide_list(args: argparse.Namespace) -> int:
             f"stdin: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
     choices = choices_from_data(data, where="stdin")
+    items = [item_id for item_id, _choice in choices]
     if args.dry_run:
         shown = preview_many(workspace(args), choices, actor=actor_from(args))
-        emit(args, to_data(shown), lambda: "\n".join(["dry run: nothing written", *shown.lines()]))
+        emit(
+            args,
+            lambda: decision_list_result(items, preview=shown, actor=actor_from(args)),
+            lambda: "\n".join(["dry run: nothing written", *shown.lines()]),
+        )
         return EXIT_OK
     decisions = decide_many(workspace(args), choices, actor=actor_from(args))
     emit(
         args,
-        [to_data(d) for d in decisions],
+        lambda: decision_list_result(items, decisions=decisions),
         lambda: (
             "\n".join(
                 f"{d.id}: {d.kind} {d.item} -> {d.option}"
@@ -462,7 +479,7 @@ def cmd_revert(args: argparse.Namespace) -> int:
     result = revert(
         workspace(args), args.decision, actor=actor_from(args), reason=args.reason or ""
     )
-    emit(args, to_data(result), lambda: f"{result.id}: reverted {args.decision}")
+    emit(args, lambda: decision_result(result), lambda: f"{result.id}: reverted {args.decision}")
     return EXIT_OK
 
 

@@ -120,7 +120,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             lines += [f"  unused {i}" for i in rep.unused]
         return "\n".join(lines)
 
-    emit(args, [{"store": str(s.root), **r.to_dict()} for s, r in reports], text)
+    emit(
+        args,
+        [{"dry_run": args.dry_run, "store": str(s.root), **r.to_dict()} for s, r in reports],
+        text,
+    )
     return EXIT_OK
 
 

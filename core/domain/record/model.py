@@ -261,14 +261,51 @@ class Memory:
         return f"---\n{meta}---\n{body}\n"
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able form, used by ``--json`` output and the cache."""
+        """Plain JSON-able form, used by ``--json`` output and the cache: every record
+        has the same keys in the same order (:data:`RECORD_KEYS`), an absent field null
+        (``sources`` an empty list), and each source every key of a source."""
         data = self.front_matter()
         data["content"] = self.content
         data["path"] = self.path
-        data.setdefault("title", None)
-        data.setdefault("value", None)
-        data.setdefault("sources", [])
-        return data
+        data["source"] = _full_source(self.source) if self.source else None
+        data["sources"] = [_full_source(s) for s in self.sources]
+        return {key: data.get(key) for key in RECORD_KEYS}
+
+
+#: the keys of a record's plain form (:meth:`Memory.to_dict`), in order
+RECORD_KEYS = (
+    "id",
+    "title",
+    "type",
+    "scope",
+    "status",
+    "subject",
+    "attribute",
+    "condition",
+    "value",
+    "source",
+    "sources",
+    "confidence",
+    "created_at",
+    "verified_at",
+    "expires_at",
+    "supersedes",
+    "usage_count",
+    "last_used_at",
+    "environment",
+    "origin",
+    "provenance",
+    "content",
+    "path",
+)
+#: the keys of a source in a record's plain form
+SOURCE_KEYS = ("task", "message_index", "evidence", "log", "file", "line")
+
+
+def _full_source(source: Source) -> dict[str, Any]:
+    """A source with every key (the file's form leaves out the pointers it lacks)."""
+    data = source.to_dict()
+    return {key: data.get(key) for key in SOURCE_KEYS}
 
 
 _ONE_LINE_NAMES = ("subject", "attribute", "condition", "value", "title")

@@ -118,19 +118,18 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
         return None  # a literal joined to the next ("..." +) or a plain scalar folded on
     value = _cut(data, key_start, trim(data[start:stop].decode("utf-8", "replace")),
                  unquoted=group == match.re.groups)  # fmt: skip
-    line_end = data.find(b"\n", stop)
+    line_end = data.find(b"\n", stop, stop + 80)
     context = (
         data[max(0, key_start - 40) : key_start].decode("utf-8", "replace")
         + key
-        + data[stop : stop + 80 if line_end == -1 else min(line_end, stop + 80)].decode(
-            "utf-8", "replace"
-        )
+        + data[stop : stop + 80 if line_end == -1 else line_end].decode("utf-8", "replace")
     )
-    before = data[max(0, key_start - 300) : key_start].decode("utf-8", "replace")
-    if _CIPHERTEXT.search(before) or not plausible(value, context=context):
+    if not plausible(value, context=context):
         return None
     if not secret_name and not _random(value):
         return None  # a key of another kind (``PAY_NOTIFY_KEY``): only a random value
+    if _CIPHERTEXT.search(data, max(0, key_start - 300), key_start):
+        return None
     return start, start + len(value.encode("utf-8"))
 
 
@@ -173,7 +172,7 @@ def _cut(data: bytes, key_start: int, value: str, *, unquoted: bool) -> str:
 # what encrypts or hashes the values it holds: a SealedSecret's, SOPS', Ansible Vault's,
 # a SCRAM verifier's
 _CIPHERTEXT = re.compile(
-    r"encryptedData|\bsops\b|ENC\[|\$ANSIBLE_VAULT|SCRAM-SHA-\d+\$|iterationCount|storedKey",
+    rb"encryptedData|\bsops\b|ENC\[|\$ANSIBLE_VAULT|SCRAM-SHA-\d+\$|iterationCount|storedKey",
     re.IGNORECASE,
 )
 
@@ -249,7 +248,7 @@ def _no_statement(data: bytes, start: int, context: str, line: str) -> bool:
     glued = _GLUED_NAME.match(context)
     if glued and not names_secret(glued.group()):
         return True
-    return bool(_CIPHERTEXT.search(data[max(0, start - 300) : start].decode("utf-8", "replace")))
+    return bool(_CIPHERTEXT.search(data, max(0, start - 300), start))
 
 
 def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:

@@ -8,7 +8,8 @@ An entry is not sent to the pipeline again when
   in the same file with the same evidence (the same words at another line: lines
   above it were added or taken out), not a new source to merge;
 - a person erased a record with the same content from the store: importing it
-  again would undo their decision;
+  again would undo their decision (a revert that took an import back out is not
+  such an erasure: ``UNWRITE_ACTION``);
 - an earlier import refused the same file, line, content and gate inputs. Each
   import run that changed a store ends with one ``import`` event there, which
   lists its refusals by fingerprint (a hash, never the content);
@@ -31,6 +32,7 @@ from core.domain.record import Memory, Source, content_hash, normal_hash
 from core.domain.values import same_value
 from core.importers.entries import Entry
 from core.importers.report import shown
+from core.store.decisions import UNWRITE_ACTION
 from core.store.events import Event
 from core.store.store import Store
 from core.writing.candidate import Candidate
@@ -47,7 +49,8 @@ class Ledger:
         #: the records as the run leaves them (its transaction's view), else the store's
         self.view: Mapping[str, Memory] = store.memories if view is None else view
         events, _ = store.events()
-        deletions = [e for e in events if e.to_status == "deleted"]
+        # a revert taking back what a decision imported is no person's erasure
+        deletions = [e for e in events if e.to_status == "deleted" and e.action != UNWRITE_ACTION]
         self.erased: dict[str, Event] = {str(e.details.get("content_hash")): e for e in deletions}
         #: the erased memories' words (a hash: case, spacing and emphasis aside), and keys
         self.erased_words: dict[str, Event] = {

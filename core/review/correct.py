@@ -35,7 +35,7 @@ def supersede_with(
     requests; ``old``'s open stale reports close, done by the correction. What a
     correction and a stale report's ``correct`` both write."""
     new = old.with_changes(
-        id=new_memory_id(old.attribute, f"{old.id}|{content}|{tx.now.isoformat()}"),
+        id=new_memory_id(old.attribute, f"{old.id}|{content}|{decision}"),  # as previewed
         path="",
         content=content.strip(),
         value=value,

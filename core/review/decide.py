@@ -37,7 +37,7 @@ from core.review.preview import Preview, preview_of, preview_of_list
 from core.review.queue import find_items, get_item
 from core.review.seen import changes_between, shown_hash
 from core.review.session import Session
-from core.store.decisions import Decision, last_decision_for, load_decision
+from core.store.decisions import Decision, chosen_id, last_decision_for, load_decision
 from core.store.requests import get_request
 from core.store.secret_files import ITEM_PREFIX
 from core.store.transaction import Transaction, transaction
@@ -68,6 +68,7 @@ def decide(
     content: str | None = None,
     shown: str | None = None,
     was: Item | None = None,
+    decision_id: str | None = None,
 ) -> Decision:
     """Decide one open item. ``approve`` with ``option`` for conflicts and secrets;
     reject defers a conflict or a secret and rejects a request or a batch.
@@ -77,9 +78,11 @@ def decide(
     ``content`` (a secret's or a quarantined record's ``correct``): what the
     corrected record says. ``shown``: the hash of the item as the person saw it
     (:func:`core.review.seen.shown_hash`); ``was``: that item, to say what changed.
+    ``decision_id``: the id its preview chose (``Preview.decision``): the decision
+    takes it, and so writes the records its preview named (their ids come from it).
     """
     choice = Choice(approve, reason, option, conditions, files, content, shown)
-    with workspace.locked():
+    with workspace.locked(), chosen_id(decision_id):
         item = _open_item(workspace, item_id)
         check_shown(item, shown, was)
         session = Session()

@@ -22,9 +22,10 @@ consent         keep (written back   drop: the folder keeps the approved version
 ==============  ===================  =============================================
 
 What the import wrote is the decision's ``created``: a revert of the decision
-takes those records back out (core.review.revert), and the item stays decided;
-but a consent item's, which waits again as before the decision
-(:func:`reopen_on_revert`, :func:`folder_after_revert`).
+takes those records back out (core.review.revert: erased as never written, which
+an import does not take for a person's erasure) and the item waits again as before
+the decision (:func:`reopen_on_revert`); a consent item's records stay superseded,
+and its folder is put back (:func:`folder_after_revert`).
 """
 
 from __future__ import annotations
@@ -362,8 +363,10 @@ def prior_path(held_id: str) -> str:
 
 
 def reopen_on_revert(tx: Transaction, decision: Decision) -> None:
-    """A revert of a consent decision opens its item again, waiting as it was before
-    the decision: a drop changed nothing else; a keep's records leave the store (the
+    """A revert of a held memory's decision opens its item again, waiting as it was
+    before the decision: what its import wrote leaves the stores (the revert erases it,
+    core.review.revert; an import of the file finds the item waiting again). A consent
+    item's: a drop changed nothing else; a keep's records leave the store (the
     revert supersedes them) and its approved copies are the ones before it. The folder
     follows once this commits (:func:`folder_after_revert`; a revert killed before that
     leaves the folder to the next sync, which finds the open item's bytes there and
@@ -374,12 +377,12 @@ def reopen_on_revert(tx: Transaction, decision: Decision) -> None:
         held = read_held(tx.store, decision.item)
     except Exception:  # absent or unreadable: nothing to open again
         return
-    if held.reason != "consent" or held.status == "open":
+    if held.status == "open":
         return
     again = replace(
         held, status="open", decision=None, decided_by=None, decided_at=None, decision_reason=None
     )
-    if held.status == "approved":
+    if held.reason == "consent" and held.status == "approved":
         key = folder_key(Path(held.folder))
         if notes.is_index(held.file):
             _unkeep_note(tx, held, consent.approved_path(key, held.file))

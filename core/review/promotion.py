@@ -409,11 +409,14 @@ def promotion_outcome(team: Store, memory: Memory) -> str:
     return "a new active team record"
 
 
-def team_copy(memory: Memory, sources: tuple[Source, ...], now: datetime) -> Memory:
-    """The team record a promotion of ``memory`` writes: a new id, scope team, every
-    source kept (as carried into the team's logs)."""
+def team_copy(
+    memory: Memory, sources: tuple[Source, ...], now: datetime, *, decision: str | None = None
+) -> Memory:
+    """The team record a promotion of ``memory`` writes: a new id (from the decision's,
+    so its preview names it), scope team, every source kept (as carried into the team's
+    logs)."""
     return memory.with_changes(
-        id=new_memory_id(memory.attribute, f"team|{memory.id}|{now.isoformat()}"),
+        id=new_memory_id(memory.attribute, f"team|{memory.id}|{decision or now.isoformat()}"),
         scope="team",
         status="active",
         path="",
@@ -441,7 +444,7 @@ def place_team_copy(
     """The team record: a new id, scope team, every source kept; through the same
     duplicate and conflict rules as any write."""
     sources = carry_evidence(tx, private, memory.all_sources)
-    copy = team_copy(memory, sources, tx.now)
+    copy = team_copy(memory, sources, tx.now, decision=decision)
     return place_copy(
         tx,
         copy,

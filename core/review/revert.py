@@ -26,6 +26,7 @@ from core.review.kinds import REGISTRY
 from core.review.promotion import move_requests
 from core.review.quarantine import reopen_on_revert
 from core.store.decisions import (
+    UNWRITE_ACTION,
     Decision,
     decision_for,
     erase_record,
@@ -161,8 +162,16 @@ def revert_in(  # noqa: C901
                 )
         undone = with_reverted(decision, revert_id)
         tx.write_file(decision.path, undone.to_json())
+        # what a held memory's decision imported leaves as if never written (its item
+        # waits again); any other decision's new records stay in history, superseded
+        unwrites = kind is not None and kind.unwrites(store, decision)
+        gone = {"action": UNWRITE_ACTION if unwrites else "revert-erase", "reason": reason}
         for created in decision.created:  # e.g. a correction's new record, in this store
-            if created["store"] == str(store.root) and created["id"] in tx.view:
+            if unwrites and created["id"] in decision.before:
+                continue  # a record it changed, not made: put back as it was above
+            if unwrites and created["store"] == str(store.root) and created["id"] in tx.view:
+                erase_record(tx, created["id"], **gone, decision=revert_id, details=details)
+            elif created["store"] == str(store.root) and created["id"] in tx.view:
                 # kept as superseded: a revert never rewrites this store's history
                 made = tx.view[created["id"]]
                 for back in decision.before if decision.kind in ("correction", "stale") else ():
@@ -188,14 +197,7 @@ def revert_in(  # noqa: C901
                         details=details,
                     )
                 else:
-                    erase_record(
-                        tx,
-                        created["id"],
-                        action="revert-erase",
-                        reason=reason,
-                        decision=revert_id,
-                        details=details,
-                    )
+                    erase_record(tx, created["id"], **gone, decision=revert_id, details=details)
         for root in elsewhere:  # a promotion's team copy leaves the team store
             assert other_tx is not None
             other = other_tx
@@ -210,14 +212,7 @@ def revert_in(  # noqa: C901
             )
             for created in decision.created:
                 if created["store"] == root and created["id"] in other.view:
-                    erase_record(
-                        other,
-                        created["id"],
-                        action="revert-erase",
-                        reason=reason,
-                        decision=revert_id,
-                        details=details,
-                    )
+                    erase_record(other, created["id"], **gone, decision=revert_id, details=details)
         result = decision_for(
             tx,
             revert_id,

@@ -102,7 +102,7 @@ def _redact_source(source: Source) -> Source:
     )
 
 
-def corrected(old: Memory, content: str | None, now: Any) -> Memory:
+def corrected(old: Memory, content: str | None, now: Any, decision: str) -> Memory:
     """The record that replaces ``old``: ``content`` (or the old content with every
     secret span replaced by ``[secret: rule-id]``), the title, sources and
     environment redacted, a value that held a secret dropped."""
@@ -113,7 +113,8 @@ def corrected(old: Memory, content: str | None, now: Any) -> Memory:
         )
     value = old.value if old.value and secrets.is_clean(old.value) else None
     return old.with_changes(
-        id=new_memory_id(old.attribute, f"secret|{old.id}|{text}|{now.isoformat()}"),
+        # from the decision's id: its preview names the id the decision writes
+        id=new_memory_id(old.attribute, f"secret|{old.id}|{text}|{decision}"),
         path="",
         content=text,
         title=secrets.redact(old.title) if old.title else old.title,
@@ -227,7 +228,7 @@ def decide_secret(
                     field="option",
                     hint="erase it (--option erase), or reject the deletion request first",
                 )
-            replacement = corrected(current, content, tx.now)
+            replacement = corrected(current, content, tx.now, decision_id)
             rules = [f.rule_id for f in secrets.scan(replacement.to_markdown())]
             if rules:  # the secret sits in a field a correction keeps (the key)
                 raise SecretBlocked(

@@ -16,6 +16,7 @@ reads through the store's confinement and checks every field's type.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import json
 import re
@@ -43,6 +44,10 @@ TEAM_HISTORY_NOTE = (
 NOT_CLOSING = ("defer", "revert")
 #: the event of a deferral, besides its ``decide`` (the queue's mark of an item looked at)
 DEFER_ACTION = "defer"
+#: the erasure of a record a reverted decision wrote from an agent's file (a held
+#: memory's import): the store as before the decision, not a person's erasure, so an
+#: import of the file does not take its words for a memory erased and learned again
+UNWRITE_ACTION = "revert-unwrite"
 
 
 @dataclass(frozen=True)
@@ -108,8 +113,47 @@ class Decision(AsData):
         return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
+#: the id a decision's preview chose, for the decision being made (:func:`chosen_id`)
+_CHOSEN: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "memgov_chosen_decision_id", default=None
+)
+
+
+@contextlib.contextmanager
+def chosen_id(decision_id: str | None) -> Iterator[None]:
+    """Within it, the next :func:`new_decision_id` is ``decision_id``: the id the
+    decision's preview chose and showed (None: a new one). The ids of the records a
+    decision makes are derived from its id, so they are the ones its preview showed
+    too. Refused when it is no decision id, or one the store holds already."""
+    if decision_id is None:
+        yield
+        return
+    if not DECISION_ID.fullmatch(decision_id):
+        raise ValidationError(
+            f"{shown_id(decision_id)} is not a decision id (dec-YYYYMMDDTHHMMSS-xxxxxx)",
+            field="decision",
+            hint="pass the id a preview (--dry-run) named",
+        )
+    token = _CHOSEN.set([decision_id])
+    try:
+        yield
+    finally:
+        _CHOSEN.reset(token)
+
+
 def new_decision_id(store: Store, basis: str) -> str:
-    """``dec-<time>-<digest>``; unique in the store, the same on a pinned replay."""
+    """``dec-<time>-<digest>``; unique in the store, the same on a pinned replay; or the
+    one its preview chose (:func:`chosen_id`)."""
+    chosen = _CHOSEN.get()
+    if chosen:
+        decision_id = chosen.pop()
+        if (store.root / DECISION_DIR / f"{decision_id}.json").exists():
+            raise ValidationError(
+                f"{decision_id} is taken in {store.root}: a decision was made with it",
+                field="decision",
+                hint="preview the decision again (a new preview chooses a new id)",
+            )
+        return decision_id
     now = store.now()
     for attempt in range(100):
         digest = hashlib.sha256(f"{basis}|{attempt}".encode()).hexdigest()[:6]

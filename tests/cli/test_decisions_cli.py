@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,47 @@ def test_cli_an_option_for_a_kind_that_takes_none_is_an_error(
         assert (code, out) == (2, ""), err
         assert "option" in err and "drop --option" in err
     check()
+
+
+# ------------------------------------------------- a dry run's ids, carried by --id
+def test_decide_with_the_id_its_dry_run_named_writes_the_ids_it_named(
+    demo: Path,
+    demo_cli: Callable[..., tuple[int, str, str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from support_desk import DEMO_NOW
+
+    item = the_item(demo, "promotion", attribute="package_manager")
+    argv = ["decide", item.id, "--approve", "--store", str(demo), "--as", OWNER, "--json"]
+    code, out, err = demo_cli(*argv, "--dry-run")
+    assert (code, err) == (0, "")
+    shown = json.loads(out)
+    (team,) = [s for s in shown["stores"] if s["store"].endswith("team")]
+    (named,) = team["created"]
+    # a minute later: a decision of its own would have other ids; --id carries them
+    monkeypatch.setenv("MEMGOV_NOW", (DEMO_NOW + timedelta(minutes=1, seconds=3)).isoformat())
+    code, out, err = demo_cli(*argv, "--id", shown["decision"])
+    assert (code, err) == (0, "")
+    decided = json.loads(out)
+    assert decided["id"] == shown["decision"]
+    assert decided["created"] == [{"store": str(demo / "team"), "id": named}]
+    assert (demo / "private" / "decisions" / f"{shown['decision']}.json").is_file()
+    promoted = [
+        e for e in events_of(demo / "team") if e.get("decision") == shown["decision"] and e["to"]
+    ]
+    assert [e["memory_ids"] for e in promoted] == [[named]]
+    assert_clean(demo)
+    # the id is taken now: a second decision with it is refused, nothing written
+    other = the_item(demo, "promotion", attribute="ci_registry_auth")
+    before = fronts(demo / "team")
+    code, out, err = demo_cli(
+        "decide", other.id, "--reject", "--store", str(demo), "--as", OWNER,
+        "--id", shown["decision"],
+    )  # fmt: skip
+    assert code == 2 and "is taken" in err and "preview the decision again" in err, err
+    assert fronts(demo / "team") == before
+
+
+def events_of(store: Path) -> list[dict[str, object]]:
+    lines = (line for f in sorted((store / "events").glob("*.jsonl")) for line in f.open())
+    return [json.loads(line) for line in lines if line.strip()]

@@ -3,6 +3,7 @@ store; then the store and the held file are checked. And the CLI's show and deci
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -124,4 +125,83 @@ def test_the_cli_shows_a_held_item_by_line_and_decides_it(
     capsys.readouterr()
     assert sum(ADDRESS in text for text in contents(root)) == 1  # kept private
     assert contents(root, "team") == []
+    assert held_file(root)["decision"] == "keep"
+
+
+def events_of(store: Path) -> list[dict[str, object]]:
+    lines = (line for f in sorted((store / "events").glob("*.jsonl")) for line in f.open())
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def records_of(store: Path) -> dict[str, str]:
+    """Every record file's id and status, whatever its status."""
+    found = {}
+    for path in (store / "memories").rglob("*.md"):
+        front = yaml.safe_load(path.read_text().split("---")[1])
+        found[str(front["id"])] = str(front["status"])
+    return found
+
+
+def assert_waits_again(root: Path) -> None:
+    """The held item open as before its decision, and no record of the file in either
+    store, in any status: what the decision wrote went with its revert."""
+    held = held_file(root)
+    assert (held["status"], held["decision"], held["decided_by"]) == ("open", None, None)
+    assert records_of(root / "team") == {}
+    assert "superseded" not in records_of(root / "private").values()
+    for scope in ("private", "team"):
+        assert not any(e["to"] == "superseded" for e in events_of(root / scope))
+    reopened = [e for e in events_of(root / "private") if e["action"] == "held-reopened"]
+    assert [e["details"]["held"] for e in reopened] == [held["id"]]
+
+
+async def test_u_after_a_redact_opens_the_held_item_again_and_r_decides_it_again(
+    root: Path,
+) -> None:
+    app = MemgovDesk(ws_of(root), actor=ACTOR, cursor_blink=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_held(pilot, app)
+        held_id = screen.item.id
+        await decide_key(pilot, app, "r")
+        await settle(pilot, app)
+        assert len(contents(root, "team")) == 1
+        await pilot.press("u")
+        await settle(pilot, app)
+        said = [str(n.message) for n in app._notifications if n.title == "Undone"]
+        assert len(said) == 1 and "superseded" not in said[0], said
+        assert held_id in [i.id for i in app.screen.shown_items()]  # type: ignore[attr-defined]
+        assert_waits_again(root)
+        (undone,) = [e for e in events_of(root / "team") if e["action"] == "revert-unwrite"]
+        assert undone["to"] == "deleted"
+        screen = await open_held(pilot, app)  # the same item, decided again
+        assert screen.item.id == held_id
+        await decide_key(pilot, app, "r")
+        await settle(pilot, app)
+        assert held_id not in [i.id for i in app.screen.shown_items()]  # type: ignore[attr-defined]
+    assert contents(root, "team") == [
+        "The cache runs on [internal-ip-address], port 6379; restart it with systemctl."
+    ]
+    assert held_file(root)["status"] == "approved"
+
+
+def test_memgov_revert_of_a_keep_opens_the_item_again_and_leaves_no_record(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (item,) = build_queue(ws_of(root), kinds=["held"])
+    argv = ["--store", str(root), "--as", ACTOR]
+    assert main(["decide", item.id, *argv, "--approve", "--option", "keep", "--json"]) == 0
+    decided = json.loads(capsys.readouterr().out)
+    assert sum(ADDRESS in text for text in contents(root)) == 1  # kept private
+    assert main(["revert", decided["id"], *argv]) == 0
+    assert "superseded" not in capsys.readouterr().out
+    assert_waits_again(root)
+    assert not any(ADDRESS in m.content for m in Store(root / "private").memories.values())
+    assert [i.id for i in build_queue(ws_of(root), kinds=["held"])] == [item.id]
+    # an import of the folder finds the item waiting: nothing written, nothing held anew
+    again = import_folder(CLAUDE_CODE, ws_of(root), root.parent / "ops" / "memory", actor=ACTOR)
+    assert again.counts["held"] == 1 and again.counts["written"] == 0
+    assert [h["id"] for h in [held_file(root)]] == [item.id]
+    # and it is decided again as the first time
+    assert main(["decide", item.id, *argv, "--approve", "--option", "keep"]) == 0
+    assert sum(ADDRESS in text for text in contents(root)) == 1
     assert held_file(root)["decision"] == "keep"

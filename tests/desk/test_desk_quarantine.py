@@ -114,7 +114,8 @@ async def test_a_record_swapped_while_it_is_on_screen_is_not_decided(demo: Path)
             tx.update("m-planted", action="edit", reason="swap", content=swapped)
         await decide_key(pilot, app, "k")
         await settle(pilot, app)
-        assert any("changed since it was shown" in n.message for n in app._notifications)
+        said = [n.message for n in app._notifications if "changed while you looked" in n.message]
+        assert said and "press the key again" in said[0] and "memgov" not in said[0], said
         assert app.screen is screen  # still open, shown again as it is now
         assert "j.sh" in text_of(screen.query_one("#flags", Static))
         assert "changed while you looked" in text_of(screen.query_one("#item-head", Static))

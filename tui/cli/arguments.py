@@ -370,6 +370,13 @@ def add_decide(add: Adder) -> None:
         "you were shown (otherwise nothing is decided, exit 1)",
     )
     p.add_argument(
+        "--id",
+        metavar="DECISION",
+        dest="decision_id",
+        help="the decision id a --dry-run of this decision named: the decision takes it, "
+        "and writes the record ids that dry run named",
+    )
+    p.add_argument(
         "--content",
         metavar="FILE",
         help="--option correct: the corrected text (- for stdin); for a secret in a "

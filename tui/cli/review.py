@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.domain.data import to_data
 from core.domain.errors import MemgovError
@@ -318,7 +318,7 @@ def parse_conditions(values: Sequence[str] | None) -> dict[str, str]:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from core.api.review import Decision, decide, kind_of, preview
+    from core.api.review import Decision, Preview, decide, kind_of, preview
 
     if args.item == "-":
         return _decide_list(args)
@@ -326,18 +326,22 @@ def cmd_decide(args: argparse.Namespace) -> int:
         raise MemgovError("say --approve or --reject")
     if kind_of(args.item).team_commit:
         return _decide_untrusted(args)
-    run = preview if args.dry_run else decide
-    outcome = run(
-        workspace(args),
-        args.item,
-        approve=args.approve,
-        actor=actor_from(args),
-        reason=args.reason or "",
-        option=args.option,
-        conditions=parse_conditions(args.condition),
-        files=args.file or None,
-        content=read_input(args.content) if args.content else None,
-        shown=args.shown,
+    if args.dry_run and args.decision_id:
+        raise MemgovError("--id takes the id a --dry-run named: drop --dry-run to decide")
+    choice: dict[str, Any] = {
+        "approve": args.approve,
+        "actor": actor_from(args),
+        "reason": args.reason or "",
+        "option": args.option,
+        "conditions": parse_conditions(args.condition),
+        "files": args.file or None,
+        "content": read_input(args.content) if args.content else None,
+        "shown": args.shown,
+    }
+    outcome: Decision | Preview = (
+        preview(workspace(args), args.item, **choice)
+        if args.dry_run  # the id it names is what --id carries into the decision
+        else decide(workspace(args), args.item, decision_id=args.decision_id, **choice)
     )
     if not isinstance(outcome, Decision):
         shown = outcome

@@ -72,6 +72,9 @@ class Desk(App[None]):
         try:
             with self.store_lock:
                 decision = run()
+        except ItemChanged as exc:  # the failure reads the stores again: shown as it is now
+            self.post_message(DecisionFailed(changed_here(exc), label))
+            return
         except MemgovError as exc:
             self.post_message(DecisionFailed(str(exc), label))
             return
@@ -107,6 +110,16 @@ class Desk(App[None]):
         """The queue was read again: every screen shows what it holds now."""
         for screen in self.screen_stack:
             screen.post_message(QueueLoaded(items, kinds))
+
+
+def changed_here(exc: ItemChanged) -> str:
+    """An item changed since it was shown, as the desk says it: what changed, and what to
+    do here (the desk shows it again as it is now; the core's words name a command)."""
+    what = "; ".join(exc.changes[:4]) + ("; …" if len(exc.changes) > 4 else "")
+    return (
+        f"{exc.item} changed while you looked" + (f" ({what})" if what else "") + ": nothing "
+        "was decided. It is shown again as it is now: read it, then press the key again."
+    )
 
 
 def cursor_blinks(app: App[object]) -> bool:
@@ -163,7 +176,7 @@ class DeskScreen(Screen[None]):
                     return
                 result = job()
         except ItemChanged as exc:  # not what is on screen: every screen shows it as it is
-            self.app.notify(str(exc), title=failure, severity="error", timeout=12)
+            self.app.notify(changed_here(exc), title=failure, severity="error", timeout=12)
             self.post_message(WorkerDone(self.desk.stores_changed))
             return
         except MemgovError as exc:

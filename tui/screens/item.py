@@ -252,6 +252,7 @@ class ItemScreen(DeskScreen):
                     approve=approve,
                     actor=self.actor,
                     reason=reason,
+                    decision_id=outcome.decision,  # the ids the dialog showed
                     **options,
                 ),
             )

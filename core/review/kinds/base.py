@@ -160,6 +160,12 @@ class ReviewKind:
         (None: the common rules decide)."""
         return None
 
+    def unwrites(self, store: Store, decision: Decision) -> bool:
+        """Whether a revert of ``decision`` takes the records it wrote back out of the
+        stores (erased as never written: the item waits again as before it) rather
+        than keeping them superseded in the store's history."""
+        return False
+
     def revert(
         self, store: Store, decision: Decision, *, actor: str, reason: str
     ) -> Decision | None:

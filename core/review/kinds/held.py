@@ -47,5 +47,9 @@ class HeldKind(ReviewKind):
             option=choice.option,
         )
 
+    def unwrites(self, store: Store, decision: Decision) -> bool:
+        # a consent item's words wait in the store: its records stay, superseded
+        return not held.holds_words(store, decision)
+
 
 KIND = HeldKind()

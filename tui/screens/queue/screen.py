@@ -103,6 +103,12 @@ class QueueScreen(QueueWindow):
     def stores_changed(self, message: StoresChanged) -> None:
         for decision in message.decisions:  # decided (a deferred one too): unmarked
             self.marked.pop(decision.item, None)
+        if any(d.option == "revert" for d in message.decisions):
+            # an undo: every item read again, not only those its record names (a revert
+            # names what it put back, not what it took out), so the next key finds
+            # each item as it is and is not refused as changed
+            self.reload()
+            return
         self.reload(message.decisions)
 
     def reload(self, decisions: Sequence[Decision] = (), *, full: bool = False) -> None:

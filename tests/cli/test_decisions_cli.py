@@ -154,20 +154,18 @@ def test_decide_with_the_id_its_dry_run_named_writes_the_ids_it_named(
     argv = ["decide", item.id, "--approve", "--store", str(demo), "--as", OWNER, "--json"]
     code, out, err = demo_cli(*argv, "--dry-run")
     assert (code, err) == (0, "")
-    shown = json.loads(out)
-    (team,) = [s for s in shown["stores"] if s["store"].endswith("team")]
-    (named,) = team["created"]
+    shown = json.loads(out)  # (a dry run in a decision's shape: its id, what it creates)
+    assert shown["dry_run"] is True
+    (named,) = [c["id"] for c in shown["created"] if c["store"].endswith("team")]
     # a minute later: a decision of its own would have other ids; --id carries them
     monkeypatch.setenv("MEMGOV_NOW", (DEMO_NOW + timedelta(minutes=1, seconds=3)).isoformat())
-    code, out, err = demo_cli(*argv, "--id", shown["decision"])
+    code, out, err = demo_cli(*argv, "--id", shown["id"])
     assert (code, err) == (0, "")
     decided = json.loads(out)
-    assert decided["id"] == shown["decision"]
+    assert decided["id"] == shown["id"]
     assert decided["created"] == [{"store": str(demo / "team"), "id": named}]
-    assert (demo / "private" / "decisions" / f"{shown['decision']}.json").is_file()
-    promoted = [
-        e for e in events_of(demo / "team") if e.get("decision") == shown["decision"] and e["to"]
-    ]
+    assert (demo / "private" / "decisions" / f"{shown['id']}.json").is_file()
+    promoted = [e for e in events_of(demo / "team") if e.get("decision") == shown["id"] and e["to"]]
     assert [e["memory_ids"] for e in promoted] == [[named]]
     assert_clean(demo)
     # the id is taken now: a second decision with it is refused, nothing written
@@ -175,7 +173,7 @@ def test_decide_with_the_id_its_dry_run_named_writes_the_ids_it_named(
     before = fronts(demo / "team")
     code, out, err = demo_cli(
         "decide", other.id, "--reject", "--store", str(demo), "--as", OWNER,
-        "--id", shown["decision"],
+        "--id", shown["id"],
     )  # fmt: skip
     assert code == 2 and "is taken" in err and "preview the decision again" in err, err
     assert fronts(demo / "team") == before

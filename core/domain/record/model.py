@@ -22,6 +22,7 @@ import yaml
 from core.domain.errors import ValidationError
 from core.domain.record.fields import (
     ENVIRONMENT_MAX,
+    FIELD_ORDER,
     SCOPES,
     STATUSES,
     TEXT_FIELDS,
@@ -273,31 +274,7 @@ class Memory:
 
 
 #: the keys of a record's plain form (:meth:`Memory.to_dict`), in order
-RECORD_KEYS = (
-    "id",
-    "title",
-    "type",
-    "scope",
-    "status",
-    "subject",
-    "attribute",
-    "condition",
-    "value",
-    "source",
-    "sources",
-    "confidence",
-    "created_at",
-    "verified_at",
-    "expires_at",
-    "supersedes",
-    "usage_count",
-    "last_used_at",
-    "environment",
-    "origin",
-    "provenance",
-    "content",
-    "path",
-)
+RECORD_KEYS = (*FIELD_ORDER, "content", "path")
 #: the keys of a source in a record's plain form
 SOURCE_KEYS = ("task", "message_index", "evidence", "log", "file", "line")
 

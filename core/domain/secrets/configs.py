@@ -29,7 +29,8 @@ _LIKELY = value_check(hex_is_hash=False)
 _STRICT = value_check(hex_is_hash=False, strict=True)
 
 
-def _patched_secret(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+def named_value(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """The value (the last group) where the first group is a secret's name."""
     if not names_secret(match.group(1).decode("ascii", "replace")):
         return None
     return _LIKELY(data, match)
@@ -55,7 +56,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
     make_rule("kubernetes-patch-secret", "A Secret's value set by a JSON patch",
               r"\bpath:[ \t]*/(?:data|stringData)/([\w.-]{1,64})[ \t]*\r?\n[ \t]{0,16}"
               r"value:[ \t]*" + _VALUE,
-              ("/data/", "/stringdata/"), tier="likely", check=_patched_secret, multiline=True,
+              ("/data/", "/stringdata/"), tier="likely", check=named_value, multiline=True,
               evades=False),
     make_rule("composer-auth", "A token in Composer's auth.json",
               r"\"(?:github-oauth|gitlab-token|gitlab-oauth|bitbucket-oauth)\"[ \t]*:[ \t]*\{"

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 
 from core.domain.secrets.calls import CALL_RULES
-from core.domain.secrets.configs import CONFIG_RULES
+from core.domain.secrets.configs import CONFIG_RULES, named_value
 from core.domain.secrets.names import KEY_QUALIFIERS, names_key, names_secret
 from core.domain.secrets.placeholders import shannon_entropy
 from core.domain.secrets.rule import Rule, make_rule
@@ -287,12 +287,6 @@ _LOGIN_PAIR = (
 )
 
 
-def _default_secret(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
-    if not names_secret(match.group(1).decode("ascii", "replace")):
-        return None
-    return _LIKELY(data, match)
-
-
 def _seed(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     """Base32 with a digit, not one letter over and over."""
     start, stop = match.span(1)
@@ -303,12 +297,6 @@ def _seed(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 
 
 _VALUE = r"""(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"\x60]{1,256}))"""
-
-
-def _set_secret(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
-    if not names_secret(match.group(1).decode("ascii", "replace")):
-        return None
-    return value_check(hex_is_hash=False)(data, match)
 
 
 _LIKELY = value_check(hex_is_hash=False)
@@ -341,7 +329,7 @@ LIKELY_RULES: tuple[Rule, ...] = (
               ignore_case=True, tier="likely", check=_LIKELY, evades=False),
     make_rule("shell-set-secret", "A secret-named variable set in a shell",
               r"\bset[ \t]+-[a-zA-Z]{0,4}x[a-zA-Z]{0,4}[ \t]+([A-Za-z_]\w{0,63})[ \t]+" + _VALUE,
-              ("set -",), tier="likely", check=_set_secret, evades=False),
+              ("set -",), tier="likely", check=named_value, evades=False),
     make_rule("session-cookie", "A session cookie's value",
               r"\b(?:set-)?cookie:[^\n]{0,300}?(?<![\w-])[\w-]{0,40}(?:sess|token|auth|sid)[\w-]{0,40}="
               r"([^;\s\"']{1,512})", ("cookie:",), ignore_case=True, tier="likely",
@@ -359,7 +347,7 @@ LIKELY_RULES: tuple[Rule, ...] = (
               ("--token", "--api", "--secret", "--client-secret", "--auth-token",
                "--access-token", "-secret", "-token", "-pwd", "-passphrase", "--account-key",
                "--authkey", "--auth-key", "--access-key", "-authtoken"),
-              ignore_case=True, tier="likely", check=_set_secret, evades=False),
+              ignore_case=True, tier="likely", check=named_value, evades=False),
     # a command that prints a secret, and what it printed on the next line
     make_rule("printed-secret", "A secret printed by the command on the line before",
               tuple(c + _PRINTED for c in _PRINTING),
@@ -372,7 +360,7 @@ LIKELY_RULES: tuple[Rule, ...] = (
               evades=False),
     make_rule("terraform-default", "A default value of a secret-named Terraform variable",
               r"\bvariable[ \t]+\"([\w-]{1,64})\"[ \t]*\{[^}]{0,300}?\bdefault[ \t]*=[ \t]*"
-              r"\"([^\"\n]{1,512})\"", ("variable",), tier="likely", check=_default_secret,
+              r"\"([^\"\n]{1,512})\"", ("variable",), tier="likely", check=named_value,
               local=True, evades=False),
     make_rule("otp-seed", "A one-time password's seed (base32) named in prose or config",
               r"\b(?:totp|otp|2fa|mfa|authenticator)\b[^\n]{0,40}?(?:seed|secret|key)\b[^\n]{0,30}?"

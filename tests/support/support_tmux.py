@@ -4,9 +4,13 @@ session, real keys; every step waits on what the pane shows (``support_screen``)
 from __future__ import annotations
 
 import re
+import shlex
+import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from support_screen import DEADLINE, RESEND, queue_shown
 
@@ -65,6 +69,9 @@ class Desk:
         #: every distinct screen read, in order: what the person at the desk saw
         self.seen: list[str] = []
         self.styled = ""  # the last screen read, with its styles
+        #: where the desk's exit status is written when it exits (tmux's own record of it
+        #: goes with its server, which a loaded machine has been seen to lose)
+        self.status = Path(tempfile.mkdtemp(prefix="memgov-desk-")) / "status"
 
     def tmux(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -79,22 +86,27 @@ class Desk:
         """The desk in a detached session; its pane stays when it exits, so that a
         crash's last screen can be read and its exit status checked."""
         width, height = size
+        status = shlex.quote(str(self.status))
+        wrapped = f"{command}; echo $? > {status}.part && mv {status}.part {status}"
         started = self.tmux(
-            "new-session", "-d", "-s", "desk", "-x", str(width), "-y", str(height), command,
+            "new-session", "-d", "-s", "desk", "-x", str(width), "-y", str(height), wrapped,
             ";", "set-option", "-t", "desk", "remain-on-exit", "on",
         )  # fmt: skip
         assert started.returncode == 0, started.stderr
 
     def close(self) -> None:
         self.tmux("kill-server")
+        shutil.rmtree(self.status.parent, ignore_errors=True)
 
     def dead(self) -> str | None:
-        """The desk's exit status once it has exited, else None."""
-        shown = self.tmux("display-message", "-p", "-t", "desk", "#{pane_dead} #{pane_dead_status}")
+        """The desk's exit status once it has exited (written by the shell that ran it),
+        else None; "gone" when neither the status nor the session is there."""
+        if self.status.is_file():
+            return self.status.read_text().strip()
+        shown = self.tmux("display-message", "-p", "-t", "desk", "#{pane_dead}")
         if shown.returncode != 0:
-            return "gone"  # no session at all
-        dead, _, status = shown.stdout.strip().partition(" ")
-        return status if dead == "1" else None
+            return "gone"  # no session at all, and no status written
+        return None
 
     def screen(self) -> str:
         self.styled = self.tmux("capture-pane", "-e", "-p", "-t", "desk").stdout

@@ -36,6 +36,8 @@ def is_demo(target: Path | str) -> bool:
 def _demo_in_place(target: Path, *, force: bool, lang: str | None) -> list[Store] | None:
     """The demo already in ``target``, opened as it is; None when there is none, or
     ``force`` cleared what was there. Anything else there is kept and refused."""
+    if target.exists() and not target.is_dir():
+        raise StoreError(f"{target}: not a folder; choose an empty or new folder for the demo")
     if not (target.exists() and any(target.iterdir())):
         return None
     if force:

@@ -128,11 +128,18 @@ class Store:
         clock: Clock | None = None,
     ) -> Store:
         root = Path(root)
+        if root.exists() and not root.is_dir():
+            raise StoreError(f"{root}: not a folder; choose an empty or new folder")
         if (root / CONFIG_FILE).exists():
             raise StoreError(f"{root}: a store already exists here ({CONFIG_FILE})")
         if root.exists() and any(p.name != ".git" for p in root.iterdir()):
             raise StoreError(f"{root}: folder is not empty; choose an empty or new folder")
-        root.mkdir(parents=True, exist_ok=True)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file where a parent folder should be, no permission
+            raise StoreError(
+                f"{root}: cannot make the folder ({exc.strerror}); choose another place"
+            ) from None
         config = Config(
             scope=scope,
             owner=owner,

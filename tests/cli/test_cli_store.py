@@ -42,6 +42,26 @@ def test_init_creates_a_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert repo.head.commit.author.email == "me@example.com"
 
 
+@pytest.mark.parametrize("command", ["init", "demo"])
+@pytest.mark.parametrize("where", ["file", "under a file"])
+def test_a_store_where_a_file_is_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, where: str
+) -> None:
+    """``--store`` naming a file, or a folder under a file: exit 2 and the path named,
+    no traceback, and the file untouched."""
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine\n")
+    target = blocker if where == "file" else blocker / "store"
+    argv = [command, "--store", str(target)] + (
+        ["--as", "me@example.com"] if command == "init" else []
+    )
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert str(blocker) in err and "Traceback" not in err
+    assert "not a folder" in err or "cannot make the folder" in err
+    assert blocker.read_text() == "mine\n"
+
+
 def test_init_team_store_with_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "team"
     code, out, _ = run(

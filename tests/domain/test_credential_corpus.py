@@ -349,8 +349,11 @@ def _rows(name: str) -> list[dict[str, object]]:
         ("blind5", (327, 271), 319, 3),
         ("blind6", (304, 263), 294, 3),
         # a seventh, written while the sixth was tuned on, measured once after: 286 of
-        # 296 (96.6%), 4 of 268 (1.5%); never tuned on
-        ("blind7", (296, 268), 286, 4),
+        # 296 (96.6%), 4 of 268 (1.5%). Then tuned on (a BitLocker key, a seed phrase, a
+        # PIN, PPP's and OpenVPN's files, a bare ``pass`` word on a command line, a
+        # vendor's base64 Authorization header, an app password and a passphrase in
+        # prose, ``#{...}``, base64 of settings): floors from there.
+        ("blind7", (296, 268), 296, 2),
     ],
 )
 def test_the_unseen_corpora_stay_at_their_first_measure_or_better(

@@ -197,6 +197,12 @@ FAKE: dict[str, Maker] = {
     "composer-auth": lambda r: AT["composer-auth"] + body(r, HEX, 40) + '"}}',
     "postfix-sasl-password": lambda r: AT["postfix-sasl-password"] + body(r, ALNUM, 14),
     "wallet-private-key": lambda r: AT["wallet-private-key"] + "0x" + body(r, HEX, 64) + "']",
+    "recovery-key": lambda r: AT["recovery-key"] + "-".join(body(r, DIGITS, 6) for _ in range(8)),
+    "seed-phrase": lambda r: AT["seed-phrase"] + " ".join(body(r, LOWER, 5) for _ in range(12)),
+    "pin-code": lambda r: AT["pin-code"] + "730518",
+    "command-word-password": lambda r: AT["command-word-password"] + body(r, ALNUM, 15) + "7",
+    "ppp-secret": lambda r: AT["ppp-secret"] + body(r, ALNUM, 13) + '7"  *',
+    "auth-file-password": lambda r: AT["auth-file-password"] + body(r, ALNUM, 13) + "7",
 }
 URL_USER = "postgres://app:"
 #: what comes before the secret in a rule's fake token
@@ -242,6 +248,12 @@ AT = {
     "composer-auth": '{"github-oauth": {"github.com": "',
     "postfix-sasl-password": "[smtp.example.org]:587 alerts@example.org:",
     "wallet-private-key": "accounts: ['",
+    "recovery-key": "BitLocker recovery key: ",
+    "seed-phrase": "seed phrase: ",
+    "pin-code": "my PIN is ",
+    "command-word-password": "rclone config create nas sftp user kids pass ",
+    "ppp-secret": '# /etc/ppp/chap-secrets\n"dialup"  *  "',
+    "auth-file-password": "# auth.txt\nmarta\n",
 }
 #: where the secret starts in a rule's fake token, when not at its first character
 SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
@@ -506,6 +518,12 @@ NEAR_MISSES: list[tuple[str, str, Maker]] = [
     ("composer-auth", "a reference", lambda r: '{"github-oauth": {"github.com": "${GH_TOKEN}"}}'),
     ("postfix-sasl-password", "a word", lambda r: "[smtp.example.org]:587 alerts:password"),
     ("wallet-private-key", "a run", lambda r: "accounts: ['0x" + "ab" * 32 + "']"),
+    ("recovery-key", "a run", lambda r: "BitLocker recovery key: " + "-".join(["000000"] * 8)),
+    ("seed-phrase", "too few words", lambda r: "seed phrase: apple banana cherry"),
+    ("pin-code", "a sequence", lambda r: "my PIN is " + "1234" + "56"),
+    ("command-word-password", "a reference", lambda r: "rclone config create x sftp pass $NAS"),
+    ("ppp-secret", "a comment", lambda r: "# /etc/ppp/chap-secrets\n# client server secret IP"),
+    ("auth-file-password", "a word", lambda r: "# auth.txt\nmarta\npassword"),
     ("password-comparison", "empty", lambda r: 'if (password.equals("")) {'),
     ("password-comparison", "a word", lambda r: 'if pwd == "password":'),
     ("tsig-key-secret", "a reference", lambda r: 'algorithm hmac-sha256; secret "${TSIG}";'),
@@ -557,6 +575,10 @@ def sentence(token: str) -> str:
 #: rules whose secret is alone on a line after its context (what a command printed)
 OWN_LINE = {
     "printed-secret",
+    "seed-phrase",
+    "command-word-password",
+    "ppp-secret",
+    "auth-file-password",
     "config-password-line",
     "postfix-sasl-password",
     "kubernetes-patch-secret",

@@ -40,6 +40,7 @@ import re
 from core.domain.secrets.calls import CALL_RULES
 from core.domain.secrets.configs import CONFIG_RULES, named_value
 from core.domain.secrets.names import KEY_QUALIFIERS, names_key, names_secret
+from core.domain.secrets.personal import PERSONAL_RULES
 from core.domain.secrets.placeholders import shannon_entropy
 from core.domain.secrets.rule import Rule, make_rule
 from core.domain.secrets.structure import value_check
@@ -217,7 +218,8 @@ _MARK = (
 )
 # a value: ASCII without quotes (``[!#-&(-_a-~]``), at most 128 characters, perhaps quoted
 _PROSE_VALUE = (
-    r"(?:[\"'\x60]|“|「|『)?([A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
+    r"(?:[\"'\x60]|“|「|『)?([a-z]{4}(?: [a-z]{4}){3}(?![ \t]?[a-z])"  # (an app password)
+    r"|[A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
 )
 # (``pw`` as a word; a client's secret as a word: "ClientSecret", not "...secrets")
 _PROSE_SPECIAL = {"pw": "(?<![a-z])pw"} | {
@@ -258,6 +260,8 @@ def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     line = data[data.rfind(b"\n", 0, start) + 1 : start].decode("utf-8", "replace")
     if _no_statement(data, start, context, line):
         return None
+    if " " in value and not context.split()[1:] and not line[: -len(context)].strip():
+        return None  # ``password abcd efgh ...`` alone on its line: config-password-line's
     if value.isdigit() and len(value) >= MIN_LENGTH and _BARE_MARK.fullmatch(context):
         return start, stop  # "密码：" and six digits or more: a PIN said right after the word
     if _KEY_WORDS.search(context) and not HASH_WORDS.search(line):
@@ -388,5 +392,6 @@ LIKELY_RULES: tuple[Rule, ...] = (
                "plain-text-password-value"), tier="likely", check=_LIKELY, evades=False),
     *CALL_RULES,
     *CONFIG_RULES,
+    *PERSONAL_RULES,
 )
 # fmt: on

@@ -180,9 +180,14 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     make_rule("dsn-password", "Password in a Go database DSN",
               r"[\"'\x60]([^\s:\"'@/\x60]{1,64}):([^\s\"'@\x60]{1,128})@(?:tcp|unix)\(",
               ("@tcp(", "@unix("), check=_CERTAIN, evades=False),
+    # (and a header of a vendor's that takes the base64 with no scheme before it:
+    # kintone's X-Cybozu-Authorization)
     make_rule("basic-auth", "HTTP Basic credentials (user:password in base64)",
-              r"\bbasic[ \t]{1,8}([A-Za-z0-9+/]{6,1024}={0,2})(?![A-Za-z0-9+/=])", ("basic",),
-              ignore_case=True, check=_decodes_to_login, evades=False),
+              (r"\bbasic[ \t]{1,8}([A-Za-z0-9+/]{6,1024}={0,2})(?![A-Za-z0-9+/=])",
+               r"authorization[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
+               r"([A-Za-z0-9+/]{6,1024}={0,2})(?![A-Za-z0-9+/=])"),
+              ("basic", "authorization"), ignore_case=True, check=_decodes_to_login,
+              evades=False),
     make_rule("docker-auth", "Docker registry auth (user:password in base64)",
               r"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{6,}={0,2})\"", ('"auth"',),
               check=_decodes_to_login, evades=False),

@@ -39,10 +39,12 @@ Nothing here keeps, prints or raises with a value.
 from __future__ import annotations
 
 import binascii
+import json
 import re
 import unicodedata
 from base64 import b64decode
 
+from core.domain.secrets.names import names_secret
 from core.domain.secrets.placeholders import looks_sequential, mostly_runs, shannon_entropy
 
 MIN_LENGTH = 6
@@ -57,7 +59,7 @@ _PLACEHOLDER = re.compile(
 _REFERENCE = re.compile(
     r"^(?:\$|%\(|%[sdr]$|\{|\(|!|@|&|\*|<|＜|\[|op://|vault:|secret://|secrets://|ref\+|sm://|"
     r"arn:|awssm|gcp:|azure:|env:|file:|keyring:|enc\[)"
-    r"|\$\{|\{\{|\{[^{}\s]*\}|%\([^)]*\)[sdr]|[\w.]\(|\)$|\w\[|\]"
+    r"|\$\{|#\{|\{\{|\{[^{}\s]*\}|%\([^)]*\)[sdr]|[\w.]\(|\)$|\w\[|\]"
     r"|^(?:os\.|process\.env|env\.|ENV\b|System\.|config\.|settings\.|self\.|this\.)"
     r"|^(?:var|local|module|data)\.\w|^%\w+%$|secretKeyRef|valueFrom|secretRef|configMapKeyRef",
     re.IGNORECASE,
@@ -124,6 +126,38 @@ def _is_word(value: str) -> bool:
 
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}|[A-Za-z0-9_-]{8,}={0,2}")
+
+
+def _settings(decoded: str) -> bool:
+    """Base64 of a JSON object whose keys name no secret (``{"theme":"dark"}`` in a
+    cookie or a client's state): data, not a credential."""
+    if not decoded.startswith("{"):
+        return False
+    try:
+        parsed = json.loads(decoded)
+    except ValueError:
+        return False
+    keys: list[str] = []
+    stack: list[object] = [parsed]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            keys.extend(str(k) for k in node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return isinstance(parsed, dict) and not any(names_secret(k) for k in keys)
+
+
+def _random_letters(value: str) -> bool:
+    """Twelve letters or more of both cases, with the few vowels of a random string
+    (``jXcSQhsxhHylLq...``; an identifier, ``getUserNameById``, has a word's share)."""
+    if len(value) < 12 or not (value.isascii() and value.isalpha()):
+        return False
+    if value.islower() or value.isupper():
+        return False
+    vowels = sum(c in "aeiouAEIOU" for c in value)
+    return vowels / len(value) < 0.25
 
 
 def _decoded(value: str) -> str | None:
@@ -198,13 +232,15 @@ def _random_string(value: str) -> bool:
     return classes >= 4 and shannon_entropy(value) >= 4.6
 
 
-def _passphrase(value: str) -> bool:
+def _passphrase(value: str, *, strict: bool = False) -> bool:
     """Three or more words of letters joined by ``-`` (``correct-horse-battery-staple``),
-    none of them a word that names a secret, a setting or a place to fill in."""
+    none of them a word that names a secret, a setting or a place to fill in; in prose
+    (``strict``), words of four letters or more ("not-set-yet" is no passphrase)."""
     parts = value.split("-")
+    shortest = 4 if strict else 3
     return (
         len(parts) >= 3
-        and all(len(p) >= 3 and p.isalpha() and p.islower() for p in parts)
+        and all(len(p) >= shortest and p.isalpha() and p.islower() for p in parts)
         and not any(_SETTING_WORDS.match(p) for p in parts)
     )
 
@@ -259,7 +295,7 @@ def plausible(
     folded = _fold(value)  # accents aside: ``contraseña`` is a word as ``password`` is
     if value.isdigit() or (_is_word(folded) and not (not strict and _run_on(value))):
         return False
-    if _IDENTIFIER.fullmatch(folded) and not (not strict and _passphrase(value)):
+    if _IDENTIFIER.fullmatch(folded) and not _passphrase(value, strict=strict):
         return False
     decoded = _decoded(value)
     for _level in range(2):  # base64 of words (a token inside is the evasion layer's) or of
@@ -267,6 +303,7 @@ def plausible(
             break
         if (
             any(c.isspace() for c in decoded.strip())
+            or _settings(decoded)
             or _PLACEHOLDER.search(decoded)
             or mostly_runs(decoded)
             or looks_sequential(decoded)
@@ -276,5 +313,7 @@ def plausible(
     if strict:  # and not a name with a digit in front ("1Password", "3Com"); or digits
         # with a symbol that is no date's or number's ("736789#")
         mixed = bool(_LETTER.search(value) and _OTHER.search(value))
-        return (mixed or bool(_PIN.fullmatch(value))) and not _BRAND.match(value)
+        return (
+            mixed or bool(_PIN.fullmatch(value)) or _random_letters(value)
+        ) and not _BRAND.match(value)
     return True

@@ -311,7 +311,6 @@ BLIND4_ROWS = [
     if line
 ]
 BLIND4_MISSED = {
-    "c-0242": "a Gmail app password without its spaces: 16 lowercase letters, a word's form",
     "c-0285": "a Rails master key printed on the line after its file's name, no command",
 }
 BLIND4_FLAGGED = {"c-0463": "an AWS access key id alone"}
@@ -354,6 +353,17 @@ def _rows(name: str) -> list[dict[str, object]]:
         # vendor's base64 Authorization header, an app password and a passphrase in
         # prose, ``#{...}``, base64 of settings): floors from there.
         ("blind7", (296, 268), 296, 2),
+        # an eighth, ninth and tenth, written while the seventh was tuned on, measured once
+        # each after it: 250 of 271 (92.3%) and 5 of 222 (2.3%); 268 of 276 (97.1%) and 7
+        # of 262 (2.7%); 236 of 252 (93.7%) and 1 of 224 (0.4%). Then tuned on (Cisco's
+        # and keepalived's keys, LDAP's, az's, openssl's and here-string passwords, a
+        # password holding ``@`` in a URL, a DSN without its protocol, a literal's prefix,
+        # PowerShell's ``$env:``, SNMP communities, PSKs, backup codes, chpasswd and
+        # rsync's secrets, Square, Chinese and English "reset to", a negated name, an
+        # anonymous JWT, templates and ``${X:?}``): floors from there.
+        ("blind8", (271, 222), 267, 1),
+        ("blind9", (276, 262), 275, 2),
+        ("blind10", (252, 224), 251, 1),
     ],
 )
 def test_the_unseen_corpora_stay_at_their_first_measure_or_better(

@@ -203,6 +203,11 @@ FAKE: dict[str, Maker] = {
     "command-word-password": lambda r: AT["command-word-password"] + body(r, ALNUM, 15) + "7",
     "ppp-secret": lambda r: AT["ppp-secret"] + body(r, ALNUM, 13) + '7"  *',
     "auth-file-password": lambda r: AT["auth-file-password"] + body(r, ALNUM, 13) + "7",
+    "user-password-line": lambda r: AT["user-password-line"] + body(r, ALNUM, 13) + "7",
+    "backup-codes": lambda r: AT["backup-codes"] + "73051862 " + body(r, DIGITS, 8),
+    "admin-password-pair": lambda r: AT["admin-password-pair"] + body(r, ALNUM, 13) + "7!",
+    "square-access-token": lambda r: "EAAA" + body(r, ALNUM, 56),
+    "square-secret": lambda r: "sq0csp-" + body(r, ALNUM, 43),
 }
 URL_USER = "postgres://app:"
 #: what comes before the secret in a rule's fake token
@@ -254,6 +259,9 @@ AT = {
     "command-word-password": "rclone config create nas sftp user kids pass ",
     "ppp-secret": '# /etc/ppp/chap-secrets\n"dialup"  *  "',
     "auth-file-password": "# auth.txt\nmarta\n",
+    "user-password-line": "# /etc/rsyncd.secrets\nnasbackup:",
+    "backup-codes": "Backup codes for the admin account: ",
+    "admin-password-pair": "WordPress: admin / ",
 }
 #: where the secret starts in a rule's fake token, when not at its first character
 SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
@@ -524,6 +532,11 @@ NEAR_MISSES: list[tuple[str, str, Maker]] = [
     ("command-word-password", "a reference", lambda r: "rclone config create x sftp pass $NAS"),
     ("ppp-secret", "a comment", lambda r: "# /etc/ppp/chap-secrets\n# client server secret IP"),
     ("auth-file-password", "a word", lambda r: "# auth.txt\nmarta\npassword"),
+    ("user-password-line", "a reference", lambda r: "chpasswd:\n  list: |\n    ubuntu:${PW}"),
+    ("backup-codes", "one code", lambda r: "Backup codes: 73051862 (the rest are used)"),
+    ("admin-password-pair", "a word", lambda r: "WordPress: admin / password"),
+    ("square-access-token", "too short", lambda r: "EAAA" + body(r, ALNUM, 12)),
+    ("square-secret", "too short", lambda r: "sq0csp-" + body(r, ALNUM, 20)),
     ("password-comparison", "empty", lambda r: 'if (password.equals("")) {'),
     ("password-comparison", "a word", lambda r: 'if pwd == "password":'),
     ("tsig-key-secret", "a reference", lambda r: 'algorithm hmac-sha256; secret "${TSIG}";'),
@@ -579,6 +592,7 @@ OWN_LINE = {
     "command-word-password",
     "ppp-secret",
     "auth-file-password",
+    "user-password-line",
     "config-password-line",
     "postfix-sasl-password",
     "kubernetes-patch-secret",

@@ -34,7 +34,7 @@ def _rules(text: str) -> list[str]:
             "rclone config create nas sftp host 10.0.0.9 user kids pass Qm7vT2xLp9Rw",
             "command-word-password",
         ),
-        ("nmcli dev wifi connect HomeNet psk Gx8!fr2Lq0", "command-word-password"),
+        ("iwctl station wlan0 connect HomeNet pass Gx8!fr2Lq0", "command-word-password"),
         ('# /etc/ppp/chap-secrets\n"dialup"  *  "tr4in!set"  *', "ppp-secret"),
         ("# OpenVPN auth.txt\nmarta\nZ8pq2LrT0wXy", "auth-file-password"),
         ("X-Cybozu-Authorization: " + "a2ludG9uZTpSMnhqOXZQcTBUcw==", "basic-auth"),
@@ -65,4 +65,49 @@ def test_a_form_a_person_keeps_is_caught(text: str, rule: str) -> None:
     ],
 )
 def test_its_near_misses_are_left_alone(text: str) -> None:
+    assert scan(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("crypto isakmp key Yv0wfYkP9XVm8nbB address 203.0.113.10", "device-password"),
+        ("radius-server host 10.0.0.20 key Rad1us#Sec", "device-password"),
+        ("    auth_type PASS\n    auth_pass kA1v3d!", "device-password"),
+        (
+            "ldapsearch -x -H ldaps://dc01 -D 'cn=svc' -w 'T3x9_+s7rVAT15' -b 'dc=corp'",
+            "cli-password",
+        ),
+        ("sftp://backup:Zim@2023backup@nas02.office.lan/volume1", "url-password"),
+        ('DATA_SOURCE_NAME: "exporter:sY557KAR3rqqWonj@(mysql:3306)/"', "dsn-password"),
+        ('let signing_key = b"hh78sEf5fwwJuBYJfE4IBb3Bl9jeQDFp";', "secret-assignment"),
+        ("$env:ARM_CLIENT_SECRET = 'ZJx8Q~BpcmyJi3DP0QZYsLt7s6bv'", "secret-assignment"),
+        ('snmp_community = "Sn#mpRW2024"', "secret-assignment"),
+        ("阿里云子账号的登录密码我设成 Aliyun#Ops2025 了", "password-in-prose"),
+        ("the iDRAC password was reset to calvin2026 after the update", "password-in-prose"),
+        ("Backup codes for the admin account: 69316175 86422164 03043041", "backup-codes"),
+        ("# /etc/rsyncd.secrets\nnasbackup:Matcha#Latte8", "user-password-line"),
+        ("- WordPress: admin / Paris75011!", "admin-password-pair"),
+        ("vercel deploy --prod --token l44K8uoIqW7Wwef034bMquts", "cli-secret-flag"),
+    ],
+)
+def test_a_form_of_the_tenth_round_is_caught(text: str, rule: str) -> None:
+    assert _rules(text) == [rule]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mysql_root_password: \"{{ lookup('hashi_vault', 'secret=kv/data/mysql:root') }}\"",
+        "  password: ${REDIS_PASSWORD:?required}",
+        "- 飞书应用的 tenant_key 之外还有个 open_id，不是密钥：ou_0b144e4810a2f8c24036a6be6ccd07e8",
+        'implementation("io.jsonwebtoken:jjwt-api:0.12.5")',
+        "同步用户 password=e10adc3949ba59abbe56e057f20f883e（MD5，迁移时要重新加盐）",
+        "DD_CLIENT_TOKEN=pub6eb8874b196d7418489657585e731297",
+        "cache:\n  key: deps-a0397a82788f9be1e62a716231b618aa8d19b08b",
+        '{"password": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-AbCdEf"}',
+        "api_key: !env_var OPENAI_API_KEY",
+    ],
+)
+def test_a_near_miss_of_the_tenth_round_is_left_alone(text: str) -> None:
     assert scan(text) == []

@@ -86,13 +86,13 @@ def _login_then_password(data: bytes, match: re.Match[bytes]) -> tuple[int, int]
 
 def _typed_into_password(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     line_start = data.rfind(b"\n", 0, match.start()) + 1
-    before = data[max(line_start, match.start() - 160) : match.start()]
+    before = data[max(line_start, match.start() - 160) : match.start(2)]  # (and the field)
     if not _PASSWORD_FIELD.search(before.decode("utf-8", "replace")):
         return None
     start, stop = match.span(2)
     value = trim(data[start:stop].decode("utf-8", "replace"))
-    if not plausible(value, strict=True):
-        return None
+    if not plausible(value, strict=True) or _PASSWORD_FIELD.search(value):
+        return None  # (the field's name, ``"#password"``, is no value typed into it)
     return start, start + len(value.encode("utf-8"))
 
 
@@ -116,7 +116,7 @@ CALL_RULES: tuple[Rule, ...] = (
     make_rule("password-field-input", "A password typed into a field by a UI test",
               tuple(m + _TYPED for m in ("sendKeys", "send_keys", ".type", ".fill", "fill_in",
                                          "setValue", "set_value")),
-              ("sendkeys", "send_keys", ".type(", "fill_in", "setvalue", "set_value"),
+              ("sendkeys", "send_keys", ".type(", "fill_in", "setvalue", "set_value", ".fill("),
               tier="likely", check=_typed_into_password, evades=False),
     make_rule("password-comparison", "A password compared with a literal (a login that is code)",
               r"""\b(?:password|passwd|pwd|passcode|pw)\w{0,12}[ \t]*(?:===?|\.equals\(|"""

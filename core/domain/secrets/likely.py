@@ -41,7 +41,7 @@ from core.domain.secrets.calls import CALL_RULES
 from core.domain.secrets.configs import CONFIG_RULES, named_value
 from core.domain.secrets.names import KEY_QUALIFIERS, names_key, names_secret
 from core.domain.secrets.personal import PERSONAL_RULES
-from core.domain.secrets.placeholders import shannon_entropy
+from core.domain.secrets.placeholders import looks_sequential, mostly_runs, shannon_entropy
 from core.domain.secrets.rule import Rule, make_rule
 from core.domain.secrets.structure import value_check
 from core.domain.secrets.values import HASH_WORDS, MIN_LENGTH, is_hash, plausible, trim
@@ -63,7 +63,7 @@ def _back(data: bytes, pos: int, chars: frozenset[int], limit: int) -> int:
 _KV_KEYWORDS = (
     "pass", "pwd", "pw", "secret", "token", "key", "credential", "psk", "clave", "senha",
     "contrase", "kennwort", "wachtwoord", "密码", "密碼", "口令", "密钥", "パスワード",
-    "비밀번호", "арол", "_sk", "authcode", "auth_code",
+    "비밀번호", "арол", "_sk", "authcode", "auth_code", "parol", "community", "_auth",
 )  # fmt: skip
 _NOT_KEY = r"""\s=:"'\x60<>(){}\[\],;\\"""
 _CLOSE = r"""["'\]\x60\\]{0,3}"""  # what closes a key: quotes, ``']``, an escaped quote
@@ -76,6 +76,8 @@ _KV = (
     r"""|[=:](?![=:])|：|(?<=")[ \t]*,[ \t]*"value"[ \t]*:|(?<=['"]),"""
     r"""|(?<=[A-Za-z])>|[ \t]+value[ \t]*="""
     r"""|[ \t]*\r?\n[ \t]*(?:-[ \t]*)?value[ \t]*:)[ \t]{0,8}"""
+    # (a literal's prefix: Rust's b"", Python's r'')
+    r"""(?:(?:[bB][rR]?|[rR][bB]?|[uU])(?=["']))?"""
     r"""(?:\\"([^"\\\n]{0,512})\\"|\"\"\"([^"\n]{1,512})\"\"\"|"([^"\n]{0,512})"|'([^'\n]{0,512})'"""
     r"""|\x60([^\x60\n]{0,512})\x60|([^\s"'\x60<]{1,512}))"""
 )
@@ -106,12 +108,10 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
         or _value_group(match) == match.re.groups
     ):
         return None  # "key", "v" only as a call's first two, quoted: define("K", "v")
-    if data[key_start - 1 : key_start] in (b"[", b"/") or (
-        data[key_start - 1 : key_start] == b":" and data[key_start - 2 : key_start - 1].isalnum()
-    ):
-        return None  # ``[secret: rule-id]`` (what redaction left), inside an ARN or a path
+    if _not_an_assignment(data, key_start, match):
+        return None
     secret_name = names_secret(key) or _under_a_secret(data, key_start, key)
-    if not (secret_name or _names_a_key(key)):
+    if not (secret_name or _names_a_key(key) or _bare_key(data, key_start, key)):
         return None
     group = _value_group(match)
     start, stop = match.span(group)
@@ -119,11 +119,12 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
         return None  # a literal joined to the next ("..." +) or a plain scalar folded on
     value = _cut(data, key_start, trim(data[start:stop].decode("utf-8", "replace")),
                  unquoted=group == match.re.groups)  # fmt: skip
-    line_end = data.find(b"\n", stop, stop + 80)
+    end = start + len(value.encode("utf-8"))  # (what follows a value cut short is context)
+    line_end = data.find(b"\n", end, end + 80)
     context = (
         data[max(0, key_start - 40) : key_start].decode("utf-8", "replace")
         + key
-        + data[stop : stop + 80 if line_end == -1 else line_end].decode("utf-8", "replace")
+        + data[end : end + 80 if line_end == -1 else line_end].decode("utf-8", "replace")
     )
     if not plausible(value, context=context):
         return None
@@ -132,6 +133,31 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     if _CIPHERTEXT.search(data, max(0, key_start - 300), key_start):
         return None
     return start, start + len(value.encode("utf-8"))
+
+
+_NEGATED = re.compile(
+    rb"(?:\xe4\xb8\x8d\xe6\x98\xaf|\xe5\xb9\xb6\xe9\x9d\x9e|\xe6\x97\xa0|\xe6\xb2\xa1\xe6\x9c\x89"
+    rb"|\bnot(?: an?| the)?|\bkeine?|\bno es)[ \t]*\Z",
+    re.IGNORECASE,
+)  # (不是, 并非: "is not a"; 无, 没有: "without")
+
+
+def _not_an_assignment(data: bytes, key_start: int, match: re.Match[bytes]) -> bool:
+    """Where a key and a value are no secret given: ``[secret: rule-id]`` (what
+    redaction left), inside an ARN or a path (but PowerShell's ``$env:NAME``), inside a
+    template's ``{{ }}``, a shell's ``${NAME:?message}``, or a key said not to be one
+    ("不是密钥：...")."""
+    before = data[key_start - 1 : key_start]
+    if before in (b"[", b"/"):
+        return True
+    if before == b":" and data[key_start - 2 : key_start - 1].isalnum():
+        return data[max(0, key_start - 5) : key_start].lower() != b"$env:"
+    line = data[data.rfind(b"\n", 0, key_start) + 1 : key_start]
+    if line.count(b"{{") > line.count(b"}}"):
+        return True
+    if data[key_start - 2 : key_start] == b"${" and data[match.end("sep") :].lstrip()[:1] == b"?":
+        return True
+    return bool(_NEGATED.search(data, max(0, key_start - 16), key_start))
 
 
 def _under_a_secret(data: bytes, key_start: int, key: str) -> bool:
@@ -144,6 +170,14 @@ def _under_a_secret(data: bytes, key_start: int, key: str) -> bool:
 
 
 _PARENT = re.compile(rb"[\"']?([A-Za-z]{2,20})[\"']?[ \t]*:[ \t]*\{")
+
+
+def _bare_key(data: bytes, key_start: int, key: str) -> bool:
+    """A bare ``key`` (rclone's, a tool's section): a secret if its value is random, but
+    not a cache's (``cache:`` / ``key: deps-...``)."""
+    if key.strip("\"'").lower() != "key":
+        return False
+    return b"cache" not in data[max(0, key_start - 120) : key_start].lower()
 
 
 def _names_a_key(key: str) -> bool:
@@ -201,18 +235,24 @@ _PROSE_KEYWORDS = (
     "окен", "シークレット", "トークン", "passcode", "clave", "パス", "비번", "pw",
     "clientsecret", "client secret", "passphrase", "授权码", "security token", "auth token",
     "access token", "api token", "bot token", "appsecret", "app secret", "corpsecret",
-    "secret access key", "access key secret", "secret key",
+    "secret access key", "access key secret", "secret key", "secretkey", "schlüssel", "共有鍵",
+    "psk", "pre-shared key", "预共享密钥", "root token", "vault token", "token do",
+    "token del", "token de",
 )  # fmt: skip
 # the keywords that name a key or a secret, not a password: after them, hex of a
 # digest's size is the secret (a WeChat AppSecret), unless a hash word is near
-_KEY_WORDS = re.compile(r"secret|key|密钥|秘钥|シークレット", re.IGNORECASE)
+_KEY_WORDS = re.compile(r"secret|key|密钥|秘钥|シークレット|schlüssel|鍵|psk", re.IGNORECASE)
 _STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|：|、|＝"""
 # (a parenthesis in it: "Senha do painel (admin): ...")
 _GAP = rf"(?:(?!{_STOP})[^\n]|\([^()\n]{{1,30}}\)){{0,60}}?"
 _MARK = (
     r"(?:(?:[ \t]+(?:is|are|was|were|es|era|é|è|est|ist|lautet|war|c['’]est)(?![A-Za-z])"
-    r"(?:[ \t]+(?:still|now|currently|just|also|again|set[ \t]+to|changed[ \t]+to))?"
+    r"(?:[ \t]+(?:still|now|currently|just|also|again|set[ \t]+to|changed[ \t]+to"
+    r"|reset[ \t]+to|updated[ \t]+to|rotated[ \t]+to))?"
+    r"|[ \t]+(?:(?:has[ \t]+been|got)[ \t]+)?(?:reset|changed|updated|rotated|set)[ \t]+to"
+    r"|[ \t]*,[ \t]*c['’]est"
     r"|[ \t]*(?:是|为|為|は|는|은|改成了|改为|改成|换成|换为|变成|变为|更新为|重置为|设为|设置为"
+    r"|设成|重置成|设定为|设定成|更新成|设置成"
     r"|→|—|->|=>))[ \t]*(?::|：)?"
     r"|[ \t]*(?::|：|＝|=|、|，))[ \t]*"
 )
@@ -222,9 +262,9 @@ _PROSE_VALUE = (
     r"|[A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
 )
 # (``pw`` as a word; a client's secret as a word: "ClientSecret", not "...secrets")
-_PROSE_SPECIAL = {"pw": "(?<![a-z])pw"} | {
+_PROSE_SPECIAL = {"pw": "(?<![a-z])pw", "psk": "(?<![a-z])psk(?![a-z])"} | {
     k: k + "(?![a-z])" for k in ("clientsecret", "client secret")
-}
+}  # fmt: skip
 _PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
 # (a word's ending: ``passwords``, ``contraseña``, ``пароль``, ``паролем``, ``비밀번호를``)
 _ENDING = "(?:[a-z]|ñ|ь|я|е|м|ю|и|를|을|이|가|を|が)"  # (and particles: 비밀번호를 ...)
@@ -235,7 +275,7 @@ _PROSE = (
 
 
 _GLUED_NAME = re.compile(r"\w+[_-][\w-]+")
-_BARE_MARK = re.compile(r"\S+?[ \t]*(?:[ \t]is|:|：|是|为|は|=)[ \t]*")
+_BARE_MARK = re.compile(r"\S+?[ \t]*(?:[ \t]is|:|：|是|为|は|=|[ \t])[ \t]*")
 
 
 def _no_statement(data: bytes, start: int, context: str, line: str) -> bool:
@@ -250,6 +290,10 @@ def _no_statement(data: bytes, start: int, context: str, line: str) -> bool:
     glued = _GLUED_NAME.match(context)
     if glued and not names_secret(glued.group()):
         return True
+    if _NEGATED.search(
+        data, max(0, start - len(context.encode()) - 16), start - len(context.encode())
+    ):
+        return True  # "不是密钥：..." (is not a key)
     return bool(_CIPHERTEXT.search(data, max(0, start - 300), start))
 
 
@@ -263,7 +307,9 @@ def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     if " " in value and not context.split()[1:] and not line[: -len(context)].strip():
         return None  # ``password abcd efgh ...`` alone on its line: config-password-line's
     if value.isdigit() and len(value) >= MIN_LENGTH and _BARE_MARK.fullmatch(context):
-        return start, stop  # "密码：" and six digits or more: a PIN said right after the word
+        return (
+            None if looks_sequential(value) or mostly_runs(value) else (start, stop)
+        )  # "密码：" and six digits or more: a PIN said right after the word
     if _KEY_WORDS.search(context) and not HASH_WORDS.search(line):
         if is_hash(value) or not plausible(value, strict=True, hex_is_hash=False):
             return None
@@ -304,7 +350,7 @@ _VALUE = r"""(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"\x60]{1,256}))"""
 
 
 _LIKELY = value_check(hex_is_hash=False)
-_FLAG_VALUE = r"""(?:'([^'\n]{1,512})'|"([^"\n]{1,512})"|([^\s'"\x60]{1,512}))"""
+_FLAG_VALUE = r"""(?!-)(?:'([^'\n]{1,512})'|"([^"\n]{1,512})"|([^\s'"\x60]{1,512}))"""
 
 # (possessive and in lookaheads: a line of many ``secret`` words costs one try each)
 _PRINTED = r"[^\n]{0,1000}+\r?\n[ \t]*+([^\s$#>]\S{5,511}+)[ \t]*+(?=\r?\n|$)"
@@ -387,9 +433,13 @@ LIKELY_RULES: tuple[Rule, ...] = (
               (r"\b(?:password|secret)[ \t]+0[ \t]+" + _VALUE,
                r"\benable[ \t]+(?:password|secret)[ \t]+" + _VALUE,
                r"\blocal-user[ \t]+\S{1,64}[ \t]+password[ \t]+(?:cipher|simple)[ \t]+" + _VALUE,
-               r"\bplain-text-password-value[ \t]+" + _VALUE),
+               r"\bplain-text-password-value[ \t]+" + _VALUE,
+               r"\bcrypto[ \t]+isakmp[ \t]+key[ \t]+(?:[06][ \t]+)?" + _VALUE,
+               r"\b(?:radius|tacacs)-server\b[^\n]{0,80}?[ \t]key[ \t]+(?:[07][ \t]+)?" + _VALUE,
+               r"\bauth_pass[ \t]+" + _VALUE),
               ("password 0", "secret 0", "enable password", "enable secret", "local-user",
-               "plain-text-password-value"), tier="likely", check=_LIKELY, evades=False),
+               "plain-text-password-value", "isakmp key", "radius-server", "tacacs-server",
+               "auth_pass"), tier="likely", check=_LIKELY, evades=False),
     *CALL_RULES,
     *CONFIG_RULES,
     *PERSONAL_RULES,

@@ -21,7 +21,7 @@ SECRET_WORDS = frozenset(
         "wachtwoord",
         "kennwort", "secret", "token", "credential", "credentials", "psk", "senha",
         "contrasena", "contraseña", "clave", "apikey", "secretkey", "privatekey", "authtoken",
-        "accesstoken", "apitoken", "apisecret", "clientsecret", "appsecret", "authtok",
+        "accesstoken", "apitoken", "apisecret", "clientsecret", "appsecret", "authtok", "parol",
     }
 )  # fmt: skip
 _CJK_WORDS = ("密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "пароль", "Пароль", "암호")
@@ -51,6 +51,8 @@ def words(key: str) -> list[str]:
 
 def names_secret(key: str) -> bool:
     """Whether ``key`` is the name of a secret (see the module)."""
+    if key.strip("\"' ") == "_auth":
+        return True  # npm's ``_auth`` (base64 of user:password)
     if any(word in key for word in _CJK_WORDS):
         return key.rstrip("0123456789").endswith(_CJK_WORDS)
     parts = [w for w in words(key) if not _VERSION_WORD.fullmatch(w)]  # ``API_V3_KEY``
@@ -66,6 +68,8 @@ def names_secret(key: str) -> bool:
         return before in KEY_QUALIFIERS
     if last == "token" and before in _TOKEN_KINDS_NOT_SECRET:
         return False
+    if "community" in (last, before) and ("snmp" in parts or before in ("ro", "rw")):
+        return last in ("community", "string")  # an SNMP community: its password
     if last == "code" and before in ("auth", "authorization", "access", "secret", "app"):
         return True  # ``authCode``: a mail service's client password (QQ, 163)
     if last in _PLACES and (before in SECRET_WORDS or _glued(before)):
@@ -83,7 +87,7 @@ _PLACES = frozenset(
 
 
 # a secret word glued to what it is for: ``DBPASS``, ``rootpassword``, ``sshpass``, ``botsecret``
-_GLUED = re.compile(r"[a-z]{2,12}(?:password|passwd|passwort|pass|pwd|secret|token)")
+_GLUED = re.compile(r"[a-z]{2,12}(?:password|passwd|passwort|pass|pwd|secret|token|psk)")
 _GLUED_WORDS = frozenset(
     {"bypass", "compass", "encompass", "surpass", "overpass", "underpass", "trespass", "impass",
      "subpass", "multipass", "firstpass", "onepass", "twopass"}

@@ -12,6 +12,11 @@ r"""The likely tier in what a person keeps: codes, phrases and small files of th
   secret, addresses), in a text that names the file.
 * ``auth-file-password``: the password line of OpenVPN's ``auth-user-pass`` file (a
   user name on one line, the password on the next), in a text that names it.
+* ``user-password-line``: ``user:password`` lines where a file or a setting holds them
+  (rsync's ``secrets file``, cloud-init's ``chpasswd``).
+* ``backup-codes``: an account's backup (recovery) codes, two or more after their name.
+* ``admin-password-pair``: a well-known login (``admin``, ``root``, ...), `` / `` and a
+  password ("WordPress: admin / ..."), with no word saying "login" before it.
 
 Memgov's own rules, written after the misses of a blind corpus: none of the scanners
 read for the others (gitleaks, detect-secrets) has them. Each is anchored on the words
@@ -65,6 +70,14 @@ _PIN_MARK = r"[ \t]*(?:(?:is|was|es|est|ist|lautet|é)\b|:|：|=|是|は|는|为
 # a value on a command's line: what follows a bare ``pass``/``password`` word
 _COMMAND_LINE = r"(?m:^)[ \t]{0,8}(?:\$[ \t]+|sudo[ \t]+)?[a-z][\w.-]{1,30}[ \t][^\n]{0,200}?"
 
+
+def _codes(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """The first of two or more codes, none of them a run or a sequence."""
+    start, stop = match.span(1)
+    first = data[start:stop].decode("ascii")
+    return None if mostly_runs(first) or len(set(first)) < 4 else (start, stop)
+
+
 # fmt: off
 PERSONAL_RULES: tuple[Rule, ...] = (
     make_rule("recovery-key", "A BitLocker recovery key (eight groups of six digits)",
@@ -98,7 +111,7 @@ PERSONAL_RULES: tuple[Rule, ...] = (
               r"(?:chap|pap)-secrets\b[^\0]{0,400}?(?m:^)[ \t]*(?!#)"
               r"(?:\"[^\"\n]{1,64}\"|[^\s\"#]{1,64})"
               r"[ \t]+(?:\"[^\"\n]{0,64}\"|\S{1,64})[ \t]+(?:\"([^\"\n]{1,128})\"|([^\s\"]{1,128}))"
-              r"(?:[ \t]+\S{1,64})*[ \t]*\r?$",
+              r"(?:[ \t]+\S{1,64})*[ \t]*\r?(?m:$)",
               ("chap-secrets", "pap-secrets"), tier="likely", multiline=True, check=_LIKELY,
               evades=False),
     make_rule("auth-file-password", "The password line of an OpenVPN auth-user-pass file",
@@ -106,5 +119,25 @@ PERSONAL_RULES: tuple[Rule, ...] = (
               r"[ \t]*[^\s#;]{1,128}[ \t]*\r?\n[ \t]*([^\s#;]{6,128})[ \t]*(?:\r?\n|$)",
               ("auth-user-pass", "auth_user_pass", "auth.txt", "pass.txt", "password.txt"),
               ignore_case=True, tier="likely", multiline=True, check=_LIKELY, evades=False),
+    make_rule("user-password-line", "A user:password line of a secrets file or chpasswd",
+              r"(?:rsyncd?\.secrets|secrets[ \t]+file|\bchpasswd\b)[^\0]{0,300}?(?m:^)[ \t]*"
+              r"(?:-[ \t]*)?(?!#)[a-z_][\w.-]{0,31}:([^\s:]{6,128})[ \t]*\r?(?m:$)",
+              ("rsyncd.secrets", "rsync.secrets", "secrets file", "chpasswd"),
+              ignore_case=True, tier="likely", multiline=True, check=_LIKELY, evades=False),
+    make_rule("backup-codes", "An account's backup codes",
+              r"(?:(?:backup|recovery|2fa|mfa)[ \t]+codes?\b|备用码|恢复码|バックアップコード"
+              r"|복구[ \t]?코드|codes[ \t]+de[ \t]+(?:secours|respaldo|recuperación)|backup-codes)"
+              r"[^\n\d]{0,60}?(?::|：|\bare\b)[ \t]*(?:\r?\n[ \t]*)?"
+              r"(\d{6,10}|[a-z0-9]{4,5}-[a-z0-9]{4,5})(?:[ \t,;、]+|\r?\n[ \t]*(?:-[ \t]*)?)"
+              r"(?:\d{6,10}|[a-z0-9]{4,5}-[a-z0-9]{4,5})\b",
+              ("backup code", "recovery code", "2fa code", "mfa code", "备用码", "恢复码",
+               "バックアップコード", "복구", "codes de", "backup-codes"),
+              ignore_case=True, tier="likely", check=_codes, evades=False),
+    make_rule("admin-password-pair", "A well-known login and its password",
+              r"\b(?:admin|root|administrator|sa|pi|ubuntu|postgres|guest|operator|superuser)"
+              r"(?:[ \t]+/[ \t]*|[ \t]*/[ \t]+)([!#-&(-.0-~]{6,128})(?![ \t]*/)",
+              ("admin /", "root /", "administrator /", "sa /", "pi /", "ubuntu /", "postgres /",
+               "guest /", "operator /", "superuser /", "admin/ ", "root/ "),
+              ignore_case=True, tier="likely", check=_STRICT, evades=False),
 )
 # fmt: on

@@ -27,7 +27,7 @@ from core.domain.secrets.likely import LIKELY_RULES
 from core.domain.secrets.rule import END as _END
 from core.domain.secrets.rule import Rule
 from core.domain.secrets.rule import make_rule as _rule
-from core.domain.secrets.structure import STRUCTURE_RULES
+from core.domain.secrets.structure import STRUCTURE_RULES, not_anonymous
 
 _GH = "[0-9a-zA-Z]{36}"
 
@@ -184,7 +184,7 @@ _VENDOR: tuple[Rule, ...] = (
     # most generic shape, so a more specific rule on the same span wins.
     _rule("jwt", "JSON Web Token",
           r"ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9/\\_-]{17,}\.(?:[a-zA-Z0-9/\\_-]{10,}={0,2})?"
-          + _END, ("ey",), entropy=3, word_start=True,
+          + _END, ("ey",), entropy=3, word_start=True, check=not_anonymous,
           # jwt.io's sample token (sub 1234567890, "John Doe"), in every JWT tutorial
           allow=(r"ey[\w-]*\.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
                  r"\..*",)),

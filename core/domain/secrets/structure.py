@@ -23,7 +23,7 @@ from base64 import b64decode
 
 from core.domain.secrets.placeholders import mostly_runs
 from core.domain.secrets.rule import END, Check, Rule, make_rule
-from core.domain.secrets.values import plausible, trim, typed
+from core.domain.secrets.values import anonymous_jwt, plausible, trim, typed
 
 # A value after a flag or a key: quoted, or up to the next space.
 _VALUE = r"""(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"\x60]{1,256}))"""
@@ -69,6 +69,12 @@ def _decodes_to_login(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | 
     if not colon or not decoded.isprintable() or " " in user:
         return None
     return (start, stop) if plausible(password, hex_is_hash=False) else None
+
+
+def not_anonymous(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """A JWT, unless it is an anonymous one (:func:`.values.anonymous_jwt`)."""
+    start, stop = match.span()
+    return None if anonymous_jwt(data[start:stop].decode("ascii", "replace")) else (start, stop)
 
 
 _CERTAIN = value_check()
@@ -126,6 +132,12 @@ _QUERY = re.compile(rb"\?[^=]*=")
 # fmt: off
 STRUCTURE_RULES: tuple[Rule, ...] = (
     # More vendor prefixes than gitleaks' list here holds.
+    # Square: access tokens (``EAAA``, legacy ``sq0atp-``) and OAuth secrets (``sq0csp-``).
+    make_rule("square-access-token", "Square access token",
+              r"(?:EAAA|sq0atp-)[\w-]{22,60}" + END, ("eaaa", "sq0atp-"), entropy=3,
+              word_start=True, evades=False),
+    make_rule("square-secret", "Square OAuth secret", r"sq0csp-[\w-]{43}" + END, ("sq0csp-",),
+              entropy=3, word_start=True, evades=False),
     make_rule("groq-api-key", "Groq API key", r"gsk_[A-Za-z0-9]{52}" + END, ("gsk_",),
               entropy=3, word_start=True, evades=False),
     make_rule("sentry-user-token", "Sentry user auth token", r"sntryu_[a-f0-9]{64}" + END,
@@ -149,7 +161,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/([\w-]{16,64})",
                r"oapi\.dingtalk\.com/robot/send\?access_token=([0-9a-f]{64})",
                r"webhook\.office\.com/webhookb2/[\w@.-]{1,200}/IncomingWebhook/([0-9a-zA-Z]{20,64})/",
-               r"hooks\.zapier\.com/hooks/catch/\d{1,12}/([0-9a-z]{5,32})",
+               r"hooks\.zapier\.com/hooks/catch/\d{1,12}/([0-9A-Za-z]{5,64})",
                r"chat\.googleapis\.com/v1/spaces/[^\s/]{1,64}/messages\?[^\s]{0,300}?token=([\w%-]{20,256})",
                r"api\.telegram\.org/bot(\d{6,12}:[\w-]{30,40})",
                r"https?://[^\s/]{1,100}/hooks/([a-z0-9]{26})(?![A-Za-z0-9_-])",
@@ -174,12 +186,13 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     # (Matched where each ``://`` is, the scheme checked before it: cheaper than a
     # regex searched through every line that holds a URL.)
     make_rule("url-password", "Password in a URL",
-              r"://[^\s:/?#@'\"<>]{0,64}:([^\s/@'\"<>]{6,128})@",
+              # (a password may hold ``@``: the user info ends at the authority's last one)
+              r"://[^\s:/?#@'\"<>]{0,64}:([^\s/'\"<>]{6,128}?)@(?![^\s/?#'\"<>]{0,253}@)",
               ("://",), check=_url_password, local=True, evades=False),
-    # Go's DSN: user:password@tcp(host:port)/db.
+    # Go's DSN: user:password@tcp(host:port)/db (or ``@(host:port)``, the protocol left out).
     make_rule("dsn-password", "Password in a Go database DSN",
-              r"[\"'\x60]([^\s:\"'@/\x60]{1,64}):([^\s\"'@\x60]{1,128})@(?:tcp|unix)\(",
-              ("@tcp(", "@unix("), check=_CERTAIN, evades=False),
+              r"[\"'\x60]([^\s:\"'@/\x60]{1,64}):([^\s\"'@\x60]{1,128})@(?:tcp|unix)?\(",
+              ("@tcp(", "@unix(", "@("), check=_CERTAIN, evades=False),
     # (and a header of a vendor's that takes the base64 with no scheme before it:
     # kintone's X-Cybozu-Authorization)
     make_rule("basic-auth", "HTTP Basic credentials (user:password in base64)",
@@ -220,7 +233,8 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     make_rule("pgpass-password", "Password in a .pgpass line",
               r"(?<![^\s\x60\"'])(?:[^\s:\x60\"']{1,255}|\[[0-9A-Fa-f:.]{2,64}\]):(?:\d{1,5}|\*):(?:[^\s:\x60\"'\\]|\\.){1,255}"
               r":(?:[^\s:\x60\"'\\]|\\.){1,255}:((?:[^\s:\x60\"'\\]|\\.){1,255})(?=[\s\x60\"']|$)",
-              (":5432:", ":5433:", ":5434:", ":5435:", ":5439:", ":6432:", ":*:"),
+              (":5432:", ":5433:", ":5434:", ":5435:", ":5439:", ":6432:", ":*:", ":25060:",
+               "pgpass"),
               check=_PLACED, evades=False),
     make_rule("cli-password", "Password given to a command on its command line",
               (r"\bsshpass\s+-p\s*" + _VALUE,
@@ -249,13 +263,19 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"\bsmbclient\b[^\n|;&]{0,200}?\s-U\s+[^\s%]{1,64}%" + _VALUE,
                r"-pass(?:in|out)?\s+pass:" + _VALUE,
                r"(?i:convertto-securestring)\s+(?:-String\s+)?" + _VALUE,
+               r"\bldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn)\b[^\n|;&]{0,200}?"
+               r"\s-w\s+" + _VALUE,
+               r"\baz\s+login\b[^\n|;&]{0,200}?\s(?:-p|--password)\s+" + _VALUE,
+               r"\bopenssl\b[^\n|;&]{0,200}?\s-k\s+" + _VALUE,
+               r"-(?:passwd|password)-on-stdin\b[^\n|;&]{0,80}?<<<[ \t]*" + _VALUE,
+               r"\brclone\s+obscure\s+" + _VALUE,
                r"\becho\s+" + _VALUE
                + r"\s*\|\s*(?:sudo\s+)?(?:passwd\b|chpasswd|sudo\s+-S"
                r"|[^\n|]{0,200}--password-stdin)"),
               ("--password", " -p", " -a ", " -u ", "--user", "pgpassword=", "mysql_pwd=",
                "htpasswd", "-pass", "convertto-securestring", "passwd", "| sudo -s", "storepass",
                "-keypass", "rabbitmqctl", "xfreerdp", "wfreerdp", "-freerdp", "/pass", "/user:",
-               "<(echo", "<(printf"),
+               "<(echo", "<(printf", "ldap", "az login", "openssl", "<<<", "rclone obscure"),
               check=_cli_password, evades=False),
     # a Wi-Fi network's QR code text: ``WIFI:T:WPA;S:name;P:password;;``
     make_rule("wifi-password", "Wi-Fi password in a network's QR code text",

@@ -51,13 +51,14 @@ MIN_LENGTH = 6
 
 _PLACEHOLDER = re.compile(
     r"example|placeholder|redacted|dummy|sample|changeme|change_me|change-me|set-me|setme"
-    r"|replace|your[_.-]|[_-]here(?![a-z])|^(?-i:my[A-Z])|todo|tbd|fixme|fill[_-]?in|insert[_-]"
+    r"|replace|your[_.-]|[_-]here(?![a-z])|^(?-i:my[A-Z][a-z]{2,})|todo|tbd|fixme|fill[_-]?in|insert[_-]"
     r"|^x{3,}(?![a-wyz0-9])|x{4,}$|^(?:secret|password|passwd|token|pass|pwd|none|null|nil|undefined)$"
+    r"|^(?:password|secret|test)\d{0,4}$"
     r"|A-Z|a-z|0-9",
     re.IGNORECASE,
 )
 _REFERENCE = re.compile(
-    r"^(?:\$|%\(|%[sdr]$|\{|\(|!|@|&|\*|<|＜|\[|op://|vault:|secret://|secrets://|ref\+|sm://|"
+    r"^(?:\$|%\(|%[sdr]$|\{|\(|!(?=[A-Za-z][\w.-]*(?:[\s|]|$))|@|&|\*|<|＜|\[|op://|vault:|secret://|secrets://|ref\+|sm://|"
     r"arn:|awssm|gcp:|azure:|env:|file:|keyring:|enc\[)"
     r"|\$\{|#\{|\{\{|\{[^{}\s]*\}|%\([^)]*\)[sdr]|[\w.]\(|\)$|\w\[|\]"
     r"|^(?:os\.|process\.env|env\.|ENV\b|System\.|config\.|settings\.|self\.|this\.)"
@@ -74,14 +75,16 @@ _HASH_FORMAT = re.compile(
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _HEX_SIZES = frozenset({32, 40, 64, 128})
 HASH_WORDS = re.compile(
-    r"hash|digest|checksum|sha-?\d|sha\b|md5|fingerprint|etag|commit|integrity|哈希|摘要|校验|ハッシュ",
+    r"hash|digest|checksum|sha-?\d|sha\b|md5|fingerprint|etag|commit|integrity|哈希|摘要|校验|ハッシュ"
+    r"|フィンガープリント|指纹|指紋|fingerabdruck|empreinte|huella|지문|отпечат",
     re.IGNORECASE,
 )
 _INTEGRITY = re.compile(r"^(?:sha\d{1,3}|md5|blake2b?)[-:=]", re.IGNORECASE)
 _UUID = re.compile(
     r"^\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?$"
 )
-_VERSION = re.compile(r"^[vV]?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.+-]*)?$")
+# (and a package's coordinates, ``group:artifact:1.2.3``)
+_VERSION = re.compile(r"^(?:[\w.-]+:)?[vV]?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.+-]*)?$")
 _PATH = re.compile(
     # (a leading ``/`` alone in base64 is no path: ``/RizK...A=``)
     r"^(?:/(?![A-Za-z0-9+]{16,}={0,2}$)|~/|\./|\.\./|[A-Za-z]:[\\/]|\\\\)"
@@ -99,7 +102,8 @@ _ALGORITHM = re.compile(
 )
 _ENCRYPTED = re.compile(r"ENC[\[(]|\{AQAAAB|\$ANSIBLE_VAULT|vault:v\d+:")
 # a key meant to be public (Stripe's and Mapbox's publishable keys)
-_PUBLISHABLE = re.compile(r"^pk[._](?:live_|test_)?")
+# (and Datadog's browser client tokens, ``pub`` and 32 hex digits)
+_PUBLISHABLE = re.compile(r"^pk[._](?:live_|test_)?|^pub[0-9a-f]{32}$")
 _URL_OR_MAIL = re.compile(r"://|^[^@\s]+@[\w-]+(?:\.[\w-]+)+$")
 _WORD = re.compile(r"[A-Za-z]+")
 _IDENTIFIER = re.compile(
@@ -147,6 +151,19 @@ def _settings(decoded: str) -> bool:
         elif isinstance(node, list):
             stack.extend(node)
     return isinstance(parsed, dict) and not any(names_secret(k) for k in keys)
+
+
+def anonymous_jwt(value: str) -> bool:
+    """A JWT whose claims say the role is ``anon``: Supabase's anonymous key, published
+    in every web page of the project by design."""
+    parts = value.split(".")
+    if len(parts) != 3 or not parts[1].startswith("ey"):
+        return False
+    try:
+        claims = b64decode(parts[1] + "=" * (-len(parts[1]) % 4), altchars=b"-_")
+    except (binascii.Error, ValueError):
+        return False
+    return re.search(rb'"role"\s*:\s*"anon"', claims) is not None
 
 
 def _random_letters(value: str) -> bool:
@@ -284,7 +301,7 @@ def plausible(
         return False
     if _APP_PASSWORD.fullmatch(value):
         return True  # an app-specific password (Apple's, Google's): four groups of letters
-    if _stands_for_one(value):
+    if _stands_for_one(value) or anonymous_jwt(value):
         return False
     if mostly_runs(value) or looks_sequential(value):
         return False
@@ -293,9 +310,9 @@ def plausible(
     if (_UUID.match(value) and not uuid_ok) or _VERSION.match(value) or _PATH.search(value):
         return False
     folded = _fold(value)  # accents aside: ``contraseña`` is a word as ``password`` is
-    if value.isdigit() or (_is_word(folded) and not (not strict and _run_on(value))):
+    if value.isdigit() or (_is_word(folded) and not _run_on(value)):
         return False
-    if _IDENTIFIER.fullmatch(folded) and not _passphrase(value, strict=strict):
+    if _IDENTIFIER.fullmatch(folded) and not (_passphrase(value, strict=strict) or _run_on(value)):
         return False
     decoded = _decoded(value)
     for _level in range(2):  # base64 of words (a token inside is the evasion layer's) or of

@@ -10,7 +10,10 @@
    poisoned texts (repeated to about 0.5 MB), against the secret scanner on the same
    texts: the gate already runs that on every candidate, so it is the floor a user pays
    today. CPU time, the runs taking turns, best of ``--rounds``; the ratio is CPU per
-   byte of each against the scanner's, measured in the same run.
+   byte of each against the scanner's, measured in the same run. Then where each one's
+   time goes: the prefilter's pass, the regex engine's calls (recorded, then replayed
+   alone) and the rest (the Python around them), each against the scanner (see
+   :func:`breakdown`).
 2. A 10,000-memory bench store (bench/stores.py, as many commits): the catalog
    rebuilt from nothing (every row gets its steering hint), then the quarantine
    items of the queue (only the hinted rows are assessed) and doctor's steering
@@ -21,18 +24,24 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import re
 import shutil
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.stores import ensure, fresh_copy
 from core.domain import secrets, steering
+from core.domain.steering import engine
+from core.domain.steering.gates import _fold
+from core.domain.steering.lazy import _Lazy
 from core.review.evidence import Evidence
 from core.review.quarantine import record_items
 from core.store.store import Store
@@ -100,10 +109,109 @@ def throughput(rounds: int = 5) -> None:
             f"  {name:>29}: {took:.3f} s = {mb / took:5.2f} MB/s, "
             f"{took / len(batch) * 1e6:4.0f} us a text, {took / scan:.2f}x the secret scan"
         )
+    breakdown(texts, rounds)
     long = ("Use tables for comparisons and keep answers short. " * 40)[:2048]
     n = 200
     each = timed(lambda: [steering.assess(long, role="tool", known_hosts=()) for _ in range(n)])
     print(f"assess of a 2 KB text: {each / n * 1e3:.2f} ms")
+
+
+class _Recorder:
+    """A compiled regex that notes each call (the method and its arguments) and answers as
+    the regex does."""
+
+    def __init__(self, compiled: re.Pattern[str], calls: list[tuple[Any, tuple[Any, ...]]]):
+        self.compiled, self.calls = compiled, calls
+        self.pattern, self.flags = compiled.pattern, compiled.flags
+
+    def _noted(self, name: str, args: tuple[Any, ...]) -> Any:
+        method = getattr(self.compiled, name)
+        if name == "finditer":  # replayed to its end, as the engine reads it
+            self.calls.append((lambda *a, m=method: list(m(*a)), args))
+        else:
+            self.calls.append((method, args))
+        return method(*args)
+
+    def search(self, *args: Any) -> Any:
+        return self._noted("search", args)
+
+    def match(self, *args: Any) -> Any:
+        return self._noted("match", args)
+
+    def fullmatch(self, *args: Any) -> Any:
+        return self._noted("fullmatch", args)
+
+    def finditer(self, *args: Any) -> Any:
+        return self._noted("finditer", args)
+
+    def findall(self, *args: Any) -> Any:
+        return self._noted("findall", args)
+
+    def sub(self, *args: Any) -> Any:
+        return self._noted("sub", args)
+
+
+def _regex_calls(run: Callable[[str], object], texts: list[str]) -> list[tuple[Any, Any]]:
+    """Every call ``run`` makes into the regex engine over ``texts`` (the engine's
+    alternatives and every lazily compiled regex), recorded while it runs once."""
+    calls: list[tuple[Any, tuple[Any, ...]]] = []
+    branches = [(b, b.compiled) for b in engine._BRANCHES]
+    lazies = [o for o in gc.get_objects() if isinstance(o, _Lazy) and "search" in vars(o)]
+    saved = [(o, {m: vars(o)[m] for m in _Lazy._METHODS}) for o in lazies]
+    try:
+        for branch, compiled in branches:
+            branch.compiled = _Recorder(compiled, calls)  # type: ignore[assignment]
+        for lazy in lazies:
+            recorder = _Recorder(re.compile(lazy.pattern, lazy.flags), calls)
+            for name in _Lazy._METHODS:
+                setattr(lazy, name, getattr(recorder, name))
+        for text in texts:
+            run(text)
+    finally:
+        for branch, compiled in branches:
+            branch.compiled = compiled
+        for lazy, methods in saved:
+            for name, method in methods.items():
+                setattr(lazy, name, method)
+    return calls
+
+
+def breakdown(texts: list[str], rounds: int) -> None:
+    """Where a text's time goes, for each of detect, a tool's text and the gate's path:
+    the prefilter's pass (folding and the Aho-Corasick automaton over the text), the
+    regex engine (every call the run makes into it, replayed alone: the replay's own
+    loop, about 0.1 us a call, counts as the engine's), and the rest (the Python that
+    decides what runs), each against the scanner's time a text, paired as above."""
+    runs: dict[str, Callable[[str], object]] = {
+        "detect": steering.detect,
+        "assess, role tool": lambda t: steering.assess(t, role="tool", known_hosts=()),
+        "assess, semantic from a tool": lambda t: steering.assess(
+            t, memory_type="semantic", role="tool", known_hosts=()
+        ),
+    }
+    prefilter = engine._PREFILTER[0]
+    print("where a text's time goes (us a text, and x the secret scan's):")
+    for name, run in runs.items():
+        calls = _regex_calls(run, texts)
+        best = paired(
+            {
+                "scan": lambda: [secrets.scan(t) for t in texts],
+                "whole": lambda run=run: [run(t) for t in texts],
+                "prefilter": lambda: [prefilter.mask(_fold(t)) for t in texts],
+                "regex": lambda calls=calls: [call(*args) for call, args in calls],
+            },
+            rounds,
+        )
+        scan, whole, pre, rx = (
+            best[k] / len(texts) for k in ("scan", "whole", "prefilter", "regex")
+        )
+        rest = whole - pre - rx
+        print(
+            f"  {name:>29}: {whole * 1e6:4.0f} ({whole / scan:.2f}x) = prefilter"
+            f" {pre * 1e6:4.1f} ({pre / scan:.2f}x)"
+            f" + regex engine {rx * 1e6:4.1f} ({rx / scan:.2f}x, {len(calls) / len(texts):.1f}"
+            f" calls) + the rest {rest * 1e6:4.1f} ({rest / scan:.2f}x)"
+        )
 
 
 def store_costs(size: int) -> None:

@@ -238,6 +238,9 @@ class _Gated:
         self.always: list[_Branch] = []
         self.always_ascii: list[_Branch] = []  # those of them that may match an ASCII text
         self.gated = 0  # the gated alternatives, as bits by number
+        #: the same from the first alternative's number on (they are numbered in a row):
+        #: a few bits, not the thousands of every rule's
+        self.base, self.gated_here = 0, 0
         #: the last text read, and the alternatives that run on it
         self.last: tuple[str | None, list[_Branch]] = (None, [])
         _PENDING.append(self)  # compiled when the first text is read (see _build_pending)
@@ -249,6 +252,8 @@ class _Gated:
         for b in branches:
             if b.checks:
                 self.gated |= 1 << b.number
+        self.base = branches[0].number
+        self.gated_here = self.gated >> self.base
 
     def live(self, text: str) -> list[_Branch]:
         """The alternatives that run on ``text``: those without gates, then those whose
@@ -257,14 +262,15 @@ class _Gated:
         if known[0] is text:
             return known[1]
         seen = _seen(text)  # first: it compiles what is not compiled yet
-        maybe = self.gated & seen[2]
+        maybe = seen[2] >> self.base & self.gated_here
         live = self.always_ascii if text.isascii() else self.always
         if maybe:
             live = live.copy()
+            base = self.base - 1
             while maybe:  # the alternatives in the order of their numbers
                 low = maybe & -maybe
                 maybe ^= low
-                branch = _BRANCHES[low.bit_length() - 1]
+                branch = _BRANCHES[low.bit_length() + base]
                 if not branch.starts_nowhere(seen):
                     live.append(branch)
         self.last = (text, live)

@@ -20,9 +20,12 @@ class _Plan:
         self.on_other = 0  # and those that run on every text not all ASCII
         self.literals: list[tuple[int, tuple[str, ...]]] = []
         self.found: list[tuple[int, int]] = []  # a finder's strings' bits, and its bit
-        self.when: list[tuple[Callable[[str], bool], int]] = []  # a finder's tests (_WHEN)
+        #: each test of the text (:data:`_WHEN`) once, with the finders it runs (two rules
+        #: may ask the same test: it runs once a text)
+        self.when: list[tuple[Callable[[str], bool], int]] = []
         self.by_branch: dict[int, int] = {}  # a gated alternative: the finders needing it
         self.gated = 0
+        tests: dict[Callable[[str], bool], int] = {}
         for k, finder in enumerate(finders):
             bit = 1 << k
             bits = _need_bits(finder)
@@ -36,7 +39,8 @@ class _Plan:
                 self.literals.append((bit, literals))
             if found:
                 self.found.append((found, bit))
-            self.when += ((test, bit) for test in _WHEN.get(finder, ()))
+            for test in _WHEN.get(finder, ()):
+                tests[test] = tests.get(test, 0) | bit
             self.gated |= mask
             while mask:
                 low = mask & -mask
@@ -44,21 +48,28 @@ class _Plan:
                 number = low.bit_length() - 1
                 self.by_branch[number] = self.by_branch.get(number, 0) | bit
         self.on_other |= self.on_ascii
+        self.when = list(tests.items())
+        #: every finder's strings' bits at once (most texts hold none of them)
+        self.found_any = 0
+        for strings, _ in self.found:
+            self.found_any |= strings
 
     def which(self, text: str, ascii: bool, seen: Seen) -> int:
         """The finders that may find something in ``text`` (``seen``: what :func:`_seen`
         says of it), as bits. A gated alternative that cannot start anywhere in the text
         (:meth:`_Branch.starts_nowhere`) runs no finder."""
         runs = self.on_ascii if ascii else self.on_other
-        for strings, bit in self.found:
-            if strings & seen[4]:
-                runs |= bit
+        held = seen[4]
+        if held & self.found_any:
+            for strings, bit in self.found:
+                if strings & held:
+                    runs |= bit
         for bit, literals in self.literals:
             if not runs & bit and any(literal in text for literal in literals):
                 runs |= bit
-        for test, bit in self.when:
-            if not runs & bit and test(text):
-                runs |= bit
+        for test, bits in self.when:
+            if runs & bits != bits and test(text):
+                runs |= bits
         hits = seen[2] & self.gated
         while hits:
             low = hits & -hits

@@ -142,7 +142,7 @@ class ItemScreen(Moving, DeskScreen):
         return True
 
     def label_of(self, name: str) -> str:
-        """The core's action ``name`` as this view's key for it says it ("Erase (a)")."""
+        """The core's action ``name`` as this view's key for it says it ("Erase (e)")."""
         for active in self.active_bindings.values():
             binding = active.binding
             _namespace, action, parameters = parse(binding.action)

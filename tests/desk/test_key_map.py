@@ -18,6 +18,7 @@ from pathlib import Path
 
 from support_desk import desk, settle, text_of
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, OptionList, Static, Tabs
 
@@ -304,3 +305,37 @@ async def test_g_and_G_go_to_the_ends_of_the_queue_and_of_an_items_evidence(
         await pilot.press("g")
         await pilot.pause()
         assert column.scroll_y == 0
+
+
+async def test_j_k_g_and_G_scroll_health_and_move_in_problems(demo: Path) -> None:
+    for name in ("broken-1", "broken-2"):  # two files doctor cannot read: three problems
+        (demo / "private" / "memories" / f"{name}.md").write_text("---\nid: [\n", "utf-8")
+    app = desk(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("m")
+        await settle(pilot, app)
+        body = app.screen.query_one(VerticalScroll)
+        assert body.max_scroll_y > 0 and body.scroll_y == 0
+        await pilot.press("j", "j")
+        await pilot.pause()
+        assert body.scroll_y == 2
+        await pilot.press("G")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y
+        await pilot.press("k")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y - 1
+        await pilot.press("g")
+        await pilot.pause()
+        assert body.scroll_y == 0
+        await pilot.press("escape", "p")  # back to the queue, then problems
+        await settle(pilot, app)
+        table = app.screen.query_one("#problems", DataTable)
+        assert table.row_count >= 2 and table.cursor_row == 0
+        await pilot.press("G")
+        await pilot.pause()
+        assert table.cursor_row == table.row_count - 1
+        await pilot.press("g")
+        await pilot.pause()
+        assert table.cursor_row == 0

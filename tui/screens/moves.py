@@ -17,9 +17,6 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, OptionList
 
-#: the movement keys, by action: what the key-map test checks on every screen
-MOVE_KEYS = {"down": "j", "up": "k", "first": "g", "last": "G"}
-
 
 def moves(screen: str) -> list[Binding]:
     """The four movement bindings of ``screen``: ids ``<screen>.down``, ``.up``,

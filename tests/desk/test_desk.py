@@ -348,7 +348,7 @@ async def test_deletion_approve_erases_the_memory(demo: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await open_item(pilot, app, "deletion")
         assert isinstance(app.screen, DeletionScreen)
-        await pilot.press("a")
+        await pilot.press("e")
         await settle(pilot, app)
         assert app.screen.proposal.destructive
         await pilot.press("enter")
@@ -381,7 +381,7 @@ async def test_deleting_a_promoted_memory_names_its_team_copy(demo: Path) -> Non
         await open_item(pilot, app, "deletion", "Package manager")
         assert isinstance(app.screen, DeletionScreen)
         assert copy_id in text_of(app.screen.query_one("#request"))
-        await pilot.press("a")
+        await pilot.press("e")
         await settle(pilot, app)
         assert any(copy_id in line for line in app.screen.proposal.changes)
         await pilot.press("enter")
@@ -401,7 +401,7 @@ async def test_deletion_reject_keeps_the_memory(demo: Path) -> None:
     app = desk(demo)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_item(pilot, app, "deletion")
-        await decide_key(pilot, app, "r")
+        await decide_key(pilot, app, "K")
         await settle(pilot, app)
     assert [m.status for m in by_attribute(demo, "home_city")] == ["active"]
     assert [r.status for r in load_requests(workspace(demo).private) if r.kind == "delete"] == [
@@ -628,7 +628,7 @@ async def test_stale_keep_verifies_the_record_and_undo_reopens_the_report(demo: 
     app = desk(demo)
     async with app.run_test(size=(140, 40)) as pilot:
         await open_item(pilot, app, "stale")
-        await decide_key(pilot, app, "k")
+        await decide_key(pilot, app, "K")
         await settle(pilot, app)
         (kept,) = freeze(demo)
         assert kept.status == "active" and kept.verified_at > old.verified_at

@@ -100,7 +100,7 @@ async def test_keep_and_drop_from_the_held_view(setup: tuple[Path, Path]) -> Non
         first = screen.item.id
         assert screen.check_action("decide", ("keep",)) is True
         assert screen.check_action("decide", ("redact",)) is False
-        await decide_key(pilot, app, "k")
+        await decide_key(pilot, app, "K")
         await settle(pilot, app)
         screen = await open_first_held(pilot, app)
         assert screen.item.id != first
@@ -167,7 +167,7 @@ async def test_u_undoes_a_keep_and_a_drop_and_the_items_wait_again(
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_first_held(pilot, app)
         kept = screen.item.id
-        await decide_key(pilot, app, "k")
+        await decide_key(pilot, app, "K")
         await settle(pilot, app)
         assert waiting_now(stores, folder) != before  # written back, imported
         await pilot.press("u")

@@ -65,7 +65,7 @@ async def test_erasing_the_deletion_says_the_pending_batch_goes_before_and_after
     app = desk(demo)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await open_item(pilot, app, "deletion")
-        await pilot.press("a")
+        await pilot.press("e")
         await settle(pilot, app)
         dialog = app.screen
         assert isinstance(dialog, ReasonDialog)

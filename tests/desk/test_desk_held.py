@@ -71,7 +71,7 @@ async def test_redact_from_the_desk_imports_it_with_the_address_marked(root: Pat
         assert screen.check_action("decide", ("redact",)) is True
         assert screen.check_action("decide", ("learn",)) is False
         assert screen.check_action("decide", ("memgov",)) is False
-        await decide_key(pilot, app, "r")
+        await decide_key(pilot, app, "M")
         await settle(pilot, app)
         assert not isinstance(app.screen, HeldScreen)  # decided: back to the queue
     assert contents(root, "team") == [
@@ -162,7 +162,7 @@ async def test_u_after_a_redact_opens_the_held_item_again_and_r_decides_it_again
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_held(pilot, app)
         held_id = screen.item.id
-        await decide_key(pilot, app, "r")
+        await decide_key(pilot, app, "M")
         await settle(pilot, app)
         assert len(contents(root, "team")) == 1
         await pilot.press("u")
@@ -175,7 +175,7 @@ async def test_u_after_a_redact_opens_the_held_item_again_and_r_decides_it_again
         assert undone["to"] == "deleted"
         screen = await open_held(pilot, app)  # the same item, decided again
         assert screen.item.id == held_id
-        await decide_key(pilot, app, "r")
+        await decide_key(pilot, app, "M")
         await settle(pilot, app)
         assert held_id not in [i.id for i in app.screen.shown_items()]  # type: ignore[attr-defined]
     assert contents(root, "team") == [

@@ -81,7 +81,7 @@ async def test_after_u_every_item_is_read_again_and_the_next_key_works_at_once(
         await open_item(pilot, app, "deletion")
         assert isinstance(app.screen, DeletionScreen)
         assert app.screen.changed_note is None
-        await pilot.press("r")  # keep it: the first press opens the dialog
+        await pilot.press("K")  # keep it: the first press opens the dialog
         await settle(pilot, app)
         assert isinstance(app.screen, ReasonDialog), notes(app)
         await pilot.press("enter")
@@ -97,13 +97,13 @@ async def test_an_item_changed_while_looked_at_says_what_to_do_in_the_desk(demo:
         screen = app.screen
         assert isinstance(screen, DeletionScreen)
         item_id = used_behind_the_desk(demo)
-        await pilot.press("r")
+        await pilot.press("K")
         await settle(pilot, app)
         assert not isinstance(app.screen, ReasonDialog)  # refused: nothing decided
         (said,) = [n for n in notes(app) if "changed while you looked" in n]
         assert "memgov" not in said and "press the key again" in said, said
         assert app.screen is screen and screen.changed_note is not None  # shown as it is now
         assert "verified_at changed" in screen.changed_note
-        await decide_key(pilot, app, "r")  # the second press decides
+        await decide_key(pilot, app, "K")  # the second press decides
         await settle(pilot, app)
     assert_kept(demo, item_id)

@@ -53,7 +53,7 @@ async def open_untrusted(pilot: Any, app: MemgovDesk) -> UntrustedScreen:
     return screen
 
 
-@pytest.mark.parametrize("key", ["r", "a"])
+@pytest.mark.parametrize("key", ["r", "A"])
 async def test_a_maintainer_decides_an_untrusted_change_at_the_desk(
     tmp_path: Path, team: Team, key: str
 ) -> None:
@@ -69,10 +69,10 @@ async def test_a_maintainer_decides_an_untrusted_change_at_the_desk(
 
     bob = Store(team.bob.root)
     assert signing.untrusted(bob.state_dir) == []
-    assert ("planted-0001" in bob.memories) == (key == "a")
-    assert (PLANTED in every_text(bob)) == (key == "a")
+    assert ("planted-0001" in bob.memories) == (key == "A")
+    assert (PLANTED in every_text(bob)) == (key == "A")
     shards = "".join(p.read_text() for p in sorted(bob.root.rglob("*.jsonl")))
-    action = "ratify" if key == "a" else "reject-commit"
+    action = "ratify" if key == "A" else "reject-commit"
     assert f'"action":"{action}"' in shards and sha in shards
 
 

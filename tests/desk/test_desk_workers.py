@@ -121,7 +121,7 @@ async def test_a_failing_read_in_about_me_is_a_notification(demo: Path) -> None:
         if lock.exists():
             lock.unlink()
         lock.mkdir()
-        await pilot.press("r")  # the queue cannot read the private store now
+        await pilot.press("R")  # the queue cannot read the private store now
         await settle(pilot, app)
         await pilot.press("a")
         await settle(pilot, app)

@@ -27,7 +27,7 @@ SCREENS: list[tuple[str, Sequence[str]]] = [
     ("promotion_blocked", ("j", "j", "j", "enter")),
     ("promotion", ("j", "j", "j", "j", "enter")),
     ("deletion", ("j", "j", "j", "j", "j", "enter")),
-    ("deletion_dialog", ("j", "j", "j", "j", "j", "enter", "a")),
+    ("deletion_dialog", ("j", "j", "j", "j", "j", "enter", "e")),
     ("stale", ("j",) * 6 + ("enter",)),
     ("stale_expire_dialog", ("j",) * 6 + ("enter", "e")),
     ("stale_correct_dialog", ("j",) * 6 + ("enter", "c")),
@@ -38,7 +38,7 @@ SCREENS: list[tuple[str, Sequence[str]]] = [
     ("held", ("j",) * 9 + ("enter",)),
     # the demo's held note is the team's: keep makes it private (redacting it would make
     # it the team's, with a source in this machine's folder, which the dialog names)
-    ("held_keep_dialog", ("j",) * 9 + ("enter", "k")),
+    ("held_keep_dialog", ("j",) * 9 + ("enter", "K")),
     ("about_me", ("a",)),
     ("correct_dialog", ("a", "c")),
     ("history", ("h",)),

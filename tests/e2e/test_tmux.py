@@ -98,13 +98,13 @@ CLEAR_THE_DEMO = (
     ("secret in a record", "Correct", [("c", "ctrl+s"), ("C-s", REASON)], 7),
     ("#deploy_command", "Newer wins", [("n", REASON)], 6),  # the team's deploy-command conflict
     ("Package mana", "Approve", [("a", REASON)], 5),  # promote Package manager
-    ("Home city", "Erase", [("a", REASON)], 4),  # delete Home city, for good
+    ("Home city", "Erase", [("e", REASON)], 4),  # delete Home city, for good
     ("Merge freeze", "Expire", [("e", REASON)], 3),  # the merge freeze called off
     # a README's "note to AI assistants", held by the gate: discarded
     ("Deploy preflight", "Discard", [("x", REASON)], 2),
     # the agent's team note with a staging address: kept as a private memory (the team
     # store would take the address off this machine; the private store never does)
-    ("Staging", "Keep", [("k", REASON)], 1),
+    ("Staging", "Keep", [("K", REASON)], 1),
     # the moved request, for the corrected CI note: withdrawn (its source is a file of the
     # private store, which a team copy could not resolve: the confirmation would say so)
     ("CI registry", "Withdraw", [("w", REASON)], 0),

@@ -225,19 +225,16 @@ class Browser:
 
     def ready(self) -> str:
         """The desk taking keys: the last row selected, then the first again (keys it
-        may get twice; the first keys typed while it talks to the terminal can be lost)."""
+        may get twice; the first keys typed while it talks to the terminal can be lost):
+        ``G`` and ``g``."""
         first = selected(self.until(lambda s: selected(s) != "", "a selected item"))
-        self.press("Control+End")
+        self.press("G")  # the key map's last row, then its first
         last = selected(
-            self.until(
-                lambda s: selected(s) not in ("", first), "the last row", resend="Control+End"
-            )
+            self.until(lambda s: selected(s) not in ("", first), "the last row", resend="G")
         )
-        self.press("Control+Home")
+        self.press("g")
         # the first again (not compared with ``first``: the page may have resized meanwhile)
-        return self.until(
-            lambda s: selected(s) not in ("", last), "the first row", resend="Control+Home"
-        )
+        return self.until(lambda s: selected(s) not in ("", last), "the first row", resend="g")
 
     def down_to(self, item: str, most: int = 20) -> str:
         """``j`` until the preview names ``item``, one row at a time: each key's move

@@ -155,13 +155,13 @@ class Desk:
     def ready(self, items: int) -> str:
         """The queue read with ``items`` items, and the desk taking keys: the last row
         selected, then the first again (keys the desk may get twice; the first keys
-        typed while it talks to the terminal can be lost)."""
+        typed while it talks to the terminal can be lost): ``G`` and ``g``."""
         self.until(lambda s: queue_shown(s, items) and self.selected() != "", f"{items} items")
         first = self.selected()
-        self.send("C-End")
-        self.until(lambda s: self.selected() not in ("", first), "the last row", resend="C-End")
-        self.send("C-Home")
-        return self.until(lambda s: self.selected() == first, "the first row", resend="C-Home")
+        self.send("G")  # the key map's last row, then its first
+        self.until(lambda s: self.selected() not in ("", first), "the last row", resend="G")
+        self.send("g")
+        return self.until(lambda s: self.selected() == first, "the first row", resend="g")
 
     def down_to(self, item: str, most: int = 20) -> str:
         """``j`` until the selected row names ``item``, one row at a time: each key's

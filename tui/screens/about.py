@@ -26,6 +26,7 @@ from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter, DeskScreen
 from tui.screens.dialogs import CorrectDialog, Proposal, ReasonDialog
 from tui.screens.history import HistoryScreen
+from tui.screens.moves import Moving, moves
 
 
 def about(workspace: Workspace, actor: str) -> list[tuple[Store, Memory]]:
@@ -57,7 +58,7 @@ def about(workspace: Workspace, actor: str) -> list[tuple[Store, Memory]]:
     return found
 
 
-class AboutMeScreen(DeskScreen):
+class AboutMeScreen(Moving, DeskScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="about.back"),
         Binding(
@@ -75,6 +76,7 @@ class AboutMeScreen(DeskScreen):
             tooltip="File a deletion request for this memory",
         ),
         Binding("h", "history", "History", id="about.history"),
+        *moves("about"),
     ]
 
     def __init__(self) -> None:

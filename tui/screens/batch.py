@@ -27,6 +27,7 @@ from tui.render import safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
+from tui.screens.moves import moves
 
 MAX_CONTEXT = 40
 
@@ -88,8 +89,7 @@ class BatchScreen(ItemScreen):
             id="batch.narrower",
             tooltip="Narrow the diff's context",
         ),
-        Binding("j", "down", "Down", show=False, id="batch.down"),
-        Binding("k", "up", "Up", show=False, id="batch.up"),
+        *moves("batch"),
     ]
 
     def __init__(self, item: Item) -> None:

@@ -21,6 +21,7 @@ from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import ConditionsDialog, Proposal
 from tui.screens.item import ItemScreen
+from tui.screens.moves import moves
 
 
 class ConflictScreen(ItemScreen):
@@ -61,6 +62,7 @@ class ConflictScreen(ItemScreen):
             id="conflict.defer",
             tooltip="Leave it open; record that it was looked at",
         ),
+        *moves("item"),
     ]
 
     def compose(self) -> ComposeResult:

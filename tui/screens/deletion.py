@@ -18,21 +18,23 @@ from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
+from tui.screens.moves import moves
 
 
 class DeletionScreen(ItemScreen):
     KIND = "deletion"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "a", "approve", "Erase", id="deletion.approve", tooltip="Erase the memory for good"
+            "e", "approve", "Erase", id="deletion.approve", tooltip="Erase the memory for good"
         ),
         Binding(
-            "r",
+            "K",
             "reject",
             "Keep",
             id="deletion.reject",
             tooltip="Keep it; the request closes with your reason",
         ),
+        *moves("item"),
     ]
 
     def compose(self) -> ComposeResult:

@@ -3,7 +3,7 @@
 Each measure (core.reports.measures) shows its value, a sparkline of its series and
 what it rests on; ``d`` shows every measure's definition under it, ``l`` opens the
 labelling (tui.screens.labels) for the measures a person's judgement makes. The
-stores are read in a worker (on mount, on ``r``, whenever they change); the screen
+stores are read in a worker (on mount, on ``R``, whenever they change); the screen
 says so meanwhile."""
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from core.domain.words import store_label
 from tui.messages import StoresChanged
 from tui.render import STATUS_STYLE, sparkline
 from tui.screens.desk import DeskFooter, DeskScreen
+from tui.screens.moves import Moving, moves
 
 
 def bar(value: int, limit: int, width: int = 20) -> Text:
@@ -117,12 +118,13 @@ def render_health(h: Health, definitions: bool = False) -> RenderableType:
     )
 
 
-class HealthScreen(DeskScreen):
+class HealthScreen(Moving, DeskScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="health.back"),
-        Binding("r", "reload", "Reload", id="health.reload"),
+        Binding("R", "reload", "Reload", id="health.reload"),
         Binding("d", "definitions", "Definitions", id="health.definitions"),
         Binding("l", "labels", "Label samples", id="health.labels"),
+        *moves("health"),
     ]
 
     def __init__(self) -> None:

@@ -5,11 +5,11 @@ Left, the agent's file as it is now, with each line holding an internal address
 marked by its pattern, and what was found; right, the record it touches (the
 erased one a re-learned memory brings back, the one memgov changed), if any. The
 keys are the item's options (the core's actions): an internal address is
-*redacted* (``r``), *kept* private (``k``) or *dropped* (``x``); a memory
-re-learned after its erasure is *learned* again (``l``) or *forgotten* (``f``); a
-file changed on both sides takes the *agent*'s version (``a``) or *memgov*'s
+*redacted* (``M``, mask), *kept* private (``K``) or *dropped* (``x``); a memory
+re-learned after its erasure is *learned* again (``L``) or *forgotten* (``f``); a
+file changed on both sides takes the *agent*'s version (``A``) or *memgov*'s
 (``m``); a memory waiting for consent (the file the agent wrote, as the store holds
-it: the folder keeps the approved version) is *kept* (``k``: written back, imported)
+it: the folder keeps the approved version) is *kept* (``K``: written back, imported)
 or *dropped* (``x``). Each asks for the reason first and shows the core's preview.
 """
 
@@ -31,6 +31,7 @@ from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
+from tui.screens.moves import moves
 
 #: the most lines of the agent's file the view shows (the rest is counted)
 SHOWN_LINES = 400
@@ -40,14 +41,14 @@ class HeldScreen(ItemScreen):
     KIND = "held"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "r",
+            "M",
             "decide('redact')",
             "Redact",
             id="held.redact",
             tooltip="Import it with each internal address replaced by a mark",
         ),
         Binding(
-            "k",
+            "K",
             "decide('keep')",
             "Keep",
             id="held.keep",
@@ -55,7 +56,7 @@ class HeldScreen(ItemScreen):
         ),
         Binding("x", "decide('drop')", "Drop", id="held.drop", tooltip="Do not import it"),
         Binding(
-            "l",
+            "L",
             "decide('learn')",
             "Learn again",
             id="held.learn",
@@ -69,7 +70,7 @@ class HeldScreen(ItemScreen):
             tooltip="Keep it forgotten: not imported, and the agent's file is deleted",
         ),
         Binding(
-            "a",
+            "A",
             "decide('agent')",
             "Agent's",
             id="held.agent",
@@ -82,6 +83,7 @@ class HeldScreen(ItemScreen):
             id="held.memgov",
             tooltip="Keep memgov's version: written back to the agent's file",
         ),
+        *moves("item"),
     ]
 
     def compose(self) -> ComposeResult:

@@ -22,6 +22,7 @@ from core.api.stores import Store, Workspace
 from tui.messages import StoresChanged
 from tui.render import record_card, safe, status_text
 from tui.screens.desk import DeskFooter, DeskScreen
+from tui.screens.moves import Moving, moves
 
 #: one memory in the list: its store, id, what search looks in, and its status
 Entry = tuple[Store, str, str, str]
@@ -83,7 +84,7 @@ def detail(store: Store, memory_id: str, *, evidence: bool) -> RenderableType:
     return timeline(store, memory_id)
 
 
-class HistoryScreen(DeskScreen):
+class HistoryScreen(Moving, DeskScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="history.back"),
         Binding("slash", "search", "Search", key_display="/", id="history.search"),
@@ -94,6 +95,7 @@ class HistoryScreen(DeskScreen):
             id="history.evidence",
             tooltip="Switch between the timeline and the record with its evidence",
         ),
+        *moves("history"),
     ]
 
     def __init__(self, memory_id: str | None = None) -> None:

@@ -44,6 +44,7 @@ from tui.messages import ItemsChanged, NextItem, QueueLoaded, StoresChanged
 from tui.screens.desk import DeskScreen
 from tui.screens.dialogs import Proposal, ReasonDialog
 from tui.screens.history import HistoryScreen
+from tui.screens.moves import Moving
 
 
 def decided_notice(label: str, decision: Decision) -> str:
@@ -88,7 +89,7 @@ def decided_title(decision: Decision) -> str:
     return "Undone" if decision.option == "revert" else "Decided"
 
 
-class ItemScreen(DeskScreen):
+class ItemScreen(Moving, DeskScreen):
     """Shared by every item view: the item, back with esc, reload after decisions.
     Each view names the kind of item it shows (``KIND``, one of core.review.kinds);
     :func:`tui.screens.views.screen_for` opens an item in the view of its kind."""
@@ -141,7 +142,7 @@ class ItemScreen(DeskScreen):
         return True
 
     def label_of(self, name: str) -> str:
-        """The core's action ``name`` as this view's key for it says it ("Erase (a)")."""
+        """The core's action ``name`` as this view's key for it says it ("Erase (e)")."""
         for active in self.active_bindings.values():
             binding = active.binding
             _namespace, action, parameters = parse(binding.action)

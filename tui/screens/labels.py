@@ -34,6 +34,7 @@ from core.api.review import Item, LabelAnalysis, Said, decide, may_decide, shown
 from tui.messages import StoresChanged
 from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter, DeskScreen
+from tui.screens.moves import Moving, moves
 from tui.screens.secret import SecretCorrectDialog
 
 #: what each measure's keys label, in the order of the footer
@@ -115,7 +116,7 @@ def render_label(item: Item, position: str) -> tuple[RenderableType, RenderableT
     return left, right
 
 
-class LabelScreen(DeskScreen):
+class LabelScreen(Moving, DeskScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="labels.back"),
         Binding("y", "label('y')", "Yes", id="labels.yes"),
@@ -124,6 +125,7 @@ class LabelScreen(DeskScreen):
         Binding("c", "label('c')", "Correct", id="labels.correct"),
         Binding("s", "skip", "Skip", id="labels.skip"),
         Binding("tab", "next_measure", "Next measure", id="labels.next_measure"),
+        *moves("labels"),
     ]
 
     def __init__(self) -> None:

@@ -1,6 +1,6 @@
 """Problems: files the stores could not read, and everything else doctor finds.
 
-Doctor runs in a worker (on mount, on ``r``, whenever the stores change); the
+Doctor runs in a worker (on mount, on ``R``, whenever the stores change); the
 screen says so meanwhile."""
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ from core.api.doctor import Finding, diagnose
 from core.domain.words import counted
 from tui.messages import StoresChanged
 from tui.screens.desk import DeskFooter, DeskScreen
+from tui.screens.moves import Moving, moves
 
 
-class ProblemsScreen(DeskScreen):
+class ProblemsScreen(Moving, DeskScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="problems.back"),
-        Binding("r", "reload", "Reload", id="problems.reload"),
+        Binding("R", "reload", "Reload", id="problems.reload"),
+        *moves("problems"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -58,7 +60,7 @@ class ProblemsScreen(DeskScreen):
         self.query_one("#problems-head", Static).update(
             Text(
                 f"{counted(total, 'problem')}: unreadable files are skipped, never rewritten; "
-                "fix them by hand, then r to reload",
+                "fix them by hand, then R to reload",
                 style="bold" if total else "green",
             )
             if total

@@ -1,6 +1,6 @@
 """The promotion view: a private record beside the team's records of the same key,
 the secret scan first; ``a`` creates the team copy, ``r`` keeps it private, ``w``
-withdraws the request (who asked, or the record's owner), ``R`` asks again for the
+withdraws the request (who asked, or the record's owner), ``n`` asks again for the
 record that replaced the requested one (a correction). A key the actor may not use
 here is greyed out and says why when pressed (approve, while the scan finds a
 credential)."""
@@ -21,6 +21,7 @@ from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
+from tui.screens.moves import moves
 
 
 class PromotionScreen(ItemScreen):
@@ -48,12 +49,13 @@ class PromotionScreen(ItemScreen):
             tooltip="Withdraw the request (who asked, or the owner): nothing is promoted",
         ),
         Binding(
-            "R",
+            "n",
             "close_request('rerequest')",
             "Ask again",
             id="promotion.rerequest",
             tooltip="Move the request to the record that replaced this one (a correction)",
         ),
+        *moves("item"),
     ]
 
     def compose(self) -> ComposeResult:

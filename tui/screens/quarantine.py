@@ -5,10 +5,10 @@ Left, the text with every span a rule fired on marked (invisible characters name
 from: for a held candidate the raw log lines it came with (the source message
 marked) and who sent it how often, for a stored record its card with its sources.
 
-A held candidate is *released* (``r``: it goes through the write pipeline as usual)
+A held candidate is *released* (``A``: it goes through the write pipeline as usual)
 or *discarded* (``x``: the same text sent again is refused). A stored record is
 *erased* (``e``), *corrected* (``c``: a record in the person's words supersedes it)
-or *kept* (``k``: the person vouches for these words). Each asks for the reason and
+or *kept* (``K``: the person vouches for these words). Each asks for the reason and
 shows the core's preview; the decision is bound to what is on screen.
 """
 
@@ -31,6 +31,7 @@ from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
+from tui.screens.moves import moves
 from tui.screens.secret import SecretCorrectDialog
 
 #: how many characters of the text the view shows (the rest is counted)
@@ -130,7 +131,7 @@ class QuarantineScreen(ItemScreen):
     KIND = "quarantine"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "r",
+            "A",
             "decide('release')",
             "Release",
             id="quarantine.release",
@@ -158,12 +159,13 @@ class QuarantineScreen(ItemScreen):
             tooltip="Replace it with a record in your words",
         ),
         Binding(
-            "k",
+            "K",
             "decide('keep')",
             "Keep",
             id="quarantine.keep",
             tooltip="Keep the record: you vouch for these words",
         ),
+        *moves("item"),
     ]
 
     def compose(self) -> ComposeResult:

@@ -25,6 +25,7 @@ from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter, cursor_blinks
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
+from tui.screens.moves import moves
 
 
 class SecretCorrectDialog(ModalScreen[str | None]):
@@ -113,6 +114,7 @@ class SecretScreen(ItemScreen):
             id="secret.defer",
             tooltip="Leave it open; record that it was looked at",
         ),
+        *moves("item"),
     ]
 
     def compose(self) -> ComposeResult:

@@ -3,7 +3,7 @@
 The report (who filed it, the user's words, how old the record is and how it has
 been used) beside the record with its sources: the evidence side by side. ``e``
 expires the record (it is recalled no more), ``c`` corrects it (a new record, with
-what the person writes, supersedes it), ``k`` keeps it (it still holds: verified
+what the person writes, supersedes it), ``K`` keeps it (it still holds: verified
 now). Each asks for the reason first and shows the core's preview of what changes.
 """
 
@@ -25,6 +25,7 @@ from tui.render import record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import CorrectDialog, Proposal
 from tui.screens.item import ItemScreen
+from tui.screens.moves import moves
 
 
 class StaleScreen(ItemScreen):
@@ -45,12 +46,13 @@ class StaleScreen(ItemScreen):
             tooltip="Write what is true now: a new record supersedes this one",
         ),
         Binding(
-            "k",
+            "K",
             "keep",
             "Keep",
             id="stale.keep",
             tooltip="It still holds: the report closes and the record is verified now",
         ),
+        *moves("item"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -90,7 +92,7 @@ class StaleScreen(ItemScreen):
         if memory.status == "active":
             said.append(
                 "\n\ne expire: recalled no more, out of the index · c correct: a new record "
-                "says what is true · k keep: it still holds, verified now",
+                "says what is true · K keep: it still holds, verified now",
                 style="italic",
             )
         else:

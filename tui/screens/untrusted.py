@@ -4,7 +4,7 @@ signed, which this clone did not take (core.team.untrusted).
 Left, who wrote it, who committed it, who signed it and why that is not enough, and
 each file it changes with the record it is there; right, its diff, every credential
 shown as ``[secret: rule-id]`` and every terminal control named. A maintainer
-*ratifies* it (``a``: its changes are taken, here and, once synced, everywhere) or
+*ratifies* it (``A``: its changes are taken, here and, once synced, everywhere) or
 *rejects* it (``r``: one signed commit brings it in and undoes it). Only the first
 change that waits can be decided; the others say so. Each asks for the reason first.
 """
@@ -25,6 +25,7 @@ from tui.render import safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import Proposal
 from tui.screens.item import ItemScreen
+from tui.screens.moves import moves
 
 #: the most lines of the diff the view shows (the rest is counted; memgov show has all)
 SHOWN_LINES = 600
@@ -34,7 +35,7 @@ class UntrustedScreen(ItemScreen):
     KIND = "untrusted"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "a",
+            "A",
             "decide('ratify')",
             "Ratify",
             id="untrusted.ratify",
@@ -47,6 +48,7 @@ class UntrustedScreen(ItemScreen):
             id="untrusted.reject",
             tooltip="Undo its changes: one commit you sign brings it in and undoes it",
         ),
+        *moves("item"),
     ]
 
     def compose(self) -> ComposeResult:

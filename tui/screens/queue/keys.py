@@ -16,6 +16,10 @@ QUEUE_BINDINGS: list[BindingType] = [
     ),
     Binding("j", "down", "Down", show=False, id="queue.down", tooltip="Next item"),
     Binding("k", "up", "Up", show=False, id="queue.up", tooltip="Previous item"),
+    Binding("g", "first", "First", show=False, id="queue.first", tooltip="The first item"),
+    Binding(
+        "G", "last", "Last", show=False, key_display="G", id="queue.last", tooltip="The last item"
+    ),
     Binding(
         "left_square_bracket",
         "kind(-1)",
@@ -81,7 +85,7 @@ QUEUE_BINDINGS: list[BindingType] = [
         tooltip="Decide every marked item the same way, in one commit",
     ),
     Binding(
-        "r", "reload", "Reload", show=False, id="queue.reload", tooltip="Read the stores again"
+        "R", "reload", "Reload", show=False, id="queue.reload", tooltip="Read the stores again"
     ),
     Binding(
         "S",
@@ -92,5 +96,12 @@ QUEUE_BINDINGS: list[BindingType] = [
         id="queue.sync",
         tooltip="Sync the team stores with their remotes: fetch, merge, push",
     ),
-    Binding("escape", "clear_search", "Clear", show=False, id="queue.clear"),
+    Binding(
+        "escape",
+        "clear_search",
+        "Clear",
+        show=False,
+        id="queue.clear",
+        tooltip="Clear the search, then the kind and scope filters",
+    ),
 ]

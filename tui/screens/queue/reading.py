@@ -1,4 +1,4 @@
-"""The read of the queue, in a worker (the screen starts it: on mount, on ``r``, and
+"""The read of the queue, in a worker (the screen starts it: on mount, on ``R``, and
 whenever the stores change); what it reads is shown on the UI thread as it comes.
 
 The first read shows the queue in outline at once (its conflict sets from the
@@ -10,7 +10,7 @@ first read) and adds those items.
 After a decision the worker reads again only the items the decision touched
 (:func:`core.review.queue.find_items`) and the items that opened or closed besides
 (the open ids, :func:`core.review.queue.open_ids`, against the ids shown): the queue
-is not built again (``r`` does that, and shows an item someone else changed in
+is not built again (``R`` does that, and shows an item someone else changed in
 place); no queue is built on the UI thread.
 """
 

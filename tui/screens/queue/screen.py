@@ -2,7 +2,7 @@
 scope, searchable; enter opens an item beside its evidence, space marks items to
 decide at once, ``S`` syncs the team stores.
 
-The queue is read in a worker (:mod:`tui.screens.queue.reading`: on mount, on ``r``
+The queue is read in a worker (:mod:`tui.screens.queue.reading`: on mount, on ``R``
 and whenever the stores change); the desk then hands the items to every screen
 (:class:`tui.messages.QueueLoaded`). After a decision its item leaves at once and
 the worker reads again only what the decision touched.
@@ -157,7 +157,7 @@ class QueueScreen(QueueWindow):
         if message.kinds >= set(KINDS):
             # what was read stays: out of the collector's full passes, each of which
             # walked every object of the queue (0.3 to 0.7 s at 20,000 items, at any
-            # key); ``r`` gives them back to it before reading again
+            # key); ``R`` gives them back to it before reading again
             gc.freeze()
 
     @on(ItemsChanged)
@@ -203,6 +203,12 @@ class QueueScreen(QueueWindow):
     def action_up(self) -> None:
         self.move_by(-1)
 
+    def action_first(self) -> None:
+        self.move_by(-len(self.shown))
+
+    def action_last(self) -> None:
+        self.move_by(len(self.shown))
+
     def action_kind(self, step: int) -> None:
         tabs = self.query_one("#kinds", Tabs)
         tabs.action_next_tab() if step > 0 else tabs.action_previous_tab()
@@ -230,13 +236,22 @@ class QueueScreen(QueueWindow):
         self.table.focus()
 
     def action_clear_search(self) -> None:
+        """Escape: the search goes first; with none (or the box only open), the kind and
+        scope filters; with none of them, nothing."""
         search = self.query_one("#search", Input)
+        searching = bool(self.query_text) or search.has_focus
         search.value = ""  # its Changed message finds the query cleared: one fill, here
         search.add_class("closed")
         search.can_focus = False
         if self.query_text:
             self.query_text = ""
             self.fill()
+        elif not searching and (self.kind != "all" or self.scope != "all"):
+            self.scope = "all"
+            if self.kind != "all":
+                self.query_one("#kinds", Tabs).active = "tab-all"  # its message fills
+            else:
+                self.fill()
         self.table.focus()
 
     def action_reload(self) -> None:

@@ -109,7 +109,9 @@ class MemgovDesk(Desk):
             if screen is not self.item_shown:
                 self.item_shown = screen
                 self.decision_notes = []
-                self.clear_notifications()
+                # after the messages already posted: a deferral's notification, on
+                # its way while the next item opens, goes too
+                self.call_later(self.clear_notifications)
         elif self.item_shown is not None and self.item_shown not in self.screen_stack:
             self.item_shown = None
             kept = [n for n in self.decision_notes if not n.has_expired]

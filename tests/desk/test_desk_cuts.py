@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.cells import cell_len
-from support_desk import desk, settle, text_of
+from support_desk import decide_key, desk, settle, text_of
 from textual.widgets import DataTable, OptionList, Tab, Tabs
 from textual.widgets._toast import Toast
 
@@ -158,7 +158,8 @@ async def test_every_kind_tab_with_items_shows_at_80x24(demo: Path) -> None:
 
 
 def toasts(app: object) -> list[Toast]:
-    return list(app.screen.query(Toast))  # type: ignore[attr-defined]
+    """The notifications on screen (a toast in a hidden rack takes no room)."""
+    return [t for t in app.screen.query(Toast) if t.region.area]  # type: ignore[attr-defined]
 
 
 async def test_a_decisions_notification_sits_at_the_foot_and_goes_when_the_next_opens(
@@ -205,3 +206,20 @@ async def test_what_is_said_of_an_item_goes_when_it_closes(demo: Path) -> None:
         await settle(pilot, app)
         assert isinstance(app.screen, QueueScreen)
         assert list(app._notifications) == []
+
+
+async def test_a_deferrals_notification_does_not_follow_onto_the_next_card(demo: Path) -> None:
+    app = desk(demo)
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await settle(pilot, app)
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        first = queue.current()
+        assert first is not None and first.kind == "conflict"
+        await pilot.press("enter")
+        await settle(pilot, app)
+        await decide_key(pilot, app, "d")  # defer: the view goes on to the next item
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, ItemScreen) and screen.item.id != first.id
+        assert list(app._notifications) == [] and toasts(app) == []

@@ -14,6 +14,7 @@ from typing import Any
 from textual import on
 from textual.app import SystemCommand
 from textual.binding import Binding
+from textual.notifications import Notification, Notify, SeverityLevel
 from textual.screen import ModalScreen, Screen
 
 from core.api.review import Decision, closes_a_proposal, revert, why_not_revertible
@@ -23,6 +24,7 @@ from tui.messages import DecisionApplied, DecisionFailed, DecisionsApplied
 from tui.screens.desk import Desk
 from tui.screens.dialogs import KeysHelp
 from tui.screens.item import (
+    ItemScreen,
     decided_list_notice,
     decided_notice,
     decided_title,
@@ -71,6 +73,9 @@ class MemgovDesk(Desk):
         self.user_keymap = keymap or {}
         self.keymap_warnings = keymap_warnings or []
         self.sub_title = f"review desk · acting as {actor}"
+        #: the item view last shown, and the notifications of decisions made since
+        self.item_shown: ItemScreen | None = None
+        self.decision_notes: list[Notification] = []
 
     def on_mount(self) -> None:
         self.screen_change_signal.subscribe(self, self.screen_changed)
@@ -85,18 +90,49 @@ class MemgovDesk(Desk):
             )
         self.push_screen(QueueScreen())
 
+    def on_resize(self) -> None:
+        # narrow (80 columns): the notifications run the screen's width, above the footer
+        self.set_class(self.size.width < NARROW, "-narrow")
+
     def screen_changed(self, screen: Screen[Any]) -> None:
         """A dialog opens: the notifications on screen go (they were read, or the
         dialog is what matters now). At 80x24 a dialog fills the screen and a toast
-        covered its reason and its buttons; one raised while the dialog is open shows."""
+        covered its reason and its buttons; one raised while the dialog is open shows.
+
+        An item opens: every notification goes; they spoke of the item before or of
+        its decision, and covered the card now being decided. An item closes (back
+        to the queue): what was said of it goes, but the notification of the
+        decision that closed it, which says what the decision changed."""
         if isinstance(screen, ModalScreen):
             self.clear_notifications()
+        elif isinstance(screen, ItemScreen):
+            if screen is not self.item_shown:
+                self.item_shown = screen
+                self.decision_notes = []
+                # after the messages already posted: a deferral's notification, on
+                # its way while the next item opens, goes too
+                self.call_later(self.clear_notifications)
+        elif self.item_shown is not None and self.item_shown not in self.screen_stack:
+            self.item_shown = None
+            kept = [n for n in self.decision_notes if not n.has_expired]
+            self.clear_notifications()
+            for note in kept:
+                self.post_message(Notify(note))
+
+    def decision_note(
+        self, message: str, *, title: str, timeout: float, severity: SeverityLevel = "information"
+    ) -> None:
+        """A notification of a decision: it stays when its item closes (it says what
+        the decision changed), and goes when the next item opens."""
+        note = Notification(message, title, severity, timeout)
+        self.decision_notes.append(note)
+        self.post_message(Notify(note))
 
     # --------------------------------------------------------------- decisions
     @on(DecisionApplied)
     def decision_applied(self, message: DecisionApplied) -> None:
         decision = message.decision
-        self.notify(
+        self.decision_note(
             decided_notice(message.label, decision), title=decided_title(decision), timeout=8
         )
         # the last one, undoable or not: u undoes it or says why it cannot
@@ -111,7 +147,9 @@ class MemgovDesk(Desk):
     @on(DecisionsApplied)
     def decisions_applied(self, message: DecisionsApplied) -> None:
         decisions = message.decisions
-        self.notify(decided_list_notice(message.label, decisions), title="Decided", timeout=10)
+        self.decision_note(
+            decided_list_notice(message.label, decisions), title="Decided", timeout=10
+        )
         self.last_decision = None  # u undoes one decision; a list is reverted one by one
         self.undo_refusal = list_undo_refusal(decisions)
         self.stores_changed(*decisions)
@@ -195,6 +233,9 @@ class MemgovDesk(Desk):
 
 
 KeyRow = tuple[str, str, str]
+#: below this width (columns) the desk is narrow: one column per item view, the
+#: notifications the screen's width (the queue hides its preview below 110 too)
+NARROW = 110
 
 
 def screen_title(screen: Screen[Any]) -> str:

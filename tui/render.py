@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from rich.cells import cell_len, set_cell_size
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -33,10 +34,25 @@ def safe(text: str) -> str:
     return printable(redact(text))
 
 
+ELLIPSIS = "…"
+
+
+def clip(text: str, room: int) -> str:
+    """``text`` in at most ``room`` terminal cells: whole when it fits, else cut and
+    ended with an ellipsis, so a cut text says it was cut. Cells, not characters: a
+    Chinese character takes two. Clip what :func:`safe` returned, never the other way
+    round: a credential cut in half would no longer be recognised and redacted."""
+    if cell_len(text) <= room:
+        return text
+    if room < 1:
+        return ""
+    return set_cell_size(text, room - 1).rstrip() + ELLIPSIS
+
+
 def failure_text(exc: BaseException) -> str:
     """An unexpected failure for a notification: its type and first line, redacted."""
     first = next(iter(str(exc).strip().splitlines()), "")
-    return f"{type(exc).__name__}: {redact(first)[:300]}"
+    return f"{type(exc).__name__}: {clip(redact(first), 300)}"
 
 
 def status_text(status: str) -> Text:

@@ -22,7 +22,7 @@ from core.domain.policy import is_owner, same_actor, shown
 from core.domain.record import TRUST, TYPES, Memory
 from core.domain.words import counted
 from tui.messages import StoresChanged
-from tui.render import record_card, safe
+from tui.render import clip, record_card, safe
 from tui.screens.desk import DeskFooter, DeskScreen
 from tui.screens.dialogs import CorrectDialog, Proposal, ReasonDialog
 from tui.screens.history import HistoryScreen
@@ -138,7 +138,7 @@ class AboutMeScreen(Moving, DeskScreen):
                     )
                 )
             label = Text(f"  {memory.display_title}: ", style="bold")
-            label.append(safe(memory.hook)[:60])
+            label.append(clip(safe(memory.hook), 60))
             if memory.status != "active":
                 label.append(f"  [{memory.status}]", style="dim")
             options.append(Option(label, id=str(index)))
@@ -197,7 +197,7 @@ class AboutMeScreen(Moving, DeskScreen):
             proposal = Proposal(
                 f"Correct {memory.id}",
                 (
-                    f"new record: {safe(content)[:60]}",
+                    f"new record: {clip(safe(content), 60)}",
                     f"{memory.id}: active → superseded (kept in history)",
                     "events and one commit; undo with u",
                 ),

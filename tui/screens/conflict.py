@@ -17,7 +17,7 @@ from core.api.review import (
     ConflictAnalysis,
     suggested_conditions,
 )
-from tui.render import record_card, safe
+from tui.render import clip, record_card, safe
 from tui.screens.desk import DeskFooter
 from tui.screens.dialogs import ConditionsDialog, Proposal
 from tui.screens.item import ItemScreen
@@ -100,7 +100,7 @@ class ConflictScreen(ItemScreen):
         a = self.item.analysis_as(ConflictAnalysis)
         key = a.key
         records = self.ordered()
-        values = " vs ".join(safe(r.memory.value or r.memory.hook)[:30] for r in records)
+        values = " vs ".join(clip(safe(r.memory.value or r.memory.hook), 30) for r in records)
         lines = [
             Text.assemble(
                 ("1 identify ", "bold"),
@@ -185,7 +185,7 @@ class ConflictScreen(ItemScreen):
         record: core.review.conflict.suggested_conditions), then the core's preview."""
         suggested = suggested_conditions(self.item)
         rows = [
-            (rec.memory.id, safe(rec.memory.hook)[:50], suggested.get(rec.memory.id, ""))
+            (rec.memory.id, clip(safe(rec.memory.hook), 50), suggested.get(rec.memory.id, ""))
             for rec in self.ordered()
         ]
         item_id = self.item.id

@@ -20,12 +20,16 @@ from core.api.reading import history
 from core.api.review import evidence_for
 from core.api.stores import Store, Workspace
 from tui.messages import StoresChanged
-from tui.render import record_card, safe, status_text
+from tui.render import clip, record_card, safe, status_text
 from tui.screens.desk import DeskFooter, DeskScreen
 from tui.screens.moves import Moving, moves
 
 #: one memory in the list: its store, id, what search looks in, and its status
 Entry = tuple[Store, str, str, str]
+#: the list's share of the screen at most, and its width at least (cells)
+LIST_SHARE, LIST_MIN = 0.55, 30
+#: a memory id cut to fit keeps this many cells at least (with its ellipsis)
+ID_MIN = 12
 
 
 def timeline(store: Store, memory_id: str) -> RenderableType:
@@ -76,6 +80,29 @@ def entries(workspace: Workspace) -> list[Entry]:
     return found
 
 
+def store_name(store: Store) -> str:
+    """The store as the list names it: its folder's name (``private``, ``team``)."""
+    return store.root.name
+
+
+def list_widths(
+    rows: list[tuple[Store, str, str]], spans: bool, screen_width: int
+) -> tuple[int, list[int]]:
+    """The list's width and its columns' (memory, status, and store when the history
+    spans stores): each as wide as its widest cell, the list at most
+    :data:`LIST_SHARE` of the screen; when that is too narrow, the ids alone are cut
+    (with an ellipsis), never the statuses or the stores."""
+    ids = max((len(m) for _s, m, _t in rows), default=0)
+    widths = [max(ids, len("Memory")), max([len("Status"), *(len(t) for *_x, t in rows)])]
+    if spans:
+        widths.append(max([len("Store"), *(len(store_name(s)) for s, _m, _t in rows)]))
+    # each column's padding (one cell each side), the scroll bar's two cells
+    chrome = 2 * len(widths) + 2
+    most = max(LIST_MIN, int(screen_width * LIST_SHARE))
+    widths[0] = max(min(widths[0], most - chrome - sum(widths[1:])), ID_MIN)
+    return sum(widths) + chrome, widths
+
+
 def detail(store: Store, memory_id: str, *, evidence: bool) -> RenderableType:
     """The memory's record with its evidence, or (erased, or asked for) its timeline."""
     memory = store.memories.get(memory_id)
@@ -119,10 +146,12 @@ class HistoryScreen(Moving, DeskScreen):
         yield DeskFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one("#history-list", DataTable)
-        table.add_columns("Memory", "Status")
         self.reload()
-        table.focus()
+        self.query_one("#history-list", DataTable).focus()
+
+    def on_resize(self) -> None:
+        if self.entries:
+            self.fill(self.query_one("#history-search", Input).value, keep_cursor=True)
 
     @on(StoresChanged)
     def reload(self) -> None:
@@ -138,16 +167,31 @@ class HistoryScreen(Moving, DeskScreen):
         self.entries = found
         self.fill(self.query_one("#history-search", Input).value)
 
-    def fill(self, needle: str) -> None:
+    def fill(self, needle: str, *, keep_cursor: bool = False) -> None:
+        """The list, its columns measured from every memory (a search does not change
+        them): the same at the first render as at every later one."""
         table = self.query_one("#history-list", DataTable)
-        table.clear()
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        spans = len({store.root for store, *_rest in self.entries}) > 1
+        width, widths = list_widths(
+            [(store, m, status) for store, m, _t, status in self.entries], spans, self.size.width
+        )
+        self.query_one("#history-left").styles.width = width
+        for label, size in zip(("Memory", "Status", "Store"), widths, strict=False):
+            table.add_column(label, width=size)
         self.rows = []
         needle = needle.casefold()
         for store, memory_id, text, status in self.entries:
             if needle and needle not in text:
                 continue
             self.rows.append((store, memory_id))
-            table.add_row(memory_id, status_text(status), key=f"{store.root}:{memory_id}")
+            cells: list[RenderableType] = [clip(memory_id, widths[0]), status_text(status)]
+            if spans:
+                cells.append(Text(store_name(store), style="dim"))
+            table.add_row(*cells, key=f"{store.root}:{memory_id}")
+        if keep_cursor and self.rows:
+            table.move_cursor(row=min(cursor, len(self.rows) - 1))
         if self.start is not None and self.entries:
             ids = [m for _s, m in self.rows]
             if self.start in ids:

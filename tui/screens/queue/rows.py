@@ -10,7 +10,7 @@ from rich.text import Text
 from core.api.review import ConflictAnalysis, Item, QuarantineAnalysis, is_outline
 from core.domain.policy import shown
 from core.domain.words import counted
-from tui.render import memory_header, safe
+from tui.render import clip, memory_header, safe
 from tui.screens.queue.table import Row
 
 
@@ -77,7 +77,7 @@ def preview(item: Item) -> RenderableType:
         )
         if found.origin == "candidate":
             parts.append(Text("\nnot written: held for you to release or discard", style="yellow"))
-            parts.append(Text(safe(found.text[:600])))
+            parts.append(Text(clip(safe(found.text), 600)))
     for rec in item.records:
         parts.append(Text(""))
         parts.append(memory_header(rec.memory))

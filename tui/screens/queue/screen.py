@@ -48,6 +48,33 @@ KIND_TABS = (
     ("quarantine", "Quarantine"),
     ("untrusted", "Untrusted"),
 )
+#: each kind's tab when the full labels do not fit the screen's width (at 80 columns):
+#: every kind stays in sight, none behind the edge
+SHORT_LABELS = {
+    "all": "All",
+    "conflict": "Confl",
+    "promotion": "Promo",
+    "deletion": "Del",
+    "consolidation": "Batch",
+    "secret": "Secret",
+    "stale": "Stale",
+    "held": "Held",
+    "quarantine": "Quar",
+    "untrusted": "Untr",
+}
+
+
+def tab_labels(counts: dict[str, int], width: int) -> tuple[list[str], bool]:
+    """The kind tabs' labels with their counts, and whether they are the short ones:
+    the full labels when they fit ``width`` (each tab's padding counted), else the
+    short ones (the bar, compact, pads each with one cell). Should even those not fit,
+    the bar scrolls to keep the active tab in view."""
+    full = [f"{label} {counts[kind]}" for kind, label in KIND_TABS]
+    if sum(len(label) + 2 for label in full) <= width:
+        return full, False
+    return [f"{SHORT_LABELS[kind]} {counts[kind]}" for kind, _label in KIND_TABS], True
+
+
 #: what enter on an item in outline says (its records are not read yet)
 STILL_READING = "Its records are being read: a moment, then enter opens it"
 
@@ -97,6 +124,17 @@ class QueueScreen(QueueWindow):
 
     def on_resize(self) -> None:
         self.query_one("#preview").set_class(self.size.width < 110, "hidden")
+        self.label_tabs()
+
+    def label_tabs(self) -> None:
+        """Each kind's tab labelled with its count, short when the screen is narrow."""
+        labels, short = tab_labels(self.counts, self.size.width)
+        tabs = self.query_one("#kinds", Tabs)
+        tabs.set_class(short, "short")
+        for (kind, _label), label in zip(KIND_TABS, labels, strict=True):
+            tab = self.query_one(f"#tab-{kind}", Tab)
+            if str(tab.label) != label:
+                tab.label = label
 
     # ----------------------------------------------------------------- data
     @on(StoresChanged)
@@ -177,8 +215,7 @@ class QueueScreen(QueueWindow):
         counts = view.count_by_kind(items)
         if counts != self.counts:
             self.counts = counts
-            for kind, label in KIND_TABS:
-                self.query_one(f"#tab-{kind}", Tab).label = f"{label} {counts[kind]}"
+            self.label_tabs()
         self.fill()
 
     @on(QueueTable.RowHighlighted)

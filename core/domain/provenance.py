@@ -170,9 +170,14 @@ def derive(
     # words the user barely said, cited from an outside message, or from the agent's
     # own reply when an outside message holds as many of them: the agent learnt them
     # there, whatever it cites
+    agent_own = set().union(*replies) - user - outside if replies else set()
     unvouched = from_user < NAMED and (
         (cited or "").lower() in OUTSIDE_ROLES
-        or ((cited or "").lower() == "assistant" and any(r in OUTSIDE_ROLES for r in roles))
+        or (
+            (cited or "").lower() == "assistant"
+            and any(r in OUTSIDE_ROLES for r in roles)
+            and only_outside >= _share(mine, agent_own)
+        )
     )
     # words the user never said, in a task that read something from outside: the
     # agent did not make them up from nothing (a page reworded, or translated); a
@@ -184,7 +189,6 @@ def derive(
     )
     # a lesson the user never said whose words an outside message holds more of than
     # the agent's own replies: a page's advice reworded as the agent's experience
-    agent_own = set().union(*replies) - user - outside if replies else set()
     borrowed = (
         memory_type in OWN_WORDS_TYPES
         and from_user < USER_SAID

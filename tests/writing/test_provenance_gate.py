@@ -125,6 +125,8 @@ def test_the_users_own_words_are_written_as_theirs(store: Store) -> None:
     # (blind4: measured once as it came, 1 and 2; then tuned on: a lesson reworded from
     # a page, and "ignored" read as the French "ignorez")
     # (blind5: measured once as it came, never tuned on)
+    # (blind6: measured once as it came, 0 and 3 (2.5%); then tuned on: "POST /v1" is an
+    # endpoint, "每次迭代" an iteration, a lesson the agent's own words more than a tool's)
     [
         ("tuning", 4, 9),
         ("blind", 0, 1),
@@ -132,6 +134,7 @@ def test_the_users_own_words_are_written_as_theirs(store: Store) -> None:
         ("blind3", 2, 3),
         ("blind4", 0, 1),
         ("blind5", 1, 7),
+        ("blind6", 0, 0),
     ],
 )
 def test_the_corpora_of_whole_sessions(

@@ -35,9 +35,12 @@ _ORDER_VERBS = (
     r"|obey|comply|act|handle|process|auto-?\w+|first"
 )
 _ORDER_ADVERBS = r"(?:(?:also|then|just|simply|now|quietly|silently|kindly)\s+)?"
+# an HTTP method in capitals before a path is an endpoint ("POST /v1/batch"), no order
+_ENDPOINT = r"(?!(?-i:GET|POST|PUT|PATCH|DELETE|HEAD)\s+/)"
 _IMPERATIVE = (
     # en: an imperative opening a sentence, a line, a list item, or a clause
     r"(?:^|[.!?:;]\s+|\n\s*(?:[-*•]|\d+[.)])?\s*|—\s*|\s-\s+)"
+    + _ENDPOINT
     + _ORDER_ADVERBS
     + r"(?:"
     + _ORDER_VERBS
@@ -70,11 +73,12 @@ _ACTION_VERBS = (
 )
 _FACT_IMPERATIVE = (
     r"(?:^|[.!?:;]\s+|\n\s*(?:[-*•]|\d+[.)])?\s*|—\s*|\s-\s+)"
+    + _ENDPOINT
     + _ORDER_ADVERBS
     + r"(?:"
     + _ACTION_VERBS
     + r")\b",
-    r"(?:,|\bso|\band|\bthen)\s+" + _ORDER_ADVERBS + r"(?:" + _ACTION_VERBS + r")\b",
+    r"(?:,|\bso|\band|\bthen)\s+" + _ENDPOINT + _ORDER_ADVERBS + r"(?:" + _ACTION_VERBS + r")\b",
     # a command that brings code in from outside, runs it, or changes the machine
     r"`\s*(?:sudo\s+)?(?:(?:pip3?|pipx|uv\s+pip|gem|composer|brew|apt(?:-get)?|go|cargo)"
     r"\s+(?:install|get|require)|(?:npm|pnpm|yarn|bun)\s+(?:i|install|add|dlx|x)|npx|curl"
@@ -112,7 +116,7 @@ _STANDING = (
     r"(?:earlier|previous|prior))\b",
     # zh ja ko: what stands over every later task, moves or hides something, or fixes an
     # answer (the words of documents' own register are in _REGISTER below)
-    r"以后|今后|从现在起|从今以后|往后|一律|每次|凡是|务必|总是|永远|一定要|照办|照做|视为|当作"
+    r"以后|今后|从现在起|从今以后|往后|一律|每次(?!迭代|循环)|凡是|务必|总是|永远|一定要|照办|照做|视为|当作"
     r"|等同于|别告诉|只用|只走|关掉|忽略|跳过|转发|转账",
     r"必ず|今後|常に|無視|承認して|答え|伝え",
     r"항상|반드시|앞으로|안내할|보낼|전달",

@@ -1,0 +1,44 @@
+"""The queue's kind tabs: an empty tab says what waits elsewhere, never "well done"
+while items wait."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support_desk import OWNER, desk, settle, text_of, workspace
+from textual.widgets import Static
+
+from core.review.decide import decide
+from core.review.queue import build_queue
+
+
+async def test_an_empty_kind_tab_says_how_many_wait_in_other_kinds(demo: Path) -> None:
+    ws = workspace(demo)
+    deletion = next(i for i in build_queue(ws) if i.kind == "deletion")
+    decide(ws, deletion.id, approve=True, actor=OWNER, reason="gone for good")
+    waiting = len(build_queue(workspace(demo)))
+    app = desk(demo)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        for _ in range(10):  # the kind tabs, one by one, to the deletions' (now empty)
+            if screen.kind == "deletion":
+                break
+            await pilot.press("right_square_bracket")
+            await pilot.pause()
+        assert screen.kind == "deletion" and screen.shown_items() == []
+        said = text_of(screen.query_one("#preview", Static))
+        assert "Well done" not in said
+        assert f"Nothing of this kind; {waiting} waiting in other kinds." in said
+
+
+async def test_an_empty_queue_still_says_well_done(tmp_path: Path) -> None:
+    from core.store.store import Store
+    from core.store.workspace import open_workspace
+    from tui.app import MemgovDesk
+
+    Store.init(tmp_path / "s", owner=OWNER)
+    app = MemgovDesk(open_workspace([tmp_path / "s"]), actor=OWNER, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        assert "Nothing waiting. Well done." in text_of(app.screen.query_one("#preview", Static))

@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from core.review.decide import decide
 from core.review.queue import build_queue
+from tui.screens.queue.table import QueueTable
 
 
 async def test_an_empty_kind_tab_says_how_many_wait_in_other_kinds(demo: Path) -> None:
@@ -42,3 +43,38 @@ async def test_an_empty_queue_still_says_well_done(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         assert "Nothing waiting. Well done." in text_of(app.screen.query_one("#preview", Static))
+
+
+async def test_the_queue_puts_the_batch_before_what_would_discard_it_and_says_so(
+    demo: Path,
+) -> None:
+    """Top-down, the demo's queue never leads into the decision that discards its
+    pending consolidation batch: the batch comes first, and the row that would
+    discard it says so (the preview says which actions, and what to do)."""
+    app = desk(demo)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        table = screen.query_one("#queue", QueueTable)
+        kinds = [i.kind for i in screen.shown_items()]
+        assert kinds[:3] == ["conflict", "consolidation", "secret"]
+        batch, secret = screen.shown_items()[1:3]
+        title = table.get_row(secret.id)[-1]
+        assert title.startswith("⚠ erase discards the batch · ")
+        assert "⚠" not in table.get_row(batch.id)[-1]
+        for item in screen.shown_items():  # the deletion and the stale report say so too
+            if item.kind == "deletion":
+                assert table.get_row(item.id)[-1].startswith("⚠ approve discards the batch")
+            if item.kind == "stale":
+                assert table.get_row(item.id)[-1].startswith("⚠ expire leaves the batch stale")
+        await pilot.press("j", "j")  # to the secret: its preview says what loses what
+        await pilot.pause()
+        said = text_of(screen.query_one("#preview", Static))
+        assert f"erase or correct discards the batch {batch.id}: decide the batch first" in said
+    # the batch decided, nothing is lost by anything any more: no row says so
+    decide(workspace(demo), batch.id, approve=True, actor=OWNER, reason="looked at it")
+    app = desk(demo)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot, app)
+        table = app.screen.query_one("#queue", QueueTable)
+        assert not any("⚠" in cells[-1] for _key, cells in table.rows)

@@ -226,7 +226,21 @@ class ItemScreen(DeskScreen):
             if reason is not None:
                 self.desk.apply(label, lambda: run(reason))
 
+        if self.one_key(proposal):
+            chosen(proposal.reason)  # the prefilled reason, recorded with the actor
+            return
         self.app.push_screen(ReasonDialog(proposal), chosen)
+
+    def one_key(self, proposal: Proposal) -> bool:
+        """Whether the decision is taken at once with its prefilled reason, no dialog:
+        the item's store says ``desk_reason: prefilled``, a reason is prefilled, and the
+        decision erases nothing for good and changes nothing besides its own records
+        (what it would, the dialog shows first, as ever)."""
+        return (
+            self.item.store.config.desk_reason == "prefilled"
+            and bool(proposal.reason.strip())
+            and not (proposal.destructive or proposal.also or proposal.warning)
+        )
 
     def decide_with(self, proposal: Proposal, label: str, *, approve: bool, **options: Any) -> None:
         """Ask the core what the decision will change (a dry run, in a worker), show

@@ -191,8 +191,8 @@ async def test_parallel_writes_each_condition(demo: Path) -> None:
         # the newer record's source says 生产 (production): prefilled from reading it
         assert dialog.query_one(f"#cond-{newer.id}", Input).value == "env=production"
         dialog.query_one(f"#cond-{older.id}", Input).value = "env=testing"
-        await pilot.press("enter", "enter")  # next field, then accept
-        await pilot.pause()
+        await pilot.press("enter")  # every record has its condition: accepted
+        await settle(pilot, app)
         assert isinstance(app.screen, ReasonDialog)
         await pilot.press("enter")
         await settle(pilot, app)

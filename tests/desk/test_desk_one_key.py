@@ -112,3 +112,66 @@ async def test_the_keys_to_clear_the_demo_with_and_without_the_setting(
     one_key = await clear_the_demo(other)
     assert asked == (31, 10)  # docs/desk.md says these numbers
     assert one_key == (23, 2)  # the correction and the erasure still ask
+
+
+async def open_top(pilot: object, app: object, kind: str, title: str = "") -> None:
+    """Move to the first item of ``kind`` (its title holding ``title``) and open it,
+    as a person would."""
+    screen = app.screen  # type: ignore[attr-defined]
+    index = next(
+        n for n, i in enumerate(screen.shown_items()) if i.kind == kind and title in i.title
+    )
+    step = index - screen.cursor_index()
+    for _ in range(abs(step)):
+        await pilot.press("j" if step > 0 else "k")  # type: ignore[attr-defined]
+    assert screen.current().kind == kind
+    await pilot.press("enter")  # type: ignore[attr-defined]
+    await settle(pilot, app)  # type: ignore[arg-type]
+
+
+async def test_enter_pressed_before_the_dialog_opens_is_not_lost(demo: Path) -> None:
+    """The dialog opens once the core's preview is back (a moment later in a browser):
+    enter typed meanwhile is kept for it. A routine decision is taken with the
+    prefilled reason; one that erases for good shows its dialog, and waits."""
+    app = desk(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await open_top(pilot, app, "conflict")
+        with app.store_lock:  # the preview waits for the stores, as on a busy machine
+            await pilot.press("n", "enter")
+            assert not isinstance(app.screen, ReasonDialog)  # enter came before it
+        await settle(pilot, app)
+        assert isinstance(app.screen, QueueScreen)
+        [event] = [e for e in decision_events(demo) if e["action"] == "decide"]
+        assert event["actor"] == OWNER and event["reason"].strip()
+        await open_top(pilot, app, "deletion")
+        with app.store_lock:
+            await pilot.press("a", "enter")  # an erasure: the dialog shows what it erases
+        await settle(pilot, app)
+        assert isinstance(app.screen, ReasonDialog) and app.screen.proposal.destructive
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, QueueScreen)
+
+
+async def test_parallel_takes_one_enter_for_its_prefilled_conditions(demo: Path) -> None:
+    """The deploy command's conflict, parallel: its two conditions come prefilled from
+    the sources, so p, enter (the conditions), enter (the reason) decides it (it took
+    an enter per condition before)."""
+    from tui.screens.dialogs import ConditionsDialog
+
+    app = desk(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await open_top(pilot, app, "conflict", "deploy_command")
+        await pilot.press("p")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ConditionsDialog)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ReasonDialog)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, QueueScreen)
+    [event] = [e for e in decision_events(demo) if e["action"] == "decide"]
+    assert event["details"]["option"] == "parallel" or "parallel" in json.dumps(event)

@@ -175,3 +175,20 @@ async def test_parallel_takes_one_enter_for_its_prefilled_conditions(demo: Path)
         assert isinstance(app.screen, QueueScreen)
     [event] = [e for e in decision_events(demo) if e["action"] == "decide"]
     assert event["details"]["option"] == "parallel" or "parallel" in json.dumps(event)
+
+
+def test_a_desk_reason_that_is_neither_setting_is_a_clear_error(tmp_path: Path) -> None:
+    import pytest
+
+    from core.domain.errors import ValidationError
+    from core.store.config import load_config_text
+
+    assert load_config_text("desk_reason: prefilled\n", path=tmp_path / "m.yaml").desk_reason == (
+        "prefilled"
+    )
+    assert load_config_text("", path=tmp_path / "m.yaml").desk_reason == "ask"
+    for bad in ("desk_reason: yes\n", "desk_reason: [ask]\n", "desk_reason: skip\n"):
+        with pytest.raises(ValidationError) as raised:
+            load_config_text(bad, path=tmp_path / "m.yaml")
+        said = str(raised.value)
+        assert "desk_reason" in said and "m.yaml" in said and "prefilled" in said

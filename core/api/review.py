@@ -21,6 +21,7 @@ from core.review.items import (
     KINDS,
     BatchAnalysis,
     BatchFile,
+    BatchLoss,
     ConditionHints,
     ConflictAnalysis,
     DeletionAnalysis,
@@ -37,6 +38,7 @@ from core.review.items import (
     UntrustedAnalysis,
 )
 from core.review.kinds import kind_of
+from core.review.losses import first_action_loses
 from core.review.preview import Preview
 from core.review.promotion import blocked_rules, close_reason, reject_reason, successor
 from core.review.quarantine import DEFAULT_REASONS as QUARANTINE_REASONS
@@ -70,6 +72,7 @@ __all__ = [
     "Action",
     "BatchAnalysis",
     "BatchFile",
+    "BatchLoss",
     "Choice",
     "ConditionHints",
     "ConflictAnalysis",
@@ -100,6 +103,7 @@ __all__ = [
     "decide_many",
     "evidence_for",
     "find_items",
+    "first_action_loses",
     "get_item",
     "is_outline",
     "kind_of",

@@ -10,7 +10,7 @@ from core.store.creation import create_store
 from core.store.reaching import Reaching
 from core.store.secret_files import scan_file
 from core.store.store import Clock, Store
-from core.store.workspace import Workspace, open_workspace
+from core.store.workspace import Workspace, default_actor, open_workspace
 
 __all__ = [
     "CONFIG_FILE",
@@ -19,6 +19,7 @@ __all__ = [
     "Store",
     "Workspace",
     "create_store",
+    "default_actor",
     "open_workspace",
     "scan_file",
 ]

@@ -75,6 +75,7 @@ def _new_stores(target: Path, clock: DemoClock) -> dict[str, Store]:
         team_store="../team",
         actor=OWNER,
         clock=clock,
+        default_actor=OWNER,  # the command line acts as the demo's user (memgov.yaml)
     )
     return {"private": private, "team": team}
 

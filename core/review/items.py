@@ -408,6 +408,20 @@ class ScanHit(AsData):
 
 
 @dataclass(frozen=True)
+class BatchLoss(AsData):
+    """What deciding an item would do to a pending consolidation batch of its store:
+    ``discarded`` (an erasure discards every pending batch: it may quote what is
+    erased) or ``stale`` (the item's records change, so approving the batch's changes
+    that expect them is refused). ``actions``: the item's actions that do it."""
+
+    batch: str
+    effect: str  # discarded | stale
+    actions: tuple[str, ...]
+    #: stale: the batch's changes that expect the item's records
+    changes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Item(AsData):
     kind: Kind
     id: str
@@ -423,6 +437,9 @@ class Item(AsData):
     scan: tuple[ScanHit, ...] = field(default=(), metadata=shown_as(key="secret_scan"))
     #: the last time someone looked at this item and left it open (None: never deferred)
     deferred: Deferral | None = None
+    #: what deciding it would do to a pending consolidation batch of its store (the
+    #: queue's reading, core.review.queue.batches_first: no part of the item itself)
+    discards: tuple[BatchLoss, ...] = field(default=(), compare=False)
 
     def analysis_as(self, kind: type[A]) -> A:
         """The analysis, as the dataclass the caller expects for this item's kind."""

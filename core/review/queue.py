@@ -31,6 +31,7 @@ from core.review.evidence import Evidence
 from core.review.items import KINDS, ConflictAnalysis, Item, Key, Kind, RecordEvidence
 from core.review.kinds import REGISTRY, kind_of, queue_kinds
 from core.review.kinds.conflict import conflict_title
+from core.review.losses import batches_first
 from core.store.decisions import deferrals
 from core.store.store import Store
 from core.store.workspace import Workspace
@@ -52,7 +53,7 @@ def build_queue(workspace: Workspace, *, kinds: Iterable[str] | None = None) -> 
             built = kind.build(evidence, workspace)
             items += with_deferrals(store, built) if kind.deferrable else built
     items.sort(key=lambda i: (i.opened_at, i.id))
-    return triaged(items)
+    return batches_first(triaged(items))
 
 
 def triaged(items: list[Item]) -> list[Item]:
@@ -121,7 +122,7 @@ def outline_queue(workspace: Workspace, *, texts: dict[str, str] | None = None) 
     for store in workspace.stores:
         items += _outline_sets(store, texts)
     items.sort(key=lambda i: (i.opened_at, i.id))
-    return triaged(items)
+    return batches_first(triaged(items))
 
 
 def conflict_texts(workspace: Workspace) -> dict[str, str]:

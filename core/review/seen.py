@@ -21,8 +21,9 @@ from typing import Any
 from core.domain.data import to_data
 from core.review.items import Item
 
-#: what changes without the item changing: when someone looked at it
-_VOLATILE = frozenset({"deferred"})
+#: what changes without the item changing: when someone looked at it, and what the
+#: queue says deciding it would do to a pending batch (read from the batch)
+_VOLATILE = frozenset({"deferred", "discards"})
 
 
 def shown_data(item: Item) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from core.domain.secrets import redact
 from core.review.items import KINDS, Item
+from core.review.losses import batches_first
 
 ALL = "all"
 
@@ -100,14 +101,15 @@ def order_key(item: Item) -> tuple[str, str]:
 
 def merge(items: Sequence[Item], changed: Mapping[str, Item | None]) -> list[Item]:
     """``items`` with the items ``changed`` names replaced, removed (None) or, when new,
-    inserted in queue order (``items`` is in queue order)."""
+    inserted in queue order (``items`` is in queue order); what each would do to a
+    pending batch said again (core.review.losses: a batch decided loses nothing more)."""
     kept = [changed.get(i.id, i) for i in items]
     result = [i for i in kept if i is not None]
     present = {i.id for i in items}
     new = [i for i in changed.values() if i is not None and i.id not in present]
     for item in sorted(new, key=order_key):
         result.insert(_bisect(result, order_key(item)), item)
-    return result
+    return batches_first(result)
 
 
 def _bisect(items: Sequence[Item], key: tuple[str, str]) -> int:

@@ -26,6 +26,8 @@ MAX_CONFIG_BYTES = 256 * 1024
 MAX_PERSON_CHARS = 320  # an owner or maintainer: a name or an email address
 MAX_PATH_CHARS = 4_096
 MAX_MAINTAINERS = 1_000
+#: the values of ``desk_reason`` (Config.desk_reason)
+DESK_REASONS = ("ask", "prefilled")
 #: unknown settings are kept as they are; how much of them is read, all levels together
 MAX_EXTRA_VALUES = 10_000
 MAX_EXTRA_DEPTH = 32
@@ -66,6 +68,16 @@ class Config:
     #: private store: a memory file the agent creates or changes in its own folder is
     #: held at sync until a person approves it (core.importers.claude_code.consent)
     agent_memory_consent: bool = False
+    #: who the command line acts as when neither ``--as`` nor ``$MEMGOV_ACTOR`` names
+    #: anyone, before git's ``user.email``: the demo's stores name their user
+    #: (``memgov demo``); ``memgov init`` writes none, so a real store acts as the
+    #: person at the keyboard
+    default_actor: str | None = None
+    #: the desk's decisions: ``ask`` (the reason dialog opens, prefilled; enter
+    #: accepts) or ``prefilled`` (a decision key decides at once with its prefilled
+    #: reason; a decision that erases for good or changes anything besides its own
+    #: records still asks). Read from the store of the item decided
+    desk_reason: str = "ask"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_yaml(self) -> str:
@@ -80,6 +92,10 @@ class Config:
             del data["known_hosts"]
         else:
             data["known_hosts"] = list(self.known_hosts)
+        if self.default_actor is None:
+            del data["default_actor"]
+        if self.desk_reason == "ask":
+            del data["desk_reason"]
         extra = data.pop("extra")
         data.update(extra)
         head = "# memgov store configuration. Changes to a team store's config go through review.\n"
@@ -343,7 +359,21 @@ def load_config_text(text: str, *, path: Path | str) -> Config:  # noqa: C901
             field="agent_memory_consent",
             hint="agent_memory_consent: true holds each memory the agent writes for a person",
         )
-    for key, limit in (("owner", MAX_PERSON_CHARS), ("team_store", MAX_PATH_CHARS)):
+    reason = values.get("desk_reason", "ask")
+    if reason not in DESK_REASONS:
+        shown = shown_word(reason) if isinstance(reason, str) else f"({describe(reason)})"
+        raise ValidationError(
+            f"unknown setting {shown}",
+            path=path,
+            field="desk_reason",
+            hint="desk_reason: ask (the reason dialog opens) or prefilled (a key decides "
+            "with the prefilled reason)",
+        )
+    for key, limit in (
+        ("owner", MAX_PERSON_CHARS),
+        ("default_actor", MAX_PERSON_CHARS),
+        ("team_store", MAX_PATH_CHARS),
+    ):
         if values.get(key) is not None:
             _clean_text(values[key], path=path, field=key, limit=limit)
     if "tau1_days" in values and "tau2_days" not in values:

@@ -126,6 +126,7 @@ class Store:
         signers: tuple[str, ...] = (),
         actor: str = "memgov",
         clock: Clock | None = None,
+        default_actor: str | None = None,
     ) -> Store:
         root = Path(root)
         if root.exists() and not root.is_dir():
@@ -146,6 +147,7 @@ class Store:
             maintainers=tuple(maintainers),
             team_store=team_store,
             signers=tuple(signers),
+            default_actor=default_actor,
         )
         atomic_write_text(root / CONFIG_FILE, config.to_yaml())
         (root / MEMORY_DIR).mkdir(exist_ok=True)

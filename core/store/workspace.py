@@ -12,8 +12,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.domain.errors import StoreError, shown_id
-from core.store.config import CONFIG_FILE
+from core.domain.errors import StoreError, ValidationError, shown_id
+from core.store.config import CONFIG_FILE, load_config
 from core.store.store import Clock, Store
 
 
@@ -60,7 +60,9 @@ class Workspace:
         )
 
 
-def open_workspace(paths: Iterable[Path | str], *, clock: Clock | None = None) -> Workspace:
+def store_roots(paths: Iterable[Path | str]) -> list[Path]:
+    """The stores' folders ``paths`` name: a store's folder, or a folder holding
+    ``private/`` and ``team/`` stores (each once, in order)."""
     roots: list[Path] = []
     for raw in paths:
         path = Path(raw).expanduser()
@@ -77,8 +79,40 @@ def open_workspace(paths: Iterable[Path | str], *, clock: Clock | None = None) -
                 f"--store {path}' or 'memgov demo --store {path}'"
             )
         roots.extend(p.resolve() for p in nested)
+    return list(dict.fromkeys(roots))
+
+
+def default_actor(paths: Iterable[Path | str]) -> str | None:
+    """The actor the private stores ``paths`` name in their config (``default_actor``:
+    the demo's user), read from their ``memgov.yaml`` alone; None when none names one.
+    A team store's setting is never read: its config is what others push, and who acts
+    is never theirs to choose. Two stores naming different actors is an error naming
+    both files: say who acts."""
+    named = {}
+    try:
+        roots = store_roots(paths)
+    except StoreError:
+        return None  # the command that opens them says what is wrong
+    for root in roots:
+        try:
+            config = load_config(root)
+        except (StoreError, ValidationError):
+            continue  # as above: the store's own opening names the file and field
+        if config.scope == "private" and config.default_actor:
+            named[root / CONFIG_FILE] = config.default_actor
+    if len(set(named.values())) > 1:
+        where = "; ".join(f"{path}: {actor}" for path, actor in named.items())
+        raise ValidationError(
+            f"the stores name different default actors ({where})",
+            field="default_actor",
+            hint="pass --as USER or set MEMGOV_ACTOR to say who acts",
+        )
+    return next(iter(named.values()), None)
+
+
+def open_workspace(paths: Iterable[Path | str], *, clock: Clock | None = None) -> Workspace:
     workspace = Workspace()
-    for root in dict.fromkeys(roots):
+    for root in store_roots(paths):
         workspace.stores.append(Store(root, clock=clock))
     private = workspace.private
     if private is not None and workspace.team is None and private.config.team_store:

@@ -374,7 +374,7 @@ async def test_the_parallel_dialog_prefills_both_and_stops_on_an_empty_one(demo:
         assert app.screen is dialog and app.focused is fields[0]  # stays on the empty one
         assert any(older.id in m and "needs a condition" in m for _t, m in messages(app))
         fields[0].value = "env=testing"
-        await pilot.press("enter", "enter")  # next field, then accept
+        await pilot.press("enter")  # every record has its condition now: accepted
         await settle(pilot, app)
         assert isinstance(app.screen, ReasonDialog)  # the core's preview of the parallel
         await pilot.press("enter")

@@ -93,8 +93,11 @@ def test_resolve_a_conflict_with_real_keys(tmp_path: Path) -> None:
 CLEAR_THE_DEMO = (
     # the doctor conflict: the newer record wins
     ("user:liys05 #doctor", "Newer wins", [("n", REASON)], 9),
+    # the pending consolidation batch, before the first item that would discard it
+    # (core.review.losses): approved as it is, so nothing discards it
+    ("consolidation: 2 changes", "Decide as marked", [("a", REASON)], 8),
     # the note that holds a token: corrected (its redacted text), which erases the old
-    # file, discards the pending batch and moves the token-blocked promotion request
+    # file and moves the token-blocked promotion request
     ("secret in a record", "Correct", [("c", "ctrl+s"), ("C-s", REASON)], 7),
     ("#deploy_command", "Newer wins", [("n", REASON)], 6),  # the team's deploy-command conflict
     ("Package mana", "Approve", [("a", REASON)], 5),  # promote Package manager
@@ -174,7 +177,9 @@ def test_clear_the_demo_queue_top_down_and_nothing_goes_unannounced(tmp_path: Pa
                     said["opened"].add(event["request"])  # moved, not filed by someone
                 elif event.get("to") == "deleted":
                     erased |= set(event["memory_ids"])
-    assert said["discarded"] and said["closed"] and said["opened"] and erased
+    # top-down, the batch is decided before anything would discard it
+    assert not said["discarded"]
+    assert said["closed"] and said["opened"] and erased
     unannounced = {what: sorted(i for i in ids if i not in on_screen) for what, ids in said.items()}
     assert unannounced == {"discarded": [], "closed": [], "opened": []}, on_screen
     assert sorted(i for i in erased if i not in on_screen) == []

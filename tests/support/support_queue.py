@@ -13,7 +13,7 @@ from core.review.queue import build_queue
 
 ITEM_KEYS = {
     "kind", "id", "title", "opened_at", "store", "scope", "subject", "records", "request",
-    "team_records", "secret_scan", "analysis", "deferred",
+    "team_records", "secret_scan", "analysis", "deferred", "discards",
 }  # fmt: skip
 RECORD_KEYS = {
     "id", "store", "status", "type", "scope", "subject", "attribute", "condition", "value",

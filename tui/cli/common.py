@@ -43,10 +43,16 @@ def clock_from_env() -> Clock | None:
 
 
 def actor_from(args: argparse.Namespace) -> str:
+    """Who acts: ``--as``, else ``$MEMGOV_ACTOR``, else the actor the stores name
+    (``default_actor`` in their ``memgov.yaml``: the demo's user), else git's
+    ``user.email``, else the login name."""
     if getattr(args, "actor", None):
         return str(args.actor)
     if os.environ.get("MEMGOV_ACTOR"):
         return os.environ["MEMGOV_ACTOR"]
+    named = _stores_actor(args)
+    if named:
+        return named
     import getpass
     import subprocess
 
@@ -57,6 +63,19 @@ def actor_from(args: argparse.Namespace) -> str:
     except (OSError, subprocess.SubprocessError):
         email = ""
     return email or getpass.getuser()
+
+
+def _stores_actor(args: argparse.Namespace) -> str | None:
+    """The actor the stores of the command name in their config, if any."""
+    if not hasattr(args, "store"):
+        return None
+    try:
+        paths = store_paths(args)
+    except StoreError:
+        return None
+    from core.api.stores import default_actor
+
+    return default_actor(paths)
 
 
 def store_paths(args: argparse.Namespace) -> list[str]:

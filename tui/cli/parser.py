@@ -111,7 +111,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "--as",
         dest="actor",
         metavar="USER",
-        help="who is acting (default: $MEMGOV_ACTOR, else git's user.email, else the login name)",
+        help="who is acting (default: $MEMGOV_ACTOR, else the stores' default_actor, else git's "
+        "user.email, else the login name)",
     )
     common.add_argument("--json", action="store_true", help="machine-readable output")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

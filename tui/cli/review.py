@@ -19,6 +19,7 @@ from tui.cli.shapes import decision_list_result, decision_result, plan_result, p
 
 if TYPE_CHECKING:
     from core.api.review import (
+        BatchLoss,
         Decision,
         HeldAnalysis,
         Item,
@@ -32,18 +33,35 @@ if TYPE_CHECKING:
 def cmd_queue(args: argparse.Namespace) -> int:
     from core.api.review import build_queue
 
-    items = build_queue(workspace(args), kinds=args.kind)
+    # the batches are read with any kind: what deciding an item loses of one is its own
+    kinds = [*args.kind, "consolidation"] if args.kind else None
+    items = [
+        i for i in build_queue(workspace(args), kinds=kinds) if not kinds or i.kind in args.kind
+    ]
     emit(
         args,
         lambda: [to_data(i) for i in items],
         lambda: (
             "\n".join(
-                f"{i.opened_at[:16]}  {i.kind:<13} {i.id:<26} {i.scope:<7} {i.title}" for i in items
+                f"{i.opened_at[:16]}  {i.kind:<13} {i.id:<26} {i.scope:<7} {i.title}"
+                + "".join(f"  ! {loss_text(loss)}" for loss in i.discards)
+                for i in items
             )
             or "the queue is empty"
         ),
     )
     return EXIT_OK
+
+
+def loss_text(loss: BatchLoss) -> str:
+    """What deciding an item would do to a pending batch, in words."""
+    actions = " or ".join(loss.actions)
+    if loss.effect == "discarded":
+        return f"{actions} discards the pending batch {loss.batch}: decide the batch first"
+    return (
+        f"{actions} leaves {', '.join(loss.changes)} of the pending batch {loss.batch} "
+        "stale: decide the batch first"
+    )
 
 
 def render_label(analysis: LabelAnalysis) -> list[str]:

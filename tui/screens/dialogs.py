@@ -155,22 +155,21 @@ class ConditionsDialog(ModalScreen[dict[str, str] | None]):
         self.query(Input).first().focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter on a condition goes to the next one, and on the last accepts; on an
-        empty one it stays there and says so (every record needs its condition)."""
+        """Enter accepts once every record has its condition (they come prefilled: one
+        enter); otherwise it goes to the first one without and says so (every record
+        needs its condition). Tab moves between them."""
         event.stop()
         inputs = list(self.query(Input))
-        index = inputs.index(event.input)
-        if not event.value.strip():
-            memory_id = self.records[index][0]
-            self.notify(
-                f"{memory_id} needs a condition: write the one its sources state",
-                severity="warning",
-            )
-            return
-        if index + 1 < len(inputs):
-            inputs[index + 1].focus()
-        else:
+        empty = [n for n, field in enumerate(inputs) if not field.value.strip()]
+        if not empty:
             self._accept()
+            return
+        index = empty[0]
+        inputs[index].focus()
+        self.notify(
+            f"{self.records[index][0]} needs a condition: write the one its sources state",
+            severity="warning",
+        )
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "ok":

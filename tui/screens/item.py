@@ -111,6 +111,11 @@ class ItemScreen(Moving, DeskScreen):
         self._actions: tuple[Action, ...] | None = None
         #: what changed in the item since it was first shown (core.review.seen)
         self.changed_note: str | None = None
+        #: a decision's preview is being computed (its dialog is not up yet)
+        self.previewing = False
+        #: enter was pressed while it was: meant for the dialog (a slow terminal, the
+        #: browser: the dialog opens a moment after the key), kept for it
+        self.enter_ahead = False
 
     @property
     def actions(self) -> tuple[Action, ...]:
@@ -151,7 +156,12 @@ class ItemScreen(Moving, DeskScreen):
         return name
 
     def on_key(self, event: events.Key) -> None:
-        """A decision key the actor may not use here says why, instead of nothing."""
+        """A decision key the actor may not use here says why, instead of nothing.
+        Enter pressed while a decision's preview is computed is kept for its dialog."""
+        if event.key == "enter" and self.previewing:
+            event.stop()
+            self.enter_ahead = True
+            return
         active = self.active_bindings.get(event.key)
         if active is None or active.enabled:
             return
@@ -227,6 +237,10 @@ class ItemScreen(Moving, DeskScreen):
             if reason is not None:
                 self.desk.apply(label, lambda: run(reason))
 
+        ahead, self.enter_ahead = self.enter_ahead, False
+        if routine(proposal) and (ahead or self.item.store.config.desk_reason == "prefilled"):
+            chosen(proposal.reason)  # the prefilled reason, recorded with the actor
+            return
         self.app.push_screen(ReasonDialog(proposal), chosen)
 
     def decide_with(self, proposal: Proposal, label: str, *, approve: bool, **options: Any) -> None:
@@ -258,12 +272,28 @@ class ItemScreen(Moving, DeskScreen):
                 ),
             )
 
-        self.in_worker(
-            lambda: preview(self.workspace, item_id, approve=approve, actor=self.actor, **options),
-            shown,
-            failure=f"Cannot {label}",
-            group="preview",
-        )
+        def previewed(outcome: Preview) -> None:
+            self.previewing = False
+            shown(outcome)
+
+        def previewing() -> Preview:
+            try:
+                return preview(
+                    self.workspace, item_id, approve=approve, actor=self.actor, **options
+                )
+            except BaseException:  # a refusal: its notification, no dialog, no enter kept
+                self.app.call_from_thread(self.preview_over)
+                raise
+
+        self.previewing, self.enter_ahead = True, False
+        self.in_worker(previewing, previewed, failure=f"Cannot {label}", group="preview")
+
+    def preview_over(self) -> None:
+        """A refused preview opens no dialog: an enter kept for it is dropped."""
+        if not self.previewing:
+            return
+        self.previewing = False
+        self.enter_ahead = False
 
     def banner(self) -> RenderableType:
         store = self.item.store
@@ -320,3 +350,13 @@ class ItemScreen(Moving, DeskScreen):
                 )
             text.append(reason, style="yellow")
         return text
+
+
+def routine(proposal: Proposal) -> bool:
+    """Whether a decision may be taken with its prefilled reason and no dialog (by
+    ``desk_reason: prefilled``, or enter pressed before its dialog opened): a reason is
+    prefilled, and it erases nothing for good and changes nothing besides its own
+    records (such a decision's dialog shows what it would, first, always)."""
+    return bool(proposal.reason.strip()) and not (
+        proposal.destructive or proposal.also or proposal.warning
+    )

@@ -39,6 +39,17 @@ class Choice:
     shown: str | None = None
 
 
+@dataclass(frozen=True)
+class Touch:
+    """What an item's actions do to the records of its store: ``erases``, the actions
+    that erase a record (an erasure discards every pending batch of the store, which
+    may quote it), and ``changes``, those that change the item's own records (a
+    batch's change that expects them goes stale)."""
+
+    erases: tuple[str, ...] = ()
+    changes: tuple[str, ...] = ()
+
+
 class ReviewKind:
     """One kind of review item. Subclasses set the class attributes and implement
     :meth:`build`, :meth:`open_ids`, :meth:`find` and :meth:`apply`."""
@@ -76,6 +87,11 @@ class ReviewKind:
     def find(self, evidence: Evidence, workspace: Workspace, item_id: str) -> Item | None:
         """The open item ``item_id`` of ``evidence.store``, built alone (None: not open there)."""
         raise NotImplementedError
+
+    def touches(self, item: Item) -> Touch:
+        """What its actions do to the records of its store that a pending consolidation
+        batch may hold (core.review.queue.batches_first); the default: nothing."""
+        return Touch()
 
     # -------------------------------------------------------------- the actions
     def applies(self, item: Item, action: str) -> bool:

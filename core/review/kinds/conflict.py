@@ -9,7 +9,7 @@ from core.domain.record import Memory
 from core.review import conflict
 from core.review.evidence import Evidence, weigh
 from core.review.items import CONFLICT_OPTIONS, Item, Key, Kind
-from core.review.kinds.base import Choice, ReviewKind
+from core.review.kinds.base import Choice, ReviewKind, Touch
 from core.review.session import Session
 from core.store.decisions import Decision
 from core.store.store import Store
@@ -23,6 +23,10 @@ class ConflictKind(ReviewKind):
     kind = Kind.CONFLICT
     prefixes = ("conflict-",)
     actions = CONFLICT_OPTIONS
+
+    def touches(self, item: Item) -> Touch:
+        return Touch(erases=("neither",), changes=("newer", "older", "parallel"))
+
     approve_options: ClassVar[tuple[str, ...]] = tuple(o for o in CONFLICT_OPTIONS if o != "defer")
     deferrable = True
 

@@ -14,7 +14,7 @@ from core.review.items import (
     ScanHit,
     TeamCopy,
 )
-from core.review.kinds.base import Choice
+from core.review.kinds.base import Choice, Touch
 from core.review.kinds.request import RequestKind
 from core.review.session import Session
 from core.store.decisions import Decision
@@ -28,6 +28,9 @@ class DeletionKind(RequestKind):
     request_kind = "delete"
     verb = "delete"
     actions = ("approve", "reject")
+
+    def touches(self, item: Item) -> Touch:
+        return Touch(erases=("approve",))  # the record is erased for good
 
     def analysed(
         self, evidence: Evidence, memory: Memory, team: Store | None

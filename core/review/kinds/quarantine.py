@@ -6,7 +6,7 @@ from __future__ import annotations
 from core.review import quarantine
 from core.review.evidence import Evidence
 from core.review.items import Item, Kind, QuarantineAnalysis
-from core.review.kinds.base import Choice, ReviewKind
+from core.review.kinds.base import Choice, ReviewKind, Touch
 from core.review.quarantine import RECORD_PREFIX, candidate_items, record_items
 from core.review.session import Session
 from core.store.decisions import Decision
@@ -21,6 +21,12 @@ class QuarantineKind(ReviewKind):
     kind = Kind.QUARANTINE
     prefixes = (CANDIDATE_PREFIX, RECORD_PREFIX)
     actions = ("release", "discard", "erase", "correct", "keep")
+
+    def touches(self, item: Item) -> Touch:
+        if not self.applies(item, "erase"):
+            return Touch()  # a held candidate: no record of the store yet
+        return Touch(erases=("erase", "correct"), changes=("keep",))
+
     checks_own_options = True
 
     def build(self, evidence: Evidence, workspace: Workspace) -> list[Item]:

@@ -7,7 +7,7 @@ from core.domain import secrets
 from core.review import secret
 from core.review.evidence import Evidence
 from core.review.items import Item, Kind, ScanHit, SecretAnalysis
-from core.review.kinds.base import Choice, ReviewKind
+from core.review.kinds.base import Choice, ReviewKind, Touch
 from core.review.session import Session
 from core.store.decisions import Decision
 from core.store.secret_files import ITEM_PREFIX, Hit, record_hits, scan_file
@@ -19,6 +19,10 @@ class SecretKind(ReviewKind):
     kind = Kind.SECRET
     prefixes = (ITEM_PREFIX,)
     actions = ("erase", "correct", "defer")
+
+    def touches(self, item: Item) -> Touch:
+        return Touch(erases=("erase", "correct"))  # a correction erases the old file
+
     approve_options = secret.OPTIONS
     deferrable = True
 

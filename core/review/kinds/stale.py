@@ -6,7 +6,7 @@ from core.domain.record import Memory
 from core.review import stale
 from core.review.evidence import Evidence
 from core.review.items import Analysis, Item, Kind, RecordEvidence, ScanHit, StaleAnalysis
-from core.review.kinds.base import Choice
+from core.review.kinds.base import Choice, Touch
 from core.review.kinds.request import RequestKind
 from core.review.session import Session
 from core.store.decisions import Decision
@@ -20,6 +20,10 @@ class StaleKind(RequestKind):
     request_kind = "stale"
     verb = "out of date?"
     actions = ("expire", "correct", "keep")
+
+    def touches(self, item: Item) -> Touch:
+        return Touch(changes=("expire", "correct", "keep"))  # keep: verified now
+
     approve_options = stale.OPTIONS
 
     def analysed(

@@ -7,7 +7,14 @@ from functools import lru_cache
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from core.api.review import ConflictAnalysis, Item, QuarantineAnalysis, is_outline
+from core.api.review import (
+    BatchLoss,
+    ConflictAnalysis,
+    Item,
+    QuarantineAnalysis,
+    first_action_loses,
+    is_outline,
+)
 from core.domain.policy import shown
 from core.domain.words import counted
 from tui.render import clip, memory_header, safe
@@ -21,11 +28,23 @@ def shown_title(title: str) -> str:
 
 #: before the title of an item someone deferred (looked at and left open)
 DEFERRED_MARK = "↷ "
+#: before the title of an item whose first action would lose a pending batch
+LOSS_MARK = "⚠ "
+
+
+def loss_words(loss: BatchLoss) -> str:
+    """What deciding an item does to a pending batch, short enough for its row."""
+    return "discards the batch" if loss.effect == "discarded" else "leaves the batch stale"
 
 
 def row_of(item: Item, marked: bool = False) -> Row:
-    """The item's row: opened, kind, scope and title (marked: a dot before it)."""
+    """The item's row: opened, kind, scope and title (marked: a dot before it). An item
+    whose first action would discard a pending batch, or leave it stale, says so before
+    its title (the queue puts the batch before it: core.review.losses)."""
     title = shown_title(item.title)
+    loss = first_action_loses(item)
+    if loss is not None:
+        title = f"{LOSS_MARK}{loss.actions[0]} {loss_words(loss)} · {title}"
     if item.deferred is not None:
         title = DEFERRED_MARK + title
     return item.id, (item.opened_at[:10], item.kind, item.scope, f"● {title}" if marked else title)
@@ -43,6 +62,15 @@ def preview(item: Item) -> RenderableType:
                 f"{DEFERRED_MARK}deferred by {shown(last.actor)} on {last.ts[:10]}: "
                 f"{safe(last.reason)}",
                 style="yellow",
+            )
+        )
+    for loss in item.discards:
+        changes = f" ({', '.join(loss.changes)})" if loss.changes else ""
+        parts.append(
+            Text(
+                f"{LOSS_MARK}{' or '.join(loss.actions)} {loss_words(loss)} "
+                f"{loss.batch}{changes}: decide the batch first",
+                style="bold yellow",
             )
         )
     if is_outline(item):

@@ -196,6 +196,18 @@ class QueueWindow(DeskScreen):
         self.previewed = item
         # a column of a fixed size (it crops what does not fit): no layout of the screen
         self.query_one("#preview", Static).update(
-            preview(item) if item else Text("Nothing waiting. Well done.", style="dim"),
+            preview(item) if item else Text(self.nothing_shown(), style="dim"),
             layout=False,
         )
+
+    def nothing_shown(self) -> str:
+        """What the preview says when no item is shown: the queue is empty, or the
+        filters leave out the items that wait (never "well done" while some wait)."""
+        total = len(self.items)
+        if not total:
+            return "Nothing waiting. Well done."
+        if self.kind != "all":
+            others = sum(1 for i in self.items if i.kind != self.kind)
+            if others == total:
+                return f"Nothing of this kind; {others:,} waiting in other kinds."
+        return f"Nothing matches the filters; {counted(total, 'item')} waiting in all."

@@ -21,10 +21,10 @@ CLEAR_THE_DEMO = (
     ("secret", ("c", "ctrl+s")),  # corrected (its redacted text)
     ("conflict", ("n",)),  # the deploy command: newer wins
     ("promotion", ("a",)),  # the package manager, promoted
-    ("deletion", ("a",)),  # home city, erased
+    ("deletion", ("e",)),  # home city, erased
     ("stale", ("e",)),  # the merge freeze, expired
     ("quarantine", ("x",)),  # the preflight note, discarded
-    ("held", ("k",)),  # the staging note, kept private
+    ("held", ("K",)),  # the staging note, kept private
     ("promotion", ("w",)),  # the moved CI request, withdrawn
 )
 
@@ -146,7 +146,7 @@ async def test_enter_pressed_before_the_dialog_opens_is_not_lost(demo: Path) -> 
         assert event["actor"] == OWNER and event["reason"].strip()
         await open_top(pilot, app, "deletion")
         with app.store_lock:
-            await pilot.press("a", "enter")  # an erasure: the dialog shows what it erases
+            await pilot.press("e", "enter")  # an erasure: the dialog shows what it erases
         await settle(pilot, app)
         assert isinstance(app.screen, ReasonDialog) and app.screen.proposal.destructive
         await pilot.press("enter")

@@ -106,6 +106,10 @@ def test_cli_takes_the_actor_from_git_user_email(
     email: str,
     code: int,
 ) -> None:
+    for store in stores(demo):  # a store of one's own names no default actor (the demo's does)
+        settings = store.root / "memgov.yaml"
+        kept = [x for x in settings.read_text().splitlines() if not x.startswith("default_actor")]
+        settings.write_text("\n".join(kept) + "\n")
     config = tmp_path / "gitconfig-user"
     config.write_text(f"[user]\n\temail = {email}\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))

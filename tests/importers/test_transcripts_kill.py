@@ -12,6 +12,7 @@ to its end leaves exactly the daily logs an uninterrupted run left on a copy.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -212,7 +213,8 @@ def kill_at(point: Point, root: Path, transcript: Path, days: int) -> bool:
             break
         time.sleep(0.0002)
     landed = process.poll() is None
-    os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):  # (ended by itself, and reaped: no group)
+        os.killpg(process.pid, signal.SIGKILL)
     process.communicate(timeout=60)
     return landed and process.returncode == -signal.SIGKILL
 

@@ -155,7 +155,8 @@ def _not_an_assignment(data: bytes, key_start: int, match: re.Match[bytes]) -> b
     line = data[data.rfind(b"\n", 0, key_start) + 1 : key_start]
     if line.count(b"{{") > line.count(b"}}"):
         return True
-    if data[key_start - 2 : key_start] == b"${" and data[match.end("sep") :].lstrip()[:1] == b"?":
+    sep = match.end("sep")
+    if data[key_start - 2 : key_start] == b"${" and data[sep : sep + 16].lstrip()[:1] == b"?":
         return True
     return bool(_NEGATED.search(data, max(0, key_start - 16), key_start))
 
@@ -278,10 +279,11 @@ _GLUED_NAME = re.compile(r"\w+[_-][\w-]+")
 _BARE_MARK = re.compile(r"\S+?[ \t]*(?:[ \t]is|:|：|是|为|は|=|[ \t])[ \t]*")
 
 
-def _no_statement(data: bytes, start: int, context: str, line: str) -> bool:
+def _no_statement(data: bytes, said: int, start: int, context: str, line: str) -> bool:
     """Where a password word and a value are no password stated: inside a template's
     or a reference's braces, in an assignment (its rule's), after a setting's name
-    (``password_hash: ...``), or among encrypted values (a SealedSecret's)."""
+    (``password_hash: ...``), among encrypted values (a SealedSecret's), or after a word
+    that says it is none ("不是密钥"). ``said``: where the password word starts."""
     if line.count("{{") > line.count("}}") or line.count("${") > line.count("}"):
         return True
     named = context.rstrip()
@@ -290,9 +292,7 @@ def _no_statement(data: bytes, start: int, context: str, line: str) -> bool:
     glued = _GLUED_NAME.match(context)
     if glued and not names_secret(glued.group()):
         return True
-    if _NEGATED.search(
-        data, max(0, start - len(context.encode()) - 16), start - len(context.encode())
-    ):
+    if _NEGATED.search(data, max(0, said - 16), said):
         return True  # "不是密钥：..." (is not a key)
     return bool(_CIPHERTEXT.search(data, max(0, start - 300), start))
 
@@ -302,7 +302,7 @@ def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     value = trim(data[start:stop].decode("utf-8", "replace").rstrip("("))  # 로 X(으)로
     context = data[match.start() : start].decode("utf-8", "replace")
     line = data[data.rfind(b"\n", 0, start) + 1 : start].decode("utf-8", "replace")
-    if _no_statement(data, start, context, line):
+    if _no_statement(data, match.start(), start, context, line):
         return None
     if " " in value and not context.split()[1:] and not line[: -len(context)].strip():
         return None  # ``password abcd efgh ...`` alone on its line: config-password-line's

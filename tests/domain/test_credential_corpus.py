@@ -366,9 +366,21 @@ def _rows(name: str) -> list[dict[str, object]]:
         ("blind10", (252, 224), 251, 1),
         # an eleventh and a twelfth, written while the eighth to tenth were tuned on,
         # measured once after: 270 of 284 (95.1%) and 2 of 232 (0.9%); 256 of 268 (95.5%)
-        # and 1 of 228 (0.4%); never tuned on
-        ("blind11", (284, 232), 270, 2),
-        ("blind12", (268, 228), 256, 1),
+        # and 1 of 228 (0.4%). Then tuned on (a YAML tag's, an alias's and a TODO's forms
+        # told from a value's start, a sequence in a longer password, a word as Basic's
+        # password, a key in another script, "mdp", "jetzt", "поменял на", a password in
+        # brackets, a generated token after "secret"/"token"/"key" in prose, a webhook
+        # path's token, Discord's bot token, mosquitto's -P, a secret found once found
+        # again wherever it is repeated): floors from there.
+        ("blind11", (284, 232), 281, 2),
+        ("blind12", (268, 228), 267, 1),
+        # a thirteenth (pastes into a chat: logs, CI output, source, devices' notes) and a
+        # fourteenth (the long tail: brokers, mail, VPN and Wi-Fi files, password managers'
+        # exports, obscured passwords), written while the eleventh and twelfth were tuned
+        # on, measured once after: 334 of 355 (94.1%) and 4 of 283 (1.4%); 377 of 433
+        # (87.1%) and 6 of 362 (1.7%); never tuned on
+        ("blind13", (355, 283), 334, 4),
+        ("blind14", (433, 362), 377, 6),
     ],
 )
 def test_the_unseen_corpora_stay_at_their_first_measure_or_better(

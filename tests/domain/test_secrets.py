@@ -206,6 +206,18 @@ FAKE: dict[str, Maker] = {
     "user-password-line": lambda r: AT["user-password-line"] + body(r, ALNUM, 13) + "7",
     "backup-codes": lambda r: AT["backup-codes"] + "73051862 " + body(r, DIGITS, 8),
     "admin-password-pair": lambda r: AT["admin-password-pair"] + body(r, ALNUM, 13) + "7!",
+    "webhook-path-token": lambda r: AT["webhook-path-token"] + body(r, ALNUM, 40) + "7Qa",
+    "discord-bot-token": lambda r: (
+        AT["discord-bot-token"]
+        + "MTA"
+        + body(r, ALNUM, 21)
+        + "."
+        + body(r, URLSAFE, 6)
+        + "."
+        + body(r, URLSAFE, 34)
+        + "7Qa"
+    ),
+    "token-in-prose": lambda r: AT["token-in-prose"] + body(r, ALNUM, 30) + "7Qa",
     "square-access-token": lambda r: "EAAA" + body(r, ALNUM, 56),
     "square-secret": lambda r: "sq0csp-" + body(r, ALNUM, 43),
 }
@@ -262,6 +274,9 @@ AT = {
     "user-password-line": "# /etc/rsyncd.secrets\nnasbackup:",
     "backup-codes": "Backup codes for the admin account: ",
     "admin-password-pair": "WordPress: admin / ",
+    "webhook-path-token": "https://ha.example-home.net/api/webhook/",
+    "discord-bot-token": 'bot.run("',
+    "token-in-prose": "the vercel token is ",
 }
 #: where the secret starts in a rule's fake token, when not at its first character
 SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
@@ -559,6 +574,26 @@ NEAR_MISSES: list[tuple[str, str, Maker]] = [
         lambda r: 'variable "db_host" {\n  default = "' + body(r, ALNUM, 20) + '"\n}',
     ),
     ("otp-seed", "no seed", lambda r: "TOTP secret: see the vault, entry OPS2FA"),
+    (
+        "webhook-path-token",
+        "a route's name",
+        lambda r: "https://ci.example.org/api/webhook/github-push-events-handler",
+    ),
+    ("webhook-path-token", "lowercase", lambda r: "/hooks/" + body(r, LOWER, 26)),
+    ("discord-bot-token", "a variable", lambda r: "bot.run(os.environ['DISCORD_TOKEN'])"),
+    (
+        "discord-bot-token",
+        "a placeholder",
+        lambda r: 'bot.run("' + "x" * 24 + "." + "x" * 6 + "." + "x" * 27 + '")',
+    ),
+    (
+        "token-in-prose",
+        "a public key",
+        lambda r: "the public key is AAAAC3NzaC1lZDI1NTE5" + body(r, ALNUM, 30) + "7Qa",
+    ),
+    ("token-in-prose", "a key's id", lambda r: "the key ID is " + body(r, ALNUM, 24) + "7Qa"),
+    ("token-in-prose", "no mark", lambda r: "the key " + body(r, ALNUM, 24) + "7Qa"),
+    ("token-in-prose", "a word", lambda r: "the secret is patience, not cleverness"),
     ("otp-seed", "one letter", lambda r: "2FA key: " + "A" * 31 + "2"),
     (
         "postman-api-key",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.domain.secrets import scan
+from core.domain.secrets.redaction import redact
 
 
 def _rules(text: str) -> list[str]:
@@ -110,4 +111,58 @@ def test_a_form_of_the_tenth_round_is_caught(text: str, rule: str) -> None:
     ],
 )
 def test_a_near_miss_of_the_tenth_round_is_left_alone(text: str) -> None:
+    assert scan(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ('"Password": "!Vq8rTmw3LzKx2p"', "secret-assignment"),  # (no YAML tag: a digit)
+        ("machine pypi.internal\n  login ops\n  password **Hw8mzQ2Lk", "netrc-password"),
+        ("redis://spider:Qq123456789!@127.0.0.1:6379/0", "url-password"),
+        ("Authorization: Basic cGk6cmFzcGJlcnJ5", "basic-auth"),  # pi:raspberry
+        ("mosquitto_pub -h 10.0.0.4 -u ha -P Vq8rTmw3LzKx -t t -m on", "cli-password"),
+        ("пароль = Vq8rTmw3LzKx2p", "secret-assignment"),
+        ("접속 암호 = Vq8r-Tmw3!Lz", "secret-assignment"),
+        ("Kennwort für das NAS ist jetzt Vq8r@2026", "password-in-prose"),
+        ("mdp du compte admin : Vq8rTmw3LzKx2p", "password-in-prose"),
+        ("пароль от роутера поменял на vq8r&tmw3", "password-in-prose"),
+        ("the lab wifi password (Vq8rTmw3!) for the cluster", "password-in-prose"),
+        ("the client's secret is Vq8rTmw3LzKx2pHn7Dc4Ws9Bq – paste it", "token-in-prose"),
+        ("https://ha.example.net/api/webhook/Vq8rTmw3LzKx2pHn7Dc4Ws9BqYt6", "webhook-path-token"),
+        ("recovery codes for the account: 5514 5463, 5231 8901", "backup-codes"),
+    ],
+)
+def test_a_form_of_the_twelfth_round_is_caught(text: str, rule: str) -> None:
+    assert _rules(text) == [rule]
+
+
+def test_a_secret_found_once_is_found_again_where_the_text_repeats_it() -> None:
+    text = (
+        "$settings['hash_salt'] = 'Vq8rTmw3LzKx';\n"
+        "$databases['default']['default']['password'] = 'Vq8rTmw3LzKx';\n"
+        "(the same, quoted in a note: Vq8rTmw3LzKx; not inside aVq8rTmw3LzKx)\n"
+    )
+    found = [(f.line, f.rule_id) for f in scan(text)]
+    assert found == [(1, "secret-assignment"), (2, "secret-assignment"), (3, "secret-assignment")]
+    assert "Vq8rTmw3LzKx" not in redact(text).replace("aVq8rTmw3LzKx", "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DB_PASSWORD=12345678",
+        "DB_PASSWORD=123456789a",
+        "token: dapi0123456789abcdef0123456789abcdef",
+        "kubeadm join 10.0.0.10:6443 --token abcdef.0123456789abcdef",
+        "api_key: !env_var OPENAI_API_KEY",
+        "the public key is AAAAC3NzaC1lZDI1NTE5AAAAIHk3Qw8bQzR9xT2",
+        "RECAPTCHA_SITE_KEY=6LeVo-r2_ICf24MuTjPMiJFfh6COZp8VOGOGszB_",
+        "阿里云 AccessKeyId（仅 ID，无 Secret）：LTAI5tyd3NG63i3LK69ddC11",
+        "Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==",  # (a space: RFC 7617's example)
+        "パスワードの有効期限が7日後に切れます (user=svc_backup)",
+        "# age: X25519 secret keys (bech32).",
+    ],
+)
+def test_a_near_miss_of_the_twelfth_round_is_left_alone(text: str) -> None:
     assert scan(text) == []

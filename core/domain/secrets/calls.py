@@ -85,7 +85,7 @@ def _login_then_password(data: bytes, match: re.Match[bytes]) -> tuple[int, int]
 
 
 def _typed_into_password(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
-    line_start = data.rfind(b"\n", 0, match.start()) + 1
+    line_start = data.rfind(b"\n", max(0, match.start() - 160), match.start()) + 1
     before = data[max(line_start, match.start() - 160) : match.start(2)]  # (and the field)
     if not _PASSWORD_FIELD.search(before.decode("utf-8", "replace")):
         return None

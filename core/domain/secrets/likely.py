@@ -50,6 +50,16 @@ _KEY_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
+_LINE_BACK = 512
+
+
+def line_start(data: bytes, pos: int) -> int:
+    """Where the line that holds ``pos`` starts, at most 512 bytes back: what a check reads
+    of a line stays bounded on a text of one long line (no check is quadratic)."""
+    low = max(0, pos - _LINE_BACK)
+    return max(data.rfind(b"\n", low, pos) + 1, low)
+
+
 def _back(data: bytes, pos: int, chars: frozenset[int], limit: int) -> int:
     """Where the run of ``chars`` that ends at ``pos`` starts (at most ``limit`` long)."""
     stop = max(0, pos - limit)
@@ -63,7 +73,8 @@ def _back(data: bytes, pos: int, chars: frozenset[int], limit: int) -> int:
 _KV_KEYWORDS = (
     "pass", "pwd", "pw", "secret", "token", "key", "credential", "psk", "clave", "senha",
     "contrase", "kennwort", "wachtwoord", "密码", "密碼", "口令", "密钥", "パスワード",
-    "비밀번호", "арол", "_sk", "authcode", "auth_code", "parol", "community", "_auth",
+    "비밀번호", "암호", "арол", "_sk", "mdp", "authcode", "auth_code", "parol", "community",
+    "_auth",
 )  # fmt: skip
 _NOT_KEY = r"""\s=:"'\x60<>(){}\[\],;\\"""
 _CLOSE = r"""["'\]\x60\\]{0,3}"""  # what closes a key: quotes, ``']``, an escaped quote
@@ -89,6 +100,18 @@ _CALL = re.compile(rb"[A-Za-z_]\([ \t]*['\"]\Z")
 _CONTINUED = re.compile(rb"[ \t]*\+|\r?\n[ \t]{1,64}[A-Za-z0-9+/=_-]{1,512}[ \t]*(?:\r?\n|$)")
 
 
+def _back_letters(data: bytes, pos: int) -> int:
+    """Where a key in another script starts (``пароль``, ``접속 암호``'s ``암호``,
+    ``数据库密码``): the letters (not the punctuation) that end at ``pos``."""
+    if pos == 0 or data[pos - 1] < 0x80:
+        return pos
+    before = data[max(0, pos - 48) : pos].decode("utf-8", "ignore")
+    start = len(before)
+    while start > 0 and before[start - 1].isalpha():
+        start -= 1
+    return pos - len(before[start:].encode("utf-8"))
+
+
 def _value_group(match: re.Match[bytes]) -> int:
     for group in range(match.re.groups, 0, -1):
         if match.start(group) >= 0:
@@ -97,7 +120,7 @@ def _value_group(match: re.Match[bytes]) -> int:
 
 
 def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
-    key_start = _back(data, match.start(), _KEY_CHARS, 64)
+    key_start = _back_letters(data, _back(data, match.start(), _KEY_CHARS, 64))
     if key_start > 2 and data[key_start - 1] == 0x20:
         word = _back(data, key_start - 1, _LETTERS, 20)
         if key_start - 1 - word >= 2:
@@ -152,13 +175,16 @@ def _not_an_assignment(data: bytes, key_start: int, match: re.Match[bytes]) -> b
         return True
     if before == b":" and data[key_start - 2 : key_start - 1].isalnum():
         return data[max(0, key_start - 5) : key_start].lower() != b"$env:"
-    line = data[data.rfind(b"\n", 0, key_start) + 1 : key_start]
+    line = data[line_start(data, key_start) : key_start]
     if line.count(b"{{") > line.count(b"}}"):
         return True
     sep = match.end("sep")
     if data[key_start - 2 : key_start] == b"${" and data[sep : sep + 16].lstrip()[:1] == b"?":
         return True
-    return bool(_NEGATED.search(data, max(0, key_start - 16), key_start))
+    return bool(
+        _NEGATED.search(data, max(0, key_start - 16), key_start)
+        or _NEGATED.search(data, max(0, match.start() - 16), match.start())
+    )  # (before the key, or before its secret word: "不是密钥")
 
 
 def _under_a_secret(data: bytes, key_start: int, key: str) -> bool:
@@ -238,7 +264,7 @@ _PROSE_KEYWORDS = (
     "access token", "api token", "bot token", "appsecret", "app secret", "corpsecret",
     "secret access key", "access key secret", "secret key", "secretkey", "schlüssel", "共有鍵",
     "psk", "pre-shared key", "预共享密钥", "root token", "vault token", "token do",
-    "token del", "token de",
+    "token del", "token de", "mdp",
 )  # fmt: skip
 # the keywords that name a key or a secret, not a password: after them, hex of a
 # digest's size is the secret (a WeChat AppSecret), unless a hash word is near
@@ -248,10 +274,15 @@ _STOP = r"""[\n,;.!?:=/@"'\x60()\[\]{}<>|]|。|，|；|：|、|＝"""
 _GAP = rf"(?:(?!{_STOP})[^\n]|\([^()\n]{{1,30}}\)){{0,60}}?"
 _MARK = (
     r"(?:(?:[ \t]+(?:is|are|was|were|es|era|é|è|est|ist|lautet|war|c['’]est)(?![A-Za-z])"
-    r"(?:[ \t]+(?:still|now|currently|just|also|again|set[ \t]+to|changed[ \t]+to"
+    r"(?:[ \t]+(?:still|now|currently|just|also|again|jetzt|nun|ahora|maintenant|désormais"
+    r"|agora|set[ \t]+to|changed[ \t]+to"
     r"|reset[ \t]+to|updated[ \t]+to|rotated[ \t]+to))?"
     r"|[ \t]+(?:(?:has[ \t]+been|got)[ \t]+)?(?:reset|changed|updated|rotated|set)[ \t]+to"
     r"|[ \t]*,[ \t]*c['’]est"
+    # (changed to: поменял на, cambiada a, changé en, mudei para)
+    r"|[ \t]+(?:поменял|изменил|сменил)(?:а|и)?[ \t]+на"
+    r"|[ \t]+(?:cambiad[ao]|cambié|changé|mudei|mudada|alterada|trocada)[ \t]+(?:a|en|pour|para)"
+    r"|[ \t]+\((?=[^()\s=:]{8,128}\))"  # (a password in brackets after its word)
     r"|[ \t]*(?:是|为|為|は|는|은|改成了|改为|改成|换成|换为|变成|变为|更新为|重置为|设为|设置为"
     r"|设成|重置成|设定为|设定成|更新成|设置成"
     r"|→|—|->|=>))[ \t]*(?::|：)?"
@@ -263,7 +294,11 @@ _PROSE_VALUE = (
     r"|[A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
 )
 # (``pw`` as a word; a client's secret as a word: "ClientSecret", not "...secrets")
-_PROSE_SPECIAL = {"pw": "(?<![a-z])pw", "psk": "(?<![a-z])psk(?![a-z])"} | {
+_PROSE_SPECIAL = {
+    "pw": "(?<![a-z])pw",
+    "psk": "(?<![a-z])psk(?![a-z])",
+    "mdp": "(?<![a-z])mdp(?![a-z])",
+} | {
     k: k + "(?![a-z])" for k in ("clientsecret", "client secret")
 }  # fmt: skip
 _PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
@@ -274,6 +309,9 @@ _PROSE = (
     rf"(?:{_GAP}{_MARK}|[^\n]{{0,60}}?(?:→|⇒)[ \t]*|[ \t]+|(?=「|『|“)){_PROSE_VALUE}"
 )
 
+
+# (shared with :mod:`.tokens`: where a clause stops, what marks a value, the value)
+PROSE_STOP, PROSE_MARK, PROSE_VALUE, NEGATED = _STOP, _MARK, _PROSE_VALUE, _NEGATED
 
 _GLUED_NAME = re.compile(r"\w+[_-][\w-]+")
 _BARE_MARK = re.compile(r"\S+?[ \t]*(?:[ \t]is|:|：|是|为|は|=|[ \t])[ \t]*")
@@ -301,7 +339,7 @@ def _stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     start, stop = match.span(_value_group(match))
     value = trim(data[start:stop].decode("utf-8", "replace").rstrip("("))  # 로 X(으)로
     context = data[match.start() : start].decode("utf-8", "replace")
-    line = data[data.rfind(b"\n", 0, start) + 1 : start].decode("utf-8", "replace")
+    line = data[line_start(data, start) : start].decode("utf-8", "replace")
     if _no_statement(data, match.start(), start, context, line):
         return None
     if " " in value and not context.split()[1:] and not line[: -len(context)].strip():
@@ -413,7 +451,7 @@ LIKELY_RULES: tuple[Rule, ...] = (
               r"\"([^\"\n]{1,512})\"", ("variable",), tier="likely", check=named_value,
               local=True, evades=False),
     make_rule("otp-seed", "A one-time password's seed (base32) named in prose or config",
-              r"\b(?:totp|otp|2fa|mfa|authenticator)\b[^\n]{0,40}?(?:seed|secret|key)\b[^\n]{0,30}?"
+              r"\b(?:totp|otp|2fa|mfa|authenticator)\b[^\n]{0,40}?(?:seed|secret|key)\b[^\n]{0,80}?"
               r"(?:[:=]|：)[ \t]*[\"']?(?-i:([A-Z2-7]{16,64}))(?![A-Za-z0-9])",
               ("totp", "otp", "2fa", "mfa", "authenticator"), ignore_case=True, tier="likely",
               check=_seed, evades=False),

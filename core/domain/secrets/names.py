@@ -22,6 +22,7 @@ SECRET_WORDS = frozenset(
         "kennwort", "secret", "token", "credential", "credentials", "psk", "senha",
         "contrasena", "contraseña", "clave", "apikey", "secretkey", "privatekey", "authtoken",
         "accesstoken", "apitoken", "apisecret", "clientsecret", "appsecret", "authtok", "parol",
+        "mdp",
     }
 )  # fmt: skip
 _CJK_WORDS = ("密码", "密碼", "口令", "密钥", "パスワード", "비밀번호", "пароль", "Пароль", "암호")

@@ -128,8 +128,9 @@ PERSONAL_RULES: tuple[Rule, ...] = (
               r"(?:(?:backup|recovery|2fa|mfa)[ \t]+codes?\b|备用码|恢复码|バックアップコード"
               r"|복구[ \t]?코드|codes[ \t]+de[ \t]+(?:secours|respaldo|recuperación)|backup-codes)"
               r"[^\n\d]{0,60}?(?::|：|\bare\b)[ \t]*(?:\r?\n[ \t]*)?"
-              r"(\d{6,10}|[a-z0-9]{4,5}-[a-z0-9]{4,5})(?:[ \t,;、]+|\r?\n[ \t]*(?:-[ \t]*)?)"
-              r"(?:\d{6,10}|[a-z0-9]{4,5}-[a-z0-9]{4,5})\b",
+              r"(\d{6,10}|\d{4}[ \t]\d{4}|[a-z0-9]{4,5}-[a-z0-9]{4,5})"
+              r"(?:[ \t,;、]+|\r?\n[ \t]*(?:-[ \t]*)?)"
+              r"(?:\d{6,10}|\d{4}[ \t]\d{4}|[a-z0-9]{4,5}-[a-z0-9]{4,5})\b",
               ("backup code", "recovery code", "2fa code", "mfa code", "备用码", "恢复码",
                "バックアップコード", "복구", "codes de", "backup-codes"),
               ignore_case=True, tier="likely", check=_codes, evades=False),

@@ -38,6 +38,22 @@ _SEQUENTIAL = re.compile(
         )
     )
 )
+# every run of four or more of a sequence, longest first (what :func:`mostly_sequence` takes out)
+_SEQUENTIAL_RUNS = re.compile(
+    "|".join(
+        sorted(
+            {
+                seq[i:j]
+                for s in _SEQUENCES
+                for seq in (s, s[::-1])
+                for i in range(len(seq))
+                for j in range(i + 4, len(seq) + 1)
+            },
+            key=len,
+            reverse=True,
+        )
+    )
+)
 _RUN = re.compile(r"([0-9A-Za-z])\1{3,}")  # four or more of one character
 _NOT_ALNUM = re.compile(r"[^0-9A-Za-z]")  # (what ``isascii() and isalnum()`` refuses)
 
@@ -65,6 +81,21 @@ def mostly_runs(value: str) -> bool:
 def looks_sequential(value: str) -> bool:
     """Eight characters of a sequence (``12345678``, ``abcdefgh``, ``qwertyui``) in it."""
     return bool(_SEQUENTIAL.search(value.lower()))
+
+
+_HUMAN_LENGTH = 16
+
+
+def mostly_sequence(value: str) -> bool:
+    """Eight characters of a sequence in a long value (a generated token's placeholder,
+    ``dapi`` and two runs of ``0123456789abcdef``), or in a short one with at most two
+    characters beside the runs of four or more of one (``12345678``, ``123456789a``). A
+    person's ``Qq123456789!`` (sixteen characters or fewer, three beside the run) is a
+    password, however weak."""
+    lowered = value.lower()
+    if not _SEQUENTIAL.search(lowered):
+        return False
+    return len(value) > _HUMAN_LENGTH or len(_SEQUENTIAL_RUNS.sub("", lowered)) <= 2
 
 
 def _is_placeholder(value: str) -> bool:

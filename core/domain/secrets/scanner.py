@@ -7,6 +7,7 @@ says how the secret was hidden.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from core.domain.data import AsData, shown_as
@@ -51,12 +52,67 @@ class EvadedFinding(Finding):
         return f"{super().__str__()} (hidden: {self.via})"
 
 
+_MIN_REPEAT = 8
+# (a byte of a word: a repeat must stand alone there, not inside a longer token)
+_WORD_SET = frozenset(
+    bytes([b]) for b in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+)
+
+
+def _repeats(data: bytes, raw: list[Span]) -> list[Span]:
+    """Every other place the text holds a secret found once (eight bytes or more, a
+    whole token there): ``hash_salt = 'X'`` above ``['password'] = 'X'``, a password
+    quoted again in prose. Found by its rule where it is named; the same value elsewhere is
+    the same secret, whatever stands beside it. (Each value looked for once, the text
+    read once per value; a repeat that overlaps a span already found is the scan's and the
+    redaction's to merge.)"""
+    starts = {start for start, _o, _e, _v in raw}
+    values: dict[bytes, int] = {}
+    for start, order, stop, _via in raw:
+        if stop - start >= _MIN_REPEAT:
+            values.setdefault(data[start:stop], order)
+    found: list[Span] = []
+    for at, end, order in _occurrences(data, values):
+        if (
+            at not in starts
+            and data[at - 1 : at] not in _WORD_SET
+            and data[end : end + 1] not in _WORD_SET
+        ):
+            found.append((at, order, end, ""))
+    return found
+
+
+_FEW = 4
+
+
+def _occurrences(data: bytes, values: dict[bytes, int]) -> Iterator[tuple[int, int, int]]:
+    """(start, end, rule) of every occurrence of the values: a few by ``find``, many by one
+    Aho-Corasick pass (a text of thousands of secrets is read once, not once a secret)."""
+    if len(values) <= _FEW:
+        for value, order in values.items():
+            at = data.find(value)
+            while at != -1:
+                yield at, at + len(value), order
+                at = data.find(value, at + len(value))
+        return
+    import ahocorasick_rs  # (the keyword prefilter's library, loaded by then)
+
+    patterns = list(values)
+    automaton = ahocorasick_rs.BytesAhoCorasick(
+        patterns, matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_LONGEST
+    )
+    for index, at, end in automaton.find_matches_as_indexes(data):
+        yield at, end, values[patterns[index]]
+
+
 def text_spans(text: str, caller: str) -> tuple[bytes, list[Span], list[Span]]:
     """The text's UTF-8 bytes, its raw secret spans, and its evaded ones."""
     data, lowered, hits = prepare(text, caller)
     classes = data.translate(CLASSES)
     runs = base64_runs(data, classes)
     raw = [(s, o, e, "") for s, o, e in find_secrets(data, lowered, hits, runs)]
+    if raw:
+        raw += _repeats(data, raw)
     hidden = hidden_spans(data, 0, classes, runs)
     if hidden and any(RULES[o].tier == "likely" for _, o, _, _ in raw):
         # a hidden token is more exact than the likely value around it ("token":

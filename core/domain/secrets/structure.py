@@ -21,7 +21,7 @@ import binascii
 import re
 from base64 import b64decode
 
-from core.domain.secrets.placeholders import mostly_runs
+from core.domain.secrets.placeholders import mostly_runs, shannon_entropy
 from core.domain.secrets.rule import END, Check, Rule, make_rule
 from core.domain.secrets.values import anonymous_jwt, plausible, trim, typed
 
@@ -66,9 +66,10 @@ def _decodes_to_login(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | 
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return None
     user, colon, password = decoded.partition(":")
-    if not colon or not decoded.isprintable() or " " in user:
+    if not colon or not decoded.isprintable() or " " in user or password == user:
         return None
-    return (start, stop) if plausible(password, hex_is_hash=False) else None
+    # (the structure says password: a plain word is one, ``pi:raspberry``, as after a flag)
+    return (start, stop) if typed(password) else None
 
 
 def not_anonymous(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
@@ -108,6 +109,21 @@ def _webhook_key(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 _WEBHOOK_PLACEHOLDER = re.compile(r"x{4,}|X{4,}|0{6,}|your|token|example|placeholder", re.I)
 _SCHEME = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _random_path_token(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """A webhook path's last segment that is a generated token: letters of both cases and
+    digits, a random string's entropy (a route's name, ``/webhook/github-events``, is not)."""
+    start, stop = match.span(_last_group(match))
+    value = data[start:stop].decode("ascii", "replace")
+    classes = (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+    )
+    if classes < 3 or shannon_entropy(value) < 4.0 or not plausible(value):
+        return None
+    return start, stop
 
 
 def _url_password(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
@@ -169,6 +185,16 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
               ("/api/webhooks/", "qyapi.weixin", "/open-apis/bot/", "oapi.dingtalk", "webhookb2",
                "zapier", "/v1/spaces/", "api.telegram.org/bot", "/hooks/", "maker.ifttt.com"),
               check=_webhook_key, evades=False),
+    # (a home server's or an app's own webhook: its path's token is the credential)
+    make_rule("webhook-path-token", "A generated token in a webhook URL's path",
+              r"/(?:api/)?(?:webhooks?|hooks?)/([A-Za-z0-9_-]{24,128})(?![\w-])",
+              ("/webhook/", "/webhooks/", "/hook/", "/hooks/"), tier="likely",
+              check=_random_path_token, evades=False),
+    # Discord's bot token (three dot-separated parts), where Discord or a bot is named
+    make_rule("discord-bot-token", "Discord bot token",
+              r"(?<![\w.-])([A-Za-z0-9_-]{23,28}\.[\w-]{6,7}\.[\w-]{27,40})(?![\w.-])",
+              ("discord", "bot.run(", "client.run(", "bot_token"), ignore_case=True,
+              check=_random_path_token, evades=False),
     make_rule("telegram-bot-token", "Telegram bot token",
               r"(?<![\w:])(\d{8,10}:AA[\w-]{33})(?![\w-])",
               ("telebot", "bot_token", "botfather"),
@@ -254,6 +280,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
                r"\bnet\s+use\b[^\n|;&]{0,200}?/user:\S{1,128}\s+" + _VALUE,
                r"\bnet\s+use\s+(?:[A-Za-z]:\s+|\*\s+)?\\\\\S{1,256}\s+" + _VALUE + r"\s+/user:",
                r"\b(?:psexec(?:64)?|rdesktop|ipmitool)\b[^\n|;&]{0,200}?\s-[pP]\s+" + _VALUE,
+               r"\bmosquitto_(?:pub|sub|rr)\b[^\n|;&]{0,200}?\s(?:-P|--pw)\s+" + _VALUE,
                r"\s-(?:src|dest)?(?:store|key)pass(?:word)?[ \t]+" + _VALUE,
                r"\s-(?:ssl)?password[ \t]+(?:pass:)?" + _VALUE,
                r"\b(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login\b[^\n|;&]{0,200}?\s-p\s+"
@@ -275,7 +302,8 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
               ("--password", " -p", " -a ", " -u ", "--user", "pgpassword=", "mysql_pwd=",
                "htpasswd", "-pass", "convertto-securestring", "passwd", "| sudo -s", "storepass",
                "-keypass", "rabbitmqctl", "xfreerdp", "wfreerdp", "-freerdp", "/pass", "/user:",
-               "<(echo", "<(printf", "ldap", "az login", "openssl", "<<<", "rclone obscure"),
+               "<(echo", "<(printf", "ldap", "az login", "openssl", "<<<", "rclone obscure",
+               "mosquitto_"),
               check=_cli_password, evades=False),
     # a Wi-Fi network's QR code text: ``WIFI:T:WPA;S:name;P:password;;``
     make_rule("wifi-password", "Wi-Fi password in a network's QR code text",

@@ -45,24 +45,35 @@ import unicodedata
 from base64 import b64decode
 
 from core.domain.secrets.names import names_secret
-from core.domain.secrets.placeholders import looks_sequential, mostly_runs, shannon_entropy
+from core.domain.secrets.placeholders import (
+    looks_sequential,
+    mostly_runs,
+    mostly_sequence,
+    shannon_entropy,
+)
 
 MIN_LENGTH = 6
 
 _PLACEHOLDER = re.compile(
     r"example|placeholder|redacted|dummy|sample|changeme|change_me|change-me|set-me|setme"
-    r"|replace|your[_.-]|[_-]here(?![a-z])|^(?-i:my[A-Z][a-z]{2,})|todo|tbd|fixme|fill[_-]?in|insert[_-]"
+    r"|replace|your[_.-]|[_-]here(?![a-z])|^(?-i:my[A-Z][a-z]{2,})|(?<![a-z])(?:todo|tbd)(?![a-z])|fixme"
+    r"|fill[_-]?in|insert[_-]"
     r"|^x{3,}(?![a-wyz0-9])|x{4,}$|^(?:secret|password|passwd|token|pass|pwd|none|null|nil|undefined)$"
     r"|^(?:password|secret|test)\d{0,4}$"
     r"|A-Z|a-z|0-9",
     re.IGNORECASE,
 )
 _REFERENCE = re.compile(
-    r"^(?:\$|%\(|%[sdr]$|\{|\(|!(?=[A-Za-z][\w.-]*(?:[\s|]|$))|@|&|\*|<|＜|\[|op://|vault:|secret://|secrets://|ref\+|sm://|"
+    r"^(?:\$|%\(|%[sdr]$|\{|\(|!(?=[A-Za-z][A-Za-z_.-]*(?:[\s|]|$))|@|[&*](?=[A-Za-z_][\w.-]*$)|<|＜|\[|op://|vault:|secret://|secrets://|ref\+|sm://|"
     r"arn:|awssm|gcp:|azure:|env:|file:|keyring:|enc\[)"
     r"|\$\{|#\{|\{\{|\{[^{}\s]*\}|%\([^)]*\)[sdr]|[\w.]\(|\)$|\w\[|\]"
     r"|^(?:os\.|process\.env|env\.|ENV\b|System\.|config\.|settings\.|self\.|this\.)"
     r"|^(?:var|local|module|data)\.\w|^%\w+%$|secretKeyRef|valueFrom|secretRef|configMapKeyRef",
+    re.IGNORECASE,
+)
+# a secret manager's address: a reference however random what follows looks
+_MANAGED = re.compile(
+    r"^(?:op://|vault:|secrets?://|ref\+|sm://|arn:aws[\w-]*:|awssm|gcp:|azure:|keyring:)",
     re.IGNORECASE,
 )
 _MASKED = re.compile(r"\*{3,}|•|…|\.{3}|\(hidden\)|\[truncated\]|^\*+$")
@@ -225,6 +236,7 @@ def _stands_for_one(value: str) -> bool:
         or _INTEGRITY.match(value)
         or _MASKED.search(value)
         or _ENCRYPTED.match(value)  # as SOPS, jasypt, Jenkins or Ansible Vault write it
+        or _MANAGED.match(value)
         or (_REFERENCE.search(value) and not _random_string(value))
     )
 
@@ -275,7 +287,7 @@ def typed(value: str) -> bool:
     (the flag says what it is), but no placeholder, reference, mask or number."""
     if len(value) >= MIN_LENGTH and plausible(value, hex_is_hash=False):
         return True
-    if not 4 <= len(value) < 64 or not value.isascii() or value.isdigit():
+    if not 4 <= len(value) < 64 or not value.isascii() or value.isdigit() or " " in value:
         return False
     if _PLACEHOLDER.search(value) or _REFERENCE.search(value) or _MASKED.search(value):
         return False
@@ -303,7 +315,7 @@ def plausible(
         return True  # an app-specific password (Apple's, Google's): four groups of letters
     if _stands_for_one(value) or anonymous_jwt(value):
         return False
-    if mostly_runs(value) or looks_sequential(value):
+    if mostly_runs(value) or mostly_sequence(value):
         return False
     if hex_is_hash and is_hash(value, context, prose=strict):
         return False

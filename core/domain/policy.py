@@ -46,7 +46,6 @@ import unicodedata
 from pathlib import Path
 from typing import Protocol
 
-from core.domain import secrets
 from core.domain.errors import AuthorizationError
 from core.domain.kinds import Scope
 
@@ -114,6 +113,8 @@ def shown(actor: str) -> str:
     text = actor.strip() if isinstance(actor, str) else ""
     if not text:
         return "an empty actor"
+    from core.domain import secrets  # the scanner: only for an actor that is shown
+
     if len(text) > SHOWN_MAX or not _usable(text) or secrets.scan(text):
         return f"an actor of {len(text)} characters (not shown)"
     return text

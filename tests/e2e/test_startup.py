@@ -154,6 +154,80 @@ def test_history_opens_the_repository_and_no_desk(store: Path) -> None:
     assert under(modules, *DESK, *SERVE, "core.review", "core.consolidation") == []
 
 
+#: the steering detector (its rules compile when a text is first read) and the desk
+STEERING = ("core.domain.steering",)
+TEXTUAL = ("textual", "tui.app", "tui.screens")
+
+
+@pytest.fixture(scope="module")
+def remembered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A store holding a record the steering detector has a question about (a
+    preference: whose words it is), written by ``memgov remember`` in a process of its
+    own, and read once by each plain command, so its catalog is current."""
+    root = tmp_path_factory.mktemp("plain") / "store"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMGOV_NOW": NOW}
+
+    def memgov(*argv: str, stdin: str = "") -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "tui.cli", *argv, "--store", str(root)],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+            env={**env, "MEMGOV_ACTOR": "startup@example.com"},
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    memgov("init")
+    memgov("log", "--as", "u@example.com", "--task", "t1", "--index", "0", "I use vim")
+    log = next(p for p in (root / "logs").rglob("*.md")).relative_to(root).as_posix()
+    memgov("remember", stdin=candidate(log))
+    found = [m["id"] for m in json.loads(memgov("list", "--json"))]
+    assert len(found) == 1, found
+    for argv in (["history", found[0]], ["recall", "user:me", "--no-usage"]):
+        memgov(*argv)
+    return root, found[0]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["list"],
+        ["list", "--json"],
+        ["history", "ID"],
+        ["history", "ID", "--json"],
+        ["recall", "user:me", "--no-usage"],
+    ],
+)
+def test_a_plain_store_command_imports_no_detector_nor_desk(
+    remembered: tuple[Path, str], argv: list[str]
+) -> None:
+    """Reading a store whose catalog is current runs no steering rule (the catalog keeps
+    each record's hint and verdict) and draws no screen: neither the detector's modules
+    nor Textual load, in a real ``memgov`` process."""
+    root, memory_id = remembered
+    argv = [memory_id if a == "ID" else a for a in argv]
+    modules = loaded([*argv, "--store", str(root)])
+    assert "core.store.store" in modules, argv  # the store was opened: the probe probes
+    assert under(modules, *STEERING, *TEXTUAL, "rich", "core.review") == [], argv
+
+
+def test_the_probe_sees_the_detector_when_a_record_changed_behind_the_catalog(
+    remembered: tuple[Path, str], tmp_path: Path
+) -> None:
+    """The check above can fail: a record edited behind the catalog's back is read again
+    and the detector hints it, so the same probe sees the detector's modules."""
+    root, memory_id = remembered
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(root), str(copy)], check=True)
+    record = next(copy.glob(f"memories/**/{memory_id}.md"))
+    record.write_text(record.read_text(encoding="utf-8").replace("Uses vim.", "Uses vi."))
+    modules = loaded(["list", "--store", str(copy)])
+    assert under(modules, *STEERING), "a changed record is hinted again"
+
+
 def test_serves_help_imports_no_web_server() -> None:
     """textual-serve (and aiohttp) load when ``memgov serve`` serves, not to parse it."""
     modules = loaded(["serve", "--help"])

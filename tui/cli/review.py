@@ -426,10 +426,11 @@ def _push_proposal(args: argparse.Namespace, decision: Decision) -> None:
     """A contributor's proposal decided: the team store is synced at once, so main and
     the branch's end reach the remote (offline: the next sync sends them)."""
     from core.api.review import closes_a_proposal
-    from core.api.team import sync_team
 
     if not closes_a_proposal(decision):
         return
+    from core.api.team import sync_team  # only a team store's proposal is synced
+
     store = next(s for s in workspace(args).stores if str(s.root) == decision.store)
     try:
         report = sync_team(store, actor=actor_from(args))

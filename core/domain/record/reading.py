@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from core.domain import fastyaml
 from core.domain.errors import ValidationError
@@ -31,14 +30,11 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 _DELIMITER = re.compile(r"^-{3,}[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
 
 
-class _FastYAML(YAMLHandler):
-    """python-frontmatter's YAML handler, on libyaml's C loader when present."""
+def _load_yaml(block: str) -> Any:
+    """A front-matter block's YAML, on libyaml's C loader when present (python-frontmatter's
+    handler did only this, and importing it cost every command that opens a store)."""
+    return yaml.load(block, Loader=_Loader)
 
-    def load(self, fm: str, **kwargs: Any) -> Any:
-        return yaml.load(fm, Loader=_Loader)
-
-
-_HANDLER = _FastYAML()
 
 #: the fixed wording of datetime's range errors: safe to repeat, it quotes nothing
 _SAFE_CONSTRUCTOR_ERROR = re.compile(
@@ -181,7 +177,7 @@ def split_front_matter(text: str, *, path: Path | str | None = None) -> tuple[di
             hint="remove it; a field's text takes no control characters",
         )
     try:
-        meta = _HANDLER.load(block)
+        meta = _load_yaml(block)
     except (ValueError, TypeError, OverflowError) as exc:
         # PyYAML's constructors raise these for e.g. 2027-13-45T10:20:00+08:00; only
         # datetime's own fixed wording is kept ("month must be in 1..12"), nothing that

@@ -11,17 +11,9 @@ from typing import Literal
 
 from core.domain.data import AsData
 from core.domain.keywords import Keywords
-from core.domain.steering.gates import (
-    _PARSER,
-    MOST_GATES,
-    _alternatives,
-    _checks,
-    _fold,
-    _folds_as_is,
-    _leads,
-    _needs_non_ascii,
-    _plain,
-)
+from core.domain.steering.analysis import Analysed, analysed
+from core.domain.steering.gates import MOST_GATES, _fold, _folds_as_is, _plain
+from core.domain.steering.gates import _alternatives as _alternatives
 from core.domain.steering.lazy import _Lazy as _Lazy
 
 #: the characters a word-start literal may not follow (see :func:`_occurrences`)
@@ -145,26 +137,33 @@ class _Branch:
     """One alternative: its compiled regex, its checks, and the literals its every match
     starts with."""
 
-    def __init__(self, pattern: str, flags: int) -> None:
-        self.compiled = re.compile(pattern, flags)
-        parsed = _PARSER.parse(pattern, flags) if _PARSER is not None else None
-        self.checks = _checks(parsed)
-        marked = (_leads(parsed) if parsed is not None else None) or frozenset()
+    def __init__(self, analysis: Analysed, flags: int) -> None:
+        pattern, self.checks, leading, non_ascii = analysis
+        self.pattern, self.flags = pattern, flags
+        self._compiled: re.Pattern[str] | None = None
+        marked = leading or frozenset()
         leads = {_plain(lead) for lead in marked}
         self.leads = tuple(sorted(leads)) if leads and all(leads) and len(leads) <= 60 else ()
         #: the leads that start a word wherever a match starts with them (an occurrence
         #: right after an ASCII word character is no place to try)
         self.initial = frozenset(lead for lead in leads if lead not in marked)
         #: whether an ASCII text cannot hold a match
-        self.non_ascii = (
-            parsed is not None and not flags & re.IGNORECASE and _needs_non_ascii(parsed)
-        )
+        self.non_ascii = non_ascii
         #: the leads an ASCII text can hold (a folded ASCII text holds no other literal)
         self.ascii_leads = tuple(lead for lead in self.leads if lead.isascii())
         self.number = len(_BRANCHES)
         #: the last text looked at, and its leads in it (see :meth:`present`)
         self.known: tuple[str | None, list[str] | None] = (None, None)
         _BRANCHES.append(self)
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        """The alternative's regex, compiled the first time it runs: most of a text's
+        alternatives are ruled out by their gates and leads, and never compiled."""
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self.pattern, self.flags)
+        return compiled
 
     def present(self, seen: Seen) -> list[str] | None:
         """The leads in the folded text ``seen`` is of, when it lines up with the text
@@ -207,10 +206,11 @@ class _Branch:
             yield from self.compiled.finditer(text)
             return
         done = 0
+        compiled = self.compiled
         for i in spots:
             if i < done:
                 continue
-            match = self.compiled.match(text, i)
+            match = compiled.match(text, i)
             if match:
                 done = max(match.end(), i + 1)
                 yield match
@@ -244,9 +244,10 @@ class _Gated:
         #: the last text read, and the alternatives that run on it
         self.last: tuple[str | None, list[_Branch]] = (None, [])
         _PENDING.append(self)  # compiled when the first text is read (see _build_pending)
+        _MADE.append(self)
 
     def _build(self) -> None:
-        branches = [_Branch(p, self.flags) for p in _alternatives(self.pattern)]
+        branches = [_Branch(a, self.flags) for a in analysed(self.pattern, self.flags)]
         self.always = [b for b in branches if not b.checks]
         self.always_ascii = [b for b in self.always if not b.non_ascii]
         for b in branches:
@@ -309,6 +310,15 @@ def _merged(runs: list[Iterator[re.Match[str]]]) -> Iterator[re.Match[str]]:
 
 #: the gated regexes not compiled yet, in the order they were made
 _PENDING: list[_Gated] = []
+#: every gated regex made (what ``analysed.json`` holds: :mod:`.analysis`)
+_MADE: list[_Gated] = []
+
+
+def gated_regexes() -> list[tuple[str, int]]:
+    """Each gated regex made so far: its pattern and flags."""
+    return [(g.pattern, int(g.flags)) for g in _MADE]
+
+
 _BUILDING = threading.Lock()
 
 

@@ -70,7 +70,7 @@ def _chance(gate: Gate) -> float:
     if plain & _COMMON_WORDS:
         return 1.0
     miss = 1.0
-    for literal in plain:
+    for literal in sorted(plain):  # in one order: a product of floats depends on it
         n = len(literal) * (1 if literal.isascii() else 3)
         miss *= 1 - (
             1.0 if n <= 2 else 0.5 if n == 3 else 0.2 if n == 4 else 0.05 if n <= 6 else 0.01

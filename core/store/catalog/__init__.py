@@ -69,6 +69,7 @@ import os
 import sqlite3
 from collections.abc import Iterable
 
+from core.domain.errors import ValidationError
 from core.domain.record import Memory
 from core.store.catalog.connection import _immediate
 from core.store.catalog.event_index import EventIndex
@@ -80,6 +81,7 @@ from core.store.catalog.hints import (
     STEERING_PREFERENCE,
     STEERING_RULES,
     _has_secret,
+    hint_inputs,
     scanner_fingerprint,
     secret_flags,
     steering_hint,
@@ -149,6 +151,22 @@ class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries, Ve
                 return self._rebuild()
 
     # ----------------------------------------------------------- after a write
+    @staticmethod
+    def _kept_hint(db: sqlite3.Connection, rel: str, memory: Memory) -> int | None:
+        """The steering hint of ``rel``'s row when the record written there says what
+        the row's record said (:func:`hint_inputs`: a status changed, a use recorded),
+        so a decision runs no detector; None: the hint is made again."""
+        row = db.execute(
+            "SELECT meta, content, steering FROM entries WHERE rel=?", (rel,)
+        ).fetchone()
+        if row is None or row[0] is None or row[2] is None:
+            return None
+        try:
+            before = memory_from_row(rel, row[0], row[1])
+        except (ValidationError, ValueError, TypeError):
+            return None
+        return int(row[2]) if hint_inputs(before) == hint_inputs(memory) else None
+
     def record(
         self,
         written: dict[str, tuple[Memory, str]],
@@ -199,10 +217,9 @@ class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries, Ve
                     st = os.lstat(self.root / rel)
                 except OSError:
                     continue
-                db.execute(
-                    _INSERT,
-                    _row(rel, (st.st_mtime_ns, st.st_size, st.st_ino), memory, text, self.taus),
-                )
+                hint = self._kept_hint(db, rel, memory)
+                written_at = (st.st_mtime_ns, st.st_size, st.st_ino)
+                db.execute(_INSERT, _row(rel, written_at, memory, text, self.taus, steering=hint))
                 changed.add(rel)
             for folder in {rel.rpartition("/")[0] for rel in changed}:
                 if folder == MEMORY_DIR or folder.startswith(f"{MEMORY_DIR}/"):

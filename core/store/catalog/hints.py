@@ -54,6 +54,14 @@ def steering_hint(memory: Memory) -> int:
     return (STEERING_RULES if fired else 0) | _shape_hint(memory)
 
 
+def hint_inputs(memory: Memory) -> tuple[object, ...]:
+    """Everything :func:`steering_hint` reads of a record: two records equal in these
+    have the same hint (a decision that changes a status keeps its row's hint, and
+    does not run the detector)."""
+    external = bool(memory.provenance and memory.provenance.get("external"))
+    return memory.content, memory.title, memory.value, memory.type, external
+
+
 def _hint_texts(memory: Memory) -> list[str]:
     return [t for t in (memory.content, memory.title, memory.value) if t]
 

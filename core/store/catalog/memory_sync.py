@@ -301,6 +301,8 @@ class MemorySync(CatalogConnection):
     def _flush(self, db: sqlite3.Connection) -> None:
         """The rows a sync read, their texts scanned for secrets in chunks."""
         pending, self._pending = self._pending or [], None
+        if not pending:  # nothing read: neither the scanner nor the detector is imported
+            return
         flags = secret_flags([text for _rel, _stamp, _item, text in pending])
         hints = steering_hints(
             [item if isinstance(item, Memory) else None for _rel, _stamp, item, _text in pending]

@@ -1,0 +1,31 @@
+"""Write ``core/domain/steering/analysed.json``: each gated regex of the steering
+detector's rules split into its alternatives, with the literals each needs, as
+``core.domain.steering.analysis.analyse`` works them out (the detector reads it instead
+of parsing about 1,000 alternatives in each process). Run it after changing a rule:
+
+    .venv/bin/python bench/steering_table.py
+
+``tests/domain/test_steering_analysis.py`` fails until the table is made again.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core.domain import steering
+from core.domain.steering import analysis, engine
+
+
+def main() -> int:
+    assert steering.RULES  # every rule module imported: every gated regex made
+    text = analysis.table_text(engine.gated_regexes())
+    analysis.TABLE_FILE.write_text(text, encoding="utf-8")
+    print(f"{analysis.TABLE_FILE}: {len(engine.gated_regexes())} regexes, {len(text)} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -218,6 +218,9 @@ FAKE: dict[str, Maker] = {
         + "7Qa"
     ),
     "token-in-prose": lambda r: AT["token-in-prose"] + body(r, ALNUM, 30) + "7Qa",
+    "table-password-column": lambda r: AT["table-password-column"] + body(r, ALNUM, 13) + "7!",
+    "xml-password-element": lambda r: AT["xml-password-element"] + body(r, ALNUM, 13) + "7</Pass>",
+    "wifi-key-content": lambda r: AT["wifi-key-content"] + body(r, ALNUM, 12) + "7",
     "square-access-token": lambda r: "EAAA" + body(r, ALNUM, 56),
     "square-secret": lambda r: "sq0csp-" + body(r, ALNUM, 43),
 }
@@ -277,6 +280,9 @@ AT = {
     "webhook-path-token": "https://ha.example-home.net/api/webhook/",
     "discord-bot-token": 'bot.run("',
     "token-in-prose": "the vercel token is ",
+    "table-password-column": "name,url,username,password\nNetflix,https://n.example,fam@example.org,",
+    "xml-password-element": '<Pass encoding="base64">',
+    "wifi-key-content": "    Key Content            : ",
 }
 #: where the secret starts in a rule's fake token, when not at its first character
 SECRET_AT = {rule_id: len(before) for rule_id, before in AT.items()}
@@ -594,6 +600,19 @@ NEAR_MISSES: list[tuple[str, str, Maker]] = [
     ("token-in-prose", "a key's id", lambda r: "the key ID is " + body(r, ALNUM, 24) + "7Qa"),
     ("token-in-prose", "no mark", lambda r: "the key " + body(r, ALNUM, 24) + "7Qa"),
     ("token-in-prose", "a word", lambda r: "the secret is patience, not cleverness"),
+    (
+        "table-password-column",
+        "a hash column",
+        lambda r: "id,password_hash,created\n1,$2b$12$" + body(r, ALNUM, 53) + ",2024-01-01",
+    ),
+    (
+        "table-password-column",
+        "references and masks",
+        lambda r: "service,user,password\nmail,ops,${MAIL_PASSWORD}\nvpn,ops,********",
+    ),
+    ("xml-password-element", "a reference", lambda r: "<password>${DB_PASSWORD}</password>"),
+    ("xml-password-element", "masked", lambda r: "<Pass>********</Pass>"),
+    ("wifi-key-content", "no key=clear", lambda r: "Key Content            : " + "Absent"),
     ("otp-seed", "one letter", lambda r: "2FA key: " + "A" * 31 + "2"),
     (
         "postman-api-key",
@@ -623,6 +642,8 @@ def sentence(token: str) -> str:
 #: rules whose secret is alone on a line after its context (what a command printed)
 OWN_LINE = {
     "printed-secret",
+    "table-password-column",
+    "wifi-key-content",
     "seed-phrase",
     "command-word-password",
     "ppp-secret",

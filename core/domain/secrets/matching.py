@@ -138,13 +138,10 @@ def _candidates(
                     pos = match.start() + 1  # gitleaks' \b: try again one byte on
                     continue
                 pos = max(match.end(), match.start() + 1)
-                if rule.check is not None:
-                    span = rule.check(data, match)
-                    if span is None:
-                        continue
-                    start, stop = span
-                if accept(rule, data[start:stop].decode("utf-8", "replace")):
-                    yield start, stop
+                spans = [(start, stop)] if rule.check is None else _spans(rule.check(data, match))
+                for start, stop in spans:
+                    if accept(rule, data[start:stop].decode("utf-8", "replace")):
+                        yield start, stop
 
 
 def _local_candidates(
@@ -157,12 +154,20 @@ def _local_candidates(
             match = searcher.match(data, begin)
             if match is None:
                 continue
-            span = rule.check(data, match) if rule.check is not None else match.span()
-            if span is None or span in seen:
-                continue
-            seen.add(span)
-            if accept(rule, data[span[0] : span[1]].decode("utf-8", "replace")):
-                yield span
+            spans = [match.span()] if rule.check is None else _spans(rule.check(data, match))
+            for span in spans:
+                if span in seen:
+                    continue
+                seen.add(span)
+                if accept(rule, data[span[0] : span[1]].decode("utf-8", "replace")):
+                    yield span
+
+
+def _spans(found: tuple[int, int] | list[tuple[int, int]] | None) -> list[tuple[int, int]]:
+    """A check's answer as a list: none, one span, or a table's many."""
+    if found is None:
+        return []
+    return found if isinstance(found, list) else [found]
 
 
 def prepare(text: str, caller: str) -> tuple[bytes, bytes, dict[bytes, list[int]]]:

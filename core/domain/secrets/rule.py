@@ -23,8 +23,11 @@ from functools import cached_property
 from typing import Literal
 
 Tier = Literal["certain", "likely"]
-#: given the scanned bytes and a match, the secret's (start, stop) bytes, or None
-Check = Callable[[bytes, "re.Match[bytes]"], "tuple[int, int] | None"]
+#: given the scanned bytes and a match, the secret's (start, stop) bytes, or None (or,
+#: for a match that holds many, a table's rows, the list of them)
+Check = Callable[[bytes, "re.Match[bytes]"], "tuple[int, int] | list[tuple[int, int]] | None"]
+#: a check that finds one secret a match (most do)
+SpanCheck = Callable[[bytes, "re.Match[bytes]"], "tuple[int, int] | None"]
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from core.domain.secrets.rule import END as _END
 from core.domain.secrets.rule import Rule
 from core.domain.secrets.rule import make_rule as _rule
 from core.domain.secrets.structure import STRUCTURE_RULES, not_anonymous
+from core.domain.secrets.tables import TABLE_RULES
 from core.domain.secrets.tokens import TOKEN_RULES
 
 _GH = "[0-9a-zA-Z]{36}"
@@ -193,6 +194,6 @@ _VENDOR: tuple[Rule, ...] = (
 # fmt: on
 
 #: every rule, in priority order: the vendor tokens, structure, then the likely tier
-RULES: tuple[Rule, ...] = _VENDOR + STRUCTURE_RULES + LIKELY_RULES + TOKEN_RULES
+RULES: tuple[Rule, ...] = _VENDOR + STRUCTURE_RULES + LIKELY_RULES + TOKEN_RULES + TABLE_RULES
 
 __all__ = ["RULES", "Rule"]

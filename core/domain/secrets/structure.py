@@ -22,7 +22,7 @@ import re
 from base64 import b64decode
 
 from core.domain.secrets.placeholders import mostly_runs, shannon_entropy
-from core.domain.secrets.rule import END, Check, Rule, make_rule
+from core.domain.secrets.rule import END, Rule, SpanCheck, make_rule
 from core.domain.secrets.values import anonymous_jwt, plausible, trim, typed
 
 # A value after a flag or a key: quoted, or up to the next space.
@@ -38,7 +38,7 @@ def _last_group(match: re.Match[bytes]) -> int:
 
 def value_check(
     *, hex_is_hash: bool = False, minimum: int = 0, uuid_ok: bool = False, strict: bool = False
-) -> Check:
+) -> SpanCheck:
     """A check taking the last group that matched as the value (trailing sentence
     punctuation dropped) and keeping it if :func:`.values.plausible` (``strict``: as
     in prose)."""

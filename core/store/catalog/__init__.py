@@ -87,6 +87,7 @@ from core.store.catalog.hints import (
 )
 from core.store.catalog.memory_queries import IndexRow, MemoryQueries
 from core.store.catalog.memory_sync import MemorySync
+from core.store.catalog.recall_rows import RecallRow, RecallRows
 from core.store.catalog.request_rows import RequestRows, _is_request_rel
 from core.store.catalog.rows import SyncResult, _row, memory_from_row
 from core.store.catalog.schema import (
@@ -114,6 +115,7 @@ __all__ = [
     "_TRIGGERS",
     "Catalog",
     "IndexRow",
+    "RecallRow",
     "SyncResult",
     "_has_secret",
     "fold",
@@ -127,11 +129,12 @@ __all__ = [
 ]
 
 
-class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries, Verdicts):
+class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries, RecallRows, Verdicts):
     """One store's catalog: each part holds one index of the one sqlite file
     (:class:`MemorySync` the memory rows, :class:`RequestRows` the requests,
     :class:`EventIndex` the event log, :class:`TextSearch` the text search,
-    :class:`MemoryQueries` the questions the memory rows answer, :class:`Verdicts` the
+    :class:`MemoryQueries` the questions the memory rows answer, :class:`RecallRows`
+    the rows recall walks by rank, :class:`Verdicts` the
     steering detector's remembered verdicts); this class holds
     what spans them: a sync of both kinds of rows, and a write's rows."""
 

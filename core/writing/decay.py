@@ -208,6 +208,11 @@ def recall(
     channel applies): a record the steering detector flags, that no person kept as it
     is, is never recalled while its review item is open; its id goes to ``withheld``
     instead, and the next record takes its place.
+
+    The records are walked in weight order from the catalog's recall index
+    (:func:`by_rank`: only the records shown, and the few past them, are built);
+    when the index's rows cannot say, every active record of the key is read
+    (:func:`by_reading`), with the same answer.
     """
     record_usage = record_usage and records_usage(store, actor)
     now = store.now()

@@ -51,6 +51,12 @@ the first rows, never all of them. The constants the ranks were made with are in
 ``meta.rank_taus``; a catalog opened with others ranks every row again (a change of
 ``tau1_days`` or ``tau2_days`` in ``memgov.yaml``), from the parts each row keeps.
 
+**Recall.** Two covering partial indexes on the active rows, (subject, attribute,
+rank) and (attribute, rank), give the rows of a subject prefix or an attribute in
+rank order from the index alone (:mod:`core.store.catalog.recall_rows`): recall
+builds only the records it shows, and checks them against their rows
+(core.writing.decay.by_rank). A catalog made before them gets them when it opens.
+
 **The active count.** ``meta.active`` is the number of active rows, kept by
 triggers in the transaction that changes the rows and checked by a full sync, so
 :meth:`Catalog.count_active` reads one row. A first build adds the triggers after

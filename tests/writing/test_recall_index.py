@@ -219,3 +219,25 @@ def test_the_walk_reads_the_index_not_every_row(planted: Store) -> None:
         )
     )
     assert "COVERING INDEX entries_recall_subject" in plan
+
+
+def test_a_prefix_with_no_next_string_is_compared(planted: Store, clock: FakeClock) -> None:
+    store = planted
+    last = "project:z\ud7ff"  # the code point before the surrogates: no next string
+    add_memories(
+        store,
+        *(
+            _make_memory(
+                id=f"m-edge-{n}", subject=subject, attribute="edge", confidence=confidence,
+                created_at=clock.now, verified_at=clock.now,
+            )
+            for n, (subject, confidence) in enumerate(
+                ((last, 0.5), (last + "x", 0.6), ("project:z\ue000", 1.0), ("project:{", 1.0))
+            )
+        ),
+    )  # fmt: skip
+    now = store.now()
+    got = answers(store, decay.by_rank(store, last, None, now, 10, Reaching(store)))
+    assert [i for i, _w in got[0]] == ["m-edge-1", "m-edge-0"]
+    same(store, last, None, 1)
+    same(store, last, "edge", 10)

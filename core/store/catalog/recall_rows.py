@@ -51,6 +51,9 @@ class RecallRows(CatalogConnection):
             if high is not None:
                 where.append("subject < ?")
                 args.append(high)
+            else:  # no next string: the prefix itself, compared
+                where.append("substr(subject, 1, ?) = ?")
+                args += [len(subject_prefix), subject_prefix]
         elif attribute is not None:
             index = "entries_recall_attribute"
         if attribute is not None:

@@ -241,3 +241,15 @@ def test_a_prefix_with_no_next_string_is_compared(planted: Store, clock: FakeClo
     assert [i for i, _w in got[0]] == ["m-edge-1", "m-edge-0"]
     same(store, last, None, 1)
     same(store, last, "edge", 10)
+
+
+def test_an_index_dropped_under_an_open_catalog_is_made_again(planted: Store) -> None:
+    store = planted
+    now = store.now()
+    before = answers(store, decay.by_rank(store, "project:a", None, now, 5, Reaching(store)))
+    with sqlite3.connect(store.memories.catalog.path) as db:  # another program
+        db.execute("DROP INDEX entries_recall_subject")
+    store.forget()
+    assert (
+        answers(store, decay.by_rank(store, "project:a", None, now, 5, Reaching(store))) == before
+    )

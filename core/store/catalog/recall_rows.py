@@ -17,7 +17,10 @@ EXISTS``, :mod:`core.store.catalog.schema`), a new one when it is created.
 
 from __future__ import annotations
 
+import sqlite3
+
 from core.store.catalog.connection import CatalogConnection
+from core.store.catalog.schema import _RECALL_INDEXES
 
 #: a row of :meth:`RecallRows.recall_rows`: (rel, id, rank)
 RecallRow = tuple[str, str, "float | None"]
@@ -60,14 +63,18 @@ class RecallRows(CatalogConnection):
             where.append("attribute = ?")
             args.append(attribute)
         args.append(limit)
-        return [
-            (rel, memory_id, rank)
-            for rel, memory_id, rank in self._query(
-                f"SELECT rel, id, rank FROM entries INDEXED BY {index} "
-                f"WHERE {' AND '.join(where)} ORDER BY rank DESC LIMIT ?",
-                args,
-            )
-        ]
+        sql = (
+            f"SELECT rel, id, rank FROM entries INDEXED BY {index} "
+            f"WHERE {' AND '.join(where)} ORDER BY rank DESC LIMIT ?"
+        )
+        try:
+            found = self._query(sql, args)
+        except sqlite3.OperationalError:  # the index dropped since this catalog opened
+            with self._lock:
+                for statement in _RECALL_INDEXES:
+                    self.db.execute(statement)
+            found = self._query(sql, args)
+        return [(rel, memory_id, rank) for rel, memory_id, rank in found]
 
     def claimed_more_than_once(self, ids: list[str]) -> set[str]:
         """Of these ids, those more than one readable file claims (one look-up of the

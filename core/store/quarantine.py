@@ -24,6 +24,7 @@ every field is checked, and a file that fails is reported by
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -51,6 +52,7 @@ MAX_FLAGS = 200
 _HEX = frozenset("0123456789abcdef")
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the text: a warm server asks again
 def text_hash(text: str) -> str:
     """The hash that recognises the same text: NFKC, case folded, every run of spaces
     one space, format characters (zero-width, bidi controls, tag characters) dropped."""

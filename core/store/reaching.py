@@ -401,8 +401,10 @@ class Reaching:
         """The hinted active and conflicting rows' bits (the catalog's partial index on
         hinted rows), a file claiming another's id or'd in."""
         found: dict[str, int] = {}
+        # some ids: their rows by the id index (the planner would walk every hinted row)
+        index = " INDEXED BY entries_id" if args else ""
         for memory_id, bits in catalog._query(
-            "SELECT id, steering FROM entries WHERE steering != 0 AND reason IS NULL "
+            f"SELECT id, steering FROM entries{index} WHERE steering != 0 AND reason IS NULL "
             "AND status IN ('active', 'conflict')" + where + " ORDER BY rel",
             args,
         ):

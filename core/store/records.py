@@ -181,6 +181,17 @@ class Records(Mapping[str, Memory]):
             found = self._where("subject >= ?", (prefix,))
         return [m for m in found if m.subject.startswith(prefix)]
 
+    def at(self, rels: Iterable[str]) -> dict[str, Memory]:
+        """{file: its record} of these readable files (a file claiming an id another
+        file holds is left out when it is not the kept one), from their rows."""
+        wanted = sorted(set(rels))
+        found: dict[str, Memory] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            built = self._where(f"rel IN ({', '.join('?' * len(chunk))})", chunk)
+            found.update((m.path, m) for m in built)
+        return found
+
     def superseding(self, memory_id: str) -> list[Memory]:
         """The records that say they supersede ``memory_id``."""
         return self._where("supersedes = ?", (memory_id,))

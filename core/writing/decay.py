@@ -208,29 +208,177 @@ def recall(
     channel applies): a record the steering detector flags, that no person kept as it
     is, is never recalled while its review item is open; its id goes to ``withheld``
     instead, and the next record takes its place.
+
+    The records are walked in weight order from the catalog's recall index
+    (:func:`by_rank`: only the records shown, and the few past them, are built);
+    when the index's rows cannot say, every active record of the key is read
+    (:func:`by_reading`), with the same answer.
     """
     record_usage = record_usage and records_usage(store, actor)
     now = store.now()
-    found = [  # an indexed query: only the subject's records are built
-        m
-        for m in store.memories.with_subject(subject_prefix or "")
-        if m.status == "active" and matches(m, subject_prefix, attribute)
-    ]
     reaching = Reaching(store)  # what reaches the agent: one rule for every channel
-    ranked: list[Recalled] = []
-    for result in rank(found, now, store.config):
-        if len(ranked) >= limit:
-            break
-        if reaching.withheld(result.memory) is not None:
-            if withheld is not None:
-                withheld.append(result.memory.id)
-            continue
-        ranked.append(result)
+    walked = by_rank(store, subject_prefix, attribute, now, limit, reaching)
+    if walked is None:  # the index's rows cannot say: every record of the key is read
+        walked = by_reading(store, subject_prefix, attribute, now, limit, reaching)
+    ranked, held = walked
+    if withheld is not None:
+        withheld += held
     if ranked and record_usage:
         query = f"{subject_prefix or '*'}#{attribute or '*'}"
         recalled = tuple((r.memory.id, r.weight) for r in ranked)
         record_uses(store, [Use(query, recalled, task)], actor)
     return ranked
+
+
+#: what a recall walk gives: the records recalled, and the ids withheld on the way
+Walked = tuple[list[Recalled], list[str]]
+
+
+def by_reading(
+    store: Store,
+    subject_prefix: str | None,
+    attribute: str | None,
+    now: datetime,
+    limit: int,
+    reaching: Reaching,
+) -> Walked:
+    """The recall of every active record of the key, each built and weighed: what
+    :func:`by_rank` must answer the same as."""
+    found = [  # an indexed query: only the subject's records are built
+        m
+        for m in store.memories.with_subject(subject_prefix or "")
+        if m.status == "active" and matches(m, subject_prefix, attribute)
+    ]
+    walked = _walk(rank(found, now, store.config), limit, reaching, None)
+    assert walked is not None  # with no bound, every record is read
+    return walked
+
+
+def _walk(
+    ranked: Iterable[Recalled], limit: int, reaching: Reaching, above: float | None
+) -> Walked | None:
+    """The first ``limit`` of ``ranked`` (in weight order) that reach the agent, and the
+    ids withheld before them. ``above``: the natural log of the most an unread record
+    may weigh; a record not surely heavier than that may have one of them before it,
+    so the walk cannot say (None)."""
+    out: list[Recalled] = []
+    held: list[str] = []
+    for result in ranked:
+        if len(out) >= limit:
+            return out, held
+        if above is not None and not _surely_above(result.weight, above):
+            return None
+        if reaching.withheld(result.memory) is not None:
+            held.append(result.memory.id)
+            continue
+        out.append(result)
+    return (out, held) if above is None or len(out) >= limit else None
+
+
+#: how far apart two logs of a weight must be for the order to be sure (floats' error
+#: on a rank of thousands of days is about 1e-12)
+_MARGIN = 1e-9
+#: the least weight whose logarithm is exact enough (below it, floats lose digits)
+_LEAST = 1e-300
+
+
+def _surely_above(weight_: float, bound: float) -> bool:
+    return weight_ >= _LEAST and math.log(weight_) > bound + _MARGIN
+
+
+class _Unsure(Exception):
+    """The index's rows disagree with the records built from them."""
+
+
+def by_rank(
+    store: Store,
+    subject_prefix: str | None,
+    attribute: str | None,
+    now: datetime,
+    limit: int,
+    reaching: Reaching,
+) -> Walked | None:
+    """:func:`by_reading`'s answer from the catalog's recall index (core.store.catalog
+    recall_rows), building only the records it shows. None: the rows cannot say (a row
+    disagrees with its record, an id two files claim, a store weight of 0); the caller
+    reads every record instead.
+
+    Why it is the same answer: ``ln(weight) = ln(w0) + rank - now * (1/tau1 + 1/tau2)``
+    for a record whose times are past, and less for one dated in the future (decay
+    counts a future time as now), so a row's rank bounds the weight of its record and
+    of every row after it. The rows are read in rank order; the records built from them
+    are sorted by weight, then id, as :func:`rank` sorts; one heavier than what any
+    unread row may weigh keeps its place, and the walk reads more rows when it reaches
+    a record that is not surely heavier."""
+    config = store.config
+    if not config.w0 > 0 or not math.isfinite(config.w0):
+        return None
+    from core.store.index import index_rank  # beside the catalog, already loaded
+
+    shift = math.log(config.w0) - now.timestamp() / DAY * (
+        1 / config.tau1_days + 1 / config.tau2_days
+    )
+    catalog = store.memories.catalog
+    fetch = 2 * limit + 8
+    try:
+        while True:
+            rows = catalog.recall_rows(subject_prefix, attribute, fetch)
+            complete = len(rows) < fetch
+            built = _built(store, rows, subject_prefix, attribute)
+            for memory, rank_ in built:
+                if not _same_rank(rank_, index_rank(memory, config)):
+                    raise _Unsure
+            above = None if complete else shift + _last_rank(rows)
+            reaching.hints([m.id for m, _r in built])  # one look-up for the steering hints
+            walked = _walk(rank([m for m, _r in built], now, config), limit, reaching, above)
+            if walked is not None:
+                return walked
+            fetch *= 4
+    except _Unsure:
+        return None
+
+
+def _last_rank(rows: Sequence[tuple[str, str, float | None]]) -> float:
+    value = rows[-1][2]
+    if value is None or math.isnan(value):
+        raise _Unsure
+    return value
+
+
+def _same_rank(kept: float | None, made: float) -> bool:
+    if kept is None or math.isnan(kept) or math.isnan(made):
+        return False
+    if kept == made:  # -inf too: a confidence of 0
+        return True
+    return abs(kept - made) <= _MARGIN * max(1.0, abs(made))
+
+
+def _built(
+    store: Store,
+    rows: Sequence[tuple[str, str, float | None]],
+    subject_prefix: str | None,
+    attribute: str | None,
+) -> list[tuple[Memory, float | None]]:
+    """The records of these rows with each row's rank, checked against the rows: each
+    file named after its id, each id claimed by that file alone, each record active and
+    of the key (else :class:`_Unsure`)."""
+    ids = [memory_id for _rel, memory_id, _rank in rows]
+    if len(set(ids)) != len(ids):
+        raise _Unsure
+    if any(not rel.endswith(f"/{memory_id}.md") for rel, memory_id, _rank in rows):
+        raise _Unsure
+    if store.memories.catalog.claimed_more_than_once(ids):
+        raise _Unsure
+    records = store.memories.at(rel for rel, _id, _rank in rows)
+    built = []
+    for rel, memory_id, rank_ in rows:
+        memory = records.get(rel)
+        if memory is None or memory.id != memory_id or memory.status != "active":
+            raise _Unsure
+        if not matches(memory, subject_prefix, attribute):
+            raise _Unsure
+        built.append((memory, rank_))
+    return built
 
 
 @dataclass(frozen=True)

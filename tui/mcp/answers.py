@@ -22,6 +22,7 @@ stops; a kill -9 in between loses those counts, never a memory.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ from core.api.writing import (
 from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.domain.provenance import caution
 from core.domain.provenance import shown as shown_provenance
-from core.domain.record import TRUST, Memory, check_field
+from core.domain.record import TRUST, Memory, Source, check_field
 from core.domain.secrets import redact
 from core.domain.shown import shown_title
 
@@ -63,6 +64,8 @@ FLUSH_AT = 64
 _BACKTICKS = re.compile(r"`+")
 #: the most records one list answer holds
 MAX_LIST = 200
+#: the most cited roles a server keeps (:meth:`Agent.cited`)
+MAX_CITED = 4096
 
 
 # ---------------------------------------------------------------- answer shapes
@@ -366,6 +369,24 @@ def _text(value: str | None, name: str, *, required: bool = True) -> str:
     return value.strip()
 
 
+def _path_stamps(root: Path, rel: str) -> tuple[tuple[int, ...], ...] | None:
+    """The stat data (type, inode, size, mtime) of each component of ``rel`` under
+    ``root``; None when it is not a plain relative path or a component is missing."""
+    parts = rel.split("/")
+    if not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        return None
+    stamps = []
+    current = str(root)
+    for part in parts:
+        current = f"{current}/{part}"
+        try:
+            st = os.lstat(current)
+        except OSError:
+            return None
+        stamps.append((st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(stamps)
+
+
 # ---------------------------------------------------------------- the agent
 @dataclass
 class Agent:
@@ -375,11 +396,36 @@ class Agent:
     actor: str
     #: store root -> the recalls whose use is not written yet
     pending_uses: dict[Path, list[Use]] = field(default_factory=dict)
+    #: what the message a record cites said of its role, by the source and its log
+    #: file's path as it was then (:meth:`cited`)
+    _cited: dict[tuple[Path, Source, tuple[tuple[int, ...], ...]], str] = field(
+        default_factory=dict
+    )
 
     def fresh(self) -> None:
         """The next read checks each store for changes (a desk decision, a pull)."""
         for store in self.workspace.stores:
             store.forget()
+
+    def cited(self, store: Store, memory: Memory) -> str:
+        """The role of the message a record's first source points at
+        (:func:`core.writing.quarantine.provenance`), kept while the source and every
+        component of its log's path keep their stat data (a log appended to, rewritten,
+        erased or replaced by a link is read again). Only a source naming its log is
+        kept: another's log is found by looking through the logs."""
+        source = memory.source
+        if source is None or source.file is not None or source.log is None:
+            return provenance(store, memory)
+        stamps = _path_stamps(store.root, source.log)
+        if stamps is None:
+            return provenance(store, memory)
+        key = (store.root, source, stamps)
+        role = self._cited.get(key)
+        if role is None:
+            if len(self._cited) >= MAX_CITED:
+                self._cited.clear()
+            role = self._cited[key] = provenance(store, memory)
+        return role
 
     def _store_of(self, memory_id: str) -> Store:
         memory_id = _text(memory_id, "id")
@@ -540,7 +586,7 @@ class Agent:
                     "content_sha256": content_hash(m),
                     "provenance": {
                         **shown_provenance(m.provenance),
-                        "cited": provenance(store, m),
+                        "cited": self.cited(store, m),
                     },
                     "reviewed": vouched(store, m),
                     "text": _data_text(m),

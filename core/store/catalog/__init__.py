@@ -51,6 +51,12 @@ the first rows, never all of them. The constants the ranks were made with are in
 ``meta.rank_taus``; a catalog opened with others ranks every row again (a change of
 ``tau1_days`` or ``tau2_days`` in ``memgov.yaml``), from the parts each row keeps.
 
+**Recall.** Two covering partial indexes on the active rows, (subject, attribute,
+rank) and (attribute, rank), give the rows of a subject prefix or an attribute in
+rank order from the index alone (:mod:`core.store.catalog.recall_rows`): recall
+builds only the records it shows, and checks them against their rows
+(core.writing.decay.by_rank). A catalog made before them gets them when it opens.
+
 **The active count.** ``meta.active`` is the number of active rows, kept by
 triggers in the transaction that changes the rows and checked by a full sync, so
 :meth:`Catalog.count_active` reads one row. A first build adds the triggers after
@@ -89,6 +95,7 @@ from core.store.catalog.hints import (
 )
 from core.store.catalog.memory_queries import IndexRow, MemoryQueries
 from core.store.catalog.memory_sync import MemorySync
+from core.store.catalog.recall_rows import RecallRow, RecallRows
 from core.store.catalog.request_rows import RequestRows, _is_request_rel
 from core.store.catalog.rows import SyncResult, _row, memory_from_row
 from core.store.catalog.schema import (
@@ -116,6 +123,7 @@ __all__ = [
     "_TRIGGERS",
     "Catalog",
     "IndexRow",
+    "RecallRow",
     "SyncResult",
     "_has_secret",
     "fold",
@@ -129,11 +137,12 @@ __all__ = [
 ]
 
 
-class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries, Verdicts):
+class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries, RecallRows, Verdicts):
     """One store's catalog: each part holds one index of the one sqlite file
     (:class:`MemorySync` the memory rows, :class:`RequestRows` the requests,
     :class:`EventIndex` the event log, :class:`TextSearch` the text search,
-    :class:`MemoryQueries` the questions the memory rows answer, :class:`Verdicts` the
+    :class:`MemoryQueries` the questions the memory rows answer, :class:`RecallRows`
+    the rows recall walks by rank, :class:`Verdicts` the
     steering detector's remembered verdicts); this class holds
     what spans them: a sync of both kinds of rows, and a write's rows."""
 

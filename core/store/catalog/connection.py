@@ -20,6 +20,7 @@ from typing import Any
 from core.domain.record import Memory
 from core.store.catalog.schema import (
     _CONFLICT_INDEX,
+    _RECALL_INDEXES,
     _SCHEMA,
     _VERDICTS_TABLE,
     CATALOG_FILE,
@@ -99,6 +100,8 @@ class CatalogConnection:
                 if version == SCHEMA_VERSION and self._meta(db, "root") == str(self.root):
                     db.execute(_CONFLICT_INDEX)  # a catalog of this schema made before it
                     db.execute(_VERDICTS_TABLE)  # the same
+                    for statement in _RECALL_INDEXES:  # the same
+                        db.execute(statement)
                     if self._meta(db, "rank_taus") != json.dumps(self.taus):
                         self._rerank(db)
                     return db
@@ -116,6 +119,8 @@ class CatalogConnection:
         """The tables, the folder and the schema version, in one transaction."""
         db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA}")  # the transaction stays open
         db.execute(_CONFLICT_INDEX)
+        for statement in _RECALL_INDEXES:
+            db.execute(statement)
         db.execute("INSERT INTO meta VALUES ('root', ?)", (str(self.root),))
         db.execute("INSERT INTO meta VALUES ('active', '0')")
         db.execute("INSERT INTO meta VALUES ('fts', '0')")

@@ -134,5 +134,18 @@ _CONFLICT_INDEX = """CREATE INDEX IF NOT EXISTS entries_conflict_item
     WHERE status = 'conflict' AND reason IS NULL"""
 
 
+#: the partial indexes recall walks by rank (core.store.catalog.recall_rows): a
+#: migration step of their own, run when a catalog opens (one made before them gets
+#: them then) and when one is created
+_RECALL_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS entries_recall_subject "
+    "ON entries (subject, attribute, rank, id, rel, status, reason) "
+    "WHERE reason IS NULL AND status = 'active'",
+    "CREATE INDEX IF NOT EXISTS entries_recall_attribute "
+    "ON entries (attribute, rank, id, rel, status, reason) "
+    "WHERE reason IS NULL AND status = 'active'",
+)
+
+
 def _conflict_id(scope: str, subject: str, attribute: str, condition: str | None) -> str:
     return conflict_item_id((scope, subject, attribute, condition))

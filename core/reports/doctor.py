@@ -262,32 +262,33 @@ def _supersedes(memories: dict[str, Memory], events: list[Event]) -> list[Findin
 
 def _sources(store: Store, memories: dict[str, Memory]) -> list[Finding]:
     """Sources of every record not erased that resolve to no log line or file: errors
-    for an active record, warnings for the others."""
+    for an active record, warnings for the others. Each log is checked and parsed once
+    (:func:`core.store.logs.resolving`, one source at a time), not once a source."""
     found = []
     tasks = logs.task_index(store.root)
-    for memory in memories.values():
-        if memory.status in ("deleted",):
-            continue
-        for number, source in enumerate(memory.all_sources):
-            if (
-                logs.resolve(
-                    store.root,
-                    source,
-                    context=0,
-                    task_logs=tasks,
-                    outside_ok=store.config.scope == "private",
+    each = [
+        (memory, number, source)
+        for memory in memories.values()
+        if memory.status not in ("deleted",)
+        for number, source in enumerate(memory.all_sources)
+    ]
+    resolved = logs.resolving(
+        store.root,
+        ([source] for _memory, _number, source in each),
+        task_logs=tasks,
+        outside_ok=store.config.scope == "private",
+    )
+    for (memory, number, source), resolves in zip(each, resolved, strict=True):
+        if not resolves:
+            found.append(
+                Finding(
+                    "warning" if memory.status != "active" else "error",
+                    memory.path,
+                    f"source {number + 1} (task {source.task}) "
+                    "does not resolve to a log line or file",
+                    "source",
                 )
-                is None
-            ):
-                found.append(
-                    Finding(
-                        "warning" if memory.status != "active" else "error",
-                        memory.path,
-                        f"source {number + 1} (task {source.task}) "
-                        "does not resolve to a log line or file",
-                        "source",
-                    )
-                )
+            )
     return found
 
 

@@ -15,6 +15,7 @@ are warnings, each with its rules and spans, and each is a review item.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -456,24 +457,32 @@ def _steering(store: Store) -> list[Finding]:
     return found
 
 
+#: a name of printable ASCII but the backslash: nothing to escape, nothing hostile
+_PLAIN_NAME = re.compile(r"[\x20-\x5b\x5d-\x7e]*\Z")
+
+
 def _links(root: Path, *, reported: set[str]) -> list[Finding]:
     """Entries anywhere in the store folder but ``.git`` that memgov never reads:
     symbolic links (a link committed to a shared store could point anywhere), names
     that are not UTF-8 or hold a control character, named pipes, devices and sockets
     (opening a pipe waits for a writer); the ones the store already reported are not
-    repeated. Paths are shown escaped (core.store.fsutil.escaped_name)."""
+    repeated. Paths are shown escaped (core.store.fsutil.escaped_name). An entry's
+    kind is its directory entry's (no stat call but for one that is neither a file
+    nor a folder), and a plain name is neither escaped nor checked again."""
     found = []
-    stack = [root]
+    stack: list[tuple[str, str, bool]] = [(str(root), "", True)]  # path, rel, plain
     while stack:
-        folder = stack.pop()
+        folder, folder_rel, folder_plain = stack.pop()
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
             continue
         for entry in entries:
-            if folder == root and entry.name == ".git":
+            if not folder_rel and entry.name == ".git":
                 continue
-            rel = escaped_name(os.path.relpath(entry.path, root).replace(os.sep, "/"))
+            plain = folder_plain and _PLAIN_NAME.match(entry.name) is not None
+            raw = f"{folder_rel}/{entry.name}" if folder_rel else entry.name
+            rel = raw if plain else escaped_name(raw)
             if rel in reported:
                 continue
             if entry.is_symlink():
@@ -487,7 +496,7 @@ def _links(root: Path, *, reported: set[str]) -> list[Finding]:
                     )
                 )
                 continue
-            hostile = name_problem(entry.name)
+            hostile = None if plain else name_problem(entry.name)
             if hostile is not None:
                 found.append(
                     Finding(
@@ -498,11 +507,16 @@ def _links(root: Path, *, reported: set[str]) -> list[Finding]:
                 )
                 continue
             try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, raw, plain))
+                    continue
+                if entry.is_file(follow_symlinks=False):
+                    continue
                 mode = entry.stat(follow_symlinks=False).st_mode
             except OSError:
                 continue
             if stat.S_ISDIR(mode):
-                stack.append(Path(entry.path))
+                stack.append((entry.path, raw, plain))
             elif not stat.S_ISREG(mode):
                 found.append(Finding("error", rel, entry_problem(rel, mode) or "not a file"))
     return sorted(found, key=lambda f: f.path)

@@ -158,8 +158,9 @@ def flagged_records(
     catalog = store.memories.catalog
     context = cached.context_of(store.config.known_hosts)
     logs = cached.LogStamps(store.root)
+    cached.prepare(catalog)
     rows: dict[str, list[cached.Hinted]] = {}
-    for row in cached.hinted(catalog):
+    for row in cached.hinted(catalog, context):
         rows.setdefault(row.id, []).append(row)
     found = []
     fresh: list[tuple[cached.Hinted, cached.Kept]] = []
@@ -168,7 +169,7 @@ def flagged_records(
         for row in mine:
             bits |= row.bits
         alone = mine[0] if len(mine) == 1 and mine[0].copies == 1 else None
-        known = alone.kept if alone is not None and cached.usable(alone, context, logs) else None
+        known = alone.kept if alone is not None and cached.usable(alone, logs) else None
         if known is not None and not known.flagged:
             continue  # as it was: not flagged, nothing read
         memory = store.memories.get(memory_id)
@@ -180,14 +181,13 @@ def flagged_records(
             log_stamp = logs.of(log)  # before the log is read: a change after is seen then
             flagged = steering_flagged(store, memory, bits)
             if alone is not None and memory.path == alone.rel:
-                kept = cached.Kept(alone.rel, alone.stamp, bits, context, log, log_stamp, flagged)
-                fresh.append((alone, kept))
+                fresh.append((alone, cached.Kept(log, log_stamp, flagged)))
         if not flagged or vouched(store, memory):
             continue
         assessment = record_assessment(store, memory)
         if assessment.flags:
             found.append((memory, assessment))
-    cached.keep(catalog, fresh, prune=True)
+    cached.keep(catalog, context, fresh, prune=True)
     return found
 
 

@@ -46,22 +46,30 @@ _TABLE = (
     "bits INTEGER NOT NULL, context TEXT NOT NULL, log TEXT, log_stamp TEXT, "
     "flagged INTEGER NOT NULL)"
 )
+#: the migration step of this table: a covering index of the hinted rows' columns the
+#: question below reads, so it never reads a row itself (a row holds the file's text)
+_INDEX = (
+    "CREATE INDEX IF NOT EXISTS entries_hinted ON entries "
+    "(rel, id, steering, mtime, size, ino, status, reason) WHERE steering != 0"
+)
+_WHERE = "WHERE e.steering != 0 AND e.reason IS NULL AND e.status IN ('active', 'conflict') "
 #: the hinted active and conflicting rows (as core.store.reaching asks them), each with
-#: how many files claim its id and the verdict kept for that id
+#: how many files claim its id, whether the verdict kept for the id was made of this
+#: very row (path, stat data, hint) and context, of the table's shape, and that verdict
 _HINTED = (
     "SELECT e.id, e.rel, e.steering, e.mtime, e.size, e.ino, "
     "(SELECT COUNT(*) FROM entries x WHERE x.id = e.id), "
-    "a.rel, a.mtime, a.size, a.ino, a.bits, a.context, a.log, a.log_stamp, a.flagged "
-    "FROM entries e LEFT JOIN assessed a ON a.id = e.id "
-    "WHERE e.steering != 0 AND e.reason IS NULL AND e.status IN ('active', 'conflict') "
-    "ORDER BY e.rel"
+    "a.rel = e.rel AND a.mtime = e.mtime AND a.size = e.size AND a.ino = e.ino "
+    "AND a.bits = e.steering AND a.context = ? AND typeof(a.flagged) = 'integer' "
+    "AND a.flagged IN (0, 1) AND typeof(a.log) IN ('text', 'null') "
+    "AND typeof(a.log_stamp) IN ('text', 'null'), "
+    "a.log, a.log_stamp, a.flagged "
+    "FROM entries e {} LEFT JOIN assessed a ON a.id = e.id " + _WHERE + "ORDER BY e.rel"
 )
 _PLAIN = (
     "SELECT e.id, e.rel, e.steering, e.mtime, e.size, e.ino, "
-    "(SELECT COUNT(*) FROM entries x WHERE x.id = e.id) "
-    "FROM entries e "
-    "WHERE e.steering != 0 AND e.reason IS NULL AND e.status IN ('active', 'conflict') "
-    "ORDER BY e.rel"
+    "(SELECT COUNT(*) FROM entries x WHERE x.id = e.id), NULL, NULL, NULL, NULL "
+    "FROM entries e " + _WHERE + "ORDER BY e.rel"
 )
 #: ``log`` of a verdict whose source names no log: every daily log was looked in
 EVERY_LOG = "*"
@@ -74,12 +82,8 @@ _WAIT_MS, _TIMEOUT_MS = 20, 30_000
 
 @dataclass(frozen=True)
 class Kept:
-    """A verdict as the table keeps it (module docstring)."""
+    """A verdict and the daily log it read (module docstring)."""
 
-    rel: str
-    stamp: tuple[int, int, int]
-    bits: int
-    context: str
     log: str | None
     log_stamp: str | None
     flagged: bool
@@ -87,8 +91,8 @@ class Kept:
 
 @dataclass(frozen=True)
 class Hinted:
-    """A hinted row: its record id, file, hint bits (or'd over the files claiming the
-    id), stat data, how many files claim the id, and the verdict kept for the id."""
+    """A hinted row: its record id, file, hint bits, stat data, how many files claim
+    the id, and the verdict kept for the id when it was made of this row and context."""
 
     id: str
     rel: str
@@ -118,40 +122,29 @@ def context_of(known_hosts: Sequence[str] | None) -> str:
     return digest.hexdigest()[:32]
 
 
-def _kept(row: Sequence[object]) -> Kept | None:
-    """The kept verdict of a joined row; None when there is none or it is not of the
-    table's shape (the table is derived: a bad row is a miss)."""
-    rel, mtime, size, ino, bits, context, log, log_stamp, flagged = row
-    if rel is None:
-        return None
-    ints = (mtime, size, ino, bits)
-    if not all(type(v) is int for v in ints) or flagged not in (0, 1) or type(flagged) is not int:
-        return None
-    if not isinstance(rel, str) or not isinstance(context, str):
-        return None
-    if not (log is None or isinstance(log, str)) or not (
-        log_stamp is None or isinstance(log_stamp, str)
-    ):
-        return None
-    assert isinstance(mtime, int) and isinstance(size, int) and isinstance(ino, int)
-    assert isinstance(bits, int)
-    return Kept(rel, (mtime, size, ino), bits, context, log, log_stamp, bool(flagged))
-
-
-def hinted(catalog: CatalogConnection) -> list[Hinted]:
-    """Every hinted active and conflicting row with its kept verdict (none when the
-    table is missing or cannot be read)."""
-    try:
-        rows = catalog._query(_HINTED)
-    except sqlite3.Error:
-        rows = [(*row, *(None,) * 9) for row in catalog._query(_PLAIN)]
-    out = []
-    for row in rows:
-        memory_id, rel, bits, mtime, size, ino, copies = row[:7]
-        out.append(
-            Hinted(memory_id, rel, int(bits), (mtime, size, ino), int(copies), _kept(row[7:]))
+def hinted(catalog: CatalogConnection, context: str) -> list[Hinted]:
+    """Every hinted active and conflicting row with the verdict kept for it in this
+    ``context`` (none when the table is missing or cannot be read)."""
+    rows = None
+    # the index named (the planner, with no statistics, would read every active row),
+    # then without it (a catalog that cannot be written to make it), then no table
+    for how in ("INDEXED BY entries_hinted", ""):
+        with contextlib.suppress(sqlite3.Error):
+            rows = catalog._query(_HINTED.format(how), (context,))
+            break
+    if rows is None:
+        rows = catalog._query(_PLAIN)
+    return [
+        Hinted(
+            memory_id,
+            rel,
+            int(bits),
+            (mtime, size, ino),
+            int(copies),
+            Kept(log, log_stamp, flagged == 1) if same else None,
         )
-    return out
+        for memory_id, rel, bits, mtime, size, ino, copies, same, log, log_stamp, flagged in rows
+    ]
 
 
 class LogStamps:
@@ -210,41 +203,58 @@ class LogStamps:
         return digest.hexdigest()[:32]
 
 
-def usable(row: Hinted, context: str, logs: LogStamps) -> bool:
-    """Whether the verdict kept for ``row`` was made of what is there now."""
+def usable(row: Hinted, logs: LogStamps) -> bool:
+    """Whether the verdict kept for ``row`` was made of what is there now: the row and
+    the context (:func:`hinted`), the one file of its id, and the log it read."""
     kept = row.kept
-    return (
-        kept is not None
-        and row.copies == 1
-        and kept.rel == row.rel
-        and kept.stamp == row.stamp
-        and kept.bits == row.bits
-        and kept.context == context
-        and kept.log_stamp == logs.of(kept.log)
-    )
+    return kept is not None and row.copies == 1 and kept.log_stamp == logs.of(kept.log)
+
+
+def prepare(catalog: CatalogConnection) -> None:
+    """The migration step: the table and its index made when either is missing (a
+    catalog made before them, or one whose table was dropped); never waited for."""
+    try:
+        found = catalog._query(
+            "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('assessed', 'entries_hinted')"
+        )
+    except sqlite3.Error:
+        return
+    if found[0][0] != 2:
+        _write(catalog, [])
 
 
 def keep(
-    catalog: CatalogConnection, verdicts: Iterable[tuple[Hinted, Kept]], *, prune: bool = False
+    catalog: CatalogConnection,
+    context: str,
+    verdicts: Iterable[tuple[Hinted, Kept]],
+    *,
+    prune: bool = False,
 ) -> None:
-    """Keep these verdicts (each of the row it was made for); ``prune``: and drop those
-    of ids no longer hinted. A catalog that cannot be written at once (read-only,
-    another process writing, inside a transaction of this connection) is left as it is."""
+    """Keep these verdicts (each of the row it was made for, in ``context``); ``prune``:
+    and drop those of ids no longer hinted."""
     values = [
         (
             row.id,
-            kept.rel,
-            *kept.stamp,
-            kept.bits,
-            kept.context,
+            row.rel,
+            *row.stamp,
+            row.bits,
+            context,
             kept.log,
             kept.log_stamp,
             int(kept.flagged),
         )
         for row, kept in verdicts
     ]
-    if not values:
-        return
+    if values:
+        _write(catalog, values, prune=prune)
+
+
+def _write(
+    catalog: CatalogConnection, values: Sequence[tuple[object, ...]], *, prune: bool = False
+) -> None:
+    """One write of the table (made with its index when missing). A catalog that cannot
+    be written at once (read-only, another process writing, inside a transaction of
+    this connection) is left as it is: the verdicts are made again next time."""
     with contextlib.suppress(sqlite3.Error), catalog._lock:
         db = catalog.db
         if db.in_transaction:
@@ -253,6 +263,7 @@ def keep(
         try:
             with _immediate(db):
                 db.execute(_TABLE)
+                db.execute(_INDEX)
                 db.executemany(
                     "INSERT OR REPLACE INTO assessed VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     values,

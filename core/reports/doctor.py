@@ -31,6 +31,7 @@ from core.store.journal import JOURNAL_FILE
 from core.store.proposals import read_proposals
 from core.store.quarantine import quarantine_problems
 from core.store.secret_files import file_hits, how_to_fix
+from core.store.snapshot import Snapshot
 from core.store.store import MEMORY_DIR, STATE_DIR, Store
 from core.writing.quarantine import flagged_records
 
@@ -71,7 +72,7 @@ def diagnose(store: Store) -> list[Finding]:
         path, _, reason = warning.partition(": ")
         found.append(Finding("warning", path, reason))
     memories = snap.memories
-    found += _secrets(store)
+    found += _secrets(store, snap)
     found += _history_secrets(store, reported={f.path for f in found})
     found += _steering(store)
     if store.config.scope == "team":
@@ -374,11 +375,12 @@ def _team(store: Store) -> list[Finding]:
     return found
 
 
-def _secrets(store: Store) -> list[Finding]:
+def _secrets(store: Store, snap: Snapshot) -> list[Finding]:
     """Every record file (any status) and every unreadable file of ``memories/`` that
-    holds a credential: the rule ids and where, never the value."""
+    holds a credential: the rule ids and where, never the value (of the snapshot the
+    full check made: not built again)."""
     found = []
-    for hit in file_hits(store):
+    for hit in file_hits(store, snap):
         rules = ", ".join(hit.rules)
         if hit.memory is not None:
             reason = (

@@ -20,9 +20,11 @@ A kept verdict is used only when every one of these is as it is now; anything el
 (a missing table, a row of another shape, a value that is not 0 or 1) is assessed
 again and kept anew. The table is derived and local like the rest of the catalog:
 it holds ids, stat data and one bit, never a record's words, and it is never
-trusted over the files (a row that does not match is ignored, never repaired in
-place). Writing it never waits for another writer of the catalog: a verdict not
-kept is made again next time.
+trusted over the files (a row that does not match is ignored, and replaced by the
+verdict made again). Writing it never waits for another writer of the catalog: a
+verdict not kept is made again next time. Its migration step (:func:`prepare`) also
+makes ``entries_hinted``, a covering index of the hinted rows' path, id, hint, stat
+data and status, so the question never reads a row (which holds the file's text).
 """
 
 from __future__ import annotations

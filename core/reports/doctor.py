@@ -15,6 +15,7 @@ are warnings, each with its rules and spans, and each is a review item.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ from core.store.journal import JOURNAL_FILE
 from core.store.proposals import read_proposals
 from core.store.quarantine import quarantine_problems
 from core.store.secret_files import file_hits, how_to_fix
+from core.store.snapshot import Snapshot
 from core.store.store import MEMORY_DIR, STATE_DIR, Store
 from core.writing.quarantine import flagged_records
 
@@ -70,7 +72,7 @@ def diagnose(store: Store) -> list[Finding]:
         path, _, reason = warning.partition(": ")
         found.append(Finding("warning", path, reason))
     memories = snap.memories
-    found += _secrets(store)
+    found += _secrets(store, snap)
     found += _history_secrets(store, reported={f.path for f in found})
     found += _steering(store)
     if store.config.scope == "team":
@@ -262,32 +264,33 @@ def _supersedes(memories: dict[str, Memory], events: list[Event]) -> list[Findin
 
 def _sources(store: Store, memories: dict[str, Memory]) -> list[Finding]:
     """Sources of every record not erased that resolve to no log line or file: errors
-    for an active record, warnings for the others."""
+    for an active record, warnings for the others. Each log is checked and parsed once
+    (:func:`core.store.logs.resolving`, one source at a time), not once a source."""
     found = []
     tasks = logs.task_index(store.root)
-    for memory in memories.values():
-        if memory.status in ("deleted",):
-            continue
-        for number, source in enumerate(memory.all_sources):
-            if (
-                logs.resolve(
-                    store.root,
-                    source,
-                    context=0,
-                    task_logs=tasks,
-                    outside_ok=store.config.scope == "private",
+    each = [
+        (memory, number, source)
+        for memory in memories.values()
+        if memory.status not in ("deleted",)
+        for number, source in enumerate(memory.all_sources)
+    ]
+    resolved = logs.resolving(
+        store.root,
+        ([source] for _memory, _number, source in each),
+        task_logs=tasks,
+        outside_ok=store.config.scope == "private",
+    )
+    for (memory, number, source), resolves in zip(each, resolved, strict=True):
+        if not resolves:
+            found.append(
+                Finding(
+                    "warning" if memory.status != "active" else "error",
+                    memory.path,
+                    f"source {number + 1} (task {source.task}) "
+                    "does not resolve to a log line or file",
+                    "source",
                 )
-                is None
-            ):
-                found.append(
-                    Finding(
-                        "warning" if memory.status != "active" else "error",
-                        memory.path,
-                        f"source {number + 1} (task {source.task}) "
-                        "does not resolve to a log line or file",
-                        "source",
-                    )
-                )
+            )
     return found
 
 
@@ -372,11 +375,12 @@ def _team(store: Store) -> list[Finding]:
     return found
 
 
-def _secrets(store: Store) -> list[Finding]:
+def _secrets(store: Store, snap: Snapshot) -> list[Finding]:
     """Every record file (any status) and every unreadable file of ``memories/`` that
-    holds a credential: the rule ids and where, never the value."""
+    holds a credential: the rule ids and where, never the value (of the snapshot the
+    full check made: not built again)."""
     found = []
-    for hit in file_hits(store):
+    for hit in file_hits(store, snap):
         rules = ", ".join(hit.rules)
         if hit.memory is not None:
             reason = (
@@ -455,24 +459,32 @@ def _steering(store: Store) -> list[Finding]:
     return found
 
 
+#: a name of printable ASCII but the backslash: nothing to escape, nothing hostile
+_PLAIN_NAME = re.compile(r"[\x20-\x5b\x5d-\x7e]*\Z")
+
+
 def _links(root: Path, *, reported: set[str]) -> list[Finding]:
     """Entries anywhere in the store folder but ``.git`` that memgov never reads:
     symbolic links (a link committed to a shared store could point anywhere), names
     that are not UTF-8 or hold a control character, named pipes, devices and sockets
     (opening a pipe waits for a writer); the ones the store already reported are not
-    repeated. Paths are shown escaped (core.store.fsutil.escaped_name)."""
+    repeated. Paths are shown escaped (core.store.fsutil.escaped_name). An entry's
+    kind is its directory entry's (no stat call but for one that is neither a file
+    nor a folder), and a plain name is neither escaped nor checked again."""
     found = []
-    stack = [root]
+    stack: list[tuple[str, str, bool]] = [(str(root), "", True)]  # path, rel, plain
     while stack:
-        folder = stack.pop()
+        folder, folder_rel, folder_plain = stack.pop()
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
             continue
         for entry in entries:
-            if folder == root and entry.name == ".git":
+            if not folder_rel and entry.name == ".git":
                 continue
-            rel = escaped_name(os.path.relpath(entry.path, root).replace(os.sep, "/"))
+            plain = folder_plain and _PLAIN_NAME.match(entry.name) is not None
+            raw = f"{folder_rel}/{entry.name}" if folder_rel else entry.name
+            rel = raw if plain else escaped_name(raw)
             if rel in reported:
                 continue
             if entry.is_symlink():
@@ -486,7 +498,7 @@ def _links(root: Path, *, reported: set[str]) -> list[Finding]:
                     )
                 )
                 continue
-            hostile = name_problem(entry.name)
+            hostile = None if plain else name_problem(entry.name)
             if hostile is not None:
                 found.append(
                     Finding(
@@ -497,11 +509,16 @@ def _links(root: Path, *, reported: set[str]) -> list[Finding]:
                 )
                 continue
             try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, raw, plain))
+                    continue
+                if entry.is_file(follow_symlinks=False):
+                    continue
                 mode = entry.stat(follow_symlinks=False).st_mode
             except OSError:
                 continue
             if stat.S_ISDIR(mode):
-                stack.append(Path(entry.path))
+                stack.append((entry.path, raw, plain))
             elif not stat.S_ISREG(mode):
                 found.append(Finding("error", rel, entry_problem(rel, mode) or "not a file"))
     return sorted(found, key=lambda f: f.path)

@@ -18,10 +18,14 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.domain import secrets
 from core.domain.record import Memory
 from core.store.store import MAX_FILE_BYTES, MEMORY_DIR, Store
+
+if TYPE_CHECKING:
+    from core.store.snapshot import Snapshot
 
 ITEM_PREFIX = "secret-"
 _CACHE_LIMIT = 100_000
@@ -108,12 +112,14 @@ def _kept_likely(store: Store, memory: Memory, findings: tuple[secrets.Finding, 
     return False
 
 
-def file_hits(store: Store) -> list[Hit]:
+def file_hits(store: Store, snapshot: Snapshot | None = None) -> list[Hit]:
     """:func:`record_hits`, and the files of ``memories/`` that are not readable
-    records (a duplicate id, bad front matter) but hold a credential too."""
+    records (a duplicate id, bad front matter) but hold a credential too.
+    ``snapshot``: the store's as the caller has it already (doctor's)."""
     hits = record_hits(store)
-    seen = {h.path for h in hits} | {m.path for m in store.memories.values()}
-    for problem in store.load().problems:
+    snap = snapshot if snapshot is not None else store.load()
+    seen = {h.path for h in hits} | {m.path for m in snap.memories.values()}
+    for problem in snap.problems:
         if problem.path in seen or not problem.path.startswith(f"{MEMORY_DIR}/"):
             continue
         seen.add(problem.path)

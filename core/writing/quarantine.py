@@ -44,6 +44,7 @@ from core.store.reaching import (
     own_words,
     record_assessment,
     source_role,
+    steering_flagged,
 )
 from core.store.reaching import vouched as vouched
 from core.store.store import Store
@@ -143,12 +144,75 @@ def flagged_records(
 ) -> list[tuple[Memory, Assessment]]:
     """The active and conflicting records the detector flags and no person kept as they
     are: only those the catalog's steering hint names are read (``memory_ids``: only
-    these). What reaches the agent asks the same (core.store.reaching)."""
+    these). What reaches the agent asks the same (core.store.reaching).
+
+    Every hinted record (``memory_ids`` None) is asked from the verdicts the catalog
+    keeps (:mod:`core.store.catalog.assessed`): a record is read, and the detector
+    asked, only when its file, the log its source cites, the known hosts or the
+    detector changed since its verdict was kept, or when it is flagged (what the
+    answer shows)."""
+    if memory_ids is not None:
+        return _flagged_among(store, memory_ids)
+    from core.store.catalog import assessed as cached
+
+    catalog = store.memories.catalog
+    context = cached.context_of(store.config.known_hosts)
+    logs = cached.LogStamps(store.root)
+    cached.prepare(catalog)
+    rows: dict[str, list[cached.Hinted]] = {}
+    for row in cached.hinted(catalog, context):
+        rows.setdefault(row.id, []).append(row)
+    found = []
+    fresh: list[tuple[cached.Hinted, cached.Kept]] = []
+    for memory_id, mine in rows.items():
+        bits = 0
+        for row in mine:
+            bits |= row.bits
+        alone = mine[0] if len(mine) == 1 and mine[0].copies == 1 else None
+        known = alone.kept if alone is not None and cached.usable(alone, logs) else None
+        if known is not None and not known.flagged:
+            continue  # as it was: not flagged, nothing read
+        memory = store.memories.get(memory_id)
+        if memory is None or memory.status not in ("active", "conflict"):
+            continue
+        flagged = known is not None
+        if known is None:
+            log = _log_read(memory)
+            log_stamp = logs.of(log)  # before the log is read: a change after is seen then
+            flagged = steering_flagged(store, memory, bits)
+            if alone is not None and memory.path == alone.rel:
+                fresh.append((alone, cached.Kept(log, log_stamp, flagged)))
+        if not flagged or vouched(store, memory):
+            continue
+        assessment = record_assessment(store, memory)
+        if assessment.flags:
+            found.append((memory, assessment))
+    cached.keep(catalog, context, fresh, prune=True)
+    return found
+
+
+def _log_read(memory: Memory) -> str | None:
+    """The daily log the detector's verdict on a record reads (the role of the message
+    its source cites: :func:`core.store.reaching.record_role`): the log its source
+    names, every log (:data:`~core.store.catalog.assessed.EVERY_LOG`) for a source
+    that names none, or None when the record itself says the role (a file's source,
+    words from outside the user)."""
+    from core.store.catalog.assessed import EVERY_LOG
+
+    if memory.provenance and memory.provenance.get("external"):
+        return None
+    source = memory.source
+    if source is None or source.file is not None:
+        return None
+    return source.log if source.log is not None else EVERY_LOG
+
+
+def _flagged_among(store: Store, memory_ids: list[str]) -> list[tuple[Memory, Assessment]]:
+    """:func:`flagged_records` of these records only, each assessed."""
     reaching = Reaching(store)
     hints = reaching.hints(memory_ids)
-    ids = list(hints) if memory_ids is None else memory_ids
     found = []
-    for memory_id in ids:
+    for memory_id in memory_ids:
         memory = store.memories.get(memory_id)
         if memory is None or memory.status not in ("active", "conflict"):
             continue

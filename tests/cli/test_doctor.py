@@ -309,3 +309,33 @@ def test_sources_pointing_at_files_resolve(store: Store, make_memory: MakeMemory
     with transaction(store, actor=ACTOR, message="x") as tx:
         tx.update("mem-1", action="edit", reason="x", source=bad)
     assert [f.field for f in diagnose(store)] == ["source"]
+
+
+def test_entries_memgov_never_reads_are_found_under_any_name(store: Store) -> None:
+    """A link, a pipe and a name with a control character, in folders whose names are
+    plain ASCII, accented, or escaped; each path shown escaped, never the raw bytes;
+    the entries under a folder with a hostile name are not listed (the folder is)."""
+    import os
+
+    base = store.root / "notes"
+    (base / "a" / "b").mkdir(parents=True)
+    (base / "é").mkdir()
+    (base / "a" / "ok.md").write_text("plain\n")
+    (base / "a" / "link").symlink_to("/etc")
+    os.mkfifo(base / "a" / "b" / "pipe")
+    os.mkfifo(base / "é" / "pipe")
+    (base / "é" / "ctl\x01name").write_text("x")
+    hostile = os.fsencode(base) + b"/bad\xff"
+    os.makedirs(hostile + b"/sub")
+    os.mkfifo(hostile + b"/sub/pipe")
+    found = {f.path: f.reason for f in diagnose(Store(store.root))}
+    expected = {
+        "notes/a/link": "is a symbolic link",
+        "notes/a/b/pipe": "is a named pipe (FIFO)",
+        "notes/é/pipe": "is a named pipe (FIFO)",
+        "notes/é/ctl\\x01name": "its name holds a control character (U+0001)",
+        "notes/bad\\xff": "its name is not UTF-8",
+    }
+    for path, reason in expected.items():
+        assert found.get(path, "").startswith(reason), (path, found)
+    assert not any("sub" in path for path in found)

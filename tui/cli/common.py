@@ -97,12 +97,19 @@ def workspace(args: argparse.Namespace) -> Workspace:
 
 
 def redact_tree(data: Any) -> Any:
-    """Every string in a JSON-able tree, with secrets replaced by their rule id."""
+    """Every string in a JSON-able tree, with secrets replaced by their rule id. A
+    string the tree holds many times (a record's words in its item and its evidence,
+    an id, a time) is scanned once."""
     from core.domain.secrets import redact
+
+    done: dict[str, str] = {}
 
     def walk(data: Any) -> Any:
         if isinstance(data, str):
-            return redact(data)
+            found = done.get(data)
+            if found is None:
+                found = done[data] = redact(data)
+            return found
         if isinstance(data, dict):
             return {key: walk(value) for key, value in data.items()}
         if isinstance(data, list | tuple):

@@ -62,14 +62,15 @@ _WORD_SET = frozenset(
 def _repeats(data: bytes, raw: list[Span]) -> list[Span]:
     """Every other place the text holds a secret found once (eight bytes or more, a
     whole token there): ``hash_salt = 'X'`` above ``['password'] = 'X'``, a password
-    quoted again in prose. Found by its rule where it is named; the same value elsewhere is
-    the same secret, whatever stands beside it. (Each value looked for once, the text
+    quoted again in prose. Found by a likely rule where it is named; the same value
+    elsewhere is the same secret, whatever stands beside it (a certain rule's token is
+    found by its form wherever it is). (Each value looked for once, the text
     read once per value; a repeat that overlaps a span already found is the scan's and the
     redaction's to merge.)"""
     starts = {start for start, _o, _e, _v in raw}
     values: dict[bytes, int] = {}
-    for start, order, stop, _via in raw:
-        if stop - start >= _MIN_REPEAT:
+    for start, order, stop, _via in raw:  # (a certain rule finds its every occurrence)
+        if stop - start >= _MIN_REPEAT and RULES[order].tier == "likely":
             values.setdefault(data[start:stop], order)
     found: list[Span] = []
     for at, end, order in _occurrences(data, values):

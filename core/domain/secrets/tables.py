@@ -19,20 +19,34 @@ from __future__ import annotations
 
 import re
 
+from core.domain.secrets.likely import line_start
 from core.domain.secrets.names import names_secret
 from core.domain.secrets.rule import Rule, make_rule
 from core.domain.secrets.values import typed
 
 _SEPARATORS = (b"\t", b"|", b",", b";")
+_HEADER_REACH = 400  # how far into its header line a column's name may be
 _MAX_ROWS = 500
 _HEADER_WORDS = (
-    "password", "passwd", "pwd", "passwort", "kennwort", "contraseña", "senha",
-    "mot de passe", "密码", "密碼", "パスワード", "비밀번호", "пароль", "secret", "pin",
-)  # fmt: skip
+    "password",
+    "passwd",
+    "pwd",
+    "passwort",
+    "kennwort",
+    "contraseña",
+    "senha",
+    "mot de passe",
+    "密码",
+    "密碼",
+    "パスワード",
+    "비밀번호",
+    "пароль",
+)  # fmt: skip  (not "pin" nor "secret": inside every other word of code, "mapping", ...)
 _HEADER = "|".join(re.escape(w) for w in _HEADER_WORDS)
 # a header line that holds a secret's name and a separator, then the rows that follow it
+# (matched where each header word is: the header line is read back from it)
 _TABLE = (
-    rf"(?m:^)([^\n]{{0,400}}(?:{_HEADER})[^\n]{{0,400}})\r?\n"
+    rf"(?:{_HEADER})[^\n]{{0,400}}\n"
     r"((?:[^\n]{0,2000}(?:\t|\||,|;)[^\n]{0,2000}(?:\r?\n|$)){1,500})"
 )
 _RULE_ROW = re.compile(rb"^[\s|:+-]*$")  # a Markdown table's ``|---|:--|``
@@ -92,14 +106,18 @@ def _names_column(name: str) -> bool:
 
 
 def _table(data: bytes, match: re.Match[bytes]) -> list[tuple[int, int]] | None:
-    found = _secret_columns(match.group(1))
+    start = match.start()
+    if start - line_start(data, start) > _HEADER_REACH:
+        return None
+    header = data[line_start(data, start) : match.start(1)].rstrip(b"\r\n")
+    found = _secret_columns(header)
     if found is None:
         return None
     sep, columns = found
     spans: list[tuple[int, int]] = []
-    width = len(_cells(match.group(1).rstrip(b"\r"), sep))
-    pos = match.start(2)
-    for line in match.group(2).split(b"\n")[:_MAX_ROWS]:
+    width = len(_cells(header, sep))
+    pos = match.start(1)
+    for line in match.group(1).split(b"\n")[:_MAX_ROWS]:
         row = line.rstrip(b"\r")
         cells = _cells(row, sep) if sep in row else []
         if cells and not _RULE_ROW.match(row) and len(cells) == width:
@@ -135,7 +153,7 @@ def _wifi_key(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 # fmt: off
 TABLE_RULES: tuple[Rule, ...] = (
     make_rule("table-password-column", "A password column of a table or an export", _TABLE,
-              _HEADER_WORDS, ignore_case=True, tier="likely", multiline=True, check=_table,
+              _HEADER_WORDS, ignore_case=True, tier="likely", check=_table, local=True,
               evades=False),
     make_rule("xml-password-element", "A password in an XML element",
               (r"<(?:pass|password|passwd|pwd)\b[^<>\n]{0,200}>([^<\n]{1,256})</",

@@ -7,6 +7,8 @@ says how the secret was hidden.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -68,9 +70,18 @@ def _repeats(data: bytes, raw: list[Span]) -> list[Span]:
     read once per value; a repeat that overlaps a span already found is the scan's and the
     redaction's to merge.)"""
     starts = {start for start, _o, _e, _v in raw}
+    # (a certain rule finds its every occurrence: a likely value over a certain token, "the
+    # token is ghp_...", is that token's)
+    certain = sorted((s, e) for s, o, e, _v in raw if RULES[o].tier == "certain")
+    certain_starts = [s for s, _e in certain]
+    reach = list(itertools.accumulate((e for _s, e in certain), max))
     values: dict[bytes, int] = {}
-    for start, order, stop, _via in raw:  # (a certain rule finds its every occurrence)
-        if stop - start >= _MIN_REPEAT and RULES[order].tier == "likely":
+    for start, order, stop, _via in raw:
+        if (
+            stop - start >= _MIN_REPEAT
+            and RULES[order].tier == "likely"
+            and not _over(certain_starts, reach, start, stop)
+        ):
             values.setdefault(data[start:stop], order)
     found: list[Span] = []
     for at, end, order in _occurrences(data, values):
@@ -81,6 +92,13 @@ def _repeats(data: bytes, raw: list[Span]) -> list[Span]:
         ):
             found.append((at, order, end, ""))
     return found
+
+
+def _over(starts: list[int], reach: list[int], start: int, stop: int) -> bool:
+    """Whether [start, stop) overlaps a span of those sorted by start (``reach``: the
+    furthest end among the first i + 1 of them)."""
+    at = bisect.bisect_left(starts, stop)  # the spans before ``at`` start before ``stop``
+    return at > 0 and reach[at - 1] > start
 
 
 _FEW = 4

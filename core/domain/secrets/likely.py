@@ -310,8 +310,8 @@ _PROSE = (
 )
 
 
-# (shared with :mod:`.tokens`: where a clause stops, what marks a value, the value)
-PROSE_STOP, PROSE_MARK, PROSE_VALUE, NEGATED = _STOP, _MARK, _PROSE_VALUE, _NEGATED
+# (shared with :mod:`.tokens`: a value in prose, and the words that say a name is none)
+PROSE_VALUE, NEGATED = _PROSE_VALUE, _NEGATED
 
 _GLUED_NAME = re.compile(r"\w+[_-][\w-]+")
 _BARE_MARK = re.compile(r"\S+?[ \t]*(?:[ \t]is|:|：|是|为|は|=|[ \t])[ \t]*")

@@ -9,6 +9,7 @@ variables, sequential alphabets, runs of one character) is not a finding.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import re
 from collections import Counter
@@ -38,22 +39,10 @@ _SEQUENTIAL = re.compile(
         )
     )
 )
-# every run of four or more of a sequence, longest first (what :func:`mostly_sequence` takes out)
-_SEQUENTIAL_RUNS = re.compile(
-    "|".join(
-        sorted(
-            {
-                seq[i:j]
-                for s in _SEQUENCES
-                for seq in (s, s[::-1])
-                for i in range(len(seq))
-                for j in range(i + 4, len(seq) + 1)
-            },
-            key=len,
-            reverse=True,
-        )
-    )
-)
+# each sequence's next character, forwards and backwards (what :func:`mostly_sequence`
+# follows to find runs of four or more)
+_NEXT = tuple(dict(itertools.pairwise(seq)) for s in _SEQUENCES for seq in (s, s[::-1]))
+_SHORTEST_RUN = 4
 _RUN = re.compile(r"([0-9A-Za-z])\1{3,}")  # four or more of one character
 _NOT_ALNUM = re.compile(r"[^0-9A-Za-z]")  # (what ``isascii() and isalnum()`` refuses)
 
@@ -95,7 +84,21 @@ def mostly_sequence(value: str) -> bool:
     lowered = value.lower()
     if not _SEQUENTIAL.search(lowered):
         return False
-    return len(value) > _HUMAN_LENGTH or len(_SEQUENTIAL_RUNS.sub("", lowered)) <= 2
+    return len(value) > _HUMAN_LENGTH or len(value) - _in_runs(lowered) <= 2
+
+
+def _in_runs(lowered: str) -> int:
+    """How many characters stand in runs of four or more of one sequence."""
+    covered: set[int] = set()
+    for following in _NEXT:
+        start = 0
+        for i in range(1, len(lowered) + 1):
+            if i < len(lowered) and following.get(lowered[i - 1]) == lowered[i]:
+                continue
+            if i - start >= _SHORTEST_RUN:
+                covered.update(range(start, i))
+            start = i
+    return len(covered)
 
 
 def _is_placeholder(value: str) -> bool:

@@ -111,9 +111,10 @@ _SCHEME = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
-def _random_path_token(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
-    """A webhook path's last segment that is a generated token: letters of both cases and
-    digits, a random string's entropy (a route's name, ``/webhook/github-events``, is not)."""
+def _generated_token(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """A generated token (a webhook path's last segment, a bot's token): letters of both
+    cases and digits, a random string's entropy (a route's name, ``/webhook/github-events``,
+    is not)."""
     start, stop = match.span(_last_group(match))
     value = data[start:stop].decode("ascii", "replace")
     classes = (
@@ -189,12 +190,12 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     make_rule("webhook-path-token", "A generated token in a webhook URL's path",
               r"/(?:api/)?(?:webhooks?|hooks?)/([A-Za-z0-9_-]{24,128})(?![\w-])",
               ("/webhook/", "/webhooks/", "/hook/", "/hooks/"), tier="likely",
-              check=_random_path_token, evades=False),
+              check=_generated_token, evades=False),
     # Discord's bot token (three dot-separated parts), where Discord or a bot is named
     make_rule("discord-bot-token", "Discord bot token",
               r"(?<![\w.-])([A-Za-z0-9_-]{23,28}\.[\w-]{6,7}\.[\w-]{27,40})(?![\w.-])",
               ("discord", "bot.run(", "client.run(", "bot_token"), ignore_case=True,
-              check=_random_path_token, evades=False),
+              check=_generated_token, evades=False),
     make_rule("telegram-bot-token", "Telegram bot token",
               r"(?<![\w:])(\d{8,10}:AA[\w-]{33})(?![\w-])",
               ("telebot", "bot_token", "botfather"),

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.store.catalog.connection import CatalogConnection, _immediate
+from core.store.catalog.connection import CatalogConnection
 from core.store.catalog.hints import scanner_fingerprint
 
 _TABLE = (
@@ -77,9 +77,6 @@ _PLAIN = (
 EVERY_LOG = "*"
 #: the code a verdict depends on besides the detector's packages (scanner_fingerprint)
 _CODE = ("core/domain/provenance.py", "core/store/reaching.py", "core/store/logs.py")
-#: how long a write waits for another writer of the catalog (ms), and the
-#: connection's own wait, restored after
-_WAIT_MS, _TIMEOUT_MS = 20, 30_000
 
 
 @dataclass(frozen=True)
@@ -254,29 +251,22 @@ def keep(
 def _write(
     catalog: CatalogConnection, values: Sequence[tuple[object, ...]], *, prune: bool = False
 ) -> None:
-    """One write of the table (made with its index when missing). A catalog that cannot
-    be written at once (read-only, another process writing, inside a transaction of
-    this connection) is left as it is: the verdicts are made again next time."""
-    with contextlib.suppress(sqlite3.Error), catalog._lock:
-        db = catalog.db
-        if db.in_transaction:
-            return
-        db.execute(f"PRAGMA busy_timeout={_WAIT_MS}")
-        try:
-            with _immediate(db):
-                db.execute(_TABLE)
-                db.execute(_INDEX)
-                db.executemany(
-                    "INSERT OR REPLACE INTO assessed VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    values,
-                )
-                if prune:
-                    db.execute(
-                        "DELETE FROM assessed WHERE id NOT IN "
-                        "(SELECT id FROM entries WHERE steering != 0 AND id IS NOT NULL)"
-                    )
-        finally:
-            db.execute(f"PRAGMA busy_timeout={_TIMEOUT_MS}")
+    """One write of the table (made with its index when missing), never waited for
+    (:meth:`CatalogConnection.write_unwaited`): the verdicts are made again next time."""
+
+    def write(db: sqlite3.Connection) -> None:
+        db.execute(_TABLE)
+        db.execute(_INDEX)
+        db.executemany(
+            "INSERT OR REPLACE INTO assessed VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values
+        )
+        if prune:
+            db.execute(
+                "DELETE FROM assessed WHERE id NOT IN "
+                "(SELECT id FROM entries WHERE steering != 0 AND id IS NOT NULL)"
+            )
+
+    catalog.write_unwaited(write)
 
 
 def forget(catalog: CatalogConnection) -> None:

@@ -13,7 +13,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,11 @@ def _immediate(db: sqlite3.Connection) -> Iterator[None]:
         raise
 
 
+#: how long a write that must not wait waits for another writer of the catalog (ms), and
+#: the connection's own wait, restored after (the ``timeout`` it is opened with)
+_WAIT_MS, _TIMEOUT_MS = 20, 30_000
+
+
 class CatalogConnection:
     """One store's catalog file and its connection. Every method may be called from
     any process; sqlite serialises the writers, and a sync only ever records what it
@@ -76,6 +81,23 @@ class CatalogConnection:
             if self._db is None:
                 self._db = self._open()
             return self._db
+
+    def write_unwaited(self, write: Callable[[sqlite3.Connection], None]) -> None:
+        """One write transaction that is never waited for: a catalog that cannot be
+        written at once (read-only, another process writing) is left as it is, and so is
+        one inside a transaction of this connection (its rollback must not take this
+        write with it, nor the reverse). For what is made again next time when it is not
+        kept (a verdict)."""
+        with contextlib.suppress(sqlite3.Error), self._lock:
+            db = self.db
+            if db.in_transaction:
+                return
+            db.execute(f"PRAGMA busy_timeout={_WAIT_MS}")
+            try:
+                with _immediate(db):
+                    write(db)
+            finally:
+                db.execute(f"PRAGMA busy_timeout={_TIMEOUT_MS}")
 
     def _query(self, sql: str, args: Iterable[Any] = ()) -> list[Any]:
         with self._lock:

@@ -16,12 +16,11 @@ erased words).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import sqlite3
 from collections.abc import Iterable
 
-from core.store.catalog.connection import CatalogConnection, _immediate
+from core.store.catalog.connection import CatalogConnection
 
 
 def verdict_key(fingerprint: str, parts: Iterable[str | None]) -> str:
@@ -49,23 +48,11 @@ class Verdicts(CatalogConnection):
         another process writing it) is left as it is, never waited for: the verdict is
         made again next time. Inside a transaction of this connection, nothing is kept
         (the transaction's rollback must not take a verdict with it, nor the reverse)."""
-        with contextlib.suppress(sqlite3.Error), self._lock:
-            db = self.db
-            if db.in_transaction:
-                return
-            db.execute(f"PRAGMA busy_timeout={_WAIT_MS}")
-            try:
-                with _immediate(db):
-                    if self._meta(db, "verdicts") != fingerprint:
-                        db.execute("DELETE FROM verdicts")
-                        db.execute(
-                            "INSERT OR REPLACE INTO meta VALUES ('verdicts', ?)", (fingerprint,)
-                        )
-                    db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, int(flagged)))
-            finally:
-                db.execute(f"PRAGMA busy_timeout={_TIMEOUT_MS}")
 
+        def write(db: sqlite3.Connection) -> None:
+            if self._meta(db, "verdicts") != fingerprint:
+                db.execute("DELETE FROM verdicts")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('verdicts', ?)", (fingerprint,))
+            db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, int(flagged)))
 
-#: how long a verdict waits for another writer of the catalog (ms), and the
-#: connection's own wait, restored after (the ``timeout`` it is opened with)
-_WAIT_MS, _TIMEOUT_MS = 20, 30_000
+        self.write_unwaited(write)

@@ -385,6 +385,13 @@ def _rows(name: str) -> list[dict[str, object]]:
         # column, XML password elements, netsh's Key Content: 387 of 433.)
         ("blind13", (355, 283), 333, 4),
         ("blind14", (433, 362), 387, 6),
+        # a fifteenth (people who are no engineers telling an assistant their accounts,
+        # in many languages and registers) and a sixteenth (what a coding agent sees:
+        # project notes, terminal output, app configs, game servers, code in many
+        # languages), measured once as they came in: 300 of 380 (78.9%) and 3 of 308
+        # (1.0%); 308 of 332 (92.8%) and 6 of 268 (2.2%)
+        ("blind15", (380, 308), 300, 3),
+        ("blind16", (332, 268), 308, 6),
     ],
 )
 def test_the_unseen_corpora_stay_at_their_first_measure_or_better(

@@ -36,6 +36,8 @@ def _rules(text: str) -> list[str]:
             "command-word-password",
         ),
         ("iwctl station wlan0 connect HomeNet pass Gx8!fr2Lq0", "command-word-password"),
+        ("iwctl station wlan0 connect HomeNet pass Gx8!fr2Lq0\nexit", "command-word-password"),
+        ("$ openssl enc -aes-256-cbc -pass pass Zx9qLm2Tw8k -in n.txt", "command-word-password"),
         ('# /etc/ppp/chap-secrets\n"dialup"  *  "tr4in!set"  *', "ppp-secret"),
         ("# OpenVPN auth.txt\nmarta\nZ8pq2LrT0wXy", "auth-file-password"),
         ("X-Cybozu-Authorization: " + "a2ludG9uZTpSMnhqOXZQcTBUcw==", "basic-auth"),

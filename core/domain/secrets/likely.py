@@ -42,22 +42,12 @@ from core.domain.secrets.configs import CONFIG_RULES, named_value
 from core.domain.secrets.names import KEY_QUALIFIERS, names_key, names_secret
 from core.domain.secrets.personal import PERSONAL_RULES
 from core.domain.secrets.placeholders import looks_sequential, mostly_runs, shannon_entropy
-from core.domain.secrets.rule import Rule, make_rule
+from core.domain.secrets.rule import Rule, line_start, make_rule
 from core.domain.secrets.structure import value_check
 from core.domain.secrets.values import HASH_WORDS, MIN_LENGTH, is_hash, plausible, trim
 
 _KEY_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-
-
-_LINE_BACK = 512
-
-
-def line_start(data: bytes, pos: int) -> int:
-    """Where the line that holds ``pos`` starts, at most 512 bytes back: what a check reads
-    of a line stays bounded on a text of one long line (no check is quadratic)."""
-    low = max(0, pos - _LINE_BACK)
-    return max(data.rfind(b"\n", low, pos) + 1, low)
 
 
 def _back(data: bytes, pos: int, chars: frozenset[int], limit: int) -> int:

@@ -119,12 +119,17 @@ def _windows(
     return spans
 
 
+#: the certain tokens found so far (a likely rule's match inside one is not checked)
+Taken = list[tuple[int, int]] | None
+
+
 def _candidates(
-    rule: Rule, windows: list[tuple[int, int]], data: bytes
+    rule: Rule, windows: list[tuple[int, int]], data: bytes, taken: Taken = None
 ) -> Iterator[tuple[int, int]]:
-    """Byte (start, end) of each accepted secret of ``rule`` in the windows of ``data``."""
+    """Byte (start, end) of each accepted secret of ``rule`` in the windows of ``data``
+    (``taken``: the certain tokens found, for a rule with ``within``)."""
     if rule.local:
-        yield from _local_candidates(rule, windows, data)
+        yield from _local_candidates(rule, windows, data, taken)
         return
     for searcher in rule.searchers:
         for begin, end in windows:
@@ -138,6 +143,8 @@ def _candidates(
                     pos = match.start() + 1  # gitleaks' \b: try again one byte on
                     continue
                 pos = max(match.end(), match.start() + 1)
+                if taken and _inside(taken, match.span(rule.within or 0)):
+                    continue
                 spans = [(start, stop)] if rule.check is None else _spans(rule.check(data, match))
                 for start, stop in spans:
                     if accept(rule, data[start:stop].decode("utf-8", "replace")):
@@ -145,14 +152,14 @@ def _candidates(
 
 
 def _local_candidates(
-    rule: Rule, windows: list[tuple[int, int]], data: bytes
+    rule: Rule, windows: list[tuple[int, int]], data: bytes, taken: Taken = None
 ) -> Iterator[tuple[int, int]]:
     """A local rule's secrets: its regex matched at each keyword, each span once."""
     seen: set[tuple[int, int]] = set()
     for searcher in rule.searchers:
         for begin, _end in windows:
             match = searcher.match(data, begin)
-            if match is None:
+            if match is None or (taken and _inside(taken, match.span(rule.within or 0))):
                 continue
             spans = [match.span()] if rule.check is None else _spans(rule.check(data, match))
             for span in spans:
@@ -161,6 +168,12 @@ def _local_candidates(
                 seen.add(span)
                 if accept(rule, data[span[0] : span[1]].decode("utf-8", "replace")):
                     yield span
+
+
+def _inside(taken: list[tuple[int, int]], span: tuple[int, int]) -> bool:
+    """Whether ``span`` lies inside one of the spans ``taken``."""
+    start, stop = span
+    return any(begin <= start and stop <= end for begin, end in taken)
 
 
 def _spans(found: tuple[int, int] | list[tuple[int, int]] | None) -> list[tuple[int, int]]:
@@ -187,13 +200,22 @@ def find_secrets(
     if not hits:
         return
     found = {order for needle in hits for order in _RULES_OF[needle]}
-    for order in sorted(found):  # a rule none of whose keywords occurs is not even compiled
+    taken: list[tuple[int, int]] = []  # the certain tokens found, run before the likely
+    # (a rule none of whose keywords occurs is not even compiled)
+    for order in sorted(found, key=_CERTAIN_FIRST.__getitem__):
         windows = _windows(order, hits, lowered, runs)
         if not windows:
             continue
         rule = RULES[order]
-        for start, stop in _candidates(rule, windows, data):
+        certain = rule.tier == "certain"
+        for start, stop in _candidates(rule, windows, data, taken if rule.within else None):
+            if certain:
+                taken.append((start, stop))
             yield start, order, stop
+
+
+#: each rule's place in the run: the certain tier's first, then the likely, in order
+_CERTAIN_FIRST = [(rule.tier != "certain", order) for order, rule in enumerate(RULES)]
 
 
 @functools.cache

@@ -29,7 +29,7 @@ import itertools
 import re
 
 from core.domain.secrets.placeholders import mostly_runs
-from core.domain.secrets.rule import Rule, make_rule
+from core.domain.secrets.rule import Rule, line_start, make_rule
 from core.domain.secrets.structure import value_check
 
 _LIKELY = value_check(hex_is_hash=False)
@@ -67,8 +67,16 @@ _PIN_WORDS = (
     r"|暗証番号|비밀번호|pinコード|\bcódigo pin\b"
 )
 _PIN_MARK = r"[ \t]*(?:(?:is|was|es|est|ist|lautet|é)\b|:|：|=|是|は|는|为)[ \t]*"
-# a value on a command's line: what follows a bare ``pass``/``password`` word
-_COMMAND_LINE = r"(?m:^)[ \t]{0,8}(?:\$[ \t]+|sudo[ \t]+)?[a-z][\w.-]{1,30}[ \t][^\n]{0,200}?"
+# a value on a command's line: what follows a bare ``pass``/``password`` word, on a line
+# that starts with a command (the rule is matched at each word, and this reads back)
+_COMMAND_LINE = re.compile(rb"[ \t]{0,8}(?:\$[ \t]+|sudo[ \t]+)?[a-z][\w.-]{1,30}[ \t][^\n]{0,200}")
+
+
+def _command_word(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """A bare password word's value, on a command's line."""
+    if not _COMMAND_LINE.fullmatch(data, line_start(data, match.start()), match.start()):
+        return None
+    return _STRICT(data, match)
 
 
 def _codes(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
@@ -103,10 +111,10 @@ PERSONAL_RULES: tuple[Rule, ...] = (
               ("pin", "暗証番号", "비밀번호"), ignore_case=True, tier="likely", check=_pin,
               evades=False),
     make_rule("command-word-password", "A password given to a command as a bare word",
-              _COMMAND_LINE + r"[ \t](?:pass|password|passwd|psk|passphrase)[ \t]+"
-              r"([^\s'\"\x60-][^\s'\"\x60]{5,127})(?=[ \t]|\r?$)",
+              r"[ \t](?:pass|password|passwd|psk|passphrase)[ \t]+"
+              r"([^\s'\"\x60-][^\s'\"\x60]{5,127})(?=[ \t]|\r?(?:\n|\Z))",
               (" pass ", " password ", " passwd ", " psk ", " passphrase "),
-              tier="likely", multiline=True, check=_STRICT, evades=False),
+              tier="likely", local=True, check=_command_word, evades=False),
     make_rule("ppp-secret", "A secret in PPP's chap-secrets or pap-secrets",
               r"(?:chap|pap)-secrets\b[^\0]{0,400}?(?m:^)[ \t]*(?!#)"
               r"(?:\"[^\"\n]{1,64}\"|[^\s\"#]{1,64})"

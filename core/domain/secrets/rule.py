@@ -67,6 +67,10 @@ class Rule:
     tail: str = field(default="", repr=False)
     #: its keywords mark a token split over two lines (the evasion tells)
     evades: bool = True
+    #: a likely rule whose check's span lies within this group of its match: a match
+    #: whose group lies inside a certain token already found is not checked (that
+    #: token is the finding; "the token is ghp_...")
+    within: int | None = None
 
     @property
     def flags(self) -> int:
@@ -94,6 +98,15 @@ class Rule:
 # not followed by another token character (``NAME.attr`` stays unmatched).
 END = r"""(?=[\x60'"\s;)\]}>|&*<@\\]|[.,:!?](?![\w+/=-])|[^\x00-\x7f]|$)"""
 
+_LINE_BACK = 512
+
+
+def line_start(data: bytes, pos: int) -> int:
+    """Where the line that holds ``pos`` starts, at most 512 bytes back: what a check reads
+    of a line stays bounded on a text of one long line (no check is quadratic)."""
+    low = max(0, pos - _LINE_BACK)
+    return max(data.rfind(b"\n", low, pos) + 1, low)
+
 
 def make_rule(
     rule_id: str,
@@ -112,6 +125,7 @@ def make_rule(
     local: bool = False,
     tail: str = "",
     evades: bool = True,
+    within: int | None = None,
 ) -> Rule:
     """A rule; a tuple ``regex`` is the alternation of its parts, searched one by one."""
     parts = (regex,) if isinstance(regex, str) else regex
@@ -133,4 +147,5 @@ def make_rule(
         local=local,
         tail=tail,
         evades=evades,
+        within=within,
     )

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import re
 
-from core.domain.secrets.likely import line_start
 from core.domain.secrets.names import names_secret
-from core.domain.secrets.rule import Rule, make_rule
+from core.domain.secrets.rule import Rule, line_start, make_rule
 from core.domain.secrets.values import typed
 
 _SEPARATORS = (b"\t", b"|", b",", b";")

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 
-from core.domain.secrets.likely import NEGATED, PROSE_VALUE, line_start
+from core.domain.secrets.likely import NEGATED, PROSE_VALUE
 from core.domain.secrets.placeholders import shannon_entropy
-from core.domain.secrets.rule import Rule, make_rule
+from core.domain.secrets.rule import Rule, line_start, make_rule
 from core.domain.secrets.values import HASH_WORDS, plausible, trim
 
 _MIN_LENGTH = 20
@@ -94,5 +94,5 @@ def _token_stated(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None
 TOKEN_RULES: tuple[Rule, ...] = (
     make_rule("token-in-prose", "A generated key, token or secret stated in prose", _PATTERN,
               _KEYWORDS, ignore_case=True, tier="likely", check=_token_stated, local=True,
-              evades=False),
+              evades=False, within=1),
 )  # fmt: skip

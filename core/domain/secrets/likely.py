@@ -121,10 +121,10 @@ def _assignment(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
         or _value_group(match) == match.re.groups
     ):
         return None  # "key", "v" only as a call's first two, quoted: define("K", "v")
-    if _not_an_assignment(data, key_start, match):
-        return None
     secret_name = names_secret(key) or _under_a_secret(data, key_start, key)
     if not (secret_name or _names_a_key(key) or _bare_key(data, key_start, key)):
+        return None
+    if _not_an_assignment(data, key_start, match):
         return None
     group = _value_group(match)
     start, stop = match.span(group)
@@ -289,7 +289,9 @@ _PROSE_SPECIAL = {
     "psk": "(?<![a-z])psk(?![a-z])",
     "mdp": "(?<![a-z])mdp(?![a-z])",
 } | {
-    k: k + "(?![a-z])" for k in ("clientsecret", "client secret")
+    # (Spanish and Portuguese "token de/del/do": not "token deploys", "token docs")
+    k: k + "(?![a-z])" for k in ("clientsecret", "client secret", "token de", "token del",
+                                 "token do")
 }  # fmt: skip
 _PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
 # (a word's ending: ``passwords``, ``contraseña``, ``пароль``, ``паролем``, ``비밀번호를``)

@@ -114,7 +114,8 @@ PERSONAL_RULES: tuple[Rule, ...] = (
               r"[ \t](?:pass|password|passwd|psk|passphrase)[ \t]+"
               r"([^\s'\"\x60-][^\s'\"\x60]{5,127})(?=[ \t]|\r?(?:\n|\Z))",
               (" pass ", " password ", " passwd ", " psk ", " passphrase "),
-              tier="likely", local=True, check=_command_word, evades=False),
+              tier="likely", local=True, check=_command_word, evades=False,
+              tail=r"[ \t]*[^\s'\"\x60-][^\s'\"\x60]{5}"),
     make_rule("ppp-secret", "A secret in PPP's chap-secrets or pap-secrets",
               r"(?:chap|pap)-secrets\b[^\0]{0,400}?(?m:^)[ \t]*(?!#)"
               r"(?:\"[^\"\n]{1,64}\"|[^\s\"#]{1,64})"

@@ -96,9 +96,14 @@ class Provenance:
     user: float = 0.0
     outside: float = 0.0
     where: str | None = None
+    #: the hosts of its links that a person saw and kept (:func:`seen_hosts`)
+    seen: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
-        return {"roles": list(self.roles), "external": self.external}
+        out: dict[str, object] = {"roles": list(self.roles), "external": self.external}
+        if self.external and self.seen:
+            out["seen"] = list(self.seen)
+        return out
 
 
 def words(text: str) -> frozenset[str]:
@@ -204,8 +209,46 @@ def derive(
         }
         where = max(scores, key=lambda r: (scores[r], r)) if scores else cited
     return Provenance(
-        tuple(sorted(roles)), external, round(from_user, 3), round(only_outside, 3), where
+        tuple(sorted(roles)),
+        external,
+        round(from_user, 3),
+        round(only_outside, 3),
+        where,
+        seen_hosts(content, messages) if external else (),
     )
+
+
+#: what a user answers to keep what the agent has just shown: a word of keeping
+#: (remember, save, note, 记下, 覚えて, 저장, guarda, merk, запомни ...) or of assent
+#: (ok, yes, right, 对, そう, 네, sí, oui, genau, да ...)
+_KEEP = re.compile(
+    r"\b(?:remember|save|keep|note|store|memori[sz]e|write (?:it|that|them) down|ok(?:ay)?"
+    r"|yes|yep|yeah|right|correct|exactly|that'?s (?:it|the one|right)|perfect|great"
+    r"|recuerda|guarda|apunta|anota|s[ií]|vale|exacto|retiens|garde|enregistre|oui|exact"
+    r"|c'est (?:ça|ca|bien)|merk|speicher|notier|ja|genau|richtig|lembr[ae]|salva|sim"
+    r"|isso|ricorda|salv[ao]|запомни|сохрани|запиши|да|верно|точно)\b"
+    r"|记住|记下|记一下|记着|保存|存一下|对|是的|没错|好的|就是|覚え|記憶|メモ|保存|そう|はい"
+    r"|それ|了解|기억|저장|메모|네|맞아",
+    re.IGNORECASE,
+)
+
+
+def seen_hosts(content: str, messages: Sequence[Said]) -> tuple[str, ...]:
+    """The hosts of ``content``'s links that the agent showed the user in a reply and the
+    user then answered to keep (a word of keeping or assent in a later message of
+    theirs): a person saw them. A link from outside is held for a person (the write
+    gate's rule); one the person has already seen and kept in the task is data."""
+    wanted = {h for m in LINK.finditer(content) if (h := link_host(m.group(0)))}
+    shown: set[str] = set()
+    seen: set[str] = set()
+    for said in messages:  # in the order they were said
+        role = said.role.lower()
+        if role == "assistant":
+            text = said.text.lower()
+            shown |= {h for h in wanted if h in text}
+        elif role in USER_ROLES and shown - seen and _KEEP.search(said.text):
+            seen |= shown
+    return tuple(sorted(seen))
 
 
 # -- the words of a long text, kept small -------------------------------------------
@@ -303,11 +346,9 @@ def private_link(link: str, known_hosts: Iterable[str] = ()) -> bool:
     name cannot resolve there)."""
     import ipaddress
 
-    match = _HOST.match(link.strip("<>()[]'\"`"))
-    if match is None:
+    host = link_host(link)
+    if host is None:
         return False
-    host = re.split(r"[^\w.\[\]:-]", match.group(1), maxsplit=1)[0]
-    host = host.strip("[]").rstrip(".,;)").lower()
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
@@ -323,3 +364,12 @@ def private_link(link: str, known_hosts: Iterable[str] = ()) -> bool:
         or host.endswith(_PRIVATE_ENDINGS)
         or any(label in _PRIVATE_LABELS for label in labels)
     )
+
+
+def link_host(link: str) -> str | None:
+    """The host name a link points at, lowercased (None: not a link)."""
+    match = _HOST.match(link.strip("<>()[]'\"`"))
+    if match is None:
+        return None
+    host = re.split(r"[^\w.\[\]:-]", match.group(1), maxsplit=1)[0]
+    return host.strip("[]").rstrip(".,;)").lower()

@@ -121,19 +121,21 @@ def assessed(
     *,
     external: bool = False,
     own_words: bool = False,
+    seen: Iterable[str] = (),
 ) -> Assessment:
     """The flags on ``content`` (their spans index it), then those on each other text a
     record keeps, once a rule: a flag found there names the field and spans nothing.
     ``external``: the words came from outside the user (core.domain.provenance), so a
     link or a path to credentials in them is a flag too; ``own_words``: they are the
     user's own (:func:`own_words`), so only what the user could not have meant is
-    flagged (:func:`never_meant`)."""
+    flagged (:func:`never_meant`); ``seen``: the hosts of its links a person saw and
+    kept in its task (:func:`core.domain.provenance.seen_hosts`), no flag."""
     from core.domain import steering  # its rules compile on import: only when they run
 
     hosts = store.config.known_hosts
     flags = steering.assess(content, memory_type=memory_type, role=role, known_hosts=hosts)
     if external:
-        flags += external_flags(content, role, hosts or ())
+        flags += external_flags(content, role, (*(hosts or ()), *seen))
     seen = {f.rule for f in flags}
     voiced = steering.users_own_words(memory_type, role)
     for name, text in extra:
@@ -225,6 +227,12 @@ def is_external(memory: Memory) -> bool:
     return bool(memory.provenance and memory.provenance.get("external"))
 
 
+def seen_of(memory: Memory) -> tuple[str, ...]:
+    """The hosts of an external record's links that a person saw and kept."""
+    seen = (memory.provenance or {}).get("seen") or ()
+    return tuple(str(h) for h in seen) if is_external(memory) else ()
+
+
 def record_assessment(store: Store, memory: Memory) -> Assessment:
     """The detector's flags on a stored record (content, title, value), weighed with
     the role of its words (:func:`record_role`)."""
@@ -238,6 +246,7 @@ def record_assessment(store: Store, memory: Memory) -> Assessment:
         extra,
         external=is_external(memory),
         own_words=own_words(memory.provenance, role),
+        seen=seen_of(memory),
     )
 
 
@@ -312,7 +321,7 @@ def _assessed_flag(
         role = outside_role((memory.provenance or {}).get("roles", ()))
         return bool(
             _rules_flag(memory.content, memory.title, memory.value, memory.type, role, hosts)
-            or external_flags(memory.content, role, hosts or ())
+            or external_flags(memory.content, role, (*(hosts or ()), *seen_of(memory)))
         )
     if bits & STEERING_RULES:
         mine = own_words(memory.provenance, role)

@@ -91,7 +91,11 @@ def merged_provenance(kept: Mapping[str, Any] | None, found: Provenance) -> dict
     if kept is None:
         return {"roles": list(found.roles), "external": False}
     roles = sorted({*kept.get("roles", ()), *found.roles})
-    return {"roles": roles, "external": bool(kept.get("external")) and found.external}
+    external = bool(kept.get("external")) and found.external
+    if not external:
+        return {"roles": roles, "external": False}
+    seen = sorted({*kept.get("seen", ()), *found.seen})[:16]
+    return {"roles": roles, "external": True} | ({"seen": seen} if seen else {})
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,14 @@ def assess_candidate(
         role = found.where or outside_role(found.roles)
     mine = found is not None and own_words(found.to_dict(), role)
     assessment = assessed(
-        store, candidate.content, candidate.type, role, extra, external=external, own_words=mine
+        store,
+        candidate.content,
+        candidate.type,
+        role,
+        extra,
+        external=external,
+        own_words=mine,
+        seen=found.seen if found is not None else (),
     )
     unsaid = unsaid_preference(candidate.type, found)
     if unsaid is None:

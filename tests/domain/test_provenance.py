@@ -87,6 +87,13 @@ BASE = {
         ({"roles": ["Web Page"]}, "provenance.roles[0]"),
         ({"roles": ["web"], "external": "yes"}, "provenance.external"),
         ({"roles": ["web"], "from": "x"}, "provenance"),
+        ({"roles": ["web"], "external": True, "seen": "a.example"}, "provenance.seen"),
+        ({"roles": ["web"], "external": True, "seen": ["evil host/x"]}, "provenance.seen[0]"),
+        ({"roles": ["web"], "external": True, "seen": ["a.example\n"]}, "provenance.seen[0]"),
+        (
+            {"roles": ["web"], "external": True, "seen": [f"h{i}.io" for i in range(17)]},
+            "provenance.seen",
+        ),
     ],
 )
 def test_a_bad_provenance_names_its_field(value: object, field: str) -> None:
@@ -144,3 +151,13 @@ def test_a_lesson_worded_from_a_page_is_external_and_one_from_its_own_work_is_no
         memory_type="reflection",
     )
     assert (lesson.external, lesson.outside) == (False, 0.0)
+
+
+def test_seen_hosts_are_kept_for_external_words_only() -> None:
+    seen = {"roles": ["file"], "external": True, "seen": ["flags.acme.io"]}
+    memory = memory_from_mapping({**BASE, "provenance": seen}, "text", path="m1.md")
+    assert memory.provenance == seen
+    assert memory.front_matter()["provenance"] == seen
+    mine = {"roles": ["user"], "external": False, "seen": ["flags.acme.io"]}
+    memory = memory_from_mapping({**BASE, "provenance": mine}, "text", path="m1.md")
+    assert memory.provenance == {"roles": ["user"], "external": False}

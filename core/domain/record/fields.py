@@ -144,13 +144,19 @@ ORIGIN_KEYS = (
 
 #: a role of a logged message, as a provenance names it
 _ROLE_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+#: a host name as a provenance's ``seen`` keeps it (lowercase; an IPv6 address's too)
+_HOST_RE = re.compile(r"[\w.:-]{1,253}")
 
 
 def provenance_problem(provenance: Any) -> tuple[str, str] | None:
     """(field, what is wrong) with a ``provenance`` mapping, or None when it is good:
-    ``roles`` a list of at most 8 role words, ``external`` true or false."""
-    if not isinstance(provenance, dict) or set(provenance) - {"roles", "external"}:
-        return "provenance", "must be a mapping of roles (a list) and external (true or false)"
+    ``roles`` a list of at most 8 role words, ``external`` true or false, ``seen`` (the
+    hosts of its links a person saw and kept) a list of at most 16 host names."""
+    if not isinstance(provenance, dict) or set(provenance) - {"roles", "external", "seen"}:
+        return "provenance", (
+            "must be a mapping of roles (a list), external (true or false) and, perhaps, "
+            "seen (a list of host names)"
+        )
     roles = provenance.get("roles", [])
     if not isinstance(roles, list) or len(roles) > 8:
         return "provenance.roles", f"must be a list of at most 8 roles, got {describe(roles)}"
@@ -159,6 +165,12 @@ def provenance_problem(provenance: Any) -> tuple[str, str] | None:
             return f"provenance.roles[{number}]", "must be a role word (user, tool, web ...)"
     if not isinstance(provenance.get("external", False), bool):
         return "provenance.external", "must be true or false"
+    seen = provenance.get("seen", [])
+    if not isinstance(seen, list) or len(seen) > 16:
+        return "provenance.seen", f"must be a list of at most 16 host names, got {describe(seen)}"
+    for number, host in enumerate(seen):
+        if not isinstance(host, str) or not _HOST_RE.fullmatch(host):
+            return f"provenance.seen[{number}]", "must be a host name (docs.example.com)"
     return None
 
 

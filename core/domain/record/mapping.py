@@ -236,10 +236,13 @@ def memory_from_mapping(  # noqa: C901
                 field=problem[0],
                 hint="it is where the memory's words came from; remove the field if unsure",
             )
+        seen = list(provenance.get("seen", []))
         provenance = {
             "roles": list(provenance.get("roles", [])),
             "external": bool(provenance.get("external", False)),
         }
+        if provenance["external"] and seen:
+            provenance["seen"] = seen
 
     body = content.strip("\n")
     check_field(body, "content", path=path)

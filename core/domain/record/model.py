@@ -237,11 +237,7 @@ class Memory:
             "last_used_at": _iso(self.last_used_at) if self.last_used_at else None,
             "environment": dict(self.environment) if self.environment else None,
             "origin": dict(self.origin) if self.origin else None,
-            "provenance": (
-                {"roles": list(self.provenance["roles"]), "external": self.provenance["external"]}
-                if self.provenance
-                else None
-            ),
+            "provenance": _provenance_data(self.provenance) if self.provenance else None,
         }
         # optional fields that are empty stay out of the file
         for name in ("title", "value", "sources", "environment", "origin", "provenance"):
@@ -374,6 +370,18 @@ def normal_hash(text: str) -> str:
     plain = unicodedata.normalize("NFKC", text).casefold()
     words = " ".join(plain.replace("*", " ").replace("_", " ").replace("`", " ").split())
     return "sha256:" + hashlib.sha256(words.encode("utf-8")).hexdigest()
+
+
+def _provenance_data(provenance: Mapping[str, Any]) -> dict[str, Any]:
+    """A provenance as the file keeps it: roles, external and, for external words, the
+    hosts of their links a person saw and kept."""
+    data: dict[str, Any] = {
+        "roles": list(provenance["roles"]),
+        "external": provenance["external"],
+    }
+    if provenance["external"] and provenance.get("seen"):
+        data["seen"] = list(provenance["seen"])
+    return data
 
 
 def _iso(value: datetime | None) -> str | None:

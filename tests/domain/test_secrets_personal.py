@@ -38,6 +38,11 @@ def _rules(text: str) -> list[str]:
         ("iwctl station wlan0 connect HomeNet pass Gx8!fr2Lq0", "command-word-password"),
         ("iwctl station wlan0 connect HomeNet pass Gx8!fr2Lq0\nexit", "command-word-password"),
         ("$ openssl enc -aes-256-cbc -pass pass Zx9qLm2Tw8k -in n.txt", "command-word-password"),
+        ("the NAS admin pass is `Rk8#dune2031` (don't share)", "password-in-prose"),
+        ("Zugangsdaten: Benutzer jo.k, Passwort: „Segel2031Lk“", "password-in-prose"),
+        ("mot de passe « Lune2031! » pour le portail", "password-in-prose"),
+        ("打印机后台账号admin 密码ab7kq2mz9x", "password-in-prose"),
+        ("Tom's laptop login is Tom@1988 btw", "password-in-prose"),
         ('# /etc/ppp/chap-secrets\n"dialup"  *  "tr4in!set"  *', "ppp-secret"),
         ("# OpenVPN auth.txt\nmarta\nZ8pq2LrT0wXy", "auth-file-password"),
         ("X-Cybozu-Authorization: " + "a2ludG9uZTpSMnhqOXZQcTBUcw==", "basic-auth"),
@@ -164,6 +169,9 @@ def test_a_secret_found_once_is_found_again_where_the_text_repeats_it() -> None:
         "Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==",  # (a space: RFC 7617's example)
         "パスワードの有効期限が7日後に切れます (user=svc_backup)",
         "# age: X25519 secret keys (bech32).",
+        "- pass: `keys`\n- fail: `none`",
+        "the login is required before the checkout; compass: north-north-west",
+        "密码学课程的作业在 Moodle 上",
     ],
 )
 def test_a_near_miss_of_the_twelfth_round_is_left_alone(text: str) -> None:

@@ -255,7 +255,12 @@ _PROSE_KEYWORDS = (
     "secret access key", "access key secret", "secret key", "secretkey", "schlüssel", "共有鍵",
     "psk", "pre-shared key", "预共享密钥", "root token", "vault token", "token do",
     "token del", "token de", "mdp",
+    # (slang and shorthands people type in a chat)
+    "pswd", "passwrd", "la contra", "contra del", "contra de", "ぱすわーど", "mm是", "mm 是",
 )  # fmt: skip
+# a shorthand and its mark together ("pass" alone is in every other English sentence):
+# the value right after them
+_MARKED = ("pass is", "pass:", "pass =", "pass=", "pass →", "login is")
 # the keywords that name a key or a secret, not a password: after them, hex of a
 # digest's size is the secret (a WeChat AppSecret), unless a hash word is near
 _KEY_WORDS = re.compile(r"secret|key|密钥|秘钥|シークレット|schlüssel|鍵|psk", re.IGNORECASE)
@@ -280,7 +285,8 @@ _MARK = (
 )
 # a value: ASCII without quotes (``[!#-&(-_a-~]``), at most 128 characters, perhaps quoted
 _PROSE_VALUE = (
-    r"(?:[\"'\x60]|“|「|『)?([a-z]{4}(?: [a-z]{4}){3}(?![ \t]?[a-z])"  # (an app password)
+    r"(?:[\"'\x60]|“|「|『|(?:«|„|‘|‚)[ \t]?)?"  # (« ... », „...“ and ‘...’ too)
+    r"([a-z]{4}(?: [a-z]{4}){3}(?![ \t]?[a-z])"  # (an app password)
     r"|[A-Za-z0-9!#$%&*+./=?@^_~-][!#-&(-_a-~]{5,127})(?![!#-&(-_a-~])"
 )
 # (``pw`` as a word; a client's secret as a word: "ClientSecret", not "...secrets")
@@ -288,6 +294,7 @@ _PROSE_SPECIAL = {
     "pw": "(?<![a-z])pw",
     "psk": "(?<![a-z])psk(?![a-z])",
     "mdp": "(?<![a-z])mdp(?![a-z])",
+    **{k: f"(?<![a-z]){k}" for k in ("la contra", "contra del", "contra de", "mm是", "mm 是")},
 } | {
     # (Spanish and Portuguese "token de/del/do": not "token deploys", "token docs")
     k: k + "(?![a-z])" for k in ("clientsecret", "client secret", "token de", "token del",
@@ -297,8 +304,11 @@ _PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
 # (a word's ending: ``passwords``, ``contraseña``, ``пароль``, ``паролем``, ``비밀번호를``)
 _ENDING = "(?:[a-z]|ñ|ь|я|е|м|ю|и|를|을|이|가|を|が)"  # (and particles: 비밀번호를 ...)
 _PROSE = (
-    rf"(?:{_PROSE_WORDS}){_ENDING}{{0,12}}+"
-    rf"(?:{_GAP}{_MARK}|[^\n]{{0,60}}?(?:→|⇒)[ \t]*|[ \t]+|(?=「|『|“)){_PROSE_VALUE}"
+    rf"(?:(?<![a-z])(?:{'|'.join(_MARKED)})[ \t]*"
+    rf"|(?:{_PROSE_WORDS})"
+    # (in Chinese, Japanese and Korean, the value may follow its word: 密码 and the value)
+    rf"(?:(?<=码|碼|ド|호|令)(?=[A-Za-z0-9])|{_ENDING}{{0,12}}+"
+    rf"(?:{_GAP}{_MARK}|[^\n]{{0,60}}?(?:→|⇒)[ \t]*|[ \t]+|(?=「|『|“)))){_PROSE_VALUE}"
 )
 
 
@@ -399,7 +409,8 @@ LIKELY_RULES: tuple[Rule, ...] = (
     make_rule("secret-assignment", "A secret-named key given a value", _KV, _KV_KEYWORDS,
               ignore_case=True, tier="likely", check=_assignment, local=True, tail=_KV_TAIL,
               evades=False),
-    make_rule("password-in-prose", "A password stated in prose", _PROSE, _PROSE_KEYWORDS,
+    make_rule("password-in-prose", "A password stated in prose", _PROSE,
+              _PROSE_KEYWORDS + _MARKED,
               ignore_case=True, tier="likely", check=_stated, local=True, evades=False),
     make_rule("secret-directive", "A password in a server's configuration directive",
               (r"\b(?:requirepass|bind_?pw|rootpw|r[ow]community)[ \t]+" + _VALUE,

@@ -14,9 +14,10 @@ import fcntl
 import os
 import re
 import stat
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 from core.domain.errors import StoreError
@@ -313,6 +314,76 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+#: files written together from which one sync of the file system replaces a fsync each
+SYNC_ONCE_FROM = 32
+
+
+def atomic_write_many(files: list[tuple[Path, bytes]]) -> None:
+    """:func:`atomic_write_bytes` of each file, in order, with its guarantee (a file's
+    bytes are on disk before its name points at them), made durable together: every
+    temporary file written, then one sync of their file system (Linux's ``syncfs``)
+    instead of a fsync each, then the renames. A fsync costs a journal commit of the
+    file system each: an import of thousands of files spent most of its writing time
+    in them. Fewer than :data:`SYNC_ONCE_FROM` files, or no ``syncfs``: a fsync each,
+    as :func:`atomic_write_bytes` does. An error leaves no temporary file behind."""
+    syncfs = _syncfs() if len(files) >= SYNC_ONCE_FROM else None
+    if syncfs is None:
+        for path, data in files:
+            atomic_write_bytes(path, data)
+        return
+    temps: list[tuple[str, Path]] = []
+    renamed = 0
+    try:
+        for path, data in files:
+            check_writable(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = new_temp_file(path.parent, f"{TEMP_PREFIX}{path.name}.", TEMP_SUFFIX, 0o666)
+            temps.append((tmp, path))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+        if not syncfs(temps[0][0]):  # no answer from syncfs: a fsync each, then
+            for tmp, _path in temps:
+                _fsync_file(tmp)
+        for tmp, path in temps:
+            os.replace(tmp, path)
+            renamed += 1
+    except BaseException:
+        for tmp, _path in temps[renamed:]:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        raise
+
+
+def _fsync_file(name: str) -> None:
+    fd = os.open(name, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _syncfs() -> Callable[[str], bool] | None:
+    """A function syncing the file system a file is on (whether it did), on Linux;
+    None elsewhere. ``ctypes`` is imported only here: a large write's cost only."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        call = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+
+    def sync(name: str) -> bool:
+        fd = os.open(name, os.O_RDONLY)
+        try:
+            return bool(call(fd) == 0)
+        finally:
+            os.close(fd)
+
+    return sync
 
 
 def fsync_dir(folder: Path) -> None:

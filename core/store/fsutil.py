@@ -192,29 +192,33 @@ def entry_problem(path: Path | str, mode: int | None = None) -> str | None:
     return f"is {what} where a file belongs; memgov reads only regular files: remove it"
 
 
+def _where(path: Path | str, shown: str | None) -> str:
+    """The entry as an error names it (escaped only when there is an error to name)."""
+    return escaped_name(shown if shown is not None else str(path))
+
+
 def open_entry(path: Path | str, *, shown: str | None = None) -> int | None:
     """A read-only descriptor of one entry of a store or an agent's folder, or None
     when it does not exist: a name that is not UTF-8, a link, a folder, a pipe, a
     device or a socket is a :class:`HostileEntry` naming the path (``shown``, else
     ``path``, escaped). A non-regular file is never opened (lstat first; then opened
     non-blocking and checked again, in case it was swapped in between)."""
-    where = escaped_name(shown if shown is not None else str(path))
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise HostileEntry(where, f"cannot be read ({exc.strerror})") from None
+        raise HostileEntry(_where(path, shown), f"cannot be read ({exc.strerror})") from None
     problem = entry_problem(path, st.st_mode)
     if problem is not None:
-        raise HostileEntry(where, problem)
+        raise HostileEntry(_where(path, shown), problem)
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise HostileEntry(where, f"cannot be read ({exc.strerror})") from None
+        raise HostileEntry(_where(path, shown), f"cannot be read ({exc.strerror})") from None
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
@@ -222,7 +226,7 @@ def open_entry(path: Path | str, *, shown: str | None = None) -> int | None:
         raise
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise HostileEntry(where, entry_problem(path, mode) or "not a regular file")
+        raise HostileEntry(_where(path, shown), entry_problem(path, mode) or "not a regular file")
     return fd
 
 
@@ -233,12 +237,11 @@ def read_entry(path: Path | str, *, limit: int, shown: str | None = None) -> byt
     fd = open_entry(path, shown=shown)
     if fd is None:
         return None
-    where = escaped_name(shown if shown is not None else str(path))
     try:
         size = os.fstat(fd).st_size
         if size > limit:
             raise HostileEntry(
-                where,
+                _where(path, shown),
                 f"{size:,} bytes, over the {limit:,} memgov reads from such a "
                 f"file; move it out of the folder or split it",
                 oversize=True,
@@ -256,7 +259,9 @@ def read_entry(path: Path | str, *, limit: int, shown: str | None = None) -> byt
         os.close(fd)
     if len(data) > limit:
         raise HostileEntry(
-            where, f"grew past the {limit:,} bytes memgov reads while read", oversize=True
+            _where(path, shown),
+            f"grew past the {limit:,} bytes memgov reads while read",
+            oversize=True,
         )
     return data
 

@@ -339,6 +339,7 @@ def atomic_write_many(files: list[tuple[Path, bytes]]) -> None:
             atomic_write_bytes(path, data)
         return
     temps: list[tuple[str, Path]] = []
+    devices: dict[int, str] = {}  # a file on each file system written to (a mount inside)
     renamed = 0
     try:
         for path, data in files:
@@ -348,7 +349,8 @@ def atomic_write_many(files: list[tuple[Path, bytes]]) -> None:
             temps.append((tmp, path))
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
-        if not syncfs(temps[0][0]):  # no answer from syncfs: a fsync each, then
+                devices.setdefault(os.fstat(handle.fileno()).st_dev, tmp)
+        if not all([syncfs(tmp) for tmp in devices.values()]):  # unsure: a fsync each
             for tmp, _path in temps:
                 _fsync_file(tmp)
         for tmp, path in temps:

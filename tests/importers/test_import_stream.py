@@ -185,6 +185,31 @@ def test_remembered_scans_find_what_a_scan_finds(monkeypatch: pytest.MonkeyPatch
         scanner.scan(b"token")  # type: ignore[arg-type]
 
 
+def test_a_text_hash_is_what_it_was() -> None:
+    """The hash that recognises a text sent again (core.store.quarantine.text_hash)
+    skips the per-character look at ASCII text: the same hashes, ASCII or not."""
+    import hashlib
+    import unicodedata
+
+    from core.store.quarantine import text_hash
+
+    def slow(text: str) -> str:
+        folded = unicodedata.normalize("NFKC", text).casefold()
+        visible = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+        return hashlib.sha256(
+            " ".join(visible.split()).encode("utf-8", "surrogatepass")
+        ).hexdigest()
+
+    rng = random.Random(4)
+    marks = ["\u200b", "\u202e", "\U000e0041", "\u00ad", "\ufb01", "É", "ß", "\t", "\x00"]
+    for _ in range(2000):
+        text = "".join(
+            rng.choice(marks) if rng.random() < 0.1 else chr(rng.randint(32, 126))
+            for _ in range(rng.randint(0, 40))
+        )
+        assert text_hash(text) == slow(text), repr(text)
+
+
 # -------------------------------------------------------------- writing many files
 def test_many_files_are_written_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     synced: list[str] = []

@@ -238,7 +238,10 @@ class View(MutableMapping[str, Memory]):
 
     @property
     def local(self) -> dict[str, Memory]:
-        """The records this transaction set, in the order they were first set."""
+        """The records this transaction set, in the order they were first set. Read it;
+        change it through the view (``view[id] = m``, ``del view[id]``) or replace it
+        whole (a savepoint's rollback): the key index follows those, not a change made
+        to this dict directly."""
         return self._local
 
     @local.setter

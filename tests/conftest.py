@@ -80,6 +80,8 @@ def _no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
     makes them slow on a busy disk. Writes, renames and their order are unchanged."""
     monkeypatch.setattr(os, "fsync", lambda fd: None)
     monkeypatch.setattr(os, "sync", lambda: None)
+    # many files written at once are synced together (syncfs): not here either
+    monkeypatch.setattr("core.store.fsutil._syncfs", lambda: lambda name: True)
 
 
 @pytest.fixture

@@ -371,7 +371,11 @@ class _Runner:
             return self.item(entry, "skipped", reasons=(self.kept(mine),))
         if not entry.content.strip():
             return self.item(entry, "skipped", reasons=("empty: nothing to import",))
-        entry = self.kept_private(entry)
+        sensitive = _sensitive_only(entry)
+        if sensitive:
+            kept = self.kept_private(entry)
+            sensitive = kept is entry or _sensitive_only(kept)
+            entry = kept
         store, why = self.target(entry.scope)
         if store is None:
             return self.item(entry, "skipped", reasons=(why,))
@@ -407,15 +411,14 @@ class _Runner:
                 )
             if closed.status == "rejected":
                 return self.item(entry, "skipped", reasons=(self.kept(closed),))
-        if _sensitive_only(entry):
+        if sensitive:
             return self.sensitive(entry, store, ledger)
         return self.send(entry, store, ledger)
 
     def kept_private(self, entry: Entry) -> Entry:
         """A team memory naming an internal address that a person decided to keep
-        private: the private store's from now on (no team store needed)."""
-        if not _sensitive_only(entry):
-            return entry
+        private: the private store's from now on (no team store needed). Only for an
+        entry :func:`_sensitive_only` holds sensitive."""
         closed = self.closed(entry, "sensitive")
         if closed is None or closed.status == "rejected" or closed.decision != "keep":
             return entry
@@ -571,12 +574,15 @@ class _Runner:
     def closed(self, entry: Entry, reason: str) -> Held | None:
         """The decided held item for these bytes of the entry's file, if a person decided
         one (an open one is :meth:`hold`'s to find)."""
-        found = held_for(
-            [h for h in self.held if h.reason == reason],
-            str(self.folder),
-            entry.file,
-            self.digest(entry.file),
-        )
+        folder = str(self.folder)
+        mine = [
+            h
+            for h in self.held
+            if h.reason == reason and h.folder == folder and h.file == entry.file
+        ]
+        if not mine:  # none for the file: its bytes need no reading
+            return None
+        found = held_for(mine, folder, entry.file, self.digest(entry.file))
         return found if found is not None and found.status != "open" else None
 
     def kept(self, held: Held) -> str:

@@ -14,9 +14,10 @@ import fcntl
 import os
 import re
 import stat
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 from core.domain.errors import StoreError
@@ -191,29 +192,33 @@ def entry_problem(path: Path | str, mode: int | None = None) -> str | None:
     return f"is {what} where a file belongs; memgov reads only regular files: remove it"
 
 
+def _where(path: Path | str, shown: str | None) -> str:
+    """The entry as an error names it (escaped only when there is an error to name)."""
+    return escaped_name(shown if shown is not None else str(path))
+
+
 def open_entry(path: Path | str, *, shown: str | None = None) -> int | None:
     """A read-only descriptor of one entry of a store or an agent's folder, or None
     when it does not exist: a name that is not UTF-8, a link, a folder, a pipe, a
     device or a socket is a :class:`HostileEntry` naming the path (``shown``, else
     ``path``, escaped). A non-regular file is never opened (lstat first; then opened
     non-blocking and checked again, in case it was swapped in between)."""
-    where = escaped_name(shown if shown is not None else str(path))
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise HostileEntry(where, f"cannot be read ({exc.strerror})") from None
+        raise HostileEntry(_where(path, shown), f"cannot be read ({exc.strerror})") from None
     problem = entry_problem(path, st.st_mode)
     if problem is not None:
-        raise HostileEntry(where, problem)
+        raise HostileEntry(_where(path, shown), problem)
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise HostileEntry(where, f"cannot be read ({exc.strerror})") from None
+        raise HostileEntry(_where(path, shown), f"cannot be read ({exc.strerror})") from None
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
@@ -221,7 +226,7 @@ def open_entry(path: Path | str, *, shown: str | None = None) -> int | None:
         raise
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise HostileEntry(where, entry_problem(path, mode) or "not a regular file")
+        raise HostileEntry(_where(path, shown), entry_problem(path, mode) or "not a regular file")
     return fd
 
 
@@ -232,12 +237,11 @@ def read_entry(path: Path | str, *, limit: int, shown: str | None = None) -> byt
     fd = open_entry(path, shown=shown)
     if fd is None:
         return None
-    where = escaped_name(shown if shown is not None else str(path))
     try:
         size = os.fstat(fd).st_size
         if size > limit:
             raise HostileEntry(
-                where,
+                _where(path, shown),
                 f"{size:,} bytes, over the {limit:,} memgov reads from such a "
                 f"file; move it out of the folder or split it",
                 oversize=True,
@@ -255,7 +259,9 @@ def read_entry(path: Path | str, *, limit: int, shown: str | None = None) -> byt
         os.close(fd)
     if len(data) > limit:
         raise HostileEntry(
-            where, f"grew past the {limit:,} bytes memgov reads while read", oversize=True
+            _where(path, shown),
+            f"grew past the {limit:,} bytes memgov reads while read",
+            oversize=True,
         )
     return data
 
@@ -313,6 +319,78 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+#: files written together from which one sync of the file system replaces a fsync each
+SYNC_ONCE_FROM = 32
+
+
+def atomic_write_many(files: list[tuple[Path, bytes]]) -> None:
+    """:func:`atomic_write_bytes` of each file, in order, with its guarantee (a file's
+    bytes are on disk before its name points at them), made durable together: every
+    temporary file written, then one sync of their file system (Linux's ``syncfs``)
+    instead of a fsync each, then the renames. A fsync costs a journal commit of the
+    file system each: an import of thousands of files spent most of its writing time
+    in them. Fewer than :data:`SYNC_ONCE_FROM` files, or no ``syncfs``: a fsync each,
+    as :func:`atomic_write_bytes` does. An error leaves no temporary file behind."""
+    syncfs = _syncfs() if len(files) >= SYNC_ONCE_FROM else None
+    if syncfs is None:
+        for path, data in files:
+            atomic_write_bytes(path, data)
+        return
+    temps: list[tuple[str, Path]] = []
+    devices: dict[int, str] = {}  # a file on each file system written to (a mount inside)
+    renamed = 0
+    try:
+        for path, data in files:
+            check_writable(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = new_temp_file(path.parent, f"{TEMP_PREFIX}{path.name}.", TEMP_SUFFIX, 0o666)
+            temps.append((tmp, path))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                devices.setdefault(os.fstat(handle.fileno()).st_dev, tmp)
+        if not all([syncfs(tmp) for tmp in devices.values()]):  # unsure: a fsync each
+            for tmp, _path in temps:
+                _fsync_file(tmp)
+        for tmp, path in temps:
+            os.replace(tmp, path)
+            renamed += 1
+    except BaseException:
+        for tmp, _path in temps[renamed:]:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        raise
+
+
+def _fsync_file(name: str) -> None:
+    fd = os.open(name, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _syncfs() -> Callable[[str], bool] | None:
+    """A function syncing the file system a file is on (whether it did), on Linux;
+    None elsewhere. ``ctypes`` is imported only here: a large write's cost only."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        call = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+
+    def sync(name: str) -> bool:
+        fd = os.open(name, os.O_RDONLY)
+        try:
+            return bool(call(fd) == 0)
+        finally:
+            os.close(fd)
+
+    return sync
 
 
 def fsync_dir(folder: Path) -> None:

@@ -57,7 +57,12 @@ def text_hash(text: str) -> str:
     """The hash that recognises the same text: NFKC, case folded, every run of spaces
     one space, format characters (zero-width, bidi controls, tag characters) dropped."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    visible = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+    # no ASCII character is a format character: ASCII text is looked at no further
+    visible = (
+        folded
+        if folded.isascii()
+        else "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+    )
     return hashlib.sha256(" ".join(visible.split()).encode("utf-8", "surrogatepass")).hexdigest()
 
 

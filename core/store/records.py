@@ -226,8 +226,47 @@ class View(MutableMapping[str, Memory]):
 
     def __init__(self, base: Records) -> None:
         self.base = base
-        self.local: dict[str, Memory] = {}
+        self._local: dict[str, Memory] = {}
         self.gone: set[str] = set()
+        #: the local records' ids by key, each with its place in ``local`` (built when
+        #: first asked, kept as records are set and removed): a key's records without
+        #: reading every local one, so a transaction of many writes (an import of
+        #: thousands of files) is not quadratic
+        self._keys: dict[Key, dict[str, int]] | None = None
+        self._places: dict[str, int] = {}
+        self._next_place = 0
+
+    @property
+    def local(self) -> dict[str, Memory]:
+        """The records this transaction set, in the order they were first set. Read it;
+        change it through the view (``view[id] = m``, ``del view[id]``) or replace it
+        whole (a savepoint's rollback): the key index follows those, not a change made
+        to this dict directly."""
+        return self._local
+
+    @local.setter
+    def local(self, records: dict[str, Memory]) -> None:  # a savepoint's rollback
+        self._local = records
+        self._keys = None
+
+    def _key_index(self) -> dict[Key, dict[str, int]]:
+        if self._keys is None:
+            self._keys = {}
+            self._places = {}
+            for place, (memory_id, memory) in enumerate(self._local.items()):
+                self._places[memory_id] = place
+                self._keys.setdefault(memory.key, {})[memory_id] = place
+            self._next_place = len(self._places)
+        return self._keys
+
+    def _unindex(self, memory_id: str) -> None:
+        old = self._local.get(memory_id)
+        if self._keys is not None and old is not None:
+            ids = self._keys.get(old.key)
+            if ids is not None:
+                ids.pop(memory_id, None)
+                if not ids:
+                    del self._keys[old.key]
 
     def _checked(self, ask: Callable[[], list[Memory]]) -> list[Memory]:
         """``ask()`` on the base, its records checked against their files first: what
@@ -248,13 +287,23 @@ class View(MutableMapping[str, Memory]):
         return found[0]
 
     def __setitem__(self, memory_id: str, memory: Memory) -> None:
-        self.local[memory_id] = memory
+        if self._keys is not None:
+            self._unindex(memory_id)
+            place = self._places.get(memory_id)
+            if place is None:  # a new id goes last in ``local``
+                place = self._places[memory_id] = self._next_place
+                self._next_place += 1
+            self._keys.setdefault(memory.key, {})[memory_id] = place
+        self._local[memory_id] = memory
         self.gone.discard(memory_id)
 
     def __delitem__(self, memory_id: str) -> None:
         if memory_id not in self:
             raise KeyError(memory_id)
-        self.local.pop(memory_id, None)
+        if memory_id in self._local and self._keys is not None:
+            self._unindex(memory_id)
+            self._places.pop(memory_id, None)  # set again, it goes last, as in a dict
+        self._local.pop(memory_id, None)
         self.gone.add(memory_id)
 
     def __contains__(self, memory_id: object) -> bool:
@@ -285,8 +334,17 @@ class View(MutableMapping[str, Memory]):
     def by_key(self, key: Key) -> list[Memory]:
         return [
             *self._over(lambda: self.base.by_key(key)),
-            *(m for m in self.local.values() if m.key == key),
+            *self._local_by_key(key),
         ]
+
+    def _local_by_key(self, key: Key) -> list[Memory]:
+        """The local records of ``key``, in ``local``'s order (what reading every local
+        record would give)."""
+        ids = self._key_index().get(key)
+        if not ids:
+            return []
+        found = [self._local[i] for i in sorted(ids, key=ids.__getitem__)]
+        return [m for m in found if m.key == key]
 
     def by_subject_attribute(self, subject: str, attribute: str) -> list[Memory]:
         return [

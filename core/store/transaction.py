@@ -26,7 +26,7 @@ from core.store import gitstore
 from core.store.events import Event, append_to_log, new_event_id
 from core.store.fsutil import (
     UnsafePath,
-    atomic_write_bytes,
+    atomic_write_many,
     check_relative,
     check_writable,
     confined,
@@ -417,8 +417,9 @@ class Transaction:
 
     def write(self, prepared: Prepared) -> None:
         root = self.store.root
-        for rel, data in prepared.writes.items():
-            atomic_write_bytes(confined(root, rel), data)
+        # made durable together (one sync of the file system for many files), each
+        # whole before its name points at it
+        atomic_write_many([(confined(root, rel), data) for rel, data in prepared.writes.items()])
         for rel in prepared.removes:
             with contextlib.suppress(FileNotFoundError):
                 confined(root, rel).unlink()

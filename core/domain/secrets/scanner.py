@@ -146,7 +146,31 @@ def text_spans(text: str, caller: str) -> tuple[bytes, list[Span], list[Span]]:
     return data, raw, hidden
 
 
+#: the findings of the short texts scanned last: a write scans the same words again and
+#: again (a key's fields, a folder's path, an origin's format, in the gate, the report and
+#: the catalog), an import of thousands of files thousands of times. A text's findings
+#: depend on the text alone; the findings are frozen, each caller gets its own list
+_SEEN: dict[str, tuple[Finding, ...]] = {}
+#: the longest text kept, and how many are kept (then the oldest half goes)
+_SEEN_CHARS = 400
+_SEEN_MOST = 8192
+
+
 def scan(text: str) -> list[Finding]:
+    """All findings in text, sorted by (line, column, rule_id): :func:`scan_text`,
+    remembered for a short text (:data:`_SEEN`)."""
+    if not isinstance(text, str) or len(text) > _SEEN_CHARS:
+        return scan_text(text)
+    found = _SEEN.get(text)
+    if found is None:
+        if len(_SEEN) >= _SEEN_MOST:
+            for old in list(itertools.islice(_SEEN, _SEEN_MOST // 2)):
+                del _SEEN[old]
+        found = _SEEN[text] = tuple(scan_text(text))
+    return list(found)
+
+
+def scan_text(text: str) -> list[Finding]:
     """All findings in text, sorted by (line, column, rule_id).
 
     One finding per secret span: if two rules match overlapping text, the one
@@ -155,7 +179,7 @@ def scan(text: str) -> list[Finding]:
     is an ``EvadedFinding``, at the line and column in ``text`` where its hidden
     form starts; one that a plainly written secret overlaps is not reported twice.
     """
-    data, raw, hidden = text_spans(text, "scan")
+    data, raw, hidden = text_spans(text, "scan")  # the caller's name in a TypeError
     findings: list[Finding] = []
     taken_until = pos = line_start = 0
     line = 1

@@ -48,10 +48,7 @@ def steering_hint(memory: Memory) -> int:
     queue and doctor assess in full (with the source's role and the config's known
     hosts, core.review.quarantine), so that they read the few records that may be
     flagged, not all of them. A superset of what the full assessment flags."""
-    from core.domain import steering
-
-    fired = any(steering.detect(t) for t in _hint_texts(memory))
-    return (STEERING_RULES if fired else 0) | _shape_hint(memory)
+    return (STEERING_RULES if _fires(memory) else 0) | _shape_hint(memory)
 
 
 def hint_inputs(memory: Memory) -> tuple[object, ...]:
@@ -71,8 +68,10 @@ def steering_hints(memories: list[Memory | None]) -> list[int]:
     on chunks of records first: a regex that matches one record's text matches the
     texts joined by blank lines too, so a chunk where no rule fires holds no record
     a rule fires on, and only a chunk with a hit is read record by record (a test
-    checks this against the record-by-record hints on every corpus). Nothing to hint,
-    nothing imported: the detector compiles its rules on import."""
+    checks this against the record-by-record hints on every corpus). The order for
+    the agent (:data:`STEERING_ORDER`) is looked for in the chunk's contents joined
+    the same way, and only the records a match overlaps are read alone. Nothing to
+    hint, nothing imported: the detector compiles its rules on import."""
     hints = [0] * len(memories)
     if not any(m is not None for m in memories):
         return hints
@@ -82,24 +81,67 @@ def steering_hints(memories: list[Memory | None]) -> list[int]:
         chunk = memories[start : start + _SCAN_CHUNK]
         joined = "\n\n".join(t for m in chunk if m is not None for t in _hint_texts(m))
         fired = bool(joined) and bool(steering.detect(joined))
+        ordered = _may_order(chunk)
         for offset, memory in enumerate(chunk):
             if memory is None:
                 continue
-            hint = steering_hint(memory) if fired else _shape_hint(memory)
-            hints[start + offset] = hint
+            may = offset in ordered
+            rules = STEERING_RULES if fired and _fires(memory) else 0
+            hints[start + offset] = rules | _shape_hint(memory, may_order=may)
     return hints
 
 
-def _shape_hint(memory: Memory) -> int:
+def _fires(memory: Memory) -> bool:
+    from core.domain import steering
+
+    return any(steering.detect(t) for t in _hint_texts(memory))
+
+
+def _may_order(chunk: list[Memory | None]) -> set[int]:
+    """The offsets of the records of ``chunk`` whose content may give the agent an
+    order: the detector's order rule run once on the contents joined by blank lines,
+    and every record a match overlaps (or with no content) kept to be read alone. A
+    match in one content alone is a match in the joined text at the same place, or
+    the joined text has an earlier match running into it: either overlaps it."""
+    from bisect import bisect_right
+
+    from core.domain import steering
+
+    starts: list[int] = []
+    ends: list[int] = []
+    offsets: list[int] = []
+    maybe: set[int] = set()
+    at = 0
+    parts: list[str] = []
+    for offset, memory in enumerate(chunk):
+        if memory is None:
+            continue
+        if not memory.content:
+            maybe.add(offset)
+            continue
+        starts.append(at)
+        ends.append(at + len(memory.content))
+        offsets.append(offset)
+        parts.append(memory.content)
+        at += len(memory.content) + 2
+    for begin, end in steering.FOREIGN_RULE.find("\n\n".join(parts)):
+        first = max(bisect_right(starts, begin) - 1, 0)
+        for k in range(first, bisect_right(starts, end)):
+            if starts[k] <= end and begin <= ends[k]:
+                maybe.add(offsets[k])
+    return maybe
+
+
+def _shape_hint(memory: Memory, *, may_order: bool = True) -> int:
     """The bits of :func:`steering_hint` that no content rule sets: a link, a
     preference, an order for the agent (each needs the source's role or the config;
-    the order is looked for record by record: nearly every chunk holds one)."""
+    ``may_order`` False: the chunk's joined contents say it gives none)."""
     from core.domain import steering
 
     hint = STEERING_LINK if any("://" in t for t in _hint_texts(memory)) else 0
     if memory.type in steering.PREFERENCE_TYPES:
         hint |= STEERING_PREFERENCE
-    if any(steering.FOREIGN_RULE.find(memory.content)):
+    if may_order and any(steering.FOREIGN_RULE.find(memory.content)):
         hint |= STEERING_ORDER
     if memory.provenance and memory.provenance.get("external"):
         hint |= STEERING_EXTERNAL

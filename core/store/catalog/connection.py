@@ -1,7 +1,8 @@
 """The catalog's sqlite connection: opened, created, ranked again, deleted.
 
-A catalog file that does not open, has another schema version or was made for
-another folder is deleted and built again; the connection is one per catalog,
+A catalog file that does not open or has another schema version is deleted and
+built again; one made for another folder is kept, each of its rows checked against
+its file's bytes (:meth:`CatalogConnection._adopt`); the connection is one per catalog,
 shared by threads under one lock. Each part of the catalog
 (:mod:`core.store.catalog`) builds on :class:`CatalogConnection`.
 """

@@ -114,7 +114,7 @@ class MemorySync(CatalogConnection):
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '1')")
             db.execute("COMMIT")
         except BaseException:
-            self._pending = None
+            self._pending, self._restamped = None, []
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
@@ -283,7 +283,7 @@ class MemorySync(CatalogConnection):
         """One file against its row: read again when its stat data differ; a row made
         from the same bytes (its git blob id) is kept, with the new stat data (a copy
         of the store, a checkout that wrote the same bytes, a ``touch``)."""
-        path = str(self.root / unescaped_name(rel))
+        path = f"{self.root}/{unescaped_name(rel)}"  # a str: pathlib costs more than the lstat
         try:
             st = os.lstat(path)
         except OSError:
@@ -308,7 +308,7 @@ class MemorySync(CatalogConnection):
         elif known is not None and known[3] is not None and not reparse:
             data = _read_bytes(path, rel, st.st_size)
             if isinstance(data, bytes) and blob_id(data) == known[3]:
-                db.execute("UPDATE entries SET mtime=?, size=?, ino=? WHERE rel=?", (*stamp, rel))
+                self._restamp(db, rel, stamp)
                 return
             item, text = _read_file(path, rel, st.st_size)  # read again: what it holds
         else:
@@ -319,8 +319,18 @@ class MemorySync(CatalogConnection):
             return
         db.execute(_INSERT, _row(rel, stamp, item, text, self.taus))
 
+    def _restamp(self, db: sqlite3.Connection, rel: str, stamp: tuple[int, int, int]) -> None:
+        """``rel``'s row kept with new stat data (its bytes are the row's): at once, or
+        with a sync's other rows."""
+        if self._pending is None:
+            db.execute("UPDATE entries SET mtime=?, size=?, ino=? WHERE rel=?", (*stamp, rel))
+        else:
+            self._restamped.append((*stamp, rel))
+
     def _flush(self, db: sqlite3.Connection) -> None:
         """The rows a sync read, their texts scanned for secrets in chunks."""
+        restamped, self._restamped = self._restamped, []
+        db.executemany("UPDATE entries SET mtime=?, size=?, ino=? WHERE rel=?", restamped)
         pending, self._pending = self._pending or [], None
         if not pending:  # nothing read: neither the scanner nor the detector is imported
             return

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import os
+from bisect import bisect_right
+from collections.abc import Iterable
 from pathlib import Path
 
 from core.domain.record import Memory
@@ -69,9 +71,10 @@ def steering_hints(memories: list[Memory | None]) -> list[int]:
     texts joined by blank lines too, so a chunk where no rule fires holds no record
     a rule fires on, and only a chunk with a hit is read record by record (a test
     checks this against the record-by-record hints on every corpus). The order for
-    the agent (:data:`STEERING_ORDER`) is looked for in the chunk's contents joined
-    the same way, and only the records a match overlaps are read alone. Nothing to
-    hint, nothing imported: the detector compiles its rules on import."""
+    the agent (:data:`STEERING_ORDER`) is looked for in the same joined text (the
+    detector's reading of it is kept for the next rule), and only the records a match
+    overlaps are read alone. Nothing to hint, nothing imported: the detector compiles
+    its rules on import."""
     hints = [0] * len(memories)
     if not any(m is not None for m in memories):
         return hints
@@ -79,13 +82,13 @@ def steering_hints(memories: list[Memory | None]) -> list[int]:
 
     for start in range(0, len(memories), _SCAN_CHUNK):
         chunk = memories[start : start + _SCAN_CHUNK]
-        joined = "\n\n".join(t for m in chunk if m is not None for t in _hint_texts(m))
+        joined, spans = _joined(chunk)
         fired = bool(joined) and bool(steering.detect(joined))
-        ordered = _may_order(chunk)
+        ordered = _overlapped(spans, steering.FOREIGN_RULE.find(joined))
         for offset, memory in enumerate(chunk):
             if memory is None:
                 continue
-            may = offset in ordered
+            may = offset in ordered or not memory.content
             rules = STEERING_RULES if fired and _fires(memory) else 0
             hints[start + offset] = rules | _shape_hint(memory, may_order=may)
     return hints
@@ -97,38 +100,35 @@ def _fires(memory: Memory) -> bool:
     return any(steering.detect(t) for t in _hint_texts(memory))
 
 
-def _may_order(chunk: list[Memory | None]) -> set[int]:
-    """The offsets of the records of ``chunk`` whose content may give the agent an
-    order: the detector's order rule run once on the contents joined by blank lines,
-    and every record a match overlaps (or with no content) kept to be read alone. A
-    match in one content alone is a match in the joined text at the same place, or
-    the joined text has an earlier match running into it: either overlaps it."""
-    from bisect import bisect_right
-
-    from core.domain import steering
-
-    starts: list[int] = []
-    ends: list[int] = []
-    offsets: list[int] = []
-    maybe: set[int] = set()
-    at = 0
+def _joined(chunk: list[Memory | None]) -> tuple[str, list[tuple[int, int, int]]]:
+    """The texts of a chunk's records joined by blank lines, and where each record's
+    texts lie in it: (start, end, offset in the chunk)."""
     parts: list[str] = []
+    spans: list[tuple[int, int, int]] = []
+    at = 0
     for offset, memory in enumerate(chunk):
         if memory is None:
             continue
-        if not memory.content:
-            maybe.add(offset)
+        texts = _hint_texts(memory)
+        if not texts:
             continue
-        starts.append(at)
-        ends.append(at + len(memory.content))
-        offsets.append(offset)
-        parts.append(memory.content)
-        at += len(memory.content) + 2
-    for begin, end in steering.FOREIGN_RULE.find("\n\n".join(parts)):
-        first = max(bisect_right(starts, begin) - 1, 0)
-        for k in range(first, bisect_right(starts, end)):
-            if starts[k] <= end and begin <= ends[k]:
-                maybe.add(offsets[k])
+        length = sum(len(t) for t in texts) + 2 * (len(texts) - 1)
+        spans.append((at, at + length, offset))
+        parts += texts
+        at += length + 2
+    return "\n\n".join(parts), spans
+
+
+def _overlapped(spans: list[tuple[int, int, int]], found: Iterable[tuple[int, int]]) -> set[int]:
+    """The offsets of the records whose texts a match overlaps. A match in one
+    record's text alone is a match in the joined text at the same place, or the joined
+    text has an earlier match running into it: either overlaps the record."""
+    starts = [begin for begin, _end, _offset in spans]
+    maybe: set[int] = set()
+    for begin, end in found:
+        for k in range(max(bisect_right(starts, begin) - 1, 0), bisect_right(starts, end)):
+            if spans[k][0] <= end and begin <= spans[k][1]:
+                maybe.add(spans[k][2])
     return maybe
 
 

@@ -205,12 +205,17 @@ def test_a_catalog_from_another_store_keeps_no_row_its_files_do_not_prove(
     for suffix in ("", "-wal"):  # the file and its log, as a copy of the folder has them
         shutil.copy(f"{_catalog(other.root)}{suffix}", f"{_catalog(store.root)}{suffix}")
     assert len(_rows(_catalog(store.root))) == 5
+    db = sqlite3.connect(_catalog(store.root))  # a verdict no file can prove
+    db.execute("INSERT INTO verdicts VALUES ('forged', 0)")
+    db.commit()
+    db.close()
     reads.clear()
     opened = Store(store.root)
     assert {m.content for m in opened.memories.values()} == {
         "Use tables for comparisons.\n\n**Why:** alice asked for it."
     }
     assert len(reads) == 5
+    assert opened.catalog.db.execute("SELECT COUNT(*) FROM verdicts").fetchone() == (0,)
     adopted = _rows(_catalog(store.root))
     _drop_catalog(store.root)
     Store(store.root).memories  # noqa: B018

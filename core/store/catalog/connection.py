@@ -163,6 +163,10 @@ class CatalogConnection:
         its bytes. The other tables check their files' stat data (new in a copy)."""
         with _immediate(db):
             db.execute("DELETE FROM dirs")
+            # the detector's kept verdicts: no file proves them; made again when asked
+            db.execute("DELETE FROM verdicts")
+            if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'assessed'").fetchone():
+                db.execute("DELETE FROM assessed")
             db.execute("DELETE FROM meta WHERE k = 'head'")
             db.execute("UPDATE meta SET v = ? WHERE k = 'root'", (str(self.root),))
 

@@ -96,11 +96,17 @@ def _bad_char(ch: str) -> bool:
     return code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF or ch == "\\"
 
 
+def _plain(name: str) -> bool:
+    """Whether ``name`` is printable ASCII with no backslash: no character of it is
+    escaped or refused (the common case, checked in C rather than a character at a time)."""
+    return name.isascii() and name.isprintable() and "\\" not in name
+
+
 def escaped_name(name: str) -> str:
     """``name`` as it may be shown and stored: a byte that is not UTF-8 (a surrogate
     ``os`` decoded it to) is ``\\xNN``, a control character ``\\xNN`` or ``\\uNNNN``,
     a backslash ``\\\\``; any other name is itself. :func:`unescaped_name` undoes it."""
-    if not any(_bad_char(ch) for ch in name):
+    if _plain(name) or not any(_bad_char(ch) for ch in name):
         return name
     out = []
     for ch in name:
@@ -136,6 +142,8 @@ def unescaped_name(shown: str) -> str:
 def name_problem(name: str) -> str | None:
     """Why memgov reads no entry of this name (not UTF-8, a control character, a
     backslash), or None. Says what, never the name."""
+    if _plain(name):
+        return None
     for ch in name:
         code = ord(ch)
         if 0xD800 <= code <= 0xDFFF:
@@ -199,10 +207,17 @@ def _where(path: Path | str, shown: str | None) -> str:
 
 def open_entry(path: Path | str, *, shown: str | None = None) -> int | None:
     """A read-only descriptor of one entry of a store or an agent's folder, or None
-    when it does not exist: a name that is not UTF-8, a link, a folder, a pipe, a
-    device or a socket is a :class:`HostileEntry` naming the path (``shown``, else
-    ``path``, escaped). A non-regular file is never opened (lstat first; then opened
-    non-blocking and checked again, in case it was swapped in between)."""
+    when it does not exist (:func:`_open_entry`: what it refuses)."""
+    opened = _open_entry(path, shown)
+    return None if opened is None else opened[0]
+
+
+def _open_entry(path: Path | str, shown: str | None) -> tuple[int, os.stat_result] | None:
+    """A read-only descriptor of one entry of a store or an agent's folder and its
+    fstat, or None when it does not exist: a name that is not UTF-8, a link, a folder,
+    a pipe, a device or a socket is a :class:`HostileEntry` naming the path (``shown``,
+    else ``path``, escaped). A non-regular file is never opened (lstat first; then
+    opened non-blocking and checked again, in case it was swapped in between)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -220,25 +235,27 @@ def open_entry(path: Path | str, *, shown: str | None = None) -> int | None:
     except OSError as exc:
         raise HostileEntry(_where(path, shown), f"cannot be read ({exc.strerror})") from None
     try:
-        mode = os.fstat(fd).st_mode
+        st = os.fstat(fd)
     except OSError:
         os.close(fd)
         raise
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise HostileEntry(_where(path, shown), entry_problem(path, mode) or "not a regular file")
-    return fd
+        problem = entry_problem(path, st.st_mode) or "not a regular file"
+        raise HostileEntry(_where(path, shown), problem)
+    return fd, st
 
 
 def read_entry(path: Path | str, *, limit: int, shown: str | None = None) -> bytes | None:
     """The bytes of one entry of a store or an agent's folder, or None when it does
     not exist: the one reader of such entries (:func:`open_entry`); a file over
     ``limit`` bytes is a :class:`HostileEntry` too (``oversize``)."""
-    fd = open_entry(path, shown=shown)
-    if fd is None:
+    opened = _open_entry(path, shown)
+    if opened is None:
         return None
+    fd, st = opened
     try:
-        size = os.fstat(fd).st_size
+        size = st.st_size
         if size > limit:
             raise HostileEntry(
                 _where(path, shown),
@@ -254,7 +271,7 @@ def read_entry(path: Path | str, *, limit: int, shown: str | None = None) -> byt
                 break
             chunks.append(chunk)
             left -= len(chunk)
-        data = b"".join(chunks)
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
     if len(data) > limit:

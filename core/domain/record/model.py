@@ -202,11 +202,7 @@ class Memory:
     @property
     def hook(self) -> str:
         """The first line of the content: what the index shows after the title."""
-        for line in self.content.splitlines():
-            text = line.strip().lstrip("#").strip()
-            if text:
-                return text
-        return ""
+        return first_line(self.content)
 
     @property
     def content_hash(self) -> str:
@@ -357,6 +353,16 @@ def check_source(
         value = getattr(source, name)
         if value is not None:
             check_field(value, f"source.{name}", path=path, field=f"{field_name}.{name}")
+
+
+def first_line(content: str) -> str:
+    """A content's first line that holds text, without a heading's marks (what the
+    index shows after a record's title: :attr:`Memory.hook`)."""
+    for line in content.splitlines():
+        text = line.strip().lstrip("#").strip()
+        if text:
+            return text
+    return ""
 
 
 def content_hash(text: str) -> str:

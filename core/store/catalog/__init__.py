@@ -3,8 +3,19 @@
 ``.git/memgov/catalog.sqlite`` is derived and local (inside ``.git``, so no clone,
 pull or push carries it; a committed ``.memgov/`` is never read). The files and
 git stay the truth: the catalog can be deleted at any time and is rebuilt from
-them, and one that does not open, has another schema version or was made for
-another folder is rebuilt, never trusted.
+them, and one that does not open or has another schema version is rebuilt, never
+trusted.
+
+**Blob ids.** Each row keeps the git blob id of the bytes it was made from. A file
+whose stat data changed is read again, and when its bytes have the row's blob id
+the row is kept with the new stat data (a ``touch``, a checkout that wrote the
+same bytes); only new bytes are parsed, scanned and hinted again. A catalog made
+for another folder (the store copied with its ``.git``) is kept the same way: its
+folders' stat data and its commit are dropped, so the next sync checks every file,
+and a row stays only where the file's bytes prove it. A copy opens at the cost of
+reading its bytes; a clone (no catalog: ``.git/memgov`` is never cloned) reads and
+indexes every file. The catalog is trusted no further than ``.git`` itself, whose
+config and hooks git runs.
 
 It holds one row per memory file: its stat data (mtime, size, inode), the key
 columns (id, status, scope, subject, attribute, condition, type), the front

@@ -1,7 +1,8 @@
 """The catalog's sqlite connection: opened, created, ranked again, deleted.
 
-A catalog file that does not open, has another schema version or was made for
-another folder is deleted and built again; the connection is one per catalog,
+A catalog file that does not open or has another schema version is deleted and
+built again; one made for another folder is kept, each of its rows checked against
+its file's bytes (:meth:`CatalogConnection._adopt`); the connection is one per catalog,
 shared by threads under one lock. Each part of the catalog
 (:mod:`core.store.catalog`) builds on :class:`CatalogConnection`.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.domain.record import Memory
+from core.domain.record.model import first_line
 from core.store.catalog.schema import (
     _CONFLICT_INDEX,
     _RECALL_INDEXES,
@@ -33,6 +35,10 @@ from core.store.index import combined_rank
 from core.store.layout import MEMORY_DIR
 from core.store.request_files import Request
 from core.store.snapshot import Problem
+
+
+def _first_line(content: str | None) -> str | None:
+    return None if content is None else first_line(content)
 
 
 @contextlib.contextmanager
@@ -68,6 +74,8 @@ class CatalogConnection:
         self._db: sqlite3.Connection | None = None
         #: rows a sync has read and not yet written (None: write each at once)
         self._pending: list[tuple[str, tuple[int, int, int], Memory | Problem, str]] | None = None
+        #: rows a sync keeps with new stat data, not yet written: (mtime, size, ino, rel)
+        self._restamped: list[tuple[int, int, int, str]] = []
         # one connection per Store, shared by the desk's worker threads: every use of
         # it holds this lock (a transaction of one thread never meets another's)
         self._lock = threading.RLock()
@@ -112,14 +120,23 @@ class CatalogConnection:
                 db = sqlite3.connect(
                     self.path, timeout=30, isolation_level=None, check_same_thread=False
                 )
+                # a new file's pages (an old one keeps its own): rows of about 2 KB fill
+                # a 4 KB page one at a time, a 16 KB page seven
+                db.execute("PRAGMA page_size=16384")
                 # the conflict id of a key, for the index that finds a set by its id:
                 # every connection to the catalog has it (the index needs it to write)
                 db.create_function("memgov_conflict_id", 4, _conflict_id, deterministic=True)
+                # a row's hook when it is its content's first line (kept once, in content)
+                db.create_function("memgov_first_line", 1, _first_line, deterministic=True)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.execute("PRAGMA secure_delete=ON")  # a deleted row's bytes are zeroed
                 version = db.execute("PRAGMA user_version").fetchone()[0]
-                if version == SCHEMA_VERSION and self._meta(db, "root") == str(self.root):
+                root = self._meta(db, "root")
+                if version == SCHEMA_VERSION and root is not None and root != str(self.root):
+                    self._adopt(db)
+                    root = str(self.root)
+                if version == SCHEMA_VERSION and root == str(self.root):
                     db.execute(_CONFLICT_INDEX)  # a catalog of this schema made before it
                     db.execute(_VERDICTS_TABLE)  # the same
                     for statement in _RECALL_INDEXES:  # the same
@@ -136,6 +153,22 @@ class CatalogConnection:
                     raise
             self.delete()  # another version, another folder, or not a database: rebuilt
         raise AssertionError("unreachable")
+
+    def _adopt(self, db: sqlite3.Connection) -> None:
+        """A catalog made for another folder (the store copied, ``.git`` and all): kept
+        as this folder's, with nothing of it trusted but what each file's bytes prove.
+        Its folders' stat data go and its commit is forgotten, so the next sync checks
+        every file (a full sync); a file is read, and a row is kept only when the bytes
+        have its blob id (:meth:`MemorySync._check`): a copy opens at the cost of reading
+        its bytes. The other tables check their files' stat data (new in a copy)."""
+        with _immediate(db):
+            db.execute("DELETE FROM dirs")
+            # the detector's kept verdicts: no file proves them; made again when asked
+            db.execute("DELETE FROM verdicts")
+            if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'assessed'").fetchone():
+                db.execute("DELETE FROM assessed")
+            db.execute("DELETE FROM meta WHERE k = 'head'")
+            db.execute("UPDATE meta SET v = ? WHERE k = 'root'", (str(self.root),))
 
     def _create(self, db: sqlite3.Connection) -> None:
         """The tables, the folder and the schema version, in one transaction."""

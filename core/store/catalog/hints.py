@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import os
+from bisect import bisect_right
+from collections.abc import Iterable
 from pathlib import Path
 
 from core.domain.record import Memory
@@ -48,10 +50,7 @@ def steering_hint(memory: Memory) -> int:
     queue and doctor assess in full (with the source's role and the config's known
     hosts, core.review.quarantine), so that they read the few records that may be
     flagged, not all of them. A superset of what the full assessment flags."""
-    from core.domain import steering
-
-    fired = any(steering.detect(t) for t in _hint_texts(memory))
-    return (STEERING_RULES if fired else 0) | _shape_hint(memory)
+    return (STEERING_RULES if _fires(memory) else 0) | _shape_hint(memory)
 
 
 def hint_inputs(memory: Memory) -> tuple[object, ...]:
@@ -71,8 +70,11 @@ def steering_hints(memories: list[Memory | None]) -> list[int]:
     on chunks of records first: a regex that matches one record's text matches the
     texts joined by blank lines too, so a chunk where no rule fires holds no record
     a rule fires on, and only a chunk with a hit is read record by record (a test
-    checks this against the record-by-record hints on every corpus). Nothing to hint,
-    nothing imported: the detector compiles its rules on import."""
+    checks this against the record-by-record hints on every corpus). The order for
+    the agent (:data:`STEERING_ORDER`) is looked for in the same joined text (the
+    detector's reading of it is kept for the next rule), and only the records a match
+    overlaps are read alone. Nothing to hint, nothing imported: the detector compiles
+    its rules on import."""
     hints = [0] * len(memories)
     if not any(m is not None for m in memories):
         return hints
@@ -80,26 +82,66 @@ def steering_hints(memories: list[Memory | None]) -> list[int]:
 
     for start in range(0, len(memories), _SCAN_CHUNK):
         chunk = memories[start : start + _SCAN_CHUNK]
-        joined = "\n\n".join(t for m in chunk if m is not None for t in _hint_texts(m))
+        joined, spans = _joined(chunk)
         fired = bool(joined) and bool(steering.detect(joined))
+        ordered = _overlapped(spans, steering.FOREIGN_RULE.find(joined))
         for offset, memory in enumerate(chunk):
             if memory is None:
                 continue
-            hint = steering_hint(memory) if fired else _shape_hint(memory)
-            hints[start + offset] = hint
+            may = offset in ordered or not memory.content
+            rules = STEERING_RULES if fired and _fires(memory) else 0
+            hints[start + offset] = rules | _shape_hint(memory, may_order=may)
     return hints
 
 
-def _shape_hint(memory: Memory) -> int:
+def _fires(memory: Memory) -> bool:
+    from core.domain import steering
+
+    return any(steering.detect(t) for t in _hint_texts(memory))
+
+
+def _joined(chunk: list[Memory | None]) -> tuple[str, list[tuple[int, int, int]]]:
+    """The texts of a chunk's records joined by blank lines, and where each record's
+    texts lie in it: (start, end, offset in the chunk)."""
+    parts: list[str] = []
+    spans: list[tuple[int, int, int]] = []
+    at = 0
+    for offset, memory in enumerate(chunk):
+        if memory is None:
+            continue
+        texts = _hint_texts(memory)
+        if not texts:
+            continue
+        length = sum(len(t) for t in texts) + 2 * (len(texts) - 1)
+        spans.append((at, at + length, offset))
+        parts += texts
+        at += length + 2
+    return "\n\n".join(parts), spans
+
+
+def _overlapped(spans: list[tuple[int, int, int]], found: Iterable[tuple[int, int]]) -> set[int]:
+    """The offsets of the records whose texts a match overlaps. A match in one
+    record's text alone is a match in the joined text at the same place, or the joined
+    text has an earlier match running into it: either overlaps the record."""
+    starts = [begin for begin, _end, _offset in spans]
+    maybe: set[int] = set()
+    for begin, end in found:
+        for k in range(max(bisect_right(starts, begin) - 1, 0), bisect_right(starts, end)):
+            if spans[k][0] <= end and begin <= spans[k][1]:
+                maybe.add(spans[k][2])
+    return maybe
+
+
+def _shape_hint(memory: Memory, *, may_order: bool = True) -> int:
     """The bits of :func:`steering_hint` that no content rule sets: a link, a
     preference, an order for the agent (each needs the source's role or the config;
-    the order is looked for record by record: nearly every chunk holds one)."""
+    ``may_order`` False: the chunk's joined contents say it gives none)."""
     from core.domain import steering
 
     hint = STEERING_LINK if any("://" in t for t in _hint_texts(memory)) else 0
     if memory.type in steering.PREFERENCE_TYPES:
         hint |= STEERING_PREFERENCE
-    if any(steering.FOREIGN_RULE.find(memory.content)):
+    if may_order and any(steering.FOREIGN_RULE.find(memory.content)):
         hint |= STEERING_ORDER
     if memory.provenance and memory.provenance.get("external"):
         hint |= STEERING_EXTERNAL

@@ -162,7 +162,8 @@ class MemoryQueries(CatalogConnection):
         attribute, condition, shown title, shown hook, secret flag)."""
         skip = set(besides)
         rows = self._query(
-            "SELECT type_order, rank, id, rel, subject, attribute, condition, title, hook, secret "
+            "SELECT type_order, rank, id, rel, subject, attribute, condition, title, "
+            "COALESCE(hook, memgov_first_line(content)), secret "
             "FROM entries INDEXED BY entries_active "  # the planner would sort instead
             "WHERE reason IS NULL AND status = 'active' "
             "ORDER BY type_order, rank DESC, id, rel" + (" LIMIT ?" if limit is not None else ""),

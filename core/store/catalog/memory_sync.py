@@ -22,7 +22,15 @@ from core.store.catalog.hints import (
     steering_hint,
     steering_hints,
 )
-from core.store.catalog.rows import SyncResult, _link_problem, _read_file, _row, memory_from_row
+from core.store.catalog.rows import (
+    SyncResult,
+    _link_problem,
+    _read_bytes,
+    _read_file,
+    _row,
+    blob_id,
+    memory_from_row,
+)
 from core.store.catalog.schema import _INSERT, _TRIGGERS
 from core.store.fsutil import (
     entry_problem,
@@ -32,7 +40,7 @@ from core.store.fsutil import (
     unescaped_name,
 )
 from core.store.gitstore.plumbing import head_commit
-from core.store.index import shown_parts
+from core.store.index import index_hook, shown_parts
 from core.store.layout import MEMORY_DIR
 from core.store.snapshot import Problem
 
@@ -88,7 +96,10 @@ class MemorySync(CatalogConnection):
                     if meta is not None:
                         with contextlib.suppress(ValidationError, ValueError, TypeError):
                             m = memory_from_row(rel, meta, content)
-                            parts = shown_parts(m) if secret else (m.display_title, m.hook)
+                            title, hook = (
+                                shown_parts(m) if secret else (m.display_title, index_hook(m))
+                            )
+                            parts = (title, None if hook == m.hook else hook)
                             hint = steering_hint(m)
                     db.execute(
                         "UPDATE entries SET secret=?, title=?, hook=?, steering=? WHERE rel=?",
@@ -103,7 +114,7 @@ class MemorySync(CatalogConnection):
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '1')")
             db.execute("COMMIT")
         except BaseException:
-            self._pending = None
+            self._pending, self._restamped = None, []
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
@@ -166,8 +177,10 @@ class MemorySync(CatalogConnection):
 
     def _full(self, db: sqlite3.Connection, result: SyncResult, *, reparse: bool) -> None:
         known = {
-            rel: (mtime, size, ino)
-            for rel, mtime, size, ino in db.execute("SELECT rel, mtime, size, ino FROM entries")
+            rel: (mtime, size, ino, blob)
+            for rel, mtime, size, ino, blob in db.execute(
+                "SELECT rel, mtime, size, ino, blob FROM entries"
+            )
         }
         seen: set[str] = set()
         db.execute("DELETE FROM dirs")
@@ -209,9 +222,9 @@ class MemorySync(CatalogConnection):
             files, subdirs = self._scan(folder, result)
             stack += [d for d in subdirs if d not in visited]
             known = {
-                rel: (mtime, size, ino)
-                for rel, mtime, size, ino in db.execute(
-                    "SELECT rel, mtime, size, ino FROM entries WHERE rel >= ? AND rel < ?",
+                rel: (mtime, size, ino, blob)
+                for rel, mtime, size, ino, blob in db.execute(
+                    "SELECT rel, mtime, size, ino, blob FROM entries WHERE rel >= ? AND rel < ?",
                     (folder + "/", folder + "0"),  # '0' sorts right after '/'
                 )
                 if "/" not in rel[len(folder) + 1 :]
@@ -236,7 +249,7 @@ class MemorySync(CatalogConnection):
                 path = self.root / unescaped_name(rel)
                 link = path.is_symlink()
                 row = db.execute(
-                    "SELECT mtime, size, ino FROM entries WHERE rel=?", (rel,)
+                    "SELECT mtime, size, ino, blob FROM entries WHERE rel=?", (rel,)
                 ).fetchone()
                 if not path.exists() and not link:
                     if row is not None:
@@ -262,13 +275,15 @@ class MemorySync(CatalogConnection):
         rel: str,
         link: bool,
         is_file: bool,
-        known: tuple[int, int, int] | None,
+        known: tuple[int, int, int, bytes | None] | None,
         result: SyncResult,
         *,
         reparse: bool,
     ) -> None:
-        """One file against its row: re-read when its stat data differ."""
-        path = str(self.root / unescaped_name(rel))
+        """One file against its row: read again when its stat data differ; a row made
+        from the same bytes (its git blob id) is kept, with the new stat data (a copy
+        of the store, a checkout that wrote the same bytes, a ``touch``)."""
+        path = f"{self.root}/{unescaped_name(rel)}"  # a str: pathlib costs more than the lstat
         try:
             st = os.lstat(path)
         except OSError:
@@ -277,7 +292,7 @@ class MemorySync(CatalogConnection):
                 result.changed.add(rel)
             return
         stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-        if known == stamp and not reparse and not link:
+        if known is not None and known[:3] == stamp and not reparse and not link:
             return
         item: Memory | Problem
         text = ""
@@ -290,6 +305,12 @@ class MemorySync(CatalogConnection):
             item = _link_problem(self.root, rel, path)
         elif not is_file:
             item = Problem(rel, entry_problem(path, st.st_mode) or "is not a regular file")
+        elif known is not None and known[3] is not None and not reparse:
+            data = _read_bytes(path, rel, st.st_size)
+            if isinstance(data, bytes) and blob_id(data) == known[3]:
+                self._restamp(db, rel, stamp)
+                return
+            item, text = _read_file(path, rel, st.st_size)  # read again: what it holds
         else:
             item, text = _read_file(path, rel, st.st_size)
         result.changed.add(rel)
@@ -298,8 +319,18 @@ class MemorySync(CatalogConnection):
             return
         db.execute(_INSERT, _row(rel, stamp, item, text, self.taus))
 
+    def _restamp(self, db: sqlite3.Connection, rel: str, stamp: tuple[int, int, int]) -> None:
+        """``rel``'s row kept with new stat data (its bytes are the row's): at once, or
+        with a sync's other rows."""
+        if self._pending is None:
+            db.execute("UPDATE entries SET mtime=?, size=?, ino=? WHERE rel=?", (*stamp, rel))
+        else:
+            self._restamped.append((*stamp, rel))
+
     def _flush(self, db: sqlite3.Connection) -> None:
         """The rows a sync read, their texts scanned for secrets in chunks."""
+        restamped, self._restamped = self._restamped, []
+        db.executemany("UPDATE entries SET mtime=?, size=?, ino=? WHERE rel=?", restamped)
         pending, self._pending = self._pending or [], None
         if not pending:  # nothing read: neither the scanner nor the detector is imported
             return
@@ -330,7 +361,7 @@ class MemorySync(CatalogConnection):
             for rel in rels:
                 path = self.root / rel
                 row = db.execute(
-                    "SELECT mtime, size, ino FROM entries WHERE rel=?", (rel,)
+                    "SELECT mtime, size, ino, blob FROM entries WHERE rel=?", (rel,)
                 ).fetchone()
                 self._check(
                     db, rel, path.is_symlink(), path.is_file(), row, result, reparse=reparse

@@ -3,6 +3,7 @@ built from it, and a record built back from its row."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -30,24 +31,32 @@ class SyncResult:
 
 def _read_file(path: str, rel: str, size: int) -> tuple[Memory | Problem, str]:
     """(what the file holds, its text): a Problem, never an exception."""
-    from core.domain.record import parse_memory
+    data = _read_bytes(path, rel, size)
+    return (data, "") if isinstance(data, Problem) else _parse_bytes(rel, data)
 
+
+def _read_bytes(path: str, rel: str, size: int) -> bytes | Problem:
+    """The file's bytes, or the Problem that kept them from being read."""
     if size > MAX_FILE_BYTES:
-        return (
-            Problem(
-                rel,
-                f"file is {size / 1e6:.1f} MB, over the {MAX_FILE_BYTES // 1024} "
-                f"KiB a memory file may have; it was not read. Split it or "
-                f"move it out of {MEMORY_DIR}/",
-            ),
-            "",
+        return Problem(
+            rel,
+            f"file is {size / 1e6:.1f} MB, over the {MAX_FILE_BYTES // 1024} "
+            f"KiB a memory file may have; it was not read. Split it or "
+            f"move it out of {MEMORY_DIR}/",
         )
     try:
         data = read_entry(path, limit=MAX_FILE_BYTES)
     except HostileEntry as exc:
-        return Problem(rel, exc.problem), ""
+        return Problem(rel, exc.problem)
     if data is None:
-        return Problem(rel, "cannot be read: it was removed while read"), ""
+        return Problem(rel, "cannot be read: it was removed while read")
+    return data
+
+
+def _parse_bytes(rel: str, data: bytes) -> tuple[Memory | Problem, str]:
+    """(what the bytes hold, their text): a Problem, never an exception."""
+    from core.domain.record import parse_memory
+
     if b"\0" in data:
         return Problem(rel, "is a binary file, not Markdown; move it out of the store"), ""
     try:
@@ -84,11 +93,13 @@ def _row(
     constants its rank is made with."""
     if secret is None:
         secret = _has_secret(text)
+    blob = blob_id(text.encode("utf-8", "surrogateescape")) if text else None
     if isinstance(item, Problem):
-        return (rel, *stamp, *(None,) * 12, item.reason, item.field, secret, *(None,) * 7, 0)
+        return (rel, *stamp, *(None,) * 12, item.reason, item.field, secret, *(None,) * 7, 0, blob)
     m = item
     parts = rank_parts(m)
     title, hook = shown_parts(m) if secret else (m.display_title, index_hook(m))
+    kept_hook = None if hook == m.hook else hook  # None: the content's first line
     return (
         rel,
         *stamp,
@@ -108,12 +119,19 @@ def _row(
         None,
         secret,
         title,
-        hook,
+        kept_hook,
         m.value,
         *parts,
         combined_rank(parts, taus),
         steering_hint(m) if steering is None else steering,
+        blob,
     )
+
+
+def blob_id(data: bytes) -> bytes:
+    """The git blob id of ``data`` (what ``git hash-object`` prints, as 20 bytes): a
+    row made from these bytes is the row of any file holding them at its path."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).digest()
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:

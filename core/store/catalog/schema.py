@@ -11,8 +11,9 @@ from core.domain.keys import conflict_item_id
 CATALOG_FILE = "catalog.sqlite"
 #: 3: the active records' index (MEMORY.md); 4: the readable ids'; 5: the requests,
 #: the text search and the count of active rows; 6: the index's order (type as the
-#: index lists them, and the static rank by weight); 7: the steering hints
-SCHEMA_VERSION = 7
+#: index lists them, and the static rank by weight); 7: the steering hints; 8: each
+#: row's git blob id (a file whose stat data changed and whose bytes did not keeps its row)
+SCHEMA_VERSION = 8
 
 #: the text search's tables: (table, the entries' columns it indexes). Trigrams, case
 #: folded, no positions (``detail=none``: a third of the size, a quarter of the build
@@ -82,7 +83,8 @@ CREATE TABLE entries (
     reason TEXT, field TEXT, secret INTEGER NOT NULL DEFAULT 0,
     title TEXT, hook TEXT, value TEXT,
     rank_conf REAL, rank_t1 REAL, rank_t2 REAL, rank REAL,
-    steering INTEGER NOT NULL DEFAULT 0
+    steering INTEGER NOT NULL DEFAULT 0,
+    blob BLOB  -- the git blob id of the bytes the row was made from (NULL: none read)
 );
 CREATE INDEX entries_secret ON entries (secret) WHERE secret = 1;
 CREATE INDEX entries_steering ON entries (steering) WHERE steering != 0;
@@ -113,12 +115,12 @@ CREATE TABLE verdicts (key TEXT PRIMARY KEY, flagged INTEGER NOT NULL);
 _COLUMNS = (
     "rel, mtime, size, ino, id, status, scope, subject, attribute, condition, type_order, "
     "supersedes, meta, content, text, evidence, reason, field, secret, title, hook, value, "
-    "rank_conf, rank_t1, rank_t2, rank, steering"
+    "rank_conf, rank_t1, rank_t2, rank, steering, blob"
 )
 # an upsert, not INSERT OR REPLACE: a replaced row would leave the search tables and
 # the active count behind (REPLACE's delete fires no trigger); an update keeps the rowid
 _INSERT = (
-    f"INSERT INTO entries ({_COLUMNS}) VALUES ({', '.join('?' * 27)}) ON CONFLICT (rel) DO UPDATE "
+    f"INSERT INTO entries ({_COLUMNS}) VALUES ({', '.join('?' * 28)}) ON CONFLICT (rel) DO UPDATE "
     "SET " + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS.split(", ")[1:])
 )
 _REQUEST_COLUMNS = "rel, mtime, size, ino, id, kind, memory_id, status, data, reason"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -573,26 +574,40 @@ def catalog_bytes(root: Path, runs: int, subject: str) -> dict[str, Any]:
 
 def _bench(script: str, *args: str, stop_at: str | None = None, timeout: float = 3600) -> str:
     """Another bench of bench/, as a process of its own; its printed output. With
-    ``stop_at``, it is interrupted (SIGINT, so it cleans up) once a line matches."""
+    ``stop_at``, it is stopped once a line matches (its group: SIGINT, then SIGKILL
+    after a few seconds; its temporary files, under a folder of its own, removed)."""
+    scratch = ROOT / "bench" / ".stores" / "work" / f"bench-tmp-{os.getpid()}"
+    scratch.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "bench" / script), *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=ENV,
+        # its lines as it prints them; its temporary folders where they can be removed
+        env={**ENV, "PYTHONUNBUFFERED": "1", "TMPDIR": str(scratch)},
         start_new_session=True,
     )
     assert proc.stdout is not None
     lines: list[str] = []
     deadline = time.perf_counter() + timeout
+    stopped = False
     for line in proc.stdout:
         lines.append(line)
         if (stop_at and re.search(stop_at, line)) or time.perf_counter() > deadline:
-            os.killpg(proc.pid, signal.SIGINT)  # the group this function started
+            stopped = True
             break
+    if stopped:  # the group this function started
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
     _out, err = proc.communicate()
-    if proc.returncode not in (0, -signal.SIGINT, 130, 1) or not lines:
+    shutil.rmtree(scratch, ignore_errors=True)
+    if (proc.returncode != 0 and not stopped) or not lines:
         raise SystemExit(f"{script}: exit {proc.returncode}\n{err[-1500:]}")
     return "".join(lines)
 

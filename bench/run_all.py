@@ -555,6 +555,8 @@ def main() -> int:
     args = parser.parse_args()
     sizes = parse_sizes(args.sizes, args.quick)
     name = f"results-{args.table}-{'-'.join(map(str, sizes))}{'-quick' if args.quick else ''}"
+    if args.only:  # a run of some rows keeps its own file
+        name += "-" + args.only.replace(",", "-")
     saved = stores.STORES / f"{name}.json"
     if args.reprint is not None:
         lines, all_sizes = [], []

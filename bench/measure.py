@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
+import resource
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -58,6 +62,37 @@ def shell(command: list[str], cwd: Path | None = None) -> float:
     started = time.perf_counter()
     subprocess.run(command, cwd=cwd, capture_output=True, check=False)
     return time.perf_counter() - started
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(
+    command: list[str], cwd: Path | None = None, stdin: str | None = None, check: bool = True
+) -> tuple[float, float]:
+    """(wall, CPU with its children) of one process, started as a user starts it."""
+    cpu = _children_cpu()
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, text=True, env=ENV)
+    wall = time.perf_counter() - started
+    if check:
+        expect(done, (0, 1), " ".join(command[:6]))
+    return wall, _children_cpu() - cpu
+
+
+def cat_records(root: Path) -> list[str]:
+    """The floor of a command that reads every record: reading their bytes."""
+    return ["find", str(root / "memories"), "-name", "*.md", "-exec", "cat", "{}", "+"]
+
+
+def commit_floor(root: Path) -> tuple[float, float]:
+    """A one-file ``git commit`` in the store: what a write costs git at the least."""
+    (root / "bench-floor.txt").write_text(f"{time.time_ns()}\n", encoding="utf-8")
+    return timed(
+        ["sh", "-c", "git add bench-floor.txt && git commit -q -m floor"], cwd=root, check=False
+    )
 
 
 def expect(done: subprocess.CompletedProcess[str], codes: tuple[int, ...], what: str) -> None:
@@ -119,19 +154,39 @@ def conflict_ids(root: Path, count: int) -> list[str]:
 
 # ------------------------------------------------------------ measurements
 def cli_help(root: Path, runs: int) -> dict[str, Any]:
-    samples = [memgov("--help", store=None)[0] for _ in range(runs)]
-    floor = [shell([sys.executable, "-c", "import yaml"]) for _ in range(runs)]
-    return {"samples": samples, "floor": floor, "floor_name": "python -c 'import yaml'"}
+    """``memgov --help`` in turn with ``python -c 'import yaml'``."""
+    mine, base = [], []
+    for _ in range(runs + 1):  # the first of each: a warm-up
+        mine.append(timed([sys.executable, "-m", "tui.cli", "--help"], cwd=ROOT))
+        base.append(timed([sys.executable, "-c", "import yaml"], cwd=ROOT))
+    return _paired(mine[1:], base[1:], "python -c 'import yaml'")
+
+
+def _cli(root: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "tui.cli", *args, "--store", str(root), "--as", OWNER]
+
+
+def _paired(
+    mine: list[tuple[float, float]], base: list[tuple[float, float]], name: str
+) -> dict[str, Any]:
+    """A command's and its floor's (wall, CPU) samples, taken in turn."""
+    return {
+        "samples": [w for w, _ in mine],
+        "cpu": [c for _, c in mine],
+        "floor": [w for w, _ in base],
+        "floor_cpu": [c for _, c in base],
+        "floor_name": name,
+    }
 
 
 def cli_remember(root: Path, runs: int) -> dict[str, Any]:
-    sources = log_sources(root, runs)
-    samples = []
-    for n, source in enumerate(sources):
-        t, done = memgov("remember", "-", store=root, stdin=json.dumps(candidate(n, source, "cli")))
-        expect(done, (0,), "memgov remember")
-        samples.append(t)
-    return {"samples": samples}
+    """``memgov remember -`` of a new candidate, in turn with a one-file commit."""
+    mine, base = [], []
+    for n, source in enumerate(log_sources(root, runs)):
+        stdin = json.dumps(candidate(n, source, "cli"))
+        mine.append(timed(_cli(root, "remember", "-"), cwd=ROOT, stdin=stdin))
+        base.append(commit_floor(root))
+    return _paired(mine, base, "one-file git commit")
 
 
 def remember_inproc(root: Path, runs: int) -> dict[str, Any]:
@@ -189,14 +244,13 @@ def decide_one(root: Path, runs: int) -> dict[str, Any]:
 
 
 def decide_cli(root: Path, runs: int) -> dict[str, Any]:
-    samples = []
+    """``memgov decide ITEM --approve`` of a conflict, in turn with a one-file commit."""
+    mine, base = [], []
     for item in conflict_ids(root, runs):
-        t, done = memgov(
-            "decide", item, "--approve", "--option", "newer", "--reason", "bench", store=root
-        )
-        expect(done, (0,), "memgov decide")
-        samples.append(t)
-    return {"samples": samples}
+        argv = _cli(root, "decide", item, "--approve", "--option", "newer", "--reason", "bench")
+        mine.append(timed(argv, cwd=ROOT))
+        base.append(commit_floor(root))
+    return _paired(mine, base, "one-file git commit")
 
 
 def decide_batch(root: Path, runs: int) -> dict[str, Any]:
@@ -363,18 +417,17 @@ def _some_id(root: Path) -> str:
 
 
 def history(root: Path, runs: int) -> dict[str, Any]:
+    """``memgov history ID`` of a record with two commits, in turn with ``git log -- FILE``."""
     from core.store.layout import memory_path
 
     memory_id = _some_id(root)
     rel = memory_path(memory_id)  # where the file is: a path that is not costs git nothing
     assert (root / rel).is_file(), rel
-    samples = []
-    for _ in range(runs):
-        t, done = memgov("history", memory_id, store=root)
-        expect(done, (0,), "memgov history")
-        samples.append(t)
-    floor = [shell(["git", "log", "--", rel], cwd=root) for _ in range(runs)]
-    return {"samples": samples, "floor": floor, "floor_name": "git log -- FILE"}
+    mine, base = [], []
+    for _ in range(runs + 1):  # the first of each: a warm-up
+        mine.append(timed(_cli(root, "history", memory_id), cwd=ROOT))
+        base.append(timed(["git", "log", "--", rel], cwd=root))
+    return _paired(mine[1:], base[1:], "git log -- FILE")
 
 
 def history_lib(root: Path, runs: int) -> dict[str, Any]:
@@ -403,28 +456,26 @@ def history_lib(root: Path, runs: int) -> dict[str, Any]:
     return {"samples": samples, "floor": floor, "floor_name": "git log -- FILE"}
 
 
-def _grep(root: Path, subject: str) -> float:
-    return shell(["grep", "-rl", f"^subject: {subject}", "memories"], cwd=root)
+def _grep(root: Path, subject: str) -> list[str]:
+    return ["grep", "-rl", f"^subject: {subject}", str(root / "memories")]
 
 
 def list_subject(root: Path, runs: int, subject: str) -> dict[str, Any]:
-    samples = []
-    for _ in range(runs):
-        t, done = memgov("list", "--subject", subject, store=root)
-        expect(done, (0,), "memgov list")
-        samples.append(t)
-    floor = [_grep(root, subject) for _ in range(runs)]
-    return {"samples": samples, "floor": floor, "floor_name": "grep -rl"}
+    """``memgov list --subject P`` in turn with ``grep -rl`` of the subject."""
+    mine, base = [], []
+    for _ in range(runs + 1):  # the first of each: a warm-up
+        mine.append(timed(_cli(root, "list", "--subject", subject), cwd=ROOT))
+        base.append(timed(_grep(root, subject), check=False))
+    return _paired(mine[1:], base[1:], "grep -rl")
 
 
 def recall(root: Path, runs: int, subject: str) -> dict[str, Any]:
-    samples = []
-    for _ in range(runs):
-        t, done = memgov("recall", subject, "--no-usage", store=root)
-        expect(done, (0, 1), "memgov recall")
-        samples.append(t)
-    floor = [_grep(root, subject) for _ in range(runs)]
-    return {"samples": samples, "floor": floor, "floor_name": "grep -rl"}
+    """``memgov recall P --no-usage`` in turn with ``grep -rl`` of the subject."""
+    mine, base = [], []
+    for _ in range(runs + 1):  # the first of each: a warm-up
+        mine.append(timed(_cli(root, "recall", subject, "--no-usage"), cwd=ROOT))
+        base.append(timed(_grep(root, subject), check=False))
+    return _paired(mine[1:], base[1:], "grep -rl")
 
 
 _OPEN = """
@@ -482,6 +533,149 @@ def warm_open(root: Path, runs: int) -> dict[str, Any]:
         "floor_name": "stat every file",
         "extra_floor": built,
         "extra_floor_name": "every record built (Store.load, doctor's view)",
+    }
+
+
+# ------------------------------------------------- the scale table's rows
+def cold_clone(root: Path, runs: int, subject: str) -> dict[str, Any]:
+    """The first command after a clone (``git clone`` of the store, not timed; the
+    catalog lives in ``.git/memgov/``, so a clone has none and the command builds it),
+    in turn with reading every record's bytes in that clone."""
+    clone = root.parent / f"{root.name}.clone"
+    mine, base = [], []
+    try:
+        for _ in range(runs):
+            shutil.rmtree(clone, ignore_errors=True)
+            subprocess.run(["git", "clone", "-q", str(root), str(clone)], check=True)
+            base.append(timed(cat_records(clone)))
+            mine.append(timed(_cli(clone, "list", "--subject", subject), cwd=ROOT))
+    finally:
+        shutil.rmtree(clone, ignore_errors=True)
+    return _paired(mine, base, "reading the bytes")
+
+
+def catalog_bytes(root: Path, runs: int, subject: str) -> dict[str, Any]:
+    """The catalog's bytes on disk (``.git/memgov/catalog.sqlite`` and its journal),
+    brought up to date by a command and a search first, beside the records' bytes."""
+    timed(_cli(root, "list", "--subject", subject), cwd=ROOT)
+    timed(_cli(root, "recall", subject, "--no-usage"), cwd=ROOT)
+    derived = root / ".git" / "memgov"
+    catalog = sum(p.stat().st_size for p in derived.glob("catalog.sqlite*"))
+    every = sum(p.stat().st_size for p in derived.rglob("*") if p.is_file())
+    records = sum(p.stat().st_size for p in (root / "memories").rglob("*.md"))
+    return {
+        "samples": [float(catalog)],
+        "floor": [float(records)],
+        "floor_name": "the records' bytes",
+        "unit": "bytes",
+        "note": f"all of .git/memgov {every / 1e6:.1f} MB",
+    }
+
+
+def _bench(script: str, *args: str, stop_at: str | None = None, timeout: float = 3600) -> str:
+    """Another bench of bench/, as a process of its own; its printed output. With
+    ``stop_at``, it is stopped once a line matches (its group: SIGINT, then SIGKILL
+    after a few seconds; its temporary files, under a folder of its own, removed)."""
+    scratch = ROOT / "bench" / ".stores" / "work" / f"bench-tmp-{os.getpid()}"
+    scratch.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / script), *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # its lines as it prints them; its temporary folders where they can be removed
+        env={**ENV, "PYTHONUNBUFFERED": "1", "TMPDIR": str(scratch)},
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    lines: list[str] = []
+    deadline = time.perf_counter() + timeout
+    stopped = False
+    for line in proc.stdout:
+        lines.append(line)
+        if (stop_at and re.search(stop_at, line)) or time.perf_counter() > deadline:
+            stopped = True
+            break
+    if stopped:  # the group this function started
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+    _out, err = proc.communicate()
+    shutil.rmtree(scratch, ignore_errors=True)
+    if (proc.returncode != 0 and not stopped) or not lines:
+        raise SystemExit(f"{script}: exit {proc.returncode}\n{err[-1500:]}")
+    return "".join(lines)
+
+
+def _seconds(text: str) -> float:
+    return float(text.strip().split()[0])
+
+
+def review_paths(root: Path, runs: int, size: int) -> dict[str, Any]:
+    """bench_review_paths.py at this size: ``queue --json``, ``doctor`` and ``health``,
+    each in turn with its floor (its table's rows parsed: medians of wall and CPU)."""
+    out = _bench("bench_review_paths.py", "--sizes", str(size), "--runs", str(runs))
+    result: dict[str, Any] = {}
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 11 or not cells[0].startswith("`memgov ") or cells[2] != "this":
+            continue
+        name = cells[0].strip("`").split()[1]  # queue, doctor, health
+        result[name] = [_seconds(cells[3])]
+        result[f"{name}_cpu"] = [_seconds(cells[4])]
+        result[f"{name}_floor"] = [_seconds(cells[6])]
+        result[f"{name}_floor_cpu"] = [_seconds(cells[7])]
+        result[f"{name}_floor_name"] = cells[5]
+    if not result:
+        raise SystemExit(f"bench_review_paths.py printed no row:\n{out[-1500:]}")
+    result["note"] = "bench_review_paths.py"
+    result["runs"] = runs
+    return result
+
+
+def mcp_recall(root: Path, runs: int, size: int) -> dict[str, Any]:
+    """bench_mcp.py --recall-only at this size: recall's p50 over ``runs`` calls to a
+    warm server, the floor an empty round trip (``request_status``) of the same run."""
+    out = _bench(
+        "bench_mcp.py", "--sizes", str(size), "--recall-only", "--calls", str(runs), timeout=1800
+    )
+    found = {}
+    for line in out.splitlines():
+        cells = line.split()
+        if len(cells) >= 3 and cells[0] in ("floor", "recall"):
+            found[cells[0]] = (float(cells[1]) / 1000, float(cells[2]) / 1000)
+    if "recall" not in found or "floor" not in found:
+        raise SystemExit(f"bench_mcp.py printed no recall row:\n{out[-1500:]}")
+    return {
+        "samples": [found["recall"][0]],
+        "floor": [found["floor"][0]],
+        "floor_name": "an empty round trip",
+        "runs": runs,
+        "note": f"p50 of {runs} calls, p95 {found['recall'][1] * 1000:.1f} ms",
+    }
+
+
+def import_files(root: Path, runs: int, size: int, files: int) -> dict[str, Any]:
+    """bench_import.py at this size: ``memgov import claude-code`` of a ``files``-file
+    folder (a new process, start-up included) beside ``cp -r`` of it; the bench is
+    stopped once its import row is printed (its sync rows are not this table's)."""
+    row = rf"^\s*{size:,}\s+[\d.]+\s+[\d.]+\s+[\d.]+"
+    out = _bench("bench_import.py", "--files", str(files), "--sizes", str(size), stop_at=row)
+    floor = re.search(r"floor \(cp -r\) ([\d.]+) s", out)
+    took = re.search(row.replace(r"\s+[\d.]+", r"\s+([\d.]+)", 1), out, re.M)
+    if floor is None or took is None:
+        raise SystemExit(f"bench_import.py printed no import row:\n{out[-1500:]}")
+    seconds = float(took.group(1))
+    return {
+        "samples": [seconds],
+        "floor": [float(floor.group(1))],
+        "floor_name": "cp -r",
+        "note": f"{files:,} files, {files / seconds:.0f} files/s (goal >= 500)",
     }
 
 
@@ -613,6 +807,11 @@ OPERATIONS = {
     "recall": recall,
     "warm_open": warm_open,
     "desk": desk,
+    "cold_clone": cold_clone,
+    "catalog_bytes": catalog_bytes,
+    "review_paths": review_paths,
+    "mcp_recall": mcp_recall,
+    "import_files": import_files,
 }
 
 
@@ -624,15 +823,18 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=100)
     parser.add_argument("--commits", type=int, default=10_000)
     parser.add_argument("--subject", default="project:p042")
+    parser.add_argument("--size", type=int, default=0, help="the store's size (other benches)")
     args = parser.parse_args()
     fn = OPERATIONS[args.operation]
     extra: dict[str, Any] = {}
-    if args.operation == "import_cc":
+    if args.operation in ("import_cc", "import_files"):
         extra["files"] = args.files
     if args.operation == "erase_purge":
         extra["commits"] = args.commits
-    if args.operation in ("list", "recall"):
+    if args.operation in ("list", "recall", "cold_clone", "catalog_bytes"):
         extra["subject"] = args.subject
+    if args.operation in ("review_paths", "mcp_recall", "import_files"):
+        extra["size"] = args.size
     result = fn(args.store, args.runs, **extra)
     if result.get("samples"):
         result["median"] = statistics.median(result["samples"])

@@ -27,7 +27,7 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import stores
 
 MEASURE = ROOT / "bench" / "measure.py"
-HEAVY = {"batch", "erase_cli", "erase_purge", "import100", "import1000"}
+HEAVY = {"batch", "erase_cli", "erase_purge", "import100", "import1000", "import"}
 
 
 @dataclass
@@ -57,12 +57,105 @@ class Row:
     sample: str = "samples"
     once: bool = False  # size-independent: run at the first size only
     size_label: str | None = None
+    #: the tables the row is in (--table): "scale" (the store at 1,000 to 100,000
+    #: against its floors), "warm" (the warm paths' goals)
+    tables: tuple[str, ...] = ("warm",)
+    #: the growth from the smallest size to the largest should stay within this
+    growth_goal: float | None = None
+    #: per-size goals for the ratio to the floor (overrides floor_goal at that size)
+    floor_goals: dict[int, float] | None = None
+    unit: str = "s"  # or "bytes"
+    files: int | None = None  # --files for the row's operation (quick: a tenth)
 
 
-def rows(quick: bool) -> list[Row]:
-    batch = 100 if quick else 1000
-    erase_commits = 1000 if quick else 10_000
+BOTH = ("scale", "warm")
+
+
+def scale_rows(quick: bool) -> list[Row]:
+    """The store at 1,000 to 100,000 memories, each row beside its floor in the same
+    run (the commands as whole processes; the review paths, MCP recall and import
+    by their own benches: bench_review_paths.py, bench_mcp.py, bench_import.py)."""
+
+    def review(key: str, title: str) -> Row:
+        return Row(
+            key,
+            title,
+            "review_paths",
+            runs=5,
+            quick_runs=2,
+            sample=key,
+            floor_goal=3.0,
+            tables=("scale",),
+        )
+
     return [
+        Row(
+            "clone",
+            "first command after a clone (catalog built), memgov list --subject P",
+            "cold_clone",
+            runs=3,
+            quick_runs=2,
+            floor_goal=3.0,
+            tables=("scale",),
+        ),
+        review("queue", "memgov queue --json"),
+        review("doctor", "memgov doctor"),
+        review("health", "memgov health"),
+        Row(
+            "mcp_recall",
+            "MCP recall, p50 of a warm server's calls",
+            "mcp_recall",
+            runs=200,
+            quick_runs=50,
+            goal=0.010,
+            growth_goal=1.5,
+            tables=("scale",),
+        ),
+        Row(
+            "history",
+            "memgov history ID",
+            "history",
+            runs=9,
+            quick_runs=3,
+            floor_goal=3.0,
+            floor_goals={100_000: 2.0},
+            tables=BOTH,
+        ),
+        Row(
+            "import",
+            "memgov import claude-code of a folder (files/s in the note)",
+            "import_files",
+            runs=1,
+            quick_runs=1,
+            files=10_000,
+            tables=("scale",),
+        ),
+        Row(
+            "list",
+            "memgov list --subject P",
+            "list",
+            floor_goal=3.0,
+            growth_goal=1.5,
+            tables=BOTH,
+        ),
+        Row(
+            "recall",
+            "memgov recall P --no-usage",
+            "recall",
+            floor_goal=3.0,
+            growth_goal=1.5,
+            tables=BOTH,
+        ),
+        Row(
+            "catalog",
+            "the catalog on disk",
+            "catalog_bytes",
+            runs=1,
+            quick_runs=1,
+            floor_goal=1.5,
+            unit="bytes",
+            tables=("scale",),
+        ),
         Row(
             "startup",
             "CLI start-up (memgov --help)",
@@ -70,10 +163,36 @@ def rows(quick: bool) -> list[Row]:
             runs=10,
             once=True,
             size_label="-",
+            floor_goal=2.0,
+            tables=BOTH,
         ),
         Row(
-            "cli_remember", "memgov remember, one candidate (CLI)", "cli_remember", True, goal=0.25
+            "cli_remember",
+            "memgov remember, one candidate (CLI)",
+            "cli_remember",
+            True,
+            runs=7,
+            goal=0.25,
+            floor_goal=3.0,
+            tables=BOTH,
         ),
+        Row(
+            "decide_cli",
+            "one conflict decision (memgov decide, CLI)",
+            "decide_cli",
+            True,
+            runs=7,
+            floor_goal=3.0,
+            tables=BOTH,
+        ),
+    ]
+
+
+def rows(quick: bool) -> list[Row]:
+    batch = 100 if quick else 1000
+    erase_commits = 1000 if quick else 10_000
+    return [
+        *scale_rows(quick),
         Row(
             "remember",
             "remember() in process",
@@ -90,7 +209,6 @@ def rows(quick: bool) -> list[Row]:
             True,
             goal=0.15,
         ),
-        Row("decide_cli", "one conflict decision (memgov decide, CLI)", "decide_cli", True),
         Row(
             # each decision its own transaction and commit (one `decide` call each,
             # in one process); the goal for a batch is the next row's: one list
@@ -150,7 +268,6 @@ def rows(quick: bool) -> list[Row]:
             goal={10_000: 10.0},
         ),
         Row("export", "memgov export claude-code", "export_cc", runs=3),
-        Row("history", "memgov history ID", "history", floor_goal=3.0),
         Row(
             "history_lib",
             "history_in() in process, after the first",
@@ -158,8 +275,6 @@ def rows(quick: bool) -> list[Row]:
             runs=10,
             floor_goal=3.0,
         ),
-        Row("list", "memgov list --subject P", "list", floor_goal=3.0),
-        Row("recall", "memgov recall P --no-usage", "recall", floor_goal=3.0),
         Row(
             "warm_open",
             "warm open: the catalog checked (nothing changed)",
@@ -212,6 +327,9 @@ def run_row(row: Row, size: int, store: Path, runs: int, timeout: float) -> dict
     """One row at one size: measure.py in a fresh process, on a copy if it writes."""
     target = stores.fresh_copy(size, row.key) if row.writes else store
     command = [sys.executable, str(MEASURE), row.op, str(target), "--runs", str(runs), *row.args]
+    command += ["--size", str(size)]
+    if row.files is not None:
+        command += ["--files", str(row.files)]
     started = time.perf_counter()
     # its own session, so a timeout ends the commands it started too (by its group id)
     proc = subprocess.Popen(
@@ -248,12 +366,44 @@ def stores_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "MEMGOV_ACTOR": stores.OWNER}
 
 
-def fmt(seconds: float | None) -> str:
+def fmt(seconds: float | None, unit: str = "s") -> str:
     if seconds is None:
         return "-"
+    if unit == "bytes":
+        return f"{seconds / 1e6:.1f} MB" if seconds >= 1e5 else f"{seconds / 1e3:.1f} kB"
     if seconds < 1:
         return f"{seconds * 1000:.0f} ms" if seconds >= 0.01 else f"{seconds * 1000:.1f} ms"
     return f"{seconds:.2f} s"
+
+
+def _keys(row: Row) -> tuple[str, str, str]:
+    """Where a row's samples are in its result: its CPU, its floor (the floor's CPU
+    and name are the floor's key + ``_cpu`` / ``_name``)."""
+    if row.sample == "samples":
+        return "samples", "cpu", "floor"
+    return row.sample, f"{row.sample}_cpu", f"{row.sample}_floor"
+
+
+def _floor_text(row: Row, size: int, result: dict[str, Any], median: float) -> str:
+    _sample, cpu_key, floor_key = _keys(row)
+    floor = result.get(floor_key)
+    if not floor:
+        return ""
+    f = statistics.median(floor)
+    ratio = median / f if f else float("inf")
+    text = f"{result.get(floor_key + '_name', 'floor')} {fmt(f, row.unit)}: {ratio:.1f}x"
+    goal = (row.floor_goals or {}).get(size, row.floor_goal)
+    if goal is not None:
+        text += f" (goal <= {goal:g}x) " + ("ok" if ratio <= goal else "MISS")
+    cpu, floor_cpu = result.get(cpu_key), result.get(floor_key + "_cpu")
+    if cpu and floor_cpu:
+        c, fc = statistics.median(cpu), statistics.median(floor_cpu)
+        text += f"; CPU {fmt(c)} vs {fmt(fc)}: {c / max(fc, 1e-6):.1f}x"
+    extra = result.get("extra_floor")
+    if extra:
+        e = statistics.median(extra)
+        text += f"; {result.get('extra_floor_name')} {fmt(e)}: {median / e:.1f}x"
+    return text
 
 
 def summarize(row: Row, size: int, result: dict[str, Any]) -> dict[str, str]:
@@ -261,7 +411,7 @@ def summarize(row: Row, size: int, result: dict[str, Any]) -> dict[str, str]:
     if "error" in result:
         out.update(median=result["error"], min="", max="", versus="", note="")
         return out
-    samples = result.get(row.sample)
+    samples = result.get(_keys(row)[0])
     if isinstance(samples, float | int):
         samples = [samples]
     samples = [float(s) for s in samples or []]
@@ -270,38 +420,29 @@ def summarize(row: Row, size: int, result: dict[str, Any]) -> dict[str, str]:
         return out
     median = statistics.median(samples)
     out.update(
-        median=fmt(median),
-        min=fmt(min(samples)),
-        max=fmt(max(samples)),
-        n=str(len(samples)),
+        median=fmt(median, row.unit),
+        min=fmt(min(samples), row.unit),
+        max=fmt(max(samples), row.unit),
+        n=str(result.get("runs", len(samples))),
         _median=str(median),
     )
-    versus = ""
+    versus = []
     goal = row.goal.get(size) if isinstance(row.goal, dict) else row.goal
     if goal is not None:
         verdict = "ok" if median < goal else "MISS"
-        versus = f"goal < {fmt(goal)}: {median / goal:.2f}x {verdict}"
-    floor = result.get("floor")
-    if floor:
-        f = statistics.median(floor)
-        ratio = median / f if f else float("inf")
-        versus = f"{result.get('floor_name', 'floor')} {fmt(f)}: {ratio:.1f}x"
-        if row.floor_goal is not None:
-            versus += f" (goal <= {row.floor_goal:g}x) " + (
-                "ok" if ratio <= row.floor_goal else "MISS"
-            )
-        extra = result.get("extra_floor")
-        if extra:
-            e = statistics.median(extra)
-            versus += f"; {result.get('extra_floor_name')} {fmt(e)}: {median / e:.1f}x"
-    out["versus"] = versus
+        versus.append(f"goal < {fmt(goal)}: {median / goal:.2f}x {verdict}")
+    if floor := _floor_text(row, size, result, median):
+        versus.append(floor)
+    out["versus"] = "; ".join(versus)
     note = result.get("note", "")
     out["note"] = "; ".join(sorted(set(note))) if isinstance(note, list) else str(note)
     return out
 
 
 def table(lines: list[dict[str, str]], sizes: list[int]) -> str:
-    titles = {r.title: i for i, r in enumerate(rows(True) + rows(False))}
+    every = rows(False)
+    titles = {r.title: i for i, r in enumerate(rows(True) + every)}
+    growth_goals = {r.title: r.growth_goal for r in every if r.growth_goal}
 
     def order(li: dict[str, str]) -> tuple[int, str]:
         size = li["size"].replace(",", "").split()[0]
@@ -316,11 +457,12 @@ def table(lines: list[dict[str, str]], sizes: list[int]) -> str:
     small, large = f"{min(sizes):,}", f"{max(sizes):,}"
     for line in lines:
         m = medians.get(line["operation"], {})
-        line["growth"] = (
-            f"x{m[large] / m[small]:.2f}"
-            if line["size"] == large and small in m and large in m and m[small] and small != large
-            else ""
-        )
+        line["growth"] = ""
+        if line["size"] == large and small in m and large in m and m[small] and small != large:
+            growth = m[large] / m[small]
+            line["growth"] = f"x{growth:.2f}"
+            if goal := growth_goals.get(line["operation"]):
+                line["growth"] += f" (goal <= {goal:g}x) " + ("ok" if growth <= goal else "MISS")
     cols = ["operation", "size", "median", "min", "max", "n", "versus", "growth", "note"]
     heads = {
         "versus": "goal or floor: ratio",
@@ -335,10 +477,70 @@ def table(lines: list[dict[str, str]], sizes: list[int]) -> str:
     return "\n".join(out)
 
 
+def parse_sizes(values: list[str] | None, quick: bool) -> list[int]:
+    """``--sizes 1000 10000`` or ``--sizes 1000,10000``; --quick alone: 1,000."""
+    if not values:
+        return [1000] if quick else [10_000, 100_000]
+    return [int(v) for value in values for v in value.split(",") if v]
+
+
+def measure_rows(
+    chosen: list[Row], sizes: list[int], args: argparse.Namespace, saved: Path
+) -> list[dict[str, str]]:
+    """Every chosen row at every size; a result shared by several rows (the desk's
+    session, the review paths' bench) is measured once."""
+    lines: list[dict[str, str]] = []
+    shared: dict[tuple[str, int, int], dict[str, Any]] = {}
+    for n, size in enumerate(sizes):
+        t0 = time.perf_counter()
+        store = stores.ensure(size)
+        print(f"# store {size:,}: {time.perf_counter() - t0:.1f} s to build or reuse", flush=True)
+        for row in chosen:
+            if row.once and n:
+                continue
+            runs = args.runs or (row.quick_runs if args.quick else row.runs)
+            t1 = time.perf_counter()
+            key = (row.op, size, runs)
+            if key in shared:
+                result = shared[key]
+            elif row.op == "desk":  # one desk session per run gives every desk row its samples
+                merged: dict[str, Any] = {}
+                for _ in range(runs):
+                    result = run_row(row, size, store, 1, args.timeout)
+                    if "error" in result:
+                        merged = result
+                        break
+                    for k, v in result.items():
+                        merged.setdefault(k, [])
+                        merged[k] += v if isinstance(v, list) else [v]
+                result = shared[key] = merged
+            else:
+                result = shared[key] = run_row(row, size, store, runs, args.timeout)
+            line = summarize(row, size, result)
+            if row.size_label:
+                line["size"] = row.size_label
+            lines.append(line)
+            print(
+                f"# {row.key} @ {size:,}: {line['median']} {line.get('versus', '')} "
+                f"({time.perf_counter() - t1:.0f} s)",
+                flush=True,
+            )
+            saved.write_text(json.dumps({"sizes": sizes, "lines": lines}, indent=1))
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default=None, help="comma-separated (default 10000,100000)")
+    parser.add_argument(
+        "--sizes", nargs="+", default=None, help="memories, e.g. 1000 10000 100000 (or 1000,10000)"
+    )
     parser.add_argument("--quick", action="store_true", help="1,000 memories, few runs")
+    parser.add_argument(
+        "--table",
+        choices=("scale", "warm", "all"),
+        default="scale",
+        help="scale: the store against its floors (default); warm: the warm paths' goals",
+    )
     parser.add_argument("--only", default="", help="comma-separated row ids")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds a row may take")
     parser.add_argument("--runs", type=int, default=None, help="override every row's runs")
@@ -351,11 +553,11 @@ def main() -> int:
         help="print saved results (bench/.stores/results-*.json), several merged, and exit",
     )
     args = parser.parse_args()
-    default = "1000" if args.quick else "10000,100000"
-    sizes = [int(s) for s in (args.sizes or default).split(",")]
-    saved = (
-        stores.STORES / f"results-{'-'.join(map(str, sizes))}{'-quick' if args.quick else ''}.json"
-    )
+    sizes = parse_sizes(args.sizes, args.quick)
+    name = f"results-{args.table}-{'-'.join(map(str, sizes))}{'-quick' if args.quick else ''}"
+    if args.only:  # a run of some rows keeps its own file
+        name += "-" + args.only.replace(",", "-")
+    saved = stores.STORES / f"{name}.json"
     if args.reprint is not None:
         lines, all_sizes = [], []
         for path in args.reprint or [saved]:
@@ -365,50 +567,20 @@ def main() -> int:
         print(table(lines, sorted(set(all_sizes))))
         return 0
     wanted = {k for k in args.only.split(",") if k}
-    chosen = [r for r in rows(args.quick) if not wanted or r.key in wanted]
-    position = {r.key: i for i, r in enumerate(chosen)}
+    chosen = [
+        r
+        for r in rows(args.quick)
+        if (args.table == "all" or args.table in r.tables) and (not wanted or r.key in wanted)
+    ]
+    if args.quick:
+        chosen = [replace(r, files=r.files // 10) if r.files else r for r in chosen]
     # the long rows last, so a run cut short still has the quick ones
     chosen.sort(key=lambda r: r.key in HEAVY)
     started = time.perf_counter()
-    lines: list[dict[str, str]] = []
-    desk_cache: dict[tuple[int, int], dict[str, Any]] = {}
-    for n, size in enumerate(sizes):
-        t0 = time.perf_counter()
-        store = stores.ensure(size)
-        print(f"# store {size:,}: {time.perf_counter() - t0:.1f} s to build or reuse", flush=True)
-        for row in chosen:
-            if row.once and n:
-                continue
-            runs = args.runs or (row.quick_runs if args.quick else row.runs)
-            t1 = time.perf_counter()
-            if row.op == "desk":
-                # one desk session per run gives every desk row its samples
-                key = (size, runs)
-                if key not in desk_cache:
-                    merged: dict[str, Any] = {}
-                    for _ in range(runs):
-                        result = run_row(row, size, store, 1, args.timeout)
-                        if "error" in result:
-                            merged = result
-                            break
-                        for k, v in result.items():
-                            merged.setdefault(k, [])
-                            merged[k] += v if isinstance(v, list) else [v]
-                    desk_cache[key] = merged
-                result = desk_cache[key]
-            else:
-                result = run_row(row, size, store, runs, args.timeout)
-            line = summarize(row, size, result)
-            line["_order"] = f"{position[row.key]:03d} {size:09d}"
-            if row.size_label:
-                line["size"] = row.size_label
-            lines.append(line)
-            print(
-                f"# {row.key} @ {size:,}: {line['median']} ({time.perf_counter() - t1:.0f} s)",
-                flush=True,
-            )
-            saved.write_text(json.dumps({"sizes": sizes, "lines": lines}, indent=1))
+    stores.STORES.mkdir(parents=True, exist_ok=True)
+    lines = measure_rows(chosen, sizes, args, saved)
     print()
+    print(f"# load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(table(lines, sizes))
     print(f"\n# total {time.perf_counter() - started:.0f} s", flush=True)
     return 0

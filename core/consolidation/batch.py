@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.consolidation.changes import (
     Change,
@@ -23,12 +23,14 @@ from core.consolidation.changes import (
     index_change_ids,
     unified_diff,
 )
-from core.consolidation.plan import Plan
 from core.consolidation.refs import BATCH_REF
 from core.domain.errors import NotFoundError, ValidationError, shown_id
 from core.store import gitstore
 from core.store.index import INDEX_FILE
 from core.store.store import Store
+
+if TYPE_CHECKING:  # a batch read or listed needs no planning
+    from core.consolidation.plan import Plan
 
 MANIFEST = ".memgov-batch.json"
 

@@ -40,7 +40,6 @@ from typing import Any
 from core.domain import repeats, secrets
 from core.domain.errors import SecretBlocked, ValidationError
 from core.domain.record import Memory, Source
-from core.review.correct import supersede_with
 from core.review.evidence import Evidence
 from core.review.items import Item, Kind, LabelAnalysis, Said
 from core.review.session import Session
@@ -615,6 +614,8 @@ def decide_label(  # noqa: C901
                 )
             elif chosen == "correct":
                 assert content is not None
+                from core.review.correct import supersede_with  # a correction: only then
+
                 new = supersede_with(
                     tx,
                     memory,

@@ -40,7 +40,6 @@ from core.store.decisions import (
     new_decision_id,
     record_decision,
 )
-from core.store.erase import scrub
 from core.store.requests import Request, open_requests
 from core.store.store import MAX_FILE_BYTES, Store, new_memory_id
 from core.store.transaction import Transaction
@@ -326,6 +325,8 @@ def _close_requests(
         closed = request.with_changes(
             status=status, decision=decision_id, decided_by=actor, decision_reason=why
         )
+        from core.store.erase import scrub  # an erasure's scrub: only when one is
+
         text = scrub(closed.to_yaml().encode("utf-8"), tx.needles).decode("utf-8")
         tx.write_file(request.path, text)
         tx.event(

@@ -14,8 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from core.domain import fastyaml
 from core.domain.errors import StoreError, ValidationError
 from core.domain.record import check_text, describe, shown_word, yaml_error
 from core.store.fsutil import HostileEntry, open_entry
@@ -98,6 +97,8 @@ class Config:
             del data["desk_reason"]
         extra = data.pop("extra")
         data.update(extra)
+        import yaml  # a config written: PyYAML loads here, not for every command
+
         head = "# memgov store configuration. Changes to a team store's config go through review.\n"
         return head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
@@ -250,11 +251,22 @@ def load_config(root: Path) -> Config:
     return load_config_text(text, path=path)
 
 
-def load_config_text(text: str, *, path: Path | str) -> Config:  # noqa: C901
-    """A config from its text (a version of ``memgov.yaml`` in git, or the file's)."""
-    path = Path(path)
+def plain_config(text: str) -> dict[str, Any] | None:
+    """``memgov.yaml`` as ``memgov init`` writes it (comment lines, ``key: scalar``
+    lines, flat nested mappings) read by the front-matter fast path, which either
+    declines (None) or gives exactly what YAML gives; a comment line is one YAML
+    ignores wherever it stands in such a file (a line that could continue a quoted or
+    multi-line value makes the fast path decline). PyYAML is not imported."""
+    kept = [line for line in text.split("\n") if not line.lstrip(" ").startswith("#")]
+    return fastyaml.parse("\n".join(kept))
+
+
+def _yaml_config(text: str, path: Path) -> Any:
+    """A config the fast path declines, read by PyYAML (imported here); {} when empty."""
+    import yaml
+
     try:
-        raw = yaml.safe_load(text) or {}
+        return yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
         error = yaml_error(exc, path=path, what="the file")
         raise ValidationError(
@@ -272,6 +284,14 @@ def load_config_text(text: str, *, path: Path | str) -> Config:  # noqa: C901
             path=path,
             hint="fix the value, or quote it to keep it as text",
         ) from None
+
+
+def load_config_text(text: str, *, path: Path | str) -> Config:  # noqa: C901
+    """A config from its text (a version of ``memgov.yaml`` in git, or the file's)."""
+    path = Path(path)
+    raw = plain_config(text)
+    if raw is None:
+        raw = _yaml_config(text, path)
     if not isinstance(raw, dict):
         raise ValidationError(
             f"must be a mapping of settings, got {describe(raw)}",

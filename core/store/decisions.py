@@ -27,7 +27,6 @@ from typing import Any, ClassVar
 from core.domain.data import AsData, to_data
 from core.domain.errors import NotFoundError, StoreError, ValidationError, shown_id
 from core.domain.record import Memory
-from core.store.erase import ERASED_KEEP, needles_for
 from core.store.fsutil import UnsafePath, read_confined
 from core.store.store import Store
 from core.store.transaction import Transaction
@@ -172,6 +171,8 @@ def front(memory: Memory) -> dict[str, Any]:
 
 def key_only(state: dict[str, Any]) -> dict[str, Any]:
     """What a decision keeps of an erased record: its id and key (core.store.erase)."""
+    from core.store.erase import ERASED_KEEP  # the erasure's modules: only when one is
+
     return {k: v for k, v in state.items() if k in ERASED_KEEP}
 
 
@@ -182,6 +183,8 @@ def erase_record(tx: Transaction, memory_id: str, **kwargs: Any) -> None:
     value = tx.get(memory_id).value
     tx.erase(memory_id, **kwargs)
     if value:  # the value in short goes with the content, unless another record says it too
+        from core.store.erase import needles_for
+
         tx.needles += [n for n in needles_for(value) if not tx.still_said(n)]
 
 

@@ -14,19 +14,12 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from core.domain import fastyaml
 from core.domain.data import AsData
 from core.domain.errors import ValidationError
 from core.domain.record import check_text, describe, id_problem, parse_time, shown_word, yaml_error
 from core.domain.words import counted
 from core.store.fsutil import HostileEntry, read_entry
-
-try:  # libyaml's C loader, as for the memory files; fall back when absent
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 REQUEST_DIR = "requests"
 KINDS = ("promote", "delete", "stale")
@@ -65,6 +58,8 @@ class Request(AsData):
         return "stale report" if self.kind == "stale" else f"{self.kind} request"
 
     def to_yaml(self) -> str:
+        import yaml  # a request written: PyYAML loads here, not for every reading command
+
         return yaml.safe_dump(asdict(self), sort_keys=False, allow_unicode=True)
 
     def with_changes(self, **changes: Any) -> Request:
@@ -228,11 +223,19 @@ def read_request_file(path: Path, rel: str) -> Request | str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return f"is not UTF-8 (byte {exc.start + 1:,}); restore it from git"
+    # the layout memgov writes takes the fast path (the same mapping YAML reads)
+    raw = fastyaml.parse(text)
+    if raw is None:
+        return _yaml_request(text, rel, path)
+    return _checked_request(raw, rel, path)
+
+
+def _yaml_request(text: str, rel: str, path: Path) -> Request | str:
+    """A request file the fast path declines, read by PyYAML (imported here)."""
+    import yaml
+
     try:
-        # the layout memgov writes takes the fast path (the same mapping YAML reads)
-        raw = fastyaml.parse(text)
-        if raw is None:
-            raw = yaml.load(text, Loader=_Loader)
+        raw = yaml.load(text, Loader=fastyaml.full_loader())
     except yaml.YAMLError as exc:
         error = yaml_error(exc, path=rel, what="the file")
         return error.message
@@ -240,6 +243,10 @@ def read_request_file(path: Path, rel: str) -> Request | str:
         return "is nested too deeply to read"
     except (ValueError, TypeError, OverflowError) as exc:
         return f"has a value YAML cannot read ({type(exc).__name__})"
+    return _checked_request(raw, rel, path)
+
+
+def _checked_request(raw: Any, rel: str, path: Path) -> Request | str:
     try:
         return request_from_mapping(raw, path=rel, stem=path.stem)
     except ValidationError as exc:

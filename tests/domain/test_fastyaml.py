@@ -240,6 +240,64 @@ def test_scalars_the_fast_path_leaves_to_yaml(raw: str) -> None:
     assert fastyaml.parse(f"key: {raw}") is None
 
 
+def test_only_the_null_and_boolean_words_start_with_a_letter_and_are_not_text() -> None:
+    """The fast path types a plain scalar that starts with a letter as text, unless it
+    is a null or boolean word, without PyYAML's resolver: true only while that resolver
+    keys nothing but its bool and null patterns on a letter, and those words are the
+    ones these patterns match. Checked against PyYAML itself, so an upgrade that
+    changed it fails here."""
+    from yaml.resolver import Resolver
+
+    letters = [chr(c) for c in range(ord("A"), ord("z") + 1) if chr(c).isalpha()]
+    keyed = {
+        tag for first in letters for tag, _regex in Resolver.yaml_implicit_resolvers.get(first, [])
+    }
+    assert keyed == {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"}
+    assert None not in Resolver.yaml_implicit_resolvers  # no pattern for every scalar
+    words: set[str] = set()
+    for first in letters:
+        for tag, regex in Resolver.yaml_implicit_resolvers.get(first, []):
+            for word in fastyaml.NULL_WORDS | fastyaml.BOOL_WORDS | {"y", "n", "Y", "N", "nil"}:
+                if regex.match(word):
+                    words.add(word)
+                    assert tag.endswith("null") == (word in fastyaml.NULL_WORDS), word
+    assert words == fastyaml.NULL_WORDS | fastyaml.BOOL_WORDS
+    for raw in [*TRICKY, *fastyaml.NULL_WORDS, *fastyaml.BOOL_WORDS, "y", "N", "nil", "Off2"]:
+        if "\n" not in raw:
+            check_agrees(f"key: {raw}")
+
+
+def test_the_fast_path_refuses_what_yamls_reader_refuses() -> None:
+    from yaml.reader import Reader
+
+    refused = [c for c in range(0x110000) if Reader.NON_PRINTABLE.match(chr(c))]
+    ours = [c for c in range(0x110000) if fastyaml._NON_PRINTABLE.match(chr(c))]
+    assert ours == refused
+    assert 0x0 in ours and 0xD800 in ours and 0xFEFF not in ours
+
+
+def test_a_plain_record_is_read_without_pyyaml() -> None:
+    """The fast path imports no part of PyYAML (a command that reads records and
+    memgov.yaml pays for none of it); a record it declines loads PyYAML then."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from core.domain.record import parse_memory\n"
+        "text = '---\\nid: m1\\ntype: semantic\\nscope: private\\nstatus: active\\n"
+        "subject: user:me\\nattribute: editor\\nconfidence: 0.9\\n"
+        "created_at: \\'2027-01-01T10:00:00+08:00\\'\\n"
+        "verified_at: \\'2027-01-01T10:00:00+08:00\\'\\n---\\nUses vim.\\n'\n"
+        "parse_memory(text, path='m1.md')\n"
+        "print(sorted(m for m in sys.modules if m == 'yaml' or m.startswith('yaml.')))\n"
+        "parse_memory(text.replace('type: semantic', 'type: \"semantic\"'), path='m1.md')\n"
+        "print('yaml' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split("\n")[:2] == ["[]", "True"], done.stdout
+
+
 def test_duplicate_keys_are_left_to_yaml() -> None:
     assert fastyaml.parse("a: 1\na: 2") is None
     assert fastyaml.parse("s:\n  a: 1\n  a: 2") is None

@@ -274,3 +274,103 @@ def test_a_scan_compiles_only_the_rules_whose_keywords_occur() -> None:
     first, second = done.stdout.splitlines()
     assert first == "0"
     assert second == "['github-pat'] ['github-pat']"
+
+
+@pytest.fixture(scope="module")
+def in_conflict(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A private store with one conflict open (two values of one key), its catalog
+    current, and the conflict's item id."""
+    from support_conflicts import OWNER, conflict_store
+
+    root = conflict_store(tmp_path_factory.mktemp("conflict") / "store", 1)
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "queue", "--store", str(root), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "MEMGOV_ACTOR": OWNER},
+    )
+    items = json.loads(done.stdout)
+    items = items if isinstance(items, list) else items["items"]
+    assert len(items) == 1, items
+    return root, items[0]["id"]
+
+
+def test_deciding_a_conflict_loads_no_importer_nor_another_kinds_work(
+    in_conflict: tuple[Path, str], tmp_path: Path
+) -> None:
+    """``memgov decide`` of a conflict loads the decision path and the conflict's kind:
+    not the importers (the held kind's), the revert, the erasure (the secret kind's),
+    nor the consolidation's planning (the batch kind's); the review door (core.api.review)
+    gives each name from its module when asked. The same probe on ``memgov revert`` of
+    that decision sees the revert load (the check can fail)."""
+    root, item = in_conflict
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(root), str(copy)], check=True)
+    argv = ["decide", item, "--approve", "--option", "newer", "--reason", "r", "--json"]
+    owner = {"MEMGOV_ACTOR": "owner@example.com"}
+    modules = loaded([*argv, "--store", str(copy)], env=owner)
+    assert "core.review.decide" in modules and "core.review.kinds.conflict" in modules
+    unused = (
+        "core.importers",
+        "core.review.revert",
+        "core.review.held",
+        "core.store.erase",
+        "core.consolidation.plan",
+        "core.consolidation.apply",
+        "core.consolidation.rollback",
+    )
+    assert under(modules, *unused, *DESK, *SERVE, *MCP) == []
+    decided = [p.stem for p in (copy / "decisions").glob("*.json")]
+    assert len(decided) == 1, decided
+    # the revert of that decision loads what the decision did not
+    modules = loaded(["revert", decided[0], "--reason", "back", "--store", str(copy)], env=owner)
+    assert "core.review.revert" in modules
+
+
+def test_the_doors_lazy_names_are_their_modules_own() -> None:
+    """A door of core.api that gives its names lazily (``_WHERE``) lists for the type
+    checker (its TYPE_CHECKING imports) exactly what it gives at run time, and every
+    name of its ``__all__`` resolves to the object of the module it names."""
+    import ast
+    import importlib
+    import importlib.util
+
+    checked = 0
+    for path in sorted((ROOT / "core" / "api").glob("*.py")):
+        module = importlib.import_module(f"core.api.{path.stem}")
+        where = getattr(module, "_WHERE", None)
+        if where is None:
+            continue
+        checked += 1
+        typed: dict[str, str] = {}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+                for sub in node.body:
+                    assert isinstance(sub, ast.ImportFrom), ast.dump(sub)
+                    for alias in sub.names:
+                        parent = importlib.import_module(str(sub.module))
+                        full = f"{sub.module}.{alias.name}"
+                        is_module = hasattr(parent, "__path__") and bool(
+                            importlib.util.find_spec(full)
+                        )
+                        typed[alias.asname or alias.name] = (
+                            full if is_module else f"{sub.module}:{alias.name}"
+                        )
+        assert typed == where, path.name
+        for name in module.__all__:
+            value = getattr(module, name)
+            module_name, _, attr = where.get(name, f"{module.__name__}:{name}").partition(":")
+            source = importlib.import_module(module_name)
+            assert value is (getattr(source, attr) if attr else source), name
+    assert checked >= 1
+
+
+def test_the_held_kinds_prefix_is_the_importers() -> None:
+    """The held kind names its ids' prefix without importing the importers; it is theirs."""
+    from core.importers.held import PREFIX
+    from core.review.kinds import held
+
+    assert held.PREFIX == PREFIX
+    assert held.KIND.prefixes == (PREFIX,)

@@ -17,8 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from core.domain import fastyaml
 from core.domain.errors import ValidationError
 from core.domain.record.fields import (
     ENVIRONMENT_MAX,
@@ -36,11 +35,6 @@ from core.domain.record.fields import (
     shown_word,
     validate_id,
 )
-
-try:  # libyaml's C dumper is several times faster; fall back when absent
-    from yaml import CSafeDumper as _Dumper
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -242,9 +236,11 @@ class Memory:
         return data
 
     def to_markdown(self) -> str:
+        import yaml  # a record written: PyYAML loads here, not for every reading command
+
         meta = yaml.dump(
             self.front_matter(),
-            Dumper=_Dumper,
+            Dumper=fastyaml.full_dumper(),
             sort_keys=False,
             allow_unicode=True,
             default_flow_style=False,

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from core.domain import fastyaml
 from core.domain.errors import ValidationError
@@ -22,10 +20,8 @@ from core.domain.record.fields import FIELD_ORDER, TOOL_RE, environment_field
 from core.domain.record.mapping import memory_from_mapping
 from core.domain.record.model import Memory
 
-try:  # libyaml's C loader is several times faster; fall back when absent
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+if TYPE_CHECKING:
+    import yaml
 
 _DELIMITER = re.compile(r"^-{3,}[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
 
@@ -33,7 +29,9 @@ _DELIMITER = re.compile(r"^-{3,}[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
 def _load_yaml(block: str) -> Any:
     """A front-matter block's YAML, on libyaml's C loader when present (python-frontmatter's
     handler did only this, and importing it cost every command that opens a store)."""
-    return yaml.load(block, Loader=_Loader)
+    import yaml
+
+    return yaml.load(block, Loader=fastyaml.full_loader())
 
 
 #: the fixed wording of datetime's range errors: safe to repeat, it quotes nothing
@@ -103,11 +101,15 @@ def yaml_error(
     """A YAML error as a ValidationError: where, and what YAML says, without the
     pieces of the file its message may quote (an alias or tag may be a credential).
     Given the ``block`` that was read, a memory's field is named by where YAML stopped."""
+    import yaml  # an error of YAML's: it is loaded
+
     line: int | None = None
     exact = False  # YAML stopped at the bad character itself, not somewhere after it
     if isinstance(exc, yaml.reader.ReaderError) and block is not None:
         exact = True
-        if _Loader.__name__.startswith("C"):  # libyaml counts bytes of the UTF-8 text
+        if fastyaml.full_loader().__name__.startswith(
+            "C"
+        ):  # libyaml counts bytes of the UTF-8 text
             line = block.encode("utf-8", "surrogatepass")[: exc.position].count(b"\n")
         else:
             line = block[: exc.position].count("\n")
@@ -176,6 +178,8 @@ def split_front_matter(text: str, *, path: Path | str | None = None) -> tuple[di
             field=field_at_line(block, line),
             hint="remove it; a field's text takes no control characters",
         )
+    import yaml  # what the fast path declines: PyYAML reads it
+
     try:
         meta = _load_yaml(block)
     except (ValueError, TypeError, OverflowError) as exc:

@@ -1,12 +1,10 @@
 """Consolidation batches: what a consolidation proposes, decided by change or by file
-(core.review.batch, core.consolidation)."""
+(core.review.batch, core.consolidation). The consolidation's modules load when a batch
+is listed, decided or undone, not for every decision of another kind."""
 
 from __future__ import annotations
 
-from core.consolidation.batch import pending_ids
-from core.consolidation.rollback import revert_decision
 from core.review.authority import check_may_decide
-from core.review.batch import decide_batch, pending_items, preview_batch
 from core.review.evidence import Evidence
 from core.review.items import BatchAnalysis, Item, Kind
 from core.review.kinds.base import Choice, ReviewKind
@@ -25,12 +23,18 @@ class BatchKind(ReviewKind):
     decided_alone = "a consolidation batch"
 
     def build(self, evidence: Evidence, workspace: Workspace) -> list[Item]:
+        from core.review.batch import pending_items
+
         return list(pending_items(evidence.store))
 
     def open_ids(self, store: Store) -> set[str]:
+        from core.consolidation.batch import pending_ids
+
         return set(pending_ids(store))
 
     def find(self, evidence: Evidence, workspace: Workspace, item_id: str) -> Item | None:
+        from core.review.batch import pending_items
+
         return next(iter(pending_items(evidence.store, [item_id])), None)
 
     def why_not(self, item: Item, action: str, workspace: Workspace) -> str | None:
@@ -43,6 +47,8 @@ class BatchKind(ReviewKind):
         self, session: Session, workspace: Workspace, item: Item, choice: Choice, *, actor: str
     ) -> Decision:
         # its own commits and refs (core.consolidation.apply), outside the session
+        from core.review.batch import decide_batch
+
         return decide_batch(
             item, choice.approve, actor=actor, reason=choice.reason, files=choice.files
         )
@@ -52,6 +58,8 @@ class BatchKind(ReviewKind):
     ) -> Preview | None:
         check_may_decide(item, actor, workspace)
         self.check_arguments(item, choice)
+        from core.review.batch import preview_batch
+
         approved, rejected, paths = preview_batch(item, choice.approve, choice.files)
         return Preview.of_batch(item, choice.approve, approved, rejected, paths)
 
@@ -68,6 +76,8 @@ class BatchKind(ReviewKind):
         self, store: Store, decision: Decision, *, actor: str, reason: str
     ) -> Decision | None:
         # undone by rolling back to the baseline before it
+        from core.consolidation.rollback import revert_decision
+
         return revert_decision(store, decision, actor=actor, reason=reason)
 
 

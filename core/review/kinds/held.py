@@ -3,8 +3,6 @@ core.importers.held): each reason has its own options."""
 
 from __future__ import annotations
 
-from core.importers.held import PREFIX, load_held
-from core.review import held
 from core.review.evidence import Evidence
 from core.review.items import HeldAnalysis, Item, Kind
 from core.review.kinds.base import Choice, ReviewKind
@@ -12,6 +10,11 @@ from core.review.session import Session
 from core.store.decisions import Decision
 from core.store.store import Store
 from core.store.workspace import Workspace
+
+#: the ids of held memories (core.importers.held.PREFIX; a test checks they agree): the
+#: importers and the held review load when a held item is built or decided, not for
+#: every decision of another kind
+PREFIX = "held-"
 
 
 class HeldKind(ReviewKind):
@@ -21,14 +24,20 @@ class HeldKind(ReviewKind):
     checks_own_options = True
 
     def build(self, evidence: Evidence, workspace: Workspace) -> list[Item]:
+        from core.review import held
+
         return held.held_items(evidence, evidence.store)
 
     def open_ids(self, store: Store) -> set[str]:
         if store.config.scope != "private":
             return set()
+        from core.importers.held import load_held
+
         return {h.id for h in load_held(store)[0] if h.status == "open"}
 
     def find(self, evidence: Evidence, workspace: Workspace, item_id: str) -> Item | None:
+        from core.review import held
+
         return next(iter(held.held_items(evidence, evidence.store, [item_id])), None)
 
     def applies(self, item: Item, action: str) -> bool:
@@ -37,6 +46,8 @@ class HeldKind(ReviewKind):
     def apply(
         self, session: Session, workspace: Workspace, item: Item, choice: Choice, *, actor: str
     ) -> Decision:
+        from core.review import held
+
         return held.decide_held(
             session,
             workspace,
@@ -49,6 +60,8 @@ class HeldKind(ReviewKind):
 
     def unwrites(self, store: Store, decision: Decision) -> bool:
         # a consent item's words wait in the store: its records stay, superseded
+        from core.review import held
+
         return not held.holds_words(store, decision)
 
 

@@ -1,11 +1,12 @@
 """A regex rewritten for a byte engine on ASCII text: it matches wherever the regex does.
 
-The compiled multi-pattern engine (:mod:`.compiled`) reads PCRE syntax over bytes; the
+The compiled multi-pattern engine (:mod:`.compiled`) reads RE2 syntax over bytes; the
 rules are Python regexes over ``str``. :func:`superset` writes an alternative, from the
 stdlib's parse of it, as a pattern that matches every ASCII text the alternative
 matches (and may match more: it is a prefilter, the Python regex confirms). What it
-keeps exactly, on an ASCII text: literals, classes, repeats, alternations, ``\\b`` and
-``\\B``, line and string anchors; what it widens: lookarounds (dropped), a
+keeps exactly, on an ASCII text: literals, classes, repeats of at most :data:`_MOST`,
+alternations, ``\\b`` and ``\\B``, line and string anchors; what it widens: a longer
+repeat (unbounded), lookarounds (dropped), a
 backreference (its group's pattern again), an atomic group or possessive repeat (as a
 plain one), a conditional (either branch). Python's classes are spelled out as they
 hold on ASCII (``\\s`` holds U+001C-U+001F too), and a letter outside ASCII that the
@@ -126,7 +127,17 @@ def _class(items: Any, ignorecase: bool) -> str:
     return f"[{inside}]" if inside else NOTHING
 
 
+#: the most repetitions written out: a bounded repeat (``[^.\n]{0,40}``) is as many
+#: copies in the automaton, and each copy multiplies its states (RE2's cache of them
+#: thrashes); past this, a repeat is written unbounded, and at most this many are
+#: required (it matches more, never less)
+_MOST = 3
+
+
 def _repeat(lo: int, hi: int) -> str:
+    if hi > _MOST:
+        hi = _MAXREPEAT
+    lo = min(lo, _MOST)
     if hi == _MAXREPEAT:
         return "*" if lo == 0 else "+" if lo == 1 else f"{{{lo},}}"
     if lo == 0 and hi == 1:

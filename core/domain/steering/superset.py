@@ -153,22 +153,10 @@ class _Writer:
     def items(self, items: Any, flags: int) -> str:
         return "".join(self.item(op, av, flags) for op, av in items)
 
-    def item(self, op: Any, av: Any, flags: int) -> str:  # noqa: C901 - one case an op
+    def item(self, op: Any, av: Any, flags: int) -> str:
         name = str(op)
-        ignorecase = bool(flags & re.IGNORECASE)
-        if name == "LITERAL":
-            found = _ascii_equivalents(av, ignorecase)
-            if not found:
-                return NOTHING
-            if len(found) == 1:
-                return _escaped(next(iter(found)))
-            return "[" + "".join(_escaped(c) for c in sorted(found)) + "]"
-        if name == "NOT_LITERAL":
-            return _class([(_PARSER.NEGATE, None), (_PARSER.LITERAL, av)], ignorecase)
-        if name == "ANY":
-            return "[\\x00-\\xff]" if flags & re.DOTALL else "[^\\n]"
-        if name == "IN":
-            return _class(av, ignorecase)
+        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN", "AT"):
+            return self.one(name, av, flags)
         if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
             lo, hi, inner = av
             return f"(?:{self.items(inner, flags)}){_repeat(lo, hi)}"
@@ -191,9 +179,25 @@ class _Writer:
         if name == "GROUPREF_EXISTS":
             _, yes, no = av
             return f"(?:{self.items(yes, flags)}|{self.items(no, flags) if no else ''})"
-        if name == "AT":
-            return self.anchor(str(av), flags)
         raise Unsupported(name)
+
+    def one(self, name: str, av: Any, flags: int) -> str:
+        """An item that matches one character, or an anchor."""
+        ignorecase = bool(flags & re.IGNORECASE)
+        if name == "LITERAL":
+            found = _ascii_equivalents(av, ignorecase)
+            if not found:
+                return NOTHING
+            if len(found) == 1:
+                return _escaped(next(iter(found)))
+            return "[" + "".join(_escaped(c) for c in sorted(found)) + "]"
+        if name == "NOT_LITERAL":
+            return _class([(_PARSER.NEGATE, None), (_PARSER.LITERAL, av)], ignorecase)
+        if name == "ANY":
+            return "[\\x00-\\xff]" if flags & re.DOTALL else "[^\\n]"
+        if name == "IN":
+            return _class(av, ignorecase)
+        return self.anchor(str(av), flags)
 
     def anchor(self, what: str, flags: int) -> str:
         multiline = bool(flags & re.MULTILINE)

@@ -160,7 +160,7 @@ def _regex_calls(run: Callable[[str], object], texts: list[str]) -> list[tuple[A
     saved = [(o, {m: vars(o)[m] for m in _Lazy._METHODS}) for o in lazies]
     try:
         for branch, compiled in branches:
-            branch.compiled = _Recorder(compiled, calls)  # type: ignore[assignment]
+            branch._compiled = _Recorder(compiled, calls)  # type: ignore[assignment]
         for lazy in lazies:
             recorder = _Recorder(re.compile(lazy.pattern, lazy.flags), calls)
             for name in _Lazy._METHODS:
@@ -169,7 +169,7 @@ def _regex_calls(run: Callable[[str], object], texts: list[str]) -> list[tuple[A
             run(text)
     finally:
         for branch, compiled in branches:
-            branch.compiled = compiled
+            branch._compiled = compiled
         for lazy, methods in saved:
             for name, method in methods.items():
                 setattr(lazy, name, method)
@@ -178,7 +178,9 @@ def _regex_calls(run: Callable[[str], object], texts: list[str]) -> list[tuple[A
 
 def breakdown(texts: list[str], rounds: int) -> None:
     """Where a text's time goes, for each of detect, a tool's text and the gate's path:
-    the prefilter's pass (folding and the Aho-Corasick automaton over the text), the
+    the one pass over the text (the compiled set's, :mod:`core.domain.steering.compiled`,
+    over an ASCII text; the prefilter's, folding and the Aho-Corasick automaton, over
+    another), the
     regex engine (every call the run makes into it, replayed alone: the replay's own
     loop, about 0.1 us a call, counts as the engine's), and the rest (the Python that
     decides what runs), each against the scanner's time a text, paired as above."""
@@ -190,6 +192,17 @@ def breakdown(texts: list[str], rounds: int) -> None:
         ),
     }
     prefilter = engine._PREFILTER[0]
+    compiled = engine._SET[0]
+
+    def one_pass(text: str) -> object:
+        """The pass :func:`engine._seen` makes: the compiled set's over an ASCII text
+        (when it answers), else the prefilter's over the folded text."""
+        if compiled is not None and text.isascii():
+            found = compiled.matching(text)
+            if found is not None:
+                return found
+        return prefilter.mask(_fold(text))
+
     print("where a text's time goes (us a text, and x the secret scan's):")
     for name, run in runs.items():
         calls = _regex_calls(run, texts)
@@ -197,7 +210,7 @@ def breakdown(texts: list[str], rounds: int) -> None:
             {
                 "scan": lambda: [secrets.scan(t) for t in texts],
                 "whole": lambda run=run: [run(t) for t in texts],
-                "prefilter": lambda: [prefilter.mask(_fold(t)) for t in texts],
+                "prefilter": lambda: [one_pass(t) for t in texts],
                 "regex": lambda calls=calls: [call(*args) for call, args in calls],
             },
             rounds,

@@ -12,9 +12,11 @@ from typing import Literal
 from core.domain.data import AsData
 from core.domain.keywords import Keywords
 from core.domain.steering.analysis import Analysed, analysed
+from core.domain.steering.compiled import AlternativeSet
 from core.domain.steering.gates import MOST_GATES, _fold, _folds_as_is, _plain
 from core.domain.steering.gates import _alternatives as _alternatives
 from core.domain.steering.lazy import _Lazy as _Lazy
+from core.domain.steering.superset import written
 
 #: the characters a word-start literal may not follow (see :func:`_occurrences`)
 _WORD_CHARACTERS = frozenset("0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -53,9 +55,10 @@ def _alt(*parts: str) -> str:
 
 #: the last text seen (every rule asks about the same one): the text, folded, the gated
 #: alternatives whose every gate holds on it (bits by number, see :func:`_seen`), and
-#: whether its folded text lines up with it character for character, and which of the
-#: finders' strings (:data:`_LITERAL_BITS`) it holds
-Seen = tuple[str, str, "_Mask", bool, int]
+#: whether its folded text lines up with it character for character, which of the
+#: finders' strings (:data:`_LITERAL_BITS`) it holds, and whether the compiled set read it
+#: (:mod:`.compiled`: then the alternatives are every one, gated or not, that may match)
+Seen = tuple[str, str, "_Mask", bool, int, bool]
 
 
 class _Mask(int):
@@ -67,7 +70,7 @@ class _Mask(int):
         return isinstance(number, int) and number >= 0 and bool(self >> number & 1)
 
 
-_LAST: list[Seen] = [("", "", _Mask(0), True, 0)]
+_LAST: list[Seen] = [("", "", _Mask(0), True, 0, False)]
 #: the most gates an alternative is checked for (see :func:`.gates._checks`)
 _SLOTS = MOST_GATES
 #: every gate's literals, each with the alternatives whose k-th gate it is in: the bits of
@@ -101,6 +104,29 @@ def _pack() -> None:
     _PREFILTER[0] = Keywords(keywords)
     _PACKED_LACK[0] = lack
     _WIDTH[0] = width
+    _SET[0] = _alternative_set()
+
+
+#: every alternative and the finders' strings in one compiled set (None: not to be had)
+_SET: list[AlternativeSet | None] = [None]
+
+
+def _alternative_set() -> AlternativeSet | None:
+    """The compiled set of :data:`_BRANCHES` and :data:`_LITERAL_BITS`; None when RE2 is
+    not installed or will not build it (the prefilter answers alone, as before)."""
+    try:
+        return AlternativeSet(
+            [written(b.pattern, int(b.flags)) for b in _BRANCHES], list(_LITERAL_BITS.items())
+        )
+    except Exception:  # no RE2 here, or it refused the set: the prefilter's way
+        return None
+
+
+def alternatives() -> list[tuple[str, int]]:
+    """Every alternative of every gated regex made so far: its pattern and flags."""
+    if _PENDING:
+        _build_pending()
+    return [(b.pattern, int(b.flags)) for b in _BRANCHES]
 
 
 def _seen(text: str) -> Seen:
@@ -111,6 +137,14 @@ def _seen(text: str) -> Seen:
         _build_pending()
     last = _LAST[0]
     if last[0] is not text:
+        found = None
+        compiled = _SET[0]
+        if compiled is not None and text.isascii():
+            found = compiled.matching(text)
+        if found is not None:  # the set read it: its fold is its lower case, aligned
+            last = (text, text.lower(), _Mask(found[0]), True, found[1], True)
+            _LAST[0] = last
+            return last
         folded = _fold(text)
         every = _PREFILTER[0].mask(folded) | _PACKED_LACK[0]
         width = _WIDTH[0]
@@ -120,13 +154,14 @@ def _seen(text: str) -> Seen:
         # each character folds to one (only U+0130 folds to a run with U+0307 in it, and
         # it folds to "i" here; no character folds to nothing): the lengths say it
         aligned = "\u0307" not in text and len(folded) == len(text)
-        last = (text, folded, _Mask(candidates), aligned, every >> (_SLOTS * width))
+        last = (text, folded, _Mask(candidates), aligned, every >> (_SLOTS * width), False)
         _LAST[0] = last
     return last
 
 
 def _candidates(text: str) -> _Mask:
-    """The gated alternatives (bits by number) whose every gate holds on ``text``."""
+    """The gated alternatives (bits by number) whose every gate holds on ``text`` (or, when
+    the compiled set read it, every alternative that may match it)."""
     return _seen(text)[2]
 
 
@@ -241,6 +276,7 @@ class _Gated:
         #: the same from the first alternative's number on (they are numbered in a row):
         #: a few bits, not the thousands of every rule's
         self.base, self.gated_here = 0, 0
+        self.always_here = 0  # the alternatives without gates, so
         #: the last text read, and the alternatives that run on it
         self.last: tuple[str | None, list[_Branch]] = (None, [])
         _PENDING.append(self)  # compiled when the first text is read (see _build_pending)
@@ -255,6 +291,8 @@ class _Gated:
                 self.gated |= 1 << b.number
         self.base = branches[0].number
         self.gated_here = self.gated >> self.base
+        for b in self.always:
+            self.always_here |= 1 << (b.number - self.base)
 
     def live(self, text: str) -> list[_Branch]:
         """The alternatives that run on ``text``: those without gates, then those whose
@@ -263,6 +301,10 @@ class _Gated:
         if known[0] is text:
             return known[1]
         seen = _seen(text)  # first: it compiles what is not compiled yet
+        if seen[5]:
+            live = self._matching(seen[2] >> self.base)
+            self.last = (text, live)
+            return live
         maybe = seen[2] >> self.base & self.gated_here
         live = self.always_ascii if text.isascii() else self.always
         if maybe:
@@ -275,6 +317,18 @@ class _Gated:
                 if not branch.starts_nowhere(seen):
                     live.append(branch)
         self.last = (text, live)
+        return live
+
+    def _matching(self, here: int) -> list[_Branch]:
+        """The alternatives the compiled set says may match (``here``: its bits from this
+        regex's first): those without gates, then the gated ones, by number."""
+        live: list[_Branch] = []
+        base = self.base - 1
+        for maybe in (here & self.always_here, here & self.gated_here):
+            while maybe:
+                low = maybe & -maybe
+                maybe ^= low
+                live.append(_BRANCHES[low.bit_length() + base])
         return live
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
@@ -333,7 +387,7 @@ def _build_pending() -> None:
         for gated in made:
             gated._build()
         _pack()
-        _LAST[0] = ("", "", _Mask(0), True, 0)
+        _LAST[0] = ("", "", _Mask(0), True, 0, False)
         del _PENDING[: len(made)]
 
 
@@ -380,8 +434,9 @@ def _needing(
 #: for each finder of :data:`_NEEDS`: its regexes' gated alternatives (bits by number),
 #: whether one of their alternatives runs on every text, on every text not all ASCII, and
 #: the strings in a text that make it run (:data:`_LITERALS`): those the prefilter does
-#: not look for, and the bits of those it does (:data:`_LITERAL_BITS`)
-Needs = tuple[int, bool, bool, tuple[str, ...], int]
+#: not look for, and the bits of those it does (:data:`_LITERAL_BITS`); and every one of
+#: its regexes' alternatives, gated or not (bits by number: the compiled set's answer)
+Needs = tuple[int, bool, bool, tuple[str, ...], int, int]
 _NEED_BITS: dict[Finder, Needs] = {}
 
 
@@ -401,21 +456,22 @@ def _need_bits(finder: Finder) -> Needs | None:
     rules are compiled (after :func:`_seen`)."""
     bits = _NEED_BITS.get(finder)
     if bits is None and finder in _OUTSIDE_ASCII:
-        bits = _NEED_BITS[finder] = (0, False, True, (), 0)  # it runs on a text not ASCII
+        bits = _NEED_BITS[finder] = (0, False, True, (), 0, 0)  # it runs on a text not ASCII
     if bits is None:
         needs = _NEEDS.get(finder)
         if needs is None:
             return None
         always = other = False
-        mask = 0
+        mask = every = 0
         for one in needs:
             mask |= one.gated
+            every |= one.gated | one.always_here << one.base
             always = always or any(not b.non_ascii for b in one.always)
             other = other or bool(one.always)
         literals = _LITERALS.get(finder, ())
         found = sum(_LITERAL_BITS.get(x, 0) for x in dict.fromkeys(literals))
         rest = tuple(x for x in literals if x not in _LITERAL_BITS)
-        bits = _NEED_BITS[finder] = (mask, always, other, rest, found)
+        bits = _NEED_BITS[finder] = (mask, always, other, rest, found, every)
     return bits
 
 
@@ -426,10 +482,17 @@ def _may_find(finder: Finder, text: str, ascii: bool | None = None) -> bool:
     bits = _need_bits(finder)
     if bits is None:
         return True
-    mask, always, other, literals, found = bits
-    if always or (other and not (text.isascii() if ascii is None else ascii)):
-        return True
-    if mask & seen[2] or found & seen[4]:
+    mask, always, other, literals, found, every = bits
+    if seen[5]:  # the compiled set read it: it says which alternatives may match
+        held = bool(every & seen[2] or found & seen[4])
+    else:
+        held = bool(
+            always
+            or (other and not (text.isascii() if ascii is None else ascii))
+            or mask & seen[2]
+            or found & seen[4]
+        )
+    if held:
         return True
     return any(lit in text for lit in literals) or any(test(text) for test in _WHEN.get(finder, ()))
 

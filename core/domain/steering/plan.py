@@ -25,14 +25,25 @@ class _Plan:
         self.when: list[tuple[Callable[[str], bool], int]] = []
         self.by_branch: dict[int, int] = {}  # a gated alternative: the finders needing it
         self.gated = 0
+        #: when the compiled set read the text (:mod:`.compiled`): the finders that run on
+        #: every text (finders of their own), and for each alternative, gated or not, the
+        #: finders that need it
+        self.own = 0
+        self.by_any: dict[int, int] = {}
+        self.every = 0
         tests: dict[Callable[[str], bool], int] = {}
         for k, finder in enumerate(finders):
             bit = 1 << k
             bits = _need_bits(finder)
-            if bits is None or bits[1]:
+            if bits is None:
                 self.on_ascii |= bit
+                self.own |= bit
                 continue
-            mask, _, other, literals, found = bits
+            mask, always, other, literals, found, every = bits
+            self.every |= every
+            _add_bits(self.by_any, every, bit)
+            if always:
+                self.on_ascii |= bit
             if other:
                 self.on_other |= bit
             if literals:
@@ -41,12 +52,9 @@ class _Plan:
                 self.found.append((found, bit))
             for test in _WHEN.get(finder, ()):
                 tests[test] = tests.get(test, 0) | bit
-            self.gated |= mask
-            while mask:
-                low = mask & -mask
-                mask ^= low
-                number = low.bit_length() - 1
-                self.by_branch[number] = self.by_branch.get(number, 0) | bit
+            if not always:
+                self.gated |= mask
+                _add_bits(self.by_branch, mask, bit)
         self.on_other |= self.on_ascii
         self.when = list(tests.items())
         #: every finder's strings' bits at once (most texts hold none of them)
@@ -58,7 +66,8 @@ class _Plan:
         """The finders that may find something in ``text`` (``seen``: what :func:`_seen`
         says of it), as bits. A gated alternative that cannot start anywhere in the text
         (:meth:`_Branch.starts_nowhere`) runs no finder."""
-        runs = self.on_ascii if ascii else self.on_other
+        exact = seen[5]  # the compiled set read it: its alternatives are exact
+        runs = self.own if exact else self.on_ascii if ascii else self.on_other
         held = seen[4]
         if held & self.found_any:
             for strings, bit in self.found:
@@ -70,6 +79,13 @@ class _Plan:
         for test, bits in self.when:
             if runs & bits != bits and test(text):
                 runs |= bits
+        if exact:
+            hits = seen[2] & self.every
+            while hits:
+                low = hits & -hits
+                hits ^= low
+                runs |= self.by_any[low.bit_length() - 1]
+            return runs
         hits = seen[2] & self.gated
         while hits:
             low = hits & -hits
@@ -79,6 +95,15 @@ class _Plan:
             if runs & finders != finders and not _BRANCHES[number].starts_nowhere(seen):
                 runs |= finders
         return runs
+
+
+def _add_bits(by_number: dict[int, int], mask: int, bit: int) -> None:
+    """Add ``bit`` to each number's entry of ``by_number``, for each number in ``mask``."""
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        number = low.bit_length() - 1
+        by_number[number] = by_number.get(number, 0) | bit
 
 
 def _plan(finders: tuple[Finder, ...]) -> _Plan:

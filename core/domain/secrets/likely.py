@@ -304,7 +304,8 @@ _PROSE_WORDS = "|".join(_PROSE_SPECIAL.get(k, k) for k in _PROSE_KEYWORDS)
 # (a word's ending: ``passwords``, ``contraseña``, ``пароль``, ``паролем``, ``비밀번호를``)
 _ENDING = "(?:[a-z]|ñ|ь|я|е|м|ю|и|를|을|이|가|を|が)"  # (and particles: 비밀번호를 ...)
 _PROSE = (
-    rf"(?:(?<![a-z])(?:{'|'.join(_MARKED)})[ \t]*"
+    # (after a shorthand, a value holding a digit or a sign: "pass: `backoff`" is a word)
+    rf"(?:(?<![a-z])(?:{'|'.join(_MARKED)})[ \t]*(?=\S{{0,40}}[0-9!#$%&*+=?@^_~])"
     rf"|(?:{_PROSE_WORDS})"
     # (in Chinese, Japanese and Korean, the value may follow its word: 密码 and the value)
     rf"(?:(?<=码|碼|ド|호|令)(?=[A-Za-z0-9])|{_ENDING}{{0,12}}+"

@@ -12,6 +12,7 @@ import random
 import string
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,7 +68,7 @@ def _log(day: int, words: str) -> tuple[str, str]:
     return rel, f"# 2025-01-{day:02d}\n\n## task t{day}\n\n- [0] 10:00 user: {words}\n"
 
 
-def _walked(store: Store) -> dict[str, object]:
+def _walked(store: Store) -> dict[str, Any]:
     data = json.loads((store.state_dir / WALKED_FILE).read_text("utf-8"))
     assert isinstance(data, dict)
     return data
@@ -84,7 +85,7 @@ def test_each_change_gives_what_a_cold_walk_gives(store: Store) -> None:
     assert len(first) == 1 and first == _cold(root)
     _commit(store, rel, _log(2, "token (removed)")[1], "out by hand")
     assert _seen(store) == first == _cold(root)
-    assert set(_walked(store)["hits"]) == {blob for blob, _r in first}  # type: ignore[arg-type]
+    assert set(_walked(store)["hits"]) == {blob for blob, _r in first}
     # a branch with a credential of its own: found; the branch deleted: gone
     git(root, "checkout", "-q", "-b", "side")
     _commit(store, *_log(3, f"another {_token(2)}"), "side token")

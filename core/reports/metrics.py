@@ -21,7 +21,8 @@ from typing import Any
 from core.domain.data import AsData
 from core.domain.record import STATUSES, TYPES, Memory
 from core.reports.measures import WEEKS, Measure, measures, week_of
-from core.review.labels import aware_time, label_items_count
+from core.reports.repeat_ids import repeat_ids
+from core.review.labels import aware_time, labels
 from core.store import logs
 from core.store.events import Event
 from core.store.index import INDEX_FILE, check_index, index_line, read_index_text
@@ -158,9 +159,17 @@ def health(store: Store) -> Health:
         memories=memories,
         events=events,
         messages=messages,
-        open_repeats=label_items_count(store, "repeat", memories),
+        open_repeats=_open_repeats(store, memories),
     )
     return out
+
+
+def _open_repeats(store: Store, memories: list[Memory]) -> int:
+    """How many repeat candidates no person labelled yet (what
+    ``label_items_count(store, "repeat")`` counts; the candidates' ids kept while
+    nothing they are found in changed: core.reports.repeat_ids)."""
+    done = labels(store)
+    return sum(1 for ident in repeat_ids(store, memories) if ident not in done)
 
 
 def _tasks_per_week(messages: list[logs.Message], start: datetime) -> list[int]:

@@ -1,0 +1,104 @@
+"""The ids of a store's repeat candidates, for health's "to label", found again only
+when what they are found in changed.
+
+The candidates (core.review.labels.repeat_candidates) are a function of the user
+messages of the daily logs, the log messages the records' sources point at and the
+keys of those records, and the code that finds them. Their ids are kept in the
+store's local state (``repeat-ids.json``) under a digest of all of that: the
+messages themselves (each one's log, task, index, role, time and text: what the logs
+say, not their stat data, so a checkout, an edit by hand or an append that keeps a
+log's size and time is seen), each record's time, key and sources, in the order
+given, the logs' time zone and the code. A process reads the logs and builds the
+records anyway (the measures need them); the digest costs a pass over them, the
+search for markers, statements and similar messages it saves costs several.
+
+The file is derived and untrusted: a digest that differs, a file of another shape,
+garbage or a missing file, and the candidates are found again and the file written
+whole in its place (a kill leaves the old file or the new one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from datetime import UTC
+from pathlib import Path
+
+from core.domain.errors import StoreError
+from core.domain.record import Memory
+from core.review.labels import repeat_candidates
+from core.store import logs
+from core.store.fsutil import atomic_write_bytes
+from core.store.store import Store
+
+#: the store's local-state file of the last candidates' ids and what they were found in
+IDS_FILE = "repeat-ids.json"
+#: a larger file is not read (it is found again)
+_MAX_BYTES = 16 << 20
+_ID = re.compile(r"repeat-[0-9a-f]{16}\Z")
+#: the modules the candidates depend on (their bytes are part of the digest)
+_CODE = ("core/domain/repeats.py", "core/review/labels.py", "core/store/logs.py")
+
+
+def repeat_ids(store: Store, memories: Sequence[Memory]) -> list[str]:
+    """The ids of every repeat candidate of the store, oldest first: what
+    ``[c.id for c in repeat_candidates(store, memories)]`` gives, read from the kept
+    file when nothing it depends on changed."""
+    tz = logs.log_timezone((m.created_at for m in memories), store.now().tzinfo or UTC)
+    key = _digest(logs.messages(store.root, tz), memories, str(tz))
+    path = store.state_dir / IDS_FILE
+    kept = _read(path, key)
+    if kept is not None:
+        return kept
+    ids = [c.id for c in repeat_candidates(store, memories)]
+    data = json.dumps({"key": key, "ids": ids}).encode("ascii")
+    # a cache: not written (a folder in its place, a full disk), the next health finds
+    # the candidates again
+    with contextlib.suppress(OSError, StoreError):
+        atomic_write_bytes(path, data)
+    return ids
+
+
+def _read(path: Path, key: str) -> list[str] | None:
+    """The kept ids, if the file is of this digest and of its shape (else None)."""
+    try:
+        raw = json.loads(path.read_bytes()[:_MAX_BYTES])
+    except (OSError, ValueError):
+        return None
+    if not isinstance(raw, dict) or raw.get("key") != key:
+        return None
+    ids = raw.get("ids")
+    if not isinstance(ids, list) or not all(isinstance(i, str) and _ID.match(i) for i in ids):
+        return None
+    return ids
+
+
+def _digest(messages: Sequence[logs.Message], memories: Sequence[Memory], tz: str) -> str:
+    """The digest of everything the candidates are found in (see the module)."""
+    digest = hashlib.blake2b(digest_size=20)
+    base = Path(__file__).resolve().parent.parent.parent
+    for rel in _CODE:
+        try:
+            digest.update(rel.encode() + b"\0" + (base / rel).read_bytes())
+        except OSError:
+            digest.update(rel.encode() + b"\0?")
+    digest.update(f"\1{tz}\1".encode())
+    for m in messages:
+        digest.update(
+            f"{m.log}\0{m.task}\0{m.index}\0{m.role}\0{m.when.isoformat()}\0{m.text}\n".encode(
+                "utf-8", "surrogatepass"
+            )
+        )
+    digest.update(b"\2")
+    for memory in memories:
+        sources = "\0".join(
+            f"{s.log}|{s.task}|{s.message_index}|{s.file}" for s in memory.all_sources
+        )
+        digest.update(
+            f"{memory.created_at.isoformat()}\0{memory.subject}#{memory.attribute}\0"
+            f"{sources}\n".encode("utf-8", "surrogatepass")
+        )
+    return digest.hexdigest()

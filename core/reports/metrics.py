@@ -152,8 +152,9 @@ def health(store: Store) -> Health:
 
     tz = logs.log_timezone((m.created_at for m in memories), now.tzinfo or UTC)
     messages = logs.messages(store.root, tz)
-    out.signals = _signals(store, memories, events, messages, growth, start)
-    out.series["new tasks per week"] = _tasks_per_week(messages, start)
+    new_tasks = _tasks_per_week(messages, start)
+    out.signals = _signals(store, memories, events, new_tasks, growth, start)
+    out.series["new tasks per week"] = new_tasks
     out.measures = measures(
         now=now,
         memories=memories,
@@ -178,7 +179,8 @@ def _tasks_per_week(messages: list[logs.Message], start: datetime) -> list[int]:
         first.setdefault(message.task, message.when)
     weekly = [0] * WEEKS
     for when in first.values():
-        week = _week(when.isoformat(), start)
+        # a message's time is aware (its log's time zone): no text to parse again
+        week = week_of(when, start) if when.tzinfo is not None else None
         if week is not None:
             weekly[week] += 1
     return weekly
@@ -199,7 +201,7 @@ def _signals(
     store: Store,
     memories: list[Memory],
     events: list[Event],
-    messages: list[logs.Message],
+    tasks: list[int],
     growth: list[int],
     start: datetime,
 ) -> list[dict[str, Any]]:
@@ -211,7 +213,6 @@ def _signals(
     def signal(name: str, detail: str, meaning: str, cause: str) -> None:
         out.append({"signal": name, "detail": detail, "meaning": meaning, "cause": cause})
 
-    tasks = _tasks_per_week(messages, start)
     (m_before, m_after), (t_before, t_after) = _halves(growth), _halves(tasks)
     if m_after >= 10 and m_after * max(t_before, 1) > 2 * max(m_before, 1) * max(t_after, 1):
         signal(
@@ -223,7 +224,8 @@ def _signals(
     lengths = [0.0] * WEEKS
     counts = [0] * WEEKS
     for memory in memories:
-        week = _week(memory.created_at.isoformat(), start)
+        created = memory.created_at
+        week = week_of(created, start) if created.tzinfo is not None else None
         if week is not None:  # the line as written, before the index caps it
             lengths[week] += len(index_line(memory, 1_000_000))
             counts[week] += 1

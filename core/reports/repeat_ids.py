@@ -88,7 +88,7 @@ def _digest(messages: Sequence[logs.Message], memories: Sequence[Memory], tz: st
     digest.update(f"\1{tz}\1".encode())
     for m in messages:
         digest.update(
-            f"{m.log}\0{m.task}\0{m.index}\0{m.role}\0{m.when.isoformat()}\0{m.text}\n".encode(
+            f"{m.log}\0{m.task}\0{m.index}\0{m.role}\0{m.when.timestamp()!r}\0{m.text}\n".encode(
                 "utf-8", "surrogatepass"
             )
         )
@@ -98,7 +98,7 @@ def _digest(messages: Sequence[logs.Message], memories: Sequence[Memory], tz: st
             f"{s.log}|{s.task}|{s.message_index}|{s.file}" for s in memory.all_sources
         )
         digest.update(
-            f"{memory.created_at.isoformat()}\0{memory.subject}#{memory.attribute}\0"
+            f"{memory.created_at.timestamp()!r}\0{memory.subject}#{memory.attribute}\0"
             f"{sources}\n".encode("utf-8", "surrogatepass")
         )
     return digest.hexdigest()

@@ -297,8 +297,10 @@ def _git(store: Store, journal: Path, journal_rel: str) -> list[Finding]:
                 "a change was interrupted; the next write finishes or undoes it",
             )
         )
-    try:
-        dirty = gitstore.status_porcelain(store.repo)
+    try:  # git itself, not through gitpython: doctor never loads it
+        status = gitstore.run(store.root, "status", "--porcelain")
+        lines = status.decode("utf-8", "replace").splitlines()
+        dirty = [line for line in lines if line.strip()]
     except Exception as exc:
         found.append(Finding("error", ".git", f"git status failed: {type(exc).__name__}"))
         dirty = []
@@ -519,7 +521,9 @@ def _tracked_state(store: Store) -> list[Finding]:
     """Local state committed to the repository (a cache, a journal, a lock): a clone
     brings it, so memgov ignores it; doctor says how to untrack it."""
     try:
-        listed = store.repo.git.ls_files("-z", "--", STATE_DIR)
+        listed = gitstore.run(store.root, "ls-files", "-z", "--", STATE_DIR).decode(
+            "utf-8", "replace"
+        )
     except Exception:  # git status below reports a repository git cannot read
         return []
     return [

@@ -20,11 +20,11 @@ from typing import Any
 
 from core.domain.data import AsData
 from core.domain.record import STATUSES, TYPES, Memory
+from core.reports.health_events import Happened, health_events
 from core.reports.measures import WEEKS, Measure, measures, week_of
 from core.reports.repeat_ids import repeat_ids
 from core.review.labels import aware_time, labels
 from core.store import logs
-from core.store.events import Event
 from core.store.index import INDEX_FILE, check_index, index_line, read_index_text
 from core.store.store import Store
 
@@ -51,7 +51,7 @@ def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 3) if whole else None
 
 
-def _deleted(memories: list[Memory], events: list[Event]) -> set[str]:
+def _deleted(memories: list[Memory], events: list[Happened]) -> set[str]:
     """The records deleted: an erasure removes the file (its id, key and content hash
     stay in its event), so they are counted from the events, with any file that still
     says ``deleted`` (written by hand, or by an older memgov)."""
@@ -62,7 +62,7 @@ def _deleted(memories: list[Memory], events: list[Event]) -> set[str]:
 
 def health(store: Store) -> Health:
     memories = list(store.memories.values())
-    events, _bad = store.events()
+    events = health_events(store)  # kept by shard: parsed where a shard changed
     now = store.now()
     start = now - timedelta(weeks=WEEKS)
     out = Health(store=str(store.root), scope=store.config.scope)
@@ -186,7 +186,7 @@ def _tasks_per_week(messages: list[logs.Message], start: datetime) -> list[int]:
     return weekly
 
 
-def _contributor(event: Event) -> str:
+def _contributor(event: Happened) -> str:
     """Whose record an event created: its ``contributor`` (a promotion's requester, a
     proposal's author), else whoever wrote it."""
     contributor = event.details.get("contributor")
@@ -200,7 +200,7 @@ def _halves(series: list[int]) -> tuple[int, int]:
 def _signals(
     store: Store,
     memories: list[Memory],
-    events: list[Event],
+    events: list[Happened],
     tasks: list[int],
     growth: list[int],
     start: datetime,

@@ -14,7 +14,7 @@ import pytest
 
 from core.domain.record import Memory, Source
 from core.reports.metrics import health
-from core.reports.repeat_ids import IDS_FILE, repeat_ids
+from core.reports.repeat_ids import FEATURES_FILE, IDS_FILE, repeat_ids
 from core.review import labels
 from core.store import logs
 from core.store.store import Store
@@ -167,3 +167,40 @@ def test_health_counts_what_it_counted_before(store: Store, clock: FakeClock) ->
     assert "1 to label" in cold.shown
     warm = next(m for m in health(store).measures if m.name == "repeats")
     assert warm == cold
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        b"{",
+        b"[]",
+        {"version": "other"},
+        {"row": "x"},
+        {"row": [["again-en", 0, 10**6], None, []]},
+        {"row": [["no-such-marker", 0, 1], None, []]},
+        {"row": [["again-en", True, 2], None, []]},
+        {"row": [None, 7, []]},
+        {"row": [None, None, [1, 2]]},
+        {"row": [None, None]},
+    ],
+)
+def test_kept_features_of_the_wrong_form_are_read_again(
+    store: Store, clock: FakeClock, forged: bytes | dict[str, object]
+) -> None:
+    _said(store, "t1", 1, "use tabs in Go files please")
+    clock.advance(hours=1)
+    _said(store, "t2", 1, "I told you again, tabs in Go files")
+    expected = _same(store)
+    path = store.state_dir / FEATURES_FILE
+    good = json.loads(path.read_text("utf-8"))
+    assert len(good["texts"]) == 2  # the two user messages' texts
+    if isinstance(forged, bytes):
+        path.write_bytes(forged)
+    elif "version" in forged:
+        path.write_text(json.dumps({**good, **forged}), "utf-8")
+    else:
+        texts = {name: forged["row"] for name in good["texts"]}
+        path.write_text(json.dumps({**good, "texts": texts}), "utf-8")
+    _kept(store).unlink()  # the ids found again: from the features
+    assert _same(store) == expected
+    assert json.loads(path.read_text("utf-8")) == good

@@ -6,7 +6,9 @@ that quoted a token: the file may be clean now while an older commit keeps the v
 and every clone of the repository with it. :func:`history_hits` reads every blob that
 any ref reaches (one ``git rev-list --objects --all`` and one ``git cat-file --batch``)
 and scans it; a blob found clean is remembered by its object id in the store's local
-state (a blob never changes), so a later doctor reads only what was committed since.
+state (a blob never changes), and so are the tips the walk started from and the hits
+under them, so a later doctor walks and reads only what was committed since (a tip
+today's refs no longer reach, after a rewrite, takes the whole history again).
 What it returns is the path, the rules and the first commit that holds each, never
 the value.
 """
@@ -59,7 +61,8 @@ def history_hits(store: Store) -> list[HistoryHit]:
     todo = [i for i in ids if i.decode("ascii") not in clean]
     if todo:
         found.update(_scan(store, todo))
-    _remember_walked(store.state_dir, tips, found)
+    if remembered is None or remembered[0] != tips or remembered[1] != found:
+        _remember_walked(store.state_dir, tips, found)
     return [_located(root, blob, rules) for blob, rules in sorted(found.items())]
 
 

@@ -12,11 +12,19 @@ cache warm: what a second command after a first pays); the table shows each one'
 median wall and CPU time (its children's included) and the ratio of the medians, with
 the load average beside each row (other work on the machine stretches the wall time,
 much less the CPU time).
+
+``--write``: a copy of the store (stores.fresh_copy) gets one write before every run
+of a command, as an agent's session makes them: a message logged (``memgov log``) and
+a record remembered from it (``memgov remember``), each a commit; so each run pays for
+what changed since the last one, a new commit, an event appended to the last shard
+and today's log grown, not only for a store nothing touched since.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import os
 import resource
 import statistics
@@ -48,6 +56,31 @@ def run(command: list[str], cwd: Path) -> tuple[float, float]:
     return wall, cpu
 
 
+_WRITES = itertools.count()
+
+
+def write_one(store: Path, tree: Path) -> None:
+    """One message logged and one record remembered from it, through the CLI."""
+    n = next(_WRITES)
+    task, text = f"bench-write-{n}", f"bench writes use the tool number {n} from now on"
+    base = [sys.executable, "-m", "tui.cli", "--store", str(store)]
+    quiet = {"cwd": tree, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    subprocess.run([*base, "log", "--task", task, "--index", "1", text], check=True, **quiet)
+    candidate = {
+        "content": f"Bench writes use tool {n}.",
+        "type": "semantic",
+        "scope": "private",
+        "subject": "project:bench-writes",
+        "attribute": f"tool_{n}",
+        "source": {"task": task, "message_index": 1, "evidence": text},
+        "s1": 0.9,
+        "s2": 0.9,
+    }
+    subprocess.run(
+        [*base, "remember", "-"], input=json.dumps(candidate).encode(), check=True, **quiet
+    )
+
+
 def floor(name: str, store: Path) -> list[str]:
     if name == "git ls-files":
         return ["git", "-C", str(store), "ls-files"]
@@ -69,6 +102,12 @@ def main() -> int:
         help="another checkout (e.g. a `git archive` of the last "
         "release): its command runs in turn too, in its own folder",
     )
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="a copy of each store, one write (a message logged, a record remembered) "
+        "before every run",
+    )
     args = parser.parse_args()
     os.environ["MEMGOV_ACTOR"] = stores.OWNER
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # as an installed memgov runs
@@ -79,7 +118,11 @@ def main() -> int:
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for size in args.sizes:
-        store = stores.ensure(size, verbose=False)
+        store = (
+            stores.fresh_copy(size, "review-paths")
+            if args.write
+            else stores.ensure(size, verbose=False)
+        )
         for name in args.only:
             argv, floor_name = COMMANDS[name]
             low = floor(floor_name, store)
@@ -89,6 +132,8 @@ def main() -> int:
             for n in range(args.runs + 1):  # the first of each: a warm-up
                 for tree, mine in zip(trees, samples, strict=True):
                     os.environ["PYTHONPATH"] = str(tree)
+                    if args.write:
+                        write_one(store, tree)
                     took = run(command, tree)  # its own folder first on the path
                     if n:
                         mine.append(took)
@@ -99,7 +144,7 @@ def main() -> int:
             load = os.getloadavg()[0]
             for tree, mine in zip(trees, samples, strict=True):
                 wall, cpu = _median(mine)
-                label = "this" if tree == ROOT else tree.name
+                label = ("this" if tree == ROOT else tree.name) + (" +write" if args.write else "")
                 print(
                     f"| `memgov {name}` | {size:,} | {label} | {wall:.2f} s | {cpu:.2f} s "
                     f"| {floor_name} | {f_wall:.3f} s | {f_cpu:.3f} s | {wall / f_wall:.1f}x "

@@ -23,8 +23,9 @@ from pathlib import Path
 from core.domain.data import AsData
 from core.domain.errors import StoreError
 from core.domain.record import Memory
+from core.reports.event_summary import Summary, event_summary
 from core.store import gitstore, logs, requests, team_state
-from core.store.events import BadLine, Event, is_event_log
+from core.store.events import is_event_log
 from core.store.fsutil import entry_problem, escaped_name, name_problem
 from core.store.index import INDEX_FILE, check_index, parse_index, read_index_text, render_index
 from core.store.journal import JOURNAL_FILE
@@ -81,9 +82,9 @@ def diagnose(store: Store) -> list[Finding]:
     found += _tracked_state(store)
     found += _requests(store, memories)
     found += _index(store, memories)
-    events, bad = store.events()
-    found += _event_log(memories, events, bad)
-    found += _supersedes(memories, events)
+    summary = event_summary(store)
+    found += _event_log(memories, summary)
+    found += _supersedes(memories, summary.erased)
     found += _sources(store, memories)
     found += _git(store, journal, journal_rel)
     return found
@@ -180,24 +181,15 @@ def _missing_lines(store: Store, memories: dict[str, Memory], listed: set[str]) 
     ]
 
 
-def _event_log(
-    memories: dict[str, Memory], events: list[Event], bad: list[BadLine]
-) -> list[Finding]:
+def _event_log(memories: dict[str, Memory], summary: Summary) -> list[Finding]:
     """The event log: its unreadable lines, and each record's status against the last
-    transition that was not rolled back."""
+    transition that was not rolled back (of the log's summary, kept by shard:
+    core.reports.event_summary)."""
     found = []
-    for bad_line in bad:
+    for bad_line in summary.bad:
         where = f"line {bad_line.line}: " if bad_line.line else ""
         found.append(Finding("error", bad_line.file, where + bad_line.reason))
-    rolled_back = {
-        i for e in events if e.action == "recover" for i in e.details.get("rolled_back_events", [])
-    }
-    last_status: dict[str, str] = {}
-    for event in events:
-        if event.id in rolled_back or event.to_status is None:
-            continue
-        for memory_id in event.memory_ids:
-            last_status[memory_id] = event.to_status
+    last_status = summary.last_status
     for memory in memories.values():
         recorded = last_status.get(memory.id)
         if recorded is None:
@@ -222,11 +214,10 @@ def _event_log(
     return found
 
 
-def _supersedes(memories: dict[str, Memory], events: list[Event]) -> list[Finding]:
+def _supersedes(memories: dict[str, Memory], erased: set[str]) -> list[Finding]:
     """Supersedes chains: each cycle once, and a record's own pointer to one that is
-    not in the store and was never erased."""
+    not in the store and was never erased (``erased``: the ids of every ``-> deleted``)."""
     found = []
-    erased = {i for e in events if e.to_status == "deleted" for i in e.memory_ids}
     reported: set[str] = set()
     for memory in memories.values():
         seen = [memory.id]
@@ -306,8 +297,10 @@ def _git(store: Store, journal: Path, journal_rel: str) -> list[Finding]:
                 "a change was interrupted; the next write finishes or undoes it",
             )
         )
-    try:
-        dirty = gitstore.status_porcelain(store.repo)
+    try:  # git itself, not through gitpython: doctor never loads it
+        status = gitstore.run(store.root, "status", "--porcelain")
+        lines = status.decode("utf-8", "replace").splitlines()
+        dirty = [line for line in lines if line.strip()]
     except Exception as exc:
         found.append(Finding("error", ".git", f"git status failed: {type(exc).__name__}"))
         dirty = []
@@ -528,7 +521,9 @@ def _tracked_state(store: Store) -> list[Finding]:
     """Local state committed to the repository (a cache, a journal, a lock): a clone
     brings it, so memgov ignores it; doctor says how to untrack it."""
     try:
-        listed = store.repo.git.ls_files("-z", "--", STATE_DIR)
+        listed = gitstore.run(store.root, "ls-files", "-z", "--", STATE_DIR).decode(
+            "utf-8", "replace"
+        )
     except Exception:  # git status below reports a repository git cannot read
         return []
     return [

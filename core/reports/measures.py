@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.domain.data import AsData
 from core.domain.record import Memory
@@ -41,7 +41,9 @@ from core.review.labels import (
     periods,
 )
 from core.store import logs
-from core.store.events import Event
+
+if TYPE_CHECKING:
+    from core.reports.health_events import Happened
 
 WEEKS = 12
 MONTHS = 6
@@ -150,7 +152,7 @@ def measures(
     *,
     now: datetime,
     memories: Sequence[Memory],
-    events: Sequence[Event],
+    events: Sequence[Happened],
     messages: Sequence[logs.Message],
     open_repeats: int,
 ) -> list[Measure]:
@@ -255,7 +257,7 @@ def _stale(labelled: dict[str, Label], months: list[str]) -> Measure:
 
 def _hit_rate(
     memories: Sequence[Memory],
-    events: Sequence[Event],
+    events: Sequence[Happened],
     messages: Sequence[logs.Message],
     start: datetime,
 ) -> Measure:
@@ -325,7 +327,7 @@ def _hit_rate(
     )
 
 
-def _unused(events: Sequence[Event], start: datetime) -> Measure:
+def _unused(events: Sequence[Happened], start: datetime) -> Measure:
     cites: dict[str, list[tuple[datetime, str | None]]] = {}
     for event in events:
         if event.action == "cite" and (when := aware_time(event.ts)) is not None:
@@ -365,10 +367,10 @@ def _unused(events: Sequence[Event], start: datetime) -> Measure:
     )
 
 
-def _interception(events: Sequence[Event], start: datetime) -> Measure:
+def _interception(events: Sequence[Happened], start: datetime) -> Measure:
     runs = [e for e in events if e.action == "redteam"]
     weekly: list[float | None] = [None] * WEEKS  # None: no run that week (no 0%)
-    last: dict[str, Any] = {}
+    last: Mapping[str, Any] = {}
     for event in runs:  # an event log is untrusted input: counts that make sense only
         caught, total = event.details.get("intercepted"), event.details.get("total")
         if not isinstance(caught, int) or not isinstance(total, int):

@@ -20,10 +20,11 @@ from typing import Any
 
 from core.domain.data import AsData
 from core.domain.record import STATUSES, TYPES, Memory
+from core.reports.health_events import Happened, health_events
 from core.reports.measures import WEEKS, Measure, measures, week_of
-from core.review.labels import aware_time, label_items_count
+from core.reports.repeat_ids import repeat_ids
+from core.review.labels import aware_time, labels
 from core.store import logs
-from core.store.events import Event
 from core.store.index import INDEX_FILE, check_index, index_line, read_index_text
 from core.store.store import Store
 
@@ -50,7 +51,7 @@ def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 3) if whole else None
 
 
-def _deleted(memories: list[Memory], events: list[Event]) -> set[str]:
+def _deleted(memories: list[Memory], events: list[Happened]) -> set[str]:
     """The records deleted: an erasure removes the file (its id, key and content hash
     stay in its event), so they are counted from the events, with any file that still
     says ``deleted`` (written by hand, or by an older memgov)."""
@@ -61,7 +62,7 @@ def _deleted(memories: list[Memory], events: list[Event]) -> set[str]:
 
 def health(store: Store) -> Health:
     memories = list(store.memories.values())
-    events, _bad = store.events()
+    events = health_events(store)  # kept by shard: parsed where a shard changed
     now = store.now()
     start = now - timedelta(weeks=WEEKS)
     out = Health(store=str(store.root), scope=store.config.scope)
@@ -151,16 +152,25 @@ def health(store: Store) -> Health:
 
     tz = logs.log_timezone((m.created_at for m in memories), now.tzinfo or UTC)
     messages = logs.messages(store.root, tz)
-    out.signals = _signals(store, memories, events, messages, growth, start)
-    out.series["new tasks per week"] = _tasks_per_week(messages, start)
+    new_tasks = _tasks_per_week(messages, start)
+    out.signals = _signals(store, memories, events, new_tasks, growth, start)
+    out.series["new tasks per week"] = new_tasks
     out.measures = measures(
         now=now,
         memories=memories,
         events=events,
         messages=messages,
-        open_repeats=label_items_count(store, "repeat", memories),
+        open_repeats=_open_repeats(store, memories),
     )
     return out
+
+
+def _open_repeats(store: Store, memories: list[Memory]) -> int:
+    """How many repeat candidates no person labelled yet (what
+    ``label_items_count(store, "repeat")`` counts; the candidates' ids kept while
+    nothing they are found in changed: core.reports.repeat_ids)."""
+    done = labels(store)
+    return sum(1 for ident in repeat_ids(store, memories) if ident not in done)
 
 
 def _tasks_per_week(messages: list[logs.Message], start: datetime) -> list[int]:
@@ -169,13 +179,14 @@ def _tasks_per_week(messages: list[logs.Message], start: datetime) -> list[int]:
         first.setdefault(message.task, message.when)
     weekly = [0] * WEEKS
     for when in first.values():
-        week = _week(when.isoformat(), start)
+        # a message's time is aware (its log's time zone): no text to parse again
+        week = week_of(when, start) if when.tzinfo is not None else None
         if week is not None:
             weekly[week] += 1
     return weekly
 
 
-def _contributor(event: Event) -> str:
+def _contributor(event: Happened) -> str:
     """Whose record an event created: its ``contributor`` (a promotion's requester, a
     proposal's author), else whoever wrote it."""
     contributor = event.details.get("contributor")
@@ -189,8 +200,8 @@ def _halves(series: list[int]) -> tuple[int, int]:
 def _signals(
     store: Store,
     memories: list[Memory],
-    events: list[Event],
-    messages: list[logs.Message],
+    events: list[Happened],
+    tasks: list[int],
     growth: list[int],
     start: datetime,
 ) -> list[dict[str, Any]]:
@@ -202,7 +213,6 @@ def _signals(
     def signal(name: str, detail: str, meaning: str, cause: str) -> None:
         out.append({"signal": name, "detail": detail, "meaning": meaning, "cause": cause})
 
-    tasks = _tasks_per_week(messages, start)
     (m_before, m_after), (t_before, t_after) = _halves(growth), _halves(tasks)
     if m_after >= 10 and m_after * max(t_before, 1) > 2 * max(m_before, 1) * max(t_after, 1):
         signal(
@@ -214,7 +224,8 @@ def _signals(
     lengths = [0.0] * WEEKS
     counts = [0] * WEEKS
     for memory in memories:
-        week = _week(memory.created_at.isoformat(), start)
+        created = memory.created_at
+        week = week_of(created, start) if created.tzinfo is not None else None
         if week is not None:  # the line as written, before the index caps it
             lengths[week] += len(index_line(memory, 1_000_000))
             counts[week] += 1

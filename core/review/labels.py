@@ -213,10 +213,33 @@ def _sources_by_message(
 _FOUND: dict[str, tuple[list[logs.Message], EventsAt, list[Candidate]]] = {}
 
 
-def repeat_candidates(store: Store, memories: Sequence[Memory] | None = None) -> list[Candidate]:
+class Features:
+    """What the search reads of a message's text (core.domain.repeats): its marker, its
+    statement, its words and how similar two are. A subclass may know some of them
+    already (core.reports.repeat_ids keeps them by text between runs)."""
+
+    def marker(self, text: str) -> repeats.Found | None:
+        return repeats.marker(text)
+
+    def statement(self, text: str) -> str | None:
+        return repeats.statement(text)
+
+    def grams(self, text: str) -> frozenset[str]:
+        return repeats.grams(text)
+
+    def similarity(self, a: str, b: str) -> float:
+        """core.domain.repeats.similarity, of these grams."""
+        ga, gb = self.grams(a), self.grams(b)
+        return len(ga & gb) / len(ga | gb) if ga and gb else 0.0
+
+
+def repeat_candidates(
+    store: Store, memories: Sequence[Memory] | None = None, *, features: Features | None = None
+) -> list[Candidate]:
     """Every candidate repeat of the store's logs, oldest first (see the module); found
     again only when a log or a record changed since the last time. ``memories``: the
-    store's records, when the caller has them built already (health)."""
+    store's records, when the caller has them built already (health); ``features``:
+    what is known of the messages' texts already."""
     if memories is None:
         memories = list(store.memories.values())
     tz = logs.log_timezone((m.created_at for m in memories), store.now().tzinfo or UTC)
@@ -225,12 +248,14 @@ def repeat_candidates(store: Store, memories: Sequence[Memory] | None = None) ->
     hit = _FOUND.get(str(store.root))
     if hit is not None and hit[0] is logged and hit[1] == ends:
         return hit[2]
-    found = _find(store, logged, memories)
+    found = _find(store, logged, memories, features or Features())
     _FOUND[str(store.root)] = (logged, ends, found)
     return found
 
 
-def _find(store: Store, logged: list[logs.Message], memories: Sequence[Memory]) -> list[Candidate]:
+def _find(
+    store: Store, logged: list[logs.Message], memories: Sequence[Memory], features: Features
+) -> list[Candidate]:
     said = [m for m in logged if m.role == "user"]
     pointed = _sources_by_message(memories, logged)
     window = timedelta(days=repeats.WINDOW_DAYS)
@@ -242,13 +267,13 @@ def _find(store: Store, logged: list[logs.Message], memories: Sequence[Memory]) 
 
     by_statement: dict[str, int] = {}
     by_key: dict[str, int] = {}
-    similar = _Similar(said, window)
+    similar = _Similar(said, window, features)
     for at, message in enumerate(said):
-        mark = repeats.marker(message.text)
+        mark = features.marker(message.text)
         if mark is not None:
             earlier = similar.before(at)
             found[at] = (earlier, [f"marker '{message.text[mark.start : mark.end]}'"], mark)
-        norm = repeats.statement(message.text)
+        norm = features.statement(message.text)
         if norm is not None:
             before = by_statement.get(norm)
             if before is not None and _repeats(said[before], message, window):
@@ -297,25 +322,25 @@ class _Similar:
     COMMON = 300
     SHORTLIST = 25
 
-    def __init__(self, said: list[logs.Message], window: timedelta) -> None:
-        self.said, self.window = said, window
+    def __init__(self, said: list[logs.Message], window: timedelta, features: Features) -> None:
+        self.said, self.window, self.features = said, window, features
         self.posted: dict[str, list[int]] = {}
 
     def add(self, at: int) -> None:
-        for gram in repeats.grams(self.said[at].text):
+        for gram in self.features.grams(self.said[at].text):
             self.posted.setdefault(gram, []).append(at)
 
     def before(self, at: int) -> logs.Message | None:
         later = self.said[at]
         start = bisect.bisect_left(self.said, later.when - self.window, hi=at, key=lambda m: m.when)
         shared: Counter[int] = Counter()
-        for gram in repeats.grams(later.text):
+        for gram in self.features.grams(later.text):
             posted = self.posted.get(gram, [])
             first = bisect.bisect_left(posted, start)
             if len(posted) - first <= self.COMMON:
                 shared.update(posted[first:])
         ranked = [
-            (repeats.similarity(self.said[back].text, later.text), back)
+            (self.features.similarity(self.said[back].text, later.text), back)
             for back, _n in shared.most_common(self.SHORTLIST)
             if self.said[back].task != later.task
         ]

@@ -135,11 +135,18 @@ def _as_data(part: Shard) -> dict[str, Any]:
 def _read(path: Path) -> dict[str, dict[str, Any]]:
     """The kept summaries by shard (none when the file is missing, unreadable or of
     another version)."""
+    return kept_shards(path, VERSION, _MAX_BYTES)
+
+
+def kept_shards(path: Path, version: int, limit: int) -> dict[str, dict[str, Any]]:
+    """What a derived file kept by event shard (``{"version": .., "shards": {rel: {..}}}``,
+    at most ``limit`` bytes read): none when the file is missing, unreadable, of another
+    version or of another shape (each entry is checked by its reader)."""
     try:
-        raw = json.loads(path.read_bytes()[:_MAX_BYTES])
+        raw = json.loads(path.read_bytes()[:limit])
     except (OSError, ValueError):
         return {}
-    if not isinstance(raw, dict) or raw.get("version") != VERSION:
+    if not isinstance(raw, dict) or raw.get("version") != version:
         return {}
     shards = raw.get("shards")
     if not isinstance(shards, dict):

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from core.domain.errors import StoreError
 from core.domain.record import STATUSES
+from core.reports.event_summary import kept_shards
 from core.store.events import MAX_SHARD_READ_BYTES, Event, event_logs
 from core.store.fsutil import UnsafePath, atomic_write_bytes, read_confined
 from core.store.store import Store
@@ -163,16 +164,7 @@ def _row(event: Counted) -> list[Any]:
 
 
 def _read(path: Path) -> dict[str, dict[str, Any]]:
-    try:
-        raw = json.loads(path.read_bytes()[:_MAX_BYTES])
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(raw, dict) or raw.get("version") != VERSION:
-        return {}
-    shards = raw.get("shards")
-    if not isinstance(shards, dict):
-        return {}
-    return {k: v for k, v in shards.items() if isinstance(k, str) and isinstance(v, dict)}
+    return kept_shards(path, VERSION, _MAX_BYTES)
 
 
 def _counted(rows: object) -> list[Counted] | None:

@@ -383,7 +383,7 @@ def _rows(name: str) -> list[dict[str, object]]:
         # mark together, for the scanner's speed: 333 and 375 caught since. Then the
         # fourteenth was read: password managers' exports and tables with a password
         # column, XML password elements, netsh's Key Content: 387 of 433.)
-        ("blind13", (355, 283), 334, 4),
+        ("blind13", (355, 283), 337, 4),
         ("blind14", (433, 362), 388, 6),
         # a fifteenth (people who are no engineers telling an assistant their accounts,
         # in many languages and registers) and a sixteenth (what a coding agent sees:
@@ -391,9 +391,10 @@ def _rows(name: str) -> list[dict[str, object]]:
         # languages), measured once as they came in: 300 of 380 (78.9%) and 3 of 308
         # (1.0%); 308 of 332 (92.8%) and 6 of 268 (2.2%). (Then the fifteenth was read: a
         # shorthand and its mark, "pass is", "login is"; « », „ “ quotes; a value right
-        # after 密码: 314 of 380.)
+        # after 密码: 314 of 380. Then the sixteenth: a secret given to a call named for it,
+        # an app's plist or manifest key naming a secret: 319 of 332, 337 of 355.)
         ("blind15", (380, 308), 314, 3),
-        ("blind16", (332, 268), 309, 6),
+        ("blind16", (332, 268), 319, 6),
     ],
 )
 def test_the_unseen_corpora_stay_at_their_first_measure_or_better(

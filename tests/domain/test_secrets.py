@@ -220,6 +220,10 @@ FAKE: dict[str, Maker] = {
     "token-in-prose": lambda r: AT["token-in-prose"] + body(r, ALNUM, 30) + "7Qa",
     "table-password-column": lambda r: AT["table-password-column"] + body(r, ALNUM, 13) + "7!",
     "xml-password-element": lambda r: AT["xml-password-element"] + body(r, ALNUM, 13) + "7</Pass>",
+    "named-secret-element": lambda r: (
+        AT["named-secret-element"] + body(r, ALNUM, 22) + "7</string>"
+    ),
+    "secret-setter-call": lambda r: AT["secret-setter-call"] + body(r, ALNUM, 15) + '7")',
     "wifi-key-content": lambda r: AT["wifi-key-content"] + body(r, ALNUM, 12) + "7",
     "square-access-token": lambda r: "EAAA" + body(r, ALNUM, 56),
     "square-secret": lambda r: "sq0csp-" + body(r, ALNUM, 43),
@@ -282,6 +286,8 @@ AT = {
     "token-in-prose": "the vercel token is ",
     "table-password-column": "name,url,username,password\nNetflix,https://n.example,fam@example.org,",
     "xml-password-element": '<Pass encoding="base64">',
+    "named-secret-element": "<key>BackendSharedSecret</key><string>",
+    "secret-setter-call": '.username("svc").password("',
     "wifi-key-content": "    Key Content            : ",
 }
 #: where the secret starts in a rule's fake token, when not at its first character
@@ -612,6 +618,18 @@ NEAR_MISSES: list[tuple[str, str, Maker]] = [
     ),
     ("xml-password-element", "a reference", lambda r: "<password>${DB_PASSWORD}</password>"),
     ("xml-password-element", "masked", lambda r: "<Pass>********</Pass>"),
+    (
+        "named-secret-element",
+        "a version, not a secret",
+        lambda r: (
+            "<key>CFBundleShortVersionString</key>\n<string>2.3." + body(r, DIGITS, 1) + "</string>"
+        ),
+    ),
+    (
+        "secret-setter-call",
+        "a getter's argument",
+        lambda r: 'val t = store.getToken("refresh_' + body(r, ALNUM, 8).lower() + '")',
+    ),
     ("wifi-key-content", "no key=clear", lambda r: "Key Content            : " + "Absent"),
     ("otp-seed", "one letter", lambda r: "2FA key: " + "A" * 31 + "2"),
     (

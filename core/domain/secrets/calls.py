@@ -9,6 +9,9 @@ r"""The likely tier in code: a password passed to a call as a string literal.
   names a password field (``page.fill("#password", "...")``).
 * ``password-comparison``: a password compared with a literal
   (``password.equals("...")``, ``if pwd == "..."``): a login written in code.
+* ``secret-setter-call``: a literal given to a method or a function whose name names
+  a secret (``.password("...")`` and ``.clientSecret("...")`` of a builder,
+  ``set_password(:mqtt, "...")``, ``.rconPassword("...")``), its only or last argument.
 * ``password-field-input``: a literal typed into a password field by a UI test
   (``By.id("password")).sendKeys("...")``, ``find_element(..., "pwd").send_keys(...)``).
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from core.domain.secrets.names import names_secret
 from core.domain.secrets.rule import Rule, make_rule
 from core.domain.secrets.values import plausible, trim
 
@@ -104,6 +108,31 @@ def _compared(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
 
 _TYPED = r"""[ \t]*\([ \t]*(?:[^,()\n]{0,80},[ \t]*)?(["'])([^"'\n\\]{6,128})\1[ \t]*[,)]"""
 
+# names that read or check a secret rather than give one (``getToken("k")``)
+_NOT_SETTER = re.compile(r"^(?:get|has|is|check|verify|validate|hash|encode|decode|parse)",
+                         re.IGNORECASE)  # fmt: skip
+
+
+def _setter(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
+    """A literal given to a call whose whole name names a secret."""
+    start = match.start()
+    while start > 0 and data[start - 1 : start] in _NAME_BYTES:
+        start -= 1
+    name = data[start : data.index(b"(", match.start())].decode("ascii", "replace").strip()
+    if _NOT_SETTER.match(name) or not names_secret(name):
+        return None
+    begin, stop = match.span(2)
+    value = trim(data[begin:stop].decode("utf-8", "replace"))
+    if not plausible(value, hex_is_hash=False):
+        return None
+    return begin, begin + len(value.encode("utf-8"))
+
+
+_NAME_BYTES = {
+    bytes([b]) for b in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+}
+
+
 # fmt: off
 CALL_RULES: tuple[Rule, ...] = (
     # the second literal is matched in a lookahead, so that it can be the next pair's first
@@ -113,6 +142,11 @@ CALL_RULES: tuple[Rule, ...] = (
               ("connect", "login", "logon", "auth", "credential", "client", "mysql", "jdbc",
                "bind"),
               tier="likely", check=_login_then_password, evades=False),
+    make_rule("secret-setter-call", "A secret given to a call named for it",
+              r"""(?:password|passwd|secret|apikey|api_key|token)[ \t]*\("""
+              r"""(?:[^()"'\n]{0,60},[ \t]*)?(["'])([^"'\n\\]{6,128})\1[ \t]*\)""",
+              ("password(", "passwd(", "secret(", "apikey(", "api_key(", "token("),
+              ignore_case=True, tier="likely", check=_setter, local=True, evades=False),
     make_rule("password-field-input", "A password typed into a field by a UI test",
               tuple(m + _TYPED for m in ("sendKeys", "send_keys", ".type", ".fill", "fill_in",
                                          "setValue", "set_value")),

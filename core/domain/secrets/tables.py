@@ -9,6 +9,10 @@ r"""The likely tier in tables and exports: a password column, a password element
   site manager), ``<password>``, and KeePass's ``<Key>Password</Key><Value>...``.
 * ``wifi-key-content``: the ``Key Content`` line ``netsh wlan show profile key=clear``
   prints (a Wi-Fi network's passphrase).
+* ``named-secret-element``: an app's configuration that names a value by a key: an
+  iOS ``Info.plist``'s ``<key>AppSecret</key><string>...</string>``, an Android
+  manifest's ``<meta-data android:name="...SECRET_KEY" android:value="..."/>``, where
+  the key names a secret (:func:`.names.names_secret`).
 
 Memgov's own, written after the misses of a blind corpus (password managers' exports,
 spreadsheets of a family's accounts, Windows' Wi-Fi profile); none of gitleaks' or
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from core.domain.secrets.configs import named_value
 from core.domain.secrets.names import names_secret
 from core.domain.secrets.rule import Rule, line_start, make_rule
 from core.domain.secrets.values import typed
@@ -159,6 +164,12 @@ TABLE_RULES: tuple[Rule, ...] = (
                r"<key>[ \t]*password[ \t]*</key>\s{0,40}<value\b[^<>\n]{0,200}>([^<\n]{1,256})</"),
               ("<pass", "<pwd", "<key>"), ignore_case=True, tier="likely", check=_typed_value,
               evades=False),
+    make_rule("named-secret-element", "A secret named by an app's configuration key",
+              (r"<key>[ \t]*([\w.-]{1,80})[ \t]*</key>\s{0,40}<string>([^<\n]{1,256})</string>",
+               r"android:name[ \t]*=[ \t]*\"([\w.-]{1,120})\"\s{1,40}"
+               r"android:value[ \t]*=[ \t]*\"([^\"\n]{1,256})\""),
+              ("<key>", "android:name"), ignore_case=True, tier="likely", check=named_value,
+              multiline=True, evades=False),
     make_rule("wifi-key-content", "A Wi-Fi passphrase netsh printed (Key Content)",
               r"\bkey content[ \t]*:[ \t]*([^\n]{1,63}?)[ \t]*(?:\r?\n|$)", ("key content",),
               ignore_case=True, tier="likely", check=_wifi_key, evades=False),

@@ -233,6 +233,11 @@ _KEEP = re.compile(
 )
 
 
+def _names_host(text: str, host: str) -> bool:
+    """Whether ``text`` names ``host`` as a whole name (not inside ``a.host.evil``)."""
+    return re.search(rf"(?<![\w.-]){re.escape(host)}(?![\w-]|\.\w)", text) is not None
+
+
 def seen_hosts(content: str, messages: Sequence[Said]) -> tuple[str, ...]:
     """The hosts of ``content``'s links that the agent showed the user in a reply and the
     user then answered to keep (a word of keeping or assent in a later message of
@@ -245,7 +250,7 @@ def seen_hosts(content: str, messages: Sequence[Said]) -> tuple[str, ...]:
         role = said.role.lower()
         if role == "assistant":
             text = said.text.lower()
-            shown |= {h for h in wanted if h in text}
+            shown |= {h for h in wanted if h in text and _names_host(text, h)}
         elif role in USER_ROLES and shown - seen and _KEEP.search(said.text):
             seen |= shown
     return tuple(sorted(seen))

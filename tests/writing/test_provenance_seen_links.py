@@ -107,6 +107,10 @@ def test_only_the_hosts_shown_before_the_users_answer_are_seen() -> None:
     found = derive(content, said, cited="file", memory_type="semantic")
     assert found.external
     assert found.to_dict()["seen"] == ["flags.northwind-corp.io", "flags.stg.northwind-corp.io"]
+    # a host is shown by its whole name, not inside another's
+    inside = [Said("file", DOC), Said("assistant", "see flags.northwind-corp.io.evil.example"),
+              Said("user", "ok remember")]  # fmt: skip
+    assert seen_hosts(FACT, inside) == ()
     # the user's own words are not external, and say nothing of seen hosts
     own = derive("remember https://flags.northwind-corp.io", said[:1], cited="user")
     assert "seen" not in own.to_dict()

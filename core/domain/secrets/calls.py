@@ -114,11 +114,8 @@ _NOT_SETTER = re.compile(r"^(?:get|has|is|check|verify|validate|hash|encode|deco
 
 
 def _setter(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
-    """A literal given to a call whose whole name names a secret."""
-    start = match.start()
-    while start > 0 and data[start - 1 : start] in _NAME_BYTES:
-        start -= 1
-    name = data[start : data.index(b"(", match.start())].decode("ascii", "replace").strip()
+    """A literal given to a call whose whole name (the chain's last link) names a secret."""
+    name = re.split(r"[.:>$-]", _call_name(data, match.start(1)))[-1]
     if _NOT_SETTER.match(name) or not names_secret(name):
         return None
     begin, stop = match.span(2)
@@ -126,11 +123,6 @@ def _setter(data: bytes, match: re.Match[bytes]) -> tuple[int, int] | None:
     if not plausible(value, hex_is_hash=False):
         return None
     return begin, begin + len(value.encode("utf-8"))
-
-
-_NAME_BYTES = {
-    bytes([b]) for b in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
-}
 
 
 # fmt: off

@@ -154,6 +154,7 @@ def read_state(store: Store, fmt: str, key: str) -> FolderState | None:
     """The folder's state in ``store`` (None when there is none); a StateError
     naming the file and the field when it cannot be used."""
     rel = state_path(fmt, key)
+    store.settle()  # a state a killed transaction wrote is not the folder's
     path = store.root / rel
     if path.is_symlink():
         raise StateError(f"{rel}: a symbolic link; memgov does not follow it. Remove it")

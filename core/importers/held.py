@@ -249,6 +249,7 @@ def load_held(store: Store | None) -> tuple[list[Held], list[str]]:
     """Every readable held item of the store, by id, and a line per unreadable file."""
     if store is None:
         return [], []
+    store.settle()  # an item a killed transaction left is not one (Store.settle)
     folder = store.root / HELD_DIR
     if folder.is_symlink() or not folder.is_dir():
         return [], []

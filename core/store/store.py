@@ -207,10 +207,7 @@ class Store:
         self._synced = False  # until this sync succeeds, nothing read is trusted
         if journal_path(self.root).exists():
             self._finish_checkout()
-        if (self.state_dir / JOURNAL_FILE).exists():
-            # a crash left a change half done: finish or undo it before anyone reads
-            with file_lock(self.state_dir / "lock"):
-                recover(self)
+        self.settle()
         if self._records is None:
             self._records = Records(self.catalog)
         result = self.catalog.sync(full=full, reparse=reparse)
@@ -218,6 +215,16 @@ class Store:
         self._temps = result.temps
         self._synced = True
         return self._records
+
+    def settle(self) -> None:
+        """Finish or undo a change a crash left half done, before anything of the store
+        is read: a file a killed transaction wrote and never committed (a held item, a
+        folder's sync state) is not the store's, and a reader that trusted it would act
+        on what recovery is about to take away. Cheap when there is no journal; waits
+        for a live writer (its journal) through the lock."""
+        if (self.state_dir / JOURNAL_FILE).exists():
+            with file_lock(self.state_dir / "lock"):
+                recover(self)
 
     def _finish_checkout(self) -> None:
         """A team sync killed while it moved the working tree: back to ``HEAD``, unless
@@ -291,6 +298,7 @@ class Store:
             ) from None
 
     def events(self) -> tuple[list[Event], list[BadLine]]:
+        self.settle()  # a killed change's events are not the store's
         return read_log(self.root)
 
     def by_key(self, key: tuple[str, str, str, str | None]) -> list[Memory]:

@@ -333,6 +333,35 @@ def _sync_process(stores: Path, folder: Path) -> subprocess.Popen[bytes]:
     )
 
 
+DIE_BEFORE_EVENTS = """
+import os, sys
+import core.store.transaction as t
+t.append_to_log = lambda *a, **k: os._exit(137)  # the held files written, no event yet
+from tui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_held_files_a_killed_sync_left_are_not_items(tmp_path: Path) -> None:
+    """Killed after the held items' files are on disk and before the transaction's
+    commit point: those files are not items (recovery takes them away), so the next
+    sync holds each change itself, and the first thing it reads is the store settled
+    (the intermittent failure of the test below: it trusted the dead sync's items)."""
+    stores, folder, approved = _round(tmp_path)
+    argv = ["sync", "claude-code", str(folder), "--store", str(stores), "--as", ACTOR]
+    died = subprocess.run([sys.executable, "-c", DIE_BEFORE_EVENTS, *argv], capture_output=True)
+    assert died.returncode == 137, died.stderr
+    assert (stores / "private" / ".git" / "memgov" / "txn.json").exists()
+    left = list((stores / "private" / "held").glob("held-*.yaml"))
+    assert len(left) == 3  # on disk, never committed
+
+    sync(stores, folder)
+
+    assert tree(folder) == approved
+    assert set(held_ids(stores)) == {"project_tests.md", "project_deploy.md", "MEMORY.md"}
+    assert len(load_held(open_workspace([stores]).private)[0]) == 3
+
+
 def test_a_sync_killed_at_any_moment_ends_as_one_that_was_not(tmp_path: Path) -> None:
     """SIGKILL at moments spread over a whole sync (two files and a note of the index
     to hold): the next sync leaves the folder as approved, each change held exactly

@@ -127,6 +127,8 @@ def test_the_users_own_words_are_written_as_theirs(store: Store) -> None:
     # (blind5: measured once as it came, never tuned on)
     # (blind6: measured once as it came, 0 and 3 (2.5%); then tuned on: "POST /v1" is an
     # endpoint, "每次迭代" an iteration, a lesson the agent's own words more than a tool's)
+    # (blind7: measured once as it came, 0 and 13; then tuned on: links the user saw kept)
+    # (blind8: measured once as it came, 1 and 7, never tuned on)
     [
         ("tuning", 4, 9),
         ("blind", 0, 1),
@@ -135,6 +137,8 @@ def test_the_users_own_words_are_written_as_theirs(store: Store) -> None:
         ("blind4", 0, 1),
         ("blind5", 1, 7),
         ("blind6", 0, 0),
+        ("blind7", 0, 8),
+        ("blind8", 1, 7),
     ],
 )
 def test_the_corpora_of_whole_sessions(

@@ -9,7 +9,7 @@ from dataclasses import replace
 from core.domain.steering.engine import _ML, Flag, Rule, _alt, _Lazy, _regex
 from core.domain.steering.fetching import _installs, _known
 from core.domain.steering.firsts import _first
-from core.domain.steering.rules import _BY_ID, _rule_flags, _shown, detect
+from core.domain.steering.rules import _BY_ID, _rule_flags, _shown, by_place, detect
 
 # -- provenance: a standing order for the agent whose source is not the user's --------
 # Not a rule of RULES (the content scan): an order to the agent is how a user instructs
@@ -308,12 +308,19 @@ def assess(
     if known_hosts is not None:
         known_hosts = tuple(known_hosts)
         install = _BY_ID["install-from-url"]
-        if any(f.rule == install.id for f in content):  # the store's own index is no sign
+        # the store's own index is no sign
+        if content and any(f.rule == install.id for f in content):
             content = [f for f in content if f.rule != install.id]
             kept = _rule_flags(text, replace(install, find=lambda t: _installs(t, known_hosts)))
-            content = sorted(content + kept, key=lambda f: (f.start, f.rule))
-    strong = [f for f in content if _BY_ID[f.rule].strength == "strong"]
-    weak = [f for f in content if _BY_ID[f.rule].strength == "weak"]
+            content = sorted(content + kept, key=by_place)
+    strong: list[Flag] = []
+    weak: list[Flag] = []
+    for flag in content:  # one pass (most texts have no flag, a few one)
+        strength = _BY_ID[flag.rule].strength
+        if strength == "strong":
+            strong.append(flag)
+        elif strength == "weak":
+            weak.append(flag)
     others = provenance_flags(memory_type, role, text) if memory_type is not None else []
     if known_hosts is not None:
         others += link_flags(text, known_hosts)
@@ -331,5 +338,6 @@ def assess(
             else []
         )
     flags = strong + weak + others
-    flags.sort(key=lambda f: (f.start, f.rule))
+    if len(flags) > 1:
+        flags.sort(key=by_place)
     return flags

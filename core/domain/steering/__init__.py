@@ -105,7 +105,8 @@ the working copy) are left alone by the rule concerned.
 Where things are
 ----------------
 
-The engine (:mod:`.engine`: :class:`Flag`, :class:`Rule`, the gated regex; :mod:`.gates`:
+The engine (:mod:`.engine`: :class:`Flag`, :class:`Rule`, the gated regex; :mod:`.branch`:
+one of its alternatives, and the last text read; :mod:`.gates`:
 what every match of a regex needs, read from the stdlib's regex parser; :mod:`.plan`:
 which rules may fire on a text; :mod:`.filtered`: a regex gated in any string;
 :mod:`.firsts`: a rule's first span; :mod:`.lazy`: a regex compiled when first used)

@@ -50,18 +50,24 @@ _DECODE_AND_RUN = _Gated(
 
 
 #: what every match of :data:`_BLOB` and of :data:`_BASE32` holds: a run of 24 characters
-#: of base64's alphabet (base32's is in it)
-_LONG_RUN = _Lazy(r"[A-Za-z0-9+/_-]{24}")
+#: of base64's alphabet (base32's is in it), ``[A-Za-z0-9+/_-]{24}``. Looked for in the
+#: text's bytes with each byte of the alphabet as "a" and every other one as a space: a
+#: regex searched at every character of every text cost several times more
+_BASE64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+_AS_RUN = bytes(ord("a") if byte in _BASE64_ALPHABET else ord(" ") for byte in range(256))
+_RUN_OF_24 = b"a" * 24
 #: the last text looked at, and whether it holds such a run (both rules ask, in turn)
 _LAST_RUN: list[tuple[str | None, bool]] = [(None, False)]
 
 
 def _long_run(text: str) -> bool:
     """Whether ``text`` holds a run of 24 characters of base64's alphabet (one scan a
-    text: :func:`_encoded` and :func:`_other_encodings` both ask)."""
+    text: :func:`_encoded` and :func:`_other_encodings` both ask). The alphabet is ASCII:
+    a character outside it, encoded as "?", breaks a run as it does in the text."""
     last = _LAST_RUN[0]
     if last[0] is not text:
-        last = (text, _LONG_RUN.search(text) is not None)
+        held = _RUN_OF_24 in text.encode("ascii", "replace").translate(_AS_RUN)
+        last = (text, held)
         _LAST_RUN[0] = last
     return last[1]
 

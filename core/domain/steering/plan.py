@@ -56,6 +56,10 @@ class _Plan:
                 self.gated |= mask
                 _add_bits(self.by_branch, mask, bit)
         self.on_other |= self.on_ascii
+        #: the same, their strings outside ASCII left out: an ASCII text holds none of them
+        self.ascii_literals = [
+            (bit, ascii) for bit, literals in self.literals if (ascii := _ascii_only(literals))
+        ]
         self.when = list(tests.items())
         #: every finder's strings' bits at once (most texts hold none of them)
         self.found_any = 0
@@ -73,9 +77,12 @@ class _Plan:
             for strings, bit in self.found:
                 if strings & held:
                     runs |= bit
-        for bit, literals in self.literals:
-            if not runs & bit and any(literal in text for literal in literals):
-                runs |= bit
+        for bit, literals in self.ascii_literals if ascii else self.literals:
+            if not runs & bit:
+                for literal in literals:  # a loop, not any() of a generator: most hold none
+                    if literal in text:
+                        runs |= bit
+                        break
         for test, bits in self.when:
             if runs & bits != bits and test(text):
                 runs |= bits
@@ -95,6 +102,11 @@ class _Plan:
             if runs & finders != finders and not _BRANCHES[number].starts_nowhere(seen):
                 runs |= finders
         return runs
+
+
+def _ascii_only(literals: tuple[str, ...]) -> tuple[str, ...]:
+    """The ASCII strings of ``literals``."""
+    return tuple(literal for literal in literals if literal.isascii())
 
 
 def _add_bits(by_number: dict[int, int], mask: int, bit: int) -> None:

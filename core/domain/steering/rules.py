@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from operator import attrgetter
 
 from core.domain.steering.authority import (
     CLAIMED_AUTHORITY,
@@ -110,6 +111,10 @@ def _rule_flags(text: str, rule: Rule, ascii: bool | None = None, may: bool = Fa
     return [Flag(rule.id, rule.family, start, end, _shown(text[start:end]), rule.why)]
 
 
+#: a flag's place in the order flags are given in: by position, then rule id
+by_place = attrgetter("start", "rule")
+
+
 def detect(text: str, *, rules: Iterable[Rule] = RULES) -> list[Flag]:
     """Every rule that fires on ``text``, each with its first span (in text order).
     No weighing: weak rules fire as strong ones do (see :func:`assess`)."""
@@ -120,8 +125,13 @@ def detect(text: str, *, rules: Iterable[Rule] = RULES) -> list[Flag]:
     while runs:  # the rules that may fire, in their order
         low = runs & -runs
         runs ^= low
-        flags += _rule_flags(text, rules[low.bit_length() - 1], may=True)
-    flags.sort(key=lambda f: (f.start, f.rule))
+        one = rules[low.bit_length() - 1]
+        span = _first(one.find, text)
+        if span is not None:
+            start, end = span
+            flags.append(Flag(one.id, one.family, start, end, _shown(text[start:end]), one.why))
+    if len(flags) > 1:
+        flags.sort(key=by_place)
     return flags
 
 

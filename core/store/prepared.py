@@ -15,13 +15,13 @@ import heapq
 import json
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.domain.errors import SecretBlocked, StoreError, ValidationError
 from core.domain.record import Memory
-from core.store.catalog import IndexRow, steering_hint
+from core.store.catalog import IndexRow, KnownHints, hint_inputs, known_hints
 from core.store.events import Event, EventsAt, event_logs, next_append
 from core.store.fsutil import UnsafePath, confined, read_confined
 from core.store.index import (
@@ -93,6 +93,9 @@ class Prepared:
     message: str
     event_ids: list[str]
     needles: list[bytes]
+    #: the steering hints made of the changed records (which of them reach the
+    #: agent's index): the catalog's rows of the records written reuse them
+    hints: KnownHints = field(default_factory=dict)
 
     def journal(self, **extra: Any) -> dict[str, Any]:
         return {
@@ -149,7 +152,8 @@ def prepare(tx: Pending) -> Prepared | None:  # noqa: C901
     # a record holding a credential never puts it into the index an agent reads: the
     # line shows [secret: rule-id] instead (core.store.index.index_line)
     current_index = _read_store_file(root, INDEX_FILE)
-    new_index = index_text(tx)
+    hints = changed_hints(tx)
+    new_index = index_text(tx, hints)
     writes: dict[str, bytes] = {
         m.path: m.to_markdown().encode("utf-8") for m in tx.changed.values()
     }
@@ -202,6 +206,7 @@ def prepare(tx: Pending) -> Prepared | None:  # noqa: C901
         message=tx.commit_message(),
         event_ids=[e.id for e in tx.events],
         needles=list(tx.needles),
+        hints=hints,
     )
 
 
@@ -211,7 +216,20 @@ def prepare(tx: Pending) -> Prepared | None:  # noqa: C901
 _Entry = tuple[PickKey, tuple[ListKey, tuple[str, str | None, str, str]]]
 
 
-def index_text(tx: Pending) -> str:
+def changed_hints(tx: Pending) -> KnownHints:
+    """The steering hints of the active records the transaction changes whose texts
+    differ from their catalog row's (:func:`_same_texts`; a new record, an edit): what
+    :func:`index_text` asks of each, made for all of them in chunks at once
+    (:func:`known_hints`) rather than by running the detector on each record."""
+    view = tx.view
+    return known_hints(
+        m
+        for m in view.local.values()
+        if m.status == "active" and not _same_texts(view.base.get(m.id), m)
+    )
+
+
+def index_text(tx: Pending, made: KnownHints | None = None) -> str:
     """``MEMORY.md`` as the transaction leaves it: the catalog's rows of the records it
     does not touch, in the order the index keeps them (type, then weight; redacted),
     merged with the changed ones, as many as fit the index's caps, listed in the
@@ -223,8 +241,11 @@ def index_text(tx: Pending) -> str:
     are asked (the hint is a superset of what the detector flags); the rows read are
     as many more as were withheld among them, so the index is as full as without them.
     The last line's count of records not listed counts those past the rows read as
-    the catalog does (a withheld one among them too: recall withholds it as well)."""
+    the catalog does (a withheld one among them too: recall withholds it as well).
+    ``made``: the changed records' steering hints, made already
+    (:func:`changed_hints`; else made here)."""
     view = tx.view
+    made = changed_hints(tx) if made is None else made
     catalog = tx.store.catalog
     config = tx.store.config
     touched = set(view.local) | view.gone
@@ -232,7 +253,7 @@ def index_text(tx: Pending) -> str:
     changed = sorted(
         _entry(m, config)
         for m in view.local.values()
-        if m.status == "active" and not _changed_withheld(reaching, view.base.get(m.id), m)
+        if m.status == "active" and not _changed_withheld(reaching, view.base.get(m.id), m, made)
     )
     # a duplicate id is listed once: a few rows more than the cap cover those skipped
     wanted = config.index_max_lines + 1 + 16
@@ -288,18 +309,29 @@ def index_text(tx: Pending) -> str:
     return fit_index(lines, total, config)
 
 
-def _changed_withheld(reaching: Reaching, before: Memory | None, memory: Memory) -> bool:
-    """Whether a record the transaction writes is withheld from the agent: its catalog
-    hint stands while the texts the hint reads are the ones its row has (a use, a
-    verification), else the hint is computed again from what it will say."""
-    same = before is not None and (
+def _same_texts(before: Memory | None, memory: Memory) -> bool:
+    """Whether a changed record says what its record before the transaction said
+    (a use, a verification): then its catalog row's steering hint stands."""
+    return before is not None and (
         before.content,
         before.title,
         before.value,
         before.type,
         before.source,
     ) == (memory.content, memory.title, memory.value, memory.type, memory.source)
-    hint = reaching.hints([memory.id]).get(memory.id, 0) if same else steering_hint(memory)
+
+
+def _changed_withheld(
+    reaching: Reaching, before: Memory | None, memory: Memory, hints: KnownHints
+) -> bool:
+    """Whether a record the transaction writes is withheld from the agent: its catalog
+    hint stands while the texts the hint reads are the ones its row has (a use, a
+    verification), else the hint is the one made of what it will say (``hints``, by
+    :func:`core.store.catalog.hint_inputs`; made here if missing)."""
+    if _same_texts(before, memory):
+        hint = reaching.hints([memory.id]).get(memory.id, 0)
+    else:
+        hint = known_hints([memory], hints)[hint_inputs(memory)]
     return reaching.held_back(memory, hint=hint)
 
 

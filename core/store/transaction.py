@@ -457,7 +457,13 @@ class Transaction:
         # the other files written: a request's row, a memory file an erasure scrubbed
         others = [rel for rel in prepared.writes if rel not in written]
         store.records.forget(
-            store.catalog.record(written, prepared.removes, erased=bool(self.removed), files=others)
+            store.catalog.record(
+                written,
+                prepared.removes,
+                erased=bool(self.removed),
+                files=others,
+                hints=prepared.hints,
+            )
         )
         (store.state_dir / JOURNAL_FILE).unlink(missing_ok=True)
 

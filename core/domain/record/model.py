@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.domain import fastyaml
+from core.domain import fastdump, fastyaml
 from core.domain.errors import ValidationError
 from core.domain.record.fields import (
     ENVIRONMENT_MAX,
@@ -236,16 +236,21 @@ class Memory:
         return data
 
     def to_markdown(self) -> str:
-        import yaml  # a record written: PyYAML loads here, not for every reading command
+        front = self.front_matter()
+        # the text yaml.dump writes, made directly for the usual record (a fifth of
+        # the cost); anything else is written by yaml.dump itself
+        meta = fastdump.dump(front)
+        if meta is None:
+            import yaml  # a record written: PyYAML loads here, not for every reading command
 
-        meta = yaml.dump(
-            self.front_matter(),
-            Dumper=fastyaml.full_dumper(),
-            sort_keys=False,
-            allow_unicode=True,
-            default_flow_style=False,
-            width=1000,
-        )
+            meta = yaml.dump(
+                front,
+                Dumper=fastyaml.full_dumper(),
+                sort_keys=False,
+                allow_unicode=True,
+                default_flow_style=False,
+                width=1000,
+            )
         body = self.content.rstrip("\n")
         return f"---\n{meta}---\n{body}\n"
 

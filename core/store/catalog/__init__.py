@@ -97,8 +97,10 @@ from core.store.catalog.hints import (
     STEERING_ORDER,
     STEERING_PREFERENCE,
     STEERING_RULES,
+    KnownHints,
     _has_secret,
     hint_inputs,
+    known_hints,
     scanner_fingerprint,
     secret_flags,
     steering_hint,
@@ -134,10 +136,13 @@ __all__ = [
     "_TRIGGERS",
     "Catalog",
     "IndexRow",
+    "KnownHints",
     "RecallRow",
     "SyncResult",
     "_has_secret",
     "fold",
+    "hint_inputs",
+    "known_hints",
     "memory_from_row",
     "scanner_fingerprint",
     "searchable",
@@ -194,12 +199,14 @@ class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries, Re
         *,
         erased: bool = False,
         files: Iterable[str] = (),
+        hints: KnownHints | None = None,
     ) -> set[str]:
         """After a transaction wrote ``written`` (rel -> the record and the text written),
         removed files and wrote other ``files``: their rows, with the new stat data, and
-        the folders' new stat data. The caller holds the store lock."""
+        the folders' new stat data. ``hints``: steering hints the transaction already
+        made (:func:`known_hints`). The caller holds the store lock."""
         with self._lock:
-            return self._record(written, removed, erased=erased, files=files)
+            return self._record(written, removed, erased=erased, files=files, hints=hints)
 
     def _record(
         self,
@@ -208,12 +215,18 @@ class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries, Re
         *,
         erased: bool = False,
         files: Iterable[str] = (),
+        hints: KnownHints | None = None,
     ) -> set[str]:
         """After a transaction wrote ``written`` (rel -> the record and the text written),
         removed files and wrote other ``files`` (a request, a memory file an erasure
         scrubbed): their rows, with the new stat data, and the folders' new stat data.
         The caller holds the store lock. The request folder's stat data stay: a file
-        someone else put there since it was listed is found when it is listed again."""
+        someone else put there since it was listed is found when it is listed again.
+
+        The written texts are scanned for credentials in chunks (:func:`secret_flags`)
+        and the records' steering hints made in chunks too (those ``hints`` lacks,
+        :func:`known_hints`), as a cold build makes them: scanned one by one, an import
+        of thousands of records spent a fifth of its time here."""
         db = self.db
         changed: set[str] = set()
         with _immediate(db):
@@ -232,15 +245,27 @@ class Catalog(MemorySync, RequestRows, EventIndex, TextSearch, MemoryQueries, Re
                         db, rel, path.is_symlink(), path.is_file(), None, result, reparse=True
                     )
             changed |= result.changed
+            present: list[tuple[str, tuple[int, int, int], Memory, str, int | None]] = []
             for rel, (memory, text) in written.items():
                 try:
                     st = os.lstat(self.root / rel)
                 except OSError:
                     continue
-                hint = self._kept_hint(db, rel, memory)
-                written_at = (st.st_mtime_ns, st.st_size, st.st_ino)
-                db.execute(_INSERT, _row(rel, written_at, memory, text, self.taus, steering=hint))
+                kept = self._kept_hint(db, rel, memory)
+                present.append((rel, (st.st_mtime_ns, st.st_size, st.st_ino), memory, text, kept))
+            flags = secret_flags([text for _rel, _at, _memory, text, _kept in present])
+            made = known_hints(
+                (memory for _rel, _at, memory, _text, kept in present if kept is None),
+                dict(hints or {}),
+            )
+            rows = []
+            for (rel, written_at, memory, text, kept), flag in zip(present, flags, strict=True):
+                hint = made[hint_inputs(memory)] if kept is None else kept
+                rows.append(
+                    _row(rel, written_at, memory, text, self.taus, secret=flag, steering=hint)
+                )
                 changed.add(rel)
+            db.executemany(_INSERT, rows)
             for folder in {rel.rpartition("/")[0] for rel in changed}:
                 if folder == MEMORY_DIR or folder.startswith(f"{MEMORY_DIR}/"):
                     stamp = self._dir_stamp(folder)

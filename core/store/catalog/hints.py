@@ -94,6 +94,30 @@ def steering_hints(memories: list[Memory | None]) -> list[int]:
     return hints
 
 
+#: a record's :func:`hint_inputs` -> its :func:`steering_hint`: the hints a
+#: transaction's preparation made (it asks which changed record reaches the agent),
+#: which the catalog's rows of the records it wrote then reuse instead of running the
+#: detector on each record again
+KnownHints = dict[tuple[object, ...], int]
+
+
+def known_hints(memories: Iterable[Memory], known: KnownHints | None = None) -> KnownHints:
+    """``known`` with the :func:`steering_hint` of each record not in it yet, keyed
+    by its :func:`hint_inputs` (everything the hint reads, so a record equal in them
+    has the same hint): made with :func:`steering_hints`, the detector run on chunks
+    of records first, as a cold build of the catalog makes them."""
+    known = {} if known is None else known
+    missing: dict[tuple[object, ...], Memory] = {}
+    for memory in memories:
+        inputs = hint_inputs(memory)
+        if inputs not in known:
+            missing.setdefault(inputs, memory)
+    if missing:
+        batch: list[Memory | None] = list(missing.values())
+        known.update(zip(missing, steering_hints(batch), strict=True))
+    return known
+
+
 def _fires(memory: Memory) -> bool:
     from core.domain import steering
 

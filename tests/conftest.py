@@ -37,6 +37,23 @@ FIXED_NOW = datetime(2027, 3, 14, 10, 20, tzinfo=TZ)
 ACTOR = "tester@example.com"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The product's modules byte-compiled once, before any test runs (in the first
+    process, before xdist starts its workers). With PYTHONDONTWRITEBYTECODE set, as it
+    is here, Python never caches what it compiles, and each of the suite's thousands of
+    ``memgov`` subprocesses compiled every module it imports not cached yet, again.
+    Only what is missing or stale is compiled; what the tests run is the same code."""
+    if hasattr(config, "workerinput"):
+        return
+    import compileall
+
+    import core
+    import tui
+
+    for package in (core, tui):
+        compileall.compile_dir(Path(package.__file__).parent, quiet=1)
+
+
 class FakeClock:
     """A clock the test moves by hand; it never reads the real time."""
 

@@ -18,6 +18,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -81,19 +82,47 @@ def shown(answer: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def settled(s: Served) -> None:
-    """The uses of the last recalls written (the server writes them half a second after
-    the last recall, on the thread every call waits for)."""
-    await asyncio.sleep(1.2)
-    await s.client.call_tool("request_status", {"request_id": "no-such-request"})
+def flushes(root: Path) -> int:
+    """The commits the server's writing of uses made (each flush is one: "recall: ...")."""
+    return int(git(root, "rev-list", "--count", "--grep=^recall: ", "HEAD").strip())
 
 
-async def check_all(s: Served, root: Path, now: datetime) -> dict[str, list[str]]:
+class Warm:
+    """The served server, and whether the uses of a recall it answered wait to be
+    written: it writes them half a second after the last recall, in one commit, on the
+    thread every call waits for."""
+
+    def __init__(self, s: Served, root: Path) -> None:
+        self.s, self.root = s, root
+        self.waiting = False
+        self.written = flushes(root)
+
+    async def call(self, tool: str, **arguments: Any) -> Any:
+        answer = await self.s.call(tool, **arguments)
+        if tool == "recall" and answer["memories"]:
+            self.waiting = True  # (the private store's owner: its use is recorded)
+        return answer
+
+    async def settled(self) -> None:
+        """The uses of the last recalls written: their commit made, then a call that
+        waits for the store's thread (so the flush is over). Waits on the commit, not
+        on the clock."""
+        if self.waiting:
+            deadline = time.monotonic() + 120
+            while flushes(self.root) == self.written:
+                assert time.monotonic() < deadline, "the uses of the last recall never written"
+                await asyncio.sleep(0.05)
+        await self.s.client.call_tool("request_status", {"request_id": "no-such-request"})
+        self.written = flushes(self.root)
+        self.waiting = False
+
+
+async def check_all(s: Warm, root: Path, now: datetime) -> dict[str, list[str]]:
     """Every query asked twice of the warm server; each answer as the slow path's."""
     seen = {}
     for query in QUERIES:
         for _ in range(2):
-            await settled(s)
+            await s.settled()
             want = expected(root, now, query)
             got = shown(await s.call("recall", **query))
             assert got == want, query
@@ -148,7 +177,8 @@ async def test_a_warm_server_recalls_as_reading_every_record(
     clock.advance(days=1)
     store = stored(plant)
     root, now = store.root, clock.now
-    async with served(root, actor=ACTOR, now=now) as s:
+    async with served(root, actor=ACTOR, now=now) as server:
+        s = Warm(server, root)
         first = await check_all(s, root, now)
         assert any(
             "steering-" in w
@@ -163,7 +193,7 @@ async def test_a_warm_server_recalls_as_reading_every_record(
         assert Store(root).memories[top].attribute == "fresh"
 
         # a git pull brings a record written in another clone
-        await settled(s)  # no use waits to be written: the pull fast-forwards
+        await s.settled()  # no use waits to be written: the pull fast-forwards
         other = root.parent / "other"
         git(root.parent, "clone", "-q", str(root), str(other))
         remembered(other, now, "project:ab", "pulled", "Releases are tagged on Fridays.")

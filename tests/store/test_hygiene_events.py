@@ -296,9 +296,10 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from core.store.requests import file_request
 from core.store.store import Store
-root, go, memory_id, reason = sys.argv[2:6]
+root, go, memory_id, reason, ready = sys.argv[2:7]
 store = Store(root)
 store.load()
+Path(ready).write_text("")  # the store opened: waiting at the line
 while not Path(go).exists():
     time.sleep(0.001)
 request = file_request(store, kind="delete", memory_id=memory_id, reason=reason,
@@ -326,6 +327,7 @@ def test_two_processes_filing_the_same_request_make_one(
                     str(go),
                     f"mem-{n}",
                     f"reason from racer {who}",
+                    str(tmp_path / f"ready-{n}-{who}"),
                 ],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -334,7 +336,12 @@ def test_two_processes_filing_the_same_request_make_one(
             )
             for who in "ab"
         ]
-        time.sleep(1.5)  # both have opened the store and wait at the line
+        # both have opened the store and wait at the line (each says so with a file)
+        deadline = time.monotonic() + 120
+        while not all((tmp_path / f"ready-{n}-{who}").exists() for who in "ab"):
+            assert all(r.poll() is None for r in racers), [r.communicate() for r in racers]
+            assert time.monotonic() < deadline, "the racers never opened the store"
+            time.sleep(0.01)
         go.write_text("")
         outputs = [racer.communicate(timeout=120) for racer in racers]
         assert all(r.returncode == 0 for r in racers), [err for _, err in outputs]

@@ -15,10 +15,9 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
-import yaml
-
-from core.domain import fastdump, fastyaml
+from core.domain import fastdump
 from core.domain.record import Memory, Source
+from core.domain.record.model import yaml_front
 
 #: the pieces random strings are made of
 PIECES = [
@@ -159,14 +158,7 @@ def random_front_matter(rng: random.Random) -> dict[str, Any]:
 
 def slow_dump(data: Any) -> str:
     """What :meth:`Memory.to_markdown` wrote before the fast path: ``yaml.dump``."""
-    return yaml.dump(
-        data,
-        Dumper=fastyaml.full_dumper(),
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=1000,
-    )
+    return yaml_front(data)
 
 
 def test_random_front_matters_are_written_as_yaml_dump_writes_them() -> None:

@@ -241,16 +241,7 @@ class Memory:
         # the cost); anything else is written by yaml.dump itself
         meta = fastdump.dump(front)
         if meta is None:
-            import yaml  # a record written: PyYAML loads here, not for every reading command
-
-            meta = yaml.dump(
-                front,
-                Dumper=fastyaml.full_dumper(),
-                sort_keys=False,
-                allow_unicode=True,
-                default_flow_style=False,
-                width=1000,
-            )
+            meta = yaml_front(front)
         body = self.content.rstrip("\n")
         return f"---\n{meta}---\n{body}\n"
 
@@ -393,3 +384,18 @@ def _provenance_data(provenance: Mapping[str, Any]) -> dict[str, Any]:
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
+
+
+def yaml_front(front: dict[str, Any]) -> str:
+    """A record's front matter as PyYAML writes it: what :mod:`core.domain.fastdump`
+    must write byte for byte where it writes one, and writes anything else."""
+    import yaml  # a record written: PyYAML loads here, not for every reading command
+
+    return yaml.dump(
+        front,
+        Dumper=fastyaml.full_dumper(),
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=1000,
+    )

@@ -28,6 +28,7 @@ __all__ = [
     "_LOCAL",
     "_MAX_WINDOWS",
     "_NEEDLES",
+    "evading_keywords",
     "find_secrets",
     "keyword_at_pattern",
     "keyword_hits",
@@ -219,13 +220,20 @@ _CERTAIN_FIRST = [(rule.tier != "certain", order) for order, rule in enumerate(R
 
 
 @functools.cache
-def keyword_pattern() -> re.Pattern[bytes]:
-    """Any keyword that marks a token split over lines: the vendor tokens' (a likely
-    rule's ``password`` or ``token`` would make every wrapped sentence a tell).
-    Compiled by its first use."""
-    return re.compile(
-        _trie(k for rule, n in zip(RULES, KEYWORD_NEEDLES, strict=True) if rule.evades for k in n)
+def evading_keywords() -> tuple[bytes, ...]:
+    """The keywords that mark a token split over lines: the vendor tokens' (a likely
+    rule's ``password`` or ``token`` would make every wrapped sentence a tell), sorted."""
+    return tuple(
+        sorted(
+            {k for rule, n in zip(RULES, KEYWORD_NEEDLES, strict=True) if rule.evades for k in n}
+        )
     )
+
+
+@functools.cache
+def keyword_pattern() -> re.Pattern[bytes]:
+    """Any of :func:`evading_keywords`. Compiled by its first use."""
+    return re.compile(_trie(evading_keywords()))
 
 
 @functools.cache

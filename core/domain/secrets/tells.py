@@ -9,7 +9,9 @@ that :func:`core.domain.secrets.normalise.normalised_spans` looks at.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import TYPE_CHECKING
 
 from core.domain.secrets.charsets import (
     ACCENTED_RUN,
@@ -18,8 +20,11 @@ from core.domain.secrets.charsets import (
     CharTables,
     char_tables,
 )
-from core.domain.secrets.matching import keyword_pattern
+from core.domain.secrets.matching import evading_keywords, keyword_pattern
 from core.domain.secrets.normalise import before_break
+
+if TYPE_CHECKING:
+    import ahocorasick_rs
 
 #: bytes normalised either side of a tell: more than the longest token (pypi,
 #: ~1000 characters); one hidden all along has tells all along, whose regions
@@ -191,35 +196,107 @@ def _run_back(data: bytes, stop: int, limit: int) -> int:
     return 0 if run is None else run.end()
 
 
+# What may sit either side of a real line break between a token's two halves (see
+# ``before_break`` and ``_AFTER_BREAK``): a '+' that is a token character too is
+# taken away with them, which no keyword or shape holds.
+_AFTER_SEPARATOR = re.compile(rb"\n[ \t\"'+]+")
+_BEFORE_SEPARATOR_REVERSED = re.compile(rb"\n[ \t\"'+\\\r]+")
+
+
+#: the fewest line breaks worth a first pass (a few are looked at one by one sooner),
+#: and the bytes of lines it looks at at once
+_FIRST_PASS_BREAKS = 16
+_BLOCK_LINES_BYTES = 4096
+
+
+@functools.cache
+def _keyword_automaton() -> ahocorasick_rs.BytesAhoCorasick:
+    """The evading keywords, in the order of :func:`evading_keywords`."""
+    import ahocorasick_rs  # the Rust extension: loaded by the first long text
+
+    return ahocorasick_rs.BytesAhoCorasick(evading_keywords())
+
+
+def _may_break(low: bytes) -> bool:
+    """False only when no real line break of ``low`` (lowered bytes) can be a break
+    tell: its lines, glued with every separator around each break taken away, hold no
+    evading keyword (a short one in its shape). Each pair of runs that
+    :func:`_break_tells` joins is in the glued text as it is joined, so a keyword it
+    finds is found here (in C: a glue by two substitutions, one Aho-Corasick pass);
+    the glue joins more than it does (any two lines), which only says True more."""
+    low = _AFTER_SEPARATOR.sub(b"\n", low)
+    glued = _BEFORE_SEPARATOR_REVERSED.sub(b"\n", low[::-1])[::-1].replace(b"\n", b"")
+    keywords = evading_keywords()
+    for index, start, _end in _keyword_automaton().find_matches_as_indexes(glued, overlapping=True):
+        shape = _SHORT_KEYWORDS.get(keywords[index])
+        if shape is None or shape.match(glued, start):
+            return True
+    return False
+
+
+def _break_spans(data: bytes) -> list[tuple[int, int]]:
+    """The byte ranges whose real line breaks may be break tells, by blocks of lines
+    (about ``_BLOCK_LINES_BYTES`` each) that :func:`_may_break` passes: what a break
+    tell reads lies in the line before it and the line after it (runs of token
+    characters end at a line's end), so a block is glued with the next block's first
+    line. A text of few lines is one range, whole."""
+    size = len(data)
+    if data.count(b"\n") < _FIRST_PASS_BREAKS:
+        return [(0, size)]
+    low = data.lower()
+    spans: list[tuple[int, int]] = []
+    begin = 0
+    while begin < size:
+        cut = data.find(b"\n", begin + _BLOCK_LINES_BYTES)  # the block's last break
+        end = size if cut < 0 else cut + 1
+        reach = data.find(b"\n", end)  # the end of the line after it
+        if _may_break(low[begin : size if reach < 0 else reach]):
+            if spans and spans[-1][1] == begin:
+                spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((begin, end))
+        begin = end
+    return spans
+
+
+def _joins_keyword(data: bytes, match: re.Match[bytes]) -> bool:
+    """Whether the runs of token characters either side of the break ``match`` found,
+    joined, hold a keyword (a short one in its shape)."""
+    newline = match.start()
+    window = data[max(0, newline - 16) : newline].decode("latin-1")
+    stop = before_break(window, len(window))
+    if stop < 0:
+        return False
+    stop += newline - len(window)
+    before = _run_back(data, stop, 64)
+    if before == 64:  # a long run: look further back
+        before = _run_back(data, stop, _RUN_MAX)
+    after = _AFTER_BREAK.match(data, newline + len(match.group()))
+    if after is None:
+        return False
+    joined = (data[stop - before : stop] + after.group(1)).lower()
+    for keyword in keyword_pattern().finditer(joined):
+        shape = _SHORT_KEYWORDS.get(keyword.group())
+        if shape is None or (len(joined) >= _TOKEN_MIN and shape.match(joined, keyword.start())):
+            return True
+    return False
+
+
 def _break_tells(data: bytes, pattern: re.Pattern[bytes] = _BREAK_TELL) -> list[int]:
     """Line breaks (``pattern``: real ones, or escaped) inside what could be one token
-    split in two: the runs of token characters either side, joined, hold a keyword."""
+    split in two: the runs of token characters either side, joined, hold a keyword.
+    Real ones are looked at only in the ranges :func:`_break_spans` gives."""
+    spans = _break_spans(data) if pattern is _BREAK_TELL else [(0, len(data))]
     tells: list[int] = []
     skip = 0
-    for match in pattern.finditer(data):
-        newline = match.start()
-        if newline < skip:
-            continue  # close to the last tell: its region covers this
-        window = data[max(0, newline - 16) : newline].decode("latin-1")
-        stop = before_break(window, len(window))
-        if stop < 0:
-            continue
-        stop += newline - len(window)
-        before = _run_back(data, stop, 64)
-        if before == 64:  # a long run: look further back
-            before = _run_back(data, stop, _RUN_MAX)
-        after = _AFTER_BREAK.match(data, newline + len(match.group()))
-        if after is None:
-            continue
-        joined = (data[stop - before : stop] + after.group(1)).lower()
-        for keyword in keyword_pattern().finditer(joined):
-            shape = _SHORT_KEYWORDS.get(keyword.group())
-            if shape is None or (
-                len(joined) >= _TOKEN_MIN and shape.match(joined, keyword.start())
-            ):
-                tells.append(newline)
-                skip = newline + _TELL_GAP
+    for begin, end in spans:
+        for match in pattern.finditer(data, begin):
+            newline = match.start()
+            if newline >= end:
                 break
+            if newline >= skip and _joins_keyword(data, match):
+                tells.append(newline)
+                skip = newline + _TELL_GAP  # closer ones: this one's region covers them
     return tells
 
 

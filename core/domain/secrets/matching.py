@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from core.domain.secrets.placeholders import accept
 from core.domain.secrets.prefilter import AUTOMATA as _AUTOMATA
@@ -53,6 +54,10 @@ def _trie(words: Iterable[bytes]) -> bytes:
     body = branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
     return b"(?:" + body + b")?" if whole else body
 
+
+_LITERAL = re._constants.LITERAL  # type: ignore[attr-defined]
+_SUBPATTERN = re._constants.SUBPATTERN  # type: ignore[attr-defined]
+_BRANCH = re._constants.BRANCH  # type: ignore[attr-defined]
 
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
 
@@ -125,14 +130,23 @@ Taken = list[tuple[int, int]] | None
 
 
 def _candidates(
-    rule: Rule, windows: list[tuple[int, int]], data: bytes, taken: Taken = None
+    rule: Rule,
+    windows: list[tuple[int, int]],
+    data: bytes,
+    taken: Taken = None,
+    lowered: bytes | None = None,
 ) -> Iterator[tuple[int, int]]:
     """Byte (start, end) of each accepted secret of ``rule`` in the windows of ``data``
-    (``taken``: the certain tokens found, for a rule with ``within``)."""
+    (``taken``: the certain tokens found, for a rule with ``within``). Searched through
+    the whole text, a regex is not run where a literal every match of it holds is
+    nowhere (:func:`_may_occur`; ``lowered``: ``data.lower()``, if the caller has it)."""
     if rule.local:
         yield from _local_candidates(rule, windows, data, taken)
         return
+    whole = windows == [(0, len(data))]
     for searcher in rule.searchers:
+        if whole and not _may_occur(searcher, data, lowered):
+            continue
         for begin, end in windows:
             pos = begin
             while pos < end:
@@ -150,6 +164,62 @@ def _candidates(
                 for start, stop in spans:
                     if accept(rule, data[start:stop].decode("utf-8", "replace")):
                         yield start, stop
+
+
+@functools.cache
+def _required(searcher: re.Pattern[bytes]) -> tuple[tuple[bytes, ...], ...]:
+    """What every match of ``searcher``'s regex holds, read off its top level: each
+    run of literal bytes, and each group of alternatives that all start with one (any
+    of them); lowered when the regex ignores case. A run of one byte is left out."""
+    required: list[tuple[bytes, ...]] = []
+    run = bytearray()
+    for op, arg in re._parser.parse(searcher.pattern, searcher.flags):  # type: ignore[attr-defined]
+        if op is _LITERAL:
+            run.append(arg)
+            continue
+        required.append((bytes(run),))
+        run.clear()
+        required.append(_any_of(op, arg))
+    required.append((bytes(run),))
+    fold = searcher.flags & re.IGNORECASE
+    return tuple(
+        tuple(r.lower() if fold else r for r in any_of)
+        for any_of in required
+        if any_of and all(len(r) > 1 for r in any_of)
+    )
+
+
+def _any_of(op: object, arg: Any) -> tuple[bytes, ...]:
+    """The leading literal runs of a group of alternatives (``(?:curl|wget)``, which the
+    parser puts at the top level, or a capturing group of them), or ()."""
+    if op is _SUBPATTERN and not (arg[1] or arg[2]):  # (a group with flags of its own: no)
+        inner = list(arg[3])
+        if len(inner) != 1:
+            return ()
+        op, arg = inner[0]
+    if op is not _BRANCH:
+        return ()
+    leads = []
+    for branch in arg[1]:
+        lead = bytearray()
+        for item_op, item_arg in branch:
+            if item_op is not _LITERAL:
+                break
+            lead.append(item_arg)
+        leads.append(bytes(lead))
+    return tuple(leads)
+
+
+def _may_occur(searcher: re.Pattern[bytes], data: bytes, lowered: bytes | None) -> bool:
+    """Whether what :func:`_required` finds is in the text (a byte search each: a
+    regex that starts with no literal is tried at every byte)."""
+    required = _required(searcher)
+    if not required:
+        return True
+    text = data
+    if searcher.flags & re.IGNORECASE:
+        text = data.lower() if lowered is None else lowered
+    return all(any(r in text for r in any_of) for any_of in required)
 
 
 def _local_candidates(
@@ -209,7 +279,8 @@ def find_secrets(
             continue
         rule = RULES[order]
         certain = rule.tier == "certain"
-        for start, stop in _candidates(rule, windows, data, taken if rule.within else None):
+        within = taken if rule.within else None
+        for start, stop in _candidates(rule, windows, data, within, lowered):
             if certain:
                 taken.append((start, stop))
             yield start, order, stop

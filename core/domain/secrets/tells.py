@@ -203,8 +203,8 @@ _AFTER_SEPARATOR = re.compile(rb"\n[ \t\"'+]+")
 _BEFORE_SEPARATOR_REVERSED = re.compile(rb"\n[ \t\"'+\\\r]+")
 
 
-#: the fewest line breaks worth a first pass (a few are looked at one by one sooner),
-#: and the bytes of lines it looks at at once
+#: the fewest breaks that may be tells worth a first pass (a few are looked at one by
+#: one sooner), and the bytes of lines it looks at at once
 _FIRST_PASS_BREAKS = 16
 _BLOCK_LINES_BYTES = 4096
 
@@ -234,29 +234,27 @@ def _may_break(low: bytes) -> bool:
     return False
 
 
-def _break_spans(data: bytes) -> list[tuple[int, int]]:
-    """The byte ranges whose real line breaks may be break tells, by blocks of lines
-    (about ``_BLOCK_LINES_BYTES`` each) that :func:`_may_break` passes: what a break
-    tell reads lies in the line before it and the line after it (runs of token
-    characters end at a line's end), so a block is glued with the next block's first
-    line. A text of few lines is one range, whole."""
+def _first_pass(data: bytes, found: list[re.Match[bytes]]) -> list[re.Match[bytes]]:
+    """The breaks ``found`` (real ones, in order) that lie in blocks of lines (about
+    ``_BLOCK_LINES_BYTES`` each, from the line of the first break not yet placed) that
+    :func:`_may_break` passes: what a break tell reads lies in the line before it and
+    the line after it (runs of token characters end at a line's end), so a block is
+    looked at with the line after its last break."""
+    kept: list[re.Match[bytes]] = []
     size = len(data)
-    if data.count(b"\n") < _FIRST_PASS_BREAKS:
-        return [(0, size)]
-    low = data.lower()
-    spans: list[tuple[int, int]] = []
-    begin = 0
-    while begin < size:
+    i = 0
+    while i < len(found):
+        begin = data.rfind(b"\n", 0, found[i].start()) + 1
         cut = data.find(b"\n", begin + _BLOCK_LINES_BYTES)  # the block's last break
         end = size if cut < 0 else cut + 1
         reach = data.find(b"\n", end)  # the end of the line after it
-        if _may_break(low[begin : size if reach < 0 else reach]):
-            if spans and spans[-1][1] == begin:
-                spans[-1] = (spans[-1][0], end)
-            else:
-                spans.append((begin, end))
-        begin = end
-    return spans
+        j = i
+        while j < len(found) and found[j].start() < end:
+            j += 1
+        if _may_break(data[begin : size if reach < 0 else reach].lower()):
+            kept += found[i:j]
+        i = j
+    return kept
 
 
 def _joins_keyword(data: bytes, match: re.Match[bytes]) -> bool:
@@ -285,18 +283,17 @@ def _joins_keyword(data: bytes, match: re.Match[bytes]) -> bool:
 def _break_tells(data: bytes, pattern: re.Pattern[bytes] = _BREAK_TELL) -> list[int]:
     """Line breaks (``pattern``: real ones, or escaped) inside what could be one token
     split in two: the runs of token characters either side, joined, hold a keyword.
-    Real ones are looked at only in the ranges :func:`_break_spans` gives."""
-    spans = _break_spans(data) if pattern is _BREAK_TELL else [(0, len(data))]
+    Many real ones are first sifted by :func:`_first_pass`."""
+    found = list(pattern.finditer(data))
+    if pattern is _BREAK_TELL and len(found) >= _FIRST_PASS_BREAKS:
+        found = _first_pass(data, found)
     tells: list[int] = []
     skip = 0
-    for begin, end in spans:
-        for match in pattern.finditer(data, begin):
-            newline = match.start()
-            if newline >= end:
-                break
-            if newline >= skip and _joins_keyword(data, match):
-                tells.append(newline)
-                skip = newline + _TELL_GAP  # closer ones: this one's region covers them
+    for match in found:
+        newline = match.start()
+        if newline >= skip and _joins_keyword(data, match):
+            tells.append(newline)
+            skip = newline + _TELL_GAP  # closer ones: this one's region covers them
     return tells
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from core.domain.record import STATUSES, Memory
-from core.store.catalog import CATALOG_FILE, Catalog, memory_sync
+from core.store.catalog import CATALOG_FILE, Catalog, build_rows, memory_sync
 from core.store.catalog.rows import blob_id
 from core.store.store import Store
 from tests.conftest import ACTOR, FIXED_NOW, MakeMemory, add_memories, fake_token, git
@@ -265,10 +265,18 @@ import sys
 from core.store.store import Store
 Store(sys.argv[1]).memories
 """
+_BUILD_TWO_CORES = """
+import sys
+from core.store.catalog import build_rows
+from core.store.store import Store
+build_rows.PARALLEL_MIN = 10
+Store(sys.argv[1]).memories
+"""
 
 
+@pytest.mark.parametrize("build", [_BUILD, _BUILD_TWO_CORES], ids=["one-core", "two-cores"])
 def test_a_kill_during_the_cold_build_leaves_a_store_that_opens_correctly(
-    store: Store, make_memory: MakeMemory
+    store: Store, make_memory: MakeMemory, build: str
 ) -> None:
     add_memories(store, *(make_memory(id=f"mem-{n}", attribute=f"a_{n}") for n in range(400)))
     Store(store.root).memories  # noqa: B018
@@ -277,7 +285,7 @@ def test_a_kill_during_the_cold_build_leaves_a_store_that_opens_correctly(
     killed_during = 0
     for delay in (0.05, 0.2, 0.4, 0.7, 1.0):
         _drop_catalog(store.root)
-        proc = subprocess.Popen([sys.executable, "-c", _BUILD, str(store.root)], env=env)
+        proc = subprocess.Popen([sys.executable, "-c", build, str(store.root)], env=env)
         time.sleep(delay)
         if proc.poll() is None:
             killed_during += 1
@@ -286,3 +294,50 @@ def test_a_kill_during_the_cold_build_leaves_a_store_that_opens_correctly(
         assert len(Store(store.root).memories) == 400
         assert _rows(_catalog(store.root)) == good
     assert killed_during >= 1  # at least one kill landed before the build finished
+
+
+# A first build with many files reads half of them in a forked child (build_rows).
+_TWO_CORES = """
+import sys
+from pathlib import Path
+from core.store.catalog import build_rows
+from core.store.store import Store
+build_rows.PARALLEL_MIN = 10
+forks = []
+real = build_rows._Child.__init__
+def counted(self, unread, taus, reader):
+    forks.append(len(unread))
+    real(self, unread, taus, reader)
+build_rows._Child.__init__ = counted
+if sys.argv[2] == "dies":
+    import os
+    build_rows._child = lambda send, unread, taus, reader: os._exit(3)
+Store(Path(sys.argv[1])).memories
+print(len(forks), sum(forks))
+"""
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: the build stays serial")
+@pytest.mark.parametrize("child", ["sends", "dies"])
+def test_a_build_on_two_cores_gives_the_rows_of_a_build_on_one(
+    store: Store, make_memory: MakeMemory, child: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run as a command runs it (a process of its own, one thread): a child makes the
+    rows of half the files; one that dies leaves its half to the parent."""
+    _hostile_store(store, make_memory)
+    monkeypatch.setattr(build_rows, "PARALLEL_MIN", 10**9)
+    _drop_catalog(store.root)
+    Store(store.root).memories  # noqa: B018 - built on one core
+    serial = _rows(_catalog(store.root))
+    _drop_catalog(store.root)
+    done = subprocess.run(
+        [sys.executable, "-c", _TWO_CORES, str(store.root), child],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    forks, theirs = map(int, done.stdout.split())
+    assert forks == 1 and theirs == len(serial) // 2 - 1  # (the link is never read)
+    assert _rows(_catalog(store.root)) == serial
+    assert sorted(Store(store.root).memories) == sorted(r[1] for r in serial if r[13] is None)

@@ -74,6 +74,8 @@ class CatalogConnection:
         self._db: sqlite3.Connection | None = None
         #: rows a sync has read and not yet written (None: write each at once)
         self._pending: list[tuple[str, tuple[int, int, int], Memory | Problem, str]] | None = None
+        #: files a sync has to read (rel, stat data, path, size): read when it flushes
+        self._unread: list[tuple[str, tuple[int, int, int], str, int]] = []
         #: rows a sync keeps with new stat data, not yet written: (mtime, size, ino, rel)
         self._restamped: list[tuple[int, int, int, str]] = []
         # one connection per Store, shared by the desk's worker threads: every use of

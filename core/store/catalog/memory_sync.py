@@ -14,13 +14,12 @@ from collections.abc import Iterable
 
 from core.domain.errors import ValidationError
 from core.domain.record import Memory
+from core.store.catalog.build_rows import made_rows
 from core.store.catalog.connection import CatalogConnection, _immediate
 from core.store.catalog.hints import (
     _has_secret,
     scanner_fingerprint,
-    secret_flags,
     steering_hint,
-    steering_hints,
 )
 from core.store.catalog.rows import (
     SyncResult,
@@ -114,7 +113,7 @@ class MemorySync(CatalogConnection):
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '1')")
             db.execute("COMMIT")
         except BaseException:
-            self._pending, self._restamped = None, []
+            self._pending, self._restamped, self._unread = None, [], []
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
@@ -311,6 +310,10 @@ class MemorySync(CatalogConnection):
                 self._restamp(db, rel, stamp)
                 return
             item, text = _read_file(path, rel, st.st_size)  # read again: what it holds
+        elif self._pending is not None:  # a sync: read with the others when it flushes
+            self._unread.append((rel, stamp, path, st.st_size))
+            result.changed.add(rel)
+            return
         else:
             item, text = _read_file(path, rel, st.st_size)
         result.changed.add(rel)
@@ -328,23 +331,15 @@ class MemorySync(CatalogConnection):
             self._restamped.append((*stamp, rel))
 
     def _flush(self, db: sqlite3.Connection) -> None:
-        """The rows a sync read, their texts scanned for secrets in chunks."""
+        """The rows a sync read or has to read (on two cores when there are many:
+        :mod:`core.store.catalog.build_rows`), their texts scanned in chunks."""
         restamped, self._restamped = self._restamped, []
         db.executemany("UPDATE entries SET mtime=?, size=?, ino=? WHERE rel=?", restamped)
         pending, self._pending = self._pending or [], None
-        if not pending:  # nothing read: neither the scanner nor the detector is imported
+        unread, self._unread = self._unread, []
+        if not pending and not unread:  # nothing read: neither detector is imported
             return
-        flags = secret_flags([text for _rel, _stamp, _item, text in pending])
-        hints = steering_hints(
-            [item if isinstance(item, Memory) else None for _rel, _stamp, item, _text in pending]
-        )
-        db.executemany(
-            _INSERT,
-            [
-                _row(*entry, self.taus, secret=flag, steering=hint)
-                for entry, flag, hint in zip(pending, flags, hints, strict=True)
-            ],
-        )
+        db.executemany(_INSERT, made_rows(unread, pending, self.taus, _read_file))
 
     def recheck(self, rels: Iterable[str], *, reparse: bool = False) -> set[str]:
         """These files against their rows, by their stat data (a writer checks what it

@@ -4,8 +4,8 @@ A first build of the catalog (after a clone or a copy) reads, parses and scans e
 record: most of what the first command pays. With many files to read
 (:data:`PARALLEL_MIN`), a command that runs no other thread forks one child that
 makes the rows of half of them (it reads the files itself: nothing is sent to it)
-and sends them back through a pipe, while this process makes the other half's; the
-rows are written by this process alone, in the sync's transaction, so a kill at any
+and sends them back through a pipe, while this process makes and writes the other
+half's; the rows are written by this process alone, in the sync's transaction, so a kill at any
 moment leaves what a kill of a serial build leaves. A child that fails or dies is not
 waited for twice: its half is made here.
 """
@@ -54,18 +54,22 @@ def _read(unread: list[Unread], reader: Reader) -> list[Read]:
 
 
 def made_rows(
-    unread: list[Unread], read: list[Read], taus: tuple[float, float], reader: Reader
-) -> list[Row]:
+    unread: list[Unread],
+    read: list[Read],
+    taus: tuple[float, float],
+    reader: Reader,
+    write: Callable[[list[Row]], None],
+) -> None:
     """The rows of the files ``unread`` (read here with ``reader``) and of those
-    already ``read``."""
-    half = len(unread) // 2
-    child = _Child(unread[half:], taus, reader) if _parallel(len(unread)) else None
-    mine = unread[:half] if child is not None else unread
-    rows = rows_of(read + _read(mine, reader), taus)
+    already ``read``, given to ``write`` (with a child: this process's rows first,
+    written while the child makes the rest, which is why it takes the larger part)."""
+    cut = len(unread) * 9 // 20
+    child = _Child(unread[cut:], taus, reader) if _parallel(len(unread)) else None
+    mine = unread[:cut] if child is not None else unread
+    write(rows_of(read + _read(mine, reader), taus))
     if child is not None:
         theirs = child.rows()
-        rows += theirs if theirs is not None else rows_of(_read(unread[half:], reader), taus)
-    return rows
+        write(theirs if theirs is not None else rows_of(_read(unread[cut:], reader), taus))
 
 
 def _parallel(count: int) -> bool:

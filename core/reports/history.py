@@ -7,6 +7,7 @@ events still name it (:func:`store_of_history`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.domain.data import AsData, shown_as
@@ -68,23 +69,34 @@ def supersedes_chain(store: Store, memory_id: str) -> tuple[tuple[str, ...], tup
     return tuple(older), tuple(newer)
 
 
-def history(store: Store, memory_id: str) -> History:
+def history(
+    store: Store, memory_id: str, *, meanwhile: Callable[[], object] | None = None
+) -> History:
     """The memory's events (from the catalog's index of the event log: only its own
     lines are read) and the commits that touched its file (git's commit graph with
     changed-path filters, kept current here, lets ``git log -- FILE`` skip the
-    commits that did not)."""
+    commits that did not). The ``git log`` runs while the rest is read, and while
+    ``meanwhile`` runs (the CLI makes its output's redaction ready then)."""
     memory = store.memories.get(memory_id)
-    found, recoveries = store.catalog.events_of(memory_id)
+    path = memory.path if memory else _former_path(store, memory_id)
+    gitstore.update_commit_graph(store.root)
+    log = gitstore.log_started(store.root, path)
+    try:
+        found, recoveries = store.catalog.events_of(memory_id)
+        older, newer = supersedes_chain(store, memory_id)
+        if meanwhile is not None:
+            meanwhile()
+    except BaseException:
+        log.process.kill()
+        log.process.wait()
+        raise
+    commits = tuple(gitstore.log_read(log))
     mine = tuple(found)
     # events of a change that crashed and was rolled back did not happen: they stay
     # listed (the log is the evidence) but do not decide the status
     undone = {i for e in recoveries for i in e.details.get("rolled_back_events", [])}
     rolled_back = tuple(e.id for e in mine if e.id in undone)
     transitions = [e for e in mine if e.id not in undone and e.to_status is not None]
-    path = memory.path if memory else _former_path(store, memory_id)
-    gitstore.update_commit_graph(store.root)
-    commits = tuple(gitstore.log_for(store.root, path))
-    older, newer = supersedes_chain(store, memory_id)
     marks = {
         str(e.details["commit"]): (
             f"UNTRUSTED ({e.details.get('was', 'not signed by a maintainer')}): "
@@ -117,9 +129,11 @@ def store_of_history(workspace: Workspace, memory_id: str) -> Store:
     return store
 
 
-def history_in(workspace: Workspace, memory_id: str) -> History:
+def history_in(
+    workspace: Workspace, memory_id: str, *, meanwhile: Callable[[], object] | None = None
+) -> History:
     """:func:`history` of the memory in the store :func:`store_of_history` finds."""
-    return history(store_of_history(workspace, memory_id), memory_id)
+    return history(store_of_history(workspace, memory_id), memory_id, meanwhile=meanwhile)
 
 
 def _former_path(store: Store, memory_id: str) -> str:

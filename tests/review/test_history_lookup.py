@@ -69,3 +69,31 @@ def test_the_commits_of_a_file_are_its_own_and_its_name_is_literal(tmp_path: Pat
     assert [c.message for c in star] == ["a*.md: one\n\nbody line", "a*.md: three\n\nbody line"]
     assert {c.author for c in star} == {"a@example.com"}
     assert [c.message.split(":")[0] for c in log_for(root, "memories/ab.md")] == ["ab.md"]
+
+
+def test_the_git_log_runs_while_meanwhile_does_and_is_stopped_when_it_fails(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.store import gitstore
+    from core.store.gitstore.run import Started
+
+    logs: list[subprocess.Popen[bytes]] = []
+    real = gitstore.log_started
+
+    def started(root: Path, path: str, *, limit: int = 200) -> Started:
+        log = real(root, path, limit=limit)
+        logs.append(log.process)
+        return log
+
+    monkeypatch.setattr(gitstore, "log_started", started)
+    calls: list[bool] = []
+    told = history_in(workspace, "kept", meanwhile=lambda: calls.append(logs[-1].poll() is None))
+    assert told.commits == history_in(workspace, "kept").commits  # as without it
+    assert len(calls) == 1 and len(told.commits) >= 1
+
+    def fails() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        history_in(workspace, "kept", meanwhile=fails)
+    assert logs[-1].returncode is not None  # killed and reaped, not left behind

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 def cmd_history(args: argparse.Namespace) -> int:
     from core.api.reading import history_in
 
-    result = history_in(workspace(args), args.id)
+    # the output's redaction (the secret scanner's patterns) made ready while git
+    # walks the history
+    result = history_in(workspace(args), args.id, meanwhile=_redaction_ready)
 
     def text() -> str:
         lines = [
@@ -61,6 +63,12 @@ def cmd_history(args: argparse.Namespace) -> int:
 
     emit(args, result.to_dict(), text)
     return EXIT_OK
+
+
+def _redaction_ready() -> None:
+    from core.domain.secrets import redact
+
+    redact("")
 
 
 def cmd_list(args: argparse.Namespace) -> int:

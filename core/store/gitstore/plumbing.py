@@ -17,7 +17,15 @@ from pathlib import Path
 
 from core.domain.errors import StoreError
 from core.store.gitstore.objects import raw_date
-from core.store.gitstore.run import COMMITTER, GitFailed, actor_identity, actor_of, run
+from core.store.gitstore.run import (
+    COMMITTER,
+    GitFailed,
+    Started,
+    actor_identity,
+    actor_of,
+    run,
+    started,
+)
 
 
 def head(root: Path) -> str:
@@ -207,7 +215,13 @@ def log_for(root: Path, path: str, *, limit: int = 200) -> list[CommitInfo]:
     ``git log``; over the commit graph's changed-path filters it skips the commits
     that did not touch it; following renames is not needed: memory files never
     move). The path is literal: a name with ``*`` in it matches only itself."""
-    out = run(
+    return log_read(log_started(root, path, limit=limit))
+
+
+def log_started(root: Path, path: str, *, limit: int = 200) -> Started:
+    """:func:`log_for`'s ``git log``, started: its answer is :func:`log_read`'s (the
+    caller works while git walks the history)."""
+    return started(
         root,
         "--literal-pathspecs",
         "log",
@@ -216,8 +230,13 @@ def log_for(root: Path, path: str, *, limit: int = 200) -> list[CommitInfo]:
         "HEAD",
         "--",
         path,
-        check=False,  # no commit yet: no history
     )
+
+
+def log_read(log: Started) -> list[CommitInfo]:
+    """The commits a :func:`log_started` git printed, oldest first (none when it
+    failed: no commit yet, no history)."""
+    out = log.finished(check=False)
     found = []
     for record in out.decode("utf-8", "replace").split("\x1e"):
         record = record.lstrip("\n")

@@ -24,6 +24,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
@@ -169,12 +170,48 @@ def run(
         preexec_fn=_PREEXEC,
     )
     if check and result.returncode != 0:
-        verb = next((a for a in args if not a.startswith("-")), args[0])
-        raise GitFailed(
-            f"{root}: git {verb} failed (exit {result.returncode}): "
-            f"{result.stderr.decode('utf-8', 'replace').strip()[:500] or 'no message'}"
-        )
+        raise _failed(root, args, result.returncode, result.stderr)
     return result.stdout
+
+
+def _failed(root: Path, args: tuple[str, ...], code: int, stderr: bytes) -> GitFailed:
+    verb = next((a for a in args if not a.startswith("-")), args[0])
+    return GitFailed(
+        f"{root}: git {verb} failed (exit {code}): "
+        f"{stderr.decode('utf-8', 'replace').strip()[:500] or 'no message'}"
+    )
+
+
+@dataclass
+class Started:
+    """A git started by :func:`started`: where, with what, and the process."""
+
+    root: Path
+    args: tuple[str, ...]
+    process: subprocess.Popen[bytes]
+
+    def finished(self, *, check: bool = True) -> bytes:
+        """Its output, once it has ended (a :class:`GitFailed` unless ``check`` is
+        false)."""
+        out, err = self.process.communicate()
+        if check and self.process.returncode != 0:
+            raise _failed(self.root, self.args, self.process.returncode, err)
+        return out
+
+
+def started(root: Path, *args: str) -> Started:
+    """``git ARGS`` in ``root``, started as :func:`run` starts it (nothing on its
+    input); :meth:`Started.finished` gives its output."""
+    process = subprocess.Popen(
+        [*_LAUNCH, "git", *args],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_environment(None, None, {}),
+        preexec_fn=_PREEXEC,
+    )
+    return Started(root, args, process)
 
 
 def popen(

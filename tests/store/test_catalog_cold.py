@@ -291,9 +291,35 @@ def test_a_kill_during_the_cold_build_leaves_a_store_that_opens_correctly(
             killed_during += 1
             os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
+        _no_process_holding(str(store.root))  # a forked child dies with its parent
         assert len(Store(store.root).memories) == 400
         assert _rows(_catalog(store.root)) == good
     assert killed_during >= 1  # at least one kill landed before the build finished
+
+
+def _command_lines() -> list[tuple[str, list[str]]]:
+    """(pid, arguments) of every process this user can see (/proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                raw = (entry / "cmdline").read_bytes()
+            except OSError:  # gone meanwhile
+                continue
+            found.append((entry.name, raw.decode("utf-8", "replace").split("\0")))
+    return found
+
+
+def _no_process_holding(argument: str) -> None:
+    """Wait until no process has ``argument`` on its command line (a child left behind
+    by a killed build would keep it for ever): a minute at most, then fail."""
+    deadline = time.monotonic() + 60
+    while True:
+        found = [pid for pid, args in _command_lines() if argument in args]
+        if not found:
+            return
+        assert time.monotonic() < deadline, f"left behind: {found}"
+        time.sleep(0.05)
 
 
 # A first build with many files reads half of them in a forked child (build_rows).
@@ -311,7 +337,7 @@ def counted(self, unread, taus, reader):
 build_rows._Child.__init__ = counted
 if sys.argv[2] == "dies":
     import os
-    build_rows._child = lambda send, unread, taus, reader: os._exit(3)
+    build_rows._child = lambda *args: os._exit(3)
 Store(Path(sys.argv[1])).memories
 print(len(forks), sum(forks))
 """

@@ -22,6 +22,7 @@ from typing import Any
 from core.domain.record import Memory
 from core.store.catalog.hints import secret_flags, steering_hints
 from core.store.catalog.rows import _row
+from core.store.gitstore.run import _die_with_parent
 from core.store.snapshot import Problem
 
 #: a file a sync reads: (rel, its stat data, its path, its size)
@@ -90,7 +91,7 @@ class _Child:
     def __init__(self, unread: list[Unread], taus: tuple[float, float], reader: Reader) -> None:
         context = multiprocessing.get_context("fork")
         self.receive, send = context.Pipe(duplex=False)
-        args = (send, unread, taus, reader)
+        args = (self.receive, send, os.getpid(), unread, taus, reader)
         self.process = context.Process(target=_child, args=args, daemon=True)
         self.process.start()
         send.close()
@@ -108,9 +109,22 @@ class _Child:
 
 
 def _child(
-    send: Connection, unread: list[Unread], taus: tuple[float, float], reader: Reader
+    receive: Connection,
+    send: Connection,
+    parent: int,
+    unread: list[Unread],
+    taus: tuple[float, float],
+    reader: Reader,
 ) -> None:
+    # the parent's end closed here (open in this process too, it would keep a send to a
+    # dead parent waiting for ever), and this process killed with the parent
+    receive.close()
+    _die_with_parent()
+    if os.getppid() != parent:  # it died before that
+        return
     try:
         send.send(rows_of(_read(unread, reader), taus))
+    except OSError:  # the parent is gone: nobody reads the rows
+        pass
     finally:
         send.close()

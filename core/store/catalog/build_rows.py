@@ -6,8 +6,9 @@ record: most of what the first command pays. With many files to read
 makes the rows of half of them (it reads the files itself: nothing is sent to it)
 and sends them back through a pipe, while this process makes and writes the other
 half's; the rows are written by this process alone, in the sync's transaction, so a kill at any
-moment leaves what a kill of a serial build leaves. A child that fails or dies is not
-waited for twice: its half is made here.
+moment leaves what a kill of a serial build leaves (the child dies with its parent:
+``PR_SET_PDEATHSIG``). A child that fails or dies is not waited for twice: its part is
+made here.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ else, so the caller asks ``yaml.dump``: every text it writes is the text
 style is plain to read off its characters:
 
 - every character is printable to libyaml and none breaks a line but ``\\n``
-  (:func:`_safe`; libyaml double-quotes a tab, a control character, a byte-order
+  (:data:`_SAFE`; libyaml double-quotes a tab, a control character, a byte-order
   mark, a character outside the BMP, and breaks lines at ``\\r``, ``\\x85``,
   ``\\u2028``, ``\\u2029``);
 - it is at most :data:`_MAX_CHARS` characters, so no line reaches the width
@@ -36,16 +36,13 @@ import functools
 import re
 from typing import Any
 
+from core.domain.lazy import LazyRegex
 
 #: characters libyaml writes as they are (printable, allow_unicode) and ``\n``: ASCII
 #: printable, the BMP from U+00A0 but the surrogates, U+2028/U+2029 (line breaks),
 #: U+FEFF (a byte-order mark) and U+FFFE/U+FFFF
 #: (compiled by its first use: a command that writes no record does not pay for it)
-@functools.cache
-def _safe() -> re.Pattern[str]:
-    return re.compile("[\n\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*")
-
-
+_SAFE = LazyRegex("[\n\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*")
 #: the longest string the fast path writes: far from the width libyaml folds at
 _MAX_CHARS = 400
 #: what a plain scalar may not start with (libyaml: an indicator of a block context)
@@ -159,7 +156,7 @@ def _scalar(value: Any, indent: int) -> str:
 
 
 def _string(value: str, indent: int) -> str:
-    if len(value) > _MAX_CHARS or not _safe().fullmatch(value):
+    if len(value) > _MAX_CHARS or not _SAFE.fullmatch(value):
         raise _Unsupported
     if "\n" not in value:
         if value and _plain_allowed(value) and _plain_tag(value) == _STR_TAG:

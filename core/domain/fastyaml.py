@@ -21,23 +21,20 @@ import functools
 import re
 from typing import Any
 
+from core.domain.lazy import LazyRegex
+
 _LINE = re.compile(r"^(?P<indent>(?:  |- )?)(?P<key>[A-Za-z_][A-Za-z0-9_]*):(?: (?P<value>.*))?$")
 _INT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)$")
 #: characters the fast path leaves to YAML: what its reader refuses anywhere, and
 #: the line breaks other than "\n" (YAML breaks lines at them, this parser would not)
 _BREAKS = re.compile("[\r\x85\u2028\u2029]")
-
-
 #: (YAML 1.1's printable characters, c-printable; a test checks it refuses what
-#: PyYAML's reader refuses)
-#: (compiled by its first use: its ranges cost milliseconds to compile, which a command
-#: that reads no YAML does not pay)
-@functools.cache
-def _non_printable() -> re.Pattern[str]:
-    return re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
+#: PyYAML's reader refuses; compiled by its first use: its ranges cost milliseconds to
+#: compile, which a command that reads no YAML does not pay)
+_NON_PRINTABLE = LazyRegex(
+    "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
 _PLAIN_START_BAD = set("[]{}\"'!&*|>%@`#,?:-")
 #: YAML 1.1's null words, and its boolean words (left to YAML: see _scalar)
 NULL_WORDS = frozenset({"~", "null", "Null", "NULL"})
@@ -132,7 +129,7 @@ def _resolved(raw: str) -> Any:
 
 def parse(block: str) -> dict[str, Any] | None:
     """The mapping in a front-matter block, or None when it is outside the subset."""
-    if _BREAKS.search(block) or _non_printable().search(block):
+    if _BREAKS.search(block) or _NON_PRINTABLE.search(block):
         return None
     try:
         # a block of blank lines is no mapping: YAML reads it as null

@@ -24,7 +24,6 @@ external, and every channel tells the agent where it came from.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import itertools
 import re
@@ -32,6 +31,8 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from core.domain.lazy import LazyRegex
 
 #: the roles whose messages are the user's own words
 USER_ROLES = frozenset({"user"})
@@ -70,15 +71,11 @@ _FUNCTION_WORDS = frozenset(
     )
 )
 
-
-#: scripts written without spaces between words: read as pairs of characters
-@functools.cache
-def _unspaced() -> re.Pattern[str]:
-    """(Compiled by its first use, as :func:`_keep`: a command that weighs no message
-    does not pay for them.)"""
-    return re.compile(
-        r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u0e00-\u0e7f]"
-    )
+#: scripts written without spaces between words: read as pairs of characters (compiled
+#: by its first use, as _KEEP: a command that weighs no message does not pay for them)
+_UNSPACED = LazyRegex(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u0e00-\u0e7f]"
+)
 
 
 @dataclass(frozen=True)
@@ -118,7 +115,7 @@ def words(text: str) -> frozenset[str]:
     folded = unicodedata.normalize("NFKC", text).casefold()
     out: set[str] = set()
     for word in _WORD.findall(folded):
-        if _unspaced().search(word):
+        if _UNSPACED.search(word):
             chars = [c for c in word if not c.isspace()]
             out.update(a + b for a, b in itertools.pairwise(chars))
             if len(chars) == 1:
@@ -228,18 +225,16 @@ def derive(
 #: what a user answers to keep what the agent has just shown: a word of keeping
 #: (remember, save, note, 记下, 覚えて, 저장, guarda, merk, запомни ...) or of assent
 #: (ok, yes, right, 对, そう, 네, sí, oui, genau, да ...)
-@functools.cache
-def _keep() -> re.Pattern[str]:
-    return re.compile(
-        r"\b(?:remember|save|keep|note|store|memori[sz]e|write (?:it|that|them) down|ok(?:ay)?"
-        r"|yes|yep|yeah|right|correct|exactly|that'?s (?:it|the one|right)|perfect|great"
-        r"|recuerda|guarda|apunta|anota|s[ií]|vale|exacto|retiens|garde|enregistre|oui|exact"
-        r"|c'est (?:ça|ca|bien)|merk|speicher|notier|ja|genau|richtig|lembr[ae]|salva|sim"
-        r"|isso|ricorda|salv[ao]|запомни|сохрани|запиши|да|верно|точно)\b"
-        r"|记住|记下|记一下|记着|保存|存一下|对|是的|没错|好的|就是|覚え|記憶|メモ|保存|そう|はい"
-        r"|それ|了解|기억|저장|메모|네|맞아",
-        re.IGNORECASE,
-    )
+_KEEP = LazyRegex(
+    r"\b(?:remember|save|keep|note|store|memori[sz]e|write (?:it|that|them) down|ok(?:ay)?"
+    r"|yes|yep|yeah|right|correct|exactly|that'?s (?:it|the one|right)|perfect|great"
+    r"|recuerda|guarda|apunta|anota|s[ií]|vale|exacto|retiens|garde|enregistre|oui|exact"
+    r"|c'est (?:ça|ca|bien)|merk|speicher|notier|ja|genau|richtig|lembr[ae]|salva|sim"
+    r"|isso|ricorda|salv[ao]|запомни|сохрани|запиши|да|верно|точно)\b"
+    r"|记住|记下|记一下|记着|保存|存一下|对|是的|没错|好的|就是|覚え|記憶|メモ|保存|そう|はい"
+    r"|それ|了解|기억|저장|메모|네|맞아",
+    re.IGNORECASE,
+)
 
 
 def _names_host(text: str, host: str) -> bool:
@@ -260,7 +255,7 @@ def seen_hosts(content: str, messages: Sequence[Said]) -> tuple[str, ...]:
         if role == "assistant":
             text = said.text.lower()
             shown |= {h for h in wanted if h in text and _names_host(text, h)}
-        elif role in USER_ROLES and shown - seen and _keep().search(said.text):
+        elif role in USER_ROLES and shown - seen and _KEEP.search(said.text):
             seen |= shown
     return tuple(sorted(seen))
 

@@ -87,8 +87,7 @@ def history(
         if meanwhile is not None:
             meanwhile()
     except BaseException:
-        log.process.kill()
-        log.process.wait()
+        log.stop()
         raise
     commits = tuple(gitstore.log_read(log))
     mine = tuple(found)

@@ -20,7 +20,7 @@ from core.domain.secrets.charsets import (
     CharTables,
     char_tables,
 )
-from core.domain.secrets.matching import evading_keywords, keyword_pattern
+from core.domain.secrets.matching import evading_keywords
 from core.domain.secrets.normalise import before_break
 
 if TYPE_CHECKING:
@@ -212,7 +212,7 @@ _BLOCK_LINES_BYTES = 4096
 @functools.cache
 def _keyword_automaton() -> ahocorasick_rs.BytesAhoCorasick:
     """The evading keywords, in the order of :func:`evading_keywords`."""
-    import ahocorasick_rs  # the Rust extension: loaded by the first long text
+    import ahocorasick_rs  # the Rust extension: loaded by the first line break looked at
 
     return ahocorasick_rs.BytesAhoCorasick(evading_keywords())
 
@@ -226,10 +226,17 @@ def _may_break(low: bytes) -> bool:
     the glue joins more than it does (any two lines), which only says True more."""
     low = _AFTER_SEPARATOR.sub(b"\n", low)
     glued = _BEFORE_SEPARATOR_REVERSED.sub(b"\n", low[::-1])[::-1].replace(b"\n", b"")
+    return _holds_keyword(glued)
+
+
+def _holds_keyword(low: bytes, *, shaped_from: int = 0) -> bool:
+    """Whether ``low`` (lowered bytes) holds an evading keyword: every occurrence
+    (overlapping ones too) in one Aho-Corasick pass; a short keyword counts only in
+    its shape, and only in a text of ``shaped_from`` bytes or more."""
     keywords = evading_keywords()
-    for index, start, _end in _keyword_automaton().find_matches_as_indexes(glued, overlapping=True):
+    for index, start, _end in _keyword_automaton().find_matches_as_indexes(low, overlapping=True):
         shape = _SHORT_KEYWORDS.get(keywords[index])
-        if shape is None or shape.match(glued, start):
+        if shape is None or (len(low) >= shaped_from and shape.match(low, start)):
             return True
     return False
 
@@ -273,11 +280,7 @@ def _joins_keyword(data: bytes, match: re.Match[bytes]) -> bool:
     if after is None:
         return False
     joined = (data[stop - before : stop] + after.group(1)).lower()
-    for keyword in keyword_pattern().finditer(joined):
-        shape = _SHORT_KEYWORDS.get(keyword.group())
-        if shape is None or (len(joined) >= _TOKEN_MIN and shape.match(joined, keyword.start())):
-            return True
-    return False
+    return _holds_keyword(joined, shaped_from=_TOKEN_MIN)
 
 
 def _break_tells(data: bytes, pattern: re.Pattern[bytes] = _BREAK_TELL) -> list[int]:

@@ -109,7 +109,8 @@ The engine (:mod:`.engine`: :class:`Flag`, :class:`Rule`, the gated regex; :mod:
 one of its alternatives, and the last text read; :mod:`.gates`:
 what every match of a regex needs, read from the stdlib's regex parser; :mod:`.plan`:
 which rules may fire on a text; :mod:`.filtered`: a regex gated in any string;
-:mod:`.firsts`: a rule's first span; :mod:`.lazy`: a regex compiled when first used)
+:mod:`.firsts`: a rule's first span; :mod:`core.domain.lazy`: a regex compiled when first
+used)
 knows no rule.
 Each family's patterns sit beside the rules that use them, one module a family:
 :mod:`.override`, :mod:`.authority`, :mod:`.standing`, :mod:`.markers`, :mod:`.secrecy`,

@@ -11,6 +11,7 @@ from typing import Literal
 
 from core.domain.data import AsData
 from core.domain.keywords import Keywords
+from core.domain.lazy import LazyRegex
 from core.domain.steering.analysis import analysed
 from core.domain.steering.branch import _BRANCHES as _BRANCHES
 from core.domain.steering.branch import _LAST as _LAST
@@ -20,9 +21,9 @@ from core.domain.steering.branch import _Mask as _Mask
 from core.domain.steering.compiled import AlternativeSet
 from core.domain.steering.gates import MOST_GATES, _fold, _folds_as_is
 from core.domain.steering.gates import _alternatives as _alternatives
-from core.domain.steering.lazy import _Lazy as _Lazy
 from core.domain.steering.superset import written
 
+_Lazy = LazyRegex  # (the rules' modules import it from here)
 Finder = Callable[[str], Iterator[tuple[int, int]]]
 Strength = Literal["strong", "weak"]
 

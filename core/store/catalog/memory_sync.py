@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from core.domain.errors import ValidationError
 from core.domain.record import Memory
@@ -45,6 +45,22 @@ from core.store.snapshot import Problem
 
 #: sqlite's page cache while many rows go in at once (negative: KiB), 64 MB
 _BUILD_CACHE_KIB = -65536
+
+
+@contextlib.contextmanager
+def _build_cache(db: sqlite3.Connection) -> Iterator[None]:
+    """sqlite's page cache at :data:`_BUILD_CACHE_KIB` while many rows go in (its 2 MB
+    default makes the insert of a first build at 100,000 twice as slow), then back."""
+    ((cache,),) = db.execute("PRAGMA cache_size")
+    db.execute(f"PRAGMA cache_size={_BUILD_CACHE_KIB}")
+    try:
+        yield
+    finally:
+        db.execute(f"PRAGMA cache_size={int(cache)}")
+
+
+def _insert(db: sqlite3.Connection, rows: list[tuple[object, ...]]) -> None:
+    db.executemany(_INSERT, rows)
 
 
 class MemorySync(CatalogConnection):
@@ -342,21 +358,9 @@ class MemorySync(CatalogConnection):
         unread, self._unread = self._unread, []
         if not pending and not unread:  # nothing read: neither detector is imported
             return
-        count = len(unread) + len(pending)
-        # many rows: the indexes' pages held in memory while they go in (sqlite's 2 MB
-        # default makes the insert of a first build at 100,000 twice as slow)
-        ((cache,),) = db.execute("PRAGMA cache_size")
-        if count >= PARALLEL_MIN:
-            db.execute(f"PRAGMA cache_size={_BUILD_CACHE_KIB}")
-
-        def write(rows: list[tuple[object, ...]]) -> None:
-            db.executemany(_INSERT, rows)
-
-        try:
-            made_rows(unread, pending, self.taus, _read_file, write)
-        finally:
-            if count >= PARALLEL_MIN:
-                db.execute(f"PRAGMA cache_size={int(cache)}")
+        many = len(unread) + len(pending) >= PARALLEL_MIN
+        with _build_cache(db) if many else contextlib.nullcontext():
+            made_rows(unread, pending, self.taus, _read_file, lambda rows: _insert(db, rows))
 
     def recheck(self, rels: Iterable[str], *, reparse: bool = False) -> set[str]:
         """These files against their rows, by their stat data (a writer checks what it

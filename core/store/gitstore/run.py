@@ -198,6 +198,11 @@ class Started:
             raise _failed(self.root, self.args, self.process.returncode, err)
         return out
 
+    def stop(self) -> None:
+        """Killed and reaped: its answer is no longer wanted."""
+        self.process.kill()
+        self.process.wait()
+
 
 def started(root: Path, *args: str) -> Started:
     """``git ARGS`` in ``root``, started as :func:`run` starts it (nothing on its

@@ -39,10 +39,10 @@ sys.path.insert(0, str(ROOT))
 
 from bench.stores import ensure, fresh_copy
 from core.domain import steering
+from core.domain.lazy import LazyRegex
 from core.domain.secrets.scanner import scan_text  # never the memo of short texts: each pass scans
 from core.domain.steering import engine
 from core.domain.steering.gates import _fold
-from core.domain.steering.lazy import _Lazy
 from core.review.evidence import Evidence
 from core.review.quarantine import record_items
 from core.store.store import Store
@@ -157,14 +157,14 @@ def _regex_calls(run: Callable[[str], object], texts: list[str]) -> list[tuple[A
     alternatives and every lazily compiled regex), recorded while it runs once."""
     calls: list[tuple[Any, tuple[Any, ...]]] = []
     branches = [(b, b.compiled) for b in engine._BRANCHES]
-    lazies = [o for o in gc.get_objects() if isinstance(o, _Lazy) and "search" in vars(o)]
-    saved = [(o, {m: vars(o)[m] for m in _Lazy._METHODS}) for o in lazies]
+    lazies = [o for o in gc.get_objects() if isinstance(o, LazyRegex) and "search" in vars(o)]
+    saved = [(o, {m: vars(o)[m] for m in LazyRegex._METHODS}) for o in lazies]
     try:
         for branch, compiled in branches:
             branch._compiled = _Recorder(compiled, calls)  # type: ignore[assignment]
         for lazy in lazies:
             recorder = _Recorder(re.compile(lazy.pattern, lazy.flags), calls)
-            for name in _Lazy._METHODS:
+            for name in LazyRegex._METHODS:
                 setattr(lazy, name, getattr(recorder, name))
         for text in texts:
             run(text)
